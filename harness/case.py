@@ -1,0 +1,34 @@
+"""The `case` decorator: how a corpus function declares its family, devices, needs and time limit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+import pytest
+
+from harness.needs import Need, accepts, api, version
+
+__all__ = ["MARKER", "case", "api", "accepts", "version"]
+
+MARKER = "shardmatrix"
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def case(
+    family: str,
+    *,
+    devices: int = 1,
+    needs: Iterable[Need] = (),
+    timeout: float | None = None,
+) -> Callable[[F], F]:
+    """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`."""
+
+    def mark(fn: F) -> F:
+        marked = pytest.mark.shardmatrix(family=family, devices=devices, needs=tuple(needs))(fn)
+        if timeout is not None:
+            marked = pytest.mark.timeout(timeout)(marked)
+        return marked  # type: ignore[no-any-return]
+
+    return mark

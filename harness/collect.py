@@ -1,0 +1,55 @@
+"""Collection that survives a broken cell: a case module that cannot be imported still yields its cases.
+
+When jax or flax fail to import (a broken pair), every case of the module is reported as `error` carrying the
+import error, found by reading the module's source instead of importing it, so the cell does not vanish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.case import MARKER
+from harness.source import static_cases
+
+
+class ResilientModule(pytest.Module):
+    """A pytest Module that, when its import fails, yields one erroring item per case in its source."""
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        try:
+            self.obj  # noqa: B018 - importing the module is the point
+        except pytest.skip.Exception:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any import-time failure of a broken cell
+            cause = exc.__cause__ if isinstance(exc, self.CollectError) and exc.__cause__ else exc
+            try:
+                cases = static_cases(self.path)
+            except SyntaxError:
+                raise exc from None
+            if not cases:
+                raise
+            return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]
+        return super().collect()
+
+
+class UnimportableCase(pytest.Item):
+    """A case whose module failed to import; its setup re-raises that import error."""
+
+    def __init__(self, *, family: str | None, cause: BaseException, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cause = cause
+        if family is not None:
+            self.add_marker(getattr(pytest.mark, MARKER)(family=family, devices=1, needs=()))
+
+    def setup(self) -> None:
+        raise self.cause
+
+    def runtest(self) -> None:
+        raise AssertionError("unreachable: setup always raises")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name

@@ -1,0 +1,158 @@
+"""The matrix file: cells as data, validated before any environment is built.
+
+Each `[[cell]]` pins exact jax, jaxlib, flax and python versions. A malformed file, an unknown key, a version
+that is not an exact release, or a duplicate id stops everything with one error naming the file, line and cell.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the host runs nox on 3.11+ in CI
+    import tomli as tomllib
+
+from packaging.version import InvalidVersion, Version
+
+PINNED = ("jax", "jaxlib", "flax")
+REQUIRED = (*PINNED, "python")
+OPTIONAL = ("id", "note", "backend", "devices", "exclude_newer")
+BACKENDS = ("cpu",)
+_PYTHON = re.compile(r"^3\.\d{1,2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class MatrixError(ValueError):
+    """A problem with the matrix file, phrased as one line that names where it is."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (jax, jaxlib, flax, python) combination and how to run it."""
+
+    id: str
+    jax: str
+    jaxlib: str
+    flax: str
+    python: str
+    backend: str = "cpu"
+    devices: int = 8
+    note: str = ""
+    exclude_newer: str | None = None
+
+    def requirements(self) -> list[str]:
+        """The exact pins this cell installs."""
+        return [f"{name}=={getattr(self, name)}" for name in PINNED]
+
+    def sort_key(self) -> tuple[Version, Version, Version]:
+        """Cells order by jax, then flax, then python release."""
+        return (Version(self.jax), Version(self.flax), Version(self.python))
+
+
+def default_id(jax: str, flax: str, python: str) -> str:
+    """The readable id of a cell, e.g. jax0.10.2-flax0.12.8-py3.11."""
+    return f"jax{jax}-flax{flax}-py{python}"
+
+
+def load(path: Path) -> list[Cell]:
+    """Read and validate a matrix file; raise MatrixError naming the culprit."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MatrixError(f"{path}: cannot read matrix file ({exc.strerror})") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, source: str = "matrix.toml") -> list[Cell]:
+    """Validate matrix TOML text into cells."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"{source}: malformed TOML: {exc}") from None
+    unknown_top = set(data) - {"cell"}
+    if unknown_top:
+        raise MatrixError(f"{source}: unknown top-level key {sorted(unknown_top)[0]!r} (expected [[cell]] tables)")
+    tables = data.get("cell", [])
+    if not isinstance(tables, list) or not tables:
+        raise MatrixError(f"{source}: no [[cell]] tables")
+    lines = _cell_header_lines(text)
+    cells: list[Cell] = []
+    seen: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        where = f"{source}:{lines[index] if index < len(lines) else '?'}: cell #{index + 1}"
+        cell = _cell(table, where)
+        if cell.id in seen:
+            raise MatrixError(f"{where}: duplicate id {cell.id!r} (first at cell #{seen[cell.id] + 1})")
+        seen[cell.id] = index
+        cells.append(cell)
+    return cells
+
+
+def _cell(table: dict[str, object], where: str) -> Cell:
+    unknown = set(table) - set(REQUIRED) - set(OPTIONAL)
+    if unknown:
+        raise MatrixError(f"{where}: unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(REQUIRED + OPTIONAL)})")
+    missing = [key for key in REQUIRED if key not in table]
+    if missing:
+        raise MatrixError(f"{where}: missing key {missing[0]!r}")
+    values = {key: table[key] for key in REQUIRED}
+    for key, value in values.items():
+        if not isinstance(value, str):
+            raise MatrixError(f"{where}: {key} must be a quoted version string, got {value!r}")
+    for key in PINNED:
+        _exact_version(str(values[key]), f"{where}: {key}")
+    if not _PYTHON.match(str(values["python"])):
+        raise MatrixError(f"{where}: python must look like '3.12', got {values['python']!r}")
+    cell_id = table.get("id") or default_id(str(values["jax"]), str(values["flax"]), str(values["python"]))
+    where = f"{where} ({cell_id})"
+    if not isinstance(cell_id, str) or not re.fullmatch(r"[A-Za-z0-9._+-]+", cell_id):
+        raise MatrixError(f"{where}: id may hold only letters, digits and . _ + -")
+    backend = table.get("backend", "cpu")
+    if backend not in BACKENDS:
+        raise MatrixError(f"{where}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    devices = table.get("devices", 8)
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+        raise MatrixError(f"{where}: devices must be a positive integer, got {devices!r}")
+    exclude_newer = table.get("exclude_newer")
+    if exclude_newer is not None and not (isinstance(exclude_newer, str) and _DATE.match(exclude_newer)):
+        raise MatrixError(f"{where}: exclude_newer must be a YYYY-MM-DD date, got {exclude_newer!r}")
+    return Cell(
+        id=cell_id,
+        jax=str(values["jax"]),
+        jaxlib=str(values["jaxlib"]),
+        flax=str(values["flax"]),
+        python=str(values["python"]),
+        backend=str(backend),
+        devices=devices,
+        note=str(table.get("note", "")),
+        exclude_newer=exclude_newer,
+    )
+
+
+def _exact_version(text: str, where: str) -> None:
+    try:
+        Version(text)
+    except InvalidVersion:
+        raise MatrixError(f"{where} {text!r} is not a valid version") from None
+    if not re.fullmatch(r"\d+(\.\d+)+", text):
+        raise MatrixError(f"{where} {text!r} must be an exact release like 0.4.38")
+
+
+def _cell_header_lines(text: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines(), start=1) if line.strip().startswith("[[cell]]")]
+
+
+def select(cells: list[Cell], patterns: list[str]) -> list[Cell]:
+    """The cells whose id matches any glob pattern (all cells when there is none); a dead pattern is an error."""
+    if not patterns:
+        return list(cells)
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(cell.id, pattern) for cell in cells):
+            raise MatrixError(f"--cells {pattern!r} matches no cell (ids: {', '.join(c.id for c in cells)})")
+    return [cell for cell in cells if any(fnmatch.fnmatchcase(cell.id, p) for p in patterns)]

@@ -1,0 +1,62 @@
+"""Command-line options shared by the nox sessions (what follows `--`), parsed in one place."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.records import new_run_id
+
+BUILTIN = "builtin"
+RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
+
+
+@dataclass
+class Options:
+    """What a matrix run was asked to do."""
+
+    cells: list[str] = field(default_factory=list)
+    out: Path = Path("out")
+    run_id: str = ""
+    cases: list[str] = field(default_factory=lambda: [BUILTIN])
+    workers: int = 0
+    timeout: float = 300.0
+    devices: int | None = None
+    report_args: list[str] = field(default_factory=list)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argparse parser for session arguments."""
+    p = argparse.ArgumentParser(prog="nox -s matrix --", add_help=True)
+    p.add_argument("--cells", action="append", default=[], metavar="GLOB",
+                   help="run only cells whose id matches GLOB (repeatable; default: every cell)")
+    p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
+                   help="output folder: DIR/results/<run>/<cell>.jsonl and DIR/report/ (default: out)")
+    p.add_argument("--run-id", default="", metavar="ID", help="run id to record under (default: a new one)")
+    p.add_argument("--cases", action="append", default=None, metavar="DIR",
+                   help=f"folder of pytest cases to run; '{BUILTIN}' is the shipped corpus (repeatable; "
+                        f"default: {BUILTIN})")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="pytest-xdist workers inside each cell (default 0: run cases in the cell process)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-case time limit (default 300)")
+    p.add_argument("--devices", type=int, default=None, metavar="N",
+                   help="simulated CPU devices per cell (default: the cell's, normally 8)")
+    return p
+
+
+def parse(argv: list[str]) -> Options:
+    """Parse session posargs; unknown arguments are passed on to the report builder."""
+    namespace, rest = parser().parse_known_args(argv)
+    run_id = namespace.run_id or os.environ.get(RUN_ID_ENV) or new_run_id()
+    return Options(
+        cells=namespace.cells,
+        out=namespace.out,
+        run_id=run_id,
+        cases=namespace.cases or [BUILTIN],
+        workers=namespace.workers,
+        timeout=namespace.timeout,
+        devices=namespace.devices,
+        report_args=rest,
+    )

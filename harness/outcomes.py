@@ -1,0 +1,80 @@
+"""How pytest's phase reports of one case become one shardmatrix status: the only place that decides it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness import statuses
+
+#: pytest-timeout's failure message starts with this.
+TIMEOUT_MARK = "Timeout (>"
+#: pytest's report text for a strict xfail that passed.
+STRICT_XPASS_MARK = "[XPASS(strict)]"
+#: pytest-xdist's report text when the worker running a case died.
+CRASH_MARK = "crashed while running"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What one phase (setup, call or teardown) of a case reported."""
+
+    when: str
+    outcome: str
+    message: str = ""
+    xfail_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A case's status and, where there is one, the reason (skip, xfail or crash detail)."""
+
+    status: str
+    reason: str | None = None
+
+
+def verdict(phases: list[Phase]) -> Verdict:
+    """Combine a case's phases into its status (see harness.statuses for the vocabulary)."""
+    result: Verdict | None = None
+    for phase in phases:
+        if phase.when == "setup" and phase.outcome != "passed":
+            return _early(phase)
+        if phase.when == "call":
+            result = _call(phase)
+        if phase.when == "teardown" and phase.outcome == "failed" and result in (None, Verdict(statuses.PASSED)):
+            return Verdict(statuses.ERROR, "teardown failed")
+        if phase.when not in ("setup", "call", "teardown") and phase.outcome == "failed":
+            result = _call(phase)  # xdist reports a dead worker's case under an unusual phase name
+    return result or Verdict(statuses.ERROR, "the case reported no call phase")
+
+
+def _early(phase: Phase) -> Verdict:
+    if phase.outcome == "skipped":
+        if phase.xfail_reason is not None:
+            return Verdict(statuses.XFAILED, phase.xfail_reason)
+        return Verdict(statuses.NOT_APPLICABLE, skip_reason(phase.message))
+    if TIMEOUT_MARK in phase.message:
+        return Verdict(statuses.TIMEOUT)
+    return Verdict(statuses.ERROR)
+
+
+def _call(phase: Phase) -> Verdict:
+    if phase.outcome == "passed":
+        if phase.xfail_reason is not None:
+            return Verdict(statuses.XPASSED, phase.xfail_reason)
+        return Verdict(statuses.PASSED)
+    if phase.outcome == "skipped":
+        if phase.xfail_reason is not None:
+            return Verdict(statuses.XFAILED, phase.xfail_reason)
+        return Verdict(statuses.NOT_APPLICABLE, skip_reason(phase.message))
+    if STRICT_XPASS_MARK in phase.message:
+        return Verdict(statuses.XPASSED, phase.message.replace(STRICT_XPASS_MARK, "").strip() or None)
+    if TIMEOUT_MARK in phase.message:
+        return Verdict(statuses.TIMEOUT)
+    if CRASH_MARK in phase.message:
+        return Verdict(statuses.CRASHED, phase.message)
+    return Verdict(statuses.FAILED)
+
+
+def skip_reason(message: str) -> str:
+    """The reason pytest gave for a skip, without its 'Skipped: ' prefix."""
+    return message.removeprefix("Skipped: ").strip()

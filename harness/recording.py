@@ -1,0 +1,117 @@
+"""The Recorder: turns each case's phase reports into one JSONL record (runs on the xdist controller only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import statuses
+from harness.outcomes import Phase, verdict
+from harness.records import JsonlWriter, first_line, make_record
+
+#: The name a collection failure is recorded under when a module yields no case at all.
+COLLECTION_CASE = "<collection>"
+
+
+def case_id_from_nodeid(nodeid: str) -> str:
+    """'cases/sharded_gathers.py::test_take[x]' -> 'sharded_gathers::test_take[x]'."""
+    path, _, rest = nodeid.partition("::")
+    return f"{Path(path).stem}::{rest or COLLECTION_CASE}"
+
+
+def family_from_nodeid(nodeid: str) -> str:
+    """The family of a case that declares none: its module's name."""
+    return Path(nodeid.partition("::")[0]).stem
+
+
+def phase_of(report: pytest.TestReport) -> Phase:
+    """The parts of a pytest report that decide a status."""
+    if isinstance(report.longrepr, tuple):
+        message = str(report.longrepr[2])
+    else:
+        message = report.longreprtext or ""
+    return Phase(
+        when=report.when or "",
+        outcome=report.outcome,
+        message=message,
+        xfail_reason=getattr(report, "wasxfail", None),
+    )
+
+
+class Recorder:
+    """Collects phase reports per case and writes one record when the case is complete."""
+
+    def __init__(self, writer: JsonlWriter, context: dict[str, Any]) -> None:
+        self._writer = writer
+        self._context = context
+        self._pending: dict[str, list[pytest.TestReport]] = {}
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._pending.setdefault(report.nodeid, []).append(report)
+        if report.when == "teardown":
+            self._write(report.nodeid)
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not report.failed:
+            return
+        message = report.longreprtext or ""
+        self._writer.write(
+            make_record(
+                **self._context,
+                case_id=case_id_from_nodeid(report.nodeid),
+                family=family_from_nodeid(report.nodeid),
+                status=statuses.ERROR,
+                reason="collection failed",
+                error_type="CollectError",
+                error_message=_last_error_line(message),
+            )
+        )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        # A case whose worker died never sends its teardown: record what it did send.
+        for nodeid in list(self._pending):
+            self._write(nodeid)
+        self._writer.close()
+
+    def _write(self, nodeid: str) -> None:
+        reports = self._pending.pop(nodeid)
+        decided = verdict([phase_of(r) for r in reports])
+        data: dict[str, Any] = {}
+        for report in reports:
+            for key, value in getattr(report, "shardmatrix", {}).items():
+                if value is not None or key not in data:
+                    data[key] = value
+        failing = next((r for r in reports if r.failed), None)
+        failing_data = getattr(failing, "shardmatrix", {}) if failing is not None else {}
+        timing = next((getattr(r, "shardmatrix", {}) for r in reports if r.when == "call"), {})
+        error_message = failing_data.get("error_message")
+        if failing is not None and not error_message:
+            error_message = _last_error_line(failing.longreprtext or "")
+        device = data.get("device") or {}
+        self._writer.write(
+            make_record(
+                **self._context,
+                **device,
+                case_id=data.get("case_id") or case_id_from_nodeid(nodeid),
+                family=data.get("family") or family_from_nodeid(nodeid),
+                status=decided.status,
+                reason=decided.reason,
+                duration_s=timing.get("duration_s", sum(r.duration for r in reports)),
+                compile_s=timing.get("compile_s"),
+                execute_s=timing.get("execute_s"),
+                error_type=failing_data.get("error_type") if failing is not None else None,
+                error_message=error_message if failing is not None else None,
+                warnings=data.get("warnings") or [],
+            )
+        )
+
+
+def _last_error_line(text: str) -> str:
+    """pytest puts the exception line ('E   ...') last; fall back to the first line."""
+    error_lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    return first_line(error_lines[0] if error_lines else text)

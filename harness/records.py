@@ -1,0 +1,88 @@
+"""Result records: their schema, where a cell's file lives, and a line-flushed append-only writer."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+SCHEMA_VERSION = 1
+
+#: Every field a record carries, in order; absent values are written as null.
+FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "run_id",
+    "cell_id",
+    "case_id",
+    "family",
+    "status",
+    "reason",
+    "duration_s",
+    "compile_s",
+    "execute_s",
+    "error_type",
+    "error_message",
+    "warnings",
+    "jax",
+    "jaxlib",
+    "flax",
+    "numpy",
+    "python",
+    "backend",
+    "device_kind",
+    "device_count",
+    "platform",
+    "timestamp",
+)
+
+
+def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
+    return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run id that sorts chronologically and does not collide between two runs in the same second."""
+    now = now or datetime.now(timezone.utc)
+    return f"{now:%Y%m%dT%H%M%SZ}-{os.urandom(2).hex()}"
+
+
+def make_record(**values: Any) -> dict[str, Any]:
+    """A complete record: known fields in schema order, unknown field names refused."""
+    unknown = set(values) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown record fields: {sorted(unknown)}")
+    record = {name: values.get(name) for name in FIELDS}
+    record["schema_version"] = SCHEMA_VERSION
+    record["timestamp"] = values.get("timestamp") or datetime.now(timezone.utc).isoformat()
+    if record["warnings"] is None:
+        record["warnings"] = []
+    return record
+
+
+def first_line(text: object, limit: int = 500) -> str:
+    """The first non-empty line of a message, trimmed, so one record stays one readable line."""
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
+
+
+class JsonlWriter:
+    """Appends records to one file, one JSON object per line, flushed per line so a killed run keeps them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] = self.path.open("a", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Write one record as one line and flush it."""
+        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Close the file; later writes raise."""
+        self._file.close()

@@ -1,0 +1,216 @@
+"""Running one cell from the host: install its pins with uv, run pytest in its venv, record what pytest cannot.
+
+This module runs on the interpreter nox runs on (no jax, no pytest there): whatever stops a cell before or
+outside pytest (an install failure, a missing interpreter, a dead process) is recorded here, for every case of
+the cell, so no cell vanishes from the matrix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from harness import statuses
+from harness.devices import with_device_count
+from harness.matrix import Cell
+from harness.options import BUILTIN, Options
+from harness.records import JsonlWriter, first_line, make_record, results_path
+from harness.source import case_files, static_cases
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: pytest exit codes after which every case that was collected has been reported.
+PYTEST_FINISHED = (0, 1)
+PYTEST_NO_TESTS = 5
+
+
+def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder."""
+    paths: list[Path] = []
+    for entry in cases:
+        if entry == BUILTIN:
+            paths.extend(case_files(project_root / "cases", builtin=True))
+            continue
+        folder = Path(entry).expanduser().resolve()
+        if not folder.is_dir():
+            raise FileNotFoundError(f"--cases {entry}: no such folder")
+        paths.append(folder)
+    return paths
+
+
+def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
+    """(case id, family) of every case in the given files and folders, read from source."""
+    found: list[tuple[str, str]] = []
+    for path in paths:
+        files = [path] if path.is_file() else case_files(path, builtin=False)
+        for file in files:
+            for name, family in static_cases(file):
+                found.append((f"{file.stem}::{name}", family or file.stem))
+    return found
+
+
+def uv_command() -> list[str]:
+    """How to call uv: the binary on PATH, else the one pip installed beside this interpreter."""
+    found = shutil.which("uv")
+    return [found] if found else [sys.executable, "-m", "uv"]
+
+
+def venv_python(venv: Path) -> Path:
+    """The interpreter inside a virtual environment."""
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT) -> str | None:
+    """Install the cell's exact pins and the harness into `venv`; None on success, else uv's key message."""
+    command = [*uv_command(), "pip", "install", "--python", str(venv_python(venv)), *cell.requirements(),
+               str(project_root)]
+    if cell.exclude_newer:
+        command += ["--exclude-newer", cell.exclude_newer]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"$ {' '.join(command)}\n{done.stdout}{done.stderr}", encoding="utf-8")
+    if done.returncode == 0:
+        return None
+    return installer_message(done.stderr or done.stdout)
+
+
+def installer_message(output: str) -> str:
+    """The line of an installer's output that says why, e.g. uv's 'Because jax==9.9 was not found ...'."""
+    lines = [re.sub(r"^[\s×╰─▶│]+", "", line).strip() for line in output.splitlines()]
+    lines = [line for line in lines if line]
+    for line in lines:
+        if line.startswith("Because") or line.startswith("error:"):
+            return first_line(line)
+    return first_line(lines[-1] if lines else "installer failed without output")
+
+
+def freeze(venv: Path, destination: Path) -> None:
+    """Save the cell's fully resolved environment beside its results."""
+    done = subprocess.run([*uv_command(), "pip", "freeze", "--python", str(venv_python(venv))],
+                          capture_output=True, text=True, check=False)
+    destination.write_text(done.stdout, encoding="utf-8")
+
+
+def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) -> list[str]:
+    """The pytest invocation that runs the cases of one cell and records them."""
+    return [
+        str(venv_python(venv)), "-m", "pytest", *map(str, paths),
+        "--shardmatrix-out", str(options.out),
+        "--shardmatrix-run", options.run_id,
+        "--shardmatrix-cell", cell.id,
+        "--shardmatrix-devices", str(devices_for(cell, options)),
+        "--timeout", str(options.timeout),
+        "-n", str(options.workers),
+        "-p", "no:cacheprovider",
+        "-o", "addopts=",
+        "-q", "-rfE",
+    ]
+
+
+def devices_for(cell: Cell, options: Options) -> int:
+    """Simulated devices for a cell: the command line wins over the matrix file."""
+    return options.devices if options.devices is not None else cell.devices
+
+
+def cell_environment(cell: Cell, options: Options) -> dict[str, str]:
+    """The cell process's environment: devices requested before its interpreter starts, CPU only."""
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = with_device_count(env.get("XLA_FLAGS", ""), devices_for(cell, options))
+    if cell.backend == "cpu":
+        env["JAX_PLATFORMS"] = "cpu"
+    env.pop("PYTHONPATH", None)  # the venv's own harness, not a checkout's, must answer
+    return env
+
+
+def run(cell: Cell, venv: Path, options: Options) -> int:
+    """Install and run one cell, recording whatever stops it; returns 0 unless the harness itself broke."""
+    paths = case_paths(options.cases)
+    target = results_path(options.out, options.run_id, cell.id)
+    problem = install(cell, venv, target.with_suffix(".install.log"))
+    if problem is not None:
+        record_unrun(cell, options, paths, statuses.INSTALL_ERROR, "InstallError", problem)
+        return 0
+    freeze(venv, target.with_suffix(".freeze.txt"))
+    done = subprocess.run(pytest_command(cell, venv, options, paths), env=cell_environment(cell, options),
+                          check=False)
+    if done.returncode == PYTEST_NO_TESTS:
+        record_unrun(cell, options, [], statuses.ERROR, "NoCasesCollected",
+                     f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
+    elif done.returncode not in PYTEST_FINISHED:
+        record_unrun(cell, options, paths, statuses.CRASHED, "CellProcessDied", exit_description(done.returncode),
+                     only_missing=True)
+    return 0
+
+
+def exit_description(returncode: int) -> str:
+    """'killed by SIGSEGV' or 'pytest exited with code 3'."""
+    if returncode < 0:
+        try:
+            return f"cell process killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"cell process killed by signal {-returncode}"
+    return f"pytest exited with code {returncode}"
+
+
+def record_unrun(
+    cell: Cell,
+    options: Options,
+    paths: list[Path],
+    status: str,
+    error_type: str,
+    message: str,
+    *,
+    only_missing: bool = False,
+    placeholder: str = "<cell>",
+) -> None:
+    """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known)."""
+    target = results_path(options.out, options.run_id, cell.id)
+    done = recorded_case_ids(target) if only_missing else set()
+    cases = [(cid, fam) for cid, fam in expected_cases(paths) if cid.split("[")[0] not in done]
+    if not cases and not done:
+        cases = [(f"{cell.id}::{placeholder}", "cell")]
+    writer = JsonlWriter(target)
+    try:
+        for case_id, family in cases:
+            writer.write(make_record(
+                run_id=options.run_id, cell_id=cell.id, case_id=case_id, family=family, status=status,
+                reason=message, error_type=error_type, error_message=message,
+                jax=cell.jax, jaxlib=cell.jaxlib, flax=cell.flax, python=cell.python,
+                backend=cell.backend, platform=f"{platform.system()}-{platform.machine()}",
+            ))
+    finally:
+        writer.close()
+
+
+def recorded_case_ids(path: Path) -> set[str]:
+    """Case ids already in a results file (parametrization stripped), skipping unreadable lines."""
+    ids: set[str] = set()
+    if not path.exists():
+        return ids
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            ids.add(str(json.loads(line)["case_id"]).split("[")[0])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids
+
+
+def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
+    """After the cells ran: a selected cell with no results file never started (its interpreter is missing)."""
+    missing = []
+    for cell in cells:
+        if results_path(options.out, options.run_id, cell.id).exists():
+            continue
+        if shutil.which(f"python{cell.python}") is None:
+            message = f"interpreter python{cell.python} not found (install it, or list it in PYENV_VERSION)"
+        else:
+            message = f"the cell's session did not run although python{cell.python} exists (see the nox log)"
+        record_unrun(cell, options, case_paths(options.cases), statuses.INSTALL_ERROR, "MissingInterpreter", message)
+        missing.append(cell.id)
+    return missing

@@ -1,0 +1,82 @@
+"""shardmatrix sessions: one `cell` per matrix cell, `matrix` runs them all then reports, `report`, `tests`.
+
+Thin on purpose: cells are data (matrix.toml), logic lives in harness/ and reports/, tested there.
+Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s matrix -- --cells 'jax0.12*'`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from harness import interpreters, matrix, options, runner  # noqa: E402
+
+nox.needs_version = ">=2026.10.20"
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_venv = "yes"
+nox.options.sessions = ["matrix"]
+# Cells run concurrently, one per core; a cell whose interpreter is missing is recorded, not fatal.
+nox.options.parallel = os.environ.get("NOX_PARALLEL", "auto")
+nox.options.error_on_missing_interpreters = False
+
+interpreters.expose_pyenv_versions()
+# Every nox child process of one invocation records under the same run id.
+os.environ.setdefault(options.RUN_ID_ENV, options.new_run_id())
+
+MATRIX_FILE = Path(os.environ.get("SHARDMATRIX_MATRIX", ROOT / "matrix.toml"))
+try:
+    CELLS = matrix.load(MATRIX_FILE)
+except matrix.MatrixError as error:
+    sys.exit(f"shardmatrix: {error}")
+
+
+def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]:
+    opts = options.parse(session.posargs)
+    try:
+        return opts, matrix.select(CELLS, opts.cells)
+    except matrix.MatrixError as error:
+        session.error(str(error))
+
+
+@nox.session(allow_parallel=True, default=False)
+@nox.parametrize("python,cell_id", [nox.param(c.python, c.id, id=c.id) for c in CELLS])
+def cell(session: nox.Session, cell_id: str) -> None:
+    """Build one cell's venv with its exact pins and record the corpus in it."""
+    opts, chosen = _selected(session)
+    chosen_ids = {c.id: c for c in chosen}
+    if cell_id not in chosen_ids:
+        session.skip("not selected by --cells")
+    runner.run(chosen_ids[cell_id], Path(session.virtualenv.location), opts)
+
+
+@nox.session(name="matrix", requires=[f"cell({c.id})" for c in CELLS])
+def matrix_run(session: nox.Session) -> None:
+    """Run every selected cell (concurrently, see -j), then build the report of the run."""
+    opts, chosen = _selected(session)
+    for missing in runner.record_missing_cells(chosen, opts):
+        session.warn(f"{missing}: recorded as install_error (its session did not run)")
+    _build_report(session, opts, ["--run", opts.run_id])
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """Rebuild the report from stored results only (default: the newest run)."""
+    _build_report(session, options.parse(session.posargs), [])
+
+
+def _build_report(session: nox.Session, opts: options.Options, extra: list[str]) -> None:
+    session.install(".[report]")
+    session.run("python", "-m", "reports", "--out", str(opts.out), *extra, *opts.report_args)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The project's own test suite (includes one real cell end to end)."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
