@@ -81,11 +81,19 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
 
 
 def installer_message(output: str) -> str:
-    """The line of an installer's output that says why, e.g. uv's 'Because jax==9.9 was not found ...'."""
+    """The sentence of an installer's output that says why, e.g. uv's 'Because jax==9.9 was not found ...'."""
     lines = [re.sub(r"^[\s×╰─▶│]+", "", line).strip() for line in output.splitlines()]
     lines = [line for line in lines if line]
+    for index, line in enumerate(lines):
+        if "Because" in line:
+            sentence = [line[line.index("Because"):]]
+            for more in lines[index + 1:]:
+                if re.match(r"^(cause|hint|help|error|warning):", more) or "Because" in more:
+                    break
+                sentence.append(more)
+            return first_line(" ".join(sentence))
     for line in lines:
-        if line.startswith("Because") or line.startswith("error:"):
+        if line.startswith("error:"):
             return first_line(line)
     return first_line(lines[-1] if lines else "installer failed without output")
 

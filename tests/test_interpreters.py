@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import interpreters
+
+
+def fake_pyenv(root: Path, versions: list[str], default: str | None) -> None:
+    for version in versions:
+        (root / "versions" / version / "bin").mkdir(parents=True)
+        (root / "versions" / version / "bin" / "python").write_text("")
+    if default:
+        (root / "version").write_text(default + "\n")
+
+
+def test_versions_keep_the_global_default_first(tmp_path: Path) -> None:
+    fake_pyenv(tmp_path, ["2.7.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"], "3.11.7")
+    assert interpreters.pyenv_versions(tmp_path) == ["3.11.7", "3.13.0", "3.12.1", "3.10.13"]
+
+
+def test_expose_sets_pyenv_version_only_when_unset(tmp_path: Path) -> None:
+    fake_pyenv(tmp_path, ["3.11.7", "3.12.1"], "3.11.7")
+    env = {"PYENV_ROOT": str(tmp_path)}
+    assert interpreters.expose_pyenv_versions(env) == "3.11.7:3.12.1"
+    assert env["PYENV_VERSION"] == "3.11.7:3.12.1"
+    chosen = {"PYENV_ROOT": str(tmp_path), "PYENV_VERSION": "3.12.1"}
+    assert interpreters.expose_pyenv_versions(chosen) is None
+    assert chosen["PYENV_VERSION"] == "3.12.1"
+
+
+def test_no_pyenv_no_change(tmp_path: Path) -> None:
+    env = {"PYENV_ROOT": str(tmp_path / "absent")}
+    assert interpreters.expose_pyenv_versions(env) is None
+    assert "PYENV_VERSION" not in env

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import matrix
+
+GOOD = """
+[[cell]]
+jax = "0.10.2"
+jaxlib = "0.10.2"
+flax = "0.12.8"
+python = "3.11"
+
+[[cell]]
+id = "newest"
+jax = "0.12.0.1"
+jaxlib = "0.12.0.1"
+flax = "0.12.12"
+python = "3.12"
+devices = 4
+exclude_newer = "2026-11-01"
+"""
+
+
+def test_parse_valid_matrix_gives_cells_with_readable_ids() -> None:
+    cells = matrix.parse(GOOD)
+    assert [c.id for c in cells] == ["jax0.10.2-flax0.12.8-py3.11", "newest"]
+    assert cells[0].requirements() == ["jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8"]
+    assert cells[1].devices == 4 and cells[1].exclude_newer == "2026-11-01"
+
+
+def test_default_matrix_file_is_valid_and_spans_history() -> None:
+    cells = matrix.load(Path(__file__).parent.parent / "matrix.toml")
+    assert len(cells) >= 12
+    minors = {tuple(c.jax.split(".")[:2]) for c in cells}
+    assert {("0", str(m)) for m in range(4, 13)} <= minors
+    for c in cells:
+        if c.sort_key()[0].release >= (0, 11):
+            assert c.python == "3.12", c.id
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[cell]]\njax = "0.4\n', "malformed TOML"),
+        ('[[cell]]\njax=0.4\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n', "jax must be a quoted version string"),
+        (GOOD + '\n[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\njaxx="1"\n',
+         ":17: cell #3: unknown key 'jaxx'"),
+        ('[[cell]]\njax="0.4.x"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n', "'0.4.x' is not a valid version"),
+        ('[[cell]]\njax=">=0.4"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n', "not a valid version"),
+        ('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n' * 2, "duplicate id"),
+        ('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\n', "missing key 'python'"),
+        ('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="py3"\n', "python must look like"),
+        ('[cells]\n', "unknown top-level key 'cells'"),
+        ('', "no [[cell]] tables"),
+        ('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\nbackend="rocm"\n', "unknown backend"),
+        ('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\ndevices=0\n', "devices must be"),
+    ],
+)
+def test_parse_refuses_bad_input_with_one_line_naming_it(text: str, message: str) -> None:
+    with pytest.raises(matrix.MatrixError) as info:
+        matrix.parse(text, "m.toml")
+    assert message in str(info.value)
+    assert "\n" not in str(info.value).strip()
+    assert str(info.value).startswith("m.toml")
+
+
+def test_load_missing_file_names_it(tmp_path: Path) -> None:
+    with pytest.raises(matrix.MatrixError, match="nope.toml: cannot read"):
+        matrix.load(tmp_path / "nope.toml")
+
+
+def test_select_by_glob_and_refuse_dead_pattern() -> None:
+    cells = matrix.parse(GOOD)
+    assert [c.id for c in matrix.select(cells, ["jax0.10*"])] == ["jax0.10.2-flax0.12.8-py3.11"]
+    assert matrix.select(cells, []) == cells
+    with pytest.raises(matrix.MatrixError, match="matches no cell"):
+        matrix.select(cells, ["jax9*"])
+
+
+def test_cells_sort_by_release_not_by_string() -> None:
+    cells = matrix.parse(GOOD.replace('"0.10.2"', '"0.4.38"', 2).replace('"0.12.8"', '"0.10.2"'))
+    assert sorted(cells, key=lambda c: c.sort_key())[0].jax == "0.4.38"
+    assert "0.4.38" > "0.12.0.1"  # why string order would be wrong

@@ -1,0 +1,212 @@
+"""The plugin driven through real pytest sessions (pytester), one behaviour per test, in pass/fail pairs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CASES = '''
+import warnings
+import pytest
+from harness.case import case, api, accepts
+
+FAMILY = "toy_family"
+
+@case(FAMILY)
+def test_holds():
+    """passes"""
+    assert 1 + 1 == 2
+
+@case(FAMILY)
+def test_breaks():
+    """fails"""
+    raise TypeError("unexpected keyword argument 'check_rep' <script>")
+
+@case(FAMILY, needs=[api("json.not_there")])
+def test_absent_api():
+    """needs an API that does not exist"""
+    raise AssertionError("must not run")
+
+@case(FAMILY, needs=[accepts("textwrap.dedent", "graph")])
+def test_absent_parameter():
+    """needs a parameter that does not exist"""
+    raise AssertionError("must not run")
+
+@case(FAMILY, devices=4096)
+def test_too_many_devices():
+    """needs more devices than any cell has"""
+
+@case(FAMILY)
+def test_deprecated():
+    """passes with a deprecation"""
+    warnings.warn("x.value is deprecated, use x[...]", DeprecationWarning)
+    warnings.warn("shard_map moved", FutureWarning)
+    warnings.warn("not an API warning", UserWarning)
+
+@pytest.mark.xfail(strict=True, reason="known upstream bug")
+def test_known_breakage():
+    raise ValueError("still broken")
+
+@pytest.mark.xfail(strict=True, reason="was broken")
+def test_known_breakage_fixed():
+    pass
+
+@case(FAMILY, timeout=0.5)
+def test_hangs():
+    import time
+    time.sleep(5)
+'''
+
+
+def run_cases(pytester: pytest.Pytester, source: str, *args: str) -> dict[str, dict]:
+    pytester.makepyfile(toy_cases=source)
+    out = pytester.path / "out"
+    pytester.runpytest("toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                       "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", *args)
+    lines = (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return {json.loads(line)["case_id"]: json.loads(line) for line in lines}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    # One real pytest process shared by the tests below: each asserts one behaviour of the same run.
+    folder = tmp_path_factory.mktemp("toy")
+    (folder / "toy_cases.py").write_text(CASES)
+    out = folder / "out"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+         "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", "-q"],
+        cwd=folder, check=False, capture_output=True,
+    )
+    lines = (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return {json.loads(line)["case_id"]: json.loads(line) for line in lines}
+
+
+def test_one_record_per_case_with_schema_and_cell(recorded: dict[str, dict]) -> None:
+    assert len(recorded) == 9
+    for record in recorded.values():
+        assert record["schema_version"] == 1
+        assert record["run_id"] == "r1" and record["cell_id"] == "c1"
+        assert record["python"] and record["platform"] and record["timestamp"]
+
+
+def test_passed_and_failed_pair(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_holds"]["status"] == "passed"
+    assert recorded["toy_cases::test_holds"]["error_type"] is None
+    broken = recorded["toy_cases::test_breaks"]
+    assert broken["status"] == "failed"
+    assert broken["error_type"] == "TypeError"
+    assert broken["error_message"] == "unexpected keyword argument 'check_rep' <script>"
+
+
+def test_family_declared_or_taken_from_module(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_holds"]["family"] == "toy_family"
+    assert recorded["toy_cases::test_known_breakage"]["family"] == "toy_cases"
+
+
+def test_unmet_needs_are_not_applicable_with_the_api_named(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_absent_api"]["status"] == "not_applicable"
+    assert recorded["toy_cases::test_absent_api"]["reason"] == "json.not_there is absent"
+    assert recorded["toy_cases::test_absent_parameter"]["reason"] == "textwrap.dedent does not accept 'graph'"
+    assert recorded["toy_cases::test_absent_api"]["error_type"] is None
+
+
+def test_too_few_devices_is_not_applicable(recorded: dict[str, dict]) -> None:
+    record = recorded["toy_cases::test_too_many_devices"]
+    assert record["status"] == "not_applicable"
+    assert record["reason"].startswith("needs 4096 devices, cell has ")
+
+
+def test_deprecation_and_future_warnings_recorded_but_not_others(recorded: dict[str, dict]) -> None:
+    record = recorded["toy_cases::test_deprecated"]
+    assert record["status"] == "passed"
+    assert record["warnings"] == [
+        "DeprecationWarning: x.value is deprecated, use x[...]",
+        "FutureWarning: shard_map moved",
+    ]
+    assert recorded["toy_cases::test_holds"]["warnings"] == []
+
+
+def test_xfail_pair(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_known_breakage"]["status"] == "xfailed"
+    assert recorded["toy_cases::test_known_breakage"]["reason"] == "known upstream bug"
+    assert recorded["toy_cases::test_known_breakage_fixed"]["status"] == "xpassed"
+
+
+def test_hang_is_timeout(recorded: dict[str, dict]) -> None:
+    record = recorded["toy_cases::test_hangs"]
+    assert record["status"] == "timeout"
+    assert 0.4 < record["duration_s"] < 4
+
+
+def test_durations_recorded(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_holds"]["duration_s"] >= 0
+
+
+def test_without_out_option_nothing_is_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    result = pytester.runpytest("--shardmatrix-devices", "0", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "out").exists()
+
+
+def test_unimportable_module_records_every_case_as_error(pytester: pytest.Pytester) -> None:
+    source = (
+        "import a_module_that_is_not_installed_xyz\n"
+        "from harness.case import case\n"
+        "FAMILY = 'broken_family'\n"
+        "@case(FAMILY)\ndef test_one():\n    pass\n"
+        "def test_two():\n    pass\n"
+    )
+    recorded = run_cases(pytester, source)
+    assert set(recorded) == {"toy_cases::test_one", "toy_cases::test_two"}
+    for record in recorded.values():
+        assert record["status"] == "error"
+        assert record["error_type"] == "ModuleNotFoundError"
+        assert "a_module_that_is_not_installed_xyz" in record["error_message"]
+    assert recorded["toy_cases::test_one"]["family"] == "broken_family"
+
+
+def test_importable_module_collects_normally(pytester: pytest.Pytester) -> None:
+    recorded = run_cases(pytester, "import json\ndef test_one():\n    assert json.dumps(1) == '1'\n")
+    assert recorded["toy_cases::test_one"]["status"] == "passed"
+
+
+def test_module_without_cases_that_fails_to_import_records_a_collection_error(pytester: pytest.Pytester) -> None:
+    recorded = run_cases(pytester, "import a_module_that_is_not_installed_xyz\n")
+    assert list(recorded) == ["toy_cases::<collection>"]
+    assert recorded["toy_cases::<collection>"]["status"] == "error"
+
+
+def test_records_are_flushed_line_by_line(pytester: pytest.Pytester) -> None:
+    out = pytester.path / "out"
+    source = (
+        "import json, pathlib\n"
+        "def test_first():\n    pass\n"
+        f"def test_second():\n    lines = pathlib.Path({str(out / 'results' / 'r1' / 'c1.jsonl')!r}).read_text().splitlines()\n"
+        "    assert json.loads(lines[0])['case_id'] == 'toy_cases::test_first'\n"
+    )
+    recorded = run_cases(pytester, source)
+    assert recorded["toy_cases::test_second"]["status"] == "passed"
+
+
+def test_parametrized_cases_get_one_record_each(pytester: pytest.Pytester) -> None:
+    source = "import pytest\n@pytest.mark.parametrize('n', [1, 2])\ndef test_p(n):\n    assert n == 1\n"
+    recorded = run_cases(pytester, source)
+    assert recorded["toy_cases::test_p[1]"]["status"] == "passed"
+    assert recorded["toy_cases::test_p[2]"]["status"] == "failed"
+
+
+def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) -> None:
+    recorded = run_cases(pytester, "def test_a():\n    pass\ndef test_b():\n    assert False\n", "-n", "2")
+    assert {k: v["status"] for k, v in recorded.items()} == {"toy_cases::test_a": "passed", "toy_cases::test_b": "failed"}
+
+
+def test_results_path_layout(tmp_path: Path) -> None:
+    from harness.records import results_path
+
+    assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"

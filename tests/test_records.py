@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from harness import records
+
+
+def test_make_record_fills_every_field_in_order() -> None:
+    record = records.make_record(run_id="r", cell_id="c", case_id="m::t", status="passed")
+    assert tuple(record) == records.FIELDS
+    assert record["schema_version"] == records.SCHEMA_VERSION
+    assert record["warnings"] == [] and record["error_type"] is None and record["timestamp"]
+
+
+def test_make_record_refuses_unknown_fields() -> None:
+    with pytest.raises(ValueError, match="unknown record fields: \\['colour'\\]"):
+        records.make_record(colour="red")
+
+
+def test_writer_appends_one_line_per_record(tmp_path: Path) -> None:
+    path = records.results_path(tmp_path, "run", "cell")
+    for status in ("passed", "failed"):
+        writer = records.JsonlWriter(path)
+        writer.write(records.make_record(status=status, error_message="a\nmultiline <b>"))
+        writer.close()
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["status"] for line in lines] == ["passed", "failed"]
+
+
+def test_writer_flushes_before_close(tmp_path: Path) -> None:
+    writer = records.JsonlWriter(tmp_path / "f.jsonl")
+    writer.write(records.make_record(status="passed"))
+    assert json.loads((tmp_path / "f.jsonl").read_text())["status"] == "passed"
+    writer.close()
+
+
+def test_run_ids_sort_chronologically() -> None:
+    early = records.new_run_id(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    late = records.new_run_id(datetime(2026, 11, 2, 3, 4, 5, tzinfo=timezone.utc))
+    assert early.startswith("20260102T030405Z-") and early < late
+
+
+def test_first_line() -> None:
+    assert records.first_line("\n  boom: bad\nmore") == "boom: bad"
+    assert records.first_line("") == ""
+    assert len(records.first_line("x" * 1000)) == 500

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import source
+
+MODULE = '''
+import jax
+from harness.case import case
+FAMILY = "gathers"
+OTHER = 3
+
+@case(FAMILY, devices=8)
+def test_named_family(): ...
+
+@case("literal_family")
+def test_literal_family(): ...
+
+@case(family=FAMILY)
+def test_keyword_family(): ...
+
+def test_plain(): ...
+
+def helper(): ...
+
+class TestGroup:
+    def test_method(self): ...
+    def not_a_test(self): ...
+'''
+
+
+def test_static_cases_reads_names_and_families_without_importing(tmp_path: Path) -> None:
+    path = tmp_path / "gathers.py"
+    path.write_text(MODULE)
+    assert source.static_cases(path) == [
+        ("test_named_family", "gathers"),
+        ("test_literal_family", "literal_family"),
+        ("test_keyword_family", "gathers"),
+        ("test_plain", None),
+        ("TestGroup::test_method", None),
+    ]
+
+
+def test_case_files_builtin_vs_downstream(tmp_path: Path) -> None:
+    for name in ("a.py", "_support.py", "test_b.py", "c_test.py", "sub/test_d.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert [p.name for p in source.case_files(tmp_path, builtin=True)] == ["a.py", "c_test.py", "test_b.py"]
+    assert [p.name for p in source.case_files(tmp_path, builtin=False)] == ["c_test.py", "test_d.py", "test_b.py"]
+
+
+def test_shipped_corpus_declares_a_family_for_every_case() -> None:
+    corpus = Path(__file__).parent.parent / "cases"
+    files = source.case_files(corpus, builtin=True)
+    assert files
+    for file in files:
+        for name, family in source.static_cases(file):
+            assert family == file.stem, f"{file.name}::{name}"
