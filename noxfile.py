@@ -62,6 +62,9 @@ def matrix_run(session: nox.Session) -> None:
     for missing in runner.record_missing_cells(chosen, opts):
         session.warn(f"{missing}: recorded as install_error (its session did not run)")
     _build_report(session, opts, ["--run", opts.run_id])
+    problems = runner.infrastructure_problems(chosen, opts)
+    if problems:
+        session.error("cells the harness could not fully run: " + "; ".join(problems))
 
 
 @nox.session

@@ -35,19 +35,16 @@ def pyenv_versions(root: Path) -> list[str]:
 
 
 def expose_pyenv_versions(environ: dict[str, str] | None = None) -> str | None:
-    """Make pyenv's shims answer for every installed version (python3.12, ...) unless the user already chose.
+    """Make pyenv's shims answer for every installed version (python3.12, ...), keeping the current choice first.
 
-    pyenv shims refuse versions not listed in PYENV_VERSION, and uv then tries to download an interpreter.
+    pyenv shims refuse versions not listed in PYENV_VERSION (and pyenv itself sets it to a single version in the
+    processes it starts), so uv and nox would not find python3.12 and would try to download one.
     """
-    env: dict[str, str] = dict(os.environ) if environ is None else environ
-    if env.get("PYENV_VERSION"):
+    env = os.environ if environ is None else environ
+    current = [v for v in env.get("PYENV_VERSION", "").split(":") if v]
+    found = pyenv_versions(pyenv_root(dict(env)))
+    extra = [v for v in found if v not in current]
+    if not extra:
         return None
-    found = pyenv_versions(pyenv_root(env))
-    if not found:
-        return None
-    value = ":".join(found)
-    if environ is None:
-        os.environ["PYENV_VERSION"] = value
-    else:
-        environ["PYENV_VERSION"] = value
-    return value
+    env["PYENV_VERSION"] = ":".join([*current, *extra])
+    return env["PYENV_VERSION"]

@@ -222,3 +222,22 @@ def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
         record_unrun(cell, options, case_paths(options.cases), statuses.INSTALL_ERROR, "MissingInterpreter", message)
         missing.append(cell.id)
     return missing
+
+
+def infrastructure_problems(cells: list[Cell], options: Options) -> list[str]:
+    """One line per cell that has cases the harness could not answer for (install_error, crashed, timeout)."""
+    problems = []
+    for cell in cells:
+        path = results_path(options.out, options.run_id, cell.id)
+        counts: dict[str, int] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    status = json.loads(line)["status"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if status in statuses.INFRASTRUCTURE:
+                    counts[status] = counts.get(status, 0) + 1
+        if counts:
+            problems.append(f"{cell.id}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return problems

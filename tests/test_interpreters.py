@@ -18,14 +18,16 @@ def test_versions_keep_the_global_default_first(tmp_path: Path) -> None:
     assert interpreters.pyenv_versions(tmp_path) == ["3.11.7", "3.13.0", "3.12.1", "3.10.13"]
 
 
-def test_expose_sets_pyenv_version_only_when_unset(tmp_path: Path) -> None:
+def test_expose_lists_every_version_keeping_the_current_choice_first(tmp_path: Path) -> None:
     fake_pyenv(tmp_path, ["3.11.7", "3.12.1"], "3.11.7")
     env = {"PYENV_ROOT": str(tmp_path)}
     assert interpreters.expose_pyenv_versions(env) == "3.11.7:3.12.1"
     assert env["PYENV_VERSION"] == "3.11.7:3.12.1"
+    # pyenv's shim sets PYENV_VERSION to one version in the processes it starts: extend, never replace.
     chosen = {"PYENV_ROOT": str(tmp_path), "PYENV_VERSION": "3.12.1"}
-    assert interpreters.expose_pyenv_versions(chosen) is None
-    assert chosen["PYENV_VERSION"] == "3.12.1"
+    assert interpreters.expose_pyenv_versions(chosen) == "3.12.1:3.11.7"
+    complete = {"PYENV_ROOT": str(tmp_path), "PYENV_VERSION": "3.12.1:3.11.7"}
+    assert interpreters.expose_pyenv_versions(complete) is None
 
 
 def test_no_pyenv_no_change(tmp_path: Path) -> None:

@@ -115,3 +115,14 @@ def test_install_failure_is_reported_with_uv_reason(tmp_path: Path) -> None:
     message = runner.install(impossible, venv, tmp_path / "install.log")
     assert message is not None and "jax==99.0.0" in message
     assert "jax==99.0.0" in (tmp_path / "install.log").read_text()
+
+
+def test_infrastructure_problems_pair(tmp_path: Path) -> None:
+    opts = Options(out=tmp_path / "out", run_id="r")
+    target = tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl"
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps({"status": "passed"}) + "\n" + json.dumps({"status": "failed"}) + "\n")
+    assert runner.infrastructure_problems([CELL], opts) == []
+    with target.open("a") as handle:
+        handle.write(json.dumps({"status": "timeout"}) + "\n" + json.dumps({"status": "crashed"}) + "\n")
+    assert runner.infrastructure_problems([CELL], opts) == [f"{CELL.id}: 1 crashed, 1 timeout"]
