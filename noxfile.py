@@ -22,7 +22,7 @@ nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["matrix"]
 # Cells run concurrently, one per core; a cell whose interpreter is missing is recorded, not fatal.
-nox.options.parallel = os.environ.get("NOX_PARALLEL", "auto")
+nox.options.parallel = os.environ.get("NOX_PARALLEL", "auto")  # type: ignore[assignment]
 nox.options.error_on_missing_interpreters = False
 
 interpreters.expose_pyenv_versions()

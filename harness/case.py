@@ -9,7 +9,7 @@ import pytest
 
 from harness.needs import Need, accepts, api, version
 
-__all__ = ["MARKER", "case", "api", "accepts", "version"]
+__all__ = ["MARKER", "accepts", "api", "case", "version"]
 
 MARKER = "shardmatrix"
 

@@ -39,5 +39,5 @@ def describe() -> dict[str, object]:
             "device_kind": devices[0].device_kind,
             "device_count": len(devices),
         }
-    except Exception:  # noqa: BLE001 - a broken cell still records what it can
+    except Exception:
         return {"backend": None, "device_kind": None, "device_count": None}

@@ -86,13 +86,13 @@ class Version:
         return f"needs {self.requirement}, cell has {req.name} {installed}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe(path: str, parameter: str | None) -> str | None:
     try:
         obj = resolve(path)
     except _Absent as exc:
         return str(exc)
-    except Exception:  # noqa: BLE001 - present but broken: the case runs and records the real error
+    except Exception:
         return None
     if parameter is None:
         return None

@@ -19,8 +19,8 @@ from harness import devices, environment
 from harness.case import MARKER
 from harness.collect import ResilientModule
 from harness.needs import first_unmet
-from harness.records import JsonlWriter, first_line, results_path
 from harness.recording import Recorder, case_id_from_nodeid, family_from_nodeid
+from harness.records import JsonlWriter, first_line, results_path
 from harness.timing import CompileClock, split
 
 CLOCK = pytest.StashKey[CompileClock]()
@@ -83,7 +83,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         wanted = int(mark.kwargs.get("devices", 1))
         if reason is None and wanted > 1:
             if available is None:
-                available = int(_device_info(config).get("device_count") or 0)
+                available = int(str(_device_info(config).get("device_count") or 0))
             if available < wanted:
                 reason = f"needs {wanted} devices, cell has {available}"
         if reason is not None:

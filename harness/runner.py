@@ -82,7 +82,8 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
 
 def installer_message(output: str) -> str:
     """The sentence of an installer's output that says why, e.g. uv's 'Because jax==9.9 was not found ...'."""
-    lines = [re.sub(r"^[\s×╰─▶│]+", "", line).strip() for line in output.splitlines()]
+    # uv draws its error tree with box characters; strip them to reach the sentence.
+    lines = [re.sub(r"^[\s×╰─▶│]+", "", line).strip() for line in output.splitlines()]  # noqa: RUF001
     lines = [line for line in lines if line]
     for index, line in enumerate(lines):
         if "Because" in line:

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CELL = "jax0.4.38-flax0.10.2-py3.11"
 
-MATRIX = f"""
+MATRIX = """
 [[cell]]
 jax = "0.4.38"
 jaxlib = "0.4.38"
@@ -71,7 +71,9 @@ def test_matrix_writes_all_report_files(matrix_run: tuple[subprocess.CompletedPr
 
 
 @pytest.mark.e2e
-def test_real_cell_runs_every_family_with_real_versions(matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+def test_real_cell_runs_every_family_with_real_versions(
+    matrix_run: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
     _, out = matrix_run
     real = [r for r in rows(out) if r["cell"] == REAL_CELL]
     assert {r["family"] for r in real} == FAMILIES

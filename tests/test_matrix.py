@@ -68,7 +68,7 @@ def test_parse_refuses_bad_input_with_one_line_naming_it(text: str, message: str
 
 
 def test_load_missing_file_names_it(tmp_path: Path) -> None:
-    with pytest.raises(matrix.MatrixError, match="nope.toml: cannot read"):
+    with pytest.raises(matrix.MatrixError, match=r"nope\.toml: cannot read"):
         matrix.load(tmp_path / "nope.toml")
 
 

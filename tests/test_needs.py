@@ -12,7 +12,8 @@ def test_api_present_is_met_and_absent_names_the_missing_part() -> None:
 
 
 def test_api_absent_module_is_absent() -> None:
-    assert needs.api("no_such_top_module_xyz.thing").unmet() == "no_such_top_module_xyz.thing is absent (no module no_such_top_module_xyz)"
+    reason = needs.api("no_such_top_module_xyz.thing").unmet()
+    assert reason == "no_such_top_module_xyz.thing is absent (no module no_such_top_module_xyz)"
     assert needs.api("json.no_such_submodule.x").unmet() == "json.no_such_submodule is absent"
 
 
@@ -32,7 +33,8 @@ def test_accepts_parameter_pair() -> None:
 def test_accepts_var_keyword_callable_is_not_judged() -> None:
     def takes_anything(**kwargs: object) -> None: ...
 
-    import types, sys
+    import sys
+    import types
 
     module = types.ModuleType("kwmod_xyz")
     module.f = takes_anything  # type: ignore[attr-defined]
@@ -47,9 +49,11 @@ def test_version_pair() -> None:
     assert needs.version("pytest>=1").unmet() is None
     reason = needs.version("pytest<1").unmet()
     assert reason is not None and reason.startswith("needs pytest<1, cell has pytest ")
-    assert needs.version("not-installed-dist-xyz>=1").unmet() == "needs not-installed-dist-xyz>=1, not-installed-dist-xyz is not installed"
+    reason = needs.version("not-installed-dist-xyz>=1").unmet()
+    assert reason == "needs not-installed-dist-xyz>=1, not-installed-dist-xyz is not installed"
 
 
 def test_first_unmet_returns_first_reason() -> None:
     assert needs.first_unmet((needs.api("json.dumps"),)) is None
-    assert needs.first_unmet((needs.api("json.dumps"), needs.api("json.nope"), needs.api("json.nah"))) == "json.nope is absent"
+    several = (needs.api("json.dumps"), needs.api("json.nope"), needs.api("json.nah"))
+    assert needs.first_unmet(several) == "json.nope is absent"

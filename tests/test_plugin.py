@@ -187,7 +187,8 @@ def test_records_are_flushed_line_by_line(pytester: pytest.Pytester) -> None:
     source = (
         "import json, pathlib\n"
         "def test_first():\n    pass\n"
-        f"def test_second():\n    lines = pathlib.Path({str(out / 'results' / 'r1' / 'c1.jsonl')!r}).read_text().splitlines()\n"
+        f"def test_second():\n"
+        f"    lines = pathlib.Path({str(out / 'results' / 'r1' / 'c1.jsonl')!r}).read_text().splitlines()\n"
         "    assert json.loads(lines[0])['case_id'] == 'toy_cases::test_first'\n"
     )
     recorded = run_cases(pytester, source)
@@ -203,7 +204,8 @@ def test_parametrized_cases_get_one_record_each(pytester: pytest.Pytester) -> No
 
 def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) -> None:
     recorded = run_cases(pytester, "def test_a():\n    pass\ndef test_b():\n    assert False\n", "-n", "2")
-    assert {k: v["status"] for k, v in recorded.items()} == {"toy_cases::test_a": "passed", "toy_cases::test_b": "failed"}
+    statuses = {k: v["status"] for k, v in recorded.items()}
+    assert statuses == {"toy_cases::test_a": "passed", "toy_cases::test_b": "failed"}
 
 
 def test_results_path_layout(tmp_path: Path) -> None:

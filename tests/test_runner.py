@@ -26,7 +26,7 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_installer_message_picks_the_reason() -> None:
     uv_output = (
-        "  × No solution found when resolving dependencies:\n"
+        "  × No solution found when resolving dependencies:\n"  # noqa: RUF001
         "  ╰─▶ Because there is no version of jax==99.0 and you require jax==99.0, we can conclude that your\n"
         "      requirements are unsatisfiable.\n"
     )
@@ -46,7 +46,8 @@ def test_case_paths_builtin_and_folder(tmp_path: Path) -> None:
 
 
 def test_expected_cases_from_folder(tmp_path: Path) -> None:
-    assert runner.expected_cases([corpus(tmp_path)]) == [("test_one::test_a", "test_one"), ("test_one::test_b", "test_one")]
+    expected = [("test_one::test_a", "test_one"), ("test_one::test_b", "test_one")]
+    assert runner.expected_cases([corpus(tmp_path)]) == expected
 
 
 def test_record_unrun_writes_every_case_with_pins(tmp_path: Path) -> None:
