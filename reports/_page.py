@@ -1,0 +1,125 @@
+"""The page around matrix.html's tables: its stylesheet and Jinja template (autoescaped), inlined, no network."""
+
+from __future__ import annotations
+
+from reports.present import stylesheet
+
+#: Hover box for tooltips; Styler keeps `visibility: hidden` until the cell is hovered.
+TOOLTIP = (
+    "visibility: hidden; position: absolute; z-index: 10; top: 100%; left: 0; margin-top: 2px;"
+    " width: max-content; max-width: 42em; padding: 6px 9px; border-radius: 6px;"
+    " background: #1f2328; color: #f6f8fa; font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;"
+    " text-align: left; white-space: pre-wrap; overflow-wrap: anywhere; box-shadow: 0 4px 14px rgba(0,0,0,.25);"
+    " pointer-events: none;"
+)
+
+CSS = (
+    """
+:root { color-scheme: light; }
+body { margin: 24px 32px 64px; color: #1f2328; background: #fff;
+  font: 13px/1.5 -apple-system, BlinkMacSystemFont, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }
+h1 { font-size: 22px; margin: 0 0 2px; }
+h2 { font-size: 16px; margin: 30px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #d8dee4; }
+h3 { font-size: 13px; margin: 18px 0 6px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+p.meta { margin: 0 0 12px; color: #59636e; }
+p.note { margin: 0 0 8px; color: #59636e; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+nav a { margin-right: 14px; color: #0969da; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 8px; margin: 12px 0 4px; padding: 0; list-style: none; }
+.legend li { display: flex; align-items: center; gap: 6px; padding: 3px 9px 3px 3px; border: 1px solid #d8dee4;
+  border-radius: 14px; background: #fff; white-space: nowrap; }
+.legend .sym { display: inline-block; min-width: 20px; height: 20px; line-height: 20px; border-radius: 10px;
+  text-align: center; font-weight: 700; }
+.legend .n { font-variant-numeric: tabular-nums; font-weight: 600; }
+.legend li.empty { opacity: .45; }
+.legend li[title] { cursor: help; }
+table { border-collapse: collapse; margin: 4px 0 8px; }
+th, td { border: 1px solid #d8dee4; padding: 3px 7px; }
+thead th { background: #f6f8fa; font-weight: 600; text-align: center; white-space: nowrap; }
+tbody th { background: #fff; font-weight: 400; text-align: left; white-space: nowrap;
+  font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+thead th.index_name, thead th.blank { background: #fff; color: #59636e; font-weight: 400; text-align: right;
+  font-style: italic; }
+table.matrix tbody th.level1, table.timing tbody th.level1 { max-width: 30em; overflow: hidden;
+  text-overflow: ellipsis; }
+table.matrix thead th.col_heading, table.timing thead th.col_heading { min-width: 3.6em; font-size: 11.5px;
+  font-variant-numeric: tabular-nums; padding: 2px 3px; }
+table.matrix thead tr:last-child th.col_heading, table.timing thead tr:last-child th.col_heading
+  { color: #0969da; }
+td { position: relative; }
+table.matrix thead, table.timing thead { position: sticky; top: 0; z-index: 6; }
+table.matrix tbody th.level0, table.timing tbody th.level0 { vertical-align: top; font-weight: 600;
+  background: #f6f8fa; border-top: 2px solid #8c959f; }
+tr:has(td.group-start) th, td.group-start { border-top: 2px solid #8c959f; }
+td.status { text-align: center; font-weight: 700; font-size: 14px; padding: 2px 0; cursor: default; }
+td.status:hover, table.timing td:hover { outline: 2px solid #1f2328; outline-offset: -2px; z-index: 5; }
+td.none { background: #fff; }
+/* Tooltips of the last columns open leftwards, so they stay on screen. */
+table.matrix td:nth-last-child(-n+5) .pd-t, table.timing td:nth-last-child(-n+5) .pd-t
+  { left: auto !important; right: 0; }
+table.timing td { text-align: right; font-variant-numeric: tabular-nums; font-size: 12px; padding: 2px 5px; }
+table.cells td { font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.cells td.count { text-align: right; font-weight: 600; min-width: 2.4em; }
+table.cells td.zero { color: #afb8c1; text-align: right; }
+table.cells tbody th { color: #0969da; font-weight: 600; }
+table.problems td, table.warnings td { vertical-align: top; }
+table.problems thead th, table.warnings thead th { text-align: left; }
+table.problems td.col0, table.warnings td.col2 { white-space: nowrap; }
+table.warnings td.col1 { text-align: right; font-variant-numeric: tabular-nums; }
+table.problems td.col1 { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px;
+  white-space: nowrap; }
+table.problems td.col3 { max-width: 70em; overflow-wrap: anywhere; }
+td.chip { white-space: nowrap; font-weight: 600; }
+footer { margin-top: 36px; color: #59636e; font-size: 12px; }
+"""
+    + stylesheet()
+)
+
+TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>shardmatrix · {{ runs | map("first") | join(", ") }}</title>
+<style>{{ css | safe }}</style>
+</head>
+<body>
+<h1>shardmatrix compatibility matrix</h1>
+<p class="meta">{{ "Run" if runs | length == 1 else "Runs" }}
+{% for run_id, label in runs %}
+ {{ label ~ " " if runs | length > 1 }}<code>{{ run_id }}</code>{{ "," if not loop.last }}
+{% endfor %}
+ · {{ n_cells }} cell{{ "s" if n_cells != 1 }} &times; {{ n_cases }} case{{ "s" if n_cases != 1 }}</p>
+<nav><a href="#matrix">Matrix</a><a href="#problems">Problems</a>
+{% if warnings %}<a href="#warnings">Warnings</a>{% endif %}<a href="#cells">Cells</a><a href="#timing">Timing</a></nav>
+<ul class="legend">
+{% for p, n in legend %}
+<li class="{{ 'empty' if not n }}" title="{{ p.meaning }}"><span class="sym {{ p.css_class }}">{{ p.symbol }}</span>
+<span class="n">{{ n }}</span> {{ p.label }}</li>
+{% endfor %}
+</ul>
+<h2 id="matrix">Matrix</h2>
+<p class="note">Columns are cells in version order: jax, then flax, then python. Hover a result for its status,
+error, reason, warnings and timing.</p>
+{{ matrix | safe }}
+<h2 id="problems">Problems</h2>
+<p class="note">Every result that neither passed nor was not applicable; a cell where all cases failed alike is one
+row.</p>
+{{ problems | safe }}
+{% if warnings %}
+<h2 id="warnings">Warnings</h2>
+<p class="note">Passing cases that warned: usually a deprecation, an early sign of a coming break.</p>
+{{ warnings | safe }}
+{% endif %}
+<h2 id="cells">Cells</h2>
+<p class="note">Every column of the matrix: its environment and how many cases got each status.</p>
+{{ cells | safe }}
+<h2 id="timing">Timing</h2>
+<p class="note">Median duration in seconds (3 significant digits); the darker a cell, the closer to the slowest cell
+of its case. Hover for the compile / execute split.</p>
+{{ timing | safe }}
+<footer>Generated by <code>python -m reports</code> from results files alone.</footer>
+</body>
+</html>
+"""

@@ -1,0 +1,56 @@
+"""Build OUT/report/ from OUT/results/: the one place that decides where reports read and write."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reports.html import render_html
+from reports.load import load_results
+from reports.longform import write_csv
+from reports.markdown import render_markdown
+from reports.matrix import build_matrix
+from reports.summary import summary
+
+
+@dataclass(frozen=True)
+class Report:
+    """What build_report wrote, and the terminal summary it made."""
+
+    csv_path: Path
+    markdown_path: Path
+    html_path: Path
+    summary: str
+
+    @property
+    def paths(self) -> tuple[Path, Path, Path]:
+        """Every file written."""
+        return (self.csv_path, self.markdown_path, self.html_path)
+
+
+def results_dir(out_dir: Path) -> Path:
+    """Where the harness writes results: OUT/results."""
+    return Path(out_dir) / "results"
+
+
+def report_dir(out_dir: Path) -> Path:
+    """Where reports are written: OUT/report."""
+    return Path(out_dir) / "report"
+
+
+def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
+    """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html."""
+    matrix = build_matrix(load_results(results_dir(out_dir), run_ids, all_runs=all_runs))
+    target = report_dir(out_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    markdown_path = target / "matrix.md"
+    markdown_path.write_text(render_markdown(matrix), encoding="utf-8")
+    html_path = target / "matrix.html"
+    html_path.write_text(render_html(matrix), encoding="utf-8")
+    return Report(
+        csv_path=write_csv(matrix, target / "results.csv"),
+        markdown_path=markdown_path,
+        html_path=html_path,
+        summary=summary(matrix),
+    )

@@ -1,0 +1,176 @@
+"""Render the matrix as one self-contained HTML page (matrix.html): tables drawn by pandas Styler, no network.
+
+Every Styler here escapes values and labels (`escape="html"`); hover texts are escaped by reports/hover.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+from jinja2 import Environment
+from pandas.io.formats.style import Styler
+
+from reports import _page
+from reports.findings import deprecations, grouped_problems, key_ranges
+from reports.hover import Row, css_string, status_tip, timing_tip
+from reports.matrix import Matrix, counts, header_versions, pivot
+from reports.present import legend, present
+from reports.text import as_text, seconds
+
+
+def render_html(matrix: Matrix) -> str:
+    """The whole matrix.html page."""
+    environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    template = environment.from_string(_page.TEMPLATE)
+    totals = matrix.results["shown"].value_counts()
+    return template.render(
+        css=_page.CSS,
+        runs=list(matrix.run_labels.items()),
+        n_cells=len(matrix.keys),
+        n_cases=matrix.results["case_id"].nunique(),
+        legend=[(p, int(totals.get(status, 0))) for status, p in legend(matrix.results["shown"])],
+        # Styler output is already escaped; the template marks it `safe`.
+        cells=cells_table(matrix).to_html(),
+        matrix=status_table(matrix).to_html(),
+        problems=problems_table(matrix).to_html(),
+        warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
+        timing=timing_table(matrix).to_html(),
+    )
+
+
+def cells_table(matrix: Matrix) -> Styler:
+    """One row per column key: the cell, its versions and devices, and how many cases got each status."""
+    cells = matrix.cells
+    tally = counts(matrix)
+    several = len(matrix.run_ids) > 1
+    runs = {run_id: f"{label} {run_id}" for run_id, label in matrix.run_labels.items()} if several else {}
+    frame = pd.DataFrame(
+        {
+            "cell": cells["cell_id"],
+            **({"run": cells["run_id"].map(runs)} if runs else {}),
+            **{name: cells[name].map(as_text) for name in ("jax", "jaxlib", "flax", "python", "numpy", "backend")},
+            "devices": [
+                f"{as_text(n)} {as_text(kind)}".strip()
+                for n, kind in zip(cells["device_count"], cells["device_kind"], strict=True)
+            ],
+        }
+    )
+    labels = {status: f"{present(status).symbol} {present(status).label}" for status in tally.columns}
+    frame = frame.join(tally.rename(columns=labels))
+    classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    for status, label in labels.items():
+        classes[label] = [f"count {present(status).css_class}" if n else "count zero" for n in tally[status]]
+    return (
+        _styler(frame, "cells", "cells")
+        .set_td_classes(classes)
+        .format(lambda n: str(n) if n else "·", subset=list(labels.values()))
+    )
+
+
+def status_table(matrix: Matrix) -> Styler:
+    """Cases (grouped by family) by columns in version order: a coloured status symbol, details on hover."""
+    shown = pivot(matrix, "shown")
+    symbols = shown.map(lambda status: present(status).symbol if as_text(status) else "")
+    classes = shown.map(lambda status: f"status {present(status).css_class}" if as_text(status) else "status none")
+    tips = pivot(matrix, _tips(matrix, status_tip))
+    return (
+        _styler(_versioned(symbols, matrix), "matrix", "matrix")
+        .set_td_classes(_versioned(_group_starts(classes), matrix))
+        .set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP)
+    )
+
+
+def timing_table(matrix: Matrix) -> Styler:
+    """Median duration_s of every case in every column, shaded by its share of the slowest column of its case."""
+    durations = pivot(matrix, "duration_s")
+    tips = pivot(matrix, _tips(matrix, timing_tip))
+    classes = durations.map(lambda _: "")
+    styler = (
+        _styler(_versioned(durations, matrix), "timing", "timing")
+        .format(seconds)
+        .set_td_classes(_versioned(_group_starts(classes), matrix))
+    )
+    styler = styler.apply(_shade, axis=1)
+    return styler.set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP)
+
+
+def problems_table(matrix: Matrix) -> Styler:
+    """Every status that is neither a pass nor not applicable, folded, worst first."""
+    found = grouped_problems(matrix)
+    frame = pd.DataFrame(
+        {
+            "cells": [key_ranges(keys, matrix.keys) for keys in found["keys"]],
+            "case": found["case"],
+            "status": [f"{present(s).symbol} {present(s).label}" for s in found["status"]],
+            "detail": found["detail"],
+        }
+    )
+    classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    classes["status"] = [f"chip {present(s).css_class}" for s in found["status"]]
+    return _styler(frame, "problems", "problems").set_td_classes(classes).hide(axis="index")
+
+
+def warnings_table(matrix: Matrix) -> Styler:
+    """Each distinct warning of a passing case, how many cases raised it, and where."""
+    found = deprecations(matrix)
+    frame = pd.DataFrame(
+        {
+            "warning": found["warning"],
+            "cases": found["cases"],
+            "cells": [key_ranges(keys, matrix.keys) for keys in found["keys"]],
+        }
+    )
+    return _styler(frame.reset_index(drop=True), "warnings", "warnings").hide(axis="index")
+
+
+def _styler(frame: pd.DataFrame, uuid: str, css_class: str) -> Styler:
+    """A Styler that escapes every value and label, with a fixed id so the page is byte-for-byte reproducible."""
+    return (
+        frame.style.set_uuid(uuid)
+        .format(escape="html")
+        .format_index(escape="html", axis=0)
+        .format_index(escape="html", axis=1)
+        .set_table_attributes(f'class="{css_class}"')
+        .hide(names=True, axis="index")
+    )
+
+
+def _shade(durations: pd.Series) -> list[str]:
+    """Blue shading by each duration's share of the slowest in its row, so a slow cell stands out."""
+    slowest = durations.max()
+    if not slowest or pd.isna(slowest):
+        return [""] * len(durations)
+    return [
+        "" if pd.isna(value) else f"background-color: rgba(9, 105, 218, {0.04 + 0.30 * value / slowest:.2f})"
+        for value in durations
+    ]
+
+
+def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:
+    """`classes` (rows indexed by family, case) with `group-start` added to each family's first row."""
+    families = classes.index.get_level_values(0)
+    starts = [n > 0 and families[n] != families[n - 1] for n in range(len(families))]
+    return classes.apply(
+        lambda column: [f"{c} group-start".strip() if s else c for c, s in zip(column, starts, strict=True)]
+    )
+
+
+def _versioned(frame: pd.DataFrame, matrix: Matrix) -> pd.DataFrame:
+    """`frame` (columns are keys) with the cells' versions stacked above each key as header levels."""
+    versions = header_versions(matrix).loc[list(frame.columns)]
+    columns = pd.MultiIndex.from_arrays(
+        [versions[name] for name in versions.columns] + [list(frame.columns)],
+        names=[*versions.columns, "cell"],
+    )
+    return frame.set_axis(columns, axis=1)
+
+
+def _tips(matrix: Matrix, describe: Callable[[Row], str]) -> pd.Series:
+    """The hover text of each result, aligned with matrix.results."""
+    rows = matrix.results
+    return pd.Series([describe(row) for row in rows.to_dict("records")], index=rows.index, dtype=object)
+
+
+def _css_tip(text: object) -> str:
+    return css_string(as_text(text))

@@ -1,0 +1,206 @@
+"""Read the results tree, OUT/results/<run id>/<cell id>.jsonl, into one frame of records.
+
+This module knows the record schema on its own: reports are rebuilt from files alone, so nothing here imports
+the harness that wrote them. A record newer than this reader refuses the whole load; an older one is upgraded
+through explicit `update_to_N` functions (asv style), one schema step at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+Record = dict[str, Any]
+
+SCHEMA_VERSION = 1
+
+#: Every field a current record carries; a field an older writer left out is read as null.
+FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "run_id",
+    "cell_id",
+    "case_id",
+    "family",
+    "status",
+    "reason",
+    "duration_s",
+    "compile_s",
+    "execute_s",
+    "error_type",
+    "error_message",
+    "warnings",
+    "jax",
+    "jaxlib",
+    "flax",
+    "numpy",
+    "python",
+    "backend",
+    "device_kind",
+    "device_count",
+    "platform",
+    "timestamp",
+)
+
+#: Where each record came from, so "the last record of a case" means the last one in file order.
+SOURCE_FIELDS: tuple[str, ...] = ("source", "line")
+
+TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
+
+#: MIGRATIONS[n] turns a version n-1 record into a version n record. Empty until schema 2 exists; a schema 2
+#: bump adds `update_to_2` here and raises SCHEMA_VERSION, and every older file keeps loading.
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {}
+
+
+class ResultsError(Exception):
+    """The results tree cannot become a report; the message is one line naming the culprit."""
+
+
+def list_runs(results_root: Path) -> list[str]:
+    """Return the ids of the runs under `results_root` that hold any results file, oldest first."""
+    root = Path(results_root)
+    if not root.is_dir():
+        return []
+    # Run ids start with a UTC timestamp, so name order is chronological order.
+    return sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and not entry.name.startswith(".") and any(entry.glob("*.jsonl"))
+    )
+
+
+def load_results(
+    results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False
+) -> pd.DataFrame:
+    """Read every record of `run_ids` (None: the newest run; `all_runs`: every run) into one frame."""
+    root = Path(results_root)
+    chosen = choose_runs(root, run_ids, all_runs=all_runs)
+    records: list[Record] = []
+    for run_id in chosen:
+        for path in sorted((root / run_id).glob("*.jsonl")):
+            records.extend(read_jsonl(path, run_id))
+    if not records:
+        raise ResultsError(f"no readable records in run(s) {', '.join(chosen)} under {root}")
+    return records_frame(records)
+
+
+def choose_runs(results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> list[str]:
+    """Resolve a run selection to existing run ids, or raise ResultsError saying what is missing."""
+    results_root = Path(results_root)
+    if run_ids and all_runs:
+        raise ValueError("pass run_ids or all_runs, not both")
+    if not results_root.is_dir():
+        raise ResultsError(f"no results folder at {results_root}")
+    known = list_runs(results_root)
+    if not known:
+        raise ResultsError(f"no runs under {results_root} (expected <run id>/<cell id>.jsonl files)")
+    if all_runs:
+        return known
+    if not run_ids:
+        return [known[-1]]
+    missing = [run_id for run_id in run_ids if run_id not in known]
+    if missing:
+        newest = ", ".join(known[-3:])
+        raise ResultsError(f"no run {missing[0]!r} under {results_root} (newest runs: {newest})")
+    return list(dict.fromkeys(run_ids))
+
+
+def read_jsonl(path: Path, run_id: str | None = None) -> Iterator[Record]:
+    """Yield the records of one results file, upgraded to the current schema; warn about and skip bad lines."""
+    # errors="replace": a torn multi-byte character should cost one line, not the file.
+    with Path(path).open(encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _skip(where, f"not valid JSON ({exc.msg})")
+                continue
+            if not isinstance(raw, dict):
+                _skip(where, f"a JSON {type(raw).__name__}, not an object")
+                continue
+            version = raw.get("schema_version")
+            if not isinstance(version, int) or isinstance(version, bool):
+                _skip(where, f"schema_version is {version!r}, not an integer")
+                continue
+            record = upgrade(raw, where)
+            problem = _normalise(record, path, run_id)
+            if problem:
+                _skip(where, problem)
+                continue
+            record["source"] = str(path)
+            record["line"] = number
+            yield record
+
+
+def upgrade(record: Record, where: str) -> Record:
+    """Bring a record to SCHEMA_VERSION through MIGRATIONS; refuse one from a newer writer."""
+    version = record["schema_version"]
+    if version > SCHEMA_VERSION:
+        raise ResultsError(
+            f"{where}: schema_version {version} is newer than this reader knows ({SCHEMA_VERSION});"
+            " update shardmatrix to read these results"
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        if target not in MIGRATIONS:
+            raise ResultsError(f"{where}: schema_version {version} has no migration to version {target}")
+        record = MIGRATIONS[target](record)
+        record["schema_version"] = target
+    return record
+
+
+def records_frame(records: Sequence[Record]) -> pd.DataFrame:
+    """One row per record, every schema field a column, numbers as numbers; list order stands in for file order."""
+    rows = [
+        {name: record.get(name) for name in FIELDS}
+        | {"source": record.get("source", ""), "line": record.get("line", number)}
+        for number, record in enumerate(records, start=1)
+    ]
+    frame = pd.DataFrame(rows)
+    frame = frame.reindex(columns=list(FIELDS + SOURCE_FIELDS))
+    for name in TIMINGS:
+        frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+    counts = pd.to_numeric(frame["device_count"], errors="coerce")
+    # Nullable integers keep "8" from being written as "8.0"; a non-integral count is kept as a float.
+    if (counts.dropna() % 1 == 0).all():
+        frame["device_count"] = counts.astype("Int64")
+    else:
+        frame["device_count"] = counts
+    return frame
+
+
+def _normalise(record: Record, path: Path, run_id: str | None) -> str | None:
+    """Fill what the path implies and coerce loose types in place; return why the record is unusable, if it is."""
+    for name in ("case_id", "status"):
+        if not isinstance(record.get(name), str) or not record[name]:
+            return f"{name} is {record.get(name)!r}, not a string"
+    # The path names the run and the cell too; it stands in when a writer left them out.
+    if not record.get("run_id"):
+        record["run_id"] = run_id or Path(path).parent.name
+    if not record.get("cell_id"):
+        record["cell_id"] = Path(path).stem
+    if not record.get("family"):
+        family, sep, _ = record["case_id"].partition("::")
+        record["family"] = family if sep else "(none)"
+    found = record.get("warnings")
+    if found is None:
+        record["warnings"] = []
+    elif isinstance(found, str):
+        record["warnings"] = [found]
+    elif isinstance(found, list):
+        record["warnings"] = [str(text) for text in found]
+    else:
+        return f"warnings is a JSON {type(found).__name__}, not a list"
+    for name in ("run_id", "cell_id", "family"):
+        record[name] = str(record[name])
+    return None
+
+
+def _skip(where: str, why: str) -> None:
+    warnings.warn(f"{where}: skipped line: {why}", RuntimeWarning, stacklevel=2)

@@ -1,0 +1,146 @@
+"""Render the matrix as GitHub-flavoured Markdown (matrix.md).
+
+Every text that came from a record goes through `escape` or `code`: a message holding `|`, a newline or
+`<script>` must stay inside its table cell and read as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from reports.findings import deprecations, grouped_problems, key_ranges
+from reports.matrix import Matrix, counts, header_versions, pivot
+from reports.present import legend, present
+from reports.text import as_text
+
+# Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
+# emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
+_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&$])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def one_line(text: object) -> str:
+    """Text with every line break turned into a space, so it cannot end a table row."""
+    return " ".join(str(text).splitlines()).strip()
+
+
+def escape(text: object) -> str:
+    """Plain text that renders literally inside a GFM table cell."""
+    return _SPECIALS.sub(r"\\\1", one_line(text))
+
+
+def code(text: object) -> str:
+    """Text as an inline code span that stays inside a GFM table cell, whatever backticks it holds."""
+    body = one_line(text)
+    if not body:
+        return ""
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    # GFM splits table cells before it parses code spans, so a pipe must be escaped even inside one.
+    body = body.replace("|", "\\|")
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] | None = None) -> str:
+    """A GFM table from already-escaped cells; `align` holds one of 'l', 'c', 'r' per column."""
+    rule = {"l": ":--", "c": ":-:", "r": "--:"}
+    aligns = align or ["l"] * len(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule[a] for a in aligns) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(matrix: Matrix) -> str:
+    """The whole matrix.md: header, legend, one status table per family, problems, warnings, then the cells."""
+    sections = [
+        _header(matrix),
+        _legend(matrix),
+        "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
+        " to its cell.",
+        *(_family(matrix, family) for family in matrix.families),
+        _problems(matrix),
+        _warnings(matrix),
+        _cells(matrix),
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _mark(status: object) -> str:
+    shown = as_text(status)
+    return present(shown).mark if shown else ""
+
+
+def _header(matrix: Matrix) -> str:
+    if len(matrix.run_ids) == 1:
+        label, runs = "Run", code(matrix.run_ids[0])
+    else:
+        label, runs = "Runs", ", ".join(f"{short} {code(run_id)}" for run_id, short in matrix.run_labels.items())
+    cases = matrix.results["case_id"].nunique()
+    totals = matrix.results["shown"].value_counts()
+    shown = [f"{present(s).mark} {totals[s]} {escape(present(s).label)}" for s, _ in legend(totals.index)
+             if s in totals.index]
+    return "\n\n".join([
+        "# shardmatrix compatibility matrix",
+        f"{label} {runs} · {_plural(len(matrix.keys), 'cell')}, {_plural(cases, 'case')}",
+        " · ".join(shown),
+    ])
+
+
+def _legend(matrix: Matrix) -> str:
+    rows = [(p.mark, escape(p.label), escape(p.meaning)) for _, p in legend(matrix.results["shown"])]
+    return "## Legend\n\n" + table(["Mark", "Status", "Meaning"], rows, ["c", "l", "l"])
+
+
+def _cells(matrix: Matrix) -> str:
+    tally = counts(matrix)
+    multi = len(matrix.run_ids) > 1
+    header = ["Key", *(["Run"] if multi else []), "Cell", "jax", "jaxlib", "flax", "python", "numpy", "devices",
+              *(present(s).mark for s in tally.columns)]
+    rows = []
+    for key, cell in matrix.cells.iterrows():
+        run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
+        versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
+        devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
+        tallies = [str(n) if n else "" for n in tally.loc[str(key)]]
+        rows.append([f"**{key}**", *run, code(cell["cell_id"]), *versions, devices, *tallies])
+    align = ["l"] * (len(header) - len(tally.columns)) + ["r"] * len(tally.columns)
+    return "## Cells\n\n" + table(header, rows, align)
+
+
+def _family(matrix: Matrix, family: str) -> str:
+    grid = pivot(matrix, "shown", family)
+    versions = header_versions(matrix)
+    # Versions stacked under each key, labelled by the first column's header, keep columns narrow.
+    header = ["<br>".join(["key", *versions.columns])] + [
+        "<br>".join([f"**{key}**", *(escape(text) for text in versions.loc[str(key)])])
+        for key in grid.columns
+    ]
+    rows = [[code(case), *(_mark(status) for status in statuses)] for case, statuses in grid.iterrows()]
+    return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
+
+
+def _problems(matrix: Matrix) -> str:
+    found = grouped_problems(matrix)
+    if found.empty:
+        return "## Problems\n\nNone: every case passed or was not applicable."
+    rows = [
+        [key_ranges(keys, matrix.keys), code(case), f"{present(status).mark} {escape(present(status).label)}",
+         escape(text)]
+        for keys, case, status, text in found.itertuples(index=False)
+    ]
+    return f"## Problems ({len(found)})\n\n" + table(["Cells", "Case", "Status", "Detail"], rows)
+
+
+def _warnings(matrix: Matrix) -> str:
+    found = deprecations(matrix)
+    if found.empty:
+        return ""
+    rows = [[escape(text), str(cases), key_ranges(keys, matrix.keys)]
+            for text, cases, keys in found.itertuples(index=False)]
+    return "## Warnings\n\nPassed, but warned: usually a deprecation, an early sign of a coming break.\n\n" + table(
+        ["Warning", "Cases", "Cells"], rows, ["l", "r", "l"])

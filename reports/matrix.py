@@ -1,0 +1,160 @@
+"""Order cells by version and shape records into the tables every report draws from.
+
+A report column is one cell of one run: with several runs the same cell appears once per run, side by side.
+Columns get short keys (c1, c2, ...) in version order so headers stay narrow and every table agrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from packaging.version import InvalidVersion, Version
+
+from reports.load import TIMINGS
+from reports.present import display_status, legend
+from reports.text import as_text
+
+#: What makes one row of the matrix: repeats of a case in one cell of one run collapse into one row.
+ROW_KEY: list[str] = ["run_id", "cell_id", "case_id"]
+
+#: Fields that describe a cell rather than a case.
+ENVIRONMENT: tuple[str, ...] = (
+    "jax", "jaxlib", "flax", "numpy", "python", "backend", "device_kind", "device_count", "platform",
+)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Collapsed results (one row per run, cell, case) and their cells, keyed c1..cN in version order."""
+
+    results: pd.DataFrame
+    cells: pd.DataFrame
+
+    @property
+    def run_ids(self) -> list[str]:
+        """The runs shown, oldest first."""
+        return sorted(self.cells["run_id"].unique())
+
+    @property
+    def run_labels(self) -> dict[str, str]:
+        """Short labels r1, r2, ... for the runs shown, oldest first."""
+        return {run_id: f"r{number}" for number, run_id in enumerate(self.run_ids, start=1)}
+
+    @property
+    def keys(self) -> list[str]:
+        """Column keys in version order."""
+        return list(self.cells.index)
+
+    @property
+    def families(self) -> list[str]:
+        """Families, alphabetically."""
+        return sorted(self.results["family"].unique())
+
+
+def version_key(text: object) -> tuple[int, Version, str]:
+    """Sort key for a version string: releases in release order (0.4.38 < 0.10.2), then unparsable, then missing."""
+    if not as_text(text):
+        return (2, Version("0"), "")
+    try:
+        return (0, Version(str(text)), "")
+    except InvalidVersion:
+        return (1, Version("0"), str(text))
+
+
+def build_matrix(records: pd.DataFrame) -> Matrix:
+    """Collapse records to one row per (run, cell, case) and order cells by jax, then flax, then python."""
+    results = collapse(records)
+    cells = cell_table(results)
+    keys = {
+        (run_id, cell_id): key
+        for key, run_id, cell_id in zip(cells.index, cells["run_id"], cells["cell_id"], strict=True)
+    }
+    pairs = zip(results["run_id"], results["cell_id"], strict=True)
+    results["key"] = [keys[pair] for pair in pairs]
+    position = {key: number for number, key in enumerate(cells.index)}
+    results["_position"] = results["key"].map(position)
+    results = results.sort_values(["_position", "family", "case_id"], kind="stable").drop(columns="_position")
+    return Matrix(results=results.reset_index(drop=True), cells=cells)
+
+
+def collapse(records: pd.DataFrame) -> pd.DataFrame:
+    """One row per (run, cell, case): the last record in file order, median timings, and how many records."""
+    ordered = records.sort_values(["source", "line"], kind="stable")
+    groups = ordered.groupby(ROW_KEY, sort=False)
+    results = groups.tail(1).set_index(ROW_KEY)
+    results[list(TIMINGS)] = groups[list(TIMINGS)].median()
+    results["attempts"] = groups.size()
+    results = results.reset_index()
+    results["shown"] = [
+        display_status(status, found) for status, found in zip(results["status"], results["warnings"], strict=True)
+    ]
+    return results
+
+
+def cell_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per (run, cell) with its environment, in version order, indexed by key c1..cN."""
+    # last() skips nulls: an install_error record that knows no numpy does not blank the cell's numpy.
+    cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
+    order = sorted(
+        range(len(cells)),
+        key=lambda i: (
+            version_key(cells["jax"].iloc[i]),
+            version_key(cells["flax"].iloc[i]),
+            version_key(minor(cells["python"].iloc[i])),
+            str(cells["cell_id"].iloc[i]),
+            str(cells["run_id"].iloc[i]),
+        ),
+    )
+    cells = cells.iloc[order].reset_index(drop=True)
+    cells.index = pd.Index([f"c{number}" for number in range(1, len(cells) + 1)], name="key")
+    return cells
+
+
+def minor(version: object) -> str:
+    """'3.11.7' -> '3.11': a cell pins python by minor release, and the patch may differ between runs."""
+    return ".".join(as_text(version).split(".")[:2])
+
+
+def header_versions(matrix: Matrix) -> pd.DataFrame:
+    """What a column header shows of each column key, coarsest first: jax, flax, python (minor), and the run
+    label when several runs are shown."""
+    cells = matrix.cells
+    versions = pd.DataFrame(
+        {"jax": cells["jax"].map(as_text), "flax": cells["flax"].map(as_text), "python": cells["python"].map(minor)},
+        index=cells.index,
+    )
+    if len(matrix.run_ids) > 1:
+        versions["run"] = cells["run_id"].map(matrix.run_labels)
+    return versions
+
+
+def case_name(case_id: str, family: str) -> str:
+    """A case's name within its family: 'sharded_gathers::test_take' -> 'test_take'."""
+    prefix = f"{family}::"
+    return case_id[len(prefix):] if case_id.startswith(prefix) else case_id
+
+
+def pivot(matrix: Matrix, values: str | pd.Series, family: str | None = None) -> pd.DataFrame:
+    """Cases (rows) by column keys in version order, of one results column or of a Series aligned with results;
+    for one family (rows named by case) or for all (rows named by family and case)."""
+    rows = matrix.results.assign(_values=matrix.results[values] if isinstance(values, str) else values)
+    if family is not None:
+        rows = rows[rows["family"] == family]
+    rows = rows.assign(case=[case_name(c, f) for c, f in zip(rows["case_id"], rows["family"], strict=True)])
+    index = ["case"] if family is not None else ["family", "case"]
+    # Two case ids can share a name ('fam::t' and a bare 't'); keep the last rather than refuse the report.
+    rows = rows.drop_duplicates(subset=[*index, "key"], keep="last")
+    table = rows.pivot(index=index, columns="key", values="_values")
+    table = table.reindex(columns=matrix.keys).sort_index()
+    table.columns.name = None
+    return table
+
+
+def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
+    """How many cases of each status (legend order) each column key has."""
+    table = pd.crosstab(matrix.results["key"], matrix.results[column])
+    order = [status for status, _ in legend(table.columns) if status in table.columns]
+    table = table.reindex(index=matrix.keys, columns=order, fill_value=0)
+    table.columns.name = None
+    return table

@@ -1,0 +1,90 @@
+"""How each status looks in a report: its mark, colours and legend text.
+
+The status vocabulary is the harness's; this is only its presentation, kept here because reports never import
+the harness. tests/test_reports_present.py checks that every harness status has an entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+#: A display-only status: passed, but the case emitted warnings (usually deprecations) -- an early warning.
+DEPRECATED = "passed_deprecated"
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """How one status is drawn: an emoji mark (Markdown, terminal), a text symbol and colours (HTML), a legend."""
+
+    mark: str
+    symbol: str
+    background: str
+    foreground: str
+    label: str
+    meaning: str
+    css_class: str
+
+
+#: status, mark, symbol, background, foreground, label, meaning -- in legend order: the harness's order, with
+#: the warned variant of passed right after passed.
+_TABLE: tuple[tuple[str, str, str, str, str, str, str], ...] = (
+    ("passed", "✅", "✓", "#d3f5dc", "#116329", "passed", "the case ran and every assertion held"),
+    (DEPRECATED, "⚠️", "⚠\ufe0e", "#fff0b3", "#7a4d00", "passed, warned",
+     "passed, but emitted warnings (usually deprecations): an early warning of a coming break"),
+    ("failed", "❌", "✗", "#ffcfcc", "#a40e26", "failed",
+     "the case ran and an assertion failed or the API under test raised"),
+    ("error", "🚫", "E", "#fbd3ec", "#8a1f5f", "error",
+     "the case could not run: its module or the cell's packages failed to import, or setup failed"),
+    ("not_applicable", "\N{HEAVY MINUS SIGN}", "\N{EN DASH}", "#f3f4f6", "#8c959f", "not applicable",
+     "the API or device count the case needs is absent in this cell (the reason names it)"),
+    ("xfailed", "🐛", "x", "#ebe4fb", "#5a32a3", "xfailed",
+     "a known upstream breakage, declared as data, failed as expected"),
+    ("xpassed", "❗", "X", "#d6ebff", "#0a4fa8", "xpassed",
+     "a known upstream breakage no longer fails: the known-breakage entry is stale"),
+    ("crashed", "💥", "C", "#b42318", "#ffffff", "crashed",
+     "the process running the case died (signal or exit code recorded)"),
+    ("timeout", "⏱️", "T", "#ffd9b8", "#8a3a00", "timeout",
+     "the case ran past its time limit and was stopped"),
+    ("install_error", "📦", "I", "#cfd6de", "#24292f", "install error",
+     "the cell's environment could not be built (installer or interpreter message recorded)"),
+)
+
+PRESENTATIONS: dict[str, Presentation] = {
+    status: Presentation(mark, symbol, background, foreground, label, meaning, f"st-{status}")
+    for status, mark, symbol, background, foreground, label, meaning in _TABLE
+}
+
+#: Shown for a status this reader does not know: neutral, so a newer harness still gets a readable report.
+UNKNOWN = Presentation("❓", "?", "#ffffff", "#57606a", "unknown", "a status this report does not know", "st-unknown")
+
+
+def present(status: str) -> Presentation:
+    """Return how `status` (a record status or DEPRECATED) is drawn; an unknown one gets the neutral look."""
+    known = PRESENTATIONS.get(status)
+    if known is not None:
+        return known
+    return replace(UNKNOWN, label=str(status))
+
+
+def display_status(status: str, warnings: Sequence[str] | None) -> str:
+    """The status a report shows: DEPRECATED for a pass that warned, else the record's own status."""
+    if status == "passed" and warnings is not None and len(warnings) > 0:
+        return DEPRECATED
+    return status
+
+
+def legend(shown: Iterable[str]) -> list[tuple[str, Presentation]]:
+    """Every known status in legend order, then any unknown status among `shown`, in first-seen order."""
+    entries = list(PRESENTATIONS.items())
+    unknown = [status for status in dict.fromkeys(shown) if status not in PRESENTATIONS]
+    return entries + [(status, present(status)) for status in unknown]
+
+
+def stylesheet() -> str:
+    """CSS classes `.st-<status>` giving each status its colours, shared by every HTML table and the legend."""
+    rules = [
+        f".{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
+        for p in [*PRESENTATIONS.values(), UNKNOWN]
+    ]
+    return "\n".join(rules)

@@ -1,0 +1,214 @@
+"""Tests for reports/build.py, and write_synthetic_tree(): a realistic results tree for looking at reports."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import reports
+from reports.build import build_report, report_dir, results_dir
+from reports.load import ResultsError
+
+REPORTS = Path(reports.__file__).parent
+
+HOSTILE = "<script>alert(1)</script> | pipe\nsecond line `tick` *star* [x](y) & $x$"
+
+#: (jax, jaxlib, flax, python) of each synthetic cell, deliberately not in version order.
+CELLS: tuple[tuple[str, str, str, str], ...] = (
+    ("0.10.2", "0.10.2", "0.12.8", "3.12"),
+    ("0.4.38", "0.4.38", "0.10.2", "3.12"),
+    ("0.4.30", "0.4.30", "0.8.5", "3.10"),
+    ("0.4.30", "0.4.30", "0.8.5", "3.11"),
+    ("0.4.35", "0.4.35", "0.10.0", "3.11"),
+    ("0.5.0", "0.5.0", "0.10.2", "3.11"),
+    ("0.5.3", "0.5.3", "0.10.4", "3.12"),
+    ("0.6.2", "0.6.2", "0.10.6", "3.12"),
+    ("0.7.0", "0.7.0", "0.11.0", "3.12"),
+    ("0.7.2", "0.7.2", "0.11.2", "3.13"),
+    ("0.8.1", "0.8.1", "0.12.0", "3.12"),
+    ("0.9.0", "0.9.0", "0.12.2", "3.13"),
+    ("0.10.0", "0.10.0", "0.12.6", "3.13"),
+    ("0.10.2", "0.10.2", "0.12.8", "3.11"),
+)
+
+CASES: tuple[str, ...] = (
+    "sharded_gathers::test_at_get_out_sharding",
+    "sharded_gathers::test_take_along_axis",
+    "sharded_gathers::test_gather_batched[4x2]",
+    "shard_map::test_experimental_shard_map",
+    "shard_map::test_jax_shard_map",
+    "shard_map::test_check_vma",
+    "named_sharding::test_device_put_named",
+    "named_sharding::test_with_sharding_constraint",
+    "nnx_partitioning::test_nnx_get_partition_spec",
+    "nnx_partitioning::test_logical_to_mesh",
+    "mesh_utils::test_create_device_mesh",
+    "mesh_utils::test_make_mesh_axis_types",
+)
+
+
+def _v(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def _outcome(case_id: str, jax: str, flax: str, python: str, rng: random.Random) -> dict[str, Any]:
+    """A plausible outcome for one case in one cell; the rules mimic how sharding APIs moved."""
+    v = _v(jax)
+    if case_id.endswith("test_jax_shard_map") and v < (0, 5, 0):
+        return {"status": "not_applicable", "reason": "jax.shard_map absent (needs jax>=0.5.0)"}
+    if case_id.endswith("test_make_mesh_axis_types") and v < (0, 6, 0):
+        return {"status": "not_applicable", "reason": "jax.sharding.AxisType absent"}
+    if case_id.endswith("test_check_vma") and v < (0, 6, 2):
+        return {"status": "not_applicable", "reason": "shard_map(check_vma=) parameter absent"}
+    if case_id.endswith("test_experimental_shard_map") and v >= (0, 8, 0):
+        return {
+            "status": "passed",
+            "warnings": ["DeprecationWarning: jax.experimental.shard_map is deprecated; use jax.shard_map"],
+        }
+    if case_id.endswith("test_with_sharding_constraint") and v >= (0, 10, 0):
+        return {"status": "failed", "error_type": "ValueError", "error_message": HOSTILE}
+    if case_id.endswith("test_at_get_out_sharding") and v < (0, 4, 35):
+        return {"status": "failed", "error_type": "TypeError",
+                "error_message": "_rewriting_take() got an unexpected keyword argument 'out_sharding'"}
+    if case_id.endswith("test_nnx_get_partition_spec") and _v(flax) < (0, 10, 0):
+        return {"status": "xfailed", "reason": "flax#4123: nnx.get_partition_spec drops PartitionSpec on Variables"}
+    if case_id.endswith("test_logical_to_mesh") and _v(flax) == (0, 11, 0):
+        return {"status": "xpassed", "reason": "flax#4410 listed as broken in 0.11.0 but now passes"}
+    if case_id.endswith("test_gather_batched[4x2]") and jax == "0.7.0":
+        return {"status": "timeout", "reason": "stopped after 120 s"}
+    if case_id.endswith("test_take_along_axis") and jax == "0.9.0":
+        return {"status": "crashed", "reason": "worker died: signal 11 (SIGSEGV)"}
+    if case_id.endswith("test_device_put_named") and v >= (0, 7, 0):
+        return {"status": "passed", "warnings": [
+            "DeprecationWarning: jax.sharding.PositionalSharding is deprecated",
+            "UserWarning: Explicitly requested dtype float64 requested in zeros is not available",
+        ]}
+    return {"status": "passed"}
+
+
+def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", seed: int = 0) -> Path:
+    """Write a realistic OUT/results/<run_id>/ tree (14 cells, 12 cases, 5 families, every status); return it."""
+    rng = random.Random(seed)
+    run_dir = results_dir(out_dir) / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for jax, jaxlib, flax, python in CELLS:
+        cell_id = f"jax{jax}-flax{flax}-py{python}"
+        patch = rng.randint(1, 9)
+        lines = []
+        for case_id in CASES:
+            if python == "3.13" and _v(jax) < (0, 8, 0):
+                outcome: dict[str, Any] = {"status": "install_error", "error_type": "InstallError",
+                                           "error_message": f"No solution found: jaxlib=={jaxlib} has no wheel "
+                                                            f"for CPython {python}"}
+            elif jax == "0.5.3":
+                outcome = {"status": "error", "error_type": "ImportError",
+                           "error_message": "cannot import name 'linear_util' from 'jax' (flax/core/axes_scan.py)"}
+            else:
+                outcome = _outcome(case_id, jax, flax, python, rng)
+            installed = outcome["status"] != "install_error"
+            duration = round(rng.uniform(0.05, 2.5) * (1 + _v(jax)[1] / 20), 4) if installed else None
+            compile_s = round(duration * rng.uniform(0.5, 0.8), 4) if duration else None
+            family = case_id.partition("::")[0]
+            record = {
+                "schema_version": 1, "run_id": run_id, "cell_id": cell_id, "case_id": case_id, "family": family,
+                "status": outcome["status"], "reason": outcome.get("reason"),
+                "duration_s": duration, "compile_s": compile_s,
+                "execute_s": round(duration - compile_s, 4) if duration and compile_s else None,
+                "error_type": outcome.get("error_type"), "error_message": outcome.get("error_message"),
+                "warnings": outcome.get("warnings", []),
+                "jax": jax, "jaxlib": jaxlib, "flax": flax, "numpy": "2.1.3" if installed else None,
+                "python": f"{python}.{patch}" if installed else python,
+                "backend": "cpu" if installed else None, "device_kind": "cpu" if installed else None,
+                "device_count": 8 if installed else None, "platform": "Linux-x86_64" if installed else None,
+                "timestamp": "2026-11-21T08:45:12.123456+00:00",
+            }
+            lines.append(json.dumps(record))
+            if case_id.endswith("test_take_along_axis") and installed:
+                # A repeat: the report shows the last record and the median duration.
+                lines.append(json.dumps({**record, "duration_s": record["duration_s"] * 1.1}))
+        (run_dir / f"{cell_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (run_dir / "cell.log").write_text("not a results file\n", encoding="utf-8")
+    return run_dir
+
+
+def imports_harness(source: str) -> bool:
+    """Whether Python source imports the harness package in any form."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "harness" for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "harness" and not node.level:
+            return True
+    return False
+
+
+# --- reports/ stands alone ------------------------------------------------------------------------------------
+
+
+def test_reports_modules_never_import_harness() -> None:
+    offenders = [path.name for path in REPORTS.glob("*.py") if imports_harness(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_import_check_catches_an_import_of_harness() -> None:
+    assert imports_harness("from harness.statuses import ALL")
+    assert imports_harness("import harness.records as r")
+    assert not imports_harness("from reports.load import FIELDS\nimport harnessed")
+
+
+def test_importing_reports_loads_no_harness_module() -> None:
+    code = "import sys, reports.cli; sys.exit(any(m.split('.')[0] == 'harness' for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPORTS.parent).returncode == 0
+
+
+# --- build_report ---------------------------------------------------------------------------------------------
+
+
+def test_paths_are_decided_in_one_place(tmp_path: Path) -> None:
+    assert results_dir(tmp_path) == tmp_path / "results"
+    assert report_dir(tmp_path) == tmp_path / "report"
+
+
+def test_build_report_writes_every_file(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    report = build_report(tmp_path)
+    assert report.paths == tuple(report_dir(tmp_path) / name for name in ("results.csv", "matrix.md", "matrix.html"))
+    for path in report.paths:
+        assert path.is_file() and path.stat().st_size > 0
+    assert "jax0.4.30-flax0.8.5-py3.10" in report.summary.splitlines()[2]
+
+
+def test_synthetic_tree_shows_every_status_and_the_hostile_text_escaped(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    report = build_report(tmp_path)
+    html = report.html_path.read_text(encoding="utf-8")
+    markdown = report.markdown_path.read_text(encoding="utf-8")
+    for status in ("passed", "passed_deprecated", "failed", "error", "not_applicable", "xfailed", "xpassed",
+                   "crashed", "timeout", "install_error"):
+        assert f"status st-{status}" in html, status
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "\\<script\\>alert(1)\\</script\\> \\| pipe" in markdown
+    assert len(pd.read_csv(report.csv_path)) == 14 * 12
+
+
+def test_build_report_of_chosen_runs_puts_them_side_by_side(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path, run_id="20261120T000000Z-aaaa")
+    write_synthetic_tree(tmp_path, run_id="20261121T000000Z-bbbb")
+    newest = build_report(tmp_path)
+    assert "20261120T000000Z-aaaa" not in newest.csv_path.read_text(encoding="utf-8")
+    both = build_report(tmp_path, all_runs=True)
+    assert len(pd.read_csv(both.csv_path)) == 2 * 14 * 12
+    markdown = both.markdown_path.read_text(encoding="utf-8")
+    assert "Runs r1 `20261120T000000Z-aaaa`, r2 `20261121T000000Z-bbbb`" in markdown
+
+
+def test_build_report_without_results_raises(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="no results folder"):
+        build_report(tmp_path)

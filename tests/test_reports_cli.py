@@ -1,0 +1,92 @@
+"""Tests for reports/cli.py and `python -m reports`: exit 0 with a summary, exit 2 with one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reports
+from reports.cli import main
+from reports.load import FIELDS
+
+RUN = "20261121T084500Z-ab12"
+CELL = "jax0.10.2-flax0.12.8-py3.11"
+
+
+def record(**fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
+                duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8", python="3.11.7")
+    return {**base, **fields}
+
+
+def write_run(out: Path, *lines: str, run_id: str = RUN) -> None:
+    path = out / "results" / run_id / f"{CELL}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def test_good_results_print_summary_and_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(case_id="fam::b", status="failed")))
+    assert main(["--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert CELL in out and "failed" in out
+    assert f"wrote {tmp_path / 'report' / 'matrix.html'}" in out
+    assert err == ""
+
+
+def test_missing_results_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--out", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"python -m reports: error: no results folder at {tmp_path / 'results'}\n"
+
+
+def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()), '{"schema_version": 1, "trunc')
+    assert main(["--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{CELL}.jsonl:2: skipped line: not valid JSON" in err
+
+
+def test_newer_schema_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=2)))
+    assert main(["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{CELL}.jsonl:2: schema_version 2 is newer than this reader knows" in err
+    assert not (tmp_path / "report").exists()
+
+
+def test_chosen_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record(run_id="20261120T000000Z-aaaa")), run_id="20261120T000000Z-aaaa")
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path), "--run", "20261120T000000Z-aaaa"]) == 0
+    assert "20261120T000000Z-aaaa" in (tmp_path / "report" / "results.csv").read_text(encoding="utf-8")
+
+
+def test_unknown_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path), "--run", "nope"]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_run_and_all_runs_are_exclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--out", str(tmp_path), "--run", RUN, "--all-runs"])
+    assert exited.value.code == 2
+
+
+def test_python_dash_m_reports_runs_the_cli(tmp_path: Path) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    done = subprocess.run([sys.executable, "-m", "reports", "--out", str(tmp_path), "--all-runs"],
+                          cwd=Path(reports.__file__).parent.parent, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "wrote" in done.stdout

@@ -1,0 +1,89 @@
+"""Tests for reports/findings.py: problems folded for reading, and warnings of passing cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.findings import deprecations, grouped_problems, key_ranges, problems
+from reports.load import FIELDS, records_frame
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261121T084500Z-ab12"
+
+
+def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record of the cell named by its jax version; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
+                python="3.11.7", device_count=8)
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def test_problems_list_failures_and_known_breakages() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", error_type="ValueError", error_message="bad\nsecond line"),
+        record(case_id="fam::b", status="xfailed", reason="upstream#1"),
+    )
+    found = problems(matrix)
+    assert found["detail"].tolist() == ["ValueError: bad", "upstream#1"]
+
+
+def test_problems_leave_out_passes_and_not_applicable() -> None:
+    matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b", status="not_applicable", reason="absent"))
+    assert problems(matrix).empty
+
+
+def test_a_cell_that_failed_alike_everywhere_is_one_problem() -> None:
+    broken = {"status": "install_error", "error_type": "InstallError", "error_message": "no wheel"}
+    matrix = matrix_of(record(case_id="fam::a", **broken), record(case_id="fam::b", **broken))
+    assert grouped_problems(matrix).to_dict("records") == [
+        {"keys": ["c1"], "case": "all 2 cases", "status": "install_error", "detail": "InstallError: no wheel"}
+    ]
+
+
+def test_one_case_failing_in_several_cells_is_one_problem_naming_them() -> None:
+    matrix = matrix_of(
+        record("0.4.38", case_id="fam::a", status="failed", error_type="E"),
+        record("0.4.38", case_id="fam::b"),
+        record("0.10.2", case_id="fam::a", status="failed", error_type="E"),
+        record("0.10.2", case_id="fam::b"),
+    )
+    assert grouped_problems(matrix).to_dict("records") == [
+        {"keys": ["c1", "c2"], "case": "fam::a", "status": "failed", "detail": "E"}
+    ]
+
+
+def test_deprecations_group_warnings_by_first_line() -> None:
+    matrix = matrix_of(
+        record("0.4.38", warnings=["DeprecationWarning: old\n  at line 3"]),
+        record("0.10.2", warnings=["DeprecationWarning: old"]),
+    )
+    assert deprecations(matrix).to_dict("records") == [
+        {"warning": "DeprecationWarning: old", "cases": 1, "keys": ["c1", "c2"]}
+    ]
+
+
+def test_no_warnings_is_an_empty_table() -> None:
+    assert deprecations(matrix_of(record())).empty
+
+
+def test_key_ranges_fold_three_or_more_consecutive_keys() -> None:
+    order = ["c1", "c2", "c3", "c4", "c5"]
+    assert key_ranges(["c3", "c1", "c2", "c5"], order) == "c1\N{EN DASH}c3, c5"
+
+
+def test_key_ranges_keep_a_pair_as_two_keys() -> None:
+    assert key_ranges(["c1", "c2", "c4"], ["c1", "c2", "c3", "c4"]) == "c1, c2, c4"
+
+
+def test_a_cell_that_failed_in_different_ways_is_one_problem_per_case() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", error_type="ValueError"),
+        record(case_id="fam::b", status="failed", error_type="TypeError"),
+    )
+    assert grouped_problems(matrix)["case"].tolist() == ["fam::a", "fam::b"]

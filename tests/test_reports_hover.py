@@ -1,0 +1,64 @@
+"""Tests for reports/hover.py: hover texts say what a reader needs, and survive being put in CSS."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from reports.hover import css_string, status_tip, timing_tip
+
+HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* [x](y) &amp; </style>'
+
+
+def row(**fields: Any) -> dict[str, Any]:
+    """One collapsed result as hover functions get it; keyword arguments override fields."""
+    base: dict[str, Any] = {"key": "c3", "cell_id": "jax0.10.2-flax0.12.8-py3.11", "case_id": "fam::test_a",
+                            "shown": "passed", "error_type": None, "error_message": None, "reason": None,
+                            "warnings": [], "duration_s": 0.52, "compile_s": 0.31, "execute_s": 0.21, "attempts": 1}
+    return {**base, **fields}
+
+
+def css_unescape(text: str) -> str:
+    """Decode a CSS string body: a hex escape eats one following space; any other escaped char is literal."""
+    return re.sub(r"\\([0-9A-Fa-f]{1,6}) ?|\\(.)", lambda m: chr(int(m[1], 16)) if m[1] else m[2], text)
+
+
+def test_css_string_reads_back_exactly() -> None:
+    assert css_unescape(css_string(HOSTILE + "\u00b7 x")) == HOSTILE + "\u00b7 x"
+
+
+def test_css_string_cannot_close_the_string_or_the_style_element() -> None:
+    escaped = css_string(HOSTILE)
+    assert not set(escaped) & set('<>"\n&`')
+    assert "</style" not in escaped.lower()
+
+
+def test_status_tip_of_a_failure_names_cell_case_error_reason_and_time() -> None:
+    tip = status_tip(row(shown="failed", error_type="ValueError", error_message=HOSTILE, reason="why\nmore"))
+    assert tip.splitlines()[:3] == ["c3 · jax0.10.2-flax0.12.8-py3.11", "fam::test_a", "status: failed"]
+    assert f"ValueError: {HOSTILE}" in tip
+    assert "reason: why\n" in tip
+    assert tip.endswith("time: 0.520 s (compile 0.310 s, execute 0.210 s)")
+
+
+def test_status_tip_of_a_clean_pass_has_no_error_lines() -> None:
+    tip = status_tip(row())
+    assert "reason" not in tip and ": None" not in tip and "warning" not in tip
+
+
+def test_status_tip_lists_each_warning() -> None:
+    tip = status_tip(row(shown="passed_deprecated", warnings=["DeprecationWarning: a", "UserWarning: b"]))
+    assert "status: passed, warned\nwarning: DeprecationWarning: a\nwarning: UserWarning: b" in tip
+
+
+def test_status_tip_cuts_a_very_long_message() -> None:
+    tip = status_tip(row(shown="failed", error_message="x" * 5000))
+    assert len(tip) < 1500 and "…" in tip
+
+
+def test_timing_tip_says_median_of_repeats() -> None:
+    assert timing_tip(row(attempts=3)).endswith("· median of 3 runs")
+
+
+def test_timing_tip_without_a_duration_says_so() -> None:
+    assert timing_tip(row(duration_s=float("nan"))).endswith("time: not recorded")

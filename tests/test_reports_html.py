@@ -1,0 +1,140 @@
+"""Tests for reports/html.py: matrix.html is self-contained, escapes every record text, and shows statuses."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from reports.html import render_html
+from reports.load import FIELDS, records_frame
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261121T084500Z-ab12"
+HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* [x](y) &amp; </style>'
+
+#: Every element the page may hold: no script, no link, no img, nothing that could fetch or run anything.
+ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "code", "nav", "a", "ul", "li",
+                "span", "table", "thead", "tbody", "tr", "th", "td", "footer"}
+
+
+def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, compile_s=0.3, execute_s=0.2, warnings=[], jax=jax,
+                jaxlib=jax, flax=flax, python=python, device_count=8, device_kind="cpu", backend="cpu")
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def css_unescape(text: str) -> str:
+    """Decode a CSS string body: a hex escape eats one following space; any other escaped char is literal."""
+    return re.sub(r"\\([0-9A-Fa-f]{1,6}) ?|\\(.)", lambda m: chr(int(m[1], 16)) if m[1] else m[2], text)
+
+
+def tooltips(page: str, table: str = "matrix") -> dict[tuple[int, int], str]:
+    """The decoded hover text of each (row, col) data cell of one table."""
+    found = re.findall(rf'#T_{table}_row(\d+)_col(\d+) \.pd-t::after \{{\s*content: "(.*?)";', page)
+    return {(int(row), int(col)): css_unescape(body) for row, col, body in found}
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.text: list[str] = []
+        self.attributes: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attributes += [f"{name}={value}" for name, value in attrs]
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(page: str) -> _Page:
+    parser = _Page()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+@pytest.fixture(scope="module")
+def hostile_page() -> str:
+    return render_html(
+        matrix_of(
+            record("0.4.38", case_id="fam::a", status="failed", error_type="ValueError", error_message=HOSTILE,
+                   reason=HOSTILE),
+            record("0.4.38", case_id=f"fam::{HOSTILE}", warnings=[HOSTILE]),
+            record("0.10.2", case_id="fam::a", status=HOSTILE, cell_id=HOSTILE),
+            record("0.10.2", case_id=f"fam::{HOSTILE}", cell_id=HOSTILE, family=HOSTILE),
+        )
+    )
+
+
+# --- the page -------------------------------------------------------------------------------------------------
+
+
+def test_page_is_self_contained(hostile_page: str) -> None:
+    page = parse(hostile_page)
+    assert page.tags <= ALLOWED_TAGS
+    assert not [a for a in page.attributes if re.match(r"(src|href)=(?!#)", a)]
+    assert "url(" not in hostile_page and "@import" not in hostile_page
+
+
+def test_hostile_text_is_escaped_in_body_and_style(hostile_page: str) -> None:
+    assert "<script>" not in hostile_page
+    # The hostile text's own </style> never appears raw: every closing tag closes one of the page's own.
+    assert hostile_page.lower().count("</style") == hostile_page.lower().count("<style")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in hostile_page
+    assert "ValueError: <script>alert(1)</script> | \"quoted\" \\ back" in "".join(parse(hostile_page).text)
+
+
+def test_hover_shows_status_error_reason_and_warning_as_text(hostile_page: str) -> None:
+    tips = tooltips(hostile_page)
+    failed = next(tip for tip in tips.values() if "status: failed" in tip)
+    assert f"ValueError: {HOSTILE}" in failed
+    assert f"reason: {HOSTILE.splitlines()[0]}" in failed
+    warned = next(tip for tip in tips.values() if "status: passed, warned" in tip)
+    assert f"warning: {HOSTILE.splitlines()[0]}" in warned
+    assert "time: 0.500 s (compile 0.300 s, execute 0.200 s)" in failed
+
+
+def test_statuses_get_their_classes_and_symbols() -> None:
+    page = render_html(
+        matrix_of(record(case_id="fam::a"), record(case_id="fam::b", warnings=["DeprecationWarning: old"]),
+                  record(case_id="fam::c", status="failed"), record(case_id="fam::d", status="quarantined"))
+    )
+    for css_class, symbol in [("st-passed", "✓"), ("st-passed_deprecated", "⚠\ufe0e"), ("st-failed", "✗"),
+                              ("st-unknown", "?")]:
+        assert re.search(rf'<td [^>]*class="[^"]*status {css_class}[^"]*"[^>]*>{re.escape(symbol)}<', page), css_class
+
+
+def test_a_case_missing_from_a_cell_is_a_blank_cell() -> None:
+    page = render_html(matrix_of(record("0.4.38", case_id="fam::a"), record("0.10.2", case_id="fam::b")))
+    assert len(re.findall(r'class="[^"]*status none', page)) == 2
+
+
+def test_columns_are_in_version_order_with_versions_in_the_header() -> None:
+    page = render_html(matrix_of(record("0.10.2"), record("0.4.38")))
+    matrix = page[page.index('id="T_matrix"') :]
+    assert matrix.index(">0.4.38<") < matrix.index(">0.10.2<")
+
+
+def test_timing_shows_the_median_duration() -> None:
+    page = render_html(matrix_of(record(duration_s=1.0), record(duration_s=2.0), record(duration_s=10.0)))
+    timing = page[page.index('id="T_timing"') :]
+    assert re.search(r"<td [^>]*>2\.00<", timing)
+    assert "median of 3 runs" in tooltips(page, "timing")[(0, 0)]
+
+
+def test_page_is_reproducible() -> None:
+    matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b", status="failed"))
+    assert render_html(matrix) == render_html(matrix)

@@ -1,0 +1,190 @@
+"""Tests for reports/load.py: reading the results tree, in pass/fail pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import load
+from reports.load import FIELDS, ResultsError, list_runs, load_results, read_jsonl, records_frame
+
+RUN = "20261121T084500Z-ab12"
+CELL = "jax0.10.2-flax0.12.8-py3.11"
+
+
+def record(**fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record; keyword arguments override its fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
+                duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8", python="3.11.7",
+                device_count=8)
+    return {**base, **fields}
+
+
+def write_lines(root: Path, run_id: str, cell_id: str, lines: list[str]) -> Path:
+    """Write raw lines as OUT/results/<run_id>/<cell_id>.jsonl under `root`."""
+    path = root / run_id / f"{cell_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def write_records(root: Path, run_id: str, cell_id: str, *records: dict[str, Any]) -> Path:
+    return write_lines(root, run_id, cell_id, [json.dumps(r) for r in records])
+
+
+# --- list_runs -------------------------------------------------------------------------------------------------
+
+
+def test_list_runs_sorts_runs_holding_results(tmp_path: Path) -> None:
+    write_records(tmp_path, "20261122T000000Z-bbbb", CELL, record())
+    write_records(tmp_path, "20261121T000000Z-aaaa", CELL, record())
+    assert list_runs(tmp_path) == ["20261121T000000Z-aaaa", "20261122T000000Z-bbbb"]
+
+
+def test_list_runs_ignores_files_hidden_and_empty_folders(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record())
+    (tmp_path / "20300101T000000Z-empty").mkdir()
+    write_records(tmp_path, ".hidden", CELL, record())
+    (tmp_path / "notes.txt").write_text("x")
+    assert list_runs(tmp_path) == [RUN]
+    assert list_runs(tmp_path / "missing") == []
+
+
+# --- lines: kept or skipped ------------------------------------------------------------------------------------
+
+
+def test_valid_lines_are_kept_in_file_order(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(case_id="fam::b"), record(case_id="fam::a"))
+    rows = list(read_jsonl(path))
+    assert [r["case_id"] for r in rows] == ["fam::b", "fam::a"]
+    assert [r["line"] for r in rows] == [1, 2]
+
+
+def test_corrupt_line_is_skipped_with_a_warning_naming_file_and_line(tmp_path: Path) -> None:
+    good = json.dumps(record())
+    path = write_lines(tmp_path, RUN, CELL, [good, good[: len(good) // 2], good])
+    with pytest.warns(RuntimeWarning, match=rf"{CELL}\.jsonl:2: skipped line: not valid JSON"):
+        rows = list(read_jsonl(path))
+    assert [r["line"] for r in rows] == [1, 3]
+
+
+def test_non_object_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = write_lines(tmp_path, RUN, CELL, ["[1, 2]", json.dumps(record())])
+    with pytest.warns(RuntimeWarning, match=r":1: skipped line: a JSON list, not an object"):
+        rows = list(read_jsonl(path))
+    assert len(rows) == 1
+
+
+def test_blank_lines_are_skipped_silently(tmp_path: Path, recwarn: pytest.WarningsRecorder) -> None:
+    path = write_lines(tmp_path, RUN, CELL, ["", json.dumps(record()), "   "])
+    assert len(list(read_jsonl(path))) == 1
+    assert len(recwarn) == 0
+
+
+def test_record_without_identity_is_skipped(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(case_id=None), record(status=7), record())
+    with pytest.warns(RuntimeWarning) as caught:
+        rows = list(read_jsonl(path))
+    assert len(rows) == 1
+    assert ["case_id is None" in str(w.message) for w in caught] == [True, False]
+
+
+def test_record_without_schema_version_is_skipped(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, {k: v for k, v in record().items() if k != "schema_version"})
+    with pytest.warns(RuntimeWarning, match="schema_version is None"):
+        assert list(read_jsonl(path)) == []
+
+
+def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(run_id=None, cell_id=None, family=None, warnings=None))
+    (row,) = read_jsonl(path, RUN)
+    assert (row["run_id"], row["cell_id"], row["family"], row["warnings"]) == (RUN, CELL, "fam", [])
+
+
+# --- schema versions ------------------------------------------------------------------------------------------
+
+
+def test_schema_1_is_accepted(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(schema_version=1))
+    assert len(list(read_jsonl(path))) == 1
+
+
+def test_newer_schema_refuses_the_whole_load(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record(), record(schema_version=2))
+    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 2 is newer than this reader knows \(1\)"):
+        load_results(tmp_path)
+
+
+def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def update_to_2(old: dict[str, Any]) -> dict[str, Any]:
+        return {**old, "reason": "migrated"}
+
+    monkeypatch.setattr(load, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(load, "MIGRATIONS", {2: update_to_2})
+    path = write_records(tmp_path, RUN, CELL, record(schema_version=1))
+    (row,) = read_jsonl(path)
+    assert (row["schema_version"], row["reason"]) == (2, "migrated")
+
+
+def test_older_schema_without_a_migration_is_refused(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record(schema_version=0))
+    with pytest.raises(ResultsError, match="schema_version 0 has no migration to version 1"):
+        load_results(tmp_path)
+
+
+# --- choosing runs --------------------------------------------------------------------------------------------
+
+
+def test_default_is_the_newest_run(tmp_path: Path) -> None:
+    write_records(tmp_path, "20261121T000000Z-aaaa", CELL, record(run_id="20261121T000000Z-aaaa"))
+    write_records(tmp_path, "20261122T000000Z-bbbb", CELL, record(run_id="20261122T000000Z-bbbb"))
+    assert set(load_results(tmp_path)["run_id"]) == {"20261122T000000Z-bbbb"}
+    assert set(load_results(tmp_path, ["20261121T000000Z-aaaa"])["run_id"]) == {"20261121T000000Z-aaaa"}
+    assert len(set(load_results(tmp_path, all_runs=True)["run_id"])) == 2
+
+
+def test_unknown_run_is_refused(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record())
+    with pytest.raises(ResultsError, match=r"no run 'nope' under .* \(newest runs: 20261121T084500Z-ab12\)"):
+        load_results(tmp_path, ["nope"])
+
+
+def test_missing_folder_and_empty_folder_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="no results folder at"):
+        load_results(tmp_path / "results")
+    (tmp_path / "results").mkdir()
+    with pytest.raises(ResultsError, match="no runs under"):
+        load_results(tmp_path / "results")
+
+
+def test_run_of_only_corrupt_lines_is_refused(tmp_path: Path) -> None:
+    write_lines(tmp_path, RUN, CELL, ["{not json"])
+    with pytest.warns(RuntimeWarning), pytest.raises(ResultsError, match="no readable records"):
+        load_results(tmp_path)
+
+
+def test_files_other_than_jsonl_are_ignored(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record())
+    (tmp_path / RUN / "cell.log").write_text("{garbage")
+    (tmp_path / RUN / "machine.json").write_text(json.dumps(record(schema_version=99)))
+    assert len(load_results(tmp_path)) == 1
+
+
+# --- the frame ------------------------------------------------------------------------------------------------
+
+
+def test_frame_has_every_field_and_typed_numbers() -> None:
+    frame = records_frame([record(device_count=8), record(device_count=None, duration_s=None)])
+    assert list(frame.columns) == [*FIELDS, "source", "line"]
+    assert str(frame["device_count"].dtype) == "Int64"
+    assert frame["duration_s"].isna().tolist() == [False, True]
+    assert frame["line"].tolist() == [1, 2]
+
+
+def test_frame_keeps_a_non_integral_device_count_as_float() -> None:
+    frame = records_frame([record(device_count=1.5)])
+    assert frame["device_count"].tolist() == [1.5]

@@ -1,0 +1,58 @@
+"""Tests for reports/longform.py: results.csv has one row per (cell, case) and every field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reports.load import FIELDS, records_frame
+from reports.longform import COLUMNS, long_form, write_csv
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261121T084500Z-ab12"
+HOSTILE = '<script>alert(1)</script> | "q", x\nsecond line'
+REQUIRED = ["run_id", "cell", "case", "family", "status", "duration_s", "compile_s", "execute_s", "jax", "jaxlib",
+            "flax", "numpy", "python", "backend", "device_kind", "device_count", "platform", "error_type",
+            "error_message", "reason", "deprecations", "timestamp"]
+
+
+def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
+                python="3.11.7", device_count=8)
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def test_columns_include_every_required_field() -> None:
+    assert set(REQUIRED) <= set(long_form(matrix_of(record())).columns)
+    assert list(long_form(matrix_of(record())).columns) == list(COLUMNS.values())
+
+
+def test_repeats_are_one_row_and_cells_come_in_version_order() -> None:
+    table = long_form(matrix_of(record("0.10.2"), record("0.10.2", status="failed"), record("0.4.38")))
+    assert table[["jax", "status"]].values.tolist() == [["0.4.38", "passed"], ["0.10.2", "failed"]]
+
+
+def test_warnings_are_joined_into_deprecations() -> None:
+    table = long_form(matrix_of(record(warnings=["DeprecationWarning: a", "UserWarning: b"])))
+    assert table["deprecations"].tolist() == ["DeprecationWarning: a | UserWarning: b"]
+
+
+def test_no_warnings_is_an_empty_deprecations_field() -> None:
+    assert long_form(matrix_of(record()))["deprecations"].tolist() == [""]
+
+
+def test_csv_round_trips_hostile_text_and_integer_device_counts(tmp_path: Path) -> None:
+    path = write_csv(matrix_of(record(status="failed", error_message=HOSTILE, warnings=[HOSTILE])), tmp_path / "r.csv")
+    back = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert back.loc[0, "error_message"] == HOSTILE
+    assert back.loc[0, "device_count"] == "8"
+    assert back.loc[0, "reason"] == ""

@@ -1,0 +1,140 @@
+"""Tests for reports/markdown.py: matrix.md content, and that hostile text cannot break its tables."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from reports.load import FIELDS, records_frame
+from reports.markdown import code, escape, render_markdown, table
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261121T084500Z-ab12"
+HOSTILE = "<script>alert(1)</script> | pipe\nnew line `tick` ``two`` *star* _under_ [x](y) &amp; $x$ ~~s~~ \\"
+
+
+def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
+                python=python, device_count=8, device_kind="cpu")
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def cells_of(row: str) -> list[str]:
+    """Split a GFM table row the way GitHub does: on every pipe not escaped by a backslash."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+
+
+def table_rows(markdown: str) -> list[list[str]]:
+    return [cells_of(line) for line in markdown.splitlines() if line.startswith("|")]
+
+
+def outside_code(text: str) -> str:
+    """`text` with its code spans removed: inside one, `<script>` is literal text already."""
+    return re.sub(r"(?<![`\\])(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
+
+
+def unescape(text: str) -> str:
+    """What CommonMark shows for backslash-escaped plain text."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
+# --- escaping -------------------------------------------------------------------------------------------------
+
+
+def test_plain_text_is_left_readable() -> None:
+    assert escape("jax0.4.38-flax0.10.2-py3.12: ValueError (x)") == "jax0.4.38-flax0.10.2-py3.12: ValueError (x)"
+
+
+def test_hostile_text_is_one_escaped_line_that_reads_back_the_same() -> None:
+    escaped = escape(HOSTILE)
+    assert "\n" not in escaped
+    assert len(cells_of(f"| {escaped} |")) == 1
+    assert re.search(r"(?<!\\)[<|`*_\[\]&$~]", escaped) is None
+    assert unescape(escaped) == " ".join(HOSTILE.splitlines())
+
+
+def test_code_span_of_plain_text_is_a_single_backtick_span() -> None:
+    assert code("fam::test_a[x]") == "`fam::test_a[x]`"
+    assert code("") == ""
+
+
+def test_code_span_outlasts_the_backticks_and_pipes_inside_it() -> None:
+    span = code("a ``b`` | c`")
+    assert span == "``` a ``b`` \\| c` ```"
+    assert len(cells_of(f"| {span} |")) == 1
+
+
+def test_table_has_a_rule_row_with_alignments() -> None:
+    assert table(["a", "b"], [["1", "2"]], ["l", "c"]).splitlines() == ["| a | b |", "|:--|:-:|", "| 1 | 2 |"]
+
+
+# --- the document ---------------------------------------------------------------------------------------------
+
+
+def test_document_has_title_run_legend_and_a_heading_per_family() -> None:
+    text = render_markdown(matrix_of(record(case_id="x::a", family="x"), record(case_id="y::b", family="y")))
+    assert text.startswith("# shardmatrix compatibility matrix\n")
+    assert f"Run `{RUN}` · 1 cell, 2 cases" in text
+    assert "## Legend" in text and "| ✅ | passed |" in text
+    assert "### x\n" in text and "### y\n" in text
+    assert "None: every case passed" in text
+
+
+def test_columns_are_in_version_order_not_string_order() -> None:
+    text = render_markdown(matrix_of(record("0.10.2"), record("0.4.38")))
+    header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
+    assert cells_of(header)[1:] == ["**c1**<br>0.4.38<br>0.12.8<br>3.11", "**c2**<br>0.10.2<br>0.12.8<br>3.11"]
+
+
+def test_problem_rows_hold_the_hostile_message_in_one_cell() -> None:
+    text = render_markdown(
+        matrix_of(record(case_id="fam::a", status="failed", error_type="ValueError", error_message=HOSTILE),
+                  record(case_id="fam::b"))
+    )
+    problems = text[text.index("## Problems") :]
+    header, _, row = table_rows(problems)[:3]
+    assert len(row) == len(header) == 4
+    assert row[2] == "❌ failed"
+    assert unescape(row[3]) == "ValueError: <script>alert(1)</script> | pipe"
+    assert "<script>" not in text
+
+
+def test_every_table_row_keeps_its_column_count_with_hostile_text_everywhere() -> None:
+    text = render_markdown(
+        matrix_of(
+            record(case_id=f"fam::{HOSTILE}", status="failed", error_message=HOSTILE, reason=HOSTILE),
+            record(case_id="fam::b", warnings=[HOSTILE]),
+            record(case_id="fam::c", status=HOSTILE),
+        )
+    )
+    blocks = [block for block in text.split("\n\n") if block.startswith("|")]
+    assert len(blocks) == 5  # legend, cells, fam, problems, warnings
+    for block in blocks:
+        widths = {len(row) for row in table_rows(block)}
+        assert len(widths) == 1, block
+    assert "<script>" not in outside_code(text)
+
+
+def test_warned_passes_get_their_own_mark_and_section() -> None:
+    text = render_markdown(matrix_of(record(warnings=["DeprecationWarning: jax.experimental.shard_map"])))
+    assert "| `test_a` | ⚠️ |" in text
+    assert "## Warnings" in text and "| DeprecationWarning: jax.experimental.shard\\_map | 1 | c1 |" in text
+
+
+def test_clean_passes_have_no_warnings_section() -> None:
+    text = render_markdown(matrix_of(record()))
+    assert "| `test_a` | ✅ |" in text
+    assert "## Warnings" not in text
+
+
+def test_unknown_status_gets_the_neutral_mark_and_a_legend_row() -> None:
+    text = render_markdown(matrix_of(record(status="quarantined")))
+    assert "| `test_a` | ❓ |" in text
+    assert "| ❓ | quarantined | a status this report does not know |" in text

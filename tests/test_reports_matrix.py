@@ -1,0 +1,155 @@
+"""Tests for reports/matrix.py: ordering cells by version, collapsing repeats, and the tables reports draw."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.load import FIELDS, records_frame
+from reports.matrix import (
+    Matrix,
+    build_matrix,
+    case_name,
+    counts,
+    header_versions,
+    minor,
+    pivot,
+    version_key,
+)
+
+RUN = "20261121T084500Z-ab12"
+
+
+def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
+                python=python, device_count=8)
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+# --- ordering -------------------------------------------------------------------------------------------------
+
+
+def test_versions_order_by_release() -> None:
+    assert version_key("0.4.38") < version_key("0.10.2")
+
+
+def test_string_order_would_be_wrong() -> None:
+    # The reason version_key exists: as text, "0.10.2" sorts before "0.4.38".
+    assert sorted(["0.4.38", "0.10.2"]) == ["0.10.2", "0.4.38"]
+    assert sorted(["0.4.38", "0.10.2"], key=version_key) == ["0.4.38", "0.10.2"]
+
+
+def test_unparsable_versions_sort_after_releases_and_missing_last() -> None:
+    assert sorted([None, "weird", "1.0", float("nan")], key=version_key)[:2] == ["1.0", "weird"]
+
+
+def test_cells_order_by_jax_then_flax_then_python() -> None:
+    matrix = matrix_of(
+        record("0.10.2", "0.12.8", "3.12"),
+        record("0.4.38", "0.10.2", "3.12"),
+        record("0.10.2", "0.12.8", "3.11"),
+        record("0.10.2", "0.9.0", "3.13"),
+    )
+    assert matrix.cells["cell_id"].tolist() == [
+        "jax0.4.38-flax0.10.2-py3.12",
+        "jax0.10.2-flax0.9.0-py3.13",
+        "jax0.10.2-flax0.12.8-py3.11",
+        "jax0.10.2-flax0.12.8-py3.12",
+    ]
+    assert matrix.keys == ["c1", "c2", "c3", "c4"]
+    assert matrix.results["key"].tolist() == ["c1", "c2", "c3", "c4"]
+
+
+def test_same_cell_in_two_runs_is_two_adjacent_columns() -> None:
+    # The interpreter's patch release may move between runs; the cell stays one cell.
+    matrix = matrix_of(
+        record("0.10.2", run_id="20261122T000000Z-bbbb", cell_id="jax0.10.2-py3.11", python="3.11.2"),
+        record("0.10.2", cell_id="jax0.10.2-py3.12", python="3.12.1"),
+        record("0.4.38"),
+        record("0.10.2", run_id="20261121T000000Z-aaaa", cell_id="jax0.10.2-py3.11", python="3.11.9"),
+    )
+    assert list(zip(matrix.cells["cell_id"], matrix.cells["run_id"], strict=True)) == [
+        ("jax0.4.38-flax0.12.8-py3.11", RUN),
+        ("jax0.10.2-py3.11", "20261121T000000Z-aaaa"),
+        ("jax0.10.2-py3.11", "20261122T000000Z-bbbb"),
+        ("jax0.10.2-py3.12", RUN),
+    ]
+    assert matrix.run_ids == ["20261121T000000Z-aaaa", RUN, "20261122T000000Z-bbbb"]
+
+
+# --- collapsing repeats ---------------------------------------------------------------------------------------
+
+
+def test_repeats_show_the_last_status_and_the_median_duration() -> None:
+    matrix = matrix_of(
+        record(status="failed", duration_s=1.0),
+        record(status="failed", duration_s=5.0),
+        record(status="passed", duration_s=2.0),
+    )
+    (row,) = matrix.results.to_dict("records")
+    assert (row["status"], row["duration_s"], row["attempts"]) == ("passed", 2.0, 3)
+
+
+def test_distinct_cases_are_not_collapsed() -> None:
+    matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b"))
+    assert matrix.results["attempts"].tolist() == [1, 1]
+
+
+def test_cell_environment_skips_missing_values() -> None:
+    matrix = matrix_of(record(case_id="fam::a", numpy="2.3.1"), record(case_id="fam::b", numpy=None))
+    assert matrix.cells["numpy"].tolist() == ["2.3.1"]
+
+
+# --- tables ---------------------------------------------------------------------------------------------------
+
+
+def test_pivot_has_every_column_and_a_gap_where_a_case_did_not_run() -> None:
+    matrix = matrix_of(record("0.4.38", case_id="fam::a"), record("0.10.2", case_id="fam::b"))
+    grid = pivot(matrix, "status", "fam")
+    assert list(grid.columns) == ["c1", "c2"]
+    assert grid.loc["a", "c1"] == "passed"
+    assert grid.isna().loc["a", "c2"]
+
+
+def test_pivot_of_all_families_is_indexed_by_family_and_case() -> None:
+    matrix = matrix_of(record(case_id="x::t", family="x"), record(case_id="y::t", family="y"))
+    assert list(pivot(matrix, "status").index) == [("x", "t"), ("y", "t")]
+
+
+def test_warned_pass_is_shown_as_deprecated() -> None:
+    matrix = matrix_of(record(case_id="fam::a", warnings=["DeprecationWarning: old"]), record(case_id="fam::b"))
+    assert matrix.results["shown"].tolist() == ["passed_deprecated", "passed"]
+
+
+def test_counts_follow_the_legend_order() -> None:
+    matrix = matrix_of(record(case_id="fam::a", status="failed"), record(case_id="fam::b"))
+    assert counts(matrix).to_dict("index") == {"c1": {"passed": 1, "failed": 1}}
+
+
+# --- headers and names ----------------------------------------------------------------------------------------
+
+
+def test_headers_show_python_by_minor_release() -> None:
+    versions = header_versions(matrix_of(record("0.4.38", python="3.11.7")))
+    assert list(versions.loc["c1"]) == ["0.4.38", "0.12.8", "3.11"]
+
+
+def test_headers_of_several_runs_add_the_run_label() -> None:
+    versions = header_versions(matrix_of(record(run_id="20261122T000000Z-bbbb"), record()))
+    assert versions["run"].tolist() == ["r1", "r2"]
+    assert versions.columns.tolist() == ["jax", "flax", "python", "run"]
+
+
+def test_minor_of_a_short_or_missing_version() -> None:
+    assert (minor("3.11"), minor(None)) == ("3.11", "")
+
+
+def test_case_name_drops_its_family_prefix_only() -> None:
+    assert case_name("fam::test_a[x]", "fam") == "test_a[x]"
+    assert case_name("other::test_a", "fam") == "other::test_a"

@@ -1,0 +1,60 @@
+"""Tests for reports/present.py: every status has a look, and an unknown one still gets a neutral look."""
+
+from __future__ import annotations
+
+from harness import statuses
+from reports.present import DEPRECATED, PRESENTATIONS, UNKNOWN, display_status, legend, present, stylesheet
+
+
+def test_every_harness_status_has_a_presentation() -> None:
+    assert set(statuses.ALL) <= set(PRESENTATIONS)
+
+
+def test_presentations_name_no_status_the_harness_lacks() -> None:
+    assert set(PRESENTATIONS) - set(statuses.ALL) == {DEPRECATED}
+
+
+def test_legend_follows_the_harness_order() -> None:
+    order = [status for status in PRESENTATIONS if status != DEPRECATED]
+    assert order == list(statuses.ALL)
+
+
+def test_known_status_has_its_own_look() -> None:
+    failed = present("failed")
+    assert (failed.mark, failed.css_class) == ("❌", "st-failed")
+
+
+def test_unknown_status_gets_the_neutral_look_under_its_own_name() -> None:
+    mystery = present("<b>mystery</b>")
+    assert (mystery.mark, mystery.css_class, mystery.label) == (UNKNOWN.mark, "st-unknown", "<b>mystery</b>")
+
+
+def test_marks_and_classes_are_distinct() -> None:
+    looks = list(PRESENTATIONS.values())
+    assert len({p.mark for p in looks}) == len({p.symbol for p in looks}) == len({p.css_class for p in looks}) == len(
+        looks
+    )
+
+
+def test_pass_that_warned_is_shown_as_deprecated() -> None:
+    assert display_status("passed", ["DeprecationWarning: x"]) == DEPRECATED
+
+
+def test_clean_pass_and_warned_failure_keep_their_status() -> None:
+    assert display_status("passed", []) == "passed"
+    assert display_status("passed", None) == "passed"
+    assert display_status("failed", ["DeprecationWarning: x"]) == "failed"
+
+
+def test_legend_appends_unknown_statuses_once() -> None:
+    entries = [status for status, _ in legend(["passed", "weird", "weird"])]
+    assert entries == [*PRESENTATIONS, "weird"]
+
+
+def test_legend_of_known_statuses_is_the_table() -> None:
+    assert [status for status, _ in legend(["failed"])] == list(PRESENTATIONS)
+
+
+def test_stylesheet_colours_every_class() -> None:
+    css = stylesheet()
+    assert all(f".{p.css_class} {{" in css for p in [*PRESENTATIONS.values(), UNKNOWN])

@@ -1,0 +1,52 @@
+"""Tests for reports/summary.py: the terminal summary counts statuses per cell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.load import FIELDS, records_frame
+from reports.matrix import Matrix, build_matrix
+from reports.summary import summary, summary_table
+
+RUN = "20261121T084500Z-ab12"
+
+
+def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
+    """A complete schema-1 record; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
+                python="3.11.7", device_count=8)
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def test_counts_per_status_per_cell_in_version_order_with_totals() -> None:
+    table = summary_table(
+        matrix_of(
+            record("0.10.2", case_id="fam::a", status="failed"),
+            record("0.10.2", case_id="fam::b"),
+            record("0.4.38", case_id="fam::a", warnings=["DeprecationWarning: x"]),
+        )
+    )
+    assert list(table.index) == ["jax0.4.38-flax0.12.8-py3.11", "jax0.10.2-flax0.12.8-py3.11", "total"]
+    assert list(table.columns) == ["passed", "passed_deprecated", "failed", "total"]
+    assert list(table.loc["total"]) == [1, 1, 1, 3]
+
+
+def test_unknown_status_is_counted_after_the_known_ones() -> None:
+    table = summary_table(matrix_of(record(case_id="fam::a", status="quarantined"), record(case_id="fam::b")))
+    assert list(table.columns) == ["passed", "quarantined", "total"]
+
+
+def test_several_runs_name_each_row_by_cell_and_run() -> None:
+    table = summary_table(matrix_of(record(run_id="20261120T000000Z-aaaa"), record()))
+    assert list(table.index)[:2] == [f"jax0.10.2-flax0.12.8-py3.11 @ {run}" for run in ("20261120T000000Z-aaaa", RUN)]
+
+
+def test_summary_is_plain_text() -> None:
+    text = summary(matrix_of(record()))
+    assert "jax0.10.2-flax0.12.8-py3.11" in text and "passed" in text and "<" not in text
