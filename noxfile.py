@@ -80,6 +80,8 @@ def _build_report(session: nox.Session, opts: options.Options, extra: list[str])
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The project's own test suite (includes one real cell end to end)."""
+    """The project's own test suite (ruff, mypy, then pytest, which includes one real cell end to end)."""
     session.install("-e", ".[test]")
+    session.run("ruff", "check", ".")
+    session.run("mypy")
     session.run("pytest", *session.posargs)

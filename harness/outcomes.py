@@ -12,6 +12,8 @@ TIMEOUT_MARK = "Timeout (>"
 STRICT_XPASS_MARK = "[XPASS(strict)]"
 #: pytest-xdist's report text when the worker running a case died.
 CRASH_MARK = "crashed while running"
+#: Exceptions that mean the cell's packages cannot be imported: the case never reached the behaviour it tests.
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Phase:
     outcome: str
     message: str = ""
     xfail_reason: str | None = None
+    error_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ def _call(phase: Phase) -> Verdict:
         return Verdict(statuses.TIMEOUT)
     if CRASH_MARK in phase.message:
         return Verdict(statuses.CRASHED, phase.message)
+    if phase.error_type in IMPORT_ERRORS:
+        return Verdict(statuses.ERROR, "the cell's packages failed to import")
     return Verdict(statuses.FAILED)
 
 

@@ -37,6 +37,7 @@ def phase_of(report: pytest.TestReport) -> Phase:
         outcome=report.outcome,
         message=message,
         xfail_reason=getattr(report, "wasxfail", None),
+        error_type=getattr(report, "shardmatrix", {}).get("error_type"),
     )
 
 

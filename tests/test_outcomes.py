@@ -30,6 +30,10 @@ TEARDOWN_OK = Phase("teardown", "passed")
         ([SETUP_OK, Phase("???", "failed", "worker 'gw0' crashed while running 'x.py::t'")],
          Verdict(statuses.CRASHED, "worker 'gw0' crashed while running 'x.py::t'")),
         ([], Verdict(statuses.ERROR, "the case reported no call phase")),
+        ([SETUP_OK, Phase("call", "failed", "E ImportError", error_type="ImportError"), TEARDOWN_OK],
+         Verdict(statuses.ERROR, "the cell's packages failed to import")),
+        ([SETUP_OK, Phase("call", "failed", "E AttributeError", error_type="AttributeError"), TEARDOWN_OK],
+         Verdict(statuses.FAILED)),
     ],
 )
 def test_verdict(phases: list[Phase], expected: Verdict) -> None:

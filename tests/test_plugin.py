@@ -55,6 +55,11 @@ def test_known_breakage():
 def test_known_breakage_fixed():
     pass
 
+@case(FAMILY)
+def test_package_broken_inside_case():
+    """a present module whose import fails: the cell's packages are broken"""
+    from json import name_that_json_does_not_have_xyz
+
 @case(FAMILY, timeout=0.5)
 def test_hangs():
     import time
@@ -87,7 +92,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 
 def test_one_record_per_case_with_schema_and_cell(recorded: dict[str, dict]) -> None:
-    assert len(recorded) == 9
+    assert len(recorded) == 10
     for record in recorded.values():
         assert record["schema_version"] == 1
         assert record["run_id"] == "r1" and record["cell_id"] == "c1"
@@ -101,6 +106,13 @@ def test_passed_and_failed_pair(recorded: dict[str, dict]) -> None:
     assert broken["status"] == "failed"
     assert broken["error_type"] == "TypeError"
     assert broken["error_message"] == "unexpected keyword argument 'check_rep' <script>"
+
+
+def test_import_error_inside_a_case_is_error_not_failed(recorded: dict[str, dict]) -> None:
+    record = recorded["toy_cases::test_package_broken_inside_case"]
+    assert record["status"] == "error"
+    assert record["error_type"] == "ImportError"
+    assert "name_that_json_does_not_have_xyz" in record["error_message"]
 
 
 def test_family_declared_or_taken_from_module(recorded: dict[str, dict]) -> None:
