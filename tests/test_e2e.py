@@ -41,15 +41,36 @@ python = "3.99"
 
 FAMILIES = {"partitioned_metadata", "nnx_sharded_merge", "vmap_param_shapes", "shard_map_modes", "sharded_gathers"}
 
+# A downstream project's own plain pytest file, run beside the corpus with --cases.
+DOWNSTREAM = """
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+
+def test_lora_table_shards_over_eight_devices():
+    mesh = Mesh(np.array(jax.devices()), ("model",))
+    table = jax.device_put(np.arange(64.0).reshape(16, 4), NamedSharding(mesh, P("model", None)))
+    assert len(table.addressable_shards) == 8
+    np.testing.assert_array_equal(np.asarray(table), np.arange(64.0).reshape(16, 4))
+
+
+def test_downstream_expectation_that_breaks():
+    assert jax.device_count() == 3
+"""
+
 
 @pytest.fixture(scope="module")
 def matrix_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     folder = tmp_path_factory.mktemp("e2e")
     (folder / "matrix.toml").write_text(MATRIX)
+    (folder / "downstream").mkdir()
+    (folder / "downstream" / "test_mine.py").write_text(DOWNSTREAM)
     env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
     env["SHARDMATRIX_MATRIX"] = str(folder / "matrix.toml")
     done = subprocess.run(
-        [sys.executable, "-m", "nox", "-s", "matrix", "--", "--out", str(folder / "out"), "--run-id", "e2e"],
+        [sys.executable, "-m", "nox", "-s", "matrix", "--", "--out", str(folder / "out"), "--run-id", "e2e",
+         "--cases", "builtin", "--cases", str(folder / "downstream")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False,
     )
     return done, folder / "out"
@@ -76,13 +97,22 @@ def test_real_cell_runs_every_family_with_real_versions(
 ) -> None:
     _, out = matrix_run
     real = [r for r in rows(out) if r["cell"] == REAL_CELL]
-    assert {r["family"] for r in real} == FAMILIES
+    assert {r["family"] for r in real} == FAMILIES | {"test_mine"}
     assert {r["jax"] for r in real} == {"0.4.38"} and {r["flax"] for r in real} == {"0.10.2"}
     assert {r["device_count"] for r in real if r["status"] == "passed"} == {"8"}
     assert sum(r["status"] == "passed" for r in real) >= 5
     for record in real:
         if record["status"] == "not_applicable":
             assert record["reason"], record["case"]  # the missing API is named
+
+
+@pytest.mark.e2e
+def test_downstream_cases_run_beside_the_corpus(matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = matrix_run
+    mine = {r["case"]: r for r in rows(out) if r["cell"] == REAL_CELL and r["family"] == "test_mine"}
+    assert mine["test_mine::test_lora_table_shards_over_eight_devices"]["status"] == "passed"
+    assert mine["test_mine::test_downstream_expectation_that_breaks"]["status"] == "failed"
+    assert mine["test_mine::test_downstream_expectation_that_breaks"]["error_type"] == "AssertionError"
 
 
 @pytest.mark.e2e
