@@ -52,7 +52,10 @@ def cell(session: nox.Session, cell_id: str) -> None:
     chosen_ids = {c.id: c for c in chosen}
     if cell_id not in chosen_ids:
         session.skip("not selected by --cells")
-    runner.run(chosen_ids[cell_id], Path(session.virtualenv.location), opts)
+    if opts.resume and runner.is_complete(chosen_ids[cell_id], opts):
+        session.skip(f"already complete in run {opts.run_id}")
+    if runner.run(chosen_ids[cell_id], Path(session.virtualenv.location), opts):
+        session.error(f"interrupted; finish with: nox -s matrix -- --resume {opts.run_id}")
 
 
 @nox.session(name="matrix", requires=[f"cell({c.id})" for c in CELLS])

@@ -21,9 +21,12 @@ class Options:
     out: Path = Path("out")
     run_id: str = ""
     cases: list[str] = field(default_factory=lambda: [BUILTIN])
-    workers: int = 0
+    workers: int = 1
     timeout: float = 300.0
     devices: int | None = None
+    reruns: int = 1
+    resume: bool = False
+    hard_grace: float = 10.0
     report_args: list[str] = field(default_factory=list)
 
 
@@ -38,8 +41,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", action="append", default=None, metavar="DIR",
                    help=f"folder of pytest cases to run; '{BUILTIN}' is the shipped corpus (repeatable; "
                         f"default: {BUILTIN})")
-    p.add_argument("--workers", type=int, default=0, metavar="N",
-                   help="pytest-xdist workers inside each cell (default 0: run cases in the cell process)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="pytest-xdist worker processes per cell; a crashing case takes down only its worker, which "
+                        "is replaced (default 1; 0 runs cases in the cell's pytest process, without isolation)")
+    p.add_argument("--reruns", type=int, default=1, metavar="N",
+                   help="retry a failing case N times; differing outcomes are marked flaky (default 1)")
+    p.add_argument("--resume", metavar="RUN_ID", default="",
+                   help="finish an interrupted run: skip complete cells, run only the cases not yet recorded")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-case time limit (default 300)")
     p.add_argument("--devices", type=int, default=None, metavar="N",
                    help="simulated CPU devices per cell (default: the cell's, normally 8)")
@@ -49,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
 def parse(argv: list[str]) -> Options:
     """Parse session posargs; unknown arguments are passed on to the report builder."""
     namespace, rest = parser().parse_known_args(argv)
-    run_id = namespace.run_id or os.environ.get(RUN_ID_ENV) or new_run_id()
+    run_id = namespace.resume or namespace.run_id or os.environ.get(RUN_ID_ENV) or new_run_id()
     return Options(
         cells=namespace.cells,
         out=namespace.out,
@@ -58,5 +66,7 @@ def parse(argv: list[str]) -> Options:
         workers=namespace.workers,
         timeout=namespace.timeout,
         devices=namespace.devices,
+        reruns=namespace.reruns,
+        resume=bool(namespace.resume),
         report_args=rest,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness import statuses
@@ -25,6 +26,7 @@ class Phase:
     message: str = ""
     xfail_reason: str | None = None
     error_type: str | None = None
+    exit_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,21 @@ def _call(phase: Phase) -> Verdict:
         return Verdict(statuses.TIMEOUT)
     if CRASH_MARK in phase.message:
         return Verdict(statuses.CRASHED, phase.message)
+    if phase.error_type == "SystemExit":
+        return Verdict(statuses.CRASHED, f"the case called sys.exit({phase.exit_code})")
     if phase.error_type in IMPORT_ERRORS:
         return Verdict(statuses.ERROR, "the cell's packages failed to import")
     return Verdict(statuses.FAILED)
+
+
+def crash_verdict(fault_log: str) -> Verdict:
+    """Why a worker died, from what faulthandler wrote: a hard timeout, a fatal signal, or a silent exit."""
+    if re.search(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!", fault_log, re.MULTILINE):
+        return Verdict(statuses.TIMEOUT, "hard time limit: the case never returned to Python and was stopped")
+    fatal = re.findall(r"^Fatal Python error: (.+)$", fault_log, re.MULTILINE)
+    if fatal:
+        return Verdict(statuses.CRASHED, f"Fatal Python error: {fatal[-1].strip()}")
+    return Verdict(statuses.CRASHED, "the process exited without a Python error (os._exit or an external kill)")
 
 
 def skip_reason(message: str) -> str:

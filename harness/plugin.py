@@ -6,6 +6,7 @@ Recorder registered by pytest_configure.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import sys
 import warnings
@@ -20,12 +21,14 @@ from harness.case import MARKER
 from harness.collect import ResilientModule
 from harness.needs import first_unmet
 from harness.recording import Recorder, case_id_from_nodeid, family_from_nodeid
-from harness.records import JsonlWriter, first_line, results_path
+from harness.records import JsonlWriter, fault_log_path, first_line, recorded_case_ids, results_path
 from harness.timing import CompileClock, split
 
 CLOCK = pytest.StashKey[CompileClock]()
 CALL_DATA = pytest.StashKey[dict[str, Any]]()
 DEVICE_INFO = pytest.StashKey[dict[str, object]]()
+FAULT_LOG = pytest.StashKey[Any]()
+
 
 #: Warning categories recorded as early signs of an API going away.
 DEPRECATIONS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
@@ -37,6 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--shardmatrix-out", metavar="DIR", help="record results under DIR/results/<run>/<cell>.jsonl")
     group.addoption("--shardmatrix-run", metavar="ID", default="adhoc", help="run id of the records")
     group.addoption("--shardmatrix-cell", metavar="ID", default="local", help="cell id of the records")
+    group.addoption("--shardmatrix-hard-grace", type=float, default=10.0, metavar="S",
+                    help="a case stuck in C code past its timeout is stopped S seconds later by ending its worker")
+    group.addoption("--shardmatrix-skip-recorded", action="store_true",
+                    help="deselect cases that already have a record in this run and cell (resume)")
     group.addoption(
         "--shardmatrix-devices",
         type=int,
@@ -57,15 +64,61 @@ def pytest_configure(config: pytest.Config) -> None:
         devices.request_cpu_devices(count)
     config.stash[CLOCK] = CompileClock()
     out = config.getoption("--shardmatrix-out")
-    if out and not hasattr(config, "workerinput"):  # only the xdist controller writes
-        path = results_path(Path(out), config.getoption("--shardmatrix-run"), config.getoption("--shardmatrix-cell"))
-        context = {
-            "run_id": config.getoption("--shardmatrix-run"),
-            "cell_id": config.getoption("--shardmatrix-cell"),
-            **environment.package_versions(),
-            **environment.interpreter(),
-        }
-        config.pluginmanager.register(Recorder(JsonlWriter(path), context), "shardmatrix-recorder")
+    if not out:
+        return
+    run, cell = config.getoption("--shardmatrix-run"), config.getoption("--shardmatrix-cell")
+    if hasattr(config, "workerinput"):
+        _watch_for_faults(config, fault_log_path(Path(out), run, cell, config.workerinput["workerid"]))
+        return
+    # Only the xdist controller (or the single process) writes records.
+    context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
+
+    def read_fault_log(worker: str) -> str:
+        path = fault_log_path(Path(out), run, cell, worker)
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
+    config.pluginmanager.register(recorder, "shardmatrix-recorder")
+
+
+def _watch_for_faults(config: pytest.Config, path: Path) -> None:
+    """In a worker: fatal signals and hard timeouts leave a traceback the controller reads to name the fault."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = path.open("a", encoding="utf-8")
+    config.stash[FAULT_LOG] = handle
+    config.add_cleanup(handle.close)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    handle = session.config.stash.get(FAULT_LOG, None)
+    if handle is not None:  # after pytest's own faulthandler plugin, which points it at stderr
+        faulthandler.enable(file=handle, all_threads=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    handle = item.config.stash.get(FAULT_LOG, None)
+    limit = _time_limit(item)
+    if handle is None or not limit:
+        return (yield)
+    # pytest-timeout's alarm cannot interrupt code stuck in C; this watchdog thread can, by ending the worker.
+    grace = item.config.getoption("--shardmatrix-hard-grace")
+    faulthandler.dump_traceback_later(limit + grace, exit=True, file=handle)
+    try:
+        return (yield)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _time_limit(item: pytest.Item) -> float:
+    mark = item.get_closest_marker("timeout")
+    if mark is not None and mark.args:
+        return float(mark.args[0])
+    try:
+        return float(item.config.getoption("timeout") or 0)
+    except ValueError:
+        return 0.0
 
 
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
@@ -74,6 +127,8 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The one place where what a case needs is compared with what the cell has."""
+    if config.getoption("--shardmatrix-skip-recorded"):
+        _deselect_recorded(config, items)
     available: int | None = None
     for item in items:
         mark = item.get_closest_marker(MARKER)
@@ -127,6 +182,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         data["warnings"] = extra.get("warnings", [])
     report.shardmatrix = data
     return report
+
+
+def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
+    path = results_path(Path(config.getoption("--shardmatrix-out")), config.getoption("--shardmatrix-run"),
+                        config.getoption("--shardmatrix-cell"))
+    done = recorded_case_ids(path)
+    keep = [item for item in items if case_id_from_nodeid(item.nodeid) not in done]
+    dropped = [item for item in items if case_id_from_nodeid(item.nodeid) in done]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 def _family(item: pytest.Item) -> str:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness import statuses
-from harness.outcomes import Phase, verdict
+from harness.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
 from harness.records import JsonlWriter, first_line, make_record
 
 #: The name a collection failure is recorded under when a module yields no case at all.
@@ -32,27 +34,37 @@ def phase_of(report: pytest.TestReport) -> Phase:
         message = str(report.longrepr[2])
     else:
         message = report.longreprtext or ""
+    data = getattr(report, "shardmatrix", {})
     return Phase(
         when=report.when or "",
         outcome=report.outcome,
         message=message,
         xfail_reason=getattr(report, "wasxfail", None),
-        error_type=getattr(report, "shardmatrix", {}).get("error_type"),
+        error_type=data.get("error_type"),
+        exit_code=str(data.get("error_message") or ""),
     )
+
+
+def crashed_worker(message: str) -> str | None:
+    """The xdist worker id in "worker 'gw0' crashed while running ..."."""
+    found = re.search(r"worker '([^']+)' " + CRASH_MARK, message)
+    return found.group(1) if found else None
 
 
 class Recorder:
     """Collects phase reports per case and writes one record when the case is complete."""
 
-    def __init__(self, writer: JsonlWriter, context: dict[str, Any]) -> None:
+    def __init__(self, writer: JsonlWriter, context: dict[str, Any], fault_log: Callable[[str], str]) -> None:
         self._writer = writer
         self._context = context
+        self._fault_log = fault_log
         self._pending: dict[str, list[pytest.TestReport]] = {}
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._pending.setdefault(report.nodeid, []).append(report)
-        if report.when == "teardown":
+        # A dead xdist worker's case is reported once, under an odd phase name, and never gets a teardown.
+        if report.when not in ("setup", "call"):
             self._write(report.nodeid)
 
     @pytest.hookimpl
@@ -82,6 +94,9 @@ class Recorder:
     def _write(self, nodeid: str) -> None:
         reports = self._pending.pop(nodeid)
         decided = verdict([phase_of(r) for r in reports])
+        worker = crashed_worker(reports[-1].longreprtext or "") if reports[-1].failed else None
+        if worker is not None:
+            decided = crash_verdict(self._fault_log(worker))
         data: dict[str, Any] = {}
         for report in reports:
             for key, value in getattr(report, "shardmatrix", {}).items():
@@ -90,8 +105,12 @@ class Recorder:
         failing = next((r for r in reports if r.failed), None)
         failing_data = getattr(failing, "shardmatrix", {}) if failing is not None else {}
         timing = next((getattr(r, "shardmatrix", {}) for r in reports if r.when == "call"), {})
+        error_type = failing_data.get("error_type")
         error_message = failing_data.get("error_message")
-        if failing is not None and not error_message:
+        if worker is not None:
+            error_type = "WorkerTimeout" if decided.status == statuses.TIMEOUT else "WorkerCrashed"
+            error_message = decided.reason
+        elif failing is not None and not error_message:
             error_message = _last_error_line(failing.longreprtext or "")
         device = data.get("device") or {}
         self._writer.write(
@@ -101,11 +120,12 @@ class Recorder:
                 case_id=data.get("case_id") or case_id_from_nodeid(nodeid),
                 family=data.get("family") or family_from_nodeid(nodeid),
                 status=decided.status,
+                attempt=max(getattr(r, "rerun", 0) or 0 for r in reports) + 1,
                 reason=decided.reason,
                 duration_s=timing.get("duration_s", sum(r.duration for r in reports)),
                 compile_s=timing.get("compile_s"),
                 execute_s=timing.get("execute_s"),
-                error_type=failing_data.get("error_type") if failing is not None else None,
+                error_type=error_type if failing is not None else None,
                 error_message=error_message if failing is not None else None,
                 warnings=data.get("warnings") or [],
             )

@@ -8,7 +8,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-SCHEMA_VERSION = 1
+#: 2 added `attempt` (failing cases are retried; each attempt is its own record).
+SCHEMA_VERSION = 2
 
 #: Every field a record carries, in order; absent values are written as null.
 FIELDS: tuple[str, ...] = (
@@ -18,6 +19,7 @@ FIELDS: tuple[str, ...] = (
     "case_id",
     "family",
     "status",
+    "attempt",
     "reason",
     "duration_s",
     "compile_s",
@@ -43,6 +45,24 @@ def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
     return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
 
 
+def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The marker written atomically once a cell finished; a results file without it was interrupted."""
+    return results_path(out_dir, run_id, cell_id).with_suffix(".done.json")
+
+
+def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
+    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
+    return results_path(out_dir, run_id, cell_id).with_suffix("") / "faults" / f"{worker}.log"
+
+
+def write_atomically(path: Path, payload: dict[str, Any]) -> None:
+    """Write a JSON file so that readers see either nothing or all of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(payload) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
 def new_run_id(now: datetime | None = None) -> str:
     """A run id that sorts chronologically and does not collide between two runs in the same second."""
     now = now or datetime.now(timezone.utc)
@@ -59,6 +79,8 @@ def make_record(**values: Any) -> dict[str, Any]:
     record["timestamp"] = values.get("timestamp") or datetime.now(timezone.utc).isoformat()
     if record["warnings"] is None:
         record["warnings"] = []
+    if record["attempt"] is None:
+        record["attempt"] = 1
     return record
 
 
@@ -68,6 +90,19 @@ def first_line(text: object, limit: int = 500) -> str:
         if line.strip():
             return line.strip()[:limit]
     return ""
+
+
+def recorded_case_ids(path: Path) -> set[str]:
+    """Case ids already in a results file, skipping lines that cannot be read."""
+    ids: set[str] = set()
+    if not Path(path).exists():
+        return ids
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            ids.add(str(json.loads(line)["case_id"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids
 
 
 class JsonlWriter:

@@ -15,19 +15,31 @@ import shutil
 import signal
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import statuses
 from harness.devices import with_device_count
 from harness.matrix import Cell
 from harness.options import BUILTIN, Options
-from harness.records import JsonlWriter, first_line, make_record, results_path
+from harness.records import (
+    JsonlWriter,
+    done_path,
+    first_line,
+    make_record,
+    recorded_case_ids,
+    results_path,
+    write_atomically,
+)
 from harness.source import case_files, static_cases
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 #: pytest exit codes after which every case that was collected has been reported.
 PYTEST_FINISHED = (0, 1)
+PYTEST_INTERRUPTED = 2
 PYTEST_NO_TESTS = 5
+#: Failures not worth a retry: a time limit already spent, a cell whose packages do not import.
+NOT_RETRIED = ("Timeout \\(>", "ImportError", "ModuleNotFoundError")
 
 
 def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
@@ -115,7 +127,13 @@ def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) 
         "--shardmatrix-cell", cell.id,
         "--shardmatrix-devices", str(devices_for(cell, options)),
         "--timeout", str(options.timeout),
+        "--shardmatrix-hard-grace", str(options.hard_grace),
         "-n", str(options.workers),
+        # Every crash costs a worker; never stop replacing them while cases remain.
+        "--max-worker-restart", "100000",
+        "--reruns", str(options.reruns),
+        *(arg for pattern in NOT_RETRIED for arg in ("--rerun-except", pattern)),
+        *(["--shardmatrix-skip-recorded"] if options.resume else []),
         "-p", "no:cacheprovider",
         "-o", "addopts=",
         "-q", "-rfE",
@@ -137,24 +155,51 @@ def cell_environment(cell: Cell, options: Options) -> dict[str, str]:
     return env
 
 
+def is_complete(cell: Cell, options: Options) -> bool:
+    """Whether the cell already finished in this run (its done marker exists)."""
+    return done_path(options.out, options.run_id, cell.id).exists()
+
+
 def run(cell: Cell, venv: Path, options: Options) -> int:
-    """Install and run one cell, recording whatever stops it; returns 0 unless the harness itself broke."""
+    """Install and run one cell, recording whatever stops it; returns pytest's exit code, 0 when recorded."""
     paths = case_paths(options.cases)
     target = results_path(options.out, options.run_id, cell.id)
     problem = install(cell, venv, target.with_suffix(".install.log"))
     if problem is not None:
+        if options.resume:  # an earlier attempt may have recorded the same install error
+            target.unlink(missing_ok=True)
         record_unrun(cell, options, paths, statuses.INSTALL_ERROR, "InstallError", problem)
+        finish(cell, options, 0)
         return 0
     freeze(venv, target.with_suffix(".freeze.txt"))
+    return run_installed(cell, venv, options, paths)
+
+
+def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path]) -> int:
+    """Run the cases in an environment that already has the cell's packages and the harness."""
     done = subprocess.run(pytest_command(cell, venv, options, paths), env=cell_environment(cell, options),
                           check=False)
-    if done.returncode == PYTEST_NO_TESTS:
+    if done.returncode == PYTEST_INTERRUPTED:
+        # Keep what was recorded and leave no done marker: --resume runs the rest.
+        return done.returncode
+    if done.returncode == PYTEST_NO_TESTS and not options.resume:
         record_unrun(cell, options, [], statuses.ERROR, "NoCasesCollected",
                      f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
-    elif done.returncode not in PYTEST_FINISHED:
+    elif done.returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
         record_unrun(cell, options, paths, statuses.CRASHED, "CellProcessDied", exit_description(done.returncode),
                      only_missing=True)
+    finish(cell, options, done.returncode)
     return 0
+
+
+def finish(cell: Cell, options: Options, returncode: int) -> None:
+    """Mark the cell complete, atomically: a results file without this marker was interrupted."""
+    write_atomically(done_path(options.out, options.run_id, cell.id), {
+        "schema_version": 1,
+        "cell_id": cell.id,
+        "finished": datetime.now(timezone.utc).isoformat(),
+        "returncode": returncode,
+    })
 
 
 def exit_description(returncode: int) -> str:
@@ -180,7 +225,7 @@ def record_unrun(
 ) -> None:
     """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known)."""
     target = results_path(options.out, options.run_id, cell.id)
-    done = recorded_case_ids(target) if only_missing else set()
+    done = {case_id.split("[")[0] for case_id in recorded_case_ids(target)} if only_missing else set()
     cases = [(cid, fam) for cid, fam in expected_cases(paths) if cid.split("[")[0] not in done]
     if not cases and not done:
         cases = [(f"{cell.id}::{placeholder}", "cell")]
@@ -195,19 +240,6 @@ def record_unrun(
             ))
     finally:
         writer.close()
-
-
-def recorded_case_ids(path: Path) -> set[str]:
-    """Case ids already in a results file (parametrization stripped), skipping unreadable lines."""
-    ids: set[str] = set()
-    if not path.exists():
-        return ids
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            ids.add(str(json.loads(line)["case_id"]).split("[")[0])
-        except (ValueError, KeyError, TypeError):
-            continue
-    return ids
 
 
 def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:

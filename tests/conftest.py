@@ -3,3 +3,6 @@
 from __future__ import annotations
 
 pytest_plugins = ["pytester"]
+
+# Deliberately broken cases, run only through the harness by test_faults.py.
+collect_ignore = ["faults"]

@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.records import SCHEMA_VERSION
+
 CASES = '''
 import warnings
 import pytest
+
+from harness.records import SCHEMA_VERSION
 from harness.case import case, api, accepts
 
 FAMILY = "toy_family"

@@ -1,0 +1,104 @@
+"""Each fault in tests/faults/ run through the real harness: the fault gets its status, its neighbours survive."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import matrix, runner
+from harness.options import Options
+from harness.records import done_path, results_path
+
+FAULTS = Path(__file__).parent / "faults"
+# The cell is this test environment itself: it has the harness and needs no jax for these cases.
+CELL = matrix.parse('[[cell]]\nid="faults"\njax="0.0.0"\njaxlib="0.0.0"\nflax="0.0.0"\npython="3.11"\n')[0]
+
+
+def run_fault(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, **overrides: object) -> tuple[int, dict]:
+    monkeypatch.setenv("SHARDMATRIX_FAULT_STATE", str(tmp_path))
+    settings: dict = {"out": tmp_path / "out", "run_id": "faults", "timeout": 30.0, "hard_grace": 1.0}
+    settings.update(overrides)
+    options = Options(**settings)
+    code = runner.run_installed(CELL, Path(sys.prefix), options, [FAULTS / f"test_{name}.py"])
+    lines = results_path(options.out, options.run_id, CELL.id).read_text().splitlines()
+    records: dict[str, list[dict]] = {}
+    for line in lines:
+        record = json.loads(line)
+        records.setdefault(record["case_id"].split("::")[1], []).append(record)
+    return code, records
+
+
+def assert_neighbours_survived(records: dict, module: str) -> None:
+    assert [r["status"] for r in records["test_before"]] == ["passed"], module
+    assert [r["status"] for r in records["test_after"]] == ["passed"], module
+
+
+def test_abort_is_crashed_with_the_signal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, records = run_fault(tmp_path, "abort", monkeypatch)
+    assert code == 0
+    assert records["test_abort"][-1]["status"] == "crashed"
+    assert records["test_abort"][-1]["reason"] == "Fatal Python error: Aborted"
+    assert_neighbours_survived(records, "abort")
+
+
+def test_segfault_is_crashed_with_the_signal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, records = run_fault(tmp_path, "segfault", monkeypatch)
+    assert records["test_segfault"][-1]["status"] == "crashed"
+    assert records["test_segfault"][-1]["reason"] == "Fatal Python error: Segmentation fault"
+    assert_neighbours_survived(records, "segfault")
+
+
+def test_sys_exit_is_crashed_with_the_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, records = run_fault(tmp_path, "exit", monkeypatch)
+    assert records["test_exit"][-1]["status"] == "crashed"
+    assert records["test_exit"][-1]["reason"] == "the case called sys.exit(3)"
+    assert_neighbours_survived(records, "exit")
+
+
+def test_hangs_are_timeouts_whether_or_not_the_alarm_reaches_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, records = run_fault(tmp_path, "hang", monkeypatch)
+    soft = records["test_hangs_in_python"]
+    assert [r["status"] for r in soft] == ["timeout"]  # a spent time limit is not retried
+    hard = records["test_hangs_where_the_alarm_cannot_reach"][-1]
+    assert hard["status"] == "timeout"
+    assert hard["reason"].startswith("hard time limit")
+    assert_neighbours_survived(records, "hang")
+
+
+def test_retry_marks_differing_attempts_and_keeps_consistent_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, records = run_fault(tmp_path, "flaky", monkeypatch)
+    flaky = records["test_fails_once_then_passes"]
+    assert [(r["attempt"], r["status"]) for r in flaky] == [(1, "failed"), (2, "passed")]
+    broken = records["test_always_fails"]
+    assert [(r["attempt"], r["status"]) for r in broken] == [(1, "failed"), (2, "failed")]
+    assert [r["status"] for r in records["test_after"]] == ["passed"]
+
+
+def test_no_retry_when_reruns_is_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, records = run_fault(tmp_path, "flaky", monkeypatch, reruns=0)
+    assert [r["status"] for r in records["test_fails_once_then_passes"]] == ["failed"]
+
+
+def test_interrupted_cell_keeps_its_records_and_resume_runs_only_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, records = run_fault(tmp_path, "interrupt", monkeypatch)
+    assert code == runner.PYTEST_INTERRUPTED
+    assert records["test_before"][0]["status"] == "passed"
+    assert "test_after" not in records
+    out = tmp_path / "out"
+    assert not done_path(out, "faults", CELL.id).exists()
+
+    code, records = run_fault(tmp_path, "interrupt", monkeypatch, resume=True)
+    assert code == 0
+    assert done_path(out, "faults", CELL.id).exists()
+    assert {name: len(found) for name, found in records.items()} == {
+        "test_before": 1, "test_interrupts_the_run_once": 1, "test_after": 1,
+    }
