@@ -98,7 +98,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 def test_one_record_per_case_with_schema_and_cell(recorded: dict[str, dict]) -> None:
     assert len(recorded) == 10
     for record in recorded.values():
-        assert record["schema_version"] == 1
+        assert record["schema_version"] == SCHEMA_VERSION
         assert record["run_id"] == "r1" and record["cell_id"] == "c1"
         assert record["python"] and record["platform"] and record["timestamp"]
 
