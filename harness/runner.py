@@ -80,8 +80,9 @@ def venv_python(venv: Path) -> Path:
 
 def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT) -> str | None:
     """Install the cell's exact pins and the harness into `venv`; None on success, else uv's key message."""
+    # Editable: the cell imports the checkout's harness, so a changed harness never meets a stale cached wheel.
     command = [*uv_command(), "pip", "install", "--python", str(venv_python(venv)), *cell.requirements(),
-               str(project_root)]
+               "--editable", str(project_root)]
     if cell.exclude_newer:
         command += ["--exclude-newer", cell.exclude_newer]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
