@@ -55,6 +55,19 @@ tr:has(td.group-start) th, td.group-start { border-top: 2px solid #8c959f; }
 td.status { text-align: center; font-weight: 700; font-size: 14px; padding: 2px 0; cursor: default; }
 td.status:hover, table.timing td:hover { outline: 2px solid #1f2328; outline-offset: -2px; z-index: 5; }
 td.none { background: #fff; }
+/* A flaky result: its status colour, ringed and badged in orange (the badge is the legend's flaky mark). */
+td.status.flaky { box-shadow: inset 0 0 0 2px #fb8500; }
+td.status.flaky::before { content: "\\21BB"; position: absolute; top: 1px; right: 1px; min-width: 11px;
+  height: 11px; border-radius: 6px; background: #fb8500; color: #fff; font-size: 9px; line-height: 11px;
+  font-weight: 700; text-align: center; }
+td.chip.flaky { box-shadow: inset 0 0 0 2px #fb8500; }
+/* A case an interrupted cell never reached: hatched, not blank, so it does not read as "not collected". */
+td.status.incomplete { background: repeating-linear-gradient(135deg, #fff 0 4px, #ffe2c7 4px 6px); }
+.alert { margin: 12px 0; padding: 8px 12px; border: 1px solid #fb8500; border-left-width: 5px;
+  border-radius: 6px; background: #fff8f0; }
+.alert ul { margin: 4px 0 0; padding-left: 20px; }
+.legend .sep { border: 0; padding: 0; margin: 0 2px; width: 1px; align-self: stretch; background: #d8dee4;
+  border-radius: 0; }
 /* Tooltips of the last columns open leftwards, so they stay on screen. */
 table.matrix td:nth-last-child(-n+5) .pd-t, table.timing td:nth-last-child(-n+5) .pd-t
   { left: auto !important; right: 0; }
@@ -63,6 +76,7 @@ table.cells td { font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.cells td.count { text-align: right; font-weight: 600; min-width: 2.4em; }
 table.cells td.zero { color: #afb8c1; text-align: right; }
 table.cells tbody th { color: #0969da; font-weight: 600; }
+table.cells td.badge-incomplete { font-weight: 600; }
 table.problems td, table.warnings td { vertical-align: top; }
 table.problems thead th, table.warnings thead th { text-align: left; }
 table.problems td.col0, table.warnings td.col2 { white-space: nowrap; }
@@ -98,14 +112,31 @@ TEMPLATE = """<!DOCTYPE html>
 <li class="{{ 'empty' if not n }}" title="{{ p.meaning }}"><span class="sym {{ p.css_class }}">{{ p.symbol }}</span>
 <span class="n">{{ n }}</span> {{ p.label }}</li>
 {% endfor %}
+<li class="sep"></li>
+{% for p, n in marks %}
+<li class="{{ 'empty' if not n }}" title="{{ p.meaning }}">
+<span class="sym badge-{{ p.css_class }}">{{ p.symbol }}</span>
+<span class="n">{{ n }}</span> {{ p.label }}</li>
+{% endfor %}
 </ul>
+{% if interrupted %}
+<div class="alert"><strong>{{ incomplete.symbol }} {{ interrupted | length }} cell{{ "s" if interrupted | length != 1 }}
+did not finish</strong> (interrupted): the cases {{ "it" if interrupted | length == 1 else "they" }} recorded are
+shown, the rest never ran (hatched in the matrix).
+<ul>
+{% for key, cell_id, command in interrupted %}
+<li><strong>{{ key }}</strong> <code>{{ cell_id }}</code>: resume with <code>{{ command }}</code></li>
+{% endfor %}
+</ul></div>
+{% endif %}
 <h2 id="matrix">Matrix</h2>
 <p class="note">Columns are cells in version order: jax, then flax, then python. Hover a result for its status,
-error, reason, warnings and timing.</p>
+attempts, error, reason, warnings and timing. {{ marks[0][0].symbol }} marks a flaky result (its attempts disagreed),
+{{ incomplete.symbol }} a cell that was interrupted.</p>
 {{ matrix | safe }}
 <h2 id="problems">Problems</h2>
-<p class="note">Every result that neither passed nor was not applicable; a cell where all cases failed alike is one
-row.</p>
+<p class="note">Every result that neither passed nor was not applicable, then every flaky one; a cell where all
+cases failed alike is one row.</p>
 {{ problems | safe }}
 {% if warnings %}
 <h2 id="warnings">Warnings</h2>
@@ -113,7 +144,8 @@ row.</p>
 {{ warnings | safe }}
 {% endif %}
 <h2 id="cells">Cells</h2>
-<p class="note">Every column of the matrix: its environment and how many cases got each status.</p>
+<p class="note">Every column of the matrix: whether its cell finished, its environment, how many cases got each status,
+and how many of those were flaky.</p>
 {{ cells | safe }}
 <h2 id="timing">Timing</h2>
 <p class="note">Median duration in seconds (3 significant digits); the darker a cell, the closer to the slowest cell

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reports.html import render_html
-from reports.load import load_results
+from reports.load import choose_runs, load_cells, load_results
 from reports.longform import write_csv
 from reports.markdown import render_markdown
 from reports.matrix import build_matrix
@@ -41,7 +41,9 @@ def report_dir(out_dir: Path) -> Path:
 
 def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
     """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html."""
-    matrix = build_matrix(load_results(results_dir(out_dir), run_ids, all_runs=all_runs))
+    root = results_dir(out_dir)
+    chosen = choose_runs(root, run_ids, all_runs=all_runs)
+    matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
     target = report_dir(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     markdown_path = target / "matrix.md"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reports.present import present
+from reports.present import FLAKY, INCOMPLETE, attempts_text, present
 from reports.text import as_text, first_line, seconds
 
 #: One result as a mapping, as DataFrame.to_dict("records") gives it.
@@ -30,8 +30,12 @@ def css_string(text: str) -> str:
 
 
 def status_tip(row: Row) -> str:
-    """Hover text of a matrix cell: where, which case, status, error, reason, warnings, timing."""
+    """Hover text of a matrix cell: where, which case, status, attempts, error, reason, warnings, timing."""
     lines = [f"{row['key']} · {row['cell_id']}", str(row["case_id"]), f"status: {present(row['shown']).label}"]
+    if row["flaky"]:
+        lines.append(f"{FLAKY.label}: {attempts_text(row['history'])}")
+    elif row["attempts"] > 1:
+        lines.append(f"attempts: {attempts_text(row['history'])}")
     error = ": ".join(part for part in (as_text(row["error_type"]), as_text(row["error_message"]).strip()) if part)
     if error:
         lines.append(error if len(error) <= MESSAGE_LIMIT else error[: MESSAGE_LIMIT - 1] + "…")
@@ -41,6 +45,11 @@ def status_tip(row: Row) -> str:
     if seconds(row["duration_s"]):
         lines.append(_timing(row))
     return "\n".join(lines)
+
+
+def not_run_tip(key: str, cell_id: object, case_id: object) -> str:
+    """Hover text of an empty matrix cell in an interrupted column: the case never ran there."""
+    return f"{key} · {cell_id}\n{case_id}\n{INCOMPLETE.label}: stopped before this case ran"
 
 
 def timing_tip(row: Row) -> str:
@@ -56,5 +65,7 @@ def _timing(row: Row) -> str:
     if split:
         parts.append(f"({', '.join(split)})")
     if row["attempts"] > 1:
-        parts.append(f"· median of {row['attempts']} runs")
+        parts.append(f"· attempt {row['attempt']}")
+    if row["repeats"] > 1:
+        parts.append(f"· median of {row['repeats']} runs")
     return " ".join(parts)

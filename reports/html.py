@@ -13,9 +13,9 @@ from pandas.io.formats.style import Styler
 
 from reports import _page
 from reports.findings import deprecations, grouped_problems, key_ranges
-from reports.hover import Row, css_string, status_tip, timing_tip
+from reports.hover import Row, css_string, not_run_tip, status_tip, timing_tip
 from reports.matrix import Matrix, counts, header_versions, pivot
-from reports.present import legend, present
+from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.text import as_text, seconds
 
 
@@ -24,12 +24,18 @@ def render_html(matrix: Matrix) -> str:
     environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     template = environment.from_string(_page.TEMPLATE)
     totals = matrix.results["shown"].value_counts()
+    cells = matrix.cells
     return template.render(
         css=_page.CSS,
         runs=list(matrix.run_labels.items()),
         n_cells=len(matrix.keys),
         n_cases=matrix.results["case_id"].nunique(),
         legend=[(p, int(totals.get(status, 0))) for status, p in legend(matrix.results["shown"])],
+        marks=[(FLAKY, int(matrix.results["flaky"].sum())), (INCOMPLETE, len(matrix.incomplete))],
+        interrupted=[
+            (key, cells.loc[key, "cell_id"], resume_command(cells.loc[key, "run_id"])) for key in matrix.incomplete
+        ],
+        incomplete=INCOMPLETE,
         # Styler output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix).to_html(),
@@ -39,8 +45,14 @@ def render_html(matrix: Matrix) -> str:
     )
 
 
+def key_label(matrix: Matrix, key: str) -> str:
+    """A column key as its header shows it: with the interrupted mark when its cell never finished."""
+    return f"{key} {INCOMPLETE.symbol}" if key in matrix.incomplete else key
+
+
 def cells_table(matrix: Matrix) -> Styler:
-    """One row per column key: the cell, its versions and devices, and how many cases got each status."""
+    """One row per column key: the cell, whether it finished, its versions and devices, and how many cases got
+    each status and were flaky."""
     cells = matrix.cells
     tally = counts(matrix)
     several = len(matrix.run_ids) > 1
@@ -49,6 +61,7 @@ def cells_table(matrix: Matrix) -> Styler:
         {
             "cell": cells["cell_id"],
             **({"run": cells["run_id"].map(runs)} if runs else {}),
+            "finished": ["yes" if done else f"{INCOMPLETE.symbol} no, interrupted" for done in cells["complete"]],
             **{name: cells[name].map(as_text) for name in ("jax", "jaxlib", "flax", "python", "numpy", "backend")},
             "devices": [
                 f"{as_text(n)} {as_text(kind)}".strip()
@@ -57,27 +70,47 @@ def cells_table(matrix: Matrix) -> Styler:
         }
     )
     labels = {status: f"{present(status).symbol} {present(status).label}" for status in tally.columns}
-    frame = frame.join(tally.rename(columns=labels))
+    flaky_label = f"{FLAKY.symbol} {FLAKY.label}"
+    flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0).astype(int)
+    frame = frame.join(tally.rename(columns=labels)).assign(**{flaky_label: flaky})
     classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    classes["finished"] = ["" if done else f"badge-{INCOMPLETE.css_class}" for done in cells["complete"]]
     for status, label in labels.items():
         classes[label] = [f"count {present(status).css_class}" if n else "count zero" for n in tally[status]]
+    classes[flaky_label] = [f"count badge-{FLAKY.css_class}" if n else "count zero" for n in flaky]
+    frame.index = pd.Index([key_label(matrix, str(key)) for key in frame.index])
+    classes.index = frame.index
     return (
         _styler(frame, "cells", "cells")
         .set_td_classes(classes)
-        .format(lambda n: str(n) if n else "·", subset=list(labels.values()))
+        .format(lambda n: str(n) if n else "·", subset=[*labels.values(), flaky_label])
     )
 
 
 def status_table(matrix: Matrix) -> Styler:
-    """Cases (grouped by family) by columns in version order: a coloured status symbol, details on hover."""
+    """Cases (grouped by family) by columns in version order: a coloured status symbol, a badge on a flaky one,
+    a hatched blank where an interrupted cell never ran a case, details on hover."""
     shown = pivot(matrix, "shown")
     symbols = shown.map(lambda status: present(status).symbol if as_text(status) else "")
     classes = shown.map(lambda status: f"status {present(status).css_class}" if as_text(status) else "status none")
+    # eq(True): a gap (a case that did not run in a column) is not flaky.
+    classes = classes.where(~pivot(matrix, "flaky").eq(True), classes + f" {FLAKY.css_class}")
     tips = pivot(matrix, _tips(matrix, status_tip))
-    return (
+    # Each row's case id, from whichever column ran it, for the hover of a column that did not.
+    case_ids = pivot(matrix, "case_id").bfill(axis=1).ffill(axis=1)
+    for key in matrix.incomplete:
+        never_ran = shown[key].isna()
+        classes[key] = classes[key].mask(never_ran, f"status none {INCOMPLETE.css_class}")
+        cell_id = matrix.cells.loc[key, "cell_id"]
+        tips[key] = [
+            not_run_tip(key, cell_id, case_id) if gap else tip
+            for gap, tip, case_id in zip(never_ran, tips[key], case_ids[key], strict=True)
+        ]
+    return _mark_incomplete(
         _styler(_versioned(symbols, matrix), "matrix", "matrix")
         .set_td_classes(_versioned(_group_starts(classes), matrix))
-        .set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP)
+        .set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP),
+        matrix,
     )
 
 
@@ -92,22 +125,29 @@ def timing_table(matrix: Matrix) -> Styler:
         .set_td_classes(_versioned(_group_starts(classes), matrix))
     )
     styler = styler.apply(_shade, axis=1)
-    return styler.set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP)
+    return _mark_incomplete(styler.set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP), matrix)
 
 
 def problems_table(matrix: Matrix) -> Styler:
     """Every status that is neither a pass nor not applicable, folded, worst first."""
     found = grouped_problems(matrix)
+    flaky = f", {FLAKY.symbol} {FLAKY.label}"
     frame = pd.DataFrame(
         {
             "cells": [key_ranges(keys, matrix.keys) for keys in found["keys"]],
             "case": found["case"],
-            "status": [f"{present(s).symbol} {present(s).label}" for s in found["status"]],
+            "status": [
+                f"{present(s).symbol} {present(s).label}{flaky if f else ''}"
+                for s, f in zip(found["status"], found["flaky"], strict=True)
+            ],
             "detail": found["detail"],
         }
     )
     classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
-    classes["status"] = [f"chip {present(s).css_class}" for s in found["status"]]
+    classes["status"] = [
+        f"chip {present(s).css_class}" + (f" {FLAKY.css_class}" if f else "")
+        for s, f in zip(found["status"], found["flaky"], strict=True)
+    ]
     return _styler(frame, "problems", "problems").set_td_classes(classes).hide(axis="index")
 
 
@@ -157,13 +197,21 @@ def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:
 
 
 def _versioned(frame: pd.DataFrame, matrix: Matrix) -> pd.DataFrame:
-    """`frame` (columns are keys) with the cells' versions stacked above each key as header levels."""
+    """`frame` (columns are keys) with the cells' versions stacked above each key (marked when its cell was
+    interrupted) as header levels."""
     versions = header_versions(matrix).loc[list(frame.columns)]
     columns = pd.MultiIndex.from_arrays(
-        [versions[name] for name in versions.columns] + [list(frame.columns)],
+        [versions[name] for name in versions.columns] + [[key_label(matrix, str(key)) for key in frame.columns]],
         names=[*versions.columns, "cell"],
     )
     return frame.set_axis(columns, axis=1)
+
+
+def _mark_incomplete(styler: Styler, matrix: Matrix) -> Styler:
+    """Colour the key header of each interrupted cell's column, so the column reads as partial at a glance."""
+    marked = {key_label(matrix, key) for key in matrix.incomplete}
+    look = f"background-color: {INCOMPLETE.background}; color: {INCOMPLETE.foreground};"
+    return styler.map_index(lambda label: look if label in marked else "", axis="columns", level="cell")
 
 
 def _tips(matrix: Matrix, describe: Callable[[Row], str]) -> pd.Series:

@@ -1,8 +1,11 @@
 """Read the results tree, OUT/results/<run id>/<cell id>.jsonl, into one frame of records.
 
-This module knows the record schema on its own: reports are rebuilt from files alone, so nothing here imports
-the harness that wrote them. A record newer than this reader refuses the whole load; an older one is upgraded
-through explicit `update_to_N` functions (asv style), one schema step at a time.
+This module knows the record schema and the file layout on its own: reports are rebuilt from files alone, so
+nothing here imports the harness that wrote them. A record newer than this reader refuses the whole load; an
+older one is upgraded through explicit `update_to_N` functions (asv style), one schema step at a time.
+
+Beside each results file the harness writes <cell id>.done.json once the cell finished; a results file without
+one belongs to a cell that was interrupted, whose records are still good but whose missing cases never ran.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import pandas as pd
 
 Record = dict[str, Any]
 
-SCHEMA_VERSION = 1
+#: 2 added `attempt`: a failing case is retried, and each attempt is its own record.
+SCHEMA_VERSION = 2
 
 #: Every field a current record carries; a field an older writer left out is read as null.
 FIELDS: tuple[str, ...] = (
@@ -27,6 +31,7 @@ FIELDS: tuple[str, ...] = (
     "case_id",
     "family",
     "status",
+    "attempt",
     "reason",
     "duration_s",
     "compile_s",
@@ -51,9 +56,19 @@ SOURCE_FIELDS: tuple[str, ...] = ("source", "line")
 
 TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 
-#: MIGRATIONS[n] turns a version n-1 record into a version n record. Empty until schema 2 exists; a schema 2
-#: bump adds `update_to_2` here and raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {}
+
+
+def update_to_2(record: Record) -> Record:
+    """Schema 1 -> 2: a version 1 writer never retried, so its every record is attempt 1."""
+    return {**record, "attempt": 1, "schema_version": 2}
+
+
+#: MIGRATIONS[n] turns a version n-1 record into a version n record; a schema bump adds `update_to_N` here and
+#: raises SCHEMA_VERSION, and every older file keeps loading.
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2}
+
+#: The columns of load_cells(): one row per results file.
+CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete")
 
 
 class ResultsError(Exception):
@@ -86,6 +101,46 @@ def load_results(
     if not records:
         raise ResultsError(f"no readable records in run(s) {', '.join(chosen)} under {root}")
     return records_frame(records)
+
+
+def load_cells(
+    results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False
+) -> pd.DataFrame:
+    """One row per results file of the chosen runs (as load_results chooses them): its run, its cell, and whether
+    the cell finished (its done marker exists and reads) or was interrupted."""
+    root = Path(results_root)
+    rows = [
+        {"run_id": run_id, "cell_id": path.stem, "complete": read_done(path) is not None}
+        for run_id in choose_runs(root, run_ids, all_runs=all_runs)
+        for path in sorted((root / run_id).glob("*.jsonl"))
+    ]
+    return pd.DataFrame(rows, columns=list(CELL_FIELDS)).astype({"complete": bool})
+
+
+def done_path(results_file: Path) -> Path:
+    """Where the harness marks a cell finished: <cell id>.done.json beside <cell id>.jsonl."""
+    return Path(results_file).with_suffix(".done.json")
+
+
+def read_done(results_file: Path) -> Record | None:
+    """The done marker of a results file; None when it is absent, or corrupt (with a warning naming it)."""
+    path = done_path(results_file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        _ignore_marker(path, f"unreadable ({exc})")
+        return None
+    try:
+        marker = json.loads(text)
+    except json.JSONDecodeError as exc:
+        _ignore_marker(path, f"not valid JSON ({exc.msg})")
+        return None
+    if not isinstance(marker, dict):
+        _ignore_marker(path, f"a JSON {type(marker).__name__}, not an object")
+        return None
+    return marker
 
 
 def choose_runs(results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> list[str]:
@@ -166,6 +221,8 @@ def records_frame(records: Sequence[Record]) -> pd.DataFrame:
     frame = frame.reindex(columns=list(FIELDS + SOURCE_FIELDS))
     for name in TIMINGS:
         frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+    # A record made in memory may leave `attempt` out; like a version 1 record, it is a first attempt.
+    frame["attempt"] = pd.to_numeric(frame["attempt"], errors="coerce").fillna(1).astype("Int64")
     counts = pd.to_numeric(frame["device_count"], errors="coerce")
     # Nullable integers keep "8" from being written as "8.0"; a non-integral count is kept as a float.
     if (counts.dropna() % 1 == 0).all():
@@ -199,8 +256,17 @@ def _normalise(record: Record, path: Path, run_id: str | None) -> str | None:
         return f"warnings is a JSON {type(found).__name__}, not a list"
     for name in ("run_id", "cell_id", "family"):
         record[name] = str(record[name])
+    attempt = record.get("attempt")
+    if attempt is None:
+        record["attempt"] = 1
+    elif not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 1:
+        return f"attempt is {attempt!r}, not a positive integer"
     return None
 
 
 def _skip(where: str, why: str) -> None:
     warnings.warn(f"{where}: skipped line: {why}", RuntimeWarning, stacklevel=2)
+
+
+def _ignore_marker(path: Path, why: str) -> None:
+    warnings.warn(f"{path}: ignored done marker: {why}; the cell counts as interrupted", RuntimeWarning, stacklevel=3)

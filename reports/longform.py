@@ -20,6 +20,8 @@ COLUMNS: dict[str, str] = {
     "compile_s": "compile_s",
     "execute_s": "execute_s",
     "attempts": "attempts",
+    "flaky": "flaky",
+    "cell_complete": "cell_complete",
     "jax": "jax",
     "jaxlib": "jaxlib",
     "flax": "flax",
@@ -41,8 +43,12 @@ SEPARATOR = " | "
 
 
 def long_form(matrix: Matrix) -> pd.DataFrame:
-    """The collapsed results as a flat table: warnings joined into `deprecations`, columns renamed."""
-    results = matrix.results.assign(deprecations=[SEPARATOR.join(found) for found in matrix.results["warnings"]])
+    """The collapsed results as a flat table: warnings joined into `deprecations`, whether the result's cell
+    finished as `cell_complete`, columns renamed."""
+    results = matrix.results.assign(
+        deprecations=[SEPARATOR.join(found) for found in matrix.results["warnings"]],
+        cell_complete=matrix.results["key"].map(matrix.cells["complete"]),
+    )
     return results[list(COLUMNS)].rename(columns=COLUMNS)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from reports.findings import deprecations, grouped_problems, key_ranges
 from reports.matrix import Matrix, counts, header_versions, pivot
-from reports.present import legend, present
+from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.text import as_text
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
@@ -55,6 +55,7 @@ def render_markdown(matrix: Matrix) -> str:
     """The whole matrix.md: header, legend, one status table per family, problems, warnings, then the cells."""
     sections = [
         _header(matrix),
+        _interrupted(matrix),
         _legend(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
@@ -70,9 +71,17 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _mark(status: object) -> str:
+def _mark(status: object, flaky: bool = False) -> str:
+    """A result's mark; a flaky one carries the flaky mark as a superscript."""
     shown = as_text(status)
-    return present(shown).mark if shown else ""
+    if not shown:
+        return ""
+    return present(shown).mark + (f"<sup>{FLAKY.mark}</sup>" if flaky else "")
+
+
+def _key(matrix: Matrix, key: str) -> str:
+    """A column key in bold, with the interrupted mark when its cell never finished."""
+    return f"**{key}**" + (f" {INCOMPLETE.mark}" if key in matrix.incomplete else "")
 
 
 def _header(matrix: Matrix) -> str:
@@ -84,6 +93,9 @@ def _header(matrix: Matrix) -> str:
     totals = matrix.results["shown"].value_counts()
     shown = [f"{present(s).mark} {totals[s]} {escape(present(s).label)}" for s, _ in legend(totals.index)
              if s in totals.index]
+    flaky = int(matrix.results["flaky"].sum())
+    if flaky:
+        shown.append(f"{FLAKY.mark} {flaky} {FLAKY.label}")
     return "\n\n".join([
         "# shardmatrix compatibility matrix",
         f"{label} {runs} · {_plural(len(matrix.keys), 'cell')}, {_plural(cases, 'case')}",
@@ -91,36 +103,57 @@ def _header(matrix: Matrix) -> str:
     ])
 
 
+def _interrupted(matrix: Matrix) -> str:
+    """A warning above everything else when any cell was interrupted: its results are partial."""
+    if not matrix.incomplete:
+        return ""
+    lines = [f"> {INCOMPLETE.mark} **{_plural(len(matrix.incomplete), 'cell')} did not finish** (interrupted): "
+             "the cases it recorded are shown, the rest never ran.", ">"]
+    for key in matrix.incomplete:
+        cell = matrix.cells.loc[key]
+        lines.append(f"> - **{key}** {code(cell['cell_id'])}: resume with {code(resume_command(cell['run_id']))}")
+    return "\n".join(lines)
+
+
 def _legend(matrix: Matrix) -> str:
     rows = [(p.mark, escape(p.label), escape(p.meaning)) for _, p in legend(matrix.results["shown"])]
+    rows += [(f"{present('passed').mark}<sup>{FLAKY.mark}</sup>", escape(FLAKY.label), escape(FLAKY.meaning)),
+             (f"**c1** {INCOMPLETE.mark}", escape(INCOMPLETE.label), escape(INCOMPLETE.meaning))]
     return "## Legend\n\n" + table(["Mark", "Status", "Meaning"], rows, ["c", "l", "l"])
 
 
 def _cells(matrix: Matrix) -> str:
     tally = counts(matrix)
     multi = len(matrix.run_ids) > 1
-    header = ["Key", *(["Run"] if multi else []), "Cell", "jax", "jaxlib", "flax", "python", "numpy", "devices",
-              *(present(s).mark for s in tally.columns)]
+    flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0)
+    header = ["Key", *(["Run"] if multi else []), "Cell", "Finished", "jax", "jaxlib", "flax", "python", "numpy",
+              "devices", *(present(s).mark for s in tally.columns), FLAKY.mark]
     rows = []
     for key, cell in matrix.cells.iterrows():
         run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
+        finished = "yes" if cell["complete"] else f"{INCOMPLETE.mark} **no, interrupted**"
         versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
         devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
-        tallies = [str(n) if n else "" for n in tally.loc[str(key)]]
-        rows.append([f"**{key}**", *run, code(cell["cell_id"]), *versions, devices, *tallies])
-    align = ["l"] * (len(header) - len(tally.columns)) + ["r"] * len(tally.columns)
+        tallies = [str(n) if n else "" for n in [*tally.loc[str(key)], flaky[str(key)]]]
+        rows.append([_key(matrix, str(key)), *run, code(cell["cell_id"]), finished, *versions, devices, *tallies])
+    align = ["l"] * (len(header) - len(tally.columns) - 1) + ["r"] * (len(tally.columns) + 1)
     return "## Cells\n\n" + table(header, rows, align)
 
 
 def _family(matrix: Matrix, family: str) -> str:
     grid = pivot(matrix, "shown", family)
+    # eq(True): a gap (a case that did not run in a column) is not flaky.
+    flaky = pivot(matrix, "flaky", family).eq(True)
     versions = header_versions(matrix)
     # Versions stacked under each key, labelled by the first column's header, keep columns narrow.
     header = ["<br>".join(["key", *versions.columns])] + [
-        "<br>".join([f"**{key}**", *(escape(text) for text in versions.loc[str(key)])])
+        "<br>".join([_key(matrix, str(key)), *(escape(text) for text in versions.loc[str(key)])])
         for key in grid.columns
     ]
-    rows = [[code(case), *(_mark(status) for status in statuses)] for case, statuses in grid.iterrows()]
+    rows = [
+        [code(case), *(_mark(status, flag) for status, flag in zip(statuses, flags, strict=True))]
+        for case, statuses, flags in zip(grid.index, grid.to_numpy(), flaky.to_numpy(), strict=True)
+    ]
     return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
 
 
@@ -129,9 +162,10 @@ def _problems(matrix: Matrix) -> str:
     if found.empty:
         return "## Problems\n\nNone: every case passed or was not applicable."
     rows = [
-        [key_ranges(keys, matrix.keys), code(case), f"{present(status).mark} {escape(present(status).label)}",
+        [key_ranges(keys, matrix.keys), code(case),
+         f"{present(status).mark} {escape(present(status).label)}" + (f", {FLAKY.mark} {FLAKY.label}" if flaky else ""),
          escape(text)]
-        for keys, case, status, text in found.itertuples(index=False)
+        for keys, case, status, flaky, text in found.itertuples(index=False)
     ]
     return f"## Problems ({len(found)})\n\n" + table(["Cells", "Case", "Status", "Detail"], rows)
 

@@ -2,6 +2,10 @@
 
 A report column is one cell of one run: with several runs the same cell appears once per run, side by side.
 Columns get short keys (c1, c2, ...) in version order so headers stay narrow and every table agrees.
+
+Records of one case in one cell collapse into one result. A failing case is retried, each attempt its own
+record numbered by `attempt`; the result is the last attempt's, and a case whose attempts disagree is *flaky*.
+Several records of the same attempt are plain repeats: the last one's status stands and timings are medians.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class Matrix:
 
     results: pd.DataFrame
     cells: pd.DataFrame
+
+    @property
+    def incomplete(self) -> list[str]:
+        """Keys of the cells that were interrupted before they finished, in column order."""
+        return [str(key) for key in self.cells.index[~self.cells["complete"]]]
 
     @property
     def run_ids(self) -> list[str]:
@@ -62,10 +71,13 @@ def version_key(text: object) -> tuple[int, Version, str]:
         return (1, Version("0"), str(text))
 
 
-def build_matrix(records: pd.DataFrame) -> Matrix:
-    """Collapse records to one row per (run, cell, case) and order cells by jax, then flax, then python."""
+def build_matrix(records: pd.DataFrame, files: pd.DataFrame | None = None) -> Matrix:
+    """Collapse records to one row per (run, cell, case) and order cells by jax, then flax, then python.
+
+    `files` (load_cells(): run_id, cell_id, complete) says which cells finished; without it every cell counts as
+    complete, and a file that holds no record still becomes a (blank) column."""
     results = collapse(records)
-    cells = cell_table(results)
+    cells = cell_table(results, files)
     keys = {
         (run_id, cell_id): key
         for key, run_id, cell_id in zip(cells.index, cells["run_id"], cells["cell_id"], strict=True)
@@ -79,12 +91,21 @@ def build_matrix(records: pd.DataFrame) -> Matrix:
 
 
 def collapse(records: pd.DataFrame) -> pd.DataFrame:
-    """One row per (run, cell, case): the last record in file order, median timings, and how many records."""
+    """One row per (run, cell, case): the last record (file order) of the last attempt, the median timings of
+    that attempt's records (`repeats` of them), how many `attempts`, each attempt's status in `history`, and
+    whether the attempts disagreed (`flaky`)."""
     ordered = records.sort_values(["source", "line"], kind="stable")
-    groups = ordered.groupby(ROW_KEY, sort=False)
+    final = ordered.groupby(ROW_KEY, sort=False)["attempt"].transform("max")
+    groups = ordered[ordered["attempt"] == final].groupby(ROW_KEY, sort=False)
     results = groups.tail(1).set_index(ROW_KEY)
     results[list(TIMINGS)] = groups[list(TIMINGS)].median()
-    results["attempts"] = groups.size()
+    results["repeats"] = groups.size()
+    # An attempt's status is its last record's; attempts in attempt order, whatever order the file has them in.
+    statuses = ordered.groupby([*ROW_KEY, "attempt"], sort=True)["status"].last()
+    history = statuses.groupby(level=ROW_KEY, sort=False).agg(list)
+    results["history"] = history
+    results["attempts"] = history.map(len)
+    results["flaky"] = history.map(lambda found: len(set(found)) > 1).astype(bool)
     results = results.reset_index()
     results["shown"] = [
         display_status(status, found) for status, found in zip(results["status"], results["warnings"], strict=True)
@@ -92,10 +113,17 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
     return results
 
 
-def cell_table(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per (run, cell) with its environment, in version order, indexed by key c1..cN."""
+def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (run, cell) with its environment and whether it finished, in version order, keyed c1..cN."""
     # last() skips nulls: an install_error record that knows no numpy does not blank the cell's numpy.
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
+    if files is not None:
+        # An outer join: a cell interrupted before its first case finished has a file but no record.
+        cells = cells.merge(files[["run_id", "cell_id", "complete"]], how="outer", on=["run_id", "cell_id"])
+    else:
+        cells["complete"] = True
+    # No file for a record's cell means nothing says it was interrupted.
+    cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(
         range(len(cells)),
         key=lambda i: (

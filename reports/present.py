@@ -55,6 +55,15 @@ PRESENTATIONS: dict[str, Presentation] = {
     for status, mark, symbol, background, foreground, label, meaning in _TABLE
 }
 
+#: Not statuses but marks beside them: a result whose attempts disagreed, and a cell that never finished. Their
+#: colours are for the badge; a flaky result keeps its status colour, an interrupted cell its column.
+FLAKY = Presentation("🔁", "↻", "#fb8500", "#ffffff", "flaky",
+                     "the attempts disagreed (e.g. failed, then passed on a retry); the last attempt's status is shown",
+                     "flaky")
+INCOMPLETE = Presentation("⏸️", "⏸\ufe0e", "#fff1e5", "#953800", "interrupted",
+                          "the cell was stopped before it finished: its recorded cases are shown, the rest never ran",
+                          "incomplete")
+
 #: Shown for a status this reader does not know: neutral, so a newer harness still gets a readable report.
 UNKNOWN = Presentation("❓", "?", "#ffffff", "#57606a", "unknown", "a status this report does not know", "st-unknown")
 
@@ -74,6 +83,16 @@ def display_status(status: str, warnings: Sequence[str] | None) -> str:
     return status
 
 
+def attempts_text(history: Sequence[str]) -> str:
+    """The statuses of a result's attempts in order: 'failed → passed'."""
+    return " → ".join(present(status).label for status in history)
+
+
+def resume_command(run_id: object) -> str:
+    """The command that finishes the interrupted cells of `run_id`."""
+    return f"nox -s matrix -- --resume {run_id}"
+
+
 def legend(shown: Iterable[str]) -> list[tuple[str, Presentation]]:
     """Every known status in legend order, then any unknown status among `shown`, in first-seen order."""
     entries = list(PRESENTATIONS.items())
@@ -87,4 +106,7 @@ def stylesheet() -> str:
         f".{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
         for p in [*PRESENTATIONS.values(), UNKNOWN]
     ]
+    # The marks have their own rules (reports/_page.py): `.flaky` is a badge on a status, not a status colour.
+    rules += [f".badge-{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
+              for p in (FLAKY, INCOMPLETE)]
     return "\n".join(rules)

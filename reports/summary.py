@@ -1,26 +1,46 @@
-"""The terminal summary: how many cases of each status every cell has."""
+"""The terminal summary: how many cases of each status every cell has, how many were flaky, and which cells
+were interrupted."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from reports.matrix import Matrix
-from reports.present import legend
+from reports.present import legend, resume_command
+
+
+def row_labels(matrix: Matrix) -> pd.Series:
+    """The name of each column key in the terminal: its cell id, plus the run when several runs are shown."""
+    cells = matrix.cells
+    if len(matrix.run_ids) > 1:
+        return cells["cell_id"] + " @ " + cells["run_id"]
+    return cells["cell_id"].copy()
 
 
 def summary_table(matrix: Matrix) -> pd.DataFrame:
-    """Counts per status (legend order, passes that warned apart) per cell (version order), with totals."""
+    """Counts per status (legend order, passes that warned apart) per cell (version order), their total, and how
+    many of them were flaky, with a total row."""
     results = matrix.results
-    multi = len(matrix.run_ids) > 1
-    # The row label is the cell id, plus the run when several runs are shown side by side.
-    index = results["cell_id"] + " @ " + results["run_id"] if multi else results["cell_id"]
-    table = pd.crosstab(index.rename("cell"), results["shown"].rename("status"), margins=True, margins_name="total")
-    labels = dict(zip(results["key"], index, strict=True))
-    order = [labels[key] for key in matrix.keys] + ["total"]
-    statuses = [status for status, _ in legend(results["shown"]) if status in table.columns] + ["total"]
-    return table.reindex(index=order, columns=statuses)
+    statuses = [status for status, _ in legend(results["shown"]) if status in set(results["shown"])]
+    # Keyed by column key, not cell id: a cell interrupted before its first case has a row of zeros.
+    table = pd.crosstab(results["key"], results["shown"]).reindex(index=matrix.keys, columns=statuses, fill_value=0)
+    table["total"] = table.sum(axis=1)
+    table["flaky"] = results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0).astype(int)
+    table.loc["total"] = table.sum()
+    table.index = pd.Index([*row_labels(matrix), "total"], name="cell")
+    table.columns.name = "status"
+    return table
+
+
+def incomplete_lines(matrix: Matrix) -> list[str]:
+    """One line per interrupted cell, saying how to finish it."""
+    labels = row_labels(matrix)
+    return [
+        f"incomplete: {labels[key]} (interrupted; resume with: {resume_command(matrix.cells.loc[key, 'run_id'])})"
+        for key in matrix.incomplete
+    ]
 
 
 def summary(matrix: Matrix) -> str:
-    """The summary table as plain text for a terminal."""
-    return summary_table(matrix).to_string()
+    """The summary table as plain text for a terminal, then a line for each interrupted cell."""
+    return "\n".join([summary_table(matrix).to_string(), *incomplete_lines(matrix)])

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import reports
-from reports.build import build_report, report_dir, results_dir
+from reports.build import Report, build_report, report_dir, results_dir
 from reports.load import ResultsError
 
 REPORTS = Path(reports.__file__).parent
@@ -94,8 +94,26 @@ def _outcome(case_id: str, jax: str, flax: str, python: str, rng: random.Random)
     return {"status": "passed"}
 
 
+#: The synthetic cell that was interrupted (no done marker), and how many of its cases it recorded first.
+INTERRUPTED = ("jax0.10.0-flax0.12.6-py3.13", 8)
+
+#: (cell, case): the attempts a retried case made, first to last; flaky where they disagree.
+RETRIED: dict[tuple[str, str], tuple[str, ...]] = {
+    ("jax0.8.1-flax0.12.0-py3.12", "sharded_gathers::test_gather_batched[4x2]"): ("failed", "passed"),
+    ("jax0.6.2-flax0.10.6-py3.12", "mesh_utils::test_create_device_mesh"): ("crashed", "failed"),
+    ("jax0.10.2-flax0.12.8-py3.12", "named_sharding::test_with_sharding_constraint"): ("failed", "failed"),
+}
+
+#: What a retried attempt that did not pass says.
+ATTEMPT_ERRORS: dict[str, dict[str, Any]] = {
+    "failed": {"error_type": "AssertionError", "error_message": "arrays differ: max abs diff 0.03125 (shard 5 of 8)"},
+    "crashed": {"reason": "worker died: signal 6 (SIGABRT)"},
+}
+
+
 def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", seed: int = 0) -> Path:
-    """Write a realistic OUT/results/<run_id>/ tree (14 cells, 12 cases, 5 families, every status); return it."""
+    """Write a realistic OUT/results/<run_id>/ tree (14 cells, 12 cases, 5 families, every status, retried and
+    flaky cases, one interrupted cell); return it."""
     rng = random.Random(seed)
     run_dir = results_dir(out_dir) / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -118,8 +136,8 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
             compile_s = round(duration * rng.uniform(0.5, 0.8), 4) if duration else None
             family = case_id.partition("::")[0]
             record = {
-                "schema_version": 1, "run_id": run_id, "cell_id": cell_id, "case_id": case_id, "family": family,
-                "status": outcome["status"], "reason": outcome.get("reason"),
+                "schema_version": 2, "run_id": run_id, "cell_id": cell_id, "case_id": case_id, "family": family,
+                "status": outcome["status"], "attempt": 1, "reason": outcome.get("reason"),
                 "duration_s": duration, "compile_s": compile_s,
                 "execute_s": round(duration - compile_s, 4) if duration and compile_s else None,
                 "error_type": outcome.get("error_type"), "error_message": outcome.get("error_message"),
@@ -130,11 +148,25 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
                 "device_count": 8 if installed else None, "platform": "Linux-x86_64" if installed else None,
                 "timestamp": "2026-11-21T08:45:12.123456+00:00",
             }
-            lines.append(json.dumps(record))
+            attempts = RETRIED.get((cell_id, case_id), (outcome["status"],))
+            for number, status in enumerate(attempts, start=1):
+                final = number == len(attempts)
+                details = {} if final and status == outcome["status"] else ATTEMPT_ERRORS.get(status, {})
+                keep = {"error_type": None, "error_message": None, "reason": None} if status == "passed" else {}
+                lines.append(json.dumps({**record, **keep, **details, "status": status, "attempt": number}))
             if case_id.endswith("test_take_along_axis") and installed:
-                # A repeat: the report shows the last record and the median duration.
+                # A plain repeat, not a retry: the report shows the last record and the median duration.
                 lines.append(json.dumps({**record, "duration_s": record["duration_s"] * 1.1}))
+        if cell_id == INTERRUPTED[0]:
+            # Stopped part-way: the last case's line was torn mid-write, and no done marker follows.
+            kept = [line for line in lines if json.loads(line)["case_id"] in CASES[: INTERRUPTED[1]]]
+            (run_dir / f"{cell_id}.jsonl").write_text("\n".join(kept) + "\n" + lines[len(kept)][:40],
+                                                      encoding="utf-8")
+            continue
         (run_dir / f"{cell_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        marker = {"schema_version": 1, "cell_id": cell_id, "finished": "2026-11-21T08:52:40.000000+00:00",
+                  "returncode": 1}
+        (run_dir / f"{cell_id}.done.json").write_text(json.dumps(marker) + "\n", encoding="utf-8")
     (run_dir / "cell.log").write_text("not a results file\n", encoding="utf-8")
     return run_dir
 
@@ -176,9 +208,15 @@ def test_paths_are_decided_in_one_place(tmp_path: Path) -> None:
     assert report_dir(tmp_path) == tmp_path / "report"
 
 
+def synthetic_report(out_dir: Path) -> Report:
+    """The report of the synthetic tree, whose interrupted cell's torn last line is expected."""
+    with pytest.warns(RuntimeWarning, match=rf"{INTERRUPTED[0]}\.jsonl:\d+: skipped line: not valid JSON"):
+        return build_report(out_dir)
+
+
 def test_build_report_writes_every_file(tmp_path: Path) -> None:
     write_synthetic_tree(tmp_path)
-    report = build_report(tmp_path)
+    report = synthetic_report(tmp_path)
     assert report.paths == tuple(report_dir(tmp_path) / name for name in ("results.csv", "matrix.md", "matrix.html"))
     for path in report.paths:
         assert path.is_file() and path.stat().st_size > 0
@@ -187,7 +225,7 @@ def test_build_report_writes_every_file(tmp_path: Path) -> None:
 
 def test_synthetic_tree_shows_every_status_and_the_hostile_text_escaped(tmp_path: Path) -> None:
     write_synthetic_tree(tmp_path)
-    report = build_report(tmp_path)
+    report = synthetic_report(tmp_path)
     html = report.html_path.read_text(encoding="utf-8")
     markdown = report.markdown_path.read_text(encoding="utf-8")
     for status in ("passed", "passed_deprecated", "failed", "error", "not_applicable", "xfailed", "xpassed",
@@ -195,16 +233,31 @@ def test_synthetic_tree_shows_every_status_and_the_hostile_text_escaped(tmp_path
         assert f"status st-{status}" in html, status
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "\\<script\\>alert(1)\\</script\\> \\| pipe" in markdown
-    assert len(pd.read_csv(report.csv_path)) == 14 * 12
+    assert len(pd.read_csv(report.csv_path)) == 14 * 12 - (12 - INTERRUPTED[1])
+
+
+def test_synthetic_tree_shows_flaky_results_and_the_interrupted_cell(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    report = synthetic_report(tmp_path)
+    results = pd.read_csv(report.csv_path)
+    flaky = results[results["flaky"]]
+    assert sorted(flaky["status"]) == ["failed", "passed"]
+    assert (results["attempts"] > 1).sum() == len(RETRIED)
+    assert set(results.loc[~results["cell_complete"], "cell"]) == {INTERRUPTED[0]}
+    assert f"incomplete: {INTERRUPTED[0]} (interrupted; resume with: nox -s matrix -- --resume" in report.summary
+    html = report.html_path.read_text(encoding="utf-8")
+    assert html.count("status st-passed flaky") == html.count("status st-failed flaky") == 1
+    assert "flaky: failed → passed" in report.markdown_path.read_text(encoding="utf-8")
 
 
 def test_build_report_of_chosen_runs_puts_them_side_by_side(tmp_path: Path) -> None:
     write_synthetic_tree(tmp_path, run_id="20261120T000000Z-aaaa")
     write_synthetic_tree(tmp_path, run_id="20261121T000000Z-bbbb")
-    newest = build_report(tmp_path)
+    newest = synthetic_report(tmp_path)
     assert "20261120T000000Z-aaaa" not in newest.csv_path.read_text(encoding="utf-8")
-    both = build_report(tmp_path, all_runs=True)
-    assert len(pd.read_csv(both.csv_path)) == 2 * 14 * 12
+    with pytest.warns(RuntimeWarning):
+        both = build_report(tmp_path, all_runs=True)
+    assert len(pd.read_csv(both.csv_path)) == 2 * (14 * 12 - (12 - INTERRUPTED[1]))
     markdown = both.markdown_path.read_text(encoding="utf-8")
     assert "Runs r1 `20261120T000000Z-aaaa`, r2 `20261121T000000Z-bbbb`" in markdown
 

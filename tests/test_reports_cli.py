@@ -19,17 +19,21 @@ CELL = "jax0.10.2-flax0.12.8-py3.11"
 
 
 def record(**fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record; keyword arguments override fields."""
+    """A complete schema-2 record; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
+    base.update(schema_version=2, attempt=1,
+                run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
                 duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8", python="3.11.7")
     return {**base, **fields}
 
 
-def write_run(out: Path, *lines: str, run_id: str = RUN) -> None:
+def write_run(out: Path, *lines: str, run_id: str = RUN, done: str | None = '{"returncode": 0}') -> None:
+    """Write one cell's results file, and its done marker holding `done` unless that is None."""
     path = out / "results" / run_id / f"{CELL}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    if done is not None:
+        path.with_suffix(".done.json").write_text(done, encoding="utf-8")
 
 
 def test_good_results_print_summary_and_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,7 +42,27 @@ def test_good_results_print_summary_and_paths(tmp_path: Path, capsys: pytest.Cap
     out, err = capsys.readouterr()
     assert CELL in out and "failed" in out
     assert f"wrote {tmp_path / 'report' / 'matrix.html'}" in out
+    assert "incomplete" not in out
     assert err == ""
+
+
+def test_interrupted_cell_is_named_with_how_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()), done=None)
+    assert main(["--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"incomplete: {CELL} (interrupted; resume with: nox -s matrix -- --resume {RUN})\n" in out
+    assert err == ""
+
+
+def test_corrupt_done_marker_warns_on_stderr_and_counts_as_interrupted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path, json.dumps(record()), done='{"returnco')
+    assert main(["--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"incomplete: {CELL}" in out
+    assert err.count("\n") == 1
+    assert f"{CELL}.done.json: ignored done marker: not valid JSON" in err
 
 
 def test_missing_results_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,11 +81,11 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
 
 
 def test_newer_schema_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=2)))
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=3)))
     assert main(["--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{CELL}.jsonl:2: schema_version 2 is newer than this reader knows" in err
+    assert f"{CELL}.jsonl:2: schema_version 3 is newer than this reader knows (2)" in err
     assert not (tmp_path / "report").exists()
 
 

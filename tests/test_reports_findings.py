@@ -12,9 +12,9 @@ RUN = "20261121T084500Z-ab12"
 
 
 def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record of the cell named by its jax version; keyword arguments override fields."""
+    """A complete schema-2 record of the cell named by its jax version; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
                 python="3.11.7", device_count=8)
     return {**base, **fields}
@@ -42,7 +42,8 @@ def test_a_cell_that_failed_alike_everywhere_is_one_problem() -> None:
     broken = {"status": "install_error", "error_type": "InstallError", "error_message": "no wheel"}
     matrix = matrix_of(record(case_id="fam::a", **broken), record(case_id="fam::b", **broken))
     assert grouped_problems(matrix).to_dict("records") == [
-        {"keys": ["c1"], "case": "all 2 cases", "status": "install_error", "detail": "InstallError: no wheel"}
+        {"keys": ["c1"], "case": "all 2 cases", "status": "install_error", "flaky": False,
+         "detail": "InstallError: no wheel"}
     ]
 
 
@@ -54,7 +55,42 @@ def test_one_case_failing_in_several_cells_is_one_problem_naming_them() -> None:
         record("0.10.2", case_id="fam::b"),
     )
     assert grouped_problems(matrix).to_dict("records") == [
-        {"keys": ["c1", "c2"], "case": "fam::a", "status": "failed", "detail": "E"}
+        {"keys": ["c1", "c2"], "case": "fam::a", "status": "failed", "flaky": False, "detail": "E"}
+    ]
+
+
+def test_a_flaky_pass_is_a_problem_saying_how_its_attempts_went() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", attempt=1, error_type="ValueError"),
+        record(case_id="fam::a", status="passed", attempt=2),
+        record(case_id="fam::b"),
+    )
+    assert problems(matrix)[["case_id", "status", "flaky", "detail"]].values.tolist() == [
+        ["fam::a", "passed", True, "flaky: failed → passed"]
+    ]
+
+
+def test_a_pass_after_identical_repeats_is_no_problem() -> None:
+    matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::a"), record(case_id="fam::a", attempt=2))
+    assert problems(matrix).empty
+
+
+def test_a_flaky_failure_keeps_its_error_after_the_attempts() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="timeout", attempt=1),
+        record(case_id="fam::a", status="failed", attempt=2, error_type="ValueError", error_message="bad"),
+    )
+    assert problems(matrix)["detail"].tolist() == ["flaky: timeout → failed — ValueError: bad"]
+
+
+def test_flaky_passes_come_after_real_problems() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", attempt=1), record(case_id="fam::a", status="passed", attempt=2),
+        record(case_id="fam::b", status="crashed"),
+        record(case_id="fam::c"),
+    )
+    assert grouped_problems(matrix)[["case", "status", "flaky"]].values.tolist() == [
+        ["fam::b", "crashed", False], ["fam::a", "passed", True]
     ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reports.hover import css_string, status_tip, timing_tip
+from reports.hover import css_string, not_run_tip, status_tip, timing_tip
 
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* [x](y) &amp; </style>'
 
@@ -14,7 +14,8 @@ def row(**fields: Any) -> dict[str, Any]:
     """One collapsed result as hover functions get it; keyword arguments override fields."""
     base: dict[str, Any] = {"key": "c3", "cell_id": "jax0.10.2-flax0.12.8-py3.11", "case_id": "fam::test_a",
                             "shown": "passed", "error_type": None, "error_message": None, "reason": None,
-                            "warnings": [], "duration_s": 0.52, "compile_s": 0.31, "execute_s": 0.21, "attempts": 1}
+                            "warnings": [], "duration_s": 0.52, "compile_s": 0.31, "execute_s": 0.21, "attempt": 1,
+                            "attempts": 1, "repeats": 1, "history": ["passed"], "flaky": False}
     return {**base, **fields}
 
 
@@ -56,8 +57,27 @@ def test_status_tip_cuts_a_very_long_message() -> None:
     assert len(tip) < 1500 and "…" in tip
 
 
+def test_status_tip_of_a_flaky_result_says_how_its_attempts_went() -> None:
+    tip = status_tip(row(attempt=2, attempts=2, history=["failed", "passed"], flaky=True))
+    assert "status: passed\nflaky: failed → passed\n" in tip
+
+
+def test_status_tip_of_a_steady_retry_lists_the_attempts_but_not_flaky() -> None:
+    tip = status_tip(row(shown="failed", attempt=2, attempts=2, history=["failed", "failed"]))
+    assert "attempts: failed → failed" in tip and "flaky" not in tip
+
+
 def test_timing_tip_says_median_of_repeats() -> None:
-    assert timing_tip(row(attempts=3)).endswith("· median of 3 runs")
+    assert timing_tip(row(repeats=3)).endswith("· median of 3 runs")
+
+
+def test_timing_tip_of_a_retried_case_names_the_attempt_timed() -> None:
+    assert timing_tip(row(attempt=2, attempts=2)).endswith("(compile 0.310 s, execute 0.210 s) · attempt 2")
+
+
+def test_not_run_tip_says_the_cell_stopped_first() -> None:
+    tip = not_run_tip("c3", "jax0.10.2", "fam::test_a")
+    assert tip == "c3 · jax0.10.2\nfam::test_a\ninterrupted: stopped before this case ran"
 
 
 def test_timing_tip_without_a_duration_says_so() -> None:

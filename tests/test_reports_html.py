@@ -6,6 +6,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from reports.html import render_html
@@ -17,20 +18,37 @@ HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* 
 
 #: Every element the page may hold: no script, no link, no img, nothing that could fetch or run anything.
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "code", "nav", "a", "ul", "li",
-                "span", "table", "thead", "tbody", "tr", "th", "td", "footer"}
+                "span", "table", "thead", "tbody", "tr", "th", "td", "footer", "div", "strong"}
 
 
 def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1,
+                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, compile_s=0.3, execute_s=0.2, warnings=[], jax=jax,
                 jaxlib=jax, flax=flax, python=python, device_count=8, device_kind="cpu", backend="cpu")
     return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
+def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
+    """The matrix of `records`; the cells named in `interrupted` have no done marker."""
+    cells = {r["cell_id"] for r in records}
+    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
+    return build_matrix(records_frame(records), files)
+
+
+def flaky_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two attempts of fam::a: failed, then passed."""
+    return (record(case_id="fam::a", status="failed", attempt=1, error_type="ValueError"),
+            record(case_id="fam::a", status="passed", attempt=2))
+
+
+def legend_count(page: str, label: str) -> int:
+    """The count the legend shows beside `label`."""
+    found = re.search(rf'<span class="n">(\d+)</span> {re.escape(label)}</li>', page)
+    assert found, label
+    return int(found[1])
 
 
 def css_unescape(text: str) -> str:
@@ -138,3 +156,44 @@ def test_timing_shows_the_median_duration() -> None:
 def test_page_is_reproducible() -> None:
     matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b", status="failed"))
     assert render_html(matrix) == render_html(matrix)
+
+
+# --- flaky results --------------------------------------------------------------------------------------------
+
+
+def test_flaky_result_is_badged_counted_and_explained_on_hover() -> None:
+    page = render_html(matrix_of(*flaky_pair(), record(case_id="fam::b")))
+    assert re.search(r'<td [^>]*class="[^"]*status st-passed flaky"[^>]*>✓<', page)
+    assert legend_count(page, "flaky") == 1
+    assert any("status: passed\nflaky: failed → passed" in tip for tip in tooltips(page).values())
+    problems = page[page.index('id="T_problems"') :]
+    assert "✓ passed, ↻ flaky" in problems and "flaky: failed → passed" in problems
+
+
+def test_retry_that_failed_alike_is_not_badged() -> None:
+    page = render_html(matrix_of(record(status="failed", attempt=1), record(status="failed", attempt=2)))
+    assert 'status st-failed"' in page and "st-failed flaky" not in page
+    assert legend_count(page, "flaky") == 0
+
+
+# --- interrupted cells ----------------------------------------------------------------------------------------
+
+
+def test_interrupted_cell_is_marked_in_its_header_and_flagged_with_how_to_resume() -> None:
+    cell = "jax0.10.2-flax0.12.8-py3.11"
+    page = render_html(matrix_of(record("0.4.38", case_id="fam::b"), record("0.4.38"), record(), interrupted=(cell,)))
+    matrix = page[page.index('id="T_matrix"') : page.index('id="T_problems"')]
+    assert re.search(r"<th [^>]*>c2 ⏸\ufe0e</th>", matrix) and re.search(r"<th [^>]*>c1</th>", matrix)
+    assert f"<code>nox -s matrix -- --resume {RUN}</code>" in page
+    assert 'class="alert"' in page and legend_count(page, "interrupted") == 1
+    # fam::b never ran in c2: hatched, with a hover saying why.
+    assert len(re.findall(r'class="[^"]*status none incomplete', matrix)) == 1
+    assert any(tip.endswith("fam::b\ninterrupted: stopped before this case ran") for tip in tooltips(page).values())
+    assert "⏸\ufe0e no, interrupted" in page[page.index('id="T_cells"') :]
+
+
+def test_finished_cells_have_no_interrupted_marks() -> None:
+    page = render_html(matrix_of(record("0.4.38", case_id="fam::b"), record("0.4.38"), record()))
+    assert 'class="alert"' not in page and "--resume" not in page
+    assert "status none incomplete" not in page and "no, interrupted" not in page
+    assert legend_count(page, "interrupted") == 0

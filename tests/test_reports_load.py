@@ -9,19 +9,36 @@ from typing import Any
 import pytest
 
 from reports import load
-from reports.load import FIELDS, ResultsError, list_runs, load_results, read_jsonl, records_frame
+from reports.load import (
+    FIELDS,
+    ResultsError,
+    done_path,
+    list_runs,
+    load_cells,
+    load_results,
+    read_done,
+    read_jsonl,
+    records_frame,
+    update_to_2,
+)
 
 RUN = "20261121T084500Z-ab12"
 CELL = "jax0.10.2-flax0.12.8-py3.11"
 
 
 def record(**fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record; keyword arguments override its fields."""
+    """A complete schema-2 record; keyword arguments override its fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
-                duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8", python="3.11.7",
-                device_count=8)
+    base.update(schema_version=2, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
+                attempt=1, duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8",
+                python="3.11.7", device_count=8)
     return {**base, **fields}
+
+
+def record_v1(**fields: Any) -> dict[str, Any]:
+    """A schema-1 record, as a writer before retries wrote it: no `attempt` field."""
+    old = {name: value for name, value in record().items() if name != "attempt"}
+    return {**old, "schema_version": 1, **fields}
 
 
 def write_lines(root: Path, run_id: str, cell_id: str, lines: list[str]) -> Path:
@@ -99,6 +116,18 @@ def test_record_without_schema_version_is_skipped(tmp_path: Path) -> None:
         assert list(read_jsonl(path)) == []
 
 
+def test_positive_integer_attempt_is_kept_and_a_missing_one_is_the_first(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(attempt=3), record(attempt=None))
+    assert [r["attempt"] for r in read_jsonl(path)] == [3, 1]
+
+
+@pytest.mark.parametrize("attempt", [0, -1, "2", 1.5, True])
+def test_record_with_a_bad_attempt_is_skipped(tmp_path: Path, attempt: object) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(attempt=attempt))
+    with pytest.warns(RuntimeWarning, match=r":1: skipped line: attempt is .*, not a positive integer"):
+        assert list(read_jsonl(path)) == []
+
+
 def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
     path = write_records(tmp_path, RUN, CELL, record(run_id=None, cell_id=None, family=None, warnings=None))
     (row,) = read_jsonl(path, RUN)
@@ -108,26 +137,47 @@ def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
 # --- schema versions ------------------------------------------------------------------------------------------
 
 
-def test_schema_1_is_accepted(tmp_path: Path) -> None:
-    path = write_records(tmp_path, RUN, CELL, record(schema_version=1))
-    assert len(list(read_jsonl(path))) == 1
+def test_schema_2_is_read_as_written(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record(status="failed"), record(status="passed", attempt=2))
+    assert [(r["schema_version"], r["attempt"]) for r in read_jsonl(path)] == [(2, 1), (2, 2)]
+
+
+def test_schema_1_file_loads_migrated_to_first_attempts(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record_v1(case_id="fam::a"), record_v1(case_id="fam::b"))
+    frame = load_results(tmp_path)
+    assert frame["schema_version"].tolist() == [2, 2]
+    assert frame["attempt"].tolist() == [1, 1]
+
+
+def test_mixed_file_of_schema_1_and_2_lines_loads(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record_v1(status="failed"), record(status="passed", attempt=2))
+    frame = load_results(tmp_path)
+    assert frame[["status", "attempt"]].values.tolist() == [["failed", 1], ["passed", 2]]
+
+
+def test_update_to_2_makes_a_first_attempt_and_leaves_its_input_alone() -> None:
+    old = record_v1()
+    new = update_to_2(old)
+    assert (new["schema_version"], new["attempt"]) == (2, 1)
+    assert "attempt" not in old and old["schema_version"] == 1
+    assert load.MIGRATIONS[2] is update_to_2
 
 
 def test_newer_schema_refuses_the_whole_load(tmp_path: Path) -> None:
-    write_records(tmp_path, RUN, CELL, record(), record(schema_version=2))
-    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 2 is newer than this reader knows \(1\)"):
+    write_records(tmp_path, RUN, CELL, record(), record(schema_version=3))
+    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 3 is newer than this reader knows \(2\)"):
         load_results(tmp_path)
 
 
 def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def update_to_2(old: dict[str, Any]) -> dict[str, Any]:
-        return {**old, "reason": "migrated"}
+    def update_to_3(old: dict[str, Any]) -> dict[str, Any]:
+        return {**old, "reason": f"migrated attempt {old['attempt']}"}
 
-    monkeypatch.setattr(load, "SCHEMA_VERSION", 2)
-    monkeypatch.setattr(load, "MIGRATIONS", {2: update_to_2})
-    path = write_records(tmp_path, RUN, CELL, record(schema_version=1))
+    monkeypatch.setattr(load, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(load, "MIGRATIONS", {2: update_to_2, 3: update_to_3})
+    path = write_records(tmp_path, RUN, CELL, record_v1())
     (row,) = read_jsonl(path)
-    assert (row["schema_version"], row["reason"]) == (2, "migrated")
+    assert (row["schema_version"], row["reason"]) == (3, "migrated attempt 1")
 
 
 def test_older_schema_without_a_migration_is_refused(tmp_path: Path) -> None:
@@ -171,16 +221,79 @@ def test_files_other_than_jsonl_are_ignored(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record())
     (tmp_path / RUN / "cell.log").write_text("{garbage")
     (tmp_path / RUN / "machine.json").write_text(json.dumps(record(schema_version=99)))
+    (tmp_path / RUN / f"{CELL}.done.json").write_text(json.dumps(record(schema_version=99)))
     assert len(load_results(tmp_path)) == 1
+
+
+# --- done markers: finished or interrupted cells --------------------------------------------------------------
+
+
+def mark_done(results_file: Path, text: str | None = None) -> Path:
+    """Write the harness's done marker beside `results_file` (or `text` in its place); return its path."""
+    marker = {"schema_version": 1, "cell_id": results_file.stem, "finished": "2026-11-21T09:00:00+00:00",
+              "returncode": 1}
+    path = done_path(results_file)
+    path.write_text(json.dumps(marker) if text is None else text, encoding="utf-8")
+    return path
+
+
+def test_done_marker_sits_beside_the_results_file() -> None:
+    assert done_path(Path("OUT/results") / RUN / f"{CELL}.jsonl") == Path("OUT/results") / RUN / f"{CELL}.done.json"
+
+
+def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
+    mark_done(write_records(tmp_path, RUN, CELL, record()))
+    assert load_cells(tmp_path).to_dict("records") == [{"run_id": RUN, "cell_id": CELL, "complete": True}]
+
+
+def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record())
+    assert load_cells(tmp_path).to_dict("records") == [{"run_id": RUN, "cell_id": CELL, "complete": False}]
+
+
+def test_done_marker_is_read_as_an_object(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record())
+    mark_done(path)
+    assert read_done(path) == {"schema_version": 1, "cell_id": CELL, "finished": "2026-11-21T09:00:00+00:00",
+                               "returncode": 1}
+
+
+@pytest.mark.parametrize(("text", "why"), [('{"schema_version": 1, "cell', "not valid JSON"),
+                                           ("[1]", "a JSON list, not an object")])
+def test_corrupt_done_marker_counts_as_absent_with_a_warning_naming_it(tmp_path: Path, text: str, why: str) -> None:
+    marker = mark_done(write_records(tmp_path, RUN, CELL, record()), text)
+    with pytest.warns(RuntimeWarning, match=rf"{CELL}\.done\.json: ignored done marker: {why}") as caught:
+        cells = load_cells(tmp_path)
+    assert str(marker) in str(caught[0].message)
+    assert cells["complete"].tolist() == [False]
+
+
+def test_a_cell_interrupted_before_its_first_case_is_still_listed(tmp_path: Path) -> None:
+    mark_done(write_records(tmp_path, RUN, CELL, record()))
+    write_lines(tmp_path, RUN, "jax0.4.38-flax0.10.2-py3.12", [])
+    cells = load_cells(tmp_path)
+    assert cells[["cell_id", "complete"]].values.tolist() == [["jax0.10.2-flax0.12.8-py3.11", True],
+                                                             ["jax0.4.38-flax0.10.2-py3.12", False]]
+
+
+def test_load_cells_chooses_runs_like_load_results(tmp_path: Path) -> None:
+    write_records(tmp_path, "20261121T000000Z-aaaa", CELL, record())
+    write_records(tmp_path, "20261122T000000Z-bbbb", CELL, record())
+    assert load_cells(tmp_path)["run_id"].tolist() == ["20261122T000000Z-bbbb"]
+    assert len(load_cells(tmp_path, all_runs=True)) == 2
+    with pytest.raises(ResultsError, match="no run 'nope'"):
+        load_cells(tmp_path, ["nope"])
 
 
 # --- the frame ------------------------------------------------------------------------------------------------
 
 
 def test_frame_has_every_field_and_typed_numbers() -> None:
-    frame = records_frame([record(device_count=8), record(device_count=None, duration_s=None)])
+    frame = records_frame([record(device_count=8), record(device_count=None, duration_s=None, attempt=None)])
     assert list(frame.columns) == [*FIELDS, "source", "line"]
-    assert str(frame["device_count"].dtype) == "Int64"
+    assert FIELDS[FIELDS.index("status") + 1] == "attempt"
+    assert str(frame["device_count"].dtype) == str(frame["attempt"].dtype) == "Int64"
+    assert frame["attempt"].tolist() == [1, 1]
     assert frame["duration_s"].isna().tolist() == [False, True]
     assert frame["line"].tolist() == [1, 2]
 

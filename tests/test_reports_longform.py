@@ -13,15 +13,15 @@ from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
 HOSTILE = '<script>alert(1)</script> | "q", x\nsecond line'
-REQUIRED = ["run_id", "cell", "case", "family", "status", "duration_s", "compile_s", "execute_s", "jax", "jaxlib",
-            "flax", "numpy", "python", "backend", "device_kind", "device_count", "platform", "error_type",
-            "error_message", "reason", "deprecations", "timestamp"]
+REQUIRED = ["run_id", "cell", "case", "family", "status", "attempts", "flaky", "cell_complete", "duration_s",
+            "compile_s", "execute_s", "jax", "jaxlib", "flax", "numpy", "python", "backend", "device_kind",
+            "device_count", "platform", "error_type", "error_message", "reason", "deprecations", "timestamp"]
 
 
 def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record; keyword arguments override fields."""
+    """A complete schema-2 record; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
                 python="3.11.7", device_count=8)
     return {**base, **fields}
@@ -41,6 +41,24 @@ def test_repeats_are_one_row_and_cells_come_in_version_order() -> None:
     assert table[["jax", "status"]].values.tolist() == [["0.4.38", "passed"], ["0.10.2", "failed"]]
 
 
+def test_flaky_and_attempts_columns_say_how_a_retried_case_went() -> None:
+    table = long_form(matrix_of(
+        record(case_id="fam::a", status="failed", attempt=1), record(case_id="fam::a", attempt=2),
+        record(case_id="fam::b", status="failed", attempt=1), record(case_id="fam::b", status="failed", attempt=2),
+        record(case_id="fam::c"), record(case_id="fam::c"),
+    ))
+    assert table[["case", "status", "attempts", "flaky"]].values.tolist() == [
+        ["fam::a", "passed", 2, True], ["fam::b", "failed", 2, False], ["fam::c", "passed", 1, False]
+    ]
+
+
+def test_cell_complete_says_whether_the_result_s_cell_finished() -> None:
+    files = pd.DataFrame([{"run_id": RUN, "cell_id": "jax0.4.38-flax0.12.8-py3.11", "complete": False},
+                          {"run_id": RUN, "cell_id": "jax0.10.2-flax0.12.8-py3.11", "complete": True}])
+    table = long_form(build_matrix(records_frame([record("0.4.38"), record("0.10.2")]), files))
+    assert table[["jax", "cell_complete"]].values.tolist() == [["0.4.38", False], ["0.10.2", True]]
+
+
 def test_warnings_are_joined_into_deprecations() -> None:
     table = long_form(matrix_of(record(warnings=["DeprecationWarning: a", "UserWarning: b"])))
     assert table["deprecations"].tolist() == ["DeprecationWarning: a | UserWarning: b"]
@@ -56,3 +74,4 @@ def test_csv_round_trips_hostile_text_and_integer_device_counts(tmp_path: Path) 
     assert back.loc[0, "error_message"] == HOSTILE
     assert back.loc[0, "device_count"] == "8"
     assert back.loc[0, "reason"] == ""
+    assert (back.loc[0, "attempts"], back.loc[0, "flaky"], back.loc[0, "cell_complete"]) == ("1", "False", "True")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pandas as pd
+
 from reports.load import FIELDS, records_frame
 from reports.markdown import code, escape, render_markdown, table
 from reports.matrix import Matrix, build_matrix
@@ -14,16 +16,20 @@ HOSTILE = "<script>alert(1)</script> | pipe\nnew line `tick` ``two`` *star* _und
 
 
 def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1,
+                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
                 python=python, device_count=8, device_kind="cpu")
     return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
+def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
+    """The matrix of `records`; the cells named in `interrupted` have no done marker."""
+    cells = {r["cell_id"] for r in records}
+    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
+    return build_matrix(records_frame(records), files)
 
 
 def cells_of(row: str) -> list[str]:
@@ -138,3 +144,37 @@ def test_unknown_status_gets_the_neutral_mark_and_a_legend_row() -> None:
     text = render_markdown(matrix_of(record(status="quarantined")))
     assert "| `test_a` | ❓ |" in text
     assert "| ❓ | quarantined | a status this report does not know |" in text
+
+
+# --- flaky results and interrupted cells ----------------------------------------------------------------------
+
+
+def test_flaky_result_gets_a_superscript_mark_a_legend_row_and_a_problem_row() -> None:
+    text = render_markdown(matrix_of(record(status="failed", attempt=1), record(status="passed", attempt=2)))
+    assert "| `test_a` | ✅<sup>🔁</sup> |" in text
+    assert "| ✅<sup>🔁</sup> | flaky | the attempts disagreed" in text
+    assert "✅ 1 passed · 🔁 1 flaky" in text
+    problems = text[text.index("## Problems") :]
+    assert table_rows(problems)[2][2:] == ["✅ passed, 🔁 flaky", "flaky: failed → passed"]
+
+
+def test_retry_that_failed_alike_gets_no_flaky_mark() -> None:
+    text = render_markdown(matrix_of(record(status="failed", attempt=1), record(status="failed", attempt=2)))
+    assert "| `test_a` | ❌ |" in text
+    assert "🔁 " not in text.split("## Legend")[0] and "flaky:" not in text
+
+
+def test_interrupted_cell_is_marked_in_its_header_cells_row_and_a_warning() -> None:
+    cell = "jax0.10.2-flax0.12.8-py3.11"
+    text = render_markdown(matrix_of(record("0.4.38"), record(), interrupted=(cell,)))
+    header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
+    assert [c.split("<br>")[0] for c in cells_of(header)[1:]] == ["**c1**", "**c2** ⏸️"]
+    assert f"> - **c2** `{cell}`: resume with `nox -s matrix -- --resume {RUN}`" in text
+    cells = text[text.index("## Cells") :]
+    assert [row[2] for row in table_rows(cells)[2:]] == ["yes", "⏸️ **no, interrupted**"]
+
+
+def test_finished_cells_get_no_interrupted_marks() -> None:
+    text = render_markdown(matrix_of(record("0.4.38"), record()))
+    header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
+    assert "⏸️" not in header and "did not finish" not in text and "--resume" not in text

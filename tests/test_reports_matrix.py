@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from reports.load import FIELDS, records_frame
 from reports.matrix import (
     Matrix,
@@ -20,16 +22,22 @@ RUN = "20261121T084500Z-ab12"
 
 
 def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record of the cell named by its versions; keyword arguments override fields."""
+    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1,
+                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
                 python=python, device_count=8)
     return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
+def matrix_of(*records: dict[str, Any], files: pd.DataFrame | None = None) -> Matrix:
+    return build_matrix(records_frame(records), files)
+
+
+def files_of(*cells: tuple[str, bool]) -> pd.DataFrame:
+    """What load_cells() says of some cells of RUN: (cell id, complete) each."""
+    return pd.DataFrame([{"run_id": RUN, "cell_id": cell_id, "complete": done} for cell_id, done in cells])
 
 
 # --- ordering -------------------------------------------------------------------------------------------------
@@ -83,22 +91,77 @@ def test_same_cell_in_two_runs_is_two_adjacent_columns() -> None:
     assert matrix.run_ids == ["20261121T000000Z-aaaa", RUN, "20261122T000000Z-bbbb"]
 
 
-# --- collapsing repeats ---------------------------------------------------------------------------------------
+# --- collapsing repeats and attempts --------------------------------------------------------------------------
 
 
-def test_repeats_show_the_last_status_and_the_median_duration() -> None:
+def test_repeats_of_one_attempt_show_the_last_status_and_the_median_duration() -> None:
     matrix = matrix_of(
         record(status="failed", duration_s=1.0),
         record(status="failed", duration_s=5.0),
         record(status="passed", duration_s=2.0),
     )
     (row,) = matrix.results.to_dict("records")
-    assert (row["status"], row["duration_s"], row["attempts"]) == ("passed", 2.0, 3)
+    assert (row["status"], row["duration_s"], row["repeats"], row["attempts"]) == ("passed", 2.0, 3, 1)
+    assert not row["flaky"]
+
+
+def test_attempts_that_disagree_are_flaky_and_show_the_last_attempt() -> None:
+    matrix = matrix_of(
+        record(status="failed", attempt=1, duration_s=9.0, error_type="ValueError"),
+        record(status="passed", attempt=2, duration_s=1.0),
+    )
+    (row,) = matrix.results.to_dict("records")
+    assert (row["status"], row["attempts"], row["flaky"]) == ("passed", 2, True)
+    assert pd.isna(row["error_type"])
+    assert row["history"] == ["failed", "passed"]
+
+
+def test_attempts_that_all_fail_alike_are_not_flaky() -> None:
+    matrix = matrix_of(record(status="failed", attempt=1), record(status="failed", attempt=2))
+    (row,) = matrix.results.to_dict("records")
+    assert (row["status"], row["attempts"], row["flaky"]) == ("failed", 2, False)
+
+
+def test_timing_is_the_median_of_the_last_attempt_only() -> None:
+    matrix = matrix_of(
+        record(status="failed", attempt=1, duration_s=100.0),
+        record(status="passed", attempt=2, duration_s=1.0),
+        record(status="passed", attempt=2, duration_s=3.0),
+    )
+    (row,) = matrix.results.to_dict("records")
+    assert (row["duration_s"], row["repeats"], row["attempts"]) == (2.0, 2, 2)
+
+
+def test_the_last_attempt_is_the_highest_numbered_whatever_the_file_order() -> None:
+    matrix = matrix_of(record(status="passed", attempt=2), record(status="failed", attempt=1))
+    (row,) = matrix.results.to_dict("records")
+    assert (row["status"], row["history"]) == ("passed", ["failed", "passed"])
 
 
 def test_distinct_cases_are_not_collapsed() -> None:
     matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b"))
     assert matrix.results["attempts"].tolist() == [1, 1]
+
+
+def test_cells_are_complete_when_nothing_says_otherwise() -> None:
+    matrix = matrix_of(record())
+    assert matrix.cells["complete"].tolist() == [True]
+    assert matrix.incomplete == []
+
+
+def test_a_cell_whose_file_has_no_done_marker_is_incomplete() -> None:
+    matrix = matrix_of(record("0.4.38"), record("0.10.2"), files=files_of(
+        ("jax0.4.38-flax0.12.8-py3.11", True), ("jax0.10.2-flax0.12.8-py3.11", False)))
+    assert matrix.cells["complete"].tolist() == [True, False]
+    assert matrix.incomplete == ["c2"]
+
+
+def test_a_cell_file_without_records_is_a_blank_incomplete_column() -> None:
+    matrix = matrix_of(record("0.4.38"), files=files_of(("jax0.4.38-flax0.12.8-py3.11", True), ("jax9-empty", False)))
+    assert matrix.cells["cell_id"].tolist() == ["jax0.4.38-flax0.12.8-py3.11", "jax9-empty"]
+    assert matrix.incomplete == ["c2"]
+    assert pivot(matrix, "status", "fam").loc["test_a"].isna().tolist() == [False, True]
+    assert counts(matrix).loc["c2"].tolist() == [0]
 
 
 def test_cell_environment_skips_missing_values() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from reports.load import FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
 from reports.summary import summary, summary_table
@@ -12,16 +14,19 @@ RUN = "20261121T084500Z-ab12"
 
 
 def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-1 record; keyword arguments override fields."""
+    """A complete schema-2 record; keyword arguments override fields."""
     base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
+    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
                 family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
                 python="3.11.7", device_count=8)
     return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
+def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
+    """The matrix of `records`; the cells named in `interrupted` have no done marker (and maybe no records)."""
+    cells = {r["cell_id"] for r in records} | set(interrupted)
+    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
+    return build_matrix(records_frame(records), files)
 
 
 def test_counts_per_status_per_cell_in_version_order_with_totals() -> None:
@@ -33,13 +38,21 @@ def test_counts_per_status_per_cell_in_version_order_with_totals() -> None:
         )
     )
     assert list(table.index) == ["jax0.4.38-flax0.12.8-py3.11", "jax0.10.2-flax0.12.8-py3.11", "total"]
-    assert list(table.columns) == ["passed", "passed_deprecated", "failed", "total"]
-    assert list(table.loc["total"]) == [1, 1, 1, 3]
+    assert list(table.columns) == ["passed", "passed_deprecated", "failed", "total", "flaky"]
+    assert list(table.loc["total"]) == [1, 1, 1, 3, 0]
 
 
 def test_unknown_status_is_counted_after_the_known_ones() -> None:
     table = summary_table(matrix_of(record(case_id="fam::a", status="quarantined"), record(case_id="fam::b")))
-    assert list(table.columns) == ["passed", "quarantined", "total"]
+    assert list(table.columns) == ["passed", "quarantined", "total", "flaky"]
+
+
+def test_flaky_results_are_counted_apart_from_the_total() -> None:
+    table = summary_table(matrix_of(
+        record(case_id="fam::a", status="failed", attempt=1), record(case_id="fam::a", status="passed", attempt=2),
+        record(case_id="fam::b", status="failed", attempt=1), record(case_id="fam::b", status="failed", attempt=2),
+    ))
+    assert table.loc["total"].to_dict() == {"passed": 1, "failed": 1, "total": 2, "flaky": 1}
 
 
 def test_several_runs_name_each_row_by_cell_and_run() -> None:
@@ -50,3 +63,20 @@ def test_several_runs_name_each_row_by_cell_and_run() -> None:
 def test_summary_is_plain_text() -> None:
     text = summary(matrix_of(record()))
     assert "jax0.10.2-flax0.12.8-py3.11" in text and "passed" in text and "<" not in text
+
+
+def test_a_finished_cell_gets_no_incomplete_line() -> None:
+    assert "incomplete" not in summary(matrix_of(record()))
+
+
+def test_an_interrupted_cell_gets_one_line_saying_how_to_resume() -> None:
+    text = summary(matrix_of(record(), interrupted=("jax0.10.2-flax0.12.8-py3.11",)))
+    assert text.splitlines()[-1] == (
+        f"incomplete: jax0.10.2-flax0.12.8-py3.11 (interrupted; resume with: nox -s matrix -- --resume {RUN})"
+    )
+
+
+def test_a_cell_interrupted_before_its_first_case_is_a_row_of_zeros() -> None:
+    matrix = matrix_of(record(), interrupted=("jax9.9.9-flax0.12.8-py3.11",))
+    assert summary_table(matrix).loc["jax9.9.9-flax0.12.8-py3.11"].tolist() == [0, 0, 0]
+    assert summary(matrix).splitlines()[-1].startswith("incomplete: jax9.9.9-flax0.12.8-py3.11 (interrupted;")
