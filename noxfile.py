@@ -62,6 +62,8 @@ def cell(session: nox.Session, cell_id: str) -> None:
 def matrix_run(session: nox.Session) -> None:
     """Run every selected cell (concurrently, see -j), then build the report of the run."""
     opts, chosen = _selected(session)
+    for line in runner.stale_known_breakages(chosen, opts):
+        session.warn(f"known breakage {line}")
     for missing in runner.record_missing_cells(chosen, opts):
         session.warn(f"{missing}: recorded as install_error (its session did not run)")
     _build_report(session, opts, ["--run", opts.run_id])

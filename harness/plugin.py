@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness import devices, environment
+from harness import devices, environment, known
 from harness.case import MARKER
 from harness.collect import ResilientModule
 from harness.needs import first_unmet
@@ -42,6 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--shardmatrix-cell", metavar="ID", default="local", help="cell id of the records")
     group.addoption("--shardmatrix-hard-grace", type=float, default=10.0, metavar="S",
                     help="a case stuck in C code past its timeout is stopped S seconds later by ending its worker")
+    group.addoption("--shardmatrix-known", action="append", default=[], metavar="FILE",
+                    help="known upstream breakages (TOML) applied as strict xfail where their version ranges match")
     group.addoption("--shardmatrix-skip-recorded", action="store_true",
                     help="deselect cases that already have a record in this run and cell (resume)")
     group.addoption(
@@ -129,13 +131,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The one place where what a case needs is compared with what the cell has."""
     if config.getoption("--shardmatrix-skip-recorded"):
         _deselect_recorded(config, items)
+    breakages = [entry for path in config.getoption("--shardmatrix-known") for entry in known.load(Path(path))]
+    installed = known.installed_versions()
     available: int | None = None
     for item in items:
         mark = item.get_closest_marker(MARKER)
-        if mark is None:
-            continue
-        reason = first_unmet(tuple(mark.kwargs.get("needs", ())))
-        wanted = int(mark.kwargs.get("devices", 1))
+        reason = first_unmet(tuple(mark.kwargs.get("needs", ()))) if mark is not None else None
+        wanted = int(mark.kwargs.get("devices", 1)) if mark is not None else 1
         if reason is None and wanted > 1:
             if available is None:
                 available = int(str(_device_info(config).get("device_count") or 0))
@@ -143,6 +145,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 reason = f"needs {wanted} devices, cell has {available}"
         if reason is not None:
             item.add_marker(pytest.mark.skip(reason=reason))
+            continue
+        breakage = known.matching(breakages, case_id_from_nodeid(item.nodeid), installed)
+        if breakage is not None:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=breakage.describe()))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -18,7 +18,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness import statuses
+from harness import known, statuses
 from harness.devices import with_device_count
 from harness.matrix import Cell
 from harness.options import BUILTIN, Options
@@ -54,6 +54,27 @@ def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path
             raise FileNotFoundError(f"--cases {entry}: no such folder")
         paths.append(folder)
     return paths
+
+
+def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The known-breakages files beside the case folders that have one."""
+    folders = [project_root / "cases" if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
+    return [folder / known.FILENAME for folder in folders if (folder / known.FILENAME).is_file()]
+
+
+def stale_known_breakages(cells: list[Cell], options: Options) -> list[str]:
+    """One line per known-breakage entry that names no existing case, or whose ranges match no selected cell."""
+    case_ids = {case_id for case_id, _ in expected_cases(case_paths(options.cases))}
+    lines = []
+    for path in known_breakage_files(options.cases):
+        entries = known.load(path)
+        for entry in known.stale(entries, case_ids):
+            lines.append(f"{path.name}: {entry.case}: stale, no such case")
+        for entry in entries:
+            pins = [{"jax": c.jax, "jaxlib": c.jaxlib, "flax": c.flax, "python": c.python} for c in cells]
+            if entry.case in case_ids and not any(entry.applies(dict(p)) for p in pins):
+                lines.append(f"{path.name}: {entry.case}: no selected cell is in its version range")
+    return lines
 
 
 def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
@@ -135,6 +156,7 @@ def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) 
         "--reruns", str(options.reruns),
         *(arg for pattern in NOT_RETRIED for arg in ("--rerun-except", pattern)),
         *(["--shardmatrix-skip-recorded"] if options.resume else []),
+        *(arg for path in known_breakage_files(options.cases) for arg in ("--shardmatrix-known", str(path))),
         "-p", "no:cacheprovider",
         "-o", "addopts=",
         "-q", "-rfE",

@@ -1,0 +1,104 @@
+"""Known upstream breakages as data: (case, version ranges, reason, link) applied as strict xfail.
+
+A file holds `[[breakage]]` tables. Version ranges use PEP 440 specifiers on installed distributions; a range
+left out matches every version. An entry that matches no collected case is stale and is reported as such; an
+entry that matches a case which now passes turns that case `xpassed` (strict), which says the same per cell.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+FILENAME = "known_breakages.toml"
+RANGED = ("jax", "jaxlib", "flax", "python")
+KEYS = ("case", "reason", "link", *RANGED)
+
+
+class KnownBreakageError(ValueError):
+    """A malformed known-breakages file, named with the entry at fault."""
+
+
+@dataclass(frozen=True)
+class Breakage:
+    """One known upstream breakage of one case over a range of versions."""
+
+    case: str
+    reason: str
+    link: str
+    ranges: dict[str, SpecifierSet] = field(default_factory=dict)
+
+    def applies(self, installed: dict[str, str | None]) -> bool:
+        """Whether every declared range contains the installed version."""
+        for name, spec in self.ranges.items():
+            version = installed.get(name)
+            if version is None or not spec.contains(version, prereleases=True):
+                return False
+        return True
+
+    def describe(self) -> str:
+        """The xfail reason: why, which versions, and where upstream says so."""
+        ranges = ", ".join(f"{name}{spec}" for name, spec in self.ranges.items())
+        return f"{self.reason} [{ranges}] {self.link}".strip()
+
+
+def load(path: Path) -> list[Breakage]:
+    """Read and validate a known-breakages file."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise KnownBreakageError(f"{path}: malformed TOML: {exc}") from None
+    entries = []
+    for index, table in enumerate(data.get("breakage", []), start=1):
+        where = f"{path}: breakage #{index}"
+        unknown = set(table) - set(KEYS)
+        if unknown:
+            raise KnownBreakageError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        for key in ("case", "reason", "link"):
+            if not isinstance(table.get(key), str) or not table[key]:
+                raise KnownBreakageError(f"{where}: {key!r} is required")
+        ranges = {}
+        for name in RANGED:
+            if name in table:
+                try:
+                    ranges[name] = SpecifierSet(table[name])
+                except InvalidSpecifier:
+                    raise KnownBreakageError(f"{where}: {name} range {table[name]!r} is not valid") from None
+        entries.append(Breakage(table["case"], table["reason"], table["link"], ranges))
+    return entries
+
+
+def installed_versions() -> dict[str, str | None]:
+    """The versions ranges are checked against, read from package metadata and the interpreter."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in ("jax", "jaxlib", "flax"):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def matching(entries: list[Breakage], case_id: str, installed: dict[str, str | None]) -> Breakage | None:
+    """The first entry for this case whose ranges contain the installed versions."""
+    base = case_id.split("[")[0]
+    for entry in entries:
+        if entry.case in (case_id, base) and entry.applies(installed):
+            return entry
+    return None
+
+
+def stale(entries: list[Breakage], case_ids: set[str]) -> list[Breakage]:
+    """Entries naming a case that does not exist (renamed or deleted)."""
+    bases = {case_id.split("[")[0] for case_id in case_ids} | case_ids
+    return [entry for entry in entries if entry.case not in bases]

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import known, runner
+
+GOOD = """
+[[breakage]]
+case = "fam::test_x"
+jax = ">=0.6,<0.7"
+reason = "upstream bug"
+link = "https://example.invalid/1"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / known.FILENAME
+    path.write_text(text)
+    return path
+
+
+def test_entry_applies_only_inside_its_ranges(tmp_path: Path) -> None:
+    [entry] = known.load(write(tmp_path, GOOD))
+    assert entry.applies({"jax": "0.6.2"})
+    assert not entry.applies({"jax": "0.7.0"})
+    assert not entry.applies({"jax": None})
+    assert "upstream bug [jax<0.7,>=0.6] https://example.invalid/1" == entry.describe()
+
+
+def test_matching_by_case_and_parametrized_case(tmp_path: Path) -> None:
+    entries = known.load(write(tmp_path, GOOD))
+    assert known.matching(entries, "fam::test_x[a]", {"jax": "0.6.1"}) is entries[0]
+    assert known.matching(entries, "fam::test_y", {"jax": "0.6.1"}) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace('reason = "upstream bug"\n', ""), "'reason' is required"),
+        (GOOD + 'colour = "red"\n', "unknown key 'colour'"),
+        (GOOD.replace(">=0.6,<0.7", "0.6 or so"), "jax range '0.6 or so' is not valid"),
+        ("[[breakage]\n", "malformed TOML"),
+    ],
+)
+def test_malformed_file_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(known.KnownBreakageError, match="known_breakages.toml"):
+        known.load(write(tmp_path, text))
+    with pytest.raises(known.KnownBreakageError) as info:
+        known.load(write(tmp_path, text))
+    assert message in str(info.value)
+
+
+def test_stale_pair(tmp_path: Path) -> None:
+    entries = known.load(write(tmp_path, GOOD))
+    assert known.stale(entries, {"fam::test_x[p]"}) == []
+    assert known.stale(entries, {"fam::test_renamed"}) == entries
+
+
+def test_shipped_known_breakages_name_real_cases_and_matrix_cells() -> None:
+    from harness import matrix
+    from harness.options import Options
+
+    cells = matrix.load(Path(__file__).parent.parent / "matrix.toml")
+    assert runner.stale_known_breakages(cells, Options()) == []
+    assert known.load(runner.PROJECT_ROOT / "cases" / known.FILENAME)
+
+
+def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(toy="def test_broken():\n    assert False\n\ndef test_fixed():\n    assert True\n")
+    path = pytester.path / known.FILENAME
+    path.write_text(
+        '[[breakage]]\ncase = "toy::test_broken"\nreason = "r"\nlink = "l"\n'
+        '[[breakage]]\ncase = "toy::test_fixed"\nreason = "r"\nlink = "l"\n'
+    )
+    result = pytester.runpytest("toy.py", "--shardmatrix-known", str(path), "--shardmatrix-devices", "0",
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(xfailed=1, failed=1)  # strict: an unexpected pass fails the run
+    result.stdout.fnmatch_lines(["*XPASS(strict)*"])
