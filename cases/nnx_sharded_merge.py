@@ -1,5 +1,10 @@
 """NNX split / shard / merge: partition specs from metadata, device_put of the state, and the merged model."""
 
+# Version facts (probed on the matrix cells):
+# - flax.nnx split / merge / update / get_partition_spec / jit / Optimizer(wrt=): in every cell (flax 0.10.2 to
+#   0.12.12).
+# - flax >= 0.12.0 shards partitioned NNX variables on creation, so models are built under a mesh.
+
 from __future__ import annotations
 
 import jax

@@ -1,5 +1,14 @@
 """Partitioning metadata on parameters: linen boxes (Partitioned, LogicallyPartitioned) and NNX variable metadata."""
 
+# Version facts (probed on the matrix cells; "cell" bounds are the nearest cells, not the exact release):
+# - NNX Param partition names: metadata key `sharding` before flax 0.11.2, `sharding_names` from 0.11.2,
+#   `out_sharding` from 0.12.4 (cells: 0.10.7 `sharding`, 0.12.0 `sharding_names`, 0.12.6 `out_sharding`).
+# - flax.config.flax_always_shard_variable (eager sharding, on by default): flax 0.12.0; partitioned NNX
+#   variables then need a mesh in context, also when nnx.bridge rebuilds one to read its spec.
+# - eager sharding under an Explicit mesh fails before flax 0.12.3 (see known_breakages.toml).
+# - flax.nnx.bridge ToNNX / ToLinen / lazy_init: in every cell (flax 0.10.2 to 0.12.12); ToLinen boxes NNX
+#   variables as bridge.NNXMeta, not nn.Partitioned.
+
 from __future__ import annotations
 
 import flax
@@ -231,3 +240,35 @@ def test_nnx_eager_sharding_under_explicit_mesh() -> None:
     with ambient_mesh(mesh):
         model = nnx.Linear(IN_DIM, FEATURES, kernel_init=init, rngs=nnx.Rngs(0))
     assert model.kernel[...].sharding.spec == P(None, "model")
+
+
+@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToNNX"), api("flax.nnx.bridge.lazy_init")])
+def test_bridge_to_nnx_keeps_linen_partitioning() -> None:
+    """A linen Dense with a partitioned kernel wrapped in nnx.bridge.ToNNX keeps its names as NNX metadata."""
+    from flax import nnx
+    from flax.nnx import bridge
+
+    dense = nn.Dense(FEATURES, kernel_init=nn.with_partitioning(nn.initializers.lecun_normal(), (None, "model")))
+    with ambient_mesh(mesh_2x4()):
+        model = bridge.lazy_init(bridge.ToNNX(dense, rngs=nnx.Rngs(0)), jnp.ones((2, IN_DIM)))
+    specs = nnx.get_partition_spec(nnx.state(model))
+    assert specs["kernel"].value == P(None, "model")
+    assert specs["bias"].value == P()
+    assert model.kernel[...].shape == (IN_DIM, FEATURES)
+
+
+@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToLinen"), api("flax.nnx.with_partitioning")])
+def test_bridge_to_linen_keeps_nnx_partitioning() -> None:
+    """An NNX Linear with a partitioned kernel wrapped in nnx.bridge.ToLinen yields a boxed, (None, "model") kernel."""
+    from flax import nnx
+    from flax.nnx import bridge
+
+    init = nnx.with_partitioning(nnx.initializers.lecun_normal(), (None, "model"))
+    module = bridge.ToLinen(nnx.Linear, args=(IN_DIM, FEATURES), kwargs={"kernel_init": init})
+    # flax >= 0.12 rebuilds (and so re-shards) the NNX variable to read its spec: keep the mesh in context.
+    with ambient_mesh(mesh_2x4()):
+        variables = module.init(jax.random.PRNGKey(0), jnp.ones((2, IN_DIM)))
+        spec = nn.get_partition_spec(variables)["params"]["kernel"]
+    assert isinstance(variables["params"]["kernel"], bridge.NNXMeta)
+    assert spec == P(None, "model")
+    assert nn.unbox(variables)["params"]["kernel"].shape == (IN_DIM, FEATURES)

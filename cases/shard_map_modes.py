@@ -1,15 +1,26 @@
 """shard_map in each spelling: nnx.shard_map graph and tree modes, jax.experimental.shard_map, jax.shard_map."""
 
+# Version facts (probed on the matrix cells; "cell" bounds are the nearest cells, not the exact release):
+# - jax.shard_map, with check_vma= and axis_names=: jax 0.6.1 (absent in 0.6.0).
+# - jax.experimental.shard_map.shard_map with check_rep=: in every cell, 0.4.38 to 0.12.0.1.
+# - its auto= (partial manual): present up to the 0.7.2 cell, gone by the 0.8.3 cell.
+# - a sharding constraint inside a check_rep shard_map: NotImplementedError before jax 0.5.0.
+# - partial-manual shard_map outside jit: NotImplementedError before jax 0.7.0.
+# - jax.set_mesh: absent in the 0.6.2 cell, present from the 0.7.2 cell.
+# - jax.sharding.use_mesh: present in the 0.5.3 to 0.7.2 cells, gone by the 0.8.3 cell.
+# - flax.nnx.shard_map: absent in flax 0.10.2, present from the 0.10.6 cell; its graph=: absent in flax 0.12.0,
+#   present from the 0.12.6 cell.
+
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import IN_DIM
+from cases._support import IN_DIM, mesh_2x4
 from harness.case import accepts, api, case
 
 FAMILY = "shard_map_modes"
@@ -17,6 +28,7 @@ FAMILY = "shard_map_modes"
 NNX_SHARD_MAP = api("flax.nnx.shard_map")
 NNX_TREE_MODE = accepts("flax.nnx.shard_map", "graph")
 EXPERIMENTAL = accepts("jax.experimental.shard_map.shard_map", "check_rep")
+EXPERIMENTAL_AUTO = accepts("jax.experimental.shard_map.shard_map", "auto")
 JAX_SHARD_MAP = accepts("jax.shard_map", "check_vma")
 
 
@@ -175,3 +187,54 @@ def test_jax_shard_map_in_specs_arity_mismatch_raises() -> None:
     """jax.shard_map rejects in_specs whose tree does not match the arguments."""
     with pytest.raises(ValueError):
         jax.shard_map(lambda a: a, mesh=_mesh(), in_specs=(P("x"), P("x")), out_specs=P("x"))(_x())
+
+
+def _partial_x() -> np.ndarray:
+    return np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+
+
+def _placed_partial_x(mesh: Mesh) -> jax.Array:
+    """The (8, 16) input, rows over "data" and columns over "model"."""
+    return jax.device_put(_partial_x(), NamedSharding(mesh, P("data", "model")))
+
+
+def _blocks_summed_over_data() -> np.ndarray:
+    return _partial_x().reshape(2, 4, 16).sum(0)
+
+
+def _sum_over_data(a: jax.Array) -> jax.Array:
+    """Sum the blocks over the manual "data" axis and pin the columns to the auto "model" axis."""
+    # The constraint names only the auto axis, so the output's placement is fixed rather than left to the compiler.
+    return jax.lax.with_sharding_constraint(jax.lax.psum(a, "data"), NamedSharding(mesh_2x4(), P(None, "model")))
+
+
+@case(FAMILY, devices=8, needs=[EXPERIMENTAL_AUTO])
+def test_experimental_shard_map_partial_manual_auto() -> None:
+    """jax.experimental.shard_map with auto={"model"} is manual over "data" only; "model" stays compiler-sharded."""
+    shard_map = _experimental_shard_map()
+    mesh = mesh_2x4()
+    mapped = shard_map(_sum_over_data, mesh=mesh, in_specs=P("data"), out_specs=P(), auto=frozenset({"model"}))
+    out = jax.jit(mapped)(_placed_partial_x(mesh))
+    np.testing.assert_allclose(np.asarray(out), _blocks_summed_over_data(), rtol=1e-6)
+    assert out.sharding.spec == P(None, "model")
+
+
+@case(FAMILY, devices=8, needs=[JAX_SHARD_MAP])
+def test_jax_shard_map_partial_manual_axis_names() -> None:
+    """jax.shard_map with axis_names={"data"} is manual over "data" only; "model" stays compiler-sharded."""
+    mesh = mesh_2x4()
+    mapped = jax.shard_map(_sum_over_data, mesh=mesh, in_specs=P("data"), out_specs=P(), axis_names={"data"})
+    out = jax.jit(mapped)(_placed_partial_x(mesh))
+    np.testing.assert_allclose(np.asarray(out), _blocks_summed_over_data(), rtol=1e-6)
+    assert out.sharding.spec == P(None, "model")
+
+
+@case(FAMILY, devices=8, needs=[JAX_SHARD_MAP])
+def test_jax_shard_map_partial_manual_eager() -> None:
+    """jax.shard_map with axis_names={"data"}, called eagerly without jit, sums the blocks over "data"."""
+    mesh = mesh_2x4()
+    sum_blocks = jax.shard_map(
+        lambda a: jax.lax.psum(a, "data"), mesh=mesh, in_specs=P("data"), out_specs=P(), axis_names={"data"}
+    )
+    out = sum_blocks(_placed_partial_x(mesh))
+    np.testing.assert_allclose(np.asarray(out), _blocks_summed_over_data(), rtol=1e-6)

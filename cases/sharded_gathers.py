@@ -1,5 +1,12 @@
 """Gathers and layout changes on sharded tables: explicit-sharding meshes (out_sharding) versus auto meshes."""
 
+# Version facts (probed on the matrix cells; "cell" bounds are the nearest cells, not the exact release):
+# - jax.sharding.AxisType and jax.make_mesh(axis_types=): absent in the 0.4.38 cell, present from the 0.5.3 cell.
+# - at[].get(out_sharding=) and jnp.einsum(out_sharding=): present from the 0.5.3 cell.
+# - ShardingTypeError and jnp.repeat(out_sharding=): absent in the 0.5.3 cell, present from the 0.6.2 cell.
+# - flax nnx.Embed.__call__(out_sharding=): absent in flax 0.12.0, present from the 0.12.6 cell.
+# - explicit-mesh gathers that fail before jax 0.6.2 / 0.7.0 are listed in known_breakages.toml.
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,9 @@
 """Parameter shapes under lifted vmap: linen nn.vmap variable_axes / split_rngs / in_axes, and nnx.vmap."""
 
+# Version facts (probed on the matrix cells):
+# - flax.nnx.vmap and flax.nnx.StateAxes: in every cell (flax 0.10.2 to 0.12.12).
+# - linen nn.vmap with variable_axes / split_rngs / spmd_axis_name: in every cell.
+
 from __future__ import annotations
 
 import flax.linen as nn
@@ -159,3 +163,25 @@ def test_spmd_axis_name_shards_mapped_axis() -> None:
     out = jax.jit(model.apply)(variables, x)
     assert out.shape == (2, FEATURES)
     assert out.sharding.spec == P("data", "model")
+
+
+class _SingleExample(nn.Module):
+    """A layer written for one example: it refuses anything but a 1-D input."""
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        assert x.ndim == 1, f"expected one example of shape (D,), got {x.shape}"
+        return jnp.tanh(nn.Dense(FEATURES)(x))
+
+
+@case(FAMILY)
+def test_vmap_single_example_module_with_shared_params() -> None:
+    """nn.vmap of a 1-D-only module over a (B, D) batch shares one kernel and matches a loop over examples."""
+    model = nn.vmap(_SingleExample, variable_axes={"params": None}, split_rngs={"params": False}, in_axes=0)()
+    variables = model.init(jax.random.PRNGKey(0), _x())
+    assert variables["params"]["Dense_0"]["kernel"].shape == (IN_DIM, FEATURES)
+    assert variables["params"]["Dense_0"]["bias"].shape == (FEATURES,)
+    out = model.apply(variables, _x())
+    assert out.shape == (BATCH, FEATURES)
+    looped = np.stack([np.asarray(_SingleExample().apply(variables, example)) for example in _x()])
+    np.testing.assert_allclose(np.asarray(out), looped, rtol=1e-6)
