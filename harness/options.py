@@ -27,6 +27,7 @@ class Options:
     reruns: int = 1
     resume: bool = False
     hard_grace: float = 10.0
+    force: bool = False
     report_args: list[str] = field(default_factory=list)
 
 
@@ -46,6 +47,8 @@ def parser() -> argparse.ArgumentParser:
                         "is replaced (default 1; 0 runs cases in the cell's pytest process, without isolation)")
     p.add_argument("--reruns", type=int, default=1, metavar="N",
                    help="retry a failing case N times; differing outcomes are marked flaky (default 1)")
+    p.add_argument("--force", action="store_true",
+                   help="run every cell even when its inputs are unchanged since a stored run (default: reuse)")
     p.add_argument("--resume", metavar="RUN_ID", default="",
                    help="finish an interrupted run: skip complete cells, run only the cases not yet recorded")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-case time limit (default 300)")
@@ -68,5 +71,6 @@ def parse(argv: list[str]) -> Options:
         devices=namespace.devices,
         reruns=namespace.reruns,
         resume=bool(namespace.resume),
+        force=namespace.force,
         report_args=rest,
     )

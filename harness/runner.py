@@ -18,7 +18,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness import known, statuses
+from harness import cache, known, statuses
 from harness.devices import with_device_count
 from harness.matrix import Cell
 from harness.options import BUILTIN, Options
@@ -133,11 +133,12 @@ def installer_message(output: str) -> str:
     return first_line(lines[-1] if lines else "installer failed without output")
 
 
-def freeze(venv: Path, destination: Path) -> None:
-    """Save the cell's fully resolved environment beside its results."""
+def freeze(venv: Path, destination: Path) -> str:
+    """Save the cell's fully resolved environment beside its results, and return it."""
     done = subprocess.run([*uv_command(), "pip", "freeze", "--python", str(venv_python(venv))],
                           capture_output=True, text=True, check=False)
     destination.write_text(done.stdout, encoding="utf-8")
+    return done.stdout
 
 
 def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) -> list[str]:
@@ -194,11 +195,36 @@ def run(cell: Cell, venv: Path, options: Options) -> int:
         record_unrun(cell, options, paths, statuses.INSTALL_ERROR, "InstallError", problem)
         finish(cell, options, 0)
         return 0
-    freeze(venv, target.with_suffix(".freeze.txt"))
-    return run_installed(cell, venv, options, paths)
+    frozen = freeze(venv, target.with_suffix(".freeze.txt"))
+    key = cache.fingerprint(frozen, interpreter_of(venv), case_roots(options.cases), settings_of(cell, options))
+    hit = None if options.force or options.resume else cache.find(options.out, cell.id, key, options.run_id)
+    if hit is not None:
+        copied = cache.reuse(hit, target, options.run_id)
+        print(f"shardmatrix: {cell.id}: inputs unchanged since run {hit.run_id}; reused its {copied} records "
+              "(--force reruns)")
+        finish(cell, options, 0, fingerprint=key, reused_from=hit.run_id)
+        return 0
+    return run_installed(cell, venv, options, paths, fingerprint=key)
 
 
-def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path]) -> int:
+def case_roots(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The folders whose sources decide the cases' outcomes."""
+    return [project_root / "cases" if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
+
+
+def interpreter_of(venv: Path) -> str:
+    """The venv's interpreter version, as its pyvenv.cfg records it."""
+    config = venv / "pyvenv.cfg"
+    return config.read_text(encoding="utf-8") if config.exists() else ""
+
+
+def settings_of(cell: Cell, options: Options) -> dict[str, object]:
+    """The settings of this cell run that can change an outcome."""
+    return {"devices": devices_for(cell, options), "backend": cell.backend, "timeout": options.timeout,
+            "reruns": options.reruns, "hard_grace": options.hard_grace}
+
+
+def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path], fingerprint: str | None = None) -> int:
     """Run the cases in an environment that already has the cell's packages and the harness."""
     done = subprocess.run(pytest_command(cell, venv, options, paths), env=cell_environment(cell, options),
                           check=False)
@@ -211,17 +237,21 @@ def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path]) -
     elif done.returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
         record_unrun(cell, options, paths, statuses.CRASHED, "CellProcessDied", exit_description(done.returncode),
                      only_missing=True)
-    finish(cell, options, done.returncode)
+    finish(cell, options, done.returncode, fingerprint=fingerprint)
     return 0
 
 
-def finish(cell: Cell, options: Options, returncode: int) -> None:
+def finish(
+    cell: Cell, options: Options, returncode: int, *, fingerprint: str | None = None, reused_from: str | None = None
+) -> None:
     """Mark the cell complete, atomically: a results file without this marker was interrupted."""
     write_atomically(done_path(options.out, options.run_id, cell.id), {
         "schema_version": 1,
         "cell_id": cell.id,
         "finished": datetime.now(timezone.utc).isoformat(),
         "returncode": returncode,
+        "fingerprint": fingerprint,
+        "reused_from": reused_from,
     })
 
 
