@@ -61,7 +61,11 @@ def cells_table(matrix: Matrix) -> Styler:
         {
             "cell": cells["cell_id"],
             **({"run": cells["run_id"].map(runs)} if runs else {}),
-            "finished": ["yes" if done else f"{INCOMPLETE.symbol} no, interrupted" for done in cells["complete"]],
+            "finished": [
+                (f"yes, reused from run {reused}" if isinstance(reused, str) else "yes")
+                if done else f"{INCOMPLETE.symbol} no, interrupted"
+                for done, reused in zip(cells["complete"], cells["reused_from"], strict=True)
+            ],
             **{name: cells[name].map(as_text) for name in ("jax", "jaxlib", "flax", "python", "numpy", "backend")},
             "devices": [
                 f"{as_text(n)} {as_text(kind)}".strip()

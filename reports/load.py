@@ -68,7 +68,7 @@ def update_to_2(record: Record) -> Record:
 MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2}
 
 #: The columns of load_cells(): one row per results file.
-CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete")
+CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from")
 
 
 class ResultsError(Exception):
@@ -109,11 +109,14 @@ def load_cells(
     """One row per results file of the chosen runs (as load_results chooses them): its run, its cell, and whether
     the cell finished (its done marker exists and reads) or was interrupted."""
     root = Path(results_root)
-    rows = [
-        {"run_id": run_id, "cell_id": path.stem, "complete": read_done(path) is not None}
-        for run_id in choose_runs(root, run_ids, all_runs=all_runs)
-        for path in sorted((root / run_id).glob("*.jsonl"))
-    ]
+    rows = []
+    for run_id in choose_runs(root, run_ids, all_runs=all_runs):
+        for path in sorted((root / run_id).glob("*.jsonl")):
+            done = read_done(path)
+            # A cell whose inputs were unchanged copies an earlier run's records; the marker names that run.
+            reused = done.get("reused_from") if done is not None else None
+            rows.append({"run_id": run_id, "cell_id": path.stem, "complete": done is not None,
+                         "reused_from": reused if isinstance(reused, str) else None})
     return pd.DataFrame(rows, columns=list(CELL_FIELDS)).astype({"complete": bool})
 
 

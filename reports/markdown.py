@@ -131,7 +131,11 @@ def _cells(matrix: Matrix) -> str:
     rows = []
     for key, cell in matrix.cells.iterrows():
         run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
-        finished = "yes" if cell["complete"] else f"{INCOMPLETE.mark} **no, interrupted**"
+        reused = cell["reused_from"]
+        if not cell["complete"]:
+            finished = f"{INCOMPLETE.mark} **no, interrupted**"
+        else:
+            finished = f"yes, reused from {code(reused)}" if isinstance(reused, str) else "yes"
         versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
         devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
         tallies = [str(n) if n else "" for n in [*tally.loc[str(key)], flaky[str(key)]]]

@@ -119,9 +119,12 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
-        cells = cells.merge(files[["run_id", "cell_id", "complete"]], how="outer", on=["run_id", "cell_id"])
+        wanted = ["run_id", "cell_id", "complete", *(["reused_from"] if "reused_from" in files else [])]
+        cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
         cells["complete"] = True
+    if "reused_from" not in cells:
+        cells["reused_from"] = None
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(

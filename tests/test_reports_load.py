@@ -243,12 +243,20 @@ def test_done_marker_sits_beside_the_results_file() -> None:
 
 def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
     mark_done(write_records(tmp_path, RUN, CELL, record()))
-    assert load_cells(tmp_path).to_dict("records") == [{"run_id": RUN, "cell_id": CELL, "complete": True}]
+    expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None}]
+    assert load_cells(tmp_path).to_dict("records") == expected
+
+
+def test_cell_reused_from_an_earlier_run_names_it(tmp_path: Path) -> None:
+    path = write_records(tmp_path, RUN, CELL, record())
+    path.with_suffix(".done.json").write_text('{"returncode": 0, "reused_from": "20261120T000000Z-0000"}')
+    assert load_cells(tmp_path).to_dict("records")[0]["reused_from"] == "20261120T000000Z-0000"
 
 
 def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record())
-    assert load_cells(tmp_path).to_dict("records") == [{"run_id": RUN, "cell_id": CELL, "complete": False}]
+    expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None}]
+    assert load_cells(tmp_path).to_dict("records") == expected
 
 
 def test_done_marker_is_read_as_an_object(tmp_path: Path) -> None:
