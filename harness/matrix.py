@@ -22,7 +22,13 @@ from packaging.version import InvalidVersion, Version
 PINNED = ("jax", "jaxlib", "flax")
 REQUIRED = (*PINNED, "python")
 OPTIONAL = ("id", "note", "backend", "devices", "exclude_newer")
-BACKENDS = ("cpu",)
+#: cpu cells simulate their devices; the others run on the runner's real accelerators through a jax extra.
+BACKENDS = ("cpu", "cuda12", "cuda13", "tpu")
+#: The first jax release whose metadata declares the extra (PyPI: 0.6.2 lacks [cuda13], 0.7.0 has it); [cuda12]
+#: and [tpu] are in every jax since 0.4.25, older than any cell here.
+EXTRA_SINCE = {"cuda13": Version("0.7.0")}
+#: Older jax pins libtpu builds that live only on this page; jax's own install instructions name it.
+LIBTPU_RELEASES = "https://storage.googleapis.com/jax-releases/libtpu_releases.html"
 _PYTHON = re.compile(r"^3\.\d{1,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -45,18 +51,24 @@ class Cell:
     note: str = ""
     exclude_newer: str | None = None
 
+    @property
+    def accelerated(self) -> bool:
+        """Whether the cell runs on real accelerators (its devices are the runner's, never simulated)."""
+        return self.backend != "cpu"
+
     def requirements(self) -> list[str]:
-        """The exact pins this cell installs."""
-        return [f"{name}=={getattr(self, name)}" for name in PINNED]
+        """The exact pins this cell installs; an accelerator cell installs jax with its backend's extra."""
+        extra = f"[{self.backend}]" if self.accelerated else ""
+        return [f"jax{extra}=={self.jax}", f"jaxlib=={self.jaxlib}", f"flax=={self.flax}"]
 
     def sort_key(self) -> tuple[Version, Version, Version]:
         """Cells order by jax, then flax, then python release."""
         return (Version(self.jax), Version(self.flax), Version(self.python))
 
 
-def default_id(jax: str, flax: str, python: str) -> str:
-    """The readable id of a cell, e.g. jax0.10.2-flax0.12.8-py3.11."""
-    return f"jax{jax}-flax{flax}-py{python}"
+def default_id(jax: str, flax: str, python: str, backend: str = "cpu") -> str:
+    """The readable id of a cell, e.g. jax0.10.2-flax0.12.8-py3.11, or ...-py3.11-cuda12 off the CPU."""
+    return f"jax{jax}-flax{flax}-py{python}" + ("" if backend == "cpu" else f"-{backend}")
 
 
 def load(path: Path) -> list[Cell]:
@@ -109,13 +121,17 @@ def _cell(table: dict[str, object], where: str) -> Cell:
         _exact_version(str(values[key]), f"{where}: {key}")
     if not _PYTHON.match(str(values["python"])):
         raise MatrixError(f"{where}: python must look like '3.12', got {values['python']!r}")
-    cell_id = table.get("id") or default_id(str(values["jax"]), str(values["flax"]), str(values["python"]))
+    backend = table.get("backend", "cpu")
+    cell_id = table.get("id") or default_id(str(values["jax"]), str(values["flax"]), str(values["python"]),
+                                            str(backend))
     where = f"{where} ({cell_id})"
     if not isinstance(cell_id, str) or not re.fullmatch(r"[A-Za-z0-9._+-]+", cell_id):
         raise MatrixError(f"{where}: id may hold only letters, digits and . _ + -")
-    backend = table.get("backend", "cpu")
     if backend not in BACKENDS:
         raise MatrixError(f"{where}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if backend in EXTRA_SINCE and Version(str(values["jax"])) < EXTRA_SINCE[backend]:
+        raise MatrixError(f"{where}: jax {values['jax']} has no [{backend}] extra "
+                          f"(first in jax {EXTRA_SINCE[backend]})")
     devices = table.get("devices", 8)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise MatrixError(f"{where}: devices must be a positive integer, got {devices!r}")

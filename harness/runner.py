@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness import cache, known, statuses
 from harness.devices import with_device_count
-from harness.matrix import Cell
+from harness.matrix import LIBTPU_RELEASES, Cell
 from harness.options import BUILTIN, Options
 from harness.records import (
     JsonlWriter,
@@ -106,6 +106,8 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
                "--editable", str(project_root)]
     if cell.exclude_newer:
         command += ["--exclude-newer", cell.exclude_newer]
+    if cell.backend == "tpu":
+        command += ["--find-links", LIBTPU_RELEASES]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"$ {' '.join(command)}\n{done.stdout}{done.stderr}", encoding="utf-8")
@@ -164,17 +166,24 @@ def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) 
     ]
 
 
+#: JAX_PLATFORMS per backend. Naming the accelerator makes jax fail loudly where it cannot start it, instead of
+#: quietly falling back to the CPU and recording CPU results under an accelerator's cell.
+PLATFORMS = {"cpu": "cpu", "cuda12": "cuda,cpu", "cuda13": "cuda,cpu", "tpu": "tpu,cpu"}
+
+
 def devices_for(cell: Cell, options: Options) -> int:
-    """Simulated devices for a cell: the command line wins over the matrix file."""
+    """Simulated devices for a cell (the command line wins over the matrix file); 0 on real accelerators."""
+    if cell.accelerated:
+        return 0
     return options.devices if options.devices is not None else cell.devices
 
 
 def cell_environment(cell: Cell, options: Options) -> dict[str, str]:
-    """The cell process's environment: devices requested before its interpreter starts, CPU only."""
+    """The cell process's environment: on the CPU, devices requested before its interpreter starts."""
     env = dict(os.environ)
-    env["XLA_FLAGS"] = with_device_count(env.get("XLA_FLAGS", ""), devices_for(cell, options))
-    if cell.backend == "cpu":
-        env["JAX_PLATFORMS"] = "cpu"
+    if not cell.accelerated:
+        env["XLA_FLAGS"] = with_device_count(env.get("XLA_FLAGS", ""), devices_for(cell, options))
+    env["JAX_PLATFORMS"] = PLATFORMS[cell.backend]
     env.pop("PYTHONPATH", None)  # the venv's own harness, not a checkout's, must answer
     return env
 

@@ -84,3 +84,22 @@ def test_cells_sort_by_release_not_by_string() -> None:
     cells = matrix.parse(GOOD.replace('"0.10.2"', '"0.4.38"', 2).replace('"0.12.8"', '"0.10.2"'))
     assert sorted(cells, key=lambda c: c.sort_key())[0].jax == "0.4.38"
     assert "0.4.38" > "0.12.0.1"  # why string order would be wrong
+
+
+def test_accelerator_cell_installs_jax_extra_and_names_backend_in_id() -> None:
+    text = '[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda13"\n'
+    (cell,) = matrix.parse(text)
+    assert cell.id == "jax0.8.3-flax0.12.3-py3.11-cuda13" and cell.accelerated
+    assert cell.requirements() == ["jax[cuda13]==0.8.3", "jaxlib==0.8.3", "flax==0.12.3"]
+
+
+def test_cpu_cell_installs_plain_jax_under_the_plain_id() -> None:
+    (cell,) = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cpu"\n')
+    assert cell.id == "jax0.8.3-flax0.12.3-py3.11" and not cell.accelerated
+    assert cell.requirements()[0] == "jax==0.8.3"
+
+
+def test_backend_extra_older_than_the_pinned_jax_is_refused() -> None:
+    text = '[[cell]]\njax="0.6.2"\njaxlib="0.6.2"\nflax="0.10.7"\npython="3.11"\nbackend="cuda13"\n'
+    with pytest.raises(matrix.MatrixError, match=r"jax 0.6.2 has no \[cuda13\] extra"):
+        matrix.parse(text)

@@ -127,3 +127,34 @@ def test_infrastructure_problems_pair(tmp_path: Path) -> None:
     with target.open("a") as handle:
         handle.write(json.dumps({"status": "timeout"}) + "\n" + json.dumps({"status": "crashed"}) + "\n")
     assert runner.infrastructure_problems([CELL], opts) == [f"{CELL.id}: 1 crashed, 1 timeout"]
+
+
+GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
+
+
+def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    env = runner.cell_environment(GPU_CELL, Options(devices=4))
+    assert "XLA_FLAGS" not in env and env["JAX_PLATFORMS"] == "cuda,cpu"
+    assert runner.devices_for(GPU_CELL, Options(devices=4)) == 0  # the plugin leaves XLA_FLAGS alone
+
+
+def test_cpu_cell_simulates_devices_on_the_cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    env = runner.cell_environment(CELL, Options())
+    assert env["JAX_PLATFORMS"] == "cpu" and runner.devices_for(CELL, Options()) == 8
+
+
+def test_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def fake_run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        seen.append(command)
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(runner.subprocess, "run", fake_run)
+    tpu = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="tpu"\n')[0]
+    assert runner.install(tpu, tmp_path, tmp_path / "log") is None
+    assert "jax[tpu]==0.8.3" in seen[0] and matrix.LIBTPU_RELEASES in seen[0]
+    assert runner.install(CELL, tmp_path, tmp_path / "log") is None
+    assert matrix.LIBTPU_RELEASES not in seen[1]
