@@ -1,0 +1,75 @@
+"""The fan-out plan: which cells a CI run has, as the JSON a GitHub Actions `strategy.matrix` takes.
+
+`python -m harness.plan [--cells GLOB] [--backend NAME] [--smoke]` prints one JSON list of
+`{"cell", "session", "python", "backend"}` objects, read from the same matrix file the noxfile reads, so the
+workflow never keeps its own list of cells.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness import matrix
+
+DEFAULT_MATRIX = Path(__file__).resolve().parent.parent / "matrix.toml"
+
+
+def entry(cell: matrix.Cell) -> dict[str, str]:
+    """One cell as a matrix entry: the nox session that runs it, and what its runner needs."""
+    return {"cell": cell.id, "session": f"cell({cell.id})", "python": cell.python, "backend": cell.backend}
+
+
+def smoke(cells: Sequence[matrix.Cell]) -> list[matrix.Cell]:
+    """A small set for pull requests: the oldest and the newest CPU cell (by jax, then flax, then python)."""
+    ordered = sorted((c for c in cells if not c.accelerated), key=matrix.Cell.sort_key)
+    return list(dict.fromkeys(ordered[:1] + ordered[-1:]))
+
+
+def plan(
+    cells: Sequence[matrix.Cell], patterns: Sequence[str] = (), backends: Sequence[str] = (), *, small: bool = False
+) -> list[dict[str, str]]:
+    """The entries of the cells matching any glob (all: none given), of any of `backends` (all: none given)."""
+    unknown = [name for name in backends if name not in matrix.BACKENDS]
+    if unknown:
+        raise matrix.MatrixError(f"--backend {unknown[0]!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
+    chosen = matrix.select(list(cells), list(patterns))
+    if small:
+        chosen = smoke(chosen)
+    return [entry(c) for c in chosen if not backends or c.backend in backends]
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `python -m harness.plan`."""
+    p = argparse.ArgumentParser(prog="python -m harness.plan", description=__doc__.splitlines()[0])
+    p.add_argument("--matrix", type=Path, default=Path(os.environ.get("SHARDMATRIX_MATRIX", DEFAULT_MATRIX)),
+                   help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
+    p.add_argument("--cells", action="append", default=[], metavar="GLOB",
+                   help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: every cell)")
+    p.add_argument("--backend", action="append", default=[], metavar="NAME",
+                   help=f"cells of this backend ({', '.join(matrix.BACKENDS)}; repeatable; default: every backend)")
+    p.add_argument("--smoke", action="store_true", help="only the oldest and newest CPU cell of the selection")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the plan as one JSON line; 2 with one line on stderr for a bad matrix or selection."""
+    args = parser().parse_args(argv)
+    # Workflow inputs arrive as strings, possibly empty or space-separated.
+    patterns = [glob for value in args.cells for glob in value.split()]
+    backends = [name for value in args.backend for name in value.split() if name != "all"]
+    try:
+        entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
+    except matrix.MatrixError as error:
+        print(f"shardmatrix: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(entries))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

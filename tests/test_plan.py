@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import matrix, plan
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CELLS = matrix.parse("""
+[[cell]]
+jax = "0.8.3"
+jaxlib = "0.8.3"
+flax = "0.12.3"
+python = "3.11"
+
+[[cell]]
+jax = "0.4.38"
+jaxlib = "0.4.38"
+flax = "0.10.2"
+python = "3.11"
+
+[[cell]]
+jax = "0.12.0.1"
+jaxlib = "0.12.0.1"
+flax = "0.12.12"
+python = "3.12"
+
+[[cell]]
+jax = "0.12.0.1"
+jaxlib = "0.12.0.1"
+flax = "0.12.12"
+python = "3.12"
+backend = "cuda13"
+""")
+
+
+def run_plan(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.plan", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
+
+
+def test_plan_command_emits_every_default_cell_with_its_nox_session() -> None:
+    done = run_plan()
+    assert done.returncode == 0, done.stderr
+    entries = json.loads(done.stdout)
+    cells = matrix.load(ROOT / "matrix.toml")
+    assert [e["cell"] for e in entries] == [c.id for c in cells]
+    for entry, cell in zip(entries, cells, strict=True):
+        assert entry == {"cell": cell.id, "session": f"cell({cell.id})", "python": cell.python,
+                         "backend": cell.backend}
+    listed = json.loads(subprocess.run([sys.executable, "-m", "nox", "-l", "--json"], cwd=ROOT, capture_output=True,
+                                       text=True, check=True).stdout)
+    assert {e["session"] for e in entries} <= {s["session"] for s in listed}
+
+
+def test_plan_command_refuses_an_unknown_backend_in_one_line() -> None:
+    done = run_plan("--backend", "rocm")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "shardmatrix: --backend 'rocm' is not a backend (known: cpu, cuda12, cuda13, tpu)"
+
+
+def test_plan_command_treats_empty_and_all_inputs_as_no_filter() -> None:
+    assert json.loads(run_plan("--cells", "", "--backend", "all").stdout) == json.loads(run_plan().stdout)
+
+
+def test_backend_filter_keeps_only_that_backend() -> None:
+    assert [e["cell"] for e in plan.plan(CELLS, backends=["cuda13"])] == ["jax0.12.0.1-flax0.12.12-py3.12-cuda13"]
+
+
+def test_no_backend_filter_keeps_every_backend() -> None:
+    assert len(plan.plan(CELLS)) == len(CELLS)
+
+
+def test_smoke_is_the_oldest_and_newest_cpu_cell() -> None:
+    assert [e["cell"] for e in plan.plan(CELLS, small=True)] == [
+        "jax0.4.38-flax0.10.2-py3.11", "jax0.12.0.1-flax0.12.12-py3.12"]
+
+
+def test_smoke_of_one_cell_is_that_cell() -> None:
+    assert [e["cell"] for e in plan.plan(CELLS, ["jax0.8.3*"], small=True)] == ["jax0.8.3-flax0.12.3-py3.11"]
+
+
+def test_a_glob_matching_no_cell_is_an_error() -> None:
+    with pytest.raises(matrix.MatrixError, match="matches no cell"):
+        plan.plan(CELLS, ["jax9*"])
+
+
+def test_a_glob_of_other_backends_cells_gives_an_empty_plan() -> None:
+    assert plan.plan(CELLS, ["*cuda13"], ["cpu"]) == []
