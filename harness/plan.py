@@ -34,13 +34,27 @@ def plan(
     cells: Sequence[matrix.Cell], patterns: Sequence[str] = (), backends: Sequence[str] = (), *, small: bool = False
 ) -> list[dict[str, str]]:
     """The entries of the cells matching any glob (all: none given), of any of `backends` (all: none given)."""
-    unknown = [name for name in backends if name not in matrix.BACKENDS]
-    if unknown:
-        raise matrix.MatrixError(f"--backend {unknown[0]!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
+    _check_backends(backends)
     chosen = matrix.select(list(cells), list(patterns))
     if small:
         chosen = smoke(chosen)
     return [entry(c) for c in chosen if not backends or c.backend in backends]
+
+
+def place(entries: list[dict[str, str]], runners: dict[str, str]) -> tuple[list[dict[str, str]], list[str]]:
+    """Give each entry the runner label of its backend; entries whose backend has no runner are left out, with one
+    line each saying so (an accelerator is opt-in: its runner is off until someone names one)."""
+    _check_backends(list(runners))
+    placed = [{**e, "runner": runners[e["backend"]]} for e in entries if runners.get(e["backend"])]
+    left = [f"{e['cell']}: left out, no runner for backend {e['backend']}" for e in entries
+            if not runners.get(e["backend"])]
+    return placed, left
+
+
+def _check_backends(backends: Sequence[str]) -> None:
+    unknown = [name for name in backends if name not in matrix.BACKENDS]
+    if unknown:
+        raise matrix.MatrixError(f"--backend {unknown[0]!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -53,6 +67,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", action="append", default=[], metavar="NAME",
                    help=f"cells of this backend ({', '.join(matrix.BACKENDS)}; repeatable; default: every backend)")
     p.add_argument("--smoke", action="store_true", help="only the oldest and newest CPU cell of the selection")
+    p.add_argument("--runner", action="append", default=[], metavar="BACKEND=LABEL",
+                   help="add `runner` (a runs-on label) to each entry of BACKEND; with any --runner, cells of a "
+                        "backend with no (or an empty) label are left out, one line each on stderr")
     return p
 
 
@@ -62,8 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Workflow inputs arrive as strings, possibly empty or space-separated.
     patterns = [glob for value in args.cells for glob in value.split()]
     backends = [name for value in args.backend for name in value.split() if name != "all"]
+    runners = dict(value.partition("=")[::2] for value in args.runner)
     try:
         entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
+        if runners:
+            entries, left = place(entries, runners)
+            for line in left:
+                print(f"shardmatrix: {line}", file=sys.stderr)
     except matrix.MatrixError as error:
         print(f"shardmatrix: {error}", file=sys.stderr)
         return 2

@@ -92,3 +92,20 @@ def test_a_glob_matching_no_cell_is_an_error() -> None:
 
 def test_a_glob_of_other_backends_cells_gives_an_empty_plan() -> None:
     assert plan.plan(CELLS, ["*cuda13"], ["cpu"]) == []
+
+
+def test_place_gives_each_entry_its_backends_runner() -> None:
+    placed, left = plan.place(plan.plan(CELLS), {"cpu": "ubuntu-latest", "cuda13": "gpu-h100"})
+    assert {e["runner"] for e in placed} == {"ubuntu-latest", "gpu-h100"} and left == []
+
+
+def test_place_leaves_out_a_backend_without_a_runner() -> None:
+    placed, left = plan.place(plan.plan(CELLS), {"cpu": "ubuntu-latest", "cuda13": ""})
+    assert [e["backend"] for e in placed] == ["cpu"] * 3
+    assert left == ["jax0.12.0.1-flax0.12.12-py3.12-cuda13: left out, no runner for backend cuda13"]
+
+
+def test_plan_command_with_runners_labels_the_default_cells() -> None:
+    done = run_plan("--runner", "cpu=ubuntu-latest", "--runner", "cuda12=", "--runner", "tpu=")
+    assert done.returncode == 0, done.stderr
+    assert {e["runner"] for e in json.loads(done.stdout)} == {"ubuntu-latest"}
