@@ -1,0 +1,1 @@
+"""shardmatrix benchmarks: `nox -s bench` prints the figures the README reports."""

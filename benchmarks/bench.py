@@ -1,0 +1,177 @@
+"""The five figures of `nox -s bench`, each measured side by side in one run on this machine.
+
+1. env build per cell on a warm cache: uv vs `python -m venv` + `pip install` of the same pins;
+2. default-matrix wall time vs its lower bound (bare `import jax, flax` per cell plus the bare case bodies,
+   divided by the cores used);
+3. an unchanged re-run (results cache) vs the full run;
+4. harness overhead per case: the plugin recording vs pytest without it, on trivial cases;
+5. report build time for a synthetic 100 cells x 200 cases x 10 runs results tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness import matrix, runner  # noqa: E402
+
+
+def timed(action: Callable[[], object]) -> float:
+    """Wall seconds of one call."""
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def run(*command: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """Run a command, failing loudly: a benchmark on a broken step means nothing."""
+    return subprocess.run([str(c) for c in command], check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+
+
+def uv_build(cell: matrix.Cell, venv: Path) -> None:
+    """A cell's venv as shardmatrix builds it: uv venv, then its pins and the harness (lock synced)."""
+    run(*runner.uv_command(), "venv", "-q", "-p", cell.python, venv)
+    problem = runner.install(cell, venv, venv.parent / f"{venv.name}.log")
+    if problem is not None:
+        raise RuntimeError(f"{cell.id}: {problem}")
+
+
+def pip_build(cell: matrix.Cell, venv: Path) -> None:
+    """The same packages the classic way: python -m venv, then pip install."""
+    interpreter = shutil.which(f"python{cell.python}") or sys.executable
+    run(interpreter, "-m", "venv", venv)
+    run(runner.venv_python(venv), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+        *cell.requirements(), "-e", ROOT)
+
+
+def env_builds(cells: list[matrix.Cell], scratch: Path) -> dict[str, float]:
+    """Seconds per cell to build a venv with the cell's pins and the harness: uv on a warm cache vs venv + pip."""
+    uv_times, pip_times = [], []
+    for cell in cells:
+        uv_build(cell, scratch / f"warm-{cell.id}")  # the figure is the warm-cache build: warm it first
+        start = time.perf_counter()
+        uv_build(cell, scratch / f"uv-{cell.id}")
+        uv_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        pip_build(cell, scratch / f"pip-{cell.id}")
+        pip_times.append(time.perf_counter() - start)
+    return {"uv_s": statistics.mean(uv_times), "pip_s": statistics.mean(pip_times)}
+
+
+def import_seconds(cell: matrix.Cell) -> float:
+    """A bare `import jax, flax` in the cell's venv, best of two."""
+    venv = ROOT / ".nox" / ("cell-" + cell.id.replace(".", "-"))
+    env = runner.cell_environment(cell, runner.Options())
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        run(runner.venv_python(venv), "-c", "import jax, flax", env=env)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def matrix_runs(out: Path, cores: int) -> dict[str, float]:
+    """The default matrix from scratch (--force), its lower bound, then the same matrix unchanged."""
+    nox = [sys.executable, "-m", "nox", "-s", "matrix", "--"]
+    full = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-full", "--force", cwd=ROOT))
+    again = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-again", cwd=ROOT))
+    cells = matrix.load(ROOT / "matrix.toml")
+    imports, bodies = 0.0, 0.0
+    for cell in cells:
+        imports += import_seconds(cell)
+        for line in (out / "results" / "bench-full" / f"{cell.id}.jsonl").read_text().splitlines():
+            bodies += float(json.loads(line).get("duration_s") or 0.0)
+    used = min(cores, len(cells))
+    return {"full_s": full, "again_s": again, "bound_s": (imports + bodies) / used, "imports_s": imports,
+            "bodies_s": bodies, "cores": used}
+
+
+TRIVIAL = "import pytest\n\n@pytest.mark.parametrize('n', range({count}))\ndef test_trivial(n):\n    assert n >= 0\n"
+
+
+def harness_overhead(scratch: Path, count: int = 500) -> float:
+    """Milliseconds the plugin adds per case, recording on vs plugin off, best of three each."""
+    folder = scratch / "trivial"
+    folder.mkdir()
+    (folder / "test_trivial.py").write_text(TRIVIAL.format(count=count))
+    pytest = [sys.executable, "-m", "pytest", "test_trivial.py", "-q", "-p", "no:cacheprovider", "-n", "0"]
+    off = min(timed(lambda: run(*pytest, "-p", "no:shardmatrix", cwd=folder)) for _ in range(3))
+    on = min(timed(lambda: run(*pytest, "--shardmatrix-devices", "0", "--shardmatrix-out",
+                               folder / f"out{time.perf_counter_ns()}", cwd=folder)) for _ in range(3))
+    return (on - off) / count * 1000
+
+
+def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 10) -> float:
+    """Seconds to build the report of the newest run of a synthetic tree."""
+    from reports import build_report
+
+    out = scratch / "synthetic"
+    statuses = ["passed"] * 12 + ["failed", "not_applicable", "error", "xfailed"]
+    for r in range(runs):
+        run_id = f"20260101T{r:06d}Z-0000"
+        for c in range(cells):
+            cell_id = f"jax0.{c // 10}.{c % 10}-flax0.12.{c % 13}-py3.11"
+            path = out / "results" / run_id / f"{cell_id}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lines = []
+            for k in range(cases):
+                status = statuses[(c * 7 + k * 3 + r) % len(statuses)]
+                lines.append(json.dumps({
+                    "schema_version": 2, "run_id": run_id, "cell_id": cell_id, "case_id": f"fam{k % 5}::test_{k}",
+                    "family": f"fam{k % 5}", "status": status, "attempt": 1, "reason": None,
+                    "duration_s": 0.01 * (k % 17), "compile_s": 0.005, "execute_s": 0.005,
+                    "error_type": "AssertionError" if status == "failed" else None,
+                    "error_message": "values differ" if status == "failed" else None,
+                    "warnings": ["DeprecationWarning: .value is deprecated"] if k % 11 == 0 else [],
+                    "jax": f"0.{c // 10}.{c % 10}", "jaxlib": f"0.{c // 10}.{c % 10}", "flax": f"0.12.{c % 13}",
+                    "numpy": "2.3.1", "python": "3.11.7", "backend": "cpu", "device_kind": "cpu",
+                    "device_count": 8, "platform": "Linux-x86_64", "timestamp": "2026-01-01T00:00:00+00:00",
+                }))
+            path.write_text("\n".join(lines) + "\n")
+            path.with_suffix(".done.json").write_text('{"returncode": 0}\n')
+    return timed(lambda: build_report(out))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print the five figures."""
+    parser = argparse.ArgumentParser(prog="nox -s bench --")
+    parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
+    parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
+    parser.add_argument("--out", type=Path, default=None, help="where the matrix runs write (default: scratch)")
+    args = parser.parse_args(argv)
+    cores = os.cpu_count() or 1
+    print(f"machine: {platform.node()} · {platform.processor() or platform.machine()} · {cores} cores · "
+          f"Python {platform.python_version()}")
+    with tempfile.TemporaryDirectory(prefix="shardmatrix-bench-") as tmp:
+        scratch = Path(tmp)
+        cells = matrix.load(ROOT / "matrix.toml")[: args.cells]
+        builds = env_builds(cells, scratch)
+        print(f"1. env build per cell (warm cache): uv {builds['uv_s']:.2f} s vs venv+pip {builds['pip_s']:.1f} s "
+              f"-> {builds['pip_s'] / builds['uv_s']:.0f}x faster (target >= 25x and <= 1.5 s)")
+        if not args.skip_matrix:
+            figures = matrix_runs(args.out or scratch / "out", cores)
+            print(f"2. default matrix: {figures['full_s']:.0f} s vs lower bound {figures['bound_s']:.0f} s "
+                  f"(imports {figures['imports_s']:.0f} s + case bodies {figures['bodies_s']:.0f} s over "
+                  f"{figures['cores']} cores) -> {figures['full_s'] / figures['bound_s']:.2f}x (target <= 1.3x)")
+            print(f"3. unchanged re-run: {figures['again_s']:.1f} s vs full {figures['full_s']:.0f} s "
+                  f"-> {100 * figures['again_s'] / figures['full_s']:.1f} % (target <= 5 %)")
+        print(f"4. harness overhead: {harness_overhead(scratch):.2f} ms per case (target <= 5 ms)")
+        print(f"5. report build, 100 cells x 200 cases x 10 runs: {report_build(scratch):.2f} s (target <= 3 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
