@@ -90,3 +90,9 @@ def tests(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("mypy")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def installed(session: nox.Session) -> None:
+    """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""
+    session.run("python", "-m", "harness.installed", *session.posargs, external=True)

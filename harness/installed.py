@@ -1,0 +1,106 @@
+"""Installed mode: run the corpus on an interpreter's own jax and flax instead of building a cell's environment.
+
+This is how a machine with a preinstalled stack is tested (a GPU box with CUDA jaxlib, a TPU VM, a machine with
+no package index): the cell is read off the installed distributions, its id is derived from their versions and
+the backend, and the cases run through the same runner path as a built cell (`runner.run_installed`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from harness import matrix, runner
+from harness import options as session_options
+from harness.options import Options
+
+SUFFIX = "installed"
+#: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
+#: runner's pytest command uses.
+NEEDED = ("jax", "jaxlib", "flax", "shardmatrix", "pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures")
+#: The backend an installed distribution implies, most specific first.
+BACKEND_OF = (("jax-cuda13-plugin", "cuda13"), ("jax-cuda12-plugin", "cuda12"), ("libtpu", "tpu"),
+              ("libtpu-nightly", "tpu"))
+
+_PROBE = """
+import json, sys
+from importlib import metadata
+found = {}
+for dist in metadata.distributions():
+    name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+    found.setdefault(name, dist.version)
+print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "dists": found}))
+"""
+
+
+class InstalledError(RuntimeError):
+    """The interpreter cannot run the corpus as it is; the message names what is missing and how to add it."""
+
+
+def probe(python: str) -> dict[str, object]:
+    """The interpreter's version and its installed distributions (lower-case, dash-separated names)."""
+    done = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise InstalledError(f"{python} could not list its packages: {done.stderr.strip()[-300:]}")
+    return dict(json.loads(done.stdout))
+
+
+def backend_of(dists: dict[str, str]) -> str:
+    """The backend the installed jax plugins imply: cuda13, cuda12, tpu, else cpu."""
+    return next((backend for dist, backend in BACKEND_OF if dist in dists), "cpu")
+
+
+def cell_of(found: dict[str, object], backend: str | None = None, devices: int = 8) -> matrix.Cell:
+    """The cell an interpreter is: its installed versions and backend, under an id that says it was not built."""
+    dists = dict(found["dists"])  # type: ignore[call-overload]
+    missing = [name for name in NEEDED if name not in dists]
+    if missing:
+        raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness and its plugins "
+                             f"install with: pip install --no-deps -e {runner.PROJECT_ROOT} pytest pytest-xdist "
+                             "pytest-timeout pytest-rerunfailures packaging)")
+    backend = backend or backend_of(dists)
+    if backend not in matrix.BACKENDS:
+        raise InstalledError(f"--backend {backend!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
+    python = str(found["python"])
+    cell_id = f"{matrix.default_id(dists['jax'], dists['flax'], python, backend)}-{SUFFIX}"
+    return matrix.Cell(id=cell_id, jax=dists["jax"], jaxlib=dists["jaxlib"], flax=dists["flax"], python=python,
+                       backend=backend, devices=devices, note=f"the packages installed in {sys.executable}")
+
+
+def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:
+    """Run the corpus on `python`'s installed packages (default: this interpreter) and record it as one cell."""
+    prefix = Path(python).absolute().parent.parent
+    if not runner.venv_python(prefix).exists():
+        raise InstalledError(f"{python} is not {runner.venv_python(prefix)}; run from a venv, or the interpreter "
+                             "named python in its bin folder")
+    found = probe(python)
+    cell = cell_of(found, backend, options.devices or 8)
+    target = runner.results_path(options.out, options.run_id, cell.id)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    dists = dict(found["dists"])  # type: ignore[call-overload]
+    target.with_suffix(".freeze.txt").write_text("".join(f"{n}=={v}\n" for n, v in sorted(dists.items())),
+                                                 encoding="utf-8")
+    runner.run_installed(cell, prefix, options, runner.case_paths(options.cases))
+    return cell
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m harness.installed [--backend NAME] [session options]`: record this interpreter as one cell."""
+    parse = argparse.ArgumentParser(prog="python -m harness.installed", add_help=False)
+    parse.add_argument("--backend", default=None, help="the backend to record (default: read off jax's plugins)")
+    known, rest = parse.parse_known_args(sys.argv[1:] if argv is None else argv)
+    opts = session_options.parse(rest)
+    try:
+        cell = run(opts, known.backend)
+    except InstalledError as error:
+        print(f"shardmatrix: {error}", file=sys.stderr)
+        return 2
+    print(f"shardmatrix: recorded {runner.results_path(opts.out, opts.run_id, cell.id)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import installed, runner
+
+ROOT = Path(__file__).resolve().parent.parent
+STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
+         "pytest-xdist": "3.6.0", "pytest-timeout": "2.3.1", "pytest-rerunfailures": "15.0"}
+
+
+def test_cell_of_a_cpu_stack_is_named_by_its_versions() -> None:
+    cell = installed.cell_of({"python": "3.11", "dists": STACK})
+    assert cell.id == "jax0.4.38-flax0.10.2-py3.11-installed"
+    assert (cell.backend, cell.jaxlib, cell.devices) == ("cpu", "0.4.38", 8)
+
+
+def test_cell_of_a_cuda_stack_reads_the_backend_off_the_plugin() -> None:
+    cell = installed.cell_of({"python": "3.12", "dists": {**STACK, "jax-cuda12-plugin": "0.4.38"}})
+    assert cell.id == "jax0.4.38-flax0.10.2-py3.12-cuda12-installed" and cell.accelerated
+
+
+def test_backend_given_wins_over_the_plugins() -> None:
+    cell = installed.cell_of({"python": "3.12", "dists": {**STACK, "jax-cuda12-plugin": "0.4.38"}}, "cpu")
+    assert cell.backend == "cpu"
+
+
+def test_missing_harness_is_named_with_how_to_install_it() -> None:
+    dists = {k: v for k, v in STACK.items() if k not in ("shardmatrix", "pytest-xdist")}
+    with pytest.raises(installed.InstalledError, match="not installed in this interpreter: shardmatrix, pytest-xdist"):
+        installed.cell_of({"python": "3.11", "dists": dists})
+
+
+def test_probe_lists_this_interpreters_packages() -> None:
+    found = installed.probe(sys.executable)
+    assert found["python"] == "%d.%d" % sys.version_info[:2]
+    assert "pytest" in found["dists"]  # type: ignore[operator]
+
+
+CASE = """
+import jax
+
+
+def test_sees_devices():
+    assert jax.device_count() >= 1
+"""
+
+
+@pytest.mark.e2e
+def test_installed_mode_records_the_interpreters_own_stack(tmp_path: Path) -> None:
+    venv = tmp_path / "stack"
+    uv = runner.uv_command()
+    subprocess.run([*uv, "venv", "--quiet", "--python", "3.11", str(venv)], check=True)
+    subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(runner.venv_python(venv)), "jax==0.4.38",
+                    "jaxlib==0.4.38", "flax==0.10.2", "--editable", str(ROOT)], check=True)
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "test_installed_case.py").write_text(CASE)
+    done = subprocess.run([str(runner.venv_python(venv)), "-m", "harness.installed", "--out", str(tmp_path / "out"),
+                           "--run-id", "r", "--cases", str(tmp_path / "cases")], cwd=tmp_path, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    results = tmp_path / "out" / "results" / "r" / "jax0.4.38-flax0.10.2-py3.11-installed.jsonl"
+    (record,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert record["status"] == "passed" and record["jax"] == "0.4.38" and record["device_count"] == 8
+    assert results.with_suffix(".done.json").exists()
+    assert "jaxlib==0.4.38" in results.with_suffix(".freeze.txt").read_text()
