@@ -15,7 +15,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from harness import interpreters, matrix, options, runner  # noqa: E402
+from harness import bisect, interpreters, matrix, options, pins, runner, upgrade  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -81,6 +81,28 @@ def report(session: nox.Session) -> None:
 def _build_report(session: nox.Session, opts: options.Options, extra: list[str]) -> None:
     session.install(".[report]")
     session.run("python", "-m", "reports", "--out", str(opts.out), *extra, *opts.report_args)
+
+
+@nox.session(name="upgrade")
+def upgrade_check(session: nox.Session) -> None:
+    """Is the bump safe? Run baseline and candidate cells (stored results reused); SAFE, or UNSAFE and exit 1."""
+    session.install(".[report]")
+    try:
+        before, after, opts = upgrade.prepare(session.posargs, CELLS)
+    except pins.PinError as error:
+        session.error(str(error))
+    session.run("python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref, after.ref)
+
+
+@nox.session(name="bisect")
+def bisect_releases(session: nox.Session) -> None:
+    """The first release between --good and --bad where --case stops passing (binary search, probes cached)."""
+    try:
+        outcome = bisect.run(session.posargs, CELLS)
+    except (pins.PinError, bisect.index.IndexError_) as error:
+        session.error(str(error))
+    if outcome.first_bad is None:
+        session.error("no first bad release found")
 
 
 @nox.session

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness import devices, environment, known
+from harness import devices, environment, known, snapshot
 from harness.case import MARKER
 from harness.collect import ResilientModule
 from harness.needs import first_unmet
@@ -72,7 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         _watch_for_faults(config, fault_log_path(Path(out), run, cell, config.workerinput["workerid"]))
         return
-    # Only the xdist controller (or the single process) writes records.
+    # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
+    snapshot.snapshot(config.args, snapshot.sources_dir(Path(out), run, cell))
     context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
 
     def read_fault_log(worker: str) -> str:

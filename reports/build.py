@@ -11,6 +11,7 @@ from reports.load import choose_runs, load_cells, load_results
 from reports.longform import write_csv
 from reports.markdown import render_markdown
 from reports.matrix import build_matrix
+from reports.repro import write_reproducers
 from reports.summary import summary
 
 
@@ -46,10 +47,11 @@ def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_run
     matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
     target = report_dir(out_dir)
     target.mkdir(parents=True, exist_ok=True)
+    repros = write_reproducers(matrix.results, target)
     markdown_path = target / "matrix.md"
-    markdown_path.write_text(render_markdown(matrix), encoding="utf-8")
+    markdown_path.write_text(render_markdown(matrix, repros), encoding="utf-8")
     html_path = target / "matrix.html"
-    html_path.write_text(render_html(matrix), encoding="utf-8")
+    html_path.write_text(render_html(matrix, repros), encoding="utf-8")
     return Report(
         csv_path=write_csv(matrix, target / "results.csv"),
         markdown_path=markdown_path,

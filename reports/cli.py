@@ -8,8 +8,12 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from reports.build import build_report, results_dir
-from reports.load import ResultsError
+from reports.build import build_report, report_dir, results_dir
+from reports.compare import CompareError, compare, refs_runs, render_text
+from reports.compare import render_markdown as render_compare
+from reports.load import ResultsError, load_results
+from reports.matrix import collapse
+from reports.repro import write_reproducers
 
 PROG = "python -m reports"
 
@@ -27,12 +31,19 @@ def parser() -> argparse.ArgumentParser:
         help="report these runs side by side (default: the newest run)",
     )
     runs.add_argument("--all-runs", action="store_true", help="report every run under OUT/results/")
+    runs.add_argument(
+        "--compare", nargs=2, metavar=("BASELINE", "CANDIDATE"),
+        help="upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/compare.md and reproducers; "
+             "exit 1 when UNSAFE",
+    )
     return parse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the report, print the summary and the files written; 2 with one line on stderr for bad input."""
     args = parser().parse_args(argv)
+    if args.compare:
+        return compare_main(args.out, *args.compare)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -50,3 +61,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in report.paths:
         print(f"wrote {path}")
     return 0
+
+
+def compare_main(out: Path, before: str, after: str) -> int:
+    """Print the verdict of `after` against `before`, write compare.md and reproducers; 0 SAFE, 1 UNSAFE."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            records = load_results(results_dir(out), refs_runs([before, after]))
+            comparison = compare(records, before, after)
+        except (ResultsError, CompareError) as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            for warning in caught:
+                print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
+    target = report_dir(out)
+    after_run = refs_runs([after])[0]
+    candidate = collapse(records[records["run_id"] == after_run])
+    repros = write_reproducers(candidate, target)
+    links = {key: str(target / path) for key, path in repros.items()}
+    (target / "compare.md").write_text(
+        render_compare(comparison, {key: str(path) for key, path in repros.items()}), encoding="utf-8")
+    print(render_text(comparison, links))
+    print(f"\nwrote {target / 'compare.md'}")
+    return 0 if comparison.safe else 1

@@ -6,6 +6,7 @@ Every Styler here escapes values and labels (`escape="html"`); hover texts are e
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 
 import pandas as pd
 from jinja2 import Environment
@@ -16,11 +17,12 @@ from reports.findings import deprecations, grouped_problems, key_ranges
 from reports.hover import Row, css_string, not_run_tip, status_tip, timing_tip
 from reports.matrix import Matrix, counts, header_versions, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.repro import Repros, problem_links
 from reports.text import as_text, seconds
 
 
-def render_html(matrix: Matrix) -> str:
-    """The whole matrix.html page."""
+def render_html(matrix: Matrix, repros: Repros | None = None) -> str:
+    """The whole matrix.html page; problems link `repros`, the reproducer scripts by (cell id, case id)."""
     environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     template = environment.from_string(_page.TEMPLATE)
     totals = matrix.results["shown"].value_counts()
@@ -39,7 +41,7 @@ def render_html(matrix: Matrix) -> str:
         # Styler output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix).to_html(),
-        problems=problems_table(matrix).to_html(),
+        problems=problems_table(matrix, repros or {}).to_html(),
         warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
         timing=timing_table(matrix).to_html(),
     )
@@ -132,8 +134,8 @@ def timing_table(matrix: Matrix) -> Styler:
     return _mark_incomplete(styler.set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP), matrix)
 
 
-def problems_table(matrix: Matrix) -> Styler:
-    """Every status that is neither a pass nor not applicable, folded, worst first."""
+def problems_table(matrix: Matrix, repros: Repros | None = None) -> Styler:
+    """Every status that is neither a pass nor not applicable, folded, worst first, with reproducer links."""
     found = grouped_problems(matrix)
     flaky = f", {FLAKY.symbol} {FLAKY.label}"
     frame = pd.DataFrame(
@@ -145,14 +147,24 @@ def problems_table(matrix: Matrix) -> Styler:
                 for s, f in zip(found["status"], found["flaky"], strict=True)
             ],
             "detail": found["detail"],
+            "reproduce": [
+                " ".join(f'<a href="{escape(str(path))}">{escape(key)}</a>'
+                         for key, path in problem_links(matrix, keys, case, repros or {}))
+                for keys, case in zip(found["keys"], found["case"], strict=True)
+            ],
         }
     )
+    if not frame["reproduce"].astype(bool).any():
+        frame = frame.drop(columns="reproduce")
     classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
     classes["status"] = [
         f"chip {present(s).css_class}" + (f" {FLAKY.css_class}" if f else "")
         for s, f in zip(found["status"], found["flaky"], strict=True)
     ]
-    return _styler(frame, "problems", "problems").set_td_classes(classes).hide(axis="index")
+    styler = _styler(frame, "problems", "problems")
+    if "reproduce" in frame:  # links built above from escaped parts
+        styler = styler.format(str, subset=["reproduce"], escape=None)
+    return styler.set_td_classes(classes).hide(axis="index")
 
 
 def warnings_table(matrix: Matrix) -> Styler:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from reports.findings import deprecations, grouped_problems, key_ranges
 from reports.matrix import Matrix, counts, header_versions, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.repro import Repros, problem_links
 from reports.text import as_text
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
@@ -51,8 +52,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[
     return "\n".join(lines)
 
 
-def render_markdown(matrix: Matrix) -> str:
-    """The whole matrix.md: header, legend, one status table per family, problems, warnings, then the cells."""
+def render_markdown(matrix: Matrix, repros: Repros | None = None) -> str:
+    """The whole matrix.md: header, legend, one status table per family, problems (linking `repros`, the
+    reproducer scripts by (cell id, case id)), warnings, then the cells."""
     sections = [
         _header(matrix),
         _interrupted(matrix),
@@ -60,7 +62,7 @@ def render_markdown(matrix: Matrix) -> str:
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
         *(_family(matrix, family) for family in matrix.families),
-        _problems(matrix),
+        _problems(matrix, repros or {}),
         _warnings(matrix),
         _cells(matrix),
     ]
@@ -161,17 +163,21 @@ def _family(matrix: Matrix, family: str) -> str:
     return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
 
 
-def _problems(matrix: Matrix) -> str:
+def _problems(matrix: Matrix, repros: Repros) -> str:
     found = grouped_problems(matrix)
     if found.empty:
         return "## Problems\n\nNone: every case passed or was not applicable."
     rows = [
         [key_ranges(keys, matrix.keys), code(case),
          f"{present(status).mark} {escape(present(status).label)}" + (f", {FLAKY.mark} {FLAKY.label}" if flaky else ""),
-         escape(text)]
+         escape(text),
+         " ".join(f"[{key}]({path})" for key, path in problem_links(matrix, keys, case, repros))]
         for keys, case, status, flaky, text in found.itertuples(index=False)
     ]
-    return f"## Problems ({len(found)})\n\n" + table(["Cells", "Case", "Status", "Detail"], rows)
+    header = ["Cells", "Case", "Status", "Detail", "Reproduce"]
+    if not any(row[-1] for row in rows):  # no reproducer was written: no empty column
+        header, rows = header[:-1], [row[:-1] for row in rows]
+    return f"## Problems ({len(found)})\n\n" + table(header, rows)
 
 
 def _warnings(matrix: Matrix) -> str:

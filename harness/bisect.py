@@ -1,0 +1,200 @@
+"""`nox -s bisect`: the first release between a good and a bad one where a case stops passing.
+
+Released versions come from the index; each probe is an ordinary cell (jaxlib == jax, python per pair) run for
+that one case and stored under OUT/results like any other, so a probe that already ran is read, not rebuilt.
+A probe that cannot be judged (the cell does not install, or the case is not applicable there) is skipped and
+said so; the search narrows around it. Binary search: about log2(n) builds where a linear scan needs n.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import Version
+
+from harness import adhoc, index, options, pins, runner, statuses
+from harness.matrix import Cell
+
+#: Outcomes of a probe. xfailed is bad: a known breakage still breaks the case.
+GOOD = frozenset({statuses.PASSED, statuses.XPASSED})
+SKIP = frozenset({statuses.INSTALL_ERROR, statuses.NOT_APPLICABLE})
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What one version gave: its status, the error line, the cell that ran it."""
+
+    version: Version
+    status: str
+    error: str
+    cell_id: str
+
+    @property
+    def verdict(self) -> str:
+        """'good', 'bad' or 'skip'."""
+        if self.status in GOOD:
+            return "good"
+        return "skip" if self.status in SKIP else "bad"
+
+
+@dataclass
+class Outcome:
+    """The search's answer and every probe it made, in order."""
+
+    candidates: list[Version]
+    probes: list[Probe] = field(default_factory=list)
+    last_good: Version | None = None
+    first_bad: Probe | None = None
+
+    @property
+    def skipped(self) -> list[Probe]:
+        """Probes that could not be judged."""
+        return [probe for probe in self.probes if probe.verdict == "skip"]
+
+
+def search(candidates: list[Version], probe: Callable[[Version], Probe]) -> Outcome:
+    """Binary search over candidates[0] (good, assumed) .. candidates[-1] (bad, assumed); skips are dropped.
+
+    The first bad release's probe is always made, so its error can be shown (the bad end is probed only when it
+    turns out to be the first bad)."""
+    outcome = Outcome(candidates=list(candidates))
+    remaining = list(candidates)
+    low, high = 0, len(remaining) - 1
+    seen: dict[Version, Probe] = {}
+
+    def look(version: Version) -> Probe:
+        if version not in seen:
+            seen[version] = probe(version)
+            outcome.probes.append(seen[version])
+        return seen[version]
+
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = look(remaining[middle])
+        if found.verdict == "skip":
+            del remaining[middle]
+            high -= 1
+        elif found.verdict == "good":
+            low = middle
+        else:
+            high = middle
+    outcome.last_good = remaining[low]
+    bad = look(remaining[high])
+    outcome.first_bad = bad if bad.verdict == "bad" else None
+    return outcome
+
+
+def probe_cell(package: str, version: Version, held: dict[str, str], devices: int = 8) -> Cell:
+    """The cell that tests `package==version` with the other package held at its pin."""
+    chosen = {**held, package: str(version)}
+    jax, flax = chosen["jax"], chosen["flax"]
+    return pins.make_cell(jax, flax, pins.python_for(jax, flax), devices=devices)
+
+
+def linear_cost(outcome: Outcome) -> int:
+    """Builds a linear scan from the good end would have needed to reach the same first bad release."""
+    if outcome.first_bad is None:
+        return len(outcome.candidates) - 1
+    return outcome.candidates.index(outcome.first_bad.version)
+
+
+def describe(outcome: Outcome, package: str, case_id: str) -> list[str]:
+    """The report printed at the end: last good, first bad with its error, skips, probe count."""
+    lines = [f"bisect {case_id} over {package} {', '.join(map(str, outcome.candidates))}"]
+    for probe in outcome.skipped:
+        lines.append(f"  skipped {package}=={probe.version}: {probe.status}: {probe.error}")
+    if outcome.first_bad is None:
+        lines.append(f"no bad release found: the bad end did not fail ({outcome.probes[-1].status})")
+    else:
+        lines.append(f"last good: {package}=={outcome.last_good}")
+        bad = outcome.first_bad
+        lines.append(f"first bad: {package}=={bad.version} ({bad.cell_id}): {bad.status}: {bad.error}")
+    lines.append(f"probes: {len(outcome.probes)} environment(s) (a linear scan needs {linear_cost(outcome)})")
+    return lines
+
+
+def parser() -> argparse.ArgumentParser:
+    """Arguments of `nox -s bisect --` beyond the shared ones (--out, --cases, ...)."""
+    p = argparse.ArgumentParser(prog="nox -s bisect --", add_help=False)
+    p.add_argument("--case", required=True, metavar="CASE_ID", help="<module>::<test>, as the report names it")
+    p.add_argument("--good", required=True, metavar="PKG==A", help="a release where the case passes")
+    p.add_argument("--bad", required=True, metavar="PKG==B", help="a release where it does not")
+    p.add_argument("--jax", metavar="==X", help="hold jax at this pin while bisecting flax")
+    p.add_argument("--flax", metavar="==Y", help="hold flax at this pin while bisecting jax")
+    return p
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to bisect: the case, the package moving, its two ends, and the pins held."""
+
+    case_id: str
+    package: str
+    good: Version
+    bad: Version
+    held: dict[str, str]
+
+
+def request(namespace: argparse.Namespace, default: Cell) -> Request:
+    """Validate bisect arguments; the package not moving is held at --jax/--flax, else at the default cell's."""
+    pins.case_module(namespace.case)
+    good, bad = pins.parse_pins([namespace.good]), pins.parse_pins([namespace.bad])
+    if len(good) != 1 or set(good) != set(bad) or set(good) <= {"jaxlib"}:
+        raise pins.PinError("--good and --bad must pin the same one package (jax or flax)")
+    package = next(iter(good))
+    if good[package] == bad[package]:
+        raise pins.PinError("--good and --bad are the same release")
+    held = {"jax": default.jax, "flax": default.flax}
+    for name in ("jax", "flax"):
+        given = getattr(namespace, name)
+        if given:
+            held.update(pins.parse_pins([given if given.startswith(name) else f"{name}{given}"]))
+    return Request(namespace.case, package, Version(good[package]), Version(bad[package]), held)
+
+
+def candidates(req: Request, fetch: index.Fetch = index.fetch_json) -> list[Version]:
+    """Released versions from good to bad, both ends included."""
+    return index.between(index.releases(req.package, fetch), req.good, req.bad)
+
+
+def case_node(case_id: str, cases: list[str]) -> Path:
+    """The pytest node id of a case ('<file>::<test>') in the shipped corpus or a --cases folder."""
+    module, name = pins.case_module(case_id)
+    for entry in runner.case_paths(cases):
+        files = [entry] if entry.is_file() else sorted(entry.rglob(f"{module}.py"))
+        for file in files:
+            if file.stem == module:
+                return Path(f"{file}::{name}")
+    raise pins.PinError(f"no module {module}.py among the cases ({', '.join(cases)})")
+
+
+def run(
+    argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print
+) -> Outcome:
+    """`nox -s bisect --`: list the releases, probe them by binary search, print the answer."""
+    namespace, rest = parser().parse_known_args(argv)
+    opts = options.parse(rest)
+    req = request(namespace, pins.default_cell(cells))
+    node = case_node(req.case_id, opts.cases)
+    found = candidates(req, fetch)
+    say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
+        f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")
+
+    def probe(version: Version) -> Probe:
+        cell = probe_cell(req.package, version, req.held)
+        ran = adhoc.run_cell(cell, opts, {req.case_id}, force=opts.force, paths=[node], say=say)
+        records = adhoc.statuses_of(opts.out, ran.run_id, cell.id)
+        record = records.get(req.case_id) or next(iter(records.values()), {"status": statuses.ERROR,
+                                                                            "error_message": "no record written"})
+        error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
+        result = Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell.id)
+        say(f"  {req.package}=={version}: {result.status} -> {result.verdict}")
+        return result
+
+    outcome = search(found, probe)
+    for line in describe(outcome, req.package, req.case_id):
+        say(line)
+    return outcome

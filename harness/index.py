@@ -1,0 +1,87 @@
+"""Released versions of a package on the package index: the PyPI JSON API, else the simple index (PEP 691)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+JSON_API = "https://pypi.org/pypi/{name}/json"
+SIMPLE_API = "https://pypi.org/simple/{name}/"
+SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+
+Fetch = Callable[[str, str], Any]
+
+
+class IndexError_(RuntimeError):
+    """The index could not be read by either API."""
+
+
+def fetch_json(url: str, accept: str = "application/json") -> Any:
+    """GET a JSON document."""
+    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "shardmatrix"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def releases(name: str, fetch: Fetch = fetch_json) -> list[Version]:
+    """Final, non-yanked releases of `name` that have files, oldest first."""
+    try:
+        return from_json_api(fetch(JSON_API.format(name=name), "application/json"))
+    except (OSError, ValueError, KeyError, TypeError) as first:
+        try:
+            return from_simple_api(fetch(SIMPLE_API.format(name=name), SIMPLE_JSON), name)
+        except (OSError, ValueError, KeyError, TypeError) as second:
+            raise IndexError_(f"cannot list releases of {name}: {first}; simple index: {second}") from None
+
+
+def from_json_api(document: dict[str, Any]) -> list[Version]:
+    """Versions from a PyPI JSON API document: a release counts when it has a file and not every file is yanked."""
+    found = []
+    for text, files in document["releases"].items():
+        version = _final(text)
+        if version is not None and files and not all(file.get("yanked") for file in files):
+            found.append(version)
+    return sorted(found)
+
+
+def from_simple_api(document: dict[str, Any], name: str) -> list[Version]:
+    """Versions from a PEP 691 simple index document, read from its file names; yanked files do not count."""
+    found: set[Version] = set()
+    for file in document["files"]:
+        if file.get("yanked"):
+            continue
+        version = _version_of(str(file["filename"]), name)
+        if version is not None:
+            found.add(version)
+    return sorted(found)
+
+
+def _version_of(filename: str, name: str) -> Version | None:
+    try:
+        if filename.endswith(".whl"):
+            return _final(str(parse_wheel_filename(filename)[1]))
+        return _final(str(parse_sdist_filename(filename)[1]))
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        match = re.match(rf"{re.escape(name)}-(.+?)\.(tar\.gz|zip)$", filename, re.IGNORECASE)
+        return _final(match.group(1)) if match else None
+
+
+def _final(text: str) -> Version | None:
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        return None
+    return None if version.is_prerelease or version.is_devrelease else version
+
+
+def between(versions: list[Version], first: Version, last: Version) -> list[Version]:
+    """Versions from `first` to `last` inclusive, in the order from first to last (either may be the larger)."""
+    low, high = sorted((first, last))
+    inside = sorted({v for v in versions if low <= v <= high} | {first, last})
+    return inside if first <= last else inside[::-1]

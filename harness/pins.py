@@ -1,0 +1,160 @@
+"""Pins for cells made on the command line (upgrade, bisect): parse them, read them from a project, fill the rest.
+
+A pin set names exact jax and flax releases; jaxlib always follows jax, and python is the lowest the pair needs
+unless a baseline already runs a newer one.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the host runs nox on 3.11+
+    import tomli as tomllib
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from harness.matrix import Cell, default_id
+
+#: The packages a pin set may name; jaxlib is accepted and must equal jax.
+PACKAGES = ("jax", "jaxlib", "flax")
+#: (package, first release needing it, python): jax >= 0.11 and flax >= 0.12.9 ship wheels for Python >= 3.12 only.
+PYTHON_FLOORS: tuple[tuple[str, str, str], ...] = (("jax", "0.11", "3.12"), ("flax", "0.12.9", "3.12"))
+OLDEST_PYTHON = "3.11"
+
+
+class PinError(ValueError):
+    """Pins that cannot make a cell, phrased as one line."""
+
+
+def parse_pins(specs: list[str]) -> dict[str, str]:
+    """'jax==0.11.2', 'flax==0.12.12' (or one comma-separated string) -> {'jax': '0.11.2', 'flax': '0.12.12'}."""
+    pins: dict[str, str] = {}
+    for spec in (part.strip() for text in specs for part in text.split(",")):
+        if not spec:
+            continue
+        try:
+            requirement = Requirement(spec)
+        except InvalidRequirement:
+            raise PinError(f"{spec!r} is not a pin like jax==0.11.2") from None
+        name = requirement.name.lower()
+        specifiers = list(requirement.specifier)
+        if name not in PACKAGES:
+            raise PinError(f"{spec!r}: only {', '.join(PACKAGES)} can be pinned")
+        if len(specifiers) != 1 or specifiers[0].operator != "==" or "*" in specifiers[0].version:
+            raise PinError(f"{spec!r}: pin an exact release with ==")
+        pins[name] = _exact(specifiers[0].version, spec)
+    return pins
+
+
+def _exact(text: str, where: str) -> str:
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        raise PinError(f"{where}: {text!r} is not a version") from None
+    if version.is_prerelease or version.is_devrelease or version.local:
+        raise PinError(f"{where}: {text!r} is not a final release")
+    return text
+
+
+def read_pins(path: Path) -> dict[str, str]:
+    """Exact jax/jaxlib/flax pins of a downstream project: a uv.lock, a pyproject.toml or a requirements file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PinError(f"{path}: cannot read ({exc.strerror})") from None
+    if path.name == "uv.lock":
+        data = tomllib.loads(text)
+        found = {str(p["name"]).lower(): str(p["version"]) for p in data.get("package", []) if "version" in p}
+        pins = {name: found[name] for name in PACKAGES if name in found}
+    elif path.suffix == ".toml":
+        data = tomllib.loads(text)
+        project = data.get("project", {})
+        lines = [*project.get("dependencies", [])]
+        for group in [*project.get("optional-dependencies", {}).values(), *data.get("dependency-groups", {}).values()]:
+            lines.extend(item for item in group if isinstance(item, str))
+        pins = _pins_in(lines, str(path))
+    else:
+        lines = [line.split("#")[0].strip() for line in text.splitlines()]
+        pins = _pins_in([line for line in lines if line and not line.startswith("-")], str(path))
+    if "jax" not in pins:
+        raise PinError(f"{path}: no exact jax pin found (jax==X; a lock file always has one)")
+    return pins
+
+
+def _pins_in(lines: list[str], where: str) -> dict[str, str]:
+    pins: dict[str, str] = {}
+    for line in lines:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        name = requirement.name.lower()
+        if name not in PACKAGES:
+            continue
+        exact = [s.version for s in requirement.specifier if s.operator in ("==", "===")]
+        if not exact:
+            raise PinError(f"{where}: {line!r} is a range; pin it exactly, or pass the project's uv.lock")
+        pins[name] = exact[0]
+    return pins
+
+
+def python_for(jax: str, flax: str, floor: str = OLDEST_PYTHON) -> str:
+    """The lowest python the pair installs on, never below `floor` (a baseline's python is kept)."""
+    chosen = Version(floor)
+    versions = {"jax": Version(jax), "flax": Version(flax)}
+    for package, first, python in PYTHON_FLOORS:
+        if versions[package] >= Version(first):
+            chosen = max(chosen, Version(python))
+    return f"{chosen.major}.{chosen.minor}"
+
+
+def make_cell(jax: str, flax: str, python: str, *, devices: int = 8) -> Cell:
+    """A cell for exact jax and flax releases: jaxlib follows jax, the id is the matrix's default id."""
+    return Cell(id=default_id(jax, flax, python), jax=jax, jaxlib=jax, flax=flax, python=python, devices=devices)
+
+
+def baseline_cell(cells: list[Cell], pins: dict[str, str] | None = None) -> Cell:
+    """The baseline: given pins (flax defaulting to the default cell's), else the default cell."""
+    default = default_cell(cells)
+    if not pins:
+        return default
+    _check_jaxlib(pins)
+    jax, flax = pins.get("jax", default.jax), pins.get("flax", default.flax)
+    return make_cell(jax, flax, python_for(jax, flax), devices=default.devices)
+
+
+def candidate_cell(baseline: Cell, pins: dict[str, str]) -> Cell:
+    """The candidate: the baseline with the given pins changed; python is the baseline's unless the pair needs
+    a newer one."""
+    if not pins:
+        raise PinError("name the candidate, e.g. jax==0.12.0.1 (and flax==X)")
+    _check_jaxlib(pins)
+    jax, flax = pins.get("jax", baseline.jax), pins.get("flax", baseline.flax)
+    return make_cell(jax, flax, python_for(jax, flax, floor=baseline.python), devices=baseline.devices)
+
+
+def default_cell(cells: list[Cell]) -> Cell:
+    """The default baseline: the matrix cell that sorts last by (jax, flax, python), i.e. the newest jax with the
+    newest flax paired with it, the top of the matrix's diagonal."""
+    if not cells:
+        raise PinError("the matrix has no cells to take a baseline from")
+    return max(cells, key=Cell.sort_key)
+
+
+def _check_jaxlib(pins: dict[str, str]) -> None:
+    if "jaxlib" in pins and pins["jaxlib"] != pins.get("jax", pins["jaxlib"]):
+        raise PinError(f"jaxlib=={pins['jaxlib']} differs from jax=={pins['jax']}; cells pin jaxlib to jax")
+
+
+def case_module(case_id: str) -> tuple[str, str]:
+    """'sharded_gathers::test_take[x]' -> ('sharded_gathers', 'test_take[x]')."""
+    module, sep, name = case_id.partition("::")
+    if not sep or not module or not name or not re.fullmatch(r"[\w.]+", module):
+        raise PinError(f"case {case_id!r} is not <module>::<test>")
+    return module, name

@@ -1,0 +1,196 @@
+"""Reproducers: one self-contained script per failing (cell, case), runnable with `uv run` on any machine.
+
+Each script carries PEP 723 inline metadata pinning the cell's exact jax, jaxlib, flax (and numpy) and its
+python, requests the cell's simulated devices before jax is imported, replaces the shardmatrix decorator with a
+no-op, holds the case module verbatim (and the helper modules it imports from its own folder), then runs the one
+case and prints the exception. The case sources are the copies the harness kept when the cell ran:
+OUT/results/<run>/<cell>/cases/<module>.py (when a cell's results were reused, another run's copy of that cell).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from reports.matrix import Matrix
+from reports.text import as_text, first_line
+
+#: Statuses a reproducer is written for: the case ran (or tried to) and did not pass.
+REPRODUCIBLE: frozenset[str] = frozenset({"failed", "error", "crashed", "timeout", "xfailed"})
+FUTURE = "from __future__ import annotations"
+
+#: (cell id, case id) -> the reproducer's path relative to the report folder.
+Repros = dict[tuple[str, str], Path]
+
+SHIM = '''
+# shardmatrix's case decorator and needs, as no-ops: the case runs exactly as written.
+def _case(*args, **kwargs):
+    return lambda fn: fn
+
+
+def _need(*args, **kwargs):
+    return None
+
+
+_harness, _harness_case = types.ModuleType("harness"), types.ModuleType("harness.case")
+_harness_case.case = _case
+_harness_case.api = _harness_case.accepts = _harness_case.version = _need
+_harness.case = _harness_case
+sys.modules.update({"harness": _harness, "harness.case": _harness_case})
+
+# Helper modules the case imports from its own folder, as they were when the case ran.
+for _name, _text in HELPERS.items():
+    _parent = _name.rpartition(".")[0]
+    if _parent and _parent not in sys.modules:
+        sys.modules[_parent] = types.ModuleType(_parent)
+    _module = types.ModuleType(_name)
+    sys.modules[_name] = _module
+    exec(compile(_text, _name, "exec"), _module.__dict__)
+    if _parent:
+        setattr(sys.modules[_parent], _name.rpartition(".")[2], _module)
+'''
+
+
+def sources_dir(results_file: Path) -> Path:
+    """Where the harness kept a cell's case modules: <cell>.jsonl -> <cell>/cases/."""
+    return Path(results_file).with_suffix("") / "cases"
+
+
+def find_source(results_file: Path, module: str) -> Path | None:
+    """The kept copy of `module` for this cell: this run's, else the newest other run's of the same cell."""
+    own = sources_dir(results_file) / f"{module}.py"
+    if own.exists():
+        return own
+    results_file = Path(results_file)
+    others = sorted(results_file.parent.parent.glob(f"*/{results_file.stem}/cases/{module}.py"), reverse=True)
+    return others[0] if others else None
+
+
+def helpers(text: str, folder: Path) -> dict[str, str]:
+    """Modules imported by `text` (absolutely) whose file is in `folder`, dependencies first, by module name."""
+    found: dict[str, str] = {}
+
+    def visit(source: str) -> None:
+        for node in ast.walk(ast.parse(source)):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else (
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            for name in names:
+                file = folder / f"{name.rpartition('.')[2]}.py"
+                if name != "harness.case" and name not in found and file.exists():
+                    body = file.read_text(encoding="utf-8")
+                    found[name] = ""  # mark first: a cycle must not recurse forever
+                    visit(body)
+                    found.pop(name)
+                    found[name] = body
+    visit(text)
+    return found
+
+
+def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str]) -> str:
+    """The reproducer for one collapsed result row, holding `module_text` and its helpers."""
+    module, _, name = str(row["case_id"]).partition("::")
+    python = ".".join(as_text(row.get("python")).split(".")[:2]) or "3.12"
+    pins = [f"{package}=={as_text(row.get(package))}" for package in ("jax", "jaxlib", "flax", "numpy")
+            if as_text(row.get(package))]
+    function = _plain_function(module_text, name)
+    if function is None or "pytest" in module_text:
+        pins.append("pytest")
+    try:
+        devices = int(float(as_text(row.get("device_count")) or 8))
+    except ValueError:
+        devices = 8
+    error = ": ".join(t for t in (first_line(row.get("error_type")), first_line(row.get("error_message"))) if t)
+    body = "\n".join(line for line in module_text.splitlines() if line.strip() != FUTURE)
+    if function is not None:
+        run = (f"    try:\n        {function}()\n    except BaseException as exc:\n"
+               "        traceback.print_exc()\n"
+               "        print(f\"reproduced: {type(exc).__name__}: {exc}\")\n        sys.exit(1)\n"
+               "    print(\"not reproduced: the case passed\")\n")
+    else:  # parametrized, fixtures or a class: let pytest pick the one case
+        run = ("    import pytest\n\n"
+               f"    sys.exit(pytest.main([f\"{{__file__}}::{name}\", \"-p\", \"no:cacheprovider\", \"-q\"]))\n")
+    dependencies = ", ".join(f'"{pin}"' for pin in pins)
+    return f'''# /// script
+# requires-python = "=={python}.*"
+# dependencies = [{dependencies}]
+# ///
+"""Reproduces {row["case_id"]} as shardmatrix recorded it in cell {row["cell_id"]} (run {row["run_id"]}):
+
+    {row["status"]}: {error or first_line(row.get("reason"))}
+
+Run it with `uv run {module}.py` in any folder; the cell's full environment is in its .freeze.txt.
+"""
+
+{FUTURE}
+
+import os
+import sys
+import traceback
+import types
+
+# Devices must be requested before jax is imported, and only the CPU is used, as in the cell.
+_flag = "--xla_force_host_platform_device_count={devices}"
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + _flag).strip()
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+HELPERS = {{{", ".join(f"{key!r}: {value!r}" for key, value in helper_texts.items())}}}
+{SHIM}
+# ---- {module}.py, verbatim ----
+{body}
+# ---- end of {module}.py ----
+
+
+if __name__ == "__main__":
+{run}'''
+
+
+def _plain_function(text: str, name: str) -> str | None:
+    """`name` when it is a module-level function taking no arguments and not parametrized, else None."""
+    if not re.fullmatch(r"\w+", name):
+        return None
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            params = node.args
+            if params.args or params.kwonlyargs or params.vararg or params.kwarg:
+                return None
+            return None if "parametrize" in ast.unparse(node) else name
+    return None
+
+
+def path_for(target: Path, cell_id: str, case_id: str) -> Path:
+    """OUT/report/repro/<cell>/<case>.py, the case id made file-safe."""
+    return Path(target) / "repro" / cell_id / (re.sub(r"[^\w.-]+", "_", case_id.replace("::", "__")) + ".py")
+
+
+def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
+    """Write a script for every reproducible (cell, case) of collapsed results whose source was kept; returns
+    (cell id, case id) -> path, relative to `report_dir`."""
+    written: Repros = {}
+    for row in results[results["status"].isin(REPRODUCIBLE)].to_dict("records"):
+        module, sep, _ = str(row["case_id"]).partition("::")
+        source = find_source(Path(str(row["source"])), module) if sep and row.get("source") else None
+        if source is None:
+            continue
+        text = source.read_text(encoding="utf-8")
+        try:
+            found = helpers(text, source.parent)
+            content = script(row, text, found)
+        except SyntaxError:
+            continue
+        path = path_for(report_dir, str(row["cell_id"]), str(row["case_id"]))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        written[(str(row["cell_id"]), str(row["case_id"]))] = path.relative_to(report_dir)
+    return written
+
+
+def problem_links(matrix: Matrix, keys: list[str], case: str, repros: Repros) -> list[tuple[str, Path]]:
+    """(column key, script) for each cell of a problems row that has a reproducer of `case`."""
+    cells = matrix.cells["cell_id"]
+    found = [(key, repros.get((str(cells.get(key)), case))) for key in keys]
+    return [(key, path) for key, path in found if path is not None]

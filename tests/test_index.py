@@ -1,0 +1,46 @@
+"""Listing releases: the JSON API, the simple index fallback, pre-releases and yanked files left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from harness import index
+
+JSON_DOC = {"releases": {
+    "0.6.0": [{"yanked": False}], "0.6.1": [{"yanked": True}], "0.6.2": [{"yanked": False}],
+    "0.7.0rc1": [{"yanked": False}], "0.7.0": [{"yanked": False}], "0.7.1": [], "0.10.0": [{"yanked": False}],
+}}
+SIMPLE_DOC = {"files": [
+    {"filename": "jax-0.6.0-py3-none-any.whl"}, {"filename": "jax-0.6.1.tar.gz", "yanked": "broken"},
+    {"filename": "jax-0.7.0-py3-none-any.whl"}, {"filename": "jax-0.7.1.dev1-py3-none-any.whl"},
+]}
+
+
+def test_json_api_skips_prereleases_yanked_and_fileless_releases_in_version_order() -> None:
+    assert index.from_json_api(JSON_DOC) == [Version(v) for v in ("0.6.0", "0.6.2", "0.7.0", "0.10.0")]
+
+
+def test_simple_index_is_the_fallback_when_the_json_api_fails() -> None:
+    def fetch(url: str, accept: str) -> Any:
+        if "/pypi/" in url:
+            raise OSError("503")
+        return SIMPLE_DOC
+
+    assert index.releases("jax", fetch) == [Version("0.6.0"), Version("0.7.0")]
+
+
+def test_both_apis_failing_is_one_error() -> None:
+    def fetch(url: str, accept: str) -> Any:
+        raise OSError("offline")
+
+    with pytest.raises(index.IndexError_, match="offline"):
+        index.releases("jax", fetch)
+
+
+def test_between_includes_both_ends_in_search_order() -> None:
+    versions = [Version(v) for v in ("0.5.3", "0.6.0", "0.6.2", "0.7.0", "0.7.2")]
+    assert index.between(versions, Version("0.6.0"), Version("0.7.0")) == versions[1:4]
+    assert index.between(versions, Version("0.7.0"), Version("0.6.0")) == versions[1:4][::-1]

@@ -1,0 +1,81 @@
+"""Pins for command-line cells: parsing, reading a project's pins, python choice, baseline and candidate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import pins
+from harness.matrix import Cell
+
+
+def cell(jax: str, flax: str, python: str) -> Cell:
+    return pins.make_cell(jax, flax, python)
+
+
+MATRIX = [cell("0.10.2", "0.12.8", "3.11"), cell("0.12.0.1", "0.12.12", "3.12"), cell("0.12.0.1", "0.8.5", "3.12")]
+
+
+def test_parse_pins_accepts_exact_pins_and_commas() -> None:
+    assert pins.parse_pins(["jax==0.11.2,flax==0.12.12"]) == {"jax": "0.11.2", "flax": "0.12.12"}
+
+
+@pytest.mark.parametrize("spec", ["jax>=0.11", "numpy==2.0", "jax==0.11.*", "jax==0.12.0rc1", "jax"])
+def test_parse_pins_refuses_ranges_other_packages_and_prereleases(spec: str) -> None:
+    with pytest.raises(pins.PinError):
+        pins.parse_pins([spec])
+
+
+def test_read_pins_from_uv_lock(tmp_path: Path) -> None:
+    lock = tmp_path / "uv.lock"
+    lock.write_text('version = 1\n[[package]]\nname = "jax"\nversion = "0.10.2"\n'
+                    '[[package]]\nname = "flax"\nversion = "0.12.8"\n[[package]]\nname = "numpy"\nversion = "2.1"\n')
+    assert pins.read_pins(lock) == {"jax": "0.10.2", "flax": "0.12.8"}
+
+
+def test_read_pins_from_pyproject_and_requirements(tmp_path: Path) -> None:
+    project = tmp_path / "pyproject.toml"
+    project.write_text('[project]\nname = "x"\ndependencies = ["jax==0.10.2", "optax"]\n'
+                       '[project.optional-dependencies]\nnn = ["flax==0.12.8"]\n')
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("jax==0.10.2  # pinned\n-e .\nflax==0.12.8\n")
+    assert pins.read_pins(project) == pins.read_pins(requirements) == {"jax": "0.10.2", "flax": "0.12.8"}
+
+
+def test_read_pins_refuses_a_range(tmp_path: Path) -> None:
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("jax>=0.10\n")
+    with pytest.raises(pins.PinError, match="range"):
+        pins.read_pins(requirements)
+
+
+def test_python_is_the_lowest_the_pair_needs() -> None:
+    assert pins.python_for("0.10.2", "0.12.8") == "3.11"
+    assert pins.python_for("0.11.2", "0.12.8") == "3.12"
+    assert pins.python_for("0.10.2", "0.12.9") == "3.12"
+    assert pins.python_for("0.10.2", "0.12.8", floor="3.12") == "3.12"
+
+
+def test_default_baseline_is_the_newest_jax_with_its_newest_flax() -> None:
+    assert pins.default_cell(MATRIX).id == "jax0.12.0.1-flax0.12.12-py3.12"
+    assert pins.baseline_cell(MATRIX).id == "jax0.12.0.1-flax0.12.12-py3.12"
+
+
+def test_candidate_keeps_the_baseline_pins_it_does_not_name() -> None:
+    baseline = pins.baseline_cell(MATRIX, {"jax": "0.10.2", "flax": "0.12.8"})
+    candidate = pins.candidate_cell(baseline, {"jax": "0.12.0.1"})
+    assert (candidate.jax, candidate.jaxlib, candidate.flax, candidate.python) == ("0.12.0.1", "0.12.0.1", "0.12.8",
+                                                                                   "3.12")
+    assert pins.candidate_cell(baseline, {"flax": "0.12.6"}).python == "3.11"
+
+
+def test_candidate_refuses_a_jaxlib_other_than_jax() -> None:
+    with pytest.raises(pins.PinError, match="jaxlib"):
+        pins.candidate_cell(MATRIX[0], {"jax": "0.11.2", "jaxlib": "0.11.1"})
+
+
+def test_case_module_splits_and_refuses_a_bare_name() -> None:
+    assert pins.case_module("sharded_gathers::test_take[x]") == ("sharded_gathers", "test_take[x]")
+    with pytest.raises(pins.PinError):
+        pins.case_module("test_take")

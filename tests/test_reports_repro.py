@@ -1,0 +1,71 @@
+"""Reproducer scripts: inline metadata, the case source, helpers, and which results get one."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from reports.load import FIELDS, records_frame
+from reports.matrix import collapse
+from reports.repro import helpers, path_for, script, write_reproducers
+
+CASE = '''"""A case."""
+
+from __future__ import annotations
+
+import jax
+
+from cases._support import ambient_mesh
+from harness.case import case
+
+
+@case("fam", devices=8)
+def test_breaks():
+    """It breaks."""
+    raise ValueError("boom")
+'''
+
+
+def row(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=2, attempt=1, run_id="r1", cell_id="cellA", case_id="mod::test_breaks", family="fam",
+                status="failed", error_type="ValueError", error_message="boom", jax="0.10.2", jaxlib="0.10.2",
+                flax="0.12.8", numpy="2.1.0", python="3.11.9", device_count=8, warnings=[])
+    return {**base, **fields}
+
+
+def test_script_pins_the_cell_and_runs_the_one_case() -> None:
+    text = script(row(), CASE, {"cases._support": "ambient_mesh = None\n"})
+    assert '# requires-python = "==3.11.*"' in text
+    assert '"jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "numpy==2.1.0"' in text
+    assert "--xla_force_host_platform_device_count=8" in text
+    assert text.index("XLA_FLAGS") < text.index("import jax\n")
+    assert "test_breaks()" in text and "ValueError: boom" in text
+    ast.parse(text)  # one valid module, its future import first
+
+
+def test_a_parametrized_case_runs_through_pytest() -> None:
+    text = script(row(case_id="mod::test_breaks[x]"), CASE, {})
+    assert "pytest.main" in text and '"pytest"' in text
+
+
+def test_helpers_are_the_modules_imported_from_the_case_folder(tmp_path: Path) -> None:
+    (tmp_path / "_support.py").write_text("from cases._base import X\n")
+    (tmp_path / "_base.py").write_text("X = 1\n")
+    assert list(helpers(CASE, tmp_path)) == ["cases._base", "cases._support"]
+    assert helpers("import numpy\n", tmp_path) == {}
+
+
+def test_reproducers_are_written_for_failures_with_kept_sources_only(tmp_path: Path) -> None:
+    results = tmp_path / "results" / "r1" / "cellA.jsonl"
+    (results.with_suffix("") / "cases").mkdir(parents=True)
+    (results.with_suffix("") / "cases" / "mod.py").write_text(CASE)
+    rows = [row(source=str(results)), row(case_id="mod::test_ok", status="passed", source=str(results)),
+            row(case_id="gone::test_x", source=str(results))]
+    frame = records_frame(rows)
+    frame["source"] = str(results)
+    written = write_reproducers(collapse(frame), tmp_path / "report")
+    assert list(written) == [("cellA", "mod::test_breaks")]
+    assert (tmp_path / "report" / written[("cellA", "mod::test_breaks")]).exists()
+    assert path_for(tmp_path, "c", "m::t[a b]").name == "m__t_a_b_.py"
