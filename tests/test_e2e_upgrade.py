@@ -1,0 +1,78 @@
+"""End to end, with real uv-built cells: an upgrade that breaks, one that does not, a reproducer run with
+`uv run` in a clean folder, and a bisection across flax releases. Slow (several real cells): marked e2e.
+
+Measured facts these rest on (2026-11 matrix): with jax 0.12.0.1, flax 0.12.8 fails every NNX case that
+flax 0.12.12 passes (jax.experimental.hijax has no HiPrimitive); jax 0.11.1 -> 0.11.2 with flax 0.12.12 changes no
+status; partitioned_metadata::test_nnx_with_partitioning_outside_any_mesh passes on flax 0.11.x and breaks from
+flax 0.12.0 (a known breakage: xfailed, which bisection counts as bad).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def nox(*args: str, out: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
+    return subprocess.run([sys.executable, "-m", "nox", *args[:2], "--", *args[2:], "--out", str(out)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=1500, check=False)
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("upgrade")
+
+
+@pytest.fixture(scope="module")
+def unsafe(out: Path) -> subprocess.CompletedProcess[str]:
+    return nox("-s", "upgrade", "flax==0.12.8", "--baseline", "jax==0.12.0.1,flax==0.12.12", out=out)
+
+
+@pytest.mark.e2e
+def test_a_breaking_bump_is_unsafe_with_its_regressions(unsafe: subprocess.CompletedProcess[str]) -> None:
+    text = unsafe.stdout + unsafe.stderr
+    assert unsafe.returncode != 0, text[-3000:]
+    assert "\nUNSAFE\n" in text
+    assert "nnx_sharded_merge::test_linear_split_shard_merge: passed → failed" in text
+    assert "reproduce: uv run" in text
+
+
+@pytest.mark.e2e
+def test_a_reproducer_prints_the_recorded_error_in_a_clean_folder(
+    unsafe: subprocess.CompletedProcess[str], out: Path, tmp_path: Path
+) -> None:
+    scripts = sorted((out / "report" / "repro").glob("jax0.12.0.1-flax0.12.8-py3.12/nnx_sharded_merge__*.py"))
+    assert scripts, unsafe.stdout[-2000:]
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    shutil.copy(scripts[0], clean / "repro.py")
+    uv = shutil.which("uv") or "uv"
+    done = subprocess.run([uv, "run", "--no-project", "repro.py"], cwd=clean, capture_output=True, text=True,
+                          timeout=600, check=False, env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "reproduced: AttributeError: module 'jax.experimental.hijax' has no attribute 'HiPrimitive'" in done.stdout
+
+
+@pytest.mark.e2e
+def test_a_patch_bump_that_changes_nothing_is_safe(out: Path) -> None:
+    done = nox("-s", "upgrade", "jax==0.11.2", "--baseline", "jax==0.11.1,flax==0.12.12", out=out)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert "\nSAFE\n" in done.stdout and "Regressions (passed → not passing): 0" in done.stdout
+
+
+@pytest.mark.e2e
+def test_bisect_finds_the_first_bad_flax_in_fewer_builds_than_a_linear_scan(out: Path) -> None:
+    done = nox("-s", "bisect", "--case", "partitioned_metadata::test_nnx_with_partitioning_outside_any_mesh",
+               "--good", "flax==0.11.0", "--bad", "flax==0.12.2", "--jax", "==0.7.2", out=out)
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text[-3000:]
+    assert "last good: flax==0.11.2" in text and "first bad: flax==0.12.0" in text
+    assert "probes: 2 environment(s) (a linear scan needs 3)" in text
