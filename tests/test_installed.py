@@ -38,7 +38,7 @@ def test_missing_harness_is_named_with_how_to_install_it() -> None:
 
 def test_probe_lists_this_interpreters_packages() -> None:
     found = installed.probe(sys.executable)
-    assert found["python"] == "%d.%d" % sys.version_info[:2]
+    assert found["python"] == f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert "pytest" in found["dists"]  # type: ignore[operator]
 
 
