@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from harness import interpreters
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -55,8 +57,11 @@ def test_a_reproducer_prints_the_recorded_error_in_a_clean_folder(
     clean.mkdir()
     shutil.copy(scripts[0], clean / "repro.py")
     uv = shutil.which("uv") or "uv"
-    done = subprocess.run([uv, "run", "--no-project", "repro.py"], cwd=clean, capture_output=True, text=True,
-                          timeout=600, check=False, env={k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"})
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    interpreters.expose_pyenv_versions(env)  # python3.12 must answer through pyenv's shims
+    # --offline: the cell's wheels are in uv's cache since the upgrade above built it.
+    done = subprocess.run([uv, "run", "--offline", "--no-project", "repro.py"], cwd=clean, capture_output=True,
+                          text=True, timeout=600, check=False, env=env)
     assert done.returncode == 1, done.stderr[-2000:]
     assert "reproduced: AttributeError: module 'jax.experimental.hijax' has no attribute 'HiPrimitive'" in done.stdout
 
