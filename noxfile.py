@@ -114,6 +114,13 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", *session.posargs)
 
 
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Measure the five speed figures the README reports (runs the default matrix twice)."""
+    session.install("-e", ".[report]")
+    session.run("python", "-m", "benchmarks.bench", *session.posargs)
+
+
 @nox.session(venv_backend="none")
 def installed(session: nox.Session) -> None:
     """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""

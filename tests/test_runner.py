@@ -109,6 +109,22 @@ def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
 
 
+def test_install_resolves_once_then_syncs_and_skips_an_unchanged_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([*runner.uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+    tiny = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+    log = tmp_path / "install.log"
+    assert runner.install(tiny, venv, log) is None
+    assert "pip compile" in log.read_text() and "pip sync" in log.read_text()
+    assert list((tmp_path / ".shardmatrix-locks").glob("*.txt"))
+    assert runner.install(tiny, venv, log) is None
+    assert "nothing to do" in log.read_text()
+    fresh = tmp_path / "fresh"
+    subprocess.run([*runner.uv_command(), "venv", "-q", "-p", sys.executable, str(fresh)], check=True)
+    assert runner.install(tiny, fresh, log) is None
+    assert "pip compile" not in log.read_text()  # the lock beside the venvs was reused
+
+
 def test_install_failure_is_reported_with_uv_reason(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([*runner.uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
@@ -148,13 +164,15 @@ def test_cpu_cell_simulates_devices_on_the_cpu_only(monkeypatch: pytest.MonkeyPa
 def test_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: list[list[str]] = []
 
-    def fake_run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
-        seen.append(command)
+    def fake_run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append([*command, *str(kwargs.get("input") or "").split()])  # pins reach uv pip compile on stdin
         return subprocess.CompletedProcess(command, 0, "", "")
 
     monkeypatch.setattr(runner.subprocess, "run", fake_run)
     tpu = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="tpu"\n')[0]
     assert runner.install(tpu, tmp_path, tmp_path / "log") is None
-    assert "jax[tpu]==0.8.3" in seen[0] and matrix.LIBTPU_RELEASES in seen[0]
+    compile_tpu, sync_tpu = seen[0], seen[1]
+    assert "jax[tpu]==0.8.3" in compile_tpu and matrix.LIBTPU_RELEASES in compile_tpu
+    assert matrix.LIBTPU_RELEASES in sync_tpu
     assert runner.install(CELL, tmp_path, tmp_path / "log") is None
-    assert matrix.LIBTPU_RELEASES not in seen[1]
+    assert all(matrix.LIBTPU_RELEASES not in command for command in seen[2:])
