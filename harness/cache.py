@@ -17,8 +17,8 @@ from pathlib import Path
 from harness.records import done_path, results_path
 
 HARNESS = Path(__file__).resolve().parent
-#: Settings that may change a case's outcome; parallelism and output paths do not.
-OUTCOME_SETTINGS = ("devices", "backend", "timeout", "reruns", "hard_grace")
+#: Settings that may change a case's outcome or its timing; parallelism and output paths do not.
+OUTCOME_SETTINGS = ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ class Options:
     resume: bool = False
     hard_grace: float = 10.0
     force: bool = False
+    repeats: int = 1
     report_args: list[str] = field(default_factory=list)
 
 
@@ -47,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
                         "is replaced (default 1; 0 runs cases in the cell's pytest process, without isolation)")
     p.add_argument("--reruns", type=int, default=1, metavar="N",
                    help="retry a failing case N times; differing outcomes are marked flaky (default 1)")
+    p.add_argument("--repeats", type=int, default=1, metavar="N",
+                   help="run each passing case N times; its timing is the median, compile and execute apart")
     p.add_argument("--force", action="store_true",
                    help="run every cell even when its inputs are unchanged since a stored run (default: reuse)")
     p.add_argument("--resume", metavar="RUN_ID", default="",
@@ -72,5 +75,6 @@ def parse(argv: list[str]) -> Options:
         reruns=namespace.reruns,
         resume=bool(namespace.resume),
         force=namespace.force,
+        repeats=namespace.repeats,
         report_args=rest,
     )

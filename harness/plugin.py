@@ -9,6 +9,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
+import time
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -22,7 +23,7 @@ from harness.collect import ResilientModule
 from harness.needs import first_unmet
 from harness.recording import Recorder, case_id_from_nodeid, family_from_nodeid
 from harness.records import JsonlWriter, fault_log_path, first_line, recorded_case_ids, results_path
-from harness.timing import CompileClock, split
+from harness.timing import CompileClock, median_timing, split
 
 CLOCK = pytest.StashKey[CompileClock]()
 CALL_DATA = pytest.StashKey[dict[str, Any]]()
@@ -44,6 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="a case stuck in C code past its timeout is stopped S seconds later by ending its worker")
     group.addoption("--shardmatrix-known", action="append", default=[], metavar="FILE",
                     help="known upstream breakages (TOML) applied as strict xfail where their version ranges match")
+    group.addoption("--shardmatrix-repeats", type=int, default=1, metavar="N",
+                    help="run each passing case N times; its timing is the median (compile and execute apart)")
     group.addoption("--shardmatrix-skip-recorded", action="store_true",
                     help="deselect cases that already have a record in this run and cell (resume)")
     group.addoption(
@@ -158,14 +161,22 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     listening = clock.listen()
     before = clock.total()
     caught: list[warnings.WarningMessage] = []
+    repeats: list[dict[str, float | None]] = []
+    first_compile: float | None = None
     try:
         with warnings.catch_warnings(record=True) as caught:
-            return (yield)
+            result = yield
+            first_compile = clock.total() - before
+            # Timing is the median of --shardmatrix-repeats runs; each starts cold so each compiles alike.
+            for _ in range(item.config.getoption("--shardmatrix-repeats") - 1):
+                repeats.append(_timed_repeat(item, clock, listening))
+            return result
     finally:
         item.stash[CALL_DATA] = {
             "listening": listening,
-            "compile": clock.total() - before,
+            "compile": first_compile if first_compile is not None else clock.total() - before,
             "warnings": _deprecations(caught),
+            "repeats": repeats,
         }
         # Pass them on so pytest's own warnings summary still shows them.
         for w in caught:
@@ -185,7 +196,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         data["error_message"] = first_line(call.excinfo.value) or call.excinfo.typename
     if call.when == "call":
         extra = item.stash.get(CALL_DATA, {})
-        data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
+        if extra.get("repeats"):
+            first = split(report.duration, 0.0, extra["compile"], extra["listening"])
+            data.update(median_timing([first, *extra["repeats"]]))
+        else:
+            data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
         data["warnings"] = extra.get("warnings", [])
     report.shardmatrix = data
     return report
@@ -200,6 +215,16 @@ def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def _timed_repeat(item: pytest.Item, clock: CompileClock, listening: bool) -> dict[str, float | None]:
+    clear = getattr(sys.modules.get("jax"), "clear_caches", None)
+    if clear is not None:
+        clear()
+    before = clock.total()
+    start = time.perf_counter()
+    item.runtest()
+    return split(time.perf_counter() - start, before, clock.total(), listening)
 
 
 def _family(item: pytest.Item) -> str:

@@ -201,6 +201,7 @@ def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) 
         "--shardmatrix-devices", str(devices_for(cell, options)),
         "--timeout", str(options.timeout),
         "--shardmatrix-hard-grace", str(options.hard_grace),
+        "--shardmatrix-repeats", str(options.repeats),
         "-n", str(options.workers),
         # Every crash costs a worker; never stop replacing them while cases remain.
         "--max-worker-restart", "100000",
@@ -278,7 +279,7 @@ def interpreter_of(venv: Path) -> str:
 def settings_of(cell: Cell, options: Options) -> dict[str, object]:
     """The settings of this cell run that can change an outcome."""
     return {"devices": devices_for(cell, options), "backend": cell.backend, "timeout": options.timeout,
-            "reruns": options.reruns, "hard_grace": options.hard_grace}
+            "reruns": options.reruns, "hard_grace": options.hard_grace, "repeats": options.repeats}
 
 
 def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path], fingerprint: str | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 import threading
 from typing import Any
@@ -47,3 +48,12 @@ def split(duration: float, compile_before: float, compile_after: float, listenin
         return {"duration_s": duration, "compile_s": None, "execute_s": None}
     compiled = min(max(compile_after - compile_before, 0.0), duration)
     return {"duration_s": duration, "compile_s": compiled, "execute_s": duration - compiled}
+
+
+def median_timing(runs: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """The median duration, compile and execute seconds over repeated runs of one case."""
+    result: dict[str, float | None] = {}
+    for key in ("duration_s", "compile_s", "execute_s"):
+        values = [float(v) for v in (run.get(key) for run in runs) if v is not None]
+        result[key] = statistics.median(values) if values else None
+    return result

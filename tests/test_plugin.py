@@ -228,3 +228,20 @@ def test_results_path_layout(tmp_path: Path) -> None:
     from harness.records import results_path
 
     assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"
+
+
+def test_repeats_time_the_median_run(pytester: pytest.Pytester) -> None:
+    source = (
+        "import time\n"
+        "CALLS = []\n"
+        "def test_slow_first():\n"
+        "    CALLS.append(1)\n"
+        "    time.sleep(0.5 if len(CALLS) == 1 else 0.01)\n"
+    )
+    recorded = run_cases(pytester, source, "--shardmatrix-repeats", "3")
+    assert recorded["toy_cases::test_slow_first"]["duration_s"] < 0.3
+
+
+def test_without_repeats_the_single_run_is_the_timing(pytester: pytest.Pytester) -> None:
+    source = "import time\ndef test_slow():\n    time.sleep(0.3)\n"
+    assert run_cases(pytester, source)["toy_cases::test_slow"]["duration_s"] >= 0.3

@@ -35,3 +35,15 @@ def test_split_pair() -> None:
     assert timing.split(1.0, 0.0, 0.25, True) == {"duration_s": 1.0, "compile_s": 0.25, "execute_s": 0.75}
     assert timing.split(1.0, 0.0, 0.25, False) == {"duration_s": 1.0, "compile_s": None, "execute_s": None}
     assert timing.split(1.0, 0.0, 5.0, True)["execute_s"] == 0.0  # compile reported by another thread
+
+
+def test_median_timing_pair() -> None:
+    runs = [
+        {"duration_s": 3.0, "compile_s": 2.0, "execute_s": 1.0},
+        {"duration_s": 1.0, "compile_s": 0.5, "execute_s": 0.5},
+        {"duration_s": 2.0, "compile_s": 1.0, "execute_s": 1.0},
+    ]
+    assert timing.median_timing(runs) == {"duration_s": 2.0, "compile_s": 1.0, "execute_s": 1.0}
+    assert timing.median_timing([{"duration_s": 1.0, "compile_s": None, "execute_s": None}]) == {
+        "duration_s": 1.0, "compile_s": None, "execute_s": None,
+    }
