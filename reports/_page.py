@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reports.present import stylesheet
 
-#: Hover box for tooltips; Styler keeps `visibility: hidden` until the cell is hovered.
+#: Hover box of a status or timing cell (reports/grid.py): hidden until its cell is hovered.
 TOOLTIP = (
     "visibility: hidden; position: absolute; z-index: 10; top: 100%; left: 0; margin-top: 2px;"
     " width: max-content; max-width: 42em; padding: 6px 9px; border-radius: 6px;"
@@ -68,6 +68,8 @@ td.status.incomplete { background: repeating-linear-gradient(135deg, #fff 0 4px,
 .alert ul { margin: 4px 0 0; padding-left: 20px; }
 .legend .sep { border: 0; padding: 0; margin: 0 2px; width: 1px; align-self: stretch; background: #d8dee4;
   border-radius: 0; }
+table.matrix .pd-t, table.timing .pd-t { """ + TOOLTIP + """ }
+td:hover > .pd-t { visibility: visible; }
 /* Tooltips of the last columns open leftwards, so they stay on screen. */
 table.matrix td:nth-last-child(-n+5) .pd-t, table.timing td:nth-last-child(-n+5) .pd-t
   { left: auto !important; right: 0; }
@@ -87,6 +89,9 @@ table.problems td.col3 { max-width: 70em; overflow-wrap: anywhere; }
 td.chip { white-space: nowrap; font-weight: 600; }
 footer { margin-top: 36px; color: #59636e; font-size: 12px; }
 """
+    # A timing cell's shade: opacity 0.04 to 0.34 by its share of the slowest cell of its case (reports/html.py).
+    + "".join(f"table.timing td.shade-{n} {{ background-color: rgba(9, 105, 218, 0.{n:02d}); }}\n"
+              for n in range(4, 35))
     + stylesheet()
 )
 

@@ -1,8 +1,4 @@
-"""What hovering a matrix or timing cell shows, and how that text is made safe for a CSS `content` string.
-
-Styler writes tooltips into `content: "..."` rules inside <style>, verbatim: the text must be escaped for CSS,
-or a message holding `"` or `</style>` would break out of the string or the element.
-"""
+"""What hovering a matrix or timing cell shows: plain text, one fact a line (reports/grid.py escapes it)."""
 
 from __future__ import annotations
 
@@ -12,21 +8,17 @@ from typing import Any
 from reports.present import FLAKY, INCOMPLETE, attempts_text, present
 from reports.text import as_text, first_line, seconds
 
-#: One result as a mapping, as DataFrame.to_dict("records") gives it.
+#: One result as a mapping of (at least) FIELDS, as DataFrame.to_dict("records") gives it.
 Row = Mapping[Any, Any]
 
-#: Characters left as they are inside a CSS string; every other one becomes a hex escape.
-_CSS_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;_-+=()[]{}!?@#%^*/|~'$")
+#: The results columns a hover text reads.
+FIELDS: tuple[str, ...] = (
+    "key", "cell_id", "case_id", "shown", "flaky", "attempt", "attempts", "history", "repeats", "error_type",
+    "error_message", "reason", "warnings", "duration_s", "compile_s", "execute_s",
+)
 
 #: How much of a message a tooltip shows: enough for a traceback's last lines, not a wall of text.
 MESSAGE_LIMIT = 1200
-
-
-def css_string(text: str) -> str:
-    """`text` escaped to sit inside a double-quoted CSS string in a <style> element, line breaks kept."""
-    # A hex escape ends at the first space after it, which CSS consumes: always write one, so that a real
-    # space following it survives. With '<' escaped, no '</style>' can end the element early.
-    return "".join(char if char in _CSS_SAFE else f"\\{ord(char):X} " for char in text)
 
 
 def status_tip(row: Row) -> str:

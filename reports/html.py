@@ -1,6 +1,8 @@
-"""Render the matrix as one self-contained HTML page (matrix.html): tables drawn by pandas Styler, no network.
+"""Render the matrix as one self-contained HTML page (matrix.html): no script, no network.
 
-Every Styler here escapes values and labels (`escape="html"`); hover texts are escaped by reports/hover.py.
+The small tables are drawn by pandas Styler, each escaping values and labels (`escape="html"`). The status and
+timing tables, one cell per result, are written by reports/grid.py, which escapes their texts and hover texts:
+Styler took seconds for them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from pandas.io.formats.style import Styler
 
 from reports import _page
 from reports.findings import deprecations, grouped_problems, key_ranges
-from reports.hover import Row, css_string, not_run_tip, status_tip, timing_tip
+from reports.grid import grid_html
+from reports.hover import FIELDS as HOVER_FIELDS
+from reports.hover import Row, not_run_tip, status_tip, timing_tip
 from reports.matrix import Matrix, counts, header_versions, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros, problem_links
@@ -38,12 +42,12 @@ def render_html(matrix: Matrix, repros: Repros | None = None) -> str:
             (key, cells.loc[key, "cell_id"], resume_command(cells.loc[key, "run_id"])) for key in matrix.incomplete
         ],
         incomplete=INCOMPLETE,
-        # Styler output is already escaped; the template marks it `safe`.
+        # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
-        matrix=status_table(matrix).to_html(),
+        matrix=status_table(matrix),
         problems=problems_table(matrix, repros or {}).to_html(),
         warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
-        timing=timing_table(matrix).to_html(),
+        timing=timing_table(matrix),
     )
 
 
@@ -93,15 +97,16 @@ def cells_table(matrix: Matrix) -> Styler:
     )
 
 
-def status_table(matrix: Matrix) -> Styler:
+def status_table(matrix: Matrix) -> str:
     """Cases (grouped by family) by columns in version order: a coloured status symbol, a badge on a flaky one,
     a hatched blank where an interrupted cell never ran a case, details on hover."""
     shown = pivot(matrix, "shown")
-    symbols = shown.map(lambda status: present(status).symbol if as_text(status) else "")
-    classes = shown.map(lambda status: f"status {present(status).css_class}" if as_text(status) else "status none")
+    looks = {status: present(status) for status in matrix.results["shown"].unique()}
+    symbols = shown.map(lambda status: looks[status].symbol if as_text(status) else "")
+    classes = shown.map(lambda status: f"status {looks[status].css_class}" if as_text(status) else "status none")
     # eq(True): a gap (a case that did not run in a column) is not flaky.
     classes = classes.where(~pivot(matrix, "flaky").eq(True), classes + f" {FLAKY.css_class}")
-    tips = pivot(matrix, _tips(matrix, status_tip))
+    tips = pivot(matrix, _tips(matrix, status_tip)).fillna("")
     # Each row's case id, from whichever column ran it, for the hover of a column that did not.
     case_ids = pivot(matrix, "case_id").bfill(axis=1).ffill(axis=1)
     for key in matrix.incomplete:
@@ -112,26 +117,22 @@ def status_table(matrix: Matrix) -> Styler:
             not_run_tip(key, cell_id, case_id) if gap else tip
             for gap, tip, case_id in zip(never_ran, tips[key], case_ids[key], strict=True)
         ]
-    return _mark_incomplete(
-        _styler(_versioned(symbols, matrix), "matrix", "matrix")
-        .set_td_classes(_versioned(_group_starts(classes), matrix))
-        .set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP),
-        matrix,
+    return grid_html(
+        "matrix", "matrix", _header(matrix), symbols, _group_starts(classes), tips, _incomplete_look(matrix)
     )
 
 
-def timing_table(matrix: Matrix) -> Styler:
+def timing_table(matrix: Matrix) -> str:
     """Median duration_s of every case in every column, shaded by its share of the slowest column of its case."""
     durations = pivot(matrix, "duration_s")
-    tips = pivot(matrix, _tips(matrix, timing_tip))
-    classes = durations.map(lambda _: "")
-    styler = (
-        _styler(_versioned(durations, matrix), "timing", "timing")
-        .format(seconds)
-        .set_td_classes(_versioned(_group_starts(classes), matrix))
+    tips = pivot(matrix, _tips(matrix, timing_tip)).fillna("")
+    shades = pd.DataFrame(
+        [_shade(pd.Series(row)) for row in durations.to_numpy()], index=durations.index, columns=durations.columns
     )
-    styler = styler.apply(_shade, axis=1)
-    return _mark_incomplete(styler.set_tooltips(_versioned(tips.map(_css_tip), matrix), props=_page.TOOLTIP), matrix)
+    return grid_html(
+        "timing", "timing", _header(matrix), durations.map(seconds), _group_starts(shades), tips,
+        _incomplete_look(matrix),
+    )
 
 
 def problems_table(matrix: Matrix, repros: Repros | None = None) -> Styler:
@@ -193,14 +194,12 @@ def _styler(frame: pd.DataFrame, uuid: str, css_class: str) -> Styler:
 
 
 def _shade(durations: pd.Series) -> list[str]:
-    """Blue shading by each duration's share of the slowest in its row, so a slow cell stands out."""
+    """Blue shading by each duration's share of the slowest in its row, so a slow cell stands out: a class
+    `shade-N` (N the colour's opacity in hundredths, reports/_page.py draws it) for each."""
     slowest = durations.max()
     if not slowest or pd.isna(slowest):
         return [""] * len(durations)
-    return [
-        "" if pd.isna(value) else f"background-color: rgba(9, 105, 218, {0.04 + 0.30 * value / slowest:.2f})"
-        for value in durations
-    ]
+    return ["" if pd.isna(value) else f"shade-{round(4 + 30 * value / slowest)}" for value in durations]
 
 
 def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:
@@ -212,29 +211,25 @@ def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _versioned(frame: pd.DataFrame, matrix: Matrix) -> pd.DataFrame:
-    """`frame` (columns are keys) with the cells' versions stacked above each key (marked when its cell was
-    interrupted) as header levels."""
-    versions = header_versions(matrix).loc[list(frame.columns)]
-    columns = pd.MultiIndex.from_arrays(
-        [versions[name] for name in versions.columns] + [[key_label(matrix, str(key)) for key in frame.columns]],
-        names=[*versions.columns, "cell"],
-    )
-    return frame.set_axis(columns, axis=1)
+def _header(matrix: Matrix) -> pd.DataFrame:
+    """The header of the status and timing tables: the cells' versions stacked above each key (marked when its
+    cell was interrupted), one row per level, one column per key."""
+    versions = header_versions(matrix)
+    versions["cell"] = [key_label(matrix, str(key)) for key in versions.index]
+    return versions.T
 
 
-def _mark_incomplete(styler: Styler, matrix: Matrix) -> Styler:
-    """Colour the key header of each interrupted cell's column, so the column reads as partial at a glance."""
-    marked = {key_label(matrix, key) for key in matrix.incomplete}
+def _incomplete_look(matrix: Matrix) -> dict[str, str]:
+    """The style of each interrupted cell's key header, so its column reads as partial at a glance."""
     look = f"background-color: {INCOMPLETE.background}; color: {INCOMPLETE.foreground};"
-    return styler.map_index(lambda label: look if label in marked else "", axis="columns", level="cell")
+    return {key_label(matrix, key): look for key in matrix.incomplete}
 
 
 def _tips(matrix: Matrix, describe: Callable[[Row], str]) -> pd.Series:
     """The hover text of each result, aligned with matrix.results."""
     rows = matrix.results
-    return pd.Series([describe(row) for row in rows.to_dict("records")], index=rows.index, dtype=object)
-
-
-def _css_tip(text: object) -> str:
-    return css_string(as_text(text))
+    # Only the fields a hover reads, column by column: DataFrame.to_dict("records") of every field took longer
+    # than writing the texts.
+    columns = [rows[name].tolist() for name in HOVER_FIELDS]
+    texts = [describe(dict(zip(HOVER_FIELDS, values, strict=True))) for values in zip(*columns, strict=True)]
+    return pd.Series(texts, index=rows.index, dtype=object)

@@ -51,15 +51,44 @@ def legend_count(page: str, label: str) -> int:
     return int(found[1])
 
 
-def css_unescape(text: str) -> str:
-    """Decode a CSS string body: a hex escape eats one following space; any other escaped char is literal."""
-    return re.sub(r"\\([0-9A-Fa-f]{1,6}) ?|\\(.)", lambda m: chr(int(m[1], 16)) if m[1] else m[2], text)
+class _Tips(HTMLParser):
+    """The hover text (`<span class="pd-t">`) of each (row, col) data cell of the table with id `table_id`."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id, self.inside, self.row, self.col, self.tip = table_id, False, -1, -1, None
+        self.found: dict[tuple[int, int], str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.inside = dict(attrs).get("id") == self.table_id
+        elif self.inside and tag == "tbody":
+            self.row = -1
+        elif self.inside and tag == "tr":
+            self.row, self.col = self.row + 1, -1
+        elif self.inside and tag == "td":
+            self.col += 1
+        elif self.inside and tag == "span" and dict(attrs).get("class") == "pd-t":
+            self.tip = ""
+
+    def handle_data(self, data: str) -> None:
+        if self.tip is not None:
+            self.tip += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span" and self.tip is not None:
+            self.found[(self.row, self.col)] = self.tip
+            self.tip = None
+        elif tag == "table":
+            self.inside = False
 
 
 def tooltips(page: str, table: str = "matrix") -> dict[tuple[int, int], str]:
     """The decoded hover text of each (row, col) data cell of one table."""
-    found = re.findall(rf'#T_{table}_row(\d+)_col(\d+) \.pd-t::after \{{\s*content: "(.*?)";', page)
-    return {(int(row), int(col)): css_unescape(body) for row, col, body in found}
+    parser = _Tips(f"T_{table}")
+    parser.feed(page)
+    parser.close()
+    return parser.found
 
 
 class _Page(HTMLParser):

@@ -1,0 +1,72 @@
+"""Tests for reports/grid.py: the status and timing tables' markup, escaped, sparsified as Styler would."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pandas as pd
+
+from reports.grid import grid_html, spans
+
+HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line & </span></td></table>'
+
+
+def table(tips: str = "tip", label: str = "c2") -> str:
+    index = pd.MultiIndex.from_tuples([("fam", "test_a"), ("fam", "test_b"), ("other", HOSTILE)])
+    text = pd.DataFrame([["✓", "✗"], ["✓", ""], [HOSTILE, "✓"]], index=index, columns=["c1", "c2"])
+    classes = pd.DataFrame([["status st-passed", "status st-failed"], ["status st-passed", "status none"],
+                            ["status st-unknown", ""]], index=index, columns=text.columns)
+    hovers = pd.DataFrame([[tips, tips], [tips, ""], [HOSTILE, tips]], index=index, columns=text.columns)
+    header = pd.DataFrame([["0.4.38", "0.4.38"], ["c1", label]], index=["jax", "cell"], columns=text.columns)
+    return grid_html("matrix", "matrix", header, text, classes, hovers, {"c2": "color: red;"})
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(page: str) -> _Text:
+    parser = _Text()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def test_spans_merge_neighbours_that_agree_on_every_level_above() -> None:
+    labels = [("a", "1"), ("a", "1"), ("a", "2"), ("b", "2")]
+    assert spans(labels, 0) == [3, 0, 0, 1]
+    assert spans(labels, 1) == [2, 0, 1, 1]
+
+
+def test_spans_do_not_merge_a_label_across_a_parent_boundary() -> None:
+    assert spans([("a", "1"), ("b", "1")], 1) == [1, 1]
+
+
+def test_header_and_row_labels_span_like_styler() -> None:
+    html = table()
+    assert '<th class="col_heading level0" colspan="2">0.4.38</th>' in html
+    assert '<th class="row_heading level0" rowspan="2">fam</th>' in html
+    assert '<th class="row_heading level0" >other</th>' in html
+    assert '<th class="col_heading level1" style="color: red;">c2</th>' in html
+
+
+def test_cells_carry_their_classes_and_hover_text() -> None:
+    html = table()
+    assert '<td class="status st-passed">✓<span class="pd-t">tip</span></td>' in html
+    assert '<td class="status none"></td>' in html
+
+
+def test_hostile_text_stays_text_everywhere() -> None:
+    html = table()
+    parsed = parse(html)
+    assert "script" not in parsed.tags and parsed.tags.count("table") == 1
+    assert "".join(parsed.text).count(HOSTILE) == 3  # a row label, a cell and a hover text
