@@ -37,6 +37,10 @@ def problems(matrix: Matrix) -> pd.DataFrame:
     one-line detail."""
     results = matrix.results
     rows = results[~results["status"].isin(NOT_PROBLEMS) | results["flaky"]]
+    # Only the fields detail() reads: DataFrame.to_dict("records") of every field cost more than the details.
+    read = ["history", "flaky", "error_type", "error_message", "reason"]
+    columns = [rows[name].tolist() for name in read]
+    fields = [dict(zip(read, values, strict=True)) for values in zip(*columns, strict=True)]
     return pd.DataFrame(
         {
             "key": rows["key"],
@@ -44,7 +48,7 @@ def problems(matrix: Matrix) -> pd.DataFrame:
             "case_id": rows["case_id"],
             "status": rows["status"],
             "flaky": rows["flaky"].astype(bool),
-            "detail": [detail(row) for row in rows.to_dict("records")],
+            "detail": [detail(row) for row in fields],
         }
     ).reset_index(drop=True)
 
@@ -54,20 +58,24 @@ def grouped_problems(matrix: Matrix) -> pd.DataFrame:
     case failed alike, else one row per (case, status, detail) naming every column key it happened in."""
     rows = problems(matrix)
     totals = matrix.results.groupby("key").size()
-    folded: list[Problem] = []
-    rest = []
     alike_in = ["status", "flaky", "detail"]
-    for key, group in rows.groupby("key", sort=False):
-        alike = group[alike_in].drop_duplicates()
-        if 1 < len(group) == totals[key] and len(alike) == 1:
-            status, flaky, text = alike.iloc[0]
-            folded.append(Problem([str(key)], f"all {len(group)} cases", str(status), bool(flaky), str(text)))
+    # Plain loops over column values, not a groupby iterated group by group: a wide matrix has thousands of
+    # problems, and a sub-frame per group made this a noticeable share of a report's time.
+    columns = [rows[name].tolist() for name in ["key", "case_id", *alike_in]]
+    by_key: dict[str, list[tuple[str, str, bool, str]]] = {}
+    for key, case_id, status, flaky, text in zip(*columns, strict=True):
+        by_key.setdefault(str(key), []).append((str(case_id), str(status), bool(flaky), str(text)))
+    folded: list[Problem] = []
+    by_problem: dict[tuple[str, str, bool, str], list[str]] = {}
+    for key, found in by_key.items():
+        alike = {problem[1:] for problem in found}
+        if 1 < len(found) == totals[key] and len(alike) == 1:
+            status, flaky, text = alike.pop()
+            folded.append(Problem([key], f"all {len(found)} cases", status, flaky, text))
         else:
-            rest.append(group)
-    if rest:
-        for (case_id, status, flaky, text), group in pd.concat(rest).groupby(["case_id", *alike_in], sort=False):
-            keys = [str(key) for key in group["key"]]
-            folded.append(Problem(keys, str(case_id), str(status), bool(flaky), str(text)))
+            for problem in found:
+                by_problem.setdefault(problem, []).append(key)
+    folded += [Problem(keys, *problem) for problem, keys in by_problem.items()]
     rank = {status: number for number, (status, _) in enumerate(legend(rows["status"]))}
     position = {key: number for number, key in enumerate(matrix.keys)}
     folded.sort(key=lambda problem: (
