@@ -7,7 +7,9 @@ Every text that came from a record goes through `escape` or `code`: a message ho
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+
+import pandas as pd
 
 from reports.findings import deprecations, grouped_problems, key_ranges
 from reports.matrix import Matrix, counts, header_versions, pivot
@@ -61,7 +63,7 @@ def render_markdown(matrix: Matrix, repros: Repros | None = None) -> str:
         _legend(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
-        *(_family(matrix, family) for family in matrix.families),
+        *_families(matrix),
         _problems(matrix, repros or {}),
         _warnings(matrix),
         _cells(matrix),
@@ -81,9 +83,9 @@ def _mark(status: object, flaky: bool = False) -> str:
     return present(shown).mark + (f"<sup>{FLAKY.mark}</sup>" if flaky else "")
 
 
-def _key(matrix: Matrix, key: str) -> str:
-    """A column key in bold, with the interrupted mark when its cell never finished."""
-    return f"**{key}**" + (f" {INCOMPLETE.mark}" if key in matrix.incomplete else "")
+def _key(key: str, interrupted: Collection[str]) -> str:
+    """A column key in bold, with the interrupted mark when its cell never finished (is in `interrupted`)."""
+    return f"**{key}**" + (f" {INCOMPLETE.mark}" if key in interrupted else "")
 
 
 def _header(matrix: Matrix) -> str:
@@ -130,8 +132,11 @@ def _cells(matrix: Matrix) -> str:
     flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0)
     header = ["Key", *(["Run"] if multi else []), "Cell", "Finished", "jax", "jaxlib", "flax", "python", "numpy",
               "devices", *(present(s).mark for s in tally.columns), FLAKY.mark]
+    interrupted = set(matrix.incomplete)
+    # Plain rows, not iterrows() and .loc per row.
+    tallies = dict(zip(tally.index, tally.to_numpy().tolist(), strict=True))
     rows = []
-    for key, cell in matrix.cells.iterrows():
+    for key, cell in zip(matrix.cells.index, matrix.cells.to_dict("records"), strict=True):
         run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
         reused = cell["reused_from"]
         if not cell["complete"]:
@@ -140,22 +145,31 @@ def _cells(matrix: Matrix) -> str:
             finished = f"yes, reused from {code(reused)}" if isinstance(reused, str) else "yes"
         versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
         devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
-        tallies = [str(n) if n else "" for n in [*tally.loc[str(key)], flaky[str(key)]]]
-        rows.append([_key(matrix, str(key)), *run, code(cell["cell_id"]), finished, *versions, devices, *tallies])
+        shown = [str(n) if n else "" for n in [*tallies[key], flaky[key]]]
+        rows.append([_key(str(key), interrupted), *run, code(cell["cell_id"]), finished, *versions, devices, *shown])
     align = ["l"] * (len(header) - len(tally.columns) - 1) + ["r"] * (len(tally.columns) + 1)
     return "## Cells\n\n" + table(header, rows, align)
 
 
-def _family(matrix: Matrix, family: str) -> str:
-    grid = pivot(matrix, "shown", family)
+def _families(matrix: Matrix) -> list[str]:
+    """One status table per family, sliced from one table of all of them (a pivot per family cost more)."""
+    grid = pivot(matrix, "shown")
     # eq(True): a gap (a case that did not run in a column) is not flaky.
-    flaky = pivot(matrix, "flaky", family).eq(True)
+    flaky = pivot(matrix, "flaky").eq(True)
     versions = header_versions(matrix)
+    interrupted = set(matrix.incomplete)
     # Versions stacked under each key, labelled by the first column's header, keep columns narrow.
     header = ["<br>".join(["key", *versions.columns])] + [
-        "<br>".join([_key(matrix, str(key)), *(escape(text) for text in versions.loc[str(key)])])
-        for key in grid.columns
+        "<br>".join([_key(str(key), interrupted), *(escape(text) for text in values)])
+        for key, values in zip(versions.index, versions.to_numpy().tolist(), strict=True)
     ]
+    return [
+        _family(family, grid.loc[[family]].droplevel(0), flaky.loc[[family]].droplevel(0), header)
+        for family in matrix.families
+    ]
+
+
+def _family(family: str, grid: pd.DataFrame, flaky: pd.DataFrame, header: list[str]) -> str:
     rows = [
         [code(case), *(_mark(status, flag) for status, flag in zip(statuses, flags, strict=True))]
         for case, statuses, flags in zip(grid.index, grid.to_numpy(), flaky.to_numpy(), strict=True)
