@@ -50,10 +50,12 @@ def timing_tip(row: Row) -> str:
 
 
 def _timing(row: Row) -> str:
-    if not seconds(row["duration_s"]):
+    duration = seconds(row["duration_s"])
+    if not duration:
         return "time: not recorded"
-    parts = [f"time: {seconds(row['duration_s'])} s"]
-    split = [f"{name} {seconds(row[f'{name}_s'])} s" for name in ("compile", "execute") if seconds(row[f"{name}_s"])]
+    parts = [f"time: {duration} s"]
+    shown = {name: seconds(row[f"{name}_s"]) for name in ("compile", "execute")}
+    split = [f"{name} {text} s" for name, text in shown.items() if text]
     if split:
         parts.append(f"({', '.join(split)})")
     if row["attempts"] > 1:
