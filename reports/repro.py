@@ -171,9 +171,16 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
     """Write a script for every reproducible (cell, case) of collapsed results whose source was kept; returns
     (cell id, case id) -> path, relative to `report_dir`."""
     written: Repros = {}
+    # One look per (results file, module), not per case: each may search every other run's folder.
+    sources: dict[tuple[str, str], Path | None] = {}
     for row in results[results["status"].isin(REPRODUCIBLE)].to_dict("records"):
         module, sep, _ = str(row["case_id"]).partition("::")
-        source = find_source(Path(str(row["source"])), module) if sep and row.get("source") else None
+        if not (sep and row.get("source")):
+            continue
+        where = (str(row["source"]), module)
+        if where not in sources:
+            sources[where] = find_source(Path(where[0]), module)
+        source = sources[where]
         if source is None:
             continue
         text = source.read_text(encoding="utf-8")
