@@ -1,8 +1,9 @@
 """Render the matrix as one self-contained HTML page (matrix.html): no script, no network.
 
-The small tables are drawn by pandas Styler, each escaping values and labels (`escape="html"`). The status and
-timing tables, one cell per result, are written by reports/grid.py, which escapes their texts and hover texts:
-Styler took seconds for them.
+The tables with a row per cell or per problem are drawn by pandas Styler, each escaping values and labels
+(`escape="html"`): at that size Styler costs little and keeps formatting, classes and escaping declarative. The
+status and timing tables, a cell per result, are written by reports/grid.py, which escapes their texts and hover
+texts: at 20,000 results Styler took seconds for each, and its hover CSS was most of the page.
 """
 
 from __future__ import annotations
