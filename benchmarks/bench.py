@@ -38,7 +38,13 @@ def timed(action: Callable[[], object]) -> float:
 
 def run(*command: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
     """Run a command, failing loudly: a benchmark on a broken step means nothing."""
-    return subprocess.run([str(c) for c in command], check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    done: subprocess.CompletedProcess[str] = subprocess.run(  # type: ignore[call-overload]
+        [str(c) for c in command], capture_output=True, text=True, **kwargs
+    )
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-2000:]
+        raise SystemExit(f"bench: {' '.join(map(str, command))} failed ({done.returncode}):\n{tail}")
+    return done
 
 
 def uv_build(cell: matrix.Cell, venv: Path) -> None:
