@@ -21,7 +21,7 @@ class Options:
     out: Path = Path("out")
     run_id: str = ""
     cases: list[str] = field(default_factory=lambda: [BUILTIN])
-    workers: int = 1
+    workers: int = 0
     timeout: float = 300.0
     devices: int | None = None
     reruns: int = 1
@@ -43,9 +43,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", action="append", default=None, metavar="DIR",
                    help=f"folder of pytest cases to run; '{BUILTIN}' is the shipped corpus (repeatable; "
                         f"default: {BUILTIN})")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="pytest-xdist worker processes per cell; a crashing case takes down only its worker, which "
-                        "is replaced (default 1; 0 runs cases in the cell's pytest process, without isolation)")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="pytest-xdist worker processes per cell (default 0: cases run in the cell's own process, "
+                        "which is restarted after a crash; workers cost a process start per cell and pay only on idle "
+                        "cores)")
     p.add_argument("--reruns", type=int, default=1, metavar="N",
                    help="retry a failing case N times; differing outcomes are marked flaky (default 1)")
     p.add_argument("--repeats", type=int, default=1, metavar="N",

@@ -21,14 +21,25 @@ from harness import devices, environment, known, snapshot
 from harness.case import MARKER
 from harness.collect import ResilientModule
 from harness.needs import first_unmet
-from harness.recording import Recorder, case_id_from_nodeid, family_from_nodeid
-from harness.records import JsonlWriter, fault_log_path, first_line, recorded_case_ids, results_path
+from harness.recording import Recorder
+from harness.records import (
+    IN_PROCESS,
+    JsonlWriter,
+    case_id_from_nodeid,
+    family_from_nodeid,
+    fault_log_path,
+    first_line,
+    inflight_path,
+    recorded_case_ids,
+    results_path,
+)
 from harness.timing import CompileClock, median_timing, split
 
 CLOCK = pytest.StashKey[CompileClock]()
 CALL_DATA = pytest.StashKey[dict[str, Any]]()
 DEVICE_INFO = pytest.StashKey[dict[str, object]]()
 FAULT_LOG = pytest.StashKey[Any]()
+INFLIGHT = pytest.StashKey[Path]()
 
 
 #: Warning categories recorded as early signs of an API going away.
@@ -75,6 +86,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         _watch_for_faults(config, fault_log_path(Path(out), run, cell, config.workerinput["workerid"]))
         return
+    if not getattr(config.option, "numprocesses", None):
+        # Cases run in this very process: a death is pinned on the case named in the in-flight file, and the
+        # runner starts a fresh process for the rest (see harness.runner.run_installed).
+        _watch_for_faults(config, fault_log_path(Path(out), run, cell, IN_PROCESS))
+        config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
     snapshot.snapshot(config.args, snapshot.sources_dir(Path(out), run, cell))
     context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
@@ -88,7 +104,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _watch_for_faults(config: pytest.Config, path: Path) -> None:
-    """In a worker: fatal signals and hard timeouts leave a traceback the controller reads to name the fault."""
+    """Where cases run (an xdist worker, or the cell's own process): fatal signals and hard timeouts leave a
+    traceback that the controller, or the runner, reads to name the fault."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = path.open("a", encoding="utf-8")
     config.stash[FAULT_LOG] = handle
@@ -104,17 +121,29 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    inflight = item.config.stash.get(INFLIGHT, None)
+    if inflight is not None:
+        inflight.write_text(item.nodeid, encoding="utf-8")
     handle = item.config.stash.get(FAULT_LOG, None)
     limit = _time_limit(item)
     if handle is None or not limit:
         return (yield)
     # pytest-timeout's alarm cannot interrupt code stuck in C; this watchdog thread can, by ending the worker.
     grace = item.config.getoption("--shardmatrix-hard-grace")
-    faulthandler.dump_traceback_later(limit + grace, exit=True, file=handle)
+    attempts = 1 + int(getattr(item.config.option, "reruns", 0) or 0)  # retries run inside this protocol
+    faulthandler.dump_traceback_later(limit * attempts + grace, exit=True, file=handle)
     try:
         return (yield)
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
+    inflight = session.config.stash.get(INFLIGHT, None)
+    if inflight is not None:
+        inflight.unlink(missing_ok=True)
 
 
 def _time_limit(item: pytest.Item) -> float:

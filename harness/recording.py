@@ -4,28 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness import statuses
 from harness.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
-from harness.records import JsonlWriter, first_line, make_record
-
-#: The name a collection failure is recorded under when a module yields no case at all.
-COLLECTION_CASE = "<collection>"
-
-
-def case_id_from_nodeid(nodeid: str) -> str:
-    """'cases/sharded_gathers.py::test_take[x]' -> 'sharded_gathers::test_take[x]'."""
-    path, _, rest = nodeid.partition("::")
-    return f"{Path(path).stem}::{rest or COLLECTION_CASE}"
-
-
-def family_from_nodeid(nodeid: str) -> str:
-    """The family of a case that declares none: its module's name."""
-    return Path(nodeid.partition("::")[0]).stem
+from harness.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
 
 
 def phase_of(report: pytest.TestReport) -> Phase:

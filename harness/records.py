@@ -45,6 +45,28 @@ def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
     return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
 
 
+#: The name a collection failure is recorded under when a module yields no case at all.
+COLLECTION_CASE = "<collection>"
+#: The fault log of a cell's own pytest process when cases run in it (no xdist worker).
+IN_PROCESS = "main"
+
+
+def case_id_from_nodeid(nodeid: str) -> str:
+    """'cases/sharded_gathers.py::test_take[x]' -> 'sharded_gathers::test_take[x]'."""
+    path, _, rest = nodeid.partition("::")
+    return f"{Path(path).stem}::{rest or COLLECTION_CASE}"
+
+
+def family_from_nodeid(nodeid: str) -> str:
+    """The family of a case that declares none: its module's name."""
+    return Path(nodeid.partition("::")[0]).stem
+
+
+def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
+    return results_path(out_dir, run_id, cell_id).with_suffix(".inflight")
+
+
 def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
     """The marker written atomically once a cell finished; a results file without it was interrupted."""
     return results_path(out_dir, run_id, cell_id).with_suffix(".done.json")

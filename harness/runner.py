@@ -23,10 +23,16 @@ from harness import cache, known, statuses
 from harness.devices import with_device_count
 from harness.matrix import LIBTPU_RELEASES, Cell
 from harness.options import BUILTIN, Options
+from harness.outcomes import crash_verdict
 from harness.records import (
+    IN_PROCESS,
     JsonlWriter,
+    case_id_from_nodeid,
     done_path,
+    family_from_nodeid,
+    fault_log_path,
     first_line,
+    inflight_path,
     make_record,
     recorded_case_ids,
     results_path,
@@ -39,6 +45,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PYTEST_FINISHED = (0, 1)
 PYTEST_INTERRUPTED = 2
 PYTEST_NO_TESTS = 5
+#: More restarts than any corpus has cases means the cell cannot make progress.
+MAX_RESTARTS = 10_000
 #: Failures not worth a retry: a time limit already spent, a cell whose packages do not import.
 NOT_RETRIED = ("Timeout \\(>", "ImportError", "ModuleNotFoundError")
 
@@ -283,9 +291,25 @@ def settings_of(cell: Cell, options: Options) -> dict[str, object]:
 
 
 def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path], fingerprint: str | None = None) -> int:
-    """Run the cases in an environment that already has the cell's packages and the harness."""
-    done = subprocess.run(pytest_command(cell, venv, options, paths), env=cell_environment(cell, options),
-                          check=False)
+    """Run the cases in an environment that already has the cell's packages and the harness.
+
+    Without xdist workers the cases run in the cell's own pytest process: when it dies (a segfault in XLA, an
+    abort, the hard-timeout watchdog), the case it was running is recorded as crashed or timeout and a fresh
+    process runs the cases not yet recorded, so one bad case costs one restart, and none costs nothing.
+    """
+    command = pytest_command(cell, venv, options, paths)
+    environment = cell_environment(cell, options)
+    inflight = inflight_path(options.out, options.run_id, cell.id)
+    fault_log = fault_log_path(options.out, options.run_id, cell.id, IN_PROCESS)
+    for _restart in range(MAX_RESTARTS):
+        fault_log.unlink(missing_ok=True)
+        done = subprocess.run(command, env=environment, check=False)
+        if options.workers or not inflight.exists():
+            break
+        if not record_death(cell, options, inflight, fault_log, paths):
+            break  # the death was not during a case: nothing to pin it on, so no restart would get further
+        if "--shardmatrix-skip-recorded" not in command:
+            command = [*command, "--shardmatrix-skip-recorded"]
     if done.returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.
         return done.returncode
@@ -297,6 +321,30 @@ def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path], f
                      only_missing=True)
     finish(cell, options, done.returncode, fingerprint=fingerprint)
     return 0
+
+
+def record_death(cell: Cell, options: Options, inflight: Path, fault_log: Path, paths: list[Path]) -> bool:
+    """Record the case a dead cell process was running, named by faulthandler's log; False if there is none."""
+    nodeid = inflight.read_text(encoding="utf-8").strip()
+    inflight.unlink(missing_ok=True)
+    target = results_path(options.out, options.run_id, cell.id)
+    case_id = case_id_from_nodeid(nodeid)
+    if not nodeid or case_id in recorded_case_ids(target):
+        return False
+    verdict = crash_verdict(fault_log.read_text(encoding="utf-8", errors="replace") if fault_log.exists() else "")
+    families = dict(expected_cases(paths))
+    writer = JsonlWriter(target)
+    try:
+        writer.write(make_record(
+            run_id=options.run_id, cell_id=cell.id, case_id=case_id,
+            family=families.get(case_id.split("[")[0], family_from_nodeid(nodeid)), status=verdict.status,
+            reason=verdict.reason, error_type="ProcessTimeout" if verdict.status == statuses.TIMEOUT else "ProcessDied",
+            error_message=verdict.reason, jax=cell.jax, jaxlib=cell.jaxlib, flax=cell.flax, python=cell.python,
+            backend=cell.backend, platform=f"{platform.system()}-{platform.machine()}",
+        ))
+    finally:
+        writer.close()
+    return True
 
 
 def finish(

@@ -1,4 +1,8 @@
-"""Each fault in tests/faults/ run through the real harness: the fault gets its status, its neighbours survive."""
+"""Each fault in tests/faults/ run through the real harness: the fault gets its status, its neighbours survive.
+
+By default cases run in the cell's own pytest process, restarted after a death; the last tests repeat two faults
+with an xdist worker instead.
+"""
 
 from __future__ import annotations
 
@@ -102,3 +106,15 @@ def test_interrupted_cell_keeps_its_records_and_resume_runs_only_the_rest(
     assert {name: len(found) for name, found in records.items()} == {
         "test_before": 1, "test_interrupts_the_run_once": 1, "test_after": 1,
     }
+
+
+@pytest.mark.parametrize("name", ["abort", "hang"])
+def test_faults_in_xdist_workers_get_the_same_statuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    _, records = run_fault(tmp_path, name, monkeypatch, workers=1)
+    if name == "abort":
+        assert records["test_abort"][-1]["reason"] == "Fatal Python error: Aborted"
+    else:
+        assert records["test_hangs_where_the_alarm_cannot_reach"][-1]["status"] == "timeout"
+    assert_neighbours_survived(records, name)

@@ -11,7 +11,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(options.RUN_ID_ENV, raising=False)
     opts = options.parse([])
     assert opts.cells == [] and opts.out == Path("out") and opts.cases == [options.BUILTIN]
-    assert opts.run_id and opts.workers == 1 and opts.reruns == 1 and not opts.resume and opts.report_args == []
+    assert opts.run_id and opts.workers == 0 and opts.reruns == 1 and not opts.resume and opts.report_args == []
 
 
 def test_everything_given(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,13 +1,8 @@
 from __future__ import annotations
 
-from harness.recording import case_id_from_nodeid, family_from_nodeid
+from harness.recording import crashed_worker
 
 
-def test_case_id_from_nodeid() -> None:
-    assert case_id_from_nodeid("cases/sharded_gathers.py::test_take[x]") == "sharded_gathers::test_take[x]"
-    assert case_id_from_nodeid("/abs/tests/test_mine.py::TestA::test_b") == "test_mine::TestA::test_b"
-    assert case_id_from_nodeid("cases/broken.py") == "broken::<collection>"
-
-
-def test_family_from_nodeid() -> None:
-    assert family_from_nodeid("cases/shard_map_modes.py::test_x") == "shard_map_modes"
+def test_crashed_worker_pair() -> None:
+    assert crashed_worker("worker 'gw3' crashed while running 'cases/x.py::test_y'") == "gw3"
+    assert crashed_worker("AssertionError: values differ") is None
