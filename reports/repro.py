@@ -123,7 +123,7 @@ def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str
 
     {row["status"]}: {error or first_line(row.get("reason"))}
 
-Run it with `uv run {module}.py` in any folder; the cell's full environment is in its .freeze.txt.
+Run it with `uv run <this file>` in any folder; the cell's full environment is in its .freeze.txt.
 """
 
 {FUTURE}
