@@ -85,4 +85,8 @@ def reuse(hit: Hit, destination: Path, run_id: str) -> int:
         source = hit.records.with_suffix(sibling)
         if source.exists() and not destination.with_suffix(sibling).exists():
             shutil.copyfile(source, destination.with_suffix(sibling))
+    # The case sources the records came from, which reproducers are built from.
+    sources = hit.records.with_suffix("") / "cases"
+    if sources.is_dir():
+        shutil.copytree(sources, destination.with_suffix("") / "cases", dirs_exist_ok=True)
     return copied

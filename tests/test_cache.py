@@ -37,12 +37,15 @@ def test_find_and_reuse_pair(tmp_path: Path) -> None:
     old.parent.mkdir(parents=True)
     old.write_text(json.dumps({"run_id": "r1", "case_id": "m::t", "status": "passed"}) + "\n{torn\n")
     done_path(out, "r1", "c").write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
+    (old.with_suffix("") / "cases").mkdir(parents=True)
+    (old.with_suffix("") / "cases" / "fam.py").write_text("def test_t(): ...\n")
     assert cache.find(out, "c", "other-key", "r2") is None
     hit = cache.find(out, "c", "k", "r2")
     assert hit is not None and hit.run_id == "r1"
     target = results_path(out, "r2", "c")
     assert cache.reuse(hit, target, "r2") == 1
     assert json.loads(target.read_text()) == {"run_id": "r2", "case_id": "m::t", "status": "passed"}
+    assert (target.with_suffix("") / "cases" / "fam.py").exists()  # reproducers of r2 find the case source
 
 
 def test_interrupted_run_is_never_a_hit(tmp_path: Path) -> None:
