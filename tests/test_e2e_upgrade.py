@@ -57,7 +57,8 @@ def test_a_reproducer_prints_the_recorded_error_in_a_clean_folder(
     clean.mkdir()
     shutil.copy(scripts[0], clean / "repro.py")
     uv = shutil.which("uv") or "uv"
-    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    # As a user's shell would be: not inside the tests session's venv (nox points VIRTUAL_ENV and UV_PYTHON at it).
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PYTHON", "UV_PROJECT_ENVIRONMENT")}
     interpreters.expose_pyenv_versions(env)  # python3.12 must answer through pyenv's shims
     # Not --offline: uv's cached index pages need not list the pinned release, though its wheels are cached.
     done = subprocess.run([uv, "run", "--no-project", "repro.py"], cwd=clean, capture_output=True,
