@@ -15,7 +15,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from harness import bisect, interpreters, matrix, options, pins, runner, upgrade  # noqa: E402
+from harness import bisect, corpus, interpreters, matrix, options, pins, runner, unreported, upgrade  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -63,12 +63,12 @@ def cell(session: nox.Session, cell_id: str) -> None:
 def matrix_run(session: nox.Session) -> None:
     """Run every selected cell (concurrently, see -j), then build the report of the run."""
     opts, chosen = _selected(session)
-    for line in runner.stale_known_breakages(chosen, opts):
+    for line in corpus.stale_known_breakages(chosen, opts):
         session.warn(f"known breakage {line}")
-    for missing in runner.record_missing_cells(chosen, opts):
+    for missing in unreported.record_missing_cells(chosen, opts):
         session.warn(f"{missing}: recorded as install_error (its session did not run)")
     _build_report(session, opts, ["--run", opts.run_id])
-    problems = runner.infrastructure_problems(chosen, opts)
+    problems = unreported.infrastructure_problems(chosen, opts)
     if problems:
         session.error("cells the harness could not fully run: " + "; ".join(problems))
 

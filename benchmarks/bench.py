@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import matrix, runner  # noqa: E402
+from harness import envbuild, matrix, runner  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -49,8 +49,8 @@ def run(*command: str | Path, **kwargs: object) -> subprocess.CompletedProcess[s
 
 def uv_build(cell: matrix.Cell, venv: Path) -> None:
     """A cell's venv as shardmatrix builds it: uv venv, then its pins and the harness (lock synced)."""
-    run(*runner.uv_command(), "venv", "-q", "-p", cell.python, venv)
-    problem = runner.install(cell, venv, venv.parent / f"{venv.name}.log")
+    run(*envbuild.uv_command(), "venv", "-q", "-p", cell.python, venv)
+    problem = envbuild.install(cell, venv, venv.parent / f"{venv.name}.log")
     if problem is not None:
         raise RuntimeError(f"{cell.id}: {problem}")
 
@@ -59,7 +59,7 @@ def pip_build(cell: matrix.Cell, venv: Path) -> None:
     """The same packages the classic way: python -m venv, then pip install."""
     interpreter = shutil.which(f"python{cell.python}") or sys.executable
     run(interpreter, "-m", "venv", venv)
-    run(runner.venv_python(venv), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+    run(envbuild.venv_python(venv), "-m", "pip", "install", "-q", "--disable-pip-version-check",
         *cell.requirements(), "-e", ROOT)
 
 
@@ -84,7 +84,7 @@ def import_seconds(cell: matrix.Cell) -> float:
     best = float("inf")
     for _ in range(2):
         start = time.perf_counter()
-        run(runner.venv_python(venv), "-c", "import jax, flax", env=env)
+        run(envbuild.venv_python(venv), "-c", "import jax, flax", env=env)
         best = min(best, time.perf_counter() - start)
     return best
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import runner, statuses
+from harness import corpus, envbuild, runner, statuses, unreported
 from harness.matrix import Cell
 from harness.options import Options
 from harness.records import done_path, recorded_case_ids, results_path
 
-VENVS = runner.PROJECT_ROOT / ".nox"
+VENVS = corpus.PROJECT_ROOT / ".nox"
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,12 @@ def stored_run(out: Path, cell_id: str, case_ids: set[str]) -> str | None:
 def ensure_venv(cell: Cell, venvs: Path = VENVS) -> tuple[Path, str | None]:
     """The cell's venv (created with uv for its python when absent); the second item is why it could not be."""
     venv = venvs / f"adhoc-{cell.id}"
-    if runner.venv_python(venv).exists():
+    if envbuild.venv_python(venv).exists():
         return venv, None
-    done = subprocess.run([*runner.uv_command(), "venv", "--python", cell.python, str(venv)],
+    done = subprocess.run([*envbuild.uv_command(), "venv", "--python", cell.python, str(venv)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return venv, f"interpreter python{cell.python}: {runner.installer_message(done.stderr or done.stdout)}"
+        return venv, f"interpreter python{cell.python}: {envbuild.installer_message(done.stderr or done.stdout)}"
     return venv, None
 
 
@@ -78,21 +78,21 @@ def run_cell(
             return CellRun(cell, found, reused=True)
     say(f"{cell.id}: building and running (python {cell.python})")
     venv, problem = ensure_venv(cell)
-    chosen = paths if paths is not None else runner.case_paths(options.cases)
+    chosen = paths if paths is not None else corpus.case_paths(options.cases)
     target = results_path(options.out, options.run_id, cell.id)
     if problem is None and paths is None:
         runner.run(cell, venv, options)
     elif problem is None:
         # Some cases only (a bisect probe): no whole-corpus fingerprint, so the results cache stays out of it.
-        problem = runner.install(cell, venv, target.with_suffix(".install.log"))
+        problem = envbuild.install(cell, venv, target.with_suffix(".install.log"))
         if problem is None:
-            runner.freeze(venv, target.with_suffix(".freeze.txt"))
+            envbuild.freeze(venv, target.with_suffix(".freeze.txt"))
             runner.run_installed(cell, venv, options, chosen)
         else:
-            runner.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "InstallError", problem)
+            unreported.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "InstallError", problem)
             runner.finish(cell, options, 0)
     else:
-        runner.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "MissingInterpreter", problem)
+        unreported.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "MissingInterpreter", problem)
         runner.finish(cell, options, 0)
     return CellRun(cell, options.run_id, reused=False)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from harness import adhoc, index, options, pins, runner, statuses
+from harness import adhoc, corpus, index, options, pins, statuses
 from harness.matrix import Cell
 
 #: Outcomes of a probe. xfailed is bad: a known breakage still breaks the case.
@@ -163,7 +163,7 @@ def candidates(req: Request, fetch: index.Fetch = index.fetch_json) -> list[Vers
 def case_node(case_id: str, cases: list[str]) -> Path:
     """The pytest node id of a case ('<file>::<test>') in the shipped corpus or a --cases folder."""
     module, name = pins.case_module(case_id)
-    for entry in runner.case_paths(cases):
+    for entry in corpus.case_paths(cases):
         files = [entry] if entry.is_file() else sorted(entry.rglob(f"{module}.py"))
         for file in files:
             if file.stem == module:

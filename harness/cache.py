@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.records import done_path, results_path
+from harness.records import done_path, read_records, results_path
 
 HARNESS = Path(__file__).resolve().parent
 #: Settings that may change a case's outcome or its timing; parallelism and output paths do not.
@@ -73,11 +73,8 @@ def reuse(hit: Hit, destination: Path, run_id: str) -> int:
     destination.parent.mkdir(parents=True, exist_ok=True)
     copied = 0
     with destination.open("w", encoding="utf-8") as out:
-        for line in hit.records.read_text(encoding="utf-8").splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a corrupt line stays behind; the report of the old run already warned about it
+        # A corrupt line stays behind; the report of the old run already warned about it.
+        for record in read_records(hit.records):
             record["run_id"] = run_id
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             copied += 1

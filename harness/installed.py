@@ -13,9 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import matrix, runner
+from harness import corpus, envbuild, matrix, runner
 from harness import options as session_options
 from harness.options import Options
+from harness.records import results_path
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
@@ -59,7 +60,7 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
     missing = [name for name in NEEDED if name not in dists]
     if missing:
         raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness and its plugins "
-                             f"install with: pip install --no-deps -e {runner.PROJECT_ROOT} pytest pytest-xdist "
+                             f"install with: pip install --no-deps -e {corpus.PROJECT_ROOT} pytest pytest-xdist "
                              "pytest-timeout pytest-rerunfailures packaging)")
     backend = backend or backend_of(dists)
     if backend not in matrix.BACKENDS:
@@ -73,17 +74,17 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
 def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:
     """Run the corpus on `python`'s installed packages (default: this interpreter) and record it as one cell."""
     prefix = Path(python).absolute().parent.parent
-    if not runner.venv_python(prefix).exists():
-        raise InstalledError(f"{python} is not {runner.venv_python(prefix)}; run from a venv, or the interpreter "
+    if not envbuild.venv_python(prefix).exists():
+        raise InstalledError(f"{python} is not {envbuild.venv_python(prefix)}; run from a venv, or the interpreter "
                              "named python in its bin folder")
     found = probe(python)
     cell = cell_of(found, backend, options.devices or 8)
-    target = runner.results_path(options.out, options.run_id, cell.id)
+    target = results_path(options.out, options.run_id, cell.id)
     target.parent.mkdir(parents=True, exist_ok=True)
     dists = dict(found["dists"])  # type: ignore[call-overload]
     target.with_suffix(".freeze.txt").write_text("".join(f"{n}=={v}\n" for n, v in sorted(dists.items())),
                                                  encoding="utf-8")
-    runner.run_installed(cell, prefix, options, runner.case_paths(options.cases))
+    runner.run_installed(cell, prefix, options, corpus.case_paths(options.cases))
     return cell
 
 
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     except InstalledError as error:
         print(f"shardmatrix: {error}", file=sys.stderr)
         return 2
-    print(f"shardmatrix: recorded {runner.results_path(opts.out, opts.run_id, cell.id)}")
+    print(f"shardmatrix: recorded {results_path(opts.out, opts.run_id, cell.id)}")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -114,17 +115,22 @@ def first_line(text: object, limit: int = 500) -> str:
     return ""
 
 
-def recorded_case_ids(path: Path) -> set[str]:
-    """Case ids already in a results file, skipping lines that cannot be read."""
-    ids: set[str] = set()
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a results file, skipping lines that cannot be read (the report warns about those)."""
     if not Path(path).exists():
-        return ids
+        return
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         try:
-            ids.add(str(json.loads(line)["case_id"]))
-        except (ValueError, KeyError, TypeError):
+            record = json.loads(line)
+        except ValueError:
             continue
-    return ids
+        if isinstance(record, dict):
+            yield record
+
+
+def recorded_case_ids(path: Path) -> set[str]:
+    """Case ids already in a results file."""
+    return {str(record["case_id"]) for record in read_records(path) if "case_id" in record}
 
 
 class JsonlWriter:

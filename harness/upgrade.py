@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import adhoc, options, pins, runner
+from harness import adhoc, corpus, options, pins
 from harness.adhoc import CellRun
 from harness.matrix import Cell
 
@@ -50,7 +50,7 @@ def prepare(
     """Run or reuse both cells; returns them (RUN:CELL refs for the comparison) and the options."""
     baseline, candidate, opts = cells_for(argv, cells)
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
-    expected = {case_id for case_id, _ in runner.expected_cases(runner.case_paths(opts.cases))}
+    expected = {case_id for case_id, _ in corpus.expected_cases(corpus.case_paths(opts.cases))}
     before = adhoc.run_cell(baseline, opts, expected, force=opts.force, say=say)
     after = adhoc.run_cell(candidate, opts, expected, force=opts.force, say=say)
     return before, after, opts

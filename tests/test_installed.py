@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import installed, runner
+from harness import envbuild, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
@@ -54,13 +54,13 @@ def test_sees_devices():
 @pytest.mark.e2e
 def test_installed_mode_records_the_interpreters_own_stack(tmp_path: Path) -> None:
     venv = tmp_path / "stack"
-    uv = runner.uv_command()
+    uv = envbuild.uv_command()
     subprocess.run([*uv, "venv", "--quiet", "--python", "3.11", str(venv)], check=True)
-    subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(runner.venv_python(venv)), "jax==0.4.38",
+    subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(envbuild.venv_python(venv)), "jax==0.4.38",
                     "jaxlib==0.4.38", "flax==0.10.2", "--editable", str(ROOT)], check=True)
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "test_installed_case.py").write_text(CASE)
-    done = subprocess.run([str(runner.venv_python(venv)), "-m", "harness.installed", "--out", str(tmp_path / "out"),
+    done = subprocess.run([str(envbuild.venv_python(venv)), "-m", "harness.installed", "--out", str(tmp_path / "out"),
                            "--run-id", "r", "--cases", str(tmp_path / "cases")], cwd=tmp_path, capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import known, runner
+from harness import corpus, known
 
 GOOD = """
 [[breakage]]
@@ -62,8 +62,8 @@ def test_shipped_known_breakages_name_real_cases_and_matrix_cells() -> None:
     from harness.options import Options
 
     cells = matrix.load(Path(__file__).parent.parent / "matrix.toml")
-    assert runner.stale_known_breakages(cells, Options()) == []
-    assert known.load(runner.PROJECT_ROOT / "cases" / known.FILENAME)
+    assert corpus.stale_known_breakages(cells, Options()) == []
+    assert known.load(corpus.PROJECT_ROOT / "cases" / known.FILENAME)
 
 
 def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester: pytest.Pytester) -> None:

@@ -1,0 +1,67 @@
+"""What a run's `--cases` entries resolve to: the files pytest is given, the cases in them, their known breakages.
+
+Read from the checkout and the case sources alone (nothing is imported), so the host and the cells agree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness import known
+from harness.matrix import Cell
+from harness.options import BUILTIN, Options
+from harness.source import case_files, static_cases
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def case_roots(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The folders of the cases: the shipped corpus for 'builtin', else the folder given."""
+    return [project_root / "cases" if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
+
+
+def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder."""
+    paths: list[Path] = []
+    for entry in cases:
+        if entry == BUILTIN:
+            paths.extend(case_files(project_root / "cases", builtin=True))
+            continue
+        folder = Path(entry).expanduser().resolve()
+        if not folder.is_dir():
+            raise FileNotFoundError(f"--cases {entry}: no such folder")
+        paths.append(folder)
+    return paths
+
+
+def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
+    """(case id, family) of every case in the given files and folders, read from source."""
+    found: list[tuple[str, str]] = []
+    for path in paths:
+        files = [path] if path.is_file() else case_files(path, builtin=False)
+        for file in files:
+            for name, family in static_cases(file):
+                found.append((f"{file.stem}::{name}", family or file.stem))
+    return found
+
+
+def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+    """The known-breakages files beside the case folders that have one."""
+    return [root / known.FILENAME for root in case_roots(cases, project_root) if (root / known.FILENAME).is_file()]
+
+
+def stale_known_breakages(cells: list[Cell], options: Options) -> list[str]:
+    """One line per known-breakage entry that names no existing case, or whose ranges match no selected cell."""
+    case_ids = {case_id for case_id, _ in expected_cases(case_paths(options.cases))}
+    pins: list[dict[str, str | None]] = [
+        {"jax": c.jax, "jaxlib": c.jaxlib, "flax": c.flax, "python": c.python} for c in cells
+    ]
+    lines = []
+    for path in known_breakage_files(options.cases):
+        entries = known.load(path)
+        for entry in known.stale(entries, case_ids):
+            lines.append(f"{path.name}: {entry.case}: stale, no such case")
+        for entry in entries:
+            if entry.case in case_ids and not any(entry.applies(p) for p in pins):
+                lines.append(f"{path.name}: {entry.case}: no selected cell is in its version range")
+    return lines

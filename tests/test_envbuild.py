@@ -1,0 +1,68 @@
+"""harness.envbuild: uv builds, lock reuse, installer messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import envbuild, matrix
+
+CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+
+
+def test_installer_message_picks_the_reason() -> None:
+    uv_output = (
+        "  × No solution found when resolving dependencies:\n"  # noqa: RUF001
+        "  ╰─▶ Because there is no version of jax==99.0 and you require jax==99.0, we can conclude that your\n"
+        "      requirements are unsatisfiable.\n"
+    )
+    assert envbuild.installer_message(uv_output).startswith("Because there is no version of jax==99.0")
+    assert envbuild.installer_message("error: No interpreter found for Python 3.99") == (
+        "error: No interpreter found for Python 3.99"
+    )
+    assert envbuild.installer_message("") == "installer failed without output"
+
+
+def test_install_resolves_once_then_syncs_and_skips_an_unchanged_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([*envbuild.uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+    tiny = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+    log = tmp_path / "install.log"
+    assert envbuild.install(tiny, venv, log) is None
+    assert "pip compile" in log.read_text() and "pip sync" in log.read_text()
+    assert list((tmp_path / ".shardmatrix-locks").glob("*.txt"))
+    assert envbuild.install(tiny, venv, log) is None
+    assert "nothing to do" in log.read_text()
+    fresh = tmp_path / "fresh"
+    subprocess.run([*envbuild.uv_command(), "venv", "-q", "-p", sys.executable, str(fresh)], check=True)
+    assert envbuild.install(tiny, fresh, log) is None
+    assert "pip compile" not in log.read_text()  # the lock beside the venvs was reused
+
+
+def test_install_failure_is_reported_with_uv_reason(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([*envbuild.uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+    impossible = matrix.parse('[[cell]]\njax="99.0.0"\njaxlib="99.0.0"\nflax="0.10.2"\npython="3.11"\n')[0]
+    message = envbuild.install(impossible, venv, tmp_path / "install.log")
+    assert message is not None and "jax==99.0.0" in message
+    assert "jax==99.0.0" in (tmp_path / "install.log").read_text()
+
+
+def test_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def fake_run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append([*command, *str(kwargs.get("input") or "").split()])  # pins reach uv pip compile on stdin
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(envbuild.subprocess, "run", fake_run)
+    tpu = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="tpu"\n')[0]
+    assert envbuild.install(tpu, tmp_path, tmp_path / "log") is None
+    compile_tpu, sync_tpu = seen[0], seen[1]
+    assert "jax[tpu]==0.8.3" in compile_tpu and matrix.LIBTPU_RELEASES in compile_tpu
+    assert matrix.LIBTPU_RELEASES in sync_tpu
+    assert envbuild.install(CELL, tmp_path, tmp_path / "log") is None
+    assert all(matrix.LIBTPU_RELEASES not in command for command in seen[2:])
