@@ -309,3 +309,11 @@ def test_frame_has_every_field_and_typed_numbers() -> None:
 def test_frame_keeps_a_non_integral_device_count_as_float() -> None:
     frame = records_frame([record(device_count=1.5)])
     assert frame["device_count"].tolist() == [1.5]
+
+
+def test_reader_and_writer_agree_on_the_schema() -> None:
+    # reports/ may not import harness/, so the field list lives in both; this keeps the two copies in step.
+    from harness import records
+
+    assert load.FIELDS == records.FIELDS
+    assert load.SCHEMA_VERSION == records.SCHEMA_VERSION
