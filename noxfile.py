@@ -15,7 +15,8 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from harness import bisect, corpus, interpreters, matrix, options, pins, runner, unreported, upgrade  # noqa: E402
+from harness.host import corpus, interpreters, matrix, options, runner, unreported  # noqa: E402
+from harness.tools import bisect, pins, upgrade  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -127,4 +128,4 @@ def bench(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def installed(session: nox.Session) -> None:
     """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""
-    session.run("python", "-m", "harness.installed", *session.posargs, external=True)
+    session.run("python", "-m", "harness.host.installed", *session.posargs, external=True)

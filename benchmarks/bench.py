@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import envbuild, matrix, runner  # noqa: E402
+from harness.host import envbuild, matrix, runner  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> float:

@@ -1,5 +1,8 @@
-"""shardmatrix harness: a pytest plugin that records one JSONL line per case per cell.
+"""shardmatrix harness, in two runtimes and a shared vocabulary.
 
-Modules here are imported both by the host (the noxfile, on the interpreter nox runs on) and inside every cell's
-virtual environment, so nothing at module level may import jax, flax or pandas.
+- harness.vocabulary: statuses and their classes, record fields, schema and paths (imports nothing).
+- harness.case: the decorator case authors import.
+- harness.cell: runs inside each cell's venv (the pytest plugin).
+- harness.host: runs on the host (env builds, the run of one cell, cache, CI plan).
+- harness.tools: release tools on the host (upgrade, bisect, pins, the package index).
 """

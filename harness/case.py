@@ -7,7 +7,7 @@ from typing import TypeVar
 
 import pytest
 
-from harness.needs import Need, accepts, api, version
+from harness.cell.needs import Need, accepts, api, version
 
 __all__ = ["MARKER", "accepts", "api", "case", "version"]
 

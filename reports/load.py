@@ -1,8 +1,9 @@
 """Read the results tree, OUT/results/<run id>/<cell id>.jsonl, into one frame of records.
 
-This module knows the record schema and the file layout on its own: reports are rebuilt from files alone, so
-nothing here imports the harness that wrote them. A record newer than this reader refuses the whole load; an
-older one is upgraded through explicit `update_to_N` functions (asv style), one schema step at a time.
+Reports are rebuilt from files alone: the schema, its migrations and the file layout come from
+harness.vocabulary (dependency-free), and nothing else of the harness is imported. A record newer than this reader
+refuses the whole load; an older one is upgraded through the vocabulary's `update_to_N` functions, one step at a
+time.
 
 Beside each results file the harness writes <cell id>.done.json once the cell finished; a results file without
 one belongs to a cell that was interrupted, whose records are still good but whose missing cases never ran.
@@ -12,44 +13,15 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from harness.vocabulary import FIELDS, SchemaError, done_marker, migrate
+
 Record = dict[str, Any]
-
-#: 2 added `attempt`: a failing case is retried, and each attempt is its own record.
-SCHEMA_VERSION = 2
-
-#: Every field a current record carries; a field an older writer left out is read as null.
-FIELDS: tuple[str, ...] = (
-    "schema_version",
-    "run_id",
-    "cell_id",
-    "case_id",
-    "family",
-    "status",
-    "attempt",
-    "reason",
-    "duration_s",
-    "compile_s",
-    "execute_s",
-    "error_type",
-    "error_message",
-    "warnings",
-    "jax",
-    "jaxlib",
-    "flax",
-    "numpy",
-    "python",
-    "backend",
-    "device_kind",
-    "device_count",
-    "platform",
-    "timestamp",
-)
 
 #: Where each record came from, so "the last record of a case" means the last one in file order.
 SOURCE_FIELDS: tuple[str, ...] = ("source", "line")
@@ -57,15 +29,6 @@ SOURCE_FIELDS: tuple[str, ...] = ("source", "line")
 TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 
 
-
-def update_to_2(record: Record) -> Record:
-    """Schema 1 -> 2: a version 1 writer never retried, so its every record is attempt 1."""
-    return {**record, "attempt": 1, "schema_version": 2}
-
-
-#: MIGRATIONS[n] turns a version n-1 record into a version n record; a schema bump adds `update_to_N` here and
-#: raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2}
 
 #: The columns of load_cells(): one row per results file.
 CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from")
@@ -120,14 +83,9 @@ def load_cells(
     return pd.DataFrame(rows, columns=list(CELL_FIELDS)).astype({"complete": bool})
 
 
-def done_path(results_file: Path) -> Path:
-    """Where the harness marks a cell finished: <cell id>.done.json beside <cell id>.jsonl."""
-    return Path(results_file).with_suffix(".done.json")
-
-
 def read_done(results_file: Path) -> Record | None:
     """The done marker of a results file; None when it is absent, or corrupt (with a warning naming it)."""
-    path = done_path(results_file)
+    path = done_marker(results_file)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -198,19 +156,11 @@ def read_jsonl(path: Path, run_id: str | None = None) -> Iterator[Record]:
 
 
 def upgrade(record: Record, where: str) -> Record:
-    """Bring a record to SCHEMA_VERSION through MIGRATIONS; refuse one from a newer writer."""
-    version = record["schema_version"]
-    if version > SCHEMA_VERSION:
-        raise ResultsError(
-            f"{where}: schema_version {version} is newer than this reader knows ({SCHEMA_VERSION});"
-            " update shardmatrix to read these results"
-        )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        if target not in MIGRATIONS:
-            raise ResultsError(f"{where}: schema_version {version} has no migration to version {target}")
-        record = MIGRATIONS[target](record)
-        record["schema_version"] = target
-    return record
+    """Bring a record to SCHEMA_VERSION (harness.vocabulary's migrations); refuse one from a newer writer."""
+    try:
+        return migrate(record)
+    except SchemaError as exc:
+        raise ResultsError(f"{where}: {exc}") from None
 
 
 def records_frame(records: Sequence[Record]) -> pd.DataFrame:

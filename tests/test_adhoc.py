@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.adhoc import statuses_of, stored_run
-from harness.records import done_path, results_path
+from harness.host.adhoc import statuses_of, stored_run
+from harness.vocabulary import done_path, results_path
 
 
 def store(out: Path, run: str, cell: str, cases: list[str], done: bool = True) -> None:

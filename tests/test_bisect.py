@@ -7,7 +7,7 @@ import argparse
 import pytest
 from packaging.version import Version
 
-from harness import bisect, pins
+from harness.tools import bisect, pins
 
 VERSIONS = [Version(f"0.{n}.0") for n in range(10)]
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import cache, matrix, runner
-from harness.options import Options
-from harness.records import done_path, results_path
+from harness.host import cache, matrix, runner
+from harness.host.options import Options
+from harness.vocabulary import done_path, results_path
 
 SETTINGS = {"devices": 8, "backend": "cpu", "timeout": 300.0, "reruns": 1, "hard_grace": 10.0}
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

@@ -1,4 +1,4 @@
-"""harness.corpus: what --cases entries resolve to, read from source."""
+"""harness.host.corpus: what --cases entries resolve to, read from source."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import corpus
+from harness.host import corpus
 
 
 def folder_of_two_cases(tmp_path: Path) -> Path:

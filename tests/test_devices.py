@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from harness import devices
+from harness.cell import devices
 
 
 def test_with_device_count_adds_and_replaces() -> None:

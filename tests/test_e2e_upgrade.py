@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import interpreters
+from harness.host import interpreters
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""harness.envbuild: uv builds, lock reuse, installer messages."""
+"""harness.host.envbuild: uv builds, lock reuse, installer messages."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import envbuild, matrix
+from harness.host import envbuild, matrix
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 

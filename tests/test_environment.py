@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import platform
 
-from harness import environment
+from harness.cell import environment
 
 
 def test_package_versions_from_metadata_none_when_absent() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix, runner
-from harness.options import Options
-from harness.records import done_path, results_path
+from harness.host import matrix, runner
+from harness.host.options import Options
+from harness.vocabulary import done_path, results_path
 
 FAULTS = Path(__file__).parent / "faults"
 # The cell is this test environment itself: it has the harness and needs no jax for these cases.

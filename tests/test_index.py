@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from harness import index
+from harness.tools import index
 
 JSON_DOC = {"releases": {
     "0.6.0": [{"yanked": False}], "0.6.1": [{"yanked": True}], "0.6.2": [{"yanked": False}],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import envbuild, installed
+from harness.host import envbuild, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
@@ -60,9 +60,9 @@ def test_installed_mode_records_the_interpreters_own_stack(tmp_path: Path) -> No
                     "jaxlib==0.4.38", "flax==0.10.2", "--editable", str(ROOT)], check=True)
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "test_installed_case.py").write_text(CASE)
-    done = subprocess.run([str(envbuild.venv_python(venv)), "-m", "harness.installed", "--out", str(tmp_path / "out"),
-                           "--run-id", "r", "--cases", str(tmp_path / "cases")], cwd=tmp_path, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run([str(envbuild.venv_python(venv)), "-m", "harness.host.installed",
+                           "--out", str(tmp_path / "out"), "--run-id", "r", "--cases", str(tmp_path / "cases")],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     results = tmp_path / "out" / "results" / "r" / "jax0.4.38-flax0.10.2-py3.11-installed.jsonl"
     (record,) = [json.loads(line) for line in results.read_text().splitlines()]

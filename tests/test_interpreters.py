@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import interpreters
+from harness.host import interpreters
 
 
 def fake_pyenv(root: Path, versions: list[str], default: str | None) -> None:

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import corpus, known
+from harness.cell import known
+from harness.host import corpus
 
 GOOD = """
 [[breakage]]
@@ -58,8 +59,8 @@ def test_stale_pair(tmp_path: Path) -> None:
 
 
 def test_shipped_known_breakages_name_real_cases_and_matrix_cells() -> None:
-    from harness import matrix
-    from harness.options import Options
+    from harness.host import matrix
+    from harness.host.options import Options
 
     cells = matrix.load(Path(__file__).parent.parent / "matrix.toml")
     assert corpus.stale_known_breakages(cells, Options()) == []

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix
+from harness.host import matrix
 
 GOOD = """
 [[cell]]

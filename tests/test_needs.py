@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import needs
+from harness.cell import needs
 
 
 def test_api_present_is_met_and_absent_names_the_missing_part() -> None:

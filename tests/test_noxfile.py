@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import matrix
+from harness.host import matrix
 
 ROOT = Path(__file__).resolve().parent.parent
 

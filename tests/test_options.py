@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import options
+from harness.host import options
 
 
 def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import statuses
-from harness.outcomes import Phase, Verdict, skip_reason, verdict
+from harness import vocabulary
+from harness.cell.outcomes import Phase, Verdict, skip_reason, verdict
 
 SETUP_OK = Phase("setup", "passed")
 TEARDOWN_OK = Phase("teardown", "passed")
@@ -12,33 +12,33 @@ TEARDOWN_OK = Phase("teardown", "passed")
 @pytest.mark.parametrize(
     ("phases", "expected"),
     [
-        ([SETUP_OK, Phase("call", "passed"), TEARDOWN_OK], Verdict(statuses.PASSED)),
-        ([SETUP_OK, Phase("call", "failed", "AssertionError"), TEARDOWN_OK], Verdict(statuses.FAILED)),
-        ([Phase("setup", "failed", "ImportError"), TEARDOWN_OK], Verdict(statuses.ERROR)),
+        ([SETUP_OK, Phase("call", "passed"), TEARDOWN_OK], Verdict(vocabulary.PASSED)),
+        ([SETUP_OK, Phase("call", "failed", "AssertionError"), TEARDOWN_OK], Verdict(vocabulary.FAILED)),
+        ([Phase("setup", "failed", "ImportError"), TEARDOWN_OK], Verdict(vocabulary.ERROR)),
         ([Phase("setup", "skipped", "Skipped: jax.shard_map is absent"), TEARDOWN_OK],
-         Verdict(statuses.NOT_APPLICABLE, "jax.shard_map is absent")),
+         Verdict(vocabulary.NOT_APPLICABLE, "jax.shard_map is absent")),
         ([SETUP_OK, Phase("call", "skipped", "", xfail_reason="upstream bug"), TEARDOWN_OK],
-         Verdict(statuses.XFAILED, "upstream bug")),
+         Verdict(vocabulary.XFAILED, "upstream bug")),
         ([SETUP_OK, Phase("call", "passed", "", xfail_reason="flaky"), TEARDOWN_OK],
-         Verdict(statuses.XPASSED, "flaky")),
+         Verdict(vocabulary.XPASSED, "flaky")),
         ([SETUP_OK, Phase("call", "failed", "[XPASS(strict)] fixed upstream"), TEARDOWN_OK],
-         Verdict(statuses.XPASSED, "fixed upstream")),
+         Verdict(vocabulary.XPASSED, "fixed upstream")),
         ([SETUP_OK, Phase("call", "failed", "Failed: Timeout (>1.0s) from pytest-timeout."), TEARDOWN_OK],
-         Verdict(statuses.TIMEOUT)),
+         Verdict(vocabulary.TIMEOUT)),
         ([SETUP_OK, Phase("call", "passed"), Phase("teardown", "failed", "boom")],
-         Verdict(statuses.ERROR, "teardown failed")),
+         Verdict(vocabulary.ERROR, "teardown failed")),
         ([SETUP_OK, Phase("???", "failed", "worker 'gw0' crashed while running 'x.py::t'")],
-         Verdict(statuses.CRASHED, "worker 'gw0' crashed while running 'x.py::t'")),
-        ([], Verdict(statuses.ERROR, "the case reported no call phase")),
+         Verdict(vocabulary.CRASHED, "worker 'gw0' crashed while running 'x.py::t'")),
+        ([], Verdict(vocabulary.ERROR, "the case reported no call phase")),
         ([SETUP_OK, Phase("call", "failed", "E ImportError", error_type="ImportError"), TEARDOWN_OK],
-         Verdict(statuses.ERROR, "the cell's packages failed to import")),
+         Verdict(vocabulary.ERROR, "the cell's packages failed to import")),
         ([SETUP_OK, Phase("call", "failed", "E AttributeError", error_type="AttributeError"), TEARDOWN_OK],
-         Verdict(statuses.FAILED)),
+         Verdict(vocabulary.FAILED)),
     ],
 )
 def test_verdict(phases: list[Phase], expected: Verdict) -> None:
     assert verdict(phases) == expected
-    assert expected.status in statuses.ALL
+    assert expected.status in vocabulary.ALL
 
 
 def test_skip_reason_strips_prefix() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import pins
-from harness.matrix import Cell
+from harness.host.matrix import Cell
+from harness.tools import pins
 
 
 def cell(jax: str, flax: str, python: str) -> Cell:

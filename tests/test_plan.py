@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix, plan
+from harness.host import matrix, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ backend = "cuda13"
 
 
 def run_plan(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.plan", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "harness.host.plan", *args], cwd=ROOT, capture_output=True, text=True,
                           check=False)
 
 

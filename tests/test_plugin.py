@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.records import SCHEMA_VERSION
+from harness.vocabulary import SCHEMA_VERSION
 
 CASES = '''
 import warnings
 import pytest
 
-from harness.records import SCHEMA_VERSION
+from harness.vocabulary import SCHEMA_VERSION
 from harness.case import case, api, accepts
 
 FAMILY = "toy_family"
@@ -225,7 +225,7 @@ def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) 
 
 
 def test_results_path_layout(tmp_path: Path) -> None:
-    from harness.records import results_path
+    from harness.vocabulary import results_path
 
     assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"
 

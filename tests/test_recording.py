@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from harness.recording import crashed_worker
+from harness.cell.recording import crashed_worker
 
 
 def test_crashed_worker_pair() -> None:

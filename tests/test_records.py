@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import records
+from harness import vocabulary
+from harness.cell import records
 
 
 def test_make_record_fills_every_field_in_order() -> None:
     record = records.make_record(run_id="r", cell_id="c", case_id="m::t", status="passed")
-    assert tuple(record) == records.FIELDS
-    assert record["schema_version"] == records.SCHEMA_VERSION
+    assert tuple(record) == vocabulary.FIELDS
+    assert record["schema_version"] == vocabulary.SCHEMA_VERSION
     assert record["warnings"] == [] and record["error_type"] is None and record["timestamp"]
 
 
@@ -22,7 +23,7 @@ def test_make_record_refuses_unknown_fields() -> None:
 
 
 def test_writer_appends_one_line_per_record(tmp_path: Path) -> None:
-    path = records.results_path(tmp_path, "run", "cell")
+    path = vocabulary.results_path(tmp_path, "run", "cell")
     for status in ("passed", "failed"):
         writer = records.JsonlWriter(path)
         writer.write(records.make_record(status=status, error_message="a\nmultiline <b>"))

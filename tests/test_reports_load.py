@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from reports import load
+from harness import vocabulary
+from harness.vocabulary import done_marker as done_path
+from harness.vocabulary import update_to_2
 from reports.load import (
     FIELDS,
     ResultsError,
-    done_path,
     list_runs,
     load_cells,
     load_results,
     read_done,
     read_jsonl,
     records_frame,
-    update_to_2,
 )
 
 RUN = "20261121T084500Z-ab12"
@@ -155,14 +155,6 @@ def test_mixed_file_of_schema_1_and_2_lines_loads(tmp_path: Path) -> None:
     assert frame[["status", "attempt"]].values.tolist() == [["failed", 1], ["passed", 2]]
 
 
-def test_update_to_2_makes_a_first_attempt_and_leaves_its_input_alone() -> None:
-    old = record_v1()
-    new = update_to_2(old)
-    assert (new["schema_version"], new["attempt"]) == (2, 1)
-    assert "attempt" not in old and old["schema_version"] == 1
-    assert load.MIGRATIONS[2] is update_to_2
-
-
 def test_newer_schema_refuses_the_whole_load(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record(), record(schema_version=3))
     with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 3 is newer than this reader knows \(2\)"):
@@ -173,8 +165,8 @@ def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pyte
     def update_to_3(old: dict[str, Any]) -> dict[str, Any]:
         return {**old, "reason": f"migrated attempt {old['attempt']}"}
 
-    monkeypatch.setattr(load, "SCHEMA_VERSION", 3)
-    monkeypatch.setattr(load, "MIGRATIONS", {2: update_to_2, 3: update_to_3})
+    monkeypatch.setattr(vocabulary, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(vocabulary, "MIGRATIONS", {2: update_to_2, 3: update_to_3})
     path = write_records(tmp_path, RUN, CELL, record_v1())
     (row,) = read_jsonl(path)
     assert (row["schema_version"], row["reason"]) == (3, "migrated attempt 1")
@@ -309,11 +301,3 @@ def test_frame_has_every_field_and_typed_numbers() -> None:
 def test_frame_keeps_a_non_integral_device_count_as_float() -> None:
     frame = records_frame([record(device_count=1.5)])
     assert frame["device_count"].tolist() == [1.5]
-
-
-def test_reader_and_writer_agree_on_the_schema() -> None:
-    # reports/ may not import harness/, so the field list lives in both; this keeps the two copies in step.
-    from harness import records
-
-    assert load.FIELDS == records.FIELDS
-    assert load.SCHEMA_VERSION == records.SCHEMA_VERSION

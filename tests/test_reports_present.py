@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from harness import statuses
+from harness import vocabulary
 from reports.present import DEPRECATED, PRESENTATIONS, UNKNOWN, display_status, legend, present, stylesheet
 
 
 def test_every_harness_status_has_a_presentation() -> None:
-    assert set(statuses.ALL) <= set(PRESENTATIONS)
+    assert set(vocabulary.ALL) <= set(PRESENTATIONS)
 
 
 def test_presentations_name_no_status_the_harness_lacks() -> None:
-    assert set(PRESENTATIONS) - set(statuses.ALL) == {DEPRECATED}
+    assert set(PRESENTATIONS) - set(vocabulary.ALL) == {DEPRECATED}
 
 
 def test_legend_follows_the_harness_order() -> None:
     order = [status for status in PRESENTATIONS if status != DEPRECATED]
-    assert order == list(statuses.ALL)
+    assert order == list(vocabulary.ALL)
 
 
 def test_known_status_has_its_own_look() -> None:

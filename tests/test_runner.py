@@ -1,4 +1,4 @@
-"""harness.runner: the pytest command and environment of a cell."""
+"""harness.host.runner: the pytest command and environment of a cell."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix, runner
-from harness.options import Options
+from harness.host import matrix, runner
+from harness.host.options import Options
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

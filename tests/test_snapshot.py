@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.snapshot import snapshot, sources_dir
+from harness.cell.snapshot import snapshot
+from harness.vocabulary import sources_dir
 
 
 def test_a_case_file_brings_its_folder_and_a_node_id_its_file(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import source
+from harness.cell import source
 
 MODULE = '''
 import jax

@@ -5,7 +5,7 @@ import types
 
 import pytest
 
-from harness import timing
+from harness.cell import timing
 
 
 def fake_jax(monkeypatch: pytest.MonkeyPatch) -> list:

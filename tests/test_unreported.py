@@ -1,4 +1,4 @@
-"""harness.unreported: records written for cases pytest could not report."""
+"""harness.host.unreported: records written for cases pytest could not report."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix, unreported
-from harness.options import Options
+from harness.host import matrix, unreported
+from harness.host.options import Options
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 

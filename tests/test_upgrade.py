@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import matrix, pins, upgrade
+from harness.host import matrix
+from harness.tools import pins, upgrade
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 

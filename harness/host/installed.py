@@ -13,10 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import corpus, envbuild, matrix, runner
-from harness import options as session_options
-from harness.options import Options
-from harness.records import results_path
+from harness.host import corpus, envbuild, matrix, runner
+from harness.host import options as session_options
+from harness.host.options import Options
+from harness.vocabulary import results_path
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
@@ -89,8 +89,8 @@ def run(options: Options, backend: str | None = None, python: str = sys.executab
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m harness.installed [--backend NAME] [session options]`: record this interpreter as one cell."""
-    parse = argparse.ArgumentParser(prog="python -m harness.installed", add_help=False)
+    """`python -m harness.host.installed [--backend NAME] [session options]`: record this interpreter as one cell."""
+    parse = argparse.ArgumentParser(prog="python -m harness.host.installed", add_help=False)
     parse.add_argument("--backend", default=None, help="the backend to record (default: read off jax's plugins)")
     known, rest = parse.parse_known_args(sys.argv[1:] if argv is None else argv)
     opts = session_options.parse(rest)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness import statuses
+from harness import vocabulary
 
 #: pytest-timeout's failure message starts with this.
 TIMEOUT_MARK = "Timeout (>"
@@ -38,60 +38,60 @@ class Verdict:
 
 
 def verdict(phases: list[Phase]) -> Verdict:
-    """Combine a case's phases into its status (see harness.statuses for the vocabulary)."""
+    """Combine a case's phases into its status (see harness.vocabulary for the vocabulary)."""
     result: Verdict | None = None
     for phase in phases:
         if phase.when == "setup" and phase.outcome != "passed":
             return _early(phase)
         if phase.when == "call":
             result = _call(phase)
-        if phase.when == "teardown" and phase.outcome == "failed" and result in (None, Verdict(statuses.PASSED)):
-            return Verdict(statuses.ERROR, "teardown failed")
+        if phase.when == "teardown" and phase.outcome == "failed" and result in (None, Verdict(vocabulary.PASSED)):
+            return Verdict(vocabulary.ERROR, "teardown failed")
         if phase.when not in ("setup", "call", "teardown") and phase.outcome == "failed":
             result = _call(phase)  # xdist reports a dead worker's case under an unusual phase name
-    return result or Verdict(statuses.ERROR, "the case reported no call phase")
+    return result or Verdict(vocabulary.ERROR, "the case reported no call phase")
 
 
 def _early(phase: Phase) -> Verdict:
     if phase.outcome == "skipped":
         if phase.xfail_reason is not None:
-            return Verdict(statuses.XFAILED, phase.xfail_reason)
-        return Verdict(statuses.NOT_APPLICABLE, skip_reason(phase.message))
+            return Verdict(vocabulary.XFAILED, phase.xfail_reason)
+        return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if TIMEOUT_MARK in phase.message:
-        return Verdict(statuses.TIMEOUT)
-    return Verdict(statuses.ERROR)
+        return Verdict(vocabulary.TIMEOUT)
+    return Verdict(vocabulary.ERROR)
 
 
 def _call(phase: Phase) -> Verdict:
     if phase.outcome == "passed":
         if phase.xfail_reason is not None:
-            return Verdict(statuses.XPASSED, phase.xfail_reason)
-        return Verdict(statuses.PASSED)
+            return Verdict(vocabulary.XPASSED, phase.xfail_reason)
+        return Verdict(vocabulary.PASSED)
     if phase.outcome == "skipped":
         if phase.xfail_reason is not None:
-            return Verdict(statuses.XFAILED, phase.xfail_reason)
-        return Verdict(statuses.NOT_APPLICABLE, skip_reason(phase.message))
+            return Verdict(vocabulary.XFAILED, phase.xfail_reason)
+        return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if STRICT_XPASS_MARK in phase.message:
-        return Verdict(statuses.XPASSED, phase.message.replace(STRICT_XPASS_MARK, "").strip() or None)
+        return Verdict(vocabulary.XPASSED, phase.message.replace(STRICT_XPASS_MARK, "").strip() or None)
     if TIMEOUT_MARK in phase.message:
-        return Verdict(statuses.TIMEOUT)
+        return Verdict(vocabulary.TIMEOUT)
     if CRASH_MARK in phase.message:
-        return Verdict(statuses.CRASHED, phase.message)
+        return Verdict(vocabulary.CRASHED, phase.message)
     if phase.error_type == "SystemExit":
-        return Verdict(statuses.CRASHED, f"the case called sys.exit({phase.exit_code})")
+        return Verdict(vocabulary.CRASHED, f"the case called sys.exit({phase.exit_code})")
     if phase.error_type in IMPORT_ERRORS:
-        return Verdict(statuses.ERROR, "the cell's packages failed to import")
-    return Verdict(statuses.FAILED)
+        return Verdict(vocabulary.ERROR, "the cell's packages failed to import")
+    return Verdict(vocabulary.FAILED)
 
 
 def crash_verdict(fault_log: str) -> Verdict:
     """Why a worker died, from what faulthandler wrote: a hard timeout, a fatal signal, or a silent exit."""
     if re.search(r"^Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!", fault_log, re.MULTILINE):
-        return Verdict(statuses.TIMEOUT, "hard time limit: the case never returned to Python and was stopped")
+        return Verdict(vocabulary.TIMEOUT, "hard time limit: the case never returned to Python and was stopped")
     fatal = re.findall(r"^Fatal Python error: (.+)$", fault_log, re.MULTILINE)
     if fatal:
-        return Verdict(statuses.CRASHED, f"Fatal Python error: {fatal[-1].strip()}")
-    return Verdict(statuses.CRASHED, "the process exited without a Python error (os._exit or an external kill)")
+        return Verdict(vocabulary.CRASHED, f"Fatal Python error: {fatal[-1].strip()}")
+    return Verdict(vocabulary.CRASHED, "the process exited without a Python error (os._exit or an external kill)")
 
 
 def skip_reason(message: str) -> str:

@@ -1,4 +1,6 @@
-"""Result records: their schema, where a cell's file lives, and a line-flushed append-only writer."""
+"""Writing result records: complete records in schema order, case ids from node ids, a line-flushed writer.
+
+The schema itself (fields, version, paths) is harness.vocabulary's."""
 
 from __future__ import annotations
 
@@ -9,45 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-#: 2 added `attempt` (failing cases are retried; each attempt is its own record).
-SCHEMA_VERSION = 2
+from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION
 
-#: Every field a record carries, in order; absent values are written as null.
-FIELDS: tuple[str, ...] = (
-    "schema_version",
-    "run_id",
-    "cell_id",
-    "case_id",
-    "family",
-    "status",
-    "attempt",
-    "reason",
-    "duration_s",
-    "compile_s",
-    "execute_s",
-    "error_type",
-    "error_message",
-    "warnings",
-    "jax",
-    "jaxlib",
-    "flax",
-    "numpy",
-    "python",
-    "backend",
-    "device_kind",
-    "device_count",
-    "platform",
-    "timestamp",
-)
-
-
-def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
-    return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
-
-
-#: The name a collection failure is recorded under when a module yields no case at all.
-COLLECTION_CASE = "<collection>"
 #: The fault log of a cell's own pytest process when cases run in it (no xdist worker).
 IN_PROCESS = "main"
 
@@ -61,21 +26,6 @@ def case_id_from_nodeid(nodeid: str) -> str:
 def family_from_nodeid(nodeid: str) -> str:
     """The family of a case that declares none: its module's name."""
     return Path(nodeid.partition("::")[0]).stem
-
-
-def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
-    return results_path(out_dir, run_id, cell_id).with_suffix(".inflight")
-
-
-def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The marker written atomically once a cell finished; a results file without it was interrupted."""
-    return results_path(out_dir, run_id, cell_id).with_suffix(".done.json")
-
-
-def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
-    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
-    return results_path(out_dir, run_id, cell_id).with_suffix("") / "faults" / f"{worker}.log"
 
 
 def write_atomically(path: Path, payload: dict[str, Any]) -> None:

@@ -17,23 +17,21 @@ from typing import Any
 
 import pytest
 
-from harness import devices, environment, known, snapshot
 from harness.case import MARKER
-from harness.collect import ResilientModule
-from harness.needs import first_unmet
-from harness.recording import Recorder
-from harness.records import (
+from harness.cell import devices, environment, known, snapshot
+from harness.cell.collect import ResilientModule
+from harness.cell.needs import first_unmet
+from harness.cell.recording import Recorder
+from harness.cell.records import (
     IN_PROCESS,
     JsonlWriter,
     case_id_from_nodeid,
     family_from_nodeid,
-    fault_log_path,
     first_line,
-    inflight_path,
     recorded_case_ids,
-    results_path,
 )
-from harness.timing import CompileClock, median_timing, split
+from harness.cell.timing import CompileClock, median_timing, split
+from harness.vocabulary import fault_log_path, inflight_path, results_path, sources_dir
 
 CLOCK = pytest.StashKey[CompileClock]()
 CALL_DATA = pytest.StashKey[dict[str, Any]]()
@@ -88,11 +86,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if not getattr(config.option, "numprocesses", None):
         # Cases run in this very process: a death is pinned on the case named in the in-flight file, and the
-        # runner starts a fresh process for the rest (see harness.runner.run_installed).
+        # runner starts a fresh process for the rest (see harness.host.runner.run_installed).
         _watch_for_faults(config, fault_log_path(Path(out), run, cell, IN_PROCESS))
         config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
-    snapshot.snapshot(config.args, snapshot.sources_dir(Path(out), run, cell))
+    snapshot.snapshot(config.args, sources_dir(Path(out), run, cell))
     context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
 
     def read_fault_log(worker: str) -> str:

@@ -11,20 +11,20 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from harness import statuses
-from harness.corpus import case_paths, expected_cases
-from harness.matrix import Cell
-from harness.options import Options
-from harness.outcomes import crash_verdict
-from harness.records import (
+from harness import vocabulary
+from harness.cell.outcomes import crash_verdict
+from harness.cell.records import (
     JsonlWriter,
     case_id_from_nodeid,
     family_from_nodeid,
     make_record,
     read_records,
     recorded_case_ids,
-    results_path,
 )
+from harness.host.corpus import case_paths, expected_cases
+from harness.host.matrix import Cell
+from harness.host.options import Options
+from harness.vocabulary import results_path
 
 
 def cell_record(cell: Cell, options: Options, **fields: Any) -> dict[str, Any]:
@@ -76,7 +76,8 @@ def record_death(cell: Cell, options: Options, inflight: Path, fault_log: Path, 
         writer.write(cell_record(
             cell, options, case_id=case_id,
             family=families.get(case_id.split("[")[0], family_from_nodeid(nodeid)), status=verdict.status,
-            reason=verdict.reason, error_type="ProcessTimeout" if verdict.status == statuses.TIMEOUT else "ProcessDied",
+            reason=verdict.reason,
+            error_type="ProcessTimeout" if verdict.status == vocabulary.TIMEOUT else "ProcessDied",
             error_message=verdict.reason,
         ))
     finally:
@@ -104,7 +105,7 @@ def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
             message = f"interpreter python{cell.python} not found (install it, or list it in PYENV_VERSION)"
         else:
             message = f"the cell's session did not run although python{cell.python} exists (see the nox log)"
-        record_unrun(cell, options, case_paths(options.cases), statuses.INSTALL_ERROR, "MissingInterpreter", message)
+        record_unrun(cell, options, case_paths(options.cases), vocabulary.INSTALL_ERROR, "MissingInterpreter", message)
         missing.append(cell.id)
     return missing
 
@@ -115,8 +116,8 @@ def infrastructure_problems(cells: list[Cell], options: Options) -> list[str]:
     for cell in cells:
         counts: dict[str, int] = {}
         for record in read_records(results_path(options.out, options.run_id, cell.id)):
-            status = record.get("status")
-            if status in statuses.INFRASTRUCTURE:
+            status = str(record.get("status"))
+            if vocabulary.status_class(status) == vocabulary.INFRASTRUCTURE:
                 counts[status] = counts.get(status, 0) + 1
         if counts:
             problems.append(f"{cell.id}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
-from harness.source import static_cases
+from harness.cell.source import static_cases
 
 
 class ResilientModule(pytest.Module):

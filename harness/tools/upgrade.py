@@ -10,9 +10,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import adhoc, corpus, options, pins
-from harness.adhoc import CellRun
-from harness.matrix import Cell
+from harness.host import adhoc, corpus, options
+from harness.host.adhoc import CellRun
+from harness.host.matrix import Cell
+from harness.tools import pins
 
 CANDIDATE = re.compile(r"^(jax|jaxlib|flax)\s*==", re.IGNORECASE)
 

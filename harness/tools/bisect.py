@@ -15,12 +15,14 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from harness import adhoc, corpus, index, options, pins, statuses
-from harness.matrix import Cell
+from harness import vocabulary
+from harness.host import adhoc, corpus, options
+from harness.host.matrix import Cell
+from harness.tools import index, pins
 
 #: Outcomes of a probe. xfailed is bad: a known breakage still breaks the case.
-GOOD = frozenset({statuses.PASSED, statuses.XPASSED})
-SKIP = frozenset({statuses.INSTALL_ERROR, statuses.NOT_APPLICABLE})
+GOOD = frozenset({vocabulary.PASSED, vocabulary.XPASSED})
+SKIP = frozenset({vocabulary.INSTALL_ERROR, vocabulary.NOT_APPLICABLE})
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ def run(
         cell = probe_cell(req.package, version, req.held)
         ran = adhoc.run_cell(cell, opts, {req.case_id}, force=opts.force, paths=[node], say=say)
         records = adhoc.statuses_of(opts.out, ran.run_id, cell.id)
-        record = records.get(req.case_id) or next(iter(records.values()), {"status": statuses.ERROR,
+        record = records.get(req.case_id) or next(iter(records.values()), {"status": vocabulary.ERROR,
                                                                             "error_message": "no record written"})
         error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
         result = Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell.id)

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.records import new_run_id
+from harness.cell.records import new_run_id
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import known
-from harness.matrix import Cell
-from harness.options import BUILTIN, Options
-from harness.source import case_files, static_cases
+from harness.cell import known
+from harness.cell.source import case_files, static_cases
+from harness.host.matrix import Cell
+from harness.host.options import BUILTIN, Options
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def case_roots(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:

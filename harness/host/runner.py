@@ -1,7 +1,7 @@
 """Running one cell from the host: build its env, reuse stored results when nothing changed, run pytest in it.
 
 This module runs on the interpreter nox runs on (no jax, no pytest there). Whatever stops a cell before or
-outside pytest (an install failure, a dead process) is recorded through harness.unreported, for every case of
+outside pytest (an install failure, a dead process) is recorded through harness.host.unreported, for every case of
 the cell, so no cell vanishes from the matrix.
 """
 
@@ -12,14 +12,16 @@ import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
-from harness import cache, statuses
-from harness.corpus import case_paths, case_roots, known_breakage_files
-from harness.devices import with_device_count
-from harness.envbuild import freeze, install, interpreter_version, venv_python
-from harness.matrix import Cell
-from harness.options import Options
-from harness.records import IN_PROCESS, done_path, fault_log_path, inflight_path, results_path, write_atomically
-from harness.unreported import exit_description, record_death, record_unrun
+from harness import vocabulary
+from harness.cell.devices import with_device_count
+from harness.cell.records import IN_PROCESS, write_atomically
+from harness.host import cache
+from harness.host.corpus import case_paths, case_roots, known_breakage_files
+from harness.host.envbuild import freeze, install, interpreter_version, venv_python
+from harness.host.matrix import Cell
+from harness.host.options import Options
+from harness.host.unreported import exit_description, record_death, record_unrun
+from harness.vocabulary import done_path, fault_log_path, inflight_path, results_path
 
 #: pytest exit codes after which every case that was collected has been reported.
 PYTEST_FINISHED = (0, 1)
@@ -90,7 +92,7 @@ def run(cell: Cell, venv: Path, options: Options) -> int:
     if problem is not None:
         if options.resume:  # an earlier attempt may have recorded the same install error
             target.unlink(missing_ok=True)
-        record_unrun(cell, options, paths, statuses.INSTALL_ERROR, "InstallError", problem)
+        record_unrun(cell, options, paths, vocabulary.INSTALL_ERROR, "InstallError", problem)
         finish(cell, options, 0)
         return 0
     frozen = freeze(venv, target.with_suffix(".freeze.txt"))
@@ -135,10 +137,10 @@ def run_installed(cell: Cell, venv: Path, options: Options, paths: list[Path], f
         # Keep what was recorded and leave no done marker: --resume runs the rest.
         return done.returncode
     if done.returncode == PYTEST_NO_TESTS and not options.resume:
-        record_unrun(cell, options, [], statuses.ERROR, "NoCasesCollected",
+        record_unrun(cell, options, [], vocabulary.ERROR, "NoCasesCollected",
                      f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
     elif done.returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
-        record_unrun(cell, options, paths, statuses.CRASHED, "CellProcessDied", exit_description(done.returncode),
+        record_unrun(cell, options, paths, vocabulary.CRASHED, "CellProcessDied", exit_description(done.returncode),
                      only_missing=True)
     finish(cell, options, done.returncode, fingerprint=fingerprint)
     return 0

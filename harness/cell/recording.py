@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from harness import statuses
-from harness.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
-from harness.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
+from harness import vocabulary
+from harness.cell.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
+from harness.cell.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
 
 
 def phase_of(report: pytest.TestReport) -> Phase:
@@ -62,7 +62,7 @@ class Recorder:
                 **self._context,
                 case_id=case_id_from_nodeid(report.nodeid),
                 family=family_from_nodeid(report.nodeid),
-                status=statuses.ERROR,
+                status=vocabulary.ERROR,
                 reason="collection failed",
                 error_type="CollectError",
                 error_message=_last_error_line(message),
@@ -93,7 +93,7 @@ class Recorder:
         error_type = failing_data.get("error_type")
         error_message = failing_data.get("error_message")
         if worker is not None:
-            error_type = "WorkerTimeout" if decided.status == statuses.TIMEOUT else "WorkerCrashed"
+            error_type = "WorkerTimeout" if decided.status == vocabulary.TIMEOUT else "WorkerCrashed"
             error_message = decided.reason
         elif failing is not None and not error_message:
             error_message = _last_error_line(failing.longreprtext or "")

@@ -18,7 +18,7 @@ else:  # pragma: no cover - the host runs nox on 3.11+
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from harness.matrix import Cell, default_id
+from harness.host.matrix import Cell, default_id
 
 #: The packages a pin set may name; jaxlib is accepted and must equal jax.
 PACKAGES = ("jax", "jaxlib", "flax")

@@ -14,9 +14,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.records import done_path, read_records, results_path
+from harness.cell.records import read_records
+from harness.vocabulary import done_path, results_path
 
-HARNESS = Path(__file__).resolve().parent
+HARNESS = Path(__file__).resolve().parents[1]
 #: Settings that may change a case's outcome or its timing; parallelism and output paths do not.
 OUTCOME_SETTINGS = ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats")
 

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import corpus, envbuild, runner, statuses, unreported
-from harness.matrix import Cell
-from harness.options import Options
-from harness.records import done_path, recorded_case_ids, results_path
+from harness import vocabulary
+from harness.cell.records import recorded_case_ids
+from harness.host import corpus, envbuild, runner, unreported
+from harness.host.matrix import Cell
+from harness.host.options import Options
+from harness.vocabulary import done_path, results_path
 
 VENVS = corpus.PROJECT_ROOT / ".nox"
 
@@ -89,10 +91,10 @@ def run_cell(
             envbuild.freeze(venv, target.with_suffix(".freeze.txt"))
             runner.run_installed(cell, venv, options, chosen)
         else:
-            unreported.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "InstallError", problem)
+            unreported.record_unrun(cell, options, chosen, vocabulary.INSTALL_ERROR, "InstallError", problem)
             runner.finish(cell, options, 0)
     else:
-        unreported.record_unrun(cell, options, chosen, statuses.INSTALL_ERROR, "MissingInterpreter", problem)
+        unreported.record_unrun(cell, options, chosen, vocabulary.INSTALL_ERROR, "MissingInterpreter", problem)
         runner.finish(cell, options, 0)
     return CellRun(cell, options.run_id, reused=False)
 

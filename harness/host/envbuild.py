@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.corpus import PROJECT_ROOT
-from harness.matrix import LIBTPU_RELEASES, Cell
-from harness.records import first_line
+from harness.cell.records import first_line
+from harness.host.corpus import PROJECT_ROOT
+from harness.host.matrix import LIBTPU_RELEASES, Cell
 
 
 def uv_command() -> list[str]:

@@ -1,6 +1,6 @@
 """The fan-out plan: which cells a CI run has, as the JSON a GitHub Actions `strategy.matrix` takes.
 
-`python -m harness.plan [--cells GLOB] [--backend NAME] [--smoke]` prints one JSON list of
+`python -m harness.host.plan [--cells GLOB] [--backend NAME] [--smoke]` prints one JSON list of
 `{"cell", "session", "python", "backend"}` objects, read from the same matrix file the noxfile reads, so the
 workflow never keeps its own list of cells.
 """
@@ -14,9 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import matrix
+from harness.host import matrix
 
-DEFAULT_MATRIX = Path(__file__).resolve().parent.parent / "matrix.toml"
+DEFAULT_MATRIX = Path(__file__).resolve().parents[2] / "matrix.toml"
 
 
 def entry(cell: matrix.Cell) -> dict[str, str]:
@@ -58,8 +58,8 @@ def _check_backends(backends: Sequence[str]) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line of `python -m harness.plan`."""
-    p = argparse.ArgumentParser(prog="python -m harness.plan", description=__doc__.splitlines()[0])
+    """The command line of `python -m harness.host.plan`."""
+    p = argparse.ArgumentParser(prog="python -m harness.host.plan", description=__doc__.splitlines()[0])
     p.add_argument("--matrix", type=Path, default=Path(os.environ.get("SHARDMATRIX_MATRIX", DEFAULT_MATRIX)),
                    help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",

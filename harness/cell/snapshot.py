@@ -6,13 +6,6 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.records import results_path
-
-
-def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
-    return results_path(out_dir, run_id, cell_id).with_suffix("") / "cases"
-
 
 def snapshot(args: Iterable[str], target: Path) -> list[Path]:
     """Copy the Python files of what pytest was given (a file's folder, or a folder's tree) into `target`."""

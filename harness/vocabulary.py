@@ -1,0 +1,206 @@
+"""The vocabulary every part of shardmatrix speaks: statuses and their classes, record fields, the schema version
+with its migrations, and where a cell's files live.
+
+Imported by the harness inside every cell (any jax, the cell's Python), by the host, and by reports/, which
+imports nothing else of the harness. So it imports nothing but the standard library's pathlib: a report can be
+rebuilt from files with this module and pandas alone.
+
+Every consumer asks this module what a status means (`status_class`, `is_passing`, ...) instead of keeping its
+own list, so a status added here and left out of the classes fails a test, and a status read from a file that
+this module does not know is UNKNOWN: never passing, never safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# --- statuses ---------------------------------------------------------------------------------------------------
+
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"
+NOT_APPLICABLE = "not_applicable"
+XFAILED = "xfailed"
+XPASSED = "xpassed"
+CRASHED = "crashed"
+TIMEOUT = "timeout"
+INSTALL_ERROR = "install_error"
+
+#: Every status, in the order reports list them, with the one-line meaning the README repeats.
+MEANINGS: dict[str, str] = {
+    PASSED: "the case ran and every assertion held",
+    FAILED: "the case ran and an assertion failed, the API under test raised, or a name it uses is missing",
+    ERROR: "the case could not run: the cell's jax or flax do not import, its backend does not start, or setup "
+           "failed",
+    NOT_APPLICABLE: "the API or device count the case needs is absent in this cell (the reason names it)",
+    XFAILED: "a known upstream breakage, declared as data, failed as expected (with the exception it declares)",
+    XPASSED: "a known upstream breakage no longer fails: the known-breakage entry is stale",
+    CRASHED: "the process running the case died (signal or exit code recorded)",
+    TIMEOUT: "the case ran past its time limit and was stopped",
+    INSTALL_ERROR: "the cell's environment could not be built, or its CI job produced no results",
+}
+
+ALL: tuple[str, ...] = tuple(MEANINGS)
+
+# --- classes: what a status means for a verdict -------------------------------------------------------------------
+
+#: The case works in this cell.
+PASSING = "passing"
+#: The case does not work in this cell: an answer, and a regression when it passed before.
+BROKEN = "broken"
+#: The case does not apply to this cell: an API or the devices it needs are absent.
+ABSENT = "absent"
+#: The harness could not give an answer for the case: it never ran to an end.
+INFRASTRUCTURE = "infrastructure"
+#: A status this vocabulary does not know (a newer writer, a corrupt file): never counted as good.
+UNKNOWN = "unknown"
+
+#: Each status belongs to exactly one class (tests/test_vocabulary.py checks it).
+CLASSES: dict[str, frozenset[str]] = {
+    PASSING: frozenset({PASSED, XPASSED}),
+    BROKEN: frozenset({FAILED, ERROR, XFAILED}),
+    ABSENT: frozenset({NOT_APPLICABLE}),
+    INFRASTRUCTURE: frozenset({CRASHED, TIMEOUT, INSTALL_ERROR}),
+}
+
+_CLASS_OF: dict[str, str] = {status: name for name, members in CLASSES.items() for status in members}
+
+#: Classes after which nothing is known about the case: a verdict that meets one is inconclusive.
+INCONCLUSIVE: frozenset[str] = frozenset({INFRASTRUCTURE, UNKNOWN})
+
+
+def status_class(status: object) -> str:
+    """The class of a status; UNKNOWN for anything not in the vocabulary (None, a typo, a newer status)."""
+    return _CLASS_OF.get(status, UNKNOWN) if isinstance(status, str) else UNKNOWN
+
+
+def is_passing(status: object) -> bool:
+    """Whether the case works (passed, or a known breakage that no longer breaks)."""
+    return status_class(status) == PASSING
+
+
+def is_broken(status: object) -> bool:
+    """Whether the case ran to an answer and does not work."""
+    return status_class(status) == BROKEN
+
+
+def is_absent(status: object) -> bool:
+    """Whether the case does not apply to the cell."""
+    return status_class(status) == ABSENT
+
+
+def is_inconclusive(status: object) -> bool:
+    """Whether the status leaves the case's behaviour unknown (infrastructure, or a status nobody knows)."""
+    return status_class(status) in INCONCLUSIVE
+
+
+def is_problem(status: object) -> bool:
+    """Whether a report lists the status among its problems: anything that neither passes nor is absent."""
+    return status_class(status) not in (PASSING, ABSENT)
+
+
+# --- records ----------------------------------------------------------------------------------------------------
+
+#: 2 added `attempt` (failing cases are retried; each attempt is its own record).
+SCHEMA_VERSION = 2
+
+#: Every field a record carries, in order; absent values are written as null.
+FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "run_id",
+    "cell_id",
+    "case_id",
+    "family",
+    "status",
+    "attempt",
+    "reason",
+    "duration_s",
+    "compile_s",
+    "execute_s",
+    "error_type",
+    "error_message",
+    "warnings",
+    "jax",
+    "jaxlib",
+    "flax",
+    "numpy",
+    "python",
+    "backend",
+    "device_kind",
+    "device_count",
+    "platform",
+    "timestamp",
+)
+
+Record = dict[str, Any]
+
+
+class SchemaError(ValueError):
+    """A record this vocabulary cannot bring to SCHEMA_VERSION (a newer writer, or a gap in the migrations)."""
+
+
+def update_to_2(record: Record) -> Record:
+    """Schema 1 -> 2: a version 1 writer never retried, so its every record is attempt 1."""
+    return {**record, "attempt": 1, "schema_version": 2}
+
+
+#: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`
+#: here and raises SCHEMA_VERSION, and every older file keeps loading.
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2}
+
+
+def migrate(record: Record) -> Record:
+    """Bring a record (with an integer schema_version) to SCHEMA_VERSION; SchemaError for a newer one."""
+    version = record["schema_version"]
+    if version > SCHEMA_VERSION:
+        raise SchemaError(f"schema_version {version} is newer than this reader knows ({SCHEMA_VERSION}); "
+                          "update shardmatrix to read these results")
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        if target not in MIGRATIONS:
+            raise SchemaError(f"schema_version {version} has no migration to version {target}")
+        record = MIGRATIONS[target](record)
+        record["schema_version"] = target
+    return record
+
+
+# --- where a cell's files live -----------------------------------------------------------------------------------
+
+#: The name a collection failure is recorded under when a module yields no case at all.
+COLLECTION_CASE = "<collection>"
+
+
+def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
+    return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
+
+
+def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The marker written atomically once a cell finished; a results file without it was interrupted."""
+    return done_marker(results_path(out_dir, run_id, cell_id))
+
+
+def done_marker(results_file: Path) -> Path:
+    """<cell id>.done.json beside a results file <cell id>.jsonl."""
+    return Path(results_file).with_suffix(".done.json")
+
+
+def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
+    return results_path(out_dir, run_id, cell_id).with_suffix(".inflight")
+
+
+def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
+    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
+    return results_path(out_dir, run_id, cell_id).with_suffix("") / "faults" / f"{worker}.log"
+
+
+def log_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The cell's pytest output (tracebacks included), which the terminal summary names."""
+    return results_path(out_dir, run_id, cell_id).with_suffix(".log")
+
+
+def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
+    return results_path(out_dir, run_id, cell_id).with_suffix("") / "cases"

@@ -1,0 +1,73 @@
+"""harness.vocabulary: one status vocabulary whose classes every consumer derives from."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from harness import vocabulary
+
+
+def test_vocabulary_is_exactly_the_documented_nine() -> None:
+    assert vocabulary.ALL == (
+        "passed", "failed", "error", "not_applicable", "xfailed", "xpassed", "crashed", "timeout", "install_error",
+    )
+    assert all(vocabulary.MEANINGS[s] for s in vocabulary.ALL)
+
+
+@pytest.mark.parametrize("status", vocabulary.ALL)
+def test_every_status_belongs_to_exactly_one_class(status: str) -> None:
+    owners = [name for name, members in vocabulary.CLASSES.items() if status in members]
+    assert len(owners) == 1, f"{status} belongs to {owners or 'no class'}"
+    assert vocabulary.status_class(status) == owners[0]
+
+
+def test_classes_hold_nothing_outside_the_vocabulary() -> None:
+    members = set().union(*vocabulary.CLASSES.values())
+    assert members == set(vocabulary.ALL)
+
+
+@pytest.mark.parametrize("status", ["skipped", "PASSED", "", None, 1, "passed_deprecated"])
+def test_an_unknown_status_is_unknown_and_never_passing(status: object) -> None:
+    assert vocabulary.status_class(status) == vocabulary.UNKNOWN
+    assert not vocabulary.is_passing(status)
+    assert vocabulary.is_inconclusive(status)
+    assert vocabulary.is_problem(status)
+
+
+def test_pass_and_absence_are_not_problems_and_everything_else_is() -> None:
+    quiet = {s for s in vocabulary.ALL if not vocabulary.is_problem(s)}
+    assert quiet == {"passed", "xpassed", "not_applicable"}
+    assert vocabulary.is_inconclusive("crashed") and not vocabulary.is_inconclusive("failed")
+    assert vocabulary.is_broken("xfailed") and vocabulary.is_absent("not_applicable")
+
+
+def test_migrate_brings_an_old_record_up_and_refuses_a_newer_one() -> None:
+    assert vocabulary.migrate({"schema_version": 1, "status": "passed"})["attempt"] == 1
+    with pytest.raises(vocabulary.SchemaError, match="newer than this reader"):
+        vocabulary.migrate({"schema_version": vocabulary.SCHEMA_VERSION + 1})
+
+
+def test_update_to_2_leaves_its_input_alone() -> None:
+    old = {"schema_version": 1}
+    assert vocabulary.update_to_2(old) == {"schema_version": 2, "attempt": 1} and old == {"schema_version": 1}
+    assert vocabulary.MIGRATIONS[2] is vocabulary.update_to_2
+
+
+def test_one_function_decides_each_path() -> None:
+    out = Path("OUT")
+    assert vocabulary.results_path(out, "r", "c") == Path("OUT/results/r/c.jsonl")
+    assert vocabulary.done_path(out, "r", "c") == Path("OUT/results/r/c.done.json")
+    assert vocabulary.done_marker(Path("x/c.jsonl")) == Path("x/c.done.json")
+    assert vocabulary.log_path(out, "r", "c") == Path("OUT/results/r/c.log")
+    assert vocabulary.sources_dir(out, "r", "c") == Path("OUT/results/r/c/cases")
+
+
+def test_the_vocabulary_imports_nothing_but_the_standard_library() -> None:
+    tree = ast.parse(Path(vocabulary.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {str(node.module).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported <= {"__future__", "collections", "pathlib", "typing"}
