@@ -206,7 +206,8 @@ def test_the_import_check_catches_an_import_of_harness() -> None:
 
 def test_importing_reports_loads_no_harness_module_but_the_vocabulary() -> None:
     allowed = "('harness', 'harness.vocabulary')"
-    code = f"import sys, reports.cli; sys.exit(any(m.split('.')[0] == 'harness' and m not in {allowed} for m in sys.modules))"
+    code = ("import sys, reports.cli; "
+            f"sys.exit(any(m.split('.')[0] == 'harness' and m not in {allowed} for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPORTS.parent).returncode == 0
 
 
