@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import FIELDS, SchemaError, done_marker, migrate
+from reports.text import relative_paths
 
 Record = dict[str, Any]
 
@@ -202,9 +203,13 @@ def _normalise(record: Record, path: Path, run_id: str | None) -> str | None:
     elif isinstance(found, str):
         record["warnings"] = [found]
     elif isinstance(found, list):
-        record["warnings"] = [str(text) for text in found]
+        record["warnings"] = [relative_paths(text) for text in found]
     else:
         return f"warnings is a JSON {type(found).__name__}, not a list"
+    # Where a venv happened to live says nothing about a result: every report shows package-relative paths.
+    for name in ("error_message", "reason"):
+        if isinstance(record.get(name), str):
+            record[name] = relative_paths(record[name])
     for name in ("run_id", "cell_id", "family"):
         record[name] = str(record[name])
     attempt = record.get("attempt")

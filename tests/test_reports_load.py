@@ -301,3 +301,12 @@ def test_frame_has_every_field_and_typed_numbers() -> None:
 def test_frame_keeps_a_non_integral_device_count_as_float() -> None:
     frame = records_frame([record(device_count=1.5)])
     assert frame["device_count"].tolist() == [1.5]
+
+
+def test_a_venv_path_in_an_error_is_read_package_relative(tmp_path: Path) -> None:
+    venv = "/home/me/.nox/cell-x/lib/python3.11/site-packages"
+    write_records(tmp_path, RUN, CELL, record(status="failed", error_message=f"bad ({venv}/jax/_src/core.py)",
+                                              reason=f"see {venv}/flax/nnx/x.py", warnings=[f"W: {venv}/jax/a.py"]))
+    (row,) = load_results(tmp_path).to_dict("records")
+    assert (row["error_message"], row["reason"], row["warnings"]) == (
+        "bad (jax/_src/core.py)", "see flax/nnx/x.py", ["W: jax/a.py"])

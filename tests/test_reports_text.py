@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.text import as_text, first_line, seconds
+from reports.text import as_text, first_line, relative_paths, seconds
 
 
 def test_missing_values_are_blank() -> None:
@@ -30,3 +30,24 @@ def test_seconds_keep_three_significant_digits() -> None:
 
 def test_missing_seconds_are_blank() -> None:
     assert seconds(float("nan")) == seconds(None) == ""
+
+
+VENV = "/home/ci/work/.nox/cell-jax0-4-30-flax0-10-4-py3-11/lib/python3.11/site-packages"
+
+
+# --- paths: package-relative, never a venv's ------------------------------------------------------------------------------------------------------
+
+
+def test_a_venv_path_becomes_package_relative() -> None:
+    text = f"cannot import name 'shard_map' from 'jax.experimental' ({VENV}/jax/experimental/__init__.py)"
+    expected = "cannot import name 'shard_map' from 'jax.experimental' (jax/experimental/__init__.py)"
+    assert relative_paths(text) == expected
+
+
+def test_an_interpreter_path_and_a_checkout_path_lose_their_folders() -> None:
+    text = 'File "/root/.pyenv/versions/3.11.7/lib/python3.11/contextlib.py", in /work/main/cases/_support.py'
+    assert relative_paths(text) == 'File "contextlib.py", in _support.py'
+
+
+def test_text_without_paths_is_left_alone() -> None:
+    assert relative_paths("shapes (8, 4) and 1/2 of jax 0.4.30") == "shapes (8, 4) and 1/2 of jax 0.4.30"

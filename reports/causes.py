@@ -1,0 +1,136 @@
+"""Root causes: problems grouped by a normalized error signature, across cases and cells.
+
+A broken pair shows the same error in every case of a cell (41 rows for one cell whose flax calls a removed
+`jax.core` function), and one upstream change shows the same error in a run of cells. A reader wants one row per
+cause: its signature, the cells it happened in (as version ranges), how many cases, the first cell in version
+order, one reproducer, and the cases behind it on demand.
+
+The signature is the exception type and its message's first line with what varies between cells and cases made
+alike: paths become package-relative, then addresses, shapes and numbers become placeholders. Display texts keep
+their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from harness.vocabulary import is_problem
+from reports.text import as_text, first_line, relative_paths
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_BRACKETED_NUMBERS = re.compile(r"([\[(])\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*([\])])")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*")
+_SPACES = re.compile(r"\s+")
+
+
+def signature(error_type: object, message: object, fallback: object = "") -> str:
+    """What makes two problems one cause: 'Type: message' with paths, addresses, shapes and numbers normalized."""
+    text = first_line(relative_paths(message), limit=400) or first_line(relative_paths(fallback), limit=400)
+    text = _ADDRESS.sub("<address>", text)
+    text = _BRACKETED_NUMBERS.sub(r"\1…\2", text)
+    text = _NUMBER.sub("N", text)
+    text = _SPACES.sub(" ", text).strip()
+    kind = as_text(error_type)
+    return f"{kind}: {text}" if kind and text else kind or text
+
+
+@dataclass
+class Cause:
+    """One root cause: its signature, statuses, the column keys it happened in, and the cases behind it."""
+
+    signature: str
+    statuses: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    cases: list[tuple[str, str]] = field(default_factory=list)
+    example: str = ""
+
+    @property
+    def first_key(self) -> str:
+        """The first cell, in version order, where the cause shows."""
+        return self.keys[0]
+
+
+#: The columns of causes(): one row per cause.
+COLUMNS: list[str] = ["signature", "statuses", "keys", "cells", "cases", "case_count", "first_key", "example"]
+
+
+def problem_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The results a reader must look at: every problem status (anything that neither passes nor is absent, an
+    unknown status included) and every flaky result."""
+    problem = results["status"].map(is_problem).astype(bool)
+    return results[problem | results["flaky"].astype(bool)]
+
+
+def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per cause, most widespread first (then first cell): the signature, statuses, column keys in version
+    order, those keys as version ranges, the (key, case id) pairs, how many, the first key and one example text."""
+    rows = problem_rows(results)
+    order = {key: number for number, key in enumerate(cells.index)}
+    found: dict[str, Cause] = {}
+    read = ["key", "case_id", "status", "flaky", "error_type", "error_message", "reason", "history"]
+    for values in zip(*(rows[name].tolist() for name in read), strict=True):
+        row = dict(zip(read, values, strict=True))
+        key = _signature_of(row)
+        cause = found.setdefault(key, Cause(key, example=_example(row)))
+        status = as_text(row["status"])
+        if status not in cause.statuses:
+            cause.statuses.append(status)
+        if row["key"] not in cause.keys:
+            cause.keys.append(row["key"])
+        cause.cases.append((str(row["key"]), str(row["case_id"])))
+    listed = sorted(found.values(), key=lambda c: (-len(c.cases), min(order[k] for k in c.keys), c.signature))
+    table = []
+    for cause in listed:
+        keys = sorted(cause.keys, key=order.__getitem__)
+        table.append({
+            "signature": cause.signature,
+            "statuses": cause.statuses,
+            "keys": keys,
+            "cells": version_ranges(cells, keys),
+            "cases": sorted(cause.cases, key=lambda pair: (order[pair[0]], pair[1])),
+            "case_count": len(cause.cases),
+            "first_key": keys[0],
+            "example": cause.example,
+        })
+    return pd.DataFrame(table, columns=COLUMNS)
+
+
+def _signature_of(row: Mapping[str, Any]) -> str:
+    if not is_problem(row["status"]) and row["flaky"]:
+        return f"flaky: attempts were {' → '.join(map(str, row['history']))}"
+    return signature(row["error_type"], row["error_message"], row["reason"] or row["status"])
+
+
+def _example(row: Mapping[str, Any]) -> str:
+    error = ": ".join(t for t in (as_text(row["error_type"]), first_line(relative_paths(row["error_message"]))) if t)
+    return error or first_line(relative_paths(row["reason"])) or as_text(row["status"])
+
+
+def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
+    """Column keys as version ranges, per jax release: 'jax 0.12.0.1 x flax 0.8.5-0.12.8; jax 0.4.30 x flax 0.10.4'
+    (written with a multiplication sign and an en dash).
+
+    A range spans flax releases that are adjacent among the cells of the same jax release, so a cell of that jax
+    where the cause does not show breaks the range."""
+    chosen = cells.loc[keys]
+    parts = []
+    for jax in dict.fromkeys(chosen["jax"].map(as_text)):
+        same_jax = cells[cells["jax"].map(as_text) == jax]
+        everything = list(dict.fromkeys(same_jax["flax"].map(as_text)))
+        hit = set(chosen.loc[chosen["jax"].map(as_text) == jax, "flax"].map(as_text))
+        runs: list[list[str]] = []
+        for flax in everything:
+            if flax not in hit:
+                runs.append([])
+            elif runs and runs[-1]:
+                runs[-1].append(flax)
+            else:
+                runs.append([flax])
+        spans = [run[0] if len(run) == 1 else f"{run[0]}\N{EN DASH}{run[-1]}" for run in runs if run]
+        parts.append(f"jax {jax or '?'} \N{MULTIPLICATION SIGN} flax {', '.join(spans) or '?'}")
+    return "; ".join(parts)

@@ -1,0 +1,100 @@
+"""Tests for reports/causes.py: problems grouped into root causes, paths made package-relative."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.causes import causes, signature, version_ranges
+from reports.load import FIELDS, records_frame
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261121T084500Z-ab12"
+ARROW = "\N{RIGHTWARDS ARROW}"
+TIMES, DASH = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}"
+VENV = "/home/ci/work/.nox/cell-jax0-4-30-flax0-10-4-py3-11/lib/python3.11/site-packages"
+
+
+def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str, Any]:
+    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py3.11", case_id="fam::test_a",
+                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
+                python="3.11.7", device_count=8)
+    return {**base, **fields}
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+def causes_of(matrix: Matrix) -> list[dict[str, Any]]:
+    return causes(matrix.results, matrix.cells).to_dict("records")
+
+
+# --- signatures -------------------------------------------------------------------------------------------------
+
+
+def test_signatures_of_one_cause_in_two_cells_agree() -> None:
+    one = signature("AttributeError", f"module 'jax.core' has no attribute 'pp_eqn_rules' ({VENV}/flax/core.py)")
+    other = signature("AttributeError",
+                      "module 'jax.core' has no attribute 'pp_eqn_rules' (/x/site-packages/flax/core.py)")
+    assert one == other == "AttributeError: module 'jax.core' has no attribute 'pp_eqn_rules' (flax/core.py)"
+
+
+def test_shapes_numbers_and_addresses_are_normalized_but_names_are_not() -> None:
+    one = signature("ValueError", "f32[64,4] at 0x7f3a9c0 does not fit (8, 4) in jax 0.4.30")
+    other = signature("ValueError", "f32[32,2] at 0x11aa does not fit (2, 4) in jax 0.6.0")
+    assert one == other == "ValueError: f32[…] at <address> does not fit (…) in jax N"
+    assert signature("ValueError", "axis 'x'") != signature("ValueError", "axis 'y'")
+    assert signature("ValueError", "boom") != signature("TypeError", "boom")
+
+
+def test_a_problem_without_an_error_is_known_by_its_reason() -> None:
+    assert signature(None, None, "hard time limit after 300 s") == "hard time limit after N s"
+
+
+# --- grouping ---------------------------------------------------------------------------------------------------
+
+
+def test_one_error_in_every_case_of_two_cells_is_one_cause() -> None:
+    broken = {"status": "error", "error_type": "ImportError", "reason": "the cell's packages failed to import"}
+    matrix = matrix_of(
+        *(record(jax="0.12.0.1", flax=flax, case_id=f"fam::test_{n}", error_message=f"bad ({VENV}/flax/x.py)",
+                 **broken)
+          for flax in ("0.8.5", "0.10.7") for n in range(3)),
+        record(jax="0.12.0.1", flax="0.12.12"),
+    )
+    (cause,) = causes_of(matrix)
+    assert cause["signature"] == "ImportError: bad (flax/x.py)"
+    assert cause["case_count"] == 6 and cause["keys"] == ["c1", "c2"] and cause["first_key"] == "c1"
+    assert cause["cells"] == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.10.7"
+    assert cause["cases"][0] == ("c1", "fam::test_0")
+
+
+def test_two_errors_are_two_causes_most_widespread_first() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", error_type="ValueError", error_message="one"),
+        record(case_id="fam::b", status="failed", error_type="TypeError", error_message="two"),
+        record(case_id="fam::c", status="failed", error_type="TypeError", error_message="two"),
+    )
+    assert [c["signature"] for c in causes_of(matrix)] == ["TypeError: two", "ValueError: one"]
+
+
+def test_passes_and_absences_are_no_cause_but_an_unknown_status_is() -> None:
+    matrix = matrix_of(record(case_id="fam::a"), record(case_id="fam::b", status="not_applicable", reason="absent"),
+                       record(case_id="fam::c", status="exploded"))
+    assert [c["statuses"] for c in causes_of(matrix)] == [["exploded"]]
+
+
+def test_a_flaky_pass_is_its_own_cause() -> None:
+    matrix = matrix_of(record(status="failed", error_type="E", error_message="x"), record(attempt=2))
+    (cause,) = causes_of(matrix)
+    assert cause["signature"] == f"flaky: attempts were failed {ARROW} passed"
+
+
+def test_a_range_breaks_where_a_cell_of_the_same_jax_does_not_show_the_cause() -> None:
+    matrix = matrix_of(*(record(jax="0.12.0.1", flax=flax) for flax in ("0.8.5", "0.10.7", "0.11.2", "0.12.8")))
+    keys = list(matrix.cells.index)
+    gap = version_ranges(matrix.cells, [keys[0], keys[1], keys[3]])
+    assert gap == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.10.7, 0.12.8"
+    assert version_ranges(matrix.cells, keys) == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.12.8"
