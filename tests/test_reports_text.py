@@ -35,7 +35,7 @@ def test_missing_seconds_are_blank() -> None:
 VENV = "/home/ci/work/.nox/cell-jax0-4-30-flax0-10-4-py3-11/lib/python3.11/site-packages"
 
 
-# --- paths: package-relative, never a venv's ------------------------------------------------------------------------------------------------------
+# --- paths: package-relative, never a venv's ------------------------------------------------------------------
 
 
 def test_a_venv_path_becomes_package_relative() -> None:
