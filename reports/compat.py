@@ -71,9 +71,11 @@ def verdicts(matrix: Matrix) -> pd.DataFrame:
         for key, _case in cases:
             per_key.setdefault(key, {}).setdefault(signature, 0)
             per_key[key][signature] += 1
+    totals = {str(key): {str(name): int(value) for name, value in row.items()}
+              for key, row in by_key.to_dict("index").items()}
     rows = []
     for key, cell in matrix.cells.iterrows():
-        counts = by_key.loc[key]
+        counts = totals[str(key)]
         mine = per_key.get(str(key), {})
         rows.append({
             "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"], "jax": as_text(cell["jax"]),
@@ -85,7 +87,7 @@ def verdicts(matrix: Matrix) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _verdict(counts: pd.Series, complete: bool) -> str:
+def _verdict(counts: dict[str, int], complete: bool) -> str:
     cases = int(counts["cases"])
     if cases and not counts["built"]:
         return NOT_BUILT
@@ -110,9 +112,11 @@ def grid(table: pd.DataFrame) -> pd.DataFrame:
     its cells (several when a pair ran on several Pythons or runs); empty where no cell pairs them."""
     jaxes = sorted(dict.fromkeys(table["jax"]), key=version_key)
     flaxes = sorted(dict.fromkeys(table["flax"]), key=version_key, reverse=True)
-    layout = pd.DataFrame([[[] for _ in jaxes] for _ in flaxes], index=flaxes, columns=jaxes, dtype=object)
+    slots: dict[tuple[str, str], list[str]] = {}
     for key, jax, flax in zip(table["key"], table["jax"], table["flax"], strict=True):
-        layout.at[flax, jax].append(key)
+        slots.setdefault((flax, jax), []).append(key)
+    layout = pd.DataFrame([[slots.get((flax, jax), []) for jax in jaxes] for flax in flaxes],
+                          index=flaxes, columns=jaxes, dtype=object)
     layout.index.name, layout.columns.name = "flax", "jax"
     return layout
 
