@@ -7,7 +7,7 @@ import pytest
 
 from harness.host import cache, matrix, runner
 from harness.host.options import Options
-from harness.vocabulary import done_path, results_path
+from harness.vocabulary import done_path, log_path, results_path
 
 SETTINGS = {"devices": 8, "backend": "cpu", "timeout": 300.0, "reruns": 1, "hard_grace": 10.0}
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -55,16 +55,19 @@ def test_interrupted_run_is_never_a_hit(tmp_path: Path) -> None:
     assert cache.find(out, "c", "k", "r2") is None  # no done marker: interrupted
 
 
-def test_runner_reuses_unchanged_cell_and_force_reruns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runner_reuses_unchanged_cell_and_force_reruns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     ran: list[str] = []
     monkeypatch.setattr(runner, "install", lambda *a, **k: None)
     monkeypatch.setattr(runner, "freeze", lambda venv, dest: "jax==0.4.38\n")
 
-    def fake_run(cell, venv, options, paths, fingerprint=None):  # type: ignore[no-untyped-def]
+    def fake_run(cell, venv, options, paths, fingerprint=None, started=None):  # type: ignore[no-untyped-def]
         ran.append(options.run_id)
         target = results_path(options.out, options.run_id, cell.id)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps({"run_id": options.run_id, "case_id": "m::t", "status": "passed"}) + "\n")
+        record = {"run_id": options.run_id, "case_id": "test_a::test_a", "status": "passed"}
+        target.write_text(json.dumps(record) + "\n")
         runner.finish(cell, options, 0, fingerprint=fingerprint)
         return 0
 
@@ -73,6 +76,10 @@ def test_runner_reuses_unchanged_cell_and_force_reruns(tmp_path: Path, monkeypat
     runner.run(CELL, tmp_path, Options(out=tmp_path / "out", run_id="r1", cases=[folder]))
     runner.run(CELL, tmp_path, Options(out=tmp_path / "out", run_id="r2", cases=[folder]))
     assert ran == ["r1"]
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1].startswith(f"{CELL.id}: 1/1 cases, ")
+    assert ", reused from run r1 (--force reruns): 1 passed (log: " in said[-1]
+    assert "its output is in" in log_path(tmp_path / "out", "r2", CELL.id).read_text()
     marker = json.loads(done_path(tmp_path / "out", "r2", CELL.id).read_text())
     assert marker["reused_from"] == "r1"
     record = json.loads(results_path(tmp_path / "out", "r2", CELL.id).read_text())

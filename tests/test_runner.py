@@ -1,13 +1,16 @@
-"""harness.host.runner: the pytest command and environment of a cell."""
+"""harness.host.runner: the pytest command and environment of a cell, and what a cell's run shows."""
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from harness.host import matrix, runner
 from harness.host.options import Options
+from harness.vocabulary import log_path
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -40,3 +43,62 @@ def test_cpu_cell_simulates_devices_on_the_cpu_only(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     env = runner.cell_environment(CELL, Options())
     assert env["JAX_PLATFORMS"] == "cpu" and runner.devices_for(CELL, Options()) == 8
+
+
+FAULTS = Path(__file__).parent / "faults"
+FAILING = "def test_passes():\n    assert True\n\n\ndef test_fails():\n    assert 1 + 1 == 3, 'arithmetic broke'\n"
+
+
+def run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Options:
+    """runner.run in this test environment (it has the harness and pytest): no install, a folder of two cases."""
+    monkeypatch.setattr(runner, "install", lambda *a, **k: None)
+    monkeypatch.setattr(runner, "freeze", lambda venv, dest: "")
+    folder = tmp_path / "cases"
+    folder.mkdir(exist_ok=True)
+    (folder / "test_two.py").write_text(FAILING)
+    options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=0, **settings)
+    assert runner.run(CELL, Path(sys.prefix), options) == 0
+    return options
+
+
+def test_a_failing_cell_prints_one_line_and_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    options = run_here(tmp_path, monkeypatch)
+    terminal = capfd.readouterr()
+    log = log_path(options.out, "r", CELL.id)
+    assert re.fullmatch(rf"{re.escape(CELL.id)}: 2/2 cases, \d+ s: 1 passed, 1 failed \(log: {re.escape(str(log))}\)\n",
+                        terminal.out), terminal.out
+    assert terminal.err == ""
+    assert "arithmetic broke" in log.read_text()  # the traceback is in the log
+
+
+def test_verbose_streams_pytest_output_and_still_logs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    options = run_here(tmp_path, monkeypatch, verbose=True)
+    terminal = capfd.readouterr().out
+    assert "arithmetic broke" in terminal and terminal.rstrip().splitlines()[-1].startswith(f"{CELL.id}: 2/2 cases")
+    assert "arithmetic broke" in log_path(options.out, "r", CELL.id).read_text()
+
+
+def test_a_restarted_cell_appends_to_its_log_and_counts_each_case_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    options = Options(out=tmp_path / "out", run_id="r", timeout=60.0, hard_grace=1.0)
+    assert runner.run_installed(CELL, Path(sys.prefix), options, [FAULTS / "test_abort.py"]) == 0
+    assert log_path(options.out, "r", CELL.id).read_text().count("=== run") == 2  # the crash, then the rest
+    terminal = capfd.readouterr()
+    assert re.fullmatch(rf"{re.escape(CELL.id)}: 3/3 cases, \d+ s: 2 passed, 1 crashed \(log: .*\)\n",
+                        terminal.out), terminal.out
+    assert terminal.err == ""  # the abort's "Fatal Python error" went to the log
+
+
+def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_or_import_error() -> None:
+    def retried(message: str) -> bool:
+        return not any(re.search(pattern, message) for pattern in runner.NOT_RETRIED)
+
+    assert not retried("Failed: Timeout (>5.0s) from pytest-timeout.")
+    assert not retried("ModuleNotFoundError: No module named 'flax.nnx'")
+    assert retried("AssertionError: arithmetic broke")
+    assert retried("TimeoutError: the server did not answer")

@@ -72,8 +72,24 @@ def test_infrastructure_problems_pair(tmp_path: Path) -> None:
     opts = Options(out=tmp_path / "out", run_id="r")
     target = tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl"
     target.parent.mkdir(parents=True)
-    target.write_text(json.dumps({"status": "passed"}) + "\n" + json.dumps({"status": "failed"}) + "\n")
+    target.write_text(json.dumps({"case_id": "m::a", "status": "passed"}) + "\n"
+                      + json.dumps({"case_id": "m::b", "status": "failed"}) + "\n")
     assert unreported.infrastructure_problems([CELL], opts) == []
     with target.open("a") as handle:
-        handle.write(json.dumps({"status": "timeout"}) + "\n" + json.dumps({"status": "crashed"}) + "\n")
+        handle.write(json.dumps({"case_id": "m::c", "status": "timeout"}) + "\n"
+                     + json.dumps({"case_id": "m::d", "status": "crashed"}) + "\n")
     assert unreported.infrastructure_problems([CELL], opts) == [f"{CELL.id}: 1 crashed, 1 timeout"]
+
+
+def test_infrastructure_problems_count_each_case_by_its_final_record(tmp_path: Path) -> None:
+    opts = Options(out=tmp_path / "out", run_id="r")
+    target = tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl"
+    target.parent.mkdir(parents=True)
+    attempts = [("m::twice", "crashed"), ("m::twice", "crashed"), ("m::healed", "crashed"), ("m::healed", "passed"),
+                ("m::once", "crashed")]
+    target.write_text("".join(json.dumps({"case_id": c, "status": s}) + "\n" for c, s in attempts))
+    assert unreported.infrastructure_problems([CELL], opts) == [f"{CELL.id}: 2 crashed"]
+    with target.open("a") as handle:  # both crashed cases pass on a resumed run
+        handle.write(json.dumps({"case_id": "m::twice", "status": "passed"}) + "\n"
+                     + json.dumps({"case_id": "m::once", "status": "passed"}) + "\n")
+    assert unreported.infrastructure_problems([CELL], opts) == []

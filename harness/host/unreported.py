@@ -18,12 +18,12 @@ from harness.cell.records import (
     case_id_from_nodeid,
     family_from_nodeid,
     make_record,
-    read_records,
     recorded_case_ids,
 )
 from harness.host.corpus import case_paths, expected_cases
 from harness.host.matrix import Cell
 from harness.host.options import Options
+from harness.host.output import final_records, status_counts
 from harness.vocabulary import results_path
 
 
@@ -111,14 +111,15 @@ def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
 
 
 def infrastructure_problems(cells: list[Cell], options: Options) -> list[str]:
-    """One line per cell that has cases the harness could not answer for (install_error, crashed, timeout)."""
+    """One line per cell that has cases the harness could not answer for (install_error, crashed, timeout).
+
+    Each case counts once, by its final record: a crash retried into a pass is no problem, and a case that
+    crashed twice is one crashed case."""
     problems = []
     for cell in cells:
-        counts: dict[str, int] = {}
-        for record in read_records(results_path(options.out, options.run_id, cell.id)):
-            status = str(record.get("status"))
-            if vocabulary.status_class(status) == vocabulary.INFRASTRUCTURE:
-                counts[status] = counts.get(status, 0) + 1
+        finals = final_records(results_path(options.out, options.run_id, cell.id))
+        counts = {status: n for status, n in status_counts(finals).items()
+                  if vocabulary.status_class(status) == vocabulary.INFRASTRUCTURE}
         if counts:
             problems.append(f"{cell.id}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return problems

@@ -1,0 +1,85 @@
+"""What a cell's run shows: everything its pytest and installer say goes to the cell's log file, and the terminal
+gets one progress line per cell (unless --verbose, which streams pytest's output as well).
+
+A matrix of dozens of cells is read on the terminal at a glance; a failing case's traceback is read in its log.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from harness import vocabulary
+from harness.cell.records import read_records
+
+
+def final_records(results: Path) -> dict[str, dict[str, Any]]:
+    """Each case's final record (the last one written for its id): a retried case counts once, as it ended."""
+    return {str(record["case_id"]): record for record in read_records(results) if "case_id" in record}
+
+
+def status_counts(records: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """How many cases ended in each status, in the vocabulary's order (statuses it does not know last)."""
+    counts = Counter(str(record.get("status")) for record in records.values())
+    return {status: counts[status] for status in [*vocabulary.ALL, *sorted(set(counts) - set(vocabulary.ALL))]
+            if counts[status]}
+
+
+def progress_line(
+    cell_id: str, results: Path, log: Path, *, expected: list[str] | None, seconds: float | None, note: str = ""
+) -> str:
+    """'<cell>: 75/75 cases, 41 s: 60 passed, 3 failed, 12 not_applicable (log: <path>)'.
+
+    Cases done are the expected cases with a record; without `expected` (a caller that does not know the corpus)
+    only the recorded cases are counted, and without `seconds` the time is left out.
+    """
+    finals = final_records(results)
+    if expected is None:
+        done = f"{len(finals)} cases"
+    else:
+        recorded = {case_id.split("[")[0] for case_id in finals}
+        done = f"{sum(case_id.split('[')[0] in recorded for case_id in expected)}/{len(expected)} cases"
+    head = ", ".join(part for part in (done, f"{seconds:.0f} s" if seconds is not None else "", note) if part)
+    counts = ", ".join(f"{n} {status}" for status, n in status_counts(finals).items()) or "no records"
+    return f"{cell_id}: {head}: {counts}" + (f" (log: {log})" if log.exists() else "")
+
+
+def start_log(log: Path, *, keep: bool) -> None:
+    """Begin the cell's log: emptied for a new run, kept (and appended to) when a run is resumed."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    if not keep:
+        log.write_text("", encoding="utf-8")
+
+
+def append_to_log(log: Path, title: str, text: str) -> None:
+    """Add a titled section to the cell's log."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a", encoding="utf-8") as sink:
+        sink.write(f"=== {title}\n{text}" + ("" if text.endswith("\n") or not text else "\n"))
+
+
+def copy_into_log(log: Path, source: Path) -> None:
+    """Add another file (the installer's transcript) to the cell's log, so one file holds all it said."""
+    if source.exists():
+        append_to_log(log, source.name, source.read_text(encoding="utf-8", errors="replace"))
+
+
+def run_logged(command: list[str], environment: dict[str, str], log: Path, *, verbose: bool) -> int:
+    """Run a command with its output appended to the log (and streamed to the terminal too when `verbose`)."""
+    append_to_log(log, "run", f"$ {shlex.join(command)}\n")
+    with log.open("a", encoding="utf-8") as sink:
+        if not verbose:
+            return subprocess.run(command, env=environment, stdout=sink, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, check=False).returncode
+        with subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, text=True, errors="replace") as process:
+            for line in process.stdout or ():
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                sink.write(line)
+                sink.flush()
+        return process.returncode

@@ -1,0 +1,84 @@
+"""harness.host.output: the cell's log file and its one progress line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.host import output
+
+NOISY = [sys.executable, "-c", "import sys; print('collected 2 items'); sys.stderr.write('Traceback: boom\\n')"]
+
+
+def write_records(path: Path, *records: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(record) + "\n" for record in records) + "{torn\n")
+    return path
+
+
+def test_final_records_keep_the_last_record_of_each_case(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "crashed"},
+                            {"case_id": "m::b", "status": "passed"}, {"case_id": "m::a", "status": "passed"})
+    assert {case: r["status"] for case, r in output.final_records(results).items()} == {"m::a": "passed",
+                                                                                        "m::b": "passed"}
+
+
+def test_status_counts_follow_the_vocabulary_order_with_unknown_statuses_last() -> None:
+    finals = {str(i): {"status": s} for i, s in enumerate(["not_applicable", "passed", "weird", "failed", "passed"])}
+    assert list(output.status_counts(finals).items()) == [("passed", 2), ("failed", 1), ("not_applicable", 1),
+                                                          ("weird", 1)]
+
+
+def test_progress_line_counts_cases_once_and_names_the_log(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "failed"},
+                            {"case_id": "m::a", "status": "failed"}, {"case_id": "m::b", "status": "passed"})
+    log = tmp_path / "c.log"
+    log.write_text("")
+    line = output.progress_line("cell", results, log, expected=["m::a", "m::b", "m::c"], seconds=41.4)
+    assert line == f"cell: 2/3 cases, 41 s: 1 passed, 1 failed (log: {log})"
+
+
+def test_progress_line_says_what_it_does_not_know(tmp_path: Path) -> None:
+    line = output.progress_line("cell", tmp_path / "none.jsonl", tmp_path / "none.log", expected=None,
+                                seconds=None, note="interrupted")
+    assert line == "cell: 0 cases, interrupted: no records"
+
+
+def test_start_log_empties_a_new_run_and_keeps_a_resumed_one(tmp_path: Path) -> None:
+    log = tmp_path / "c.log"
+    log.write_text("earlier attempt\n")
+    output.start_log(log, keep=True)
+    assert log.read_text() == "earlier attempt\n"
+    output.start_log(log, keep=False)
+    assert log.read_text() == ""
+
+
+def test_run_logged_keeps_the_terminal_quiet(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "c.log"
+    assert output.run_logged(NOISY, {}, log, verbose=False) == 0
+    assert output.run_logged([sys.executable, "-c", "raise SystemExit(3)"], {}, log, verbose=False) == 3
+    terminal = capfd.readouterr()
+    assert terminal.out == "" and terminal.err == ""
+    text = log.read_text()
+    assert "collected 2 items" in text and "Traceback: boom" in text and text.count("=== run") == 2
+
+
+def test_run_logged_verbose_streams_and_still_logs(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "c.log"
+    assert output.run_logged(NOISY, {}, log, verbose=True) == 0
+    terminal = capfd.readouterr().out
+    assert "collected 2 items" in terminal and "Traceback: boom" in terminal
+    assert "Traceback: boom" in log.read_text()
+
+
+def test_copy_into_log_adds_the_installer_transcript(tmp_path: Path) -> None:
+    log = tmp_path / "c.log"
+    transcript = tmp_path / "c.install.log"
+    output.copy_into_log(log, transcript)  # none yet: nothing to add
+    assert not log.exists()
+    transcript.write_text("$ uv pip sync\nResolved 12 packages")
+    output.copy_into_log(log, transcript)
+    assert log.read_text() == "=== c.install.log\n$ uv pip sync\nResolved 12 packages\n"
