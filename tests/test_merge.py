@@ -79,6 +79,10 @@ def markdown(out: Path) -> str:
     return re.sub(r"\d+\.\d+", "<n>", text)  # timings
 
 
+#: What each cell's own nox run printed (stdout and stderr), by cell id.
+TERMINAL: dict[str, str] = {}
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("merge")
@@ -91,6 +95,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for cell in ("first", "second"):
         done = nox(folder, "-s", f"cell({cell})", "--", "--out", str(folder / f"runner-{cell}"), *cases)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        TERMINAL[cell] = done.stdout + done.stderr
     merge([folder / "runner-first", folder / "runner-second"], folder / "merged")
     report = nox(folder, "-s", "report", "--", "--out", str(folder / "merged"))
     assert report.returncode == 0, report.stdout[-3000:] + report.stderr[-3000:]
@@ -111,3 +116,12 @@ def test_merged_results_csv_equals_the_local_runs(runs: tuple[Path, Path]) -> No
 def test_merged_matrix_md_equals_the_local_runs(runs: tuple[Path, Path]) -> None:
     local, merged = runs
     assert markdown(merged) == markdown(local)
+
+
+@pytest.mark.e2e
+def test_a_cell_with_a_failing_case_prints_its_progress_line_and_no_traceback(runs: tuple[Path, Path]) -> None:
+    terminal = TERMINAL["second"]  # 2 devices: test_expects_eight_devices fails
+    assert re.search(r"^second: 2/2 cases, \d+ s: 1 passed, 1 failed \(log: .*second\.log\)$", terminal, re.MULTILINE)
+    assert "Traceback" not in terminal and "device_count() == 8" not in terminal
+    log = next((runs[0].parent / "runner-second" / "results").glob("*/second.log"))
+    assert "device_count() == 8" in log.read_text()  # the failure is in the log
