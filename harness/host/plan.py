@@ -19,6 +19,11 @@ from harness.host import matrix
 DEFAULT_MATRIX = Path(__file__).resolve().parents[2] / "matrix.toml"
 
 
+def default_matrix() -> Path:
+    """The matrix file a CI command reads unless told: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml."""
+    return Path(os.environ.get("SHARDMATRIX_MATRIX", DEFAULT_MATRIX))
+
+
 def entry(cell: matrix.Cell) -> dict[str, str]:
     """One cell as a matrix entry: the nox session that runs it, and what its runner needs."""
     return {"cell": cell.id, "session": f"cell({cell.id})", "python": cell.python, "backend": cell.backend}
@@ -60,7 +65,7 @@ def _check_backends(backends: Sequence[str]) -> None:
 def parser() -> argparse.ArgumentParser:
     """The command line of `python -m harness.host.plan`."""
     p = argparse.ArgumentParser(prog="python -m harness.host.plan", description=__doc__.splitlines()[0])
-    p.add_argument("--matrix", type=Path, default=Path(os.environ.get("SHARDMATRIX_MATRIX", DEFAULT_MATRIX)),
+    p.add_argument("--matrix", type=Path, default=default_matrix(),
                    help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
                    help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: every cell)")

@@ -1,0 +1,133 @@
+"""After a fanned-out CI run: every planned cell is a row of the report, and a cell that could not run fails the run.
+
+`python -m harness.host.planned --plan FILE --out DIR --run RUN_ID [--check]` reads the plan the fan-out used
+(the JSON list `python -m harness.host.plan` printed; FILE `-` is stdin) and the merged results tree under DIR.
+
+A cell job that died before uploading leaves no results file, and without this its cell would simply vanish from
+the report. So each planned cell without one gets install_error records, "its job produced no results", one per
+expected case (as `unreported.record_missing_cells` does for a local session that never ran), and a done marker:
+the cell is decided, not interrupted. Cells with a results file are left as they are; a second run writes nothing.
+
+With --check nothing is written: exit 1 with one line per planned cell that could not be fully run (no results,
+a case whose final status is inconclusive: install_error, crashed, timeout or unknown; no done marker:
+incomplete), 0 when every planned cell ran to its end. Exit 2, with one line, for a plan or run it cannot read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness import vocabulary
+from harness.host import matrix, plan, runner
+from harness.host.corpus import CorpusError, case_paths
+from harness.host.matrix import Cell
+from harness.host.options import BUILTIN, Options
+from harness.host.output import final_records, status_counts
+from harness.host.unreported import record_unrun
+from harness.vocabulary import done_path, results_path
+
+NO_RESULTS = "its job produced no results"
+
+
+class PlanError(ValueError):
+    """A plan that cannot be matched to the matrix, phrased as one line naming the culprit."""
+
+
+def read_plan(text: str, where: str = "the plan") -> list[str]:
+    """The cell ids of a plan (the JSON list of entries that `harness.host.plan` prints), in its order."""
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise PlanError(f"{where} is not JSON ({error.msg}, line {error.lineno})") from None
+    if not isinstance(entries, list):
+        raise PlanError(f"{where} is a JSON {type(entries).__name__}, not the list harness.host.plan prints")
+    ids = []
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("cell"), str):
+            raise PlanError(f"{where}: entry {number} has no \"cell\" id: {json.dumps(entry)[:80]}")
+        ids.append(entry["cell"])
+    return ids
+
+
+def planned_cells(ids: Sequence[str], cells: Sequence[Cell]) -> list[Cell]:
+    """The matrix's cells named by the plan; PlanError for an id the matrix does not have."""
+    by_id = {cell.id: cell for cell in cells}
+    unknown = [cell_id for cell_id in ids if cell_id not in by_id]
+    if unknown:
+        raise PlanError(f"the plan names cell {unknown[0]!r}, which the matrix file does not have")
+    return [by_id[cell_id] for cell_id in dict.fromkeys(ids)]
+
+
+def record_missing(cells: Sequence[Cell], options: Options) -> list[str]:
+    """Record install_error for every case of each cell that has no results file; the ids of those cells."""
+    missing = [cell for cell in cells if not results_path(options.out, options.run_id, cell.id).exists()]
+    paths = case_paths(options.cases) if missing else []
+    for cell in missing:
+        record_unrun(cell, options, paths, vocabulary.INSTALL_ERROR, "NoResults", NO_RESULTS)
+        runner.finish(cell, options, 0, paths=paths)
+    return [cell.id for cell in missing]
+
+
+def not_fully_run(cells: Sequence[Cell], options: Options) -> list[str]:
+    """One line per cell the run cannot answer for: no results, inconclusive final statuses, or no done marker.
+
+    Each case counts once, by its final record: a crash retried into a pass is no problem."""
+    lines = []
+    for cell in cells:
+        target = results_path(options.out, options.run_id, cell.id)
+        if not target.exists():
+            lines.append(f"{cell.id}: missing ({NO_RESULTS})")
+            continue
+        finals = final_records(target)
+        why = [f"{n} {status}" for status, n in status_counts(finals).items() if vocabulary.is_inconclusive(status)]
+        if not finals:
+            why.append("no records")
+        if not done_path(options.out, options.run_id, cell.id).exists():
+            why.append("incomplete (no done marker: the cell's run stopped before its end)")
+        if why:
+            lines.append(f"{cell.id}: " + ", ".join(why))
+    return lines
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `python -m harness.host.planned`."""
+    p = argparse.ArgumentParser(prog="python -m harness.host.planned", description=__doc__.splitlines()[0])
+    p.add_argument("--plan", required=True, metavar="FILE",
+                   help="the plan the fan-out used: the JSON list harness.host.plan printed ('-': stdin)")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="the folder holding the merged results/")
+    p.add_argument("--run", required=True, metavar="RUN_ID", help="the run id every cell job recorded under")
+    p.add_argument("--cases", action="append", default=None, metavar="DIR",
+                   help=f"the corpus the cells ran, for the cases a missing cell is recorded with (default: {BUILTIN})")
+    p.add_argument("--matrix", type=Path, default=plan.default_matrix(),
+                   help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 naming each planned cell that could not be fully run")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Record the planned cells that have no results (or, with --check, name the cells not fully run)."""
+    args = parser().parse_args(argv)
+    options = Options(out=args.out, run_id=args.run, cases=args.cases or [BUILTIN])
+    try:
+        text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
+        cells = planned_cells(read_plan(text, "stdin" if args.plan == "-" else args.plan), matrix.load(args.matrix))
+        if args.check:
+            problems = not_fully_run(cells, options)
+            for line in problems:
+                print(f"shardmatrix: could not fully run {line}", file=sys.stderr)
+            return 1 if problems else 0
+        for cell_id in record_missing(cells, options):
+            print(f"shardmatrix: {cell_id}: recorded as install_error ({NO_RESULTS})", file=sys.stderr)
+    except (OSError, PlanError, matrix.MatrixError, CorpusError) as error:
+        print(f"shardmatrix: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
