@@ -39,10 +39,12 @@ except matrix.MatrixError as error:
 
 
 def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]:
-    opts = options.parse(session.posargs)
+    """The session's options and cells, or the session ends in one line naming the culprit: nothing runs on a guess."""
     try:
+        opts = options.parse(session.posargs, prog=f"nox -s {session.name} --")
+        corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
         return opts, matrix.select(CELLS, opts.cells)
-    except matrix.MatrixError as error:
+    except (options.OptionsError, corpus.CorpusError, matrix.MatrixError) as error:
         session.error(str(error))
 
 
@@ -68,7 +70,7 @@ def matrix_run(session: nox.Session) -> None:
         session.warn(f"known breakage {line}")
     for missing in unreported.record_missing_cells(chosen, opts):
         session.warn(f"{missing}: recorded as install_error (its session did not run)")
-    _build_report(session, opts, ["--run", opts.run_id])
+    _build_report(session, opts.out, ["--run", opts.run_id])
     problems = unreported.infrastructure_problems(chosen, opts)
     if problems:
         session.error("cells the harness could not fully run: " + "; ".join(problems))
@@ -76,26 +78,46 @@ def matrix_run(session: nox.Session) -> None:
 
 @nox.session
 def report(session: nox.Session) -> None:
-    """Rebuild the report from stored results only (default: the newest run)."""
-    _build_report(session, options.parse(session.posargs), [])
+    """Rebuild the report from stored results only (default: the newest run; --run, --all-runs, --compare)."""
+    try:
+        opts = options.parse_report(session.posargs)
+    except options.OptionsError as error:
+        session.error(str(error))
+    _build_report(session, opts.out, opts.report_args)
 
 
-def _build_report(session: nox.Session, opts: options.Options, extra: list[str]) -> None:
+def _build_report(session: nox.Session, out: Path, runs: list[str]) -> None:
     # The report's dependencies only: `reports` runs from the checkout, so no wheel is rebuilt on every run.
     session.install(*REPORT_DEPENDENCIES)
-    session.run("python", "-m", "reports", "--out", str(opts.out), *extra, *opts.report_args,
-                env={"PYTHONPATH": str(ROOT)})
+    _run_keeping_exit_code(session, "python", "-m", "reports", "--out", str(out), *runs,
+                           env={"PYTHONPATH": str(ROOT)})
+
+
+def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
+    """session.run, except that the command's exit code 2 (INCONCLUSIVE) becomes the exit code of nox itself.
+
+    nox knows a session as passed or failed and exits 0 or 1, so INCONCLUSIVE would read as UNSAFE to a script;
+    SystemExit is the one thing a session may raise that nox does not turn into "failed". (Under `nox -j`, a
+    session runs in a child process, and its parent can only say failed: run `upgrade` on its own.)"""
+    try:
+        session.run(*args, env=env)
+    except nox.command.CommandFailed as failed:
+        if failed.return_code == upgrade.INCONCLUSIVE:
+            raise SystemExit(upgrade.INCONCLUSIVE) from None
+        raise
 
 
 @nox.session(name="upgrade")
 def upgrade_check(session: nox.Session) -> None:
-    """Is the bump safe? Run baseline and candidate cells (stored results reused); SAFE, or UNSAFE and exit 1."""
-    session.install(".[report]")
+    """Is the bump safe? Run baseline and candidate cells (stored results reused): SAFE (exit 0), UNSAFE (exit 1) or
+    INCONCLUSIVE (exit 2, the reason in one line)."""
     try:
         before, after, opts = upgrade.prepare(session.posargs, CELLS)
-    except pins.PinError as error:
+    except (options.OptionsError, corpus.CorpusError, pins.PinError) as error:
         session.error(str(error))
-    session.run("python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref, after.ref)
+    session.install(".[report]")
+    _run_keeping_exit_code(session, "python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref,
+                           after.ref)
 
 
 @nox.session(name="bisect")
@@ -103,10 +125,11 @@ def bisect_releases(session: nox.Session) -> None:
     """The first release between --good and --bad where --case stops passing (binary search, probes cached)."""
     try:
         outcome = bisect.run(session.posargs, CELLS)
-    except (pins.PinError, bisect.index.IndexError_) as error:
+    except (options.OptionsError, corpus.CorpusError, pins.PinError, bisect.index.IndexError_,
+            bisect.BisectError) as error:
         session.error(str(error))
     if outcome.first_bad is None:
-        session.error("no first bad release found")
+        session.error(outcome.refusal or "no first bad release found")
 
 
 @nox.session

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
+from harness.host import matrix, options
 from harness.tools import bisect, pins
+
+CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 
 VERSIONS = [Version(f"0.{n}.0") for n in range(10)]
 
@@ -27,10 +31,42 @@ def prober(first_bad: int, skip: frozenset[int] = frozenset()) -> tuple[list[Ver
 def test_search_finds_the_first_bad_in_fewer_probes_than_a_linear_scan() -> None:
     seen, probe = prober(first_bad=7)
     outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
-    assert outcome.last_good == Version("0.6.0")
+    assert outcome.last_good == Version("0.6.0") and outcome.refusal is None
     assert outcome.first_bad is not None and outcome.first_bad.version == Version("0.7.0")
     assert len(outcome.probes) < bisect.linear_cost(outcome) == 7
     assert len(seen) == len(set(seen))  # each version built at most once
+    assert seen[:2] == [VERSIONS[0], VERSIONS[-1]]  # both ends first: neither is taken on trust
+
+
+def test_trusted_ends_are_not_probed_and_the_report_says_a_trusted_last_good_was_not_run() -> None:
+    seen, probe = prober(first_bad=1)
+    outcome = bisect.search(VERSIONS, probe, trust_ends=True)  # type: ignore[arg-type]
+    assert VERSIONS[0] not in seen and outcome.last_good == VERSIONS[0]
+    assert "last good: jax==0.0.0 (--trust-ends: not run)" in bisect.describe(outcome, "jax", "m::t")
+
+
+def test_a_good_end_that_does_not_pass_is_refused_without_searching() -> None:
+    # Before, --good was assumed and printed as "last good" without ever being run.
+    seen, probe = prober(first_bad=0)
+    outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
+    assert seen == [VERSIONS[0]] and outcome.first_bad is None and outcome.last_good is None
+    assert outcome.refusal == ("--good 0.0.0 does not pass (failed: Boom: x; cell cell0): nothing to search "
+                               "between the ends (--trust-ends to search anyway)")
+    text = "\n".join(bisect.describe(outcome, "jax", "m::t"))
+    assert "last good" not in text and "refused: --good 0.0.0 does not pass" in text
+
+
+def test_a_bad_end_that_does_not_fail_is_refused_without_searching() -> None:
+    seen, probe = prober(first_bad=99)
+    outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
+    assert seen == [VERSIONS[0], VERSIONS[-1]] and outcome.first_bad is None
+    assert outcome.refusal is not None and outcome.refusal.startswith("--bad 0.9.0 does not fail (passed; cell cell9)")
+
+
+def test_an_end_that_cannot_be_judged_is_refused_too() -> None:
+    _, probe = prober(first_bad=5, skip=frozenset({9}))
+    outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
+    assert outcome.refusal is not None and outcome.refusal.startswith("--bad 0.9.0 does not fail (install_error")
 
 
 def test_search_skips_uninstallable_versions_and_says_so() -> None:
@@ -45,7 +81,7 @@ def test_search_skips_uninstallable_versions_and_says_so() -> None:
 
 def test_search_without_a_failing_end_reports_no_first_bad() -> None:
     _, probe = prober(first_bad=99)
-    outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
+    outcome = bisect.search(VERSIONS, probe, trust_ends=True)  # type: ignore[arg-type]
     assert outcome.first_bad is None
     assert "no bad release found" in "\n".join(bisect.describe(outcome, "jax", "m::t"))
 
@@ -76,3 +112,33 @@ def test_case_node_finds_the_module_in_the_corpus() -> None:
     assert str(node).endswith("cases/sharded_gathers.py::test_take")
     with pytest.raises(pins.PinError):
         bisect.case_node("no_such_module::test_x", ["builtin"])
+
+
+def test_a_probe_reads_exactly_its_case_and_a_missing_record_is_said_not_guessed() -> None:
+    # Before, a missing record fell back to the cell's first record, another case's outcome.
+    records = {"m::other": {"status": "passed"}, "m::t[a]": {"status": "failed"}}
+    record = bisect.probe_record(records, "m::t")
+    assert record == {"status": bisect.NO_RECORD, "error_message": "no record of m::t (recorded m::other, m::t[a])"}
+    assert bisect.Probe(VERSIONS[0], bisect.NO_RECORD, "", "c").verdict == "skip"
+    assert bisect.probe_record(records, "m::t[a]") == {"status": "failed"}
+    assert bisect.probe_record({}, "m::t")["error_message"] == "no record of m::t (nothing recorded)"
+
+
+def test_an_unknown_case_is_refused_with_near_ids_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bisect.adhoc, "run_cell", lambda *args, **kwargs: pytest.fail("a cell was run"))
+    argv = ["--case", "sharded_gathers::test_take_on_sharded_axis", "--good", "jax==0.10.2", "--bad", "jax==0.12.0.1"]
+    with pytest.raises(bisect.BisectError, match=r"^unknown case sharded_gathers::test_take_on_sharded_axis in "
+                                                  r"--cases builtin \(did you mean sharded_gathers::"
+                                                  r"test_take_on_sharded_axis_raises_sharding_type_error"):
+        bisect.run(argv, CELLS, fetch=lambda url: pytest.fail("the index was asked"))
+
+
+def test_a_known_case_is_accepted_with_or_without_parameters() -> None:
+    bisect.check_case("sharded_gathers::test_einsum_out_sharding", ["builtin"])
+    bisect.check_case("sharded_gathers::test_einsum_out_sharding[x]", ["builtin"])
+
+
+def test_an_unknown_option_is_refused_in_one_line() -> None:
+    with pytest.raises(options.OptionsError, match=r"^nox -s bisect: unknown option --trust-end \(did you mean "
+                                                   r"--trust-ends\?\)$"):
+        bisect.parser().parse_strictly(["--case", "m::t", "--good", "jax==1", "--bad", "jax==2", "--trust-end"])

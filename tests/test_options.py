@@ -17,11 +17,10 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_everything_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(options.RUN_ID_ENV, "from-env")
     opts = options.parse(["--cells", "jax0.12*", "--cells", "*py3.11", "--out", "/tmp/o", "--cases", "builtin",
-                          "--cases", "mine", "--workers", "2", "--timeout", "9", "--devices", "4", "--compare", "x"])
+                          "--cases", "mine", "--workers", "2", "--timeout", "9", "--devices", "4", "-v"])
     assert opts.cells == ["jax0.12*", "*py3.11"] and opts.out == Path("/tmp/o")
     assert opts.cases == ["builtin", "mine"] and opts.workers == 2 and opts.timeout == 9 and opts.devices == 4
-    assert opts.run_id == "from-env"
-    assert opts.report_args == ["--compare", "x"]
+    assert opts.run_id == "from-env" and opts.verbose and opts.report_args == []
 
 
 def test_resume_names_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,3 +32,61 @@ def test_resume_names_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_run_id_flag_beats_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(options.RUN_ID_ENV, "from-env")
     assert options.parse(["--run-id", "mine"]).run_id == "mine"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--timout", "5"], "nox -s matrix: unknown option --timout (did you mean --timeout?)"),
+    (["--timout=5"], "nox -s matrix: unknown option --timout (did you mean --timeout?)"),
+    (["--colour", "red"], "nox -s matrix: unknown option --colour"),
+    (["--compare", "a", "b"], "nox -s matrix: unknown option --compare (an option of nox -s report)"),
+    (["stray"], "nox -s matrix: unexpected argument 'stray'"),
+    (["--timeout", "soon"], "nox -s matrix: argument --timeout: invalid float value: 'soon'"),
+])
+def test_unknown_or_bad_arguments_are_refused_in_one_line(argv: list[str], message: str) -> None:
+    # Before, unknown arguments were passed on (to the report builder) and the run went ahead with defaults.
+    with pytest.raises(options.OptionsError) as refused:
+        options.parse(argv)
+    assert str(refused.value) == message
+
+
+def test_an_abbreviation_is_refused_not_guessed() -> None:
+    with pytest.raises(options.OptionsError, match="unknown option --time "):
+        options.parse(["--time", "3"])
+    assert options.parse(["--timeout", "3"]).timeout == 3
+
+
+def test_the_refusal_names_the_session_it_came_from() -> None:
+    with pytest.raises(options.OptionsError, match=r"^nox -s cell\(x\): unknown option --nope$"):
+        options.parse(["--nope"], prog="nox -s cell(x) --")
+
+
+def test_a_suggestion_is_only_made_for_a_near_name() -> None:
+    with pytest.raises(options.OptionsError) as refused:
+        options.parse_report(["--cells", "x"])
+    assert str(refused.value) == "nox -s report: unknown option --cells"
+
+
+@pytest.mark.parametrize(("argv", "passed_on"), [
+    ([], []),
+    (["--run", "a", "b"], ["--run", "a", "b"]),
+    (["--all-runs"], ["--all-runs"]),
+    (["--compare", "a", "b:cell"], ["--compare", "a", "b:cell"]),
+])
+def test_report_passes_on_only_its_declared_choice_of_runs(argv: list[str], passed_on: list[str]) -> None:
+    opts = options.parse_report(["--out", "/tmp/o", *argv])
+    assert opts.out == Path("/tmp/o") and opts.report_args == passed_on
+
+
+@pytest.mark.parametrize("argv", [["--run", "a", "--all-runs"], ["--compare", "a"], ["--timeout", "3"]])
+def test_report_refuses_what_reports_would_not_take(argv: list[str]) -> None:
+    with pytest.raises(options.OptionsError, match=r"^nox -s report: "):
+        options.parse_report(argv)
+
+
+def test_a_tool_built_on_the_shared_parser_is_as_strict() -> None:
+    tool = options.Parser(prog="tool", parents=[options.parser(add_help=False)])
+    tool.add_argument("--case")
+    namespace = tool.parse_strictly(["--case", "c", "--timeout", "4"])
+    assert namespace.case == "c" and options.from_namespace(namespace).timeout == 4
+    with pytest.raises(options.OptionsError, match=r"^tool: unknown option --cas \(did you mean --case\?\)$"):
+        tool.parse_strictly(["--cas", "c"])

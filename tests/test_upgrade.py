@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import matrix
+from harness.host import adhoc, corpus, matrix, options
 from harness.tools import pins, upgrade
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
@@ -30,3 +30,34 @@ def test_explicit_baseline_and_a_jax_bump_that_needs_a_newer_python() -> None:
 def test_a_candidate_equal_to_its_baseline_is_refused() -> None:
     with pytest.raises(pins.PinError, match="the candidate is the baseline"):
         upgrade.cells_for(["jax==0.12.0.1"], CELLS)
+
+
+def test_an_unknown_option_is_refused_not_dropped() -> None:
+    # Before, unknown arguments that were not pins went to options.parse, which passed them on to the report.
+    with pytest.raises(options.OptionsError, match=r"^nox -s upgrade: unknown option --timout \(did you mean "
+                                                   r"--timeout\?\)$"):
+        upgrade.cells_for(["flax==0.12.8", "--timout", "5"], CELLS)
+    with pytest.raises(options.OptionsError, match=r"unknown option --base \(did you mean --baseline\?\)"):
+        upgrade.cells_for(["flax==0.12.8", "--base", "jax==0.10.2"], CELLS)
+
+
+def test_options_and_pins_may_come_in_any_order() -> None:
+    _, candidate, opts = upgrade.cells_for(["--timeout", "7", "flax==0.12.8", "-v"], CELLS)
+    assert candidate.flax == "0.12.8" and opts.timeout == 7 and opts.verbose
+
+
+def test_a_stray_word_is_refused_as_a_pin() -> None:
+    with pytest.raises(pins.PinError, match=r"'flax0\.12\.8': only jax, jaxlib, flax can be pinned"):
+        upgrade.cells_for(["flax0.12.8"], CELLS)
+
+
+def test_two_case_files_of_one_name_are_refused_before_any_cell_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "test_same.py").write_text("def test_x(): ...\n")
+    monkeypatch.setattr(adhoc, "run_cell", lambda *args, **kwargs: pytest.fail("a cell was run"))
+    with pytest.raises(corpus.CorpusError, match=r"two case files named test_same\.py"):
+        upgrade.prepare(["flax==0.12.8", "--cases", str(tmp_path / "a"), "--cases", str(tmp_path / "b")], CELLS,
+                        say=lambda line: None)

@@ -24,11 +24,20 @@ VENVS = corpus.PROJECT_ROOT / ".nox"
 
 @dataclass(frozen=True)
 class CellRun:
-    """Where a cell's results are: its run id, and whether they were reused rather than run now."""
+    """Where a cell's results are: its run id, whether they were reused rather than run now, and whether the run
+    finished (its done marker was written; stored results are reused only when it was)."""
 
     cell: Cell
     run_id: str
     reused: bool
+    complete: bool = True
+    #: The cell run's return code: nonzero when it stopped before every case was recorded (pytest interrupted).
+    returncode: int = 0
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped part way: some cases have no record, so its results must not read as a finished cell's."""
+        return not self.complete
 
     @property
     def ref(self) -> str:
@@ -82,21 +91,27 @@ def run_cell(
     venv, problem = ensure_venv(cell)
     chosen = paths if paths is not None else corpus.case_paths(options.cases)
     target = results_path(options.out, options.run_id, cell.id)
+    done = done_path(options.out, options.run_id, cell.id)
+    done.unlink(missing_ok=True)  # an earlier run under this id must not vouch for this one
+    returncode = 0
     if problem is None and paths is None:
-        runner.run(cell, venv, options)
+        returncode = runner.run(cell, venv, options)
     elif problem is None:
         # Some cases only (a bisect probe): no whole-corpus fingerprint, so the results cache stays out of it.
         problem = envbuild.install(cell, venv, target.with_suffix(".install.log"))
         if problem is None:
             envbuild.freeze(venv, target.with_suffix(".freeze.txt"))
-            runner.run_installed(cell, venv, options, chosen)
+            returncode = runner.run_installed(cell, venv, options, chosen)
         else:
             unreported.record_unrun(cell, options, chosen, vocabulary.INSTALL_ERROR, "InstallError", problem)
             runner.finish(cell, options, 0)
     else:
         unreported.record_unrun(cell, options, chosen, vocabulary.INSTALL_ERROR, "MissingInterpreter", problem)
         runner.finish(cell, options, 0)
-    return CellRun(cell, options.run_id, reused=False)
+    ran = CellRun(cell, options.run_id, reused=False, complete=done.exists(), returncode=returncode)
+    if ran.interrupted:
+        say(f"{cell.id}: interrupted (exit {returncode}); its results are incomplete and are not reused")
+    return ran
 
 
 def statuses_of(out: Path, run_id: str, cell_id: str) -> dict[str, dict[str, object]]:

@@ -15,34 +15,62 @@ from harness.host.options import BUILTIN, Options
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
+class CorpusError(ValueError):
+    """`--cases` entries that cannot make one corpus, phrased as one line; nothing runs."""
+
+
 def case_roots(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
     """The folders of the cases: the shipped corpus for 'builtin', else the folder given."""
     return [project_root / "cases" if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
 
 
 def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
-    """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder."""
+    """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder.
+
+    CorpusError for a folder that does not exist, or for two case files of one name anywhere in the corpus."""
     paths: list[Path] = []
-    for entry in cases:
+    for entry in dict.fromkeys(cases):
         if entry == BUILTIN:
             paths.extend(case_files(project_root / "cases", builtin=True))
             continue
         folder = Path(entry).expanduser().resolve()
         if not folder.is_dir():
-            raise FileNotFoundError(f"--cases {entry}: no such folder")
+            raise CorpusError(f"--cases {entry}: no such folder")
         paths.append(folder)
+    refuse_shared_names(paths)
     return paths
 
 
+def refuse_shared_names(paths: list[Path]) -> None:
+    """CorpusError naming both files when two case files share a name: case ids (and the snapshots reproducers are
+    built from) name a case by its file's stem, so one would silently stand for the other."""
+    seen: dict[str, Path] = {}
+    for path in paths:
+        for file in _files(path):
+            first = seen.setdefault(file.name, file)
+            if first.resolve() != file.resolve():
+                raise CorpusError(f"two case files named {file.name}: {first} and {file} (a case id is "
+                                  "<file stem>::<test>, so one would hide the other; rename one)")
+
+
 def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
-    """(case id, family) of every case in the given files and folders, read from source."""
+    """(case id, family) of every case in the given files, folders and pytest node ids, read from source."""
     found: list[tuple[str, str]] = []
     for path in paths:
-        files = [path] if path.is_file() else case_files(path, builtin=False)
-        for file in files:
-            for name, family in static_cases(file):
-                found.append((f"{file.stem}::{name}", family or file.stem))
+        file_part, node, name = str(path).partition("::")
+        if node:  # one case, as a bisect probe names it: <file>::<test>[params]
+            file = Path(file_part)
+            families = dict(static_cases(file)) if file.is_file() else {}
+            found.append((f"{file.stem}::{name}", families.get(name.split("[")[0]) or file.stem))
+            continue
+        for file in _files(path):
+            for test, family in static_cases(file):
+                found.append((f"{file.stem}::{test}", family or file.stem))
     return found
+
+
+def _files(path: Path) -> list[Path]:
+    return [path] if path.is_file() else case_files(path, builtin=False)
 
 
 def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:

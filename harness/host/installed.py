@@ -7,7 +7,6 @@ the backend, and the cases run through the same runner path as a built cell (`ru
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -73,6 +72,7 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
 
 def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:
     """Run the corpus on `python`'s installed packages (default: this interpreter) and record it as one cell."""
+    paths = corpus.case_paths(options.cases)  # a bad --cases is refused before the interpreter is asked anything
     prefix = Path(python).absolute().parent.parent
     if not envbuild.venv_python(prefix).exists():
         raise InstalledError(f"{python} is not {envbuild.venv_python(prefix)}; run from a venv, or the interpreter "
@@ -84,19 +84,24 @@ def run(options: Options, backend: str | None = None, python: str = sys.executab
     dists = dict(found["dists"])  # type: ignore[call-overload]
     target.with_suffix(".freeze.txt").write_text("".join(f"{n}=={v}\n" for n, v in sorted(dists.items())),
                                                  encoding="utf-8")
-    runner.run_installed(cell, prefix, options, corpus.case_paths(options.cases))
+    runner.run_installed(cell, prefix, options, paths)
     return cell
+
+
+def parser() -> session_options.Parser:
+    """`--backend` and the shared session options, refused in one line when not declared."""
+    p = session_options.Parser(prog="nox -s installed --", parents=[session_options.parser(add_help=False)])
+    p.add_argument("--backend", default=None, help="the backend to record (default: read off jax's plugins)")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m harness.host.installed [--backend NAME] [session options]`: record this interpreter as one cell."""
-    parse = argparse.ArgumentParser(prog="python -m harness.host.installed", add_help=False)
-    parse.add_argument("--backend", default=None, help="the backend to record (default: read off jax's plugins)")
-    known, rest = parse.parse_known_args(sys.argv[1:] if argv is None else argv)
-    opts = session_options.parse(rest)
     try:
-        cell = run(opts, known.backend)
-    except InstalledError as error:
+        namespace = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
+        opts = session_options.from_namespace(namespace)
+        cell = run(opts, namespace.backend)
+    except (InstalledError, session_options.OptionsError, corpus.CorpusError) as error:
         print(f"shardmatrix: {error}", file=sys.stderr)
         return 2
     print(f"shardmatrix: recorded {results_path(opts.out, opts.run_id, cell.id)}")

@@ -1,16 +1,65 @@
-"""Command-line options shared by the nox sessions (what follows `--`), parsed in one place."""
+"""Command-line options of the sessions (what follows `--`), declared and parsed in one place, strictly.
+
+An option nobody declared is refused in one line naming it, never passed on or dropped: a typo such as
+`--timout 5` must not run with the default limit without a word. `upgrade`, `bisect` and `installed` build their
+parsers on `parser(add_help=False)` (argparse parents), so they are as strict as the nox sessions.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NoReturn
 
 from harness.cell.records import new_run_id
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
+#: What `nox -s report` passes on to `python -m reports` (its mutually exclusive choice of runs). The matrix
+#: session takes none of them: its report is always the run it just made.
+REPORT_OPTIONS = ("--run", "--all-runs", "--compare")
+
+
+class OptionsError(ValueError):
+    """Session arguments that cannot be taken as given, phrased as one line; nothing runs."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse made strict: no abbreviations, and an error is one OptionsError line instead of usage and exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # An abbreviation is a guess: `--run` would silently mean `--run-id` on the matrix.
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Raise OptionsError naming the session (argparse would print its usage and exit)."""
+        raise OptionsError(f"{self.prog.removesuffix(' --')}: {message}")
+
+    def parse_strictly(self, argv: Sequence[str]) -> argparse.Namespace:
+        """Every argument, or OptionsError naming the first unknown option (or stray argument)."""
+        namespace, rest = self.parse_known_intermixed_args(list(argv))
+        if rest:
+            self.error(self._unknown(rest))
+        return namespace
+
+    def _unknown(self, rest: list[str]) -> str:
+        option = next((arg.split("=", 1)[0] for arg in rest if arg.startswith("-")), None)
+        if option is None:
+            return f"unexpected argument {rest[0]!r}"
+        if option in REPORT_OPTIONS:
+            return f"unknown option {option} (an option of nox -s report)"
+        # Compared without the dashes every long option shares, so `--cells` is not "near" `--help`.
+        known = {name[2:]: name for action in self._actions for name in action.option_strings if name.startswith("--")}
+        typed = option.lstrip("-")
+        # An abbreviation names what it abbreviates better than spelling likeness does (--base: --baseline).
+        near = sorted(name for name in known if typed and name.startswith(typed)) or difflib.get_close_matches(
+            typed, known, n=1)
+        return f"unknown option {option}" + (f" (did you mean {known[near[0]]}?)" if near else "")
 
 
 @dataclass
@@ -29,12 +78,13 @@ class Options:
     hard_grace: float = 10.0
     force: bool = False
     repeats: int = 1
+    verbose: bool = False
     report_args: list[str] = field(default_factory=list)
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argparse parser for session arguments."""
-    p = argparse.ArgumentParser(prog="nox -s matrix --", add_help=True)
+def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
+    """The options of a run of cells (matrix, cell; and the parent of upgrade, bisect and installed)."""
+    p = Parser(prog=prog, add_help=add_help)
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
                    help="run only cells whose id matches GLOB (repeatable; default: every cell)")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
@@ -58,12 +108,43 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-case time limit (default 300)")
     p.add_argument("--devices", type=int, default=None, metavar="N",
                    help="simulated CPU devices per cell (default: the cell's, normally 8)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print each cell's pytest output as it runs (default: one progress line per cell; the "
+                        "output goes to the cell's log file)")
     return p
 
 
-def parse(argv: list[str]) -> Options:
-    """Parse session posargs; unknown arguments are passed on to the report builder."""
-    namespace, rest = parser().parse_known_args(argv)
+def report_parser(prog: str = "nox -s report --") -> Parser:
+    """The options of `nox -s report`: the output folder and what `python -m reports` takes to choose runs."""
+    p = Parser(prog=prog)
+    p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
+                   help="the folder holding results/; DIR/report/ is written (default: out)")
+    runs = p.add_mutually_exclusive_group()
+    runs.add_argument("--run", dest="runs", action="extend", nargs="+", default=[], metavar="RUN_ID",
+                      help="report these runs side by side (default: the newest run)")
+    runs.add_argument("--all-runs", action="store_true", help="report every run under DIR/results/")
+    runs.add_argument("--compare", nargs=2, metavar=("BASELINE", "CANDIDATE"),
+                      help="upgrade verdict between two stored runs (RUN, or RUN:CELL): exit 0 SAFE, 1 UNSAFE, "
+                           "2 INCONCLUSIVE")
+    return p
+
+
+def parse(argv: Sequence[str], prog: str = "nox -s matrix --") -> Options:
+    """Parse the arguments of a run of cells; OptionsError (one line) for anything not declared."""
+    return from_namespace(parser(prog).parse_strictly(argv))
+
+
+def parse_report(argv: Sequence[str]) -> Options:
+    """Parse the arguments of `nox -s report`; the choice of runs becomes `report_args` for `python -m reports`."""
+    namespace = report_parser().parse_strictly(argv)
+    chosen = (["--run", *namespace.runs] if namespace.runs else []) + (["--all-runs"] if namespace.all_runs else [])
+    if namespace.compare:
+        chosen = ["--compare", *namespace.compare]
+    return Options(out=namespace.out, report_args=chosen)
+
+
+def from_namespace(namespace: argparse.Namespace) -> Options:
+    """Options from a namespace parsed by `parser()` or a parser built on it."""
     run_id = namespace.resume or namespace.run_id or os.environ.get(RUN_ID_ENV) or new_run_id()
     return Options(
         cells=namespace.cells,
@@ -77,5 +158,5 @@ def parse(argv: list[str]) -> Options:
         resume=bool(namespace.resume),
         force=namespace.force,
         repeats=namespace.repeats,
-        report_args=rest,
+        verbose=namespace.verbose,
     )

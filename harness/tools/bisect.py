@@ -2,13 +2,19 @@
 
 Released versions come from the index; each probe is an ordinary cell (jaxlib == jax, python per pair) run for
 that one case and stored under OUT/results like any other, so a probe that already ran is read, not rebuilt.
-A probe that cannot be judged (the cell does not install, or the case is not applicable there) is skipped and
-said so; the search narrows around it. Binary search: about log2(n) builds where a linear scan needs n.
+A probe that cannot be judged (the cell does not install, the case is not applicable there, or no record of the
+case was written) is skipped and said so; the search narrows around it. Binary search: about log2(n) builds where
+a linear scan needs n.
+
+Refuses instead of guessing: an unknown case id stops it before anything is built (naming near ids), and both
+ends are probed first (unless --trust-ends): when --good does not pass or --bad does not fail, there is nothing to
+search and it says so in one line.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +26,17 @@ from harness.host import adhoc, corpus, options
 from harness.host.matrix import Cell
 from harness.tools import index, pins
 
+#: A probe's status when its cell wrote no record of the case, or stopped before it finished: it cannot be
+#: judged, so it is skipped.
+NO_RECORD = "no_record"
+INTERRUPTED = "interrupted"
 #: Outcomes of a probe. xfailed is bad: a known breakage still breaks the case.
 GOOD = frozenset({vocabulary.PASSED, vocabulary.XPASSED})
-SKIP = frozenset({vocabulary.INSTALL_ERROR, vocabulary.NOT_APPLICABLE})
+SKIP = frozenset({vocabulary.INSTALL_ERROR, vocabulary.NOT_APPLICABLE, NO_RECORD, INTERRUPTED})
+
+
+class BisectError(ValueError):
+    """A bisect that cannot be asked as given (an unknown case id), phrased as one line; nothing is built."""
 
 
 @dataclass(frozen=True)
@@ -44,12 +58,13 @@ class Probe:
 
 @dataclass
 class Outcome:
-    """The search's answer and every probe it made, in order."""
+    """The search's answer and every probe it made, in order; `refusal` says why it did not search."""
 
     candidates: list[Version]
     probes: list[Probe] = field(default_factory=list)
     last_good: Version | None = None
     first_bad: Probe | None = None
+    refusal: str | None = None
 
     @property
     def skipped(self) -> list[Probe]:
@@ -57,11 +72,12 @@ class Outcome:
         return [probe for probe in self.probes if probe.verdict == "skip"]
 
 
-def search(candidates: list[Version], probe: Callable[[Version], Probe]) -> Outcome:
-    """Binary search over candidates[0] (good, assumed) .. candidates[-1] (bad, assumed); skips are dropped.
+def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_ends: bool = False) -> Outcome:
+    """Binary search over candidates[0] (good) .. candidates[-1] (bad); skips are dropped.
 
-    The first bad release's probe is always made, so its error can be shown (the bad end is probed only when it
-    turns out to be the first bad)."""
+    Both ends are probed first, and the search is refused (`refusal`, nothing else probed) when the good end does
+    not pass or the bad end does not fail. With `trust_ends` they are assumed instead, as the caller vouches; the
+    first bad release's probe is always made, so its error can be shown."""
     outcome = Outcome(candidates=list(candidates))
     remaining = list(candidates)
     low, high = 0, len(remaining) - 1
@@ -73,6 +89,11 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe]) -> Outc
             outcome.probes.append(seen[version])
         return seen[version]
 
+    if not trust_ends:
+        outcome.refusal = _refusal(look(remaining[low]), "good", "does not pass") or _refusal(
+            look(remaining[high]), "bad", "does not fail")
+        if outcome.refusal:
+            return outcome
     while high - low > 1:
         middle = (low + high) // 2
         found = look(remaining[middle])
@@ -87,6 +108,13 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe]) -> Outc
     bad = look(remaining[high])
     outcome.first_bad = bad if bad.verdict == "bad" else None
     return outcome
+
+
+def _refusal(end: Probe, verdict: str, what: str) -> str | None:
+    if end.verdict == verdict:
+        return None
+    return (f"--{verdict} {end.version} {what} ({end.status}{': ' + end.error if end.error else ''}; cell "
+            f"{end.cell_id}): nothing to search between the ends (--trust-ends to search anyway)")
 
 
 def probe_cell(package: str, version: Version, held: dict[str, str], devices: int = 8) -> Cell:
@@ -108,24 +136,30 @@ def describe(outcome: Outcome, package: str, case_id: str) -> list[str]:
     lines = [f"bisect {case_id} over {package} {', '.join(map(str, outcome.candidates))}"]
     for probe in outcome.skipped:
         lines.append(f"  skipped {package}=={probe.version}: {probe.status}: {probe.error}")
-    if outcome.first_bad is None:
+    if outcome.refusal:
+        lines.append(f"refused: {outcome.refusal}")
+    elif outcome.first_bad is None:
         lines.append(f"no bad release found: the bad end did not fail ({outcome.probes[-1].status})")
     else:
-        lines.append(f"last good: {package}=={outcome.last_good}")
+        probed = any(probe.version == outcome.last_good for probe in outcome.probes)
+        lines.append(f"last good: {package}=={outcome.last_good}" + ("" if probed else " (--trust-ends: not run)"))
         bad = outcome.first_bad
         lines.append(f"first bad: {package}=={bad.version} ({bad.cell_id}): {bad.status}: {bad.error}")
     lines.append(f"probes: {len(outcome.probes)} environment(s) (a linear scan needs {linear_cost(outcome)})")
     return lines
 
 
-def parser() -> argparse.ArgumentParser:
-    """Arguments of `nox -s bisect --` beyond the shared ones (--out, --cases, ...)."""
-    p = argparse.ArgumentParser(prog="nox -s bisect --", add_help=False)
+def parser() -> options.Parser:
+    """Arguments of `nox -s bisect --`: the case, the ends, the pins held, and the shared options."""
+    p = options.Parser(prog="nox -s bisect --", parents=[options.parser(add_help=False)])
     p.add_argument("--case", required=True, metavar="CASE_ID", help="<module>::<test>, as the report names it")
     p.add_argument("--good", required=True, metavar="PKG==A", help="a release where the case passes")
     p.add_argument("--bad", required=True, metavar="PKG==B", help="a release where it does not")
     p.add_argument("--jax", metavar="==X", help="hold jax at this pin while bisecting flax")
     p.add_argument("--flax", metavar="==Y", help="hold flax at this pin while bisecting jax")
+    p.add_argument("--trust-ends", action="store_true",
+                   help="take --good as passing and --bad as failing without probing them first (default: probe "
+                        "both, and refuse when they do not)")
     return p
 
 
@@ -162,6 +196,20 @@ def candidates(req: Request, fetch: index.Fetch = index.fetch_json) -> list[Vers
     return index.between(index.releases(req.package, fetch), req.good, req.bad)
 
 
+def check_case(case_id: str, cases: list[str]) -> None:
+    """BisectError naming the nearest case ids when `case_id` (parameters aside) is no case of the corpus."""
+    known = sorted({found for found, _ in corpus.expected_cases(corpus.case_paths(cases))})
+    if case_id.split("[")[0] in known:
+        return
+    base = case_id.split("[")[0]
+    test = base.rpartition("::")[2]
+    # A test name written in part, or under another module, names its case better than spelling likeness does.
+    containing = [found for found in known if len(test) > 3 and test in found.partition("::")[2]]
+    near = containing[:3] or difflib.get_close_matches(base, known, n=3, cutoff=0.5)
+    raise BisectError(f"unknown case {case_id} in --cases {', '.join(cases)}"
+                      + (f" (did you mean {' or '.join(near)}?)" if near else ""))
+
+
 def case_node(case_id: str, cases: list[str]) -> Path:
     """The pytest node id of a case ('<file>::<test>') in the shipped corpus or a --cases folder."""
     module, name = pins.case_module(case_id)
@@ -173,13 +221,23 @@ def case_node(case_id: str, cases: list[str]) -> Path:
     raise pins.PinError(f"no module {module}.py among the cases ({', '.join(cases)})")
 
 
+def probe_record(records: dict[str, dict[str, object]], case_id: str) -> dict[str, object]:
+    """The record of exactly `case_id`; a NO_RECORD stand-in that says what was recorded instead when none is."""
+    if case_id in records:
+        return records[case_id]
+    others = sorted(records)
+    instead = f"recorded {', '.join(others[:3])}{' ...' if len(others) > 3 else ''}" if others else "nothing recorded"
+    return {"status": NO_RECORD, "error_message": f"no record of {case_id} ({instead})"}
+
+
 def run(
     argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print
 ) -> Outcome:
     """`nox -s bisect --`: list the releases, probe them by binary search, print the answer."""
-    namespace, rest = parser().parse_known_args(argv)
-    opts = options.parse(rest)
+    namespace = parser().parse_strictly(argv)
+    opts = options.from_namespace(namespace)
     req = request(namespace, pins.default_cell(cells))
+    check_case(req.case_id, opts.cases)
     node = case_node(req.case_id, opts.cases)
     found = candidates(req, fetch)
     say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
@@ -188,15 +246,15 @@ def run(
     def probe(version: Version) -> Probe:
         cell = probe_cell(req.package, version, req.held)
         ran = adhoc.run_cell(cell, opts, {req.case_id}, force=opts.force, paths=[node], say=say)
-        records = adhoc.statuses_of(opts.out, ran.run_id, cell.id)
-        record = records.get(req.case_id) or next(iter(records.values()), {"status": vocabulary.ERROR,
-                                                                            "error_message": "no record written"})
+        record = probe_record(adhoc.statuses_of(opts.out, ran.run_id, cell.id), req.case_id)
+        if ran.interrupted:  # what it recorded is not a finished run's word
+            record = {"status": INTERRUPTED, "error_message": f"the probe's cell stopped (exit {ran.returncode})"}
         error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
         result = Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell.id)
         say(f"  {req.package}=={version}: {result.status} -> {result.verdict}")
         return result
 
-    outcome = search(found, probe)
+    outcome = search(found, probe, trust_ends=namespace.trust_ends)
     for line in describe(outcome, req.package, req.case_id):
         say(line)
     return outcome

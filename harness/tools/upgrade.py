@@ -1,13 +1,13 @@
 """`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; reports/compare.py gives the verdict.
 
 `nox -s upgrade -- jax==X [flax==Y] [--baseline jax==A,flax==B | --baseline-from FILE] [--out DIR] [--force]`.
+The answer is the exit code of `python -m reports --compare`, passed on by the session: SAFE, UNSAFE or
+INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the reason is printed in one line).
 """
 
 from __future__ import annotations
 
-import argparse
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.host import adhoc, corpus, options
@@ -15,12 +15,15 @@ from harness.host.adhoc import CellRun
 from harness.host.matrix import Cell
 from harness.tools import pins
 
-CANDIDATE = re.compile(r"^(jax|jaxlib|flax)\s*==", re.IGNORECASE)
+#: The exit codes of `python -m reports --compare`, and so of `nox -s upgrade`.
+SAFE, UNSAFE, INCONCLUSIVE = 0, 1, 2
 
 
-def parser() -> argparse.ArgumentParser:
-    """Arguments of `nox -s upgrade --` beyond the shared ones (--out, --cases, --force, ...)."""
-    p = argparse.ArgumentParser(prog="nox -s upgrade --", add_help=False)
+def parser() -> options.Parser:
+    """Arguments of `nox -s upgrade --`: the candidate's pins, the baseline, and the shared options."""
+    p = options.Parser(prog="nox -s upgrade --", parents=[options.parser(add_help=False)])
+    p.add_argument("candidate", nargs="*", metavar="PKG==X",
+                   help="the candidate's pins: jax==X and/or flax==Y (jaxlib follows jax)")
     baseline = p.add_mutually_exclusive_group()
     baseline.add_argument("--baseline", action="append", default=[], metavar="jax==A,flax==B",
                           help="baseline pins (default: the matrix's newest diagonal cell)")
@@ -29,29 +32,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def cells_for(argv: list[str], cells: list[Cell]) -> tuple[Cell, Cell, options.Options]:
-    """Baseline and candidate cells, and the shared options, from `nox -s upgrade --` arguments."""
-    namespace, rest = parser().parse_known_args(argv)
-    wanted = [arg for arg in rest if CANDIDATE.match(arg)]
-    opts = options.parse([arg for arg in rest if not CANDIDATE.match(arg)])
+def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, options.Options]:
+    """Baseline and candidate cells, and the shared options, from `nox -s upgrade --` arguments.
+
+    OptionsError for an undeclared option, PinError for pins that make no cell."""
+    namespace = parser().parse_strictly(argv)
+    opts = options.from_namespace(namespace)
     if namespace.baseline_from:
         given: dict[str, str] | None = pins.read_pins(namespace.baseline_from)
     else:
         given = pins.parse_pins(namespace.baseline) or None
     baseline = pins.baseline_cell(cells, given)
-    candidate = pins.candidate_cell(baseline, pins.parse_pins(wanted))
+    candidate = pins.candidate_cell(baseline, pins.parse_pins(namespace.candidate))
     if candidate.id == baseline.id:
         raise pins.PinError(f"the candidate is the baseline ({baseline.id})")
     return baseline, candidate, opts
 
 
 def prepare(
-    argv: list[str], cells: list[Cell], say: Callable[[str], object] = print
+    argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print
 ) -> tuple[CellRun, CellRun, options.Options]:
-    """Run or reuse both cells; returns them (RUN:CELL refs for the comparison) and the options."""
+    """Run or reuse both cells; returns them (RUN:CELL refs for the comparison) and the options.
+
+    Every argument and the corpus are checked before anything is built. A cell that stops part way is returned
+    as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
     baseline, candidate, opts = cells_for(argv, cells)
-    say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     expected = {case_id for case_id, _ in corpus.expected_cases(corpus.case_paths(opts.cases))}
+    say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     before = adhoc.run_cell(baseline, opts, expected, force=opts.force, say=say)
     after = adhoc.run_cell(candidate, opts, expected, force=opts.force, say=say)
     return before, after, opts
