@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.host import matrix
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +37,40 @@ def test_bad_matrix_stops_before_any_session_with_one_line(tmp_path: Path) -> No
     done = nox("-l", matrix_file=bad)
     assert done.returncode != 0
     assert f"shardmatrix: {bad}:1: cell #1: unknown key 'colour'" in done.stderr
+
+
+def test_a_misspelt_option_ends_the_session_in_one_line_before_anything_runs() -> None:
+    # Before, `--timout 5` went to the report builder's arguments and the cell ran with the default 300 s limit.
+    first = matrix.load(ROOT / "matrix.toml")[0]
+    done = nox("--no-venv", "-s", f"cell({first.id})", "--", "--timout", "5")
+    said = done.stdout + done.stderr  # a cell session runs in a child of nox (-j), which prints to stdout
+    assert done.returncode == 1
+    assert f"nox -s cell({first.id}): unknown option --timout (did you mean --timeout?)" in said
+    assert "pytest" not in said and ".jsonl" not in said  # no install, no run, no progress line
+
+
+def test_report_refuses_an_option_of_the_matrix() -> None:
+    done = nox("--no-venv", "-s", "report", "--", "--cells", "x")
+    assert done.returncode == 1 and "nox -s report: unknown option --cells" in done.stdout + done.stderr
+
+
+PASS_THROUGH = """
+import sys
+sys.path.insert(0, {root!r})
+import nox
+from noxfile import _run_keeping_exit_code  # the real noxfile's helper, as upgrade and report use it
+
+
+@nox.session(venv_backend="none")
+def verdict(session: nox.Session) -> None:
+    _run_keeping_exit_code(session, sys.executable, "-c", "import sys; raise SystemExit(int(sys.argv[1]))", *session.posargs)
+"""
+
+
+@pytest.mark.parametrize("code", [0, 1, 2])
+def test_the_verdicts_exit_code_is_the_exit_code_of_nox(tmp_path: Path, code: int) -> None:
+    # nox itself knows only passed (0) and failed (1): INCONCLUSIVE (2) must not read as UNSAFE (1) to a script.
+    noxfile = tmp_path / "verdict_noxfile.py"
+    noxfile.write_text(PASS_THROUGH.format(root=str(ROOT)))
+    done = nox("-f", str(noxfile), "-s", "verdict", "--", str(code))
+    assert done.returncode == code, done.stderr[-2000:]
