@@ -41,7 +41,7 @@ def unsafe(out: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.e2e
 def test_a_breaking_bump_is_unsafe_with_its_regressions(unsafe: subprocess.CompletedProcess[str]) -> None:
     text = unsafe.stdout + unsafe.stderr
-    assert unsafe.returncode != 0, text[-3000:]
+    assert unsafe.returncode == 1, text[-3000:]  # UNSAFE; 2 would be INCONCLUSIVE
     assert "\nUNSAFE\n" in text
     assert "nnx_sharded_merge::test_linear_split_shard_merge: passed → failed" in text
     assert "reproduce: uv run" in text
@@ -81,4 +81,15 @@ def test_bisect_finds_the_first_bad_flax_in_fewer_builds_than_a_linear_scan(out:
     text = done.stdout + done.stderr
     assert done.returncode == 0, text[-3000:]
     assert "last good: flax==0.11.2" in text and "first bad: flax==0.12.0" in text
-    assert "probes: 2 environment(s) (a linear scan needs 3)" in text
+    # Both ends are probed first (neither is taken on trust), and so is the good end in the linear scan counted.
+    assert "probes: 4 environment(s) (a linear scan needs 4)" in text
+
+
+@pytest.mark.e2e
+def test_bisect_refuses_an_end_that_does_not_do_what_it_says(out: Path) -> None:
+    # flax 0.12.0 fails the case: as --good it is refused, not printed as "last good".
+    done = nox("-s", "bisect", "--case", "partitioned_metadata::test_nnx_with_partitioning_outside_any_mesh",
+               "--good", "flax==0.12.0", "--bad", "flax==0.12.2", "--jax", "==0.7.2", out=out)
+    text = done.stdout + done.stderr
+    assert done.returncode == 1, text[-3000:]
+    assert "refused: --good 0.12.0 does not pass (xfailed" in text and "last good" not in text

@@ -63,7 +63,8 @@ from noxfile import _run_keeping_exit_code  # the real noxfile's helper, as upgr
 
 @nox.session(venv_backend="none")
 def verdict(session: nox.Session) -> None:
-    _run_keeping_exit_code(session, sys.executable, "-c", "import sys; raise SystemExit(int(sys.argv[1]))", *session.posargs)
+    exit_with = "import sys; raise SystemExit(int(sys.argv[1]))"
+    _run_keeping_exit_code(session, sys.executable, "-c", exit_with, *session.posargs)
 """
 
 

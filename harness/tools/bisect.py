@@ -65,6 +65,7 @@ class Outcome:
     last_good: Version | None = None
     first_bad: Probe | None = None
     refusal: str | None = None
+    trusted_ends: bool = False
 
     @property
     def skipped(self) -> list[Probe]:
@@ -78,7 +79,7 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_e
     Both ends are probed first, and the search is refused (`refusal`, nothing else probed) when the good end does
     not pass or the bad end does not fail. With `trust_ends` they are assumed instead, as the caller vouches; the
     first bad release's probe is always made, so its error can be shown."""
-    outcome = Outcome(candidates=list(candidates))
+    outcome = Outcome(candidates=list(candidates), trusted_ends=trust_ends)
     remaining = list(candidates)
     low, high = 0, len(remaining) - 1
     seen: dict[Version, Probe] = {}
@@ -125,10 +126,12 @@ def probe_cell(package: str, version: Version, held: dict[str, str], devices: in
 
 
 def linear_cost(outcome: Outcome) -> int:
-    """Builds a linear scan from the good end would have needed to reach the same first bad release."""
+    """Builds a linear scan from the good end would have needed to reach the same first bad release (the good end
+    included, unless the search trusted it too)."""
+    good_end = 0 if outcome.trusted_ends else 1
     if outcome.first_bad is None:
-        return len(outcome.candidates) - 1
-    return outcome.candidates.index(outcome.first_bad.version)
+        return len(outcome.candidates) - 1 + good_end
+    return outcome.candidates.index(outcome.first_bad.version) + good_end
 
 
 def describe(outcome: Outcome, package: str, case_id: str) -> list[str]:
