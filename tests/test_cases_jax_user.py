@@ -1,0 +1,68 @@
+"""The jax-side user-style case files: in the shipped corpus, in their family, each case dated to a jax release."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.cell.source import case_files, static_cases
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+USER_FILES = {"sharded_gathers_user.py": "sharded_gathers", "shard_map_modes_user.py": "shard_map_modes"}
+
+# "Changes in jax 0.9.0", "Deprecated in jax 0.10.1", "... warns from jax 0.8.0": a release with all three numbers,
+# and the cells that show it.
+RELEASE = re.compile(r"\bjax \d+\.\d+\.\d+")
+
+
+def undated_cases(path: Path) -> list[str]:
+    """The test functions of a case file whose docstring names no jax release or no cells that show it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    undated = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            doc = ast.get_docstring(node) or ""
+            if not RELEASE.search(doc) or "Cells:" not in doc:
+                undated.append(node.name)
+    return undated
+
+
+def test_a_dated_case_passes(tmp_path: Path) -> None:
+    dated = tmp_path / "dated.py"
+    doc = "Title.\n\n    Changes in jax 0.9.0: ... Cells: passes 0.8.3, fails 0.9.2.\n    "
+    dated.write_text(f'def test_x():\n    """{doc}"""\n')
+    assert undated_cases(dated) == []
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Title only.",
+        "Title.\n\n    Changes in jax 0.9: no patch number. Cells: 0.8.3",
+        "Title.\n\n    jax 0.9.0, no cells.",
+    ],
+)
+def test_an_undated_case_is_named(tmp_path: Path, doc: str) -> None:
+    undated = tmp_path / "undated.py"
+    undated.write_text(f'def test_x():\n    """{doc}"""\n')
+    assert undated_cases(undated) == ["test_x"]
+
+
+@pytest.mark.parametrize("name", sorted(USER_FILES))
+def test_user_file_is_in_the_builtin_corpus(name: str) -> None:
+    assert CASES / name in case_files(CASES, builtin=True)
+
+
+@pytest.mark.parametrize("name", sorted(USER_FILES))
+def test_user_cases_declare_their_family(name: str) -> None:
+    cases = static_cases(CASES / name)
+    assert cases, f"{name} has no cases"
+    assert {family for _, family in cases} == {USER_FILES[name]}
+
+
+@pytest.mark.parametrize("name", sorted(USER_FILES))
+def test_user_cases_name_their_release(name: str) -> None:
+    assert undated_cases(CASES / name) == []
