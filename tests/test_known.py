@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,8 @@ def test_matching_by_case_and_parametrized_case(tmp_path: Path) -> None:
         (GOOD + 'colour = "red"\n', "unknown key 'colour'"),
         (GOOD.replace(">=0.6,<0.7", "0.6 or so"), "jax range '0.6 or so' is not valid"),
         ("[[breakage]\n", "malformed TOML"),
+        (GOOD + "raises = 3\n", "raises 3 is not an exception class name or a list of them"),
+        (GOOD + 'raises = ["ValueError", "not a name"]\n', "raises ['ValueError', 'not a name'] is not an exception"),
     ],
 )
 def test_malformed_file_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
@@ -75,6 +78,66 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
         '[[breakage]]\ncase = "toy::test_fixed"\nreason = "r"\nlink = "l"\n'
     )
     result = pytester.runpytest("toy.py", "--shardmatrix-known", str(path), "--shardmatrix-devices", "0",
-                                "-p", "no:cacheprovider")
+                                "--shardmatrix-out", str(pytester.path / "out"), "-p", "no:cacheprovider")
     result.assert_outcomes(xfailed=1, failed=1)  # strict: an unexpected pass fails the run
     result.stdout.fnmatch_lines(["*XPASS(strict)*"])
+
+
+class ShardingTypeError(ValueError):
+    """Stands in for jax's, which subclasses ValueError too."""
+
+
+@pytest.mark.parametrize("raises", ['"ShardingTypeError"', '"ValueError"', '["KeyError", "ValueError"]'])
+def test_declared_exception_matches_any_name_in_the_raised_class_hierarchy(tmp_path: Path, raises: str) -> None:
+    [entry] = known.load(write(tmp_path, GOOD + f"raises = {raises}\n"))
+    assert entry.unexpected(ShardingTypeError("x")) is None
+
+
+def test_another_exception_than_declared_is_named_with_what_was_expected(tmp_path: Path) -> None:
+    [entry] = known.load(write(tmp_path, GOOD + 'raises = ["ShardingTypeError", "KeyError"]\n'))
+    assert entry.unexpected(TypeError("bad\nmore")) == "expected ShardingTypeError or KeyError, got TypeError: bad"
+    [undeclared] = known.load(write(tmp_path, GOOD))
+    assert undeclared.unexpected(TypeError("bad")) is None
+
+
+KNOWN_CASES = """
+import sys, time
+from harness.case import case
+
+@case("fam")
+def test_declared():
+    raise UnicodeError("the known one")
+
+@case("fam")
+def test_other_exception():
+    raise TypeError("something else")
+
+@case("fam", timeout=0.5)
+def test_hangs():
+    time.sleep(5)
+
+@case("fam")
+def test_exits():
+    sys.exit(3)
+"""
+
+
+def test_known_breakages_keep_their_exception_and_mask_nothing_else(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(toy=KNOWN_CASES)
+    path = pytester.path / known.FILENAME
+    path.write_text("".join(f'[[breakage]]\ncase = "toy::{name}"\nreason = "r"\nlink = "l"\nraises = "ValueError"\n'
+                            for name in ("test_declared", "test_other_exception", "test_hangs", "test_exits")))
+    out = pytester.path / "out"
+    pytester.runpytest("toy.py", "--shardmatrix-known", str(path), "--shardmatrix-devices", "0",
+                       "--shardmatrix-out", str(out), "--shardmatrix-run", "r", "--shardmatrix-cell", "c",
+                       "-p", "no:cacheprovider")
+    records = {r["case_id"]: r for r in map(json.loads, (out / "results" / "r" / "c.jsonl").read_text().splitlines())}
+    declared = records["toy::test_declared"]
+    assert (declared["status"], declared["error_type"], declared["error_message"]) == (
+        "xfailed", "UnicodeError", "the known one")
+    other = records["toy::test_other_exception"]
+    assert (other["status"], other["error_type"]) == ("failed", "TypeError")
+    assert other["error_message"] == "expected ValueError, got TypeError: something else"
+    assert records["toy::test_hangs"]["status"] == "timeout"
+    assert (records["toy::test_exits"]["status"], records["toy::test_exits"]["reason"]) == (
+        "crashed", "the case called sys.exit(3)")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -60,9 +62,19 @@ def test_known_breakage_fixed():
     pass
 
 @case(FAMILY)
-def test_package_broken_inside_case():
-    """a present module whose import fails: the cell's packages are broken"""
+def test_name_missing_from_the_standard_library():
+    """a name this cell's json lacks"""
     from json import name_that_json_does_not_have_xyz
+
+@case(FAMILY)
+def test_name_missing_from_an_installed_package():
+    """a name this cell's pytest lacks"""
+    from pytest import name_that_pytest_does_not_have_xyz
+
+@case(FAMILY)
+def test_module_not_installed_at_all():
+    """a module that no package provides"""
+    import a_module_that_is_not_installed_xyz
 
 @case(FAMILY, timeout=0.5)
 def test_hangs():
@@ -96,7 +108,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 
 
 def test_one_record_per_case_with_schema_and_cell(recorded: dict[str, dict]) -> None:
-    assert len(recorded) == 10
+    assert len(recorded) == 12
     for record in recorded.values():
         assert record["schema_version"] == SCHEMA_VERSION
         assert record["run_id"] == "r1" and record["cell_id"] == "c1"
@@ -112,11 +124,24 @@ def test_passed_and_failed_pair(recorded: dict[str, dict]) -> None:
     assert broken["error_message"] == "unexpected keyword argument 'check_rep' <script>"
 
 
-def test_import_error_inside_a_case_is_error_not_failed(recorded: dict[str, dict]) -> None:
-    record = recorded["toy_cases::test_package_broken_inside_case"]
-    assert record["status"] == "error"
-    assert record["error_type"] == "ImportError"
-    assert "name_that_json_does_not_have_xyz" in record["error_message"]
+def test_a_name_missing_from_an_importable_package_is_failed_naming_it_and_the_version(
+    recorded: dict[str, dict],
+) -> None:
+    stdlib = recorded["toy_cases::test_name_missing_from_the_standard_library"]
+    assert (stdlib["status"], stdlib["error_type"]) == ("failed", "ImportError")
+    python = platform.python_version()
+    assert stdlib["error_message"] == f"json has no name_that_json_does_not_have_xyz (python {python})"
+    installed = recorded["toy_cases::test_name_missing_from_an_installed_package"]
+    assert installed["status"] == "failed"
+    assert installed["error_message"] == (
+        f"pytest has no name_that_pytest_does_not_have_xyz (pytest {importlib.metadata.version('pytest')})")
+
+
+def test_a_module_that_is_not_installed_is_error_not_a_missing_name(recorded: dict[str, dict]) -> None:
+    record = recorded["toy_cases::test_module_not_installed_at_all"]
+    assert (record["status"], record["error_type"]) == ("error", "ModuleNotFoundError")
+    assert record["reason"] == "the case could not import a module it uses"
+    assert "a_module_that_is_not_installed_xyz" in record["error_message"]
 
 
 def test_family_declared_or_taken_from_module(recorded: dict[str, dict]) -> None:
@@ -163,11 +188,36 @@ def test_durations_recorded(recorded: dict[str, dict]) -> None:
     assert recorded["toy_cases::test_holds"]["duration_s"] >= 0
 
 
-def test_without_out_option_nothing_is_recorded(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
-    result = pytester.runpytest("--shardmatrix-devices", "0", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1)
-    assert not (pytester.path / "out").exists()
+INERT = '''
+import os
+from harness.case import case, api
+
+@case("toy_family", devices=4096, needs=[api("json.not_there")])
+def test_runs_as_plain_pytest(request):
+    assert os.environ["XLA_FLAGS"] == "--xla_dump_to=/nowhere"
+    assert type(request.node.parent).__name__ == "Module"
+'''
+
+
+def test_without_out_the_plugin_is_inert(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # No devices requested, no module replaced, needs and devices not checked, nothing recorded.
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/nowhere")
+    monkeypatch.delenv("SHARDMATRIX_DEVICES", raising=False)
+    pytester.makepyfile(test_plain=INERT)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert not list(pytester.path.rglob("*.jsonl"))
+
+
+def test_with_out_the_same_case_is_not_applicable(pytester: pytest.Pytester) -> None:
+    recorded = run_cases(pytester, INERT)
+    assert recorded["toy_cases::test_runs_as_plain_pytest"]["status"] == "not_applicable"
+
+
+def test_a_shardmatrix_option_without_out_is_refused(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
+    result = pytester.runpytest("--shardmatrix-known", "known.toml", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--shardmatrix-known does nothing without --shardmatrix-out DIR*"])
 
 
 def test_unimportable_module_records_every_case_as_error(pytester: pytest.Pytester) -> None:
@@ -245,3 +295,92 @@ def test_repeats_time_the_median_run(pytester: pytest.Pytester) -> None:
 def test_without_repeats_the_single_run_is_the_timing(pytester: pytest.Pytester) -> None:
     source = "import time\ndef test_slow():\n    time.sleep(0.3)\n"
     assert run_cases(pytester, source)["toy_cases::test_slow"]["duration_s"] >= 0.3
+
+
+def fake_package(pytester: pytest.Pytester, name: str, source: str) -> None:
+    """A stand-in for jax or flax on the path of the pytest run (the test environment has neither)."""
+    (pytester.path / name).mkdir()
+    (pytester.path / name / "__init__.py").write_text(source)
+    pytester.syspathinsert()
+
+
+TWO_CASES = (
+    "from harness.case import case\n"
+    "@case('toy_family', devices=8)\ndef test_needs_eight():\n    pass\n"
+    "@case('toy_family')\ndef test_needs_one():\n    pass\n"
+)
+
+
+def test_a_backend_that_cannot_start_makes_every_case_error_with_its_message(pytester: pytest.Pytester) -> None:
+    fake_package(pytester, "jax",
+                 "def devices():\n    raise RuntimeError(\"Unable to initialize backend 'cuda': no GPU\")\n")
+    recorded = run_cases(pytester, TWO_CASES)
+    assert set(recorded) == {"toy_cases::test_needs_eight", "toy_cases::test_needs_one"}
+    for record in recorded.values():
+        assert record["status"] == "error"
+        assert record["reason"] == "backend failed to start: RuntimeError: Unable to initialize backend 'cuda': no GPU"
+        assert (record["error_type"], record["error_message"]) == ("RuntimeError",
+                                                                   "Unable to initialize backend 'cuda': no GPU")
+
+
+def test_a_backend_that_starts_leaves_cases_to_run_and_counts_its_devices(pytester: pytest.Pytester) -> None:
+    fake_package(pytester, "jax", "class D:\n    device_kind = 'cpu'\n"
+                                  "def devices():\n    return [D()]\ndef default_backend():\n    return 'cpu'\n")
+    recorded = run_cases(pytester, TWO_CASES)
+    assert recorded["toy_cases::test_needs_one"]["status"] == "passed"
+    assert recorded["toy_cases::test_needs_eight"]["reason"] == "needs 8 devices, cell has 1"
+
+
+def test_packages_that_fail_to_import_make_every_case_error_once_per_cell(pytester: pytest.Pytester) -> None:
+    fake_package(pytester, "flax", "raise ImportError(\"cannot import name 'x' from 'jax'\")\n")
+    pytester.makepyfile(uses_flax="import flax\nfrom harness.case import case\n"
+                                  "@case('toy_family')\ndef test_uses_flax():\n    pass\n")
+    recorded = run_cases(pytester, TWO_CASES, "uses_flax.py")
+    assert len(recorded) == 3
+    for record in recorded.values():
+        assert record["status"] == "error"
+        assert record["reason"] == "the cell's packages failed to import: flax: ImportError: cannot import name 'x' " \
+                                   "from 'jax'"
+        assert record["error_type"] == "ImportError"
+
+
+WARNS_EARLY = '''
+import warnings
+import pytest
+from harness.case import case
+
+warnings.warn("jax.experimental.shard_map is deprecated;\\nuse jax.shard_map", DeprecationWarning)
+
+@pytest.fixture
+def old_fixture():
+    warnings.warn("fixture API is going away", PendingDeprecationWarning)
+
+@case("toy_family")
+def test_first():
+    pass
+
+@case("toy_family")
+def test_second(old_fixture):
+    warnings.warn("in the body", FutureWarning)
+'''
+
+
+def test_warnings_at_import_and_in_fixtures_count_for_the_module_s_cases(pytester: pytest.Pytester) -> None:
+    recorded = run_cases(pytester, WARNS_EARLY)
+    imported = "DeprecationWarning: jax.experimental.shard_map is deprecated;\nuse jax.shard_map"
+    assert recorded["toy_cases::test_first"]["warnings"] == [imported]
+    assert recorded["toy_cases::test_second"]["warnings"] == [
+        imported, "PendingDeprecationWarning: fixture API is going away", "FutureWarning: in the body"]
+
+
+def test_warnings_from_a_cases_folder_module_count_too(pytester: pytest.Pytester) -> None:
+    folder = pytester.mkdir("mycases")
+    (folder / "test_mine.py").write_text(WARNS_EARLY)
+    out = pytester.path / "out"
+    pytester.runpytest(str(folder), "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                       "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider")
+    records = [json.loads(line) for line in (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()]
+    assert {r["case_id"]: r["warnings"][0].split(";")[0] for r in records} == {
+        "test_mine::test_first": "DeprecationWarning: jax.experimental.shard_map is deprecated",
+        "test_mine::test_second": "DeprecationWarning: jax.experimental.shard_map is deprecated",
+    }

@@ -1,7 +1,8 @@
 """Collection that survives a broken cell: a case module that cannot be imported still yields its cases.
 
-When jax or flax fail to import (a broken pair), every case of the module is reported as `error` carrying the
-import error, found by reading the module's source instead of importing it, so the cell does not vanish.
+When a case module fails to import, every case of the module is reported carrying the import error, found by
+reading the module's source instead of importing it, so the cell does not vanish. The deprecation warnings
+raised while importing a module are kept on it: they count for each of its cases.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
+from harness.cell import deprecations
 from harness.cell.source import static_cases
+
+#: The deprecation warnings raised while importing a module (harness.cell.deprecations texts).
+IMPORT_WARNINGS = pytest.StashKey[list[str]]()
 
 
 class ResilientModule(pytest.Module):
@@ -21,7 +26,7 @@ class ResilientModule(pytest.Module):
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         try:
-            self.obj  # noqa: B018 - importing the module is the point
+            self._import()
         except pytest.skip.Exception:
             raise
         except Exception as exc:
@@ -34,6 +39,13 @@ class ResilientModule(pytest.Module):
                 raise
             return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]
         return super().collect()
+
+    def _import(self) -> None:
+        with deprecations.recording() as caught:
+            try:
+                self.obj  # noqa: B018 - importing the module is the point
+            finally:
+                self.stash[IMPORT_WARNINGS] = deprecations.texts(caught)
 
 
 class UnimportableCase(pytest.Item):

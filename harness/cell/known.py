@@ -1,8 +1,10 @@
-"""Known upstream breakages as data: (case, version ranges, reason, link) applied as strict xfail.
+"""Known upstream breakages as data: (case, version ranges, reason, link, raises) applied as strict xfail.
 
 A file holds `[[breakage]]` tables. Version ranges use PEP 440 specifiers on installed distributions; a range
 left out matches every version. An entry that matches no collected case is stale and is reported as such; an
 entry that matches a case which now passes turns that case `xpassed` (strict), which says the same per cell.
+`raises` (an exception class name, or a list of them) is the exception the breakage raises: it matches any name
+in the raised exception's class hierarchy, and a different exception makes the case `failed`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 FILENAME = "known_breakages.toml"
 RANGED = ("jax", "jaxlib", "flax", "python")
-KEYS = ("case", "reason", "link", *RANGED)
+KEYS = ("case", "reason", "link", "raises", *RANGED)
 
 
 class KnownBreakageError(ValueError):
@@ -37,6 +39,7 @@ class Breakage:
     reason: str
     link: str
     ranges: dict[str, SpecifierSet] = field(default_factory=dict)
+    raises: tuple[str, ...] = ()
 
     def applies(self, installed: dict[str, str | None]) -> bool:
         """Whether every declared range contains the installed version."""
@@ -50,6 +53,19 @@ class Breakage:
         """The xfail reason: why, which versions, and where upstream says so."""
         ranges = ", ".join(f"{name}{spec}" for name, spec in self.ranges.items())
         return f"{self.reason} [{ranges}] {self.link}".strip()
+
+    def unexpected(self, exc: BaseException) -> str | None:
+        """None when `exc` is the declared exception (or none is declared), else 'expected X, got Type: text'."""
+        if not self.raises:
+            return None
+        names = set()
+        for cls in type(exc).__mro__:
+            names |= {cls.__name__, f"{cls.__module__}.{cls.__qualname__}"}
+        if names & set(self.raises):
+            return None
+        text = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+        got = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return f"expected {' or '.join(self.raises)}, got {got}"[:500]
 
 
 def load(path: Path) -> list[Breakage]:
@@ -74,8 +90,20 @@ def load(path: Path) -> list[Breakage]:
                     ranges[name] = SpecifierSet(table[name])
                 except InvalidSpecifier:
                     raise KnownBreakageError(f"{where}: {name} range {table[name]!r} is not valid") from None
-        entries.append(Breakage(table["case"], table["reason"], table["link"], ranges))
+        entries.append(Breakage(table["case"], table["reason"], table["link"], ranges, _raises(table, where)))
     return entries
+
+
+def _raises(table: dict[str, object], where: str) -> tuple[str, ...]:
+    value = table.get("raises", [])
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and _is_class_name(n) for n in names):
+        raise KnownBreakageError(f"{where}: raises {value!r} is not an exception class name or a list of them")
+    return tuple(names)
+
+
+def _is_class_name(text: str) -> bool:
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
 
 
 def installed_versions() -> dict[str, str | None]:

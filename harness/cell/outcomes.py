@@ -13,8 +13,10 @@ TIMEOUT_MARK = "Timeout (>"
 STRICT_XPASS_MARK = "[XPASS(strict)]"
 #: pytest-xdist's report text when the worker running a case died.
 CRASH_MARK = "crashed while running"
-#: Exceptions that mean the cell's packages cannot be imported: the case never reached the behaviour it tests.
+#: Exceptions of a case that could not import what it uses: a name this cell lacks (`failed`, see
+#: harness.cell.health.missing_name), else a module that is not installed at all (`error`).
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+UNIMPORTABLE = "the case could not import a module it uses"
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,10 @@ class Phase:
     xfail_reason: str | None = None
     error_type: str | None = None
     exit_code: str = ""
+    #: Why no case of the cell can run (harness.cell.health); decides the status before anything else.
+    cell_problem: str | None = None
+    #: 'jax.sharding has no use_mesh (jax 0.4.30)' when the phase raised an ImportError of a missing name.
+    missing_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,9 @@ class Verdict:
 
 def verdict(phases: list[Phase]) -> Verdict:
     """Combine a case's phases into its status (see harness.vocabulary for the vocabulary)."""
+    problem = next((phase.cell_problem for phase in phases if phase.cell_problem), None)
+    if problem is not None:
+        return Verdict(vocabulary.ERROR, problem)
     result: Verdict | None = None
     for phase in phases:
         if phase.when == "setup" and phase.outcome != "passed":
@@ -59,6 +68,10 @@ def _early(phase: Phase) -> Verdict:
         return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if TIMEOUT_MARK in phase.message:
         return Verdict(vocabulary.TIMEOUT)
+    if phase.missing_name is not None:
+        return Verdict(vocabulary.FAILED)
+    if phase.error_type in IMPORT_ERRORS:
+        return Verdict(vocabulary.ERROR, UNIMPORTABLE)
     return Verdict(vocabulary.ERROR)
 
 
@@ -79,8 +92,8 @@ def _call(phase: Phase) -> Verdict:
         return Verdict(vocabulary.CRASHED, phase.message)
     if phase.error_type == "SystemExit":
         return Verdict(vocabulary.CRASHED, f"the case called sys.exit({phase.exit_code})")
-    if phase.error_type in IMPORT_ERRORS:
-        return Verdict(vocabulary.ERROR, "the cell's packages failed to import")
+    if phase.error_type in IMPORT_ERRORS and phase.missing_name is None:
+        return Verdict(vocabulary.ERROR, UNIMPORTABLE)
     return Verdict(vocabulary.FAILED)
 
 

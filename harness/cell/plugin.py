@@ -1,7 +1,8 @@
 """The shardmatrix pytest plugin (entry point `pytest11`): options, devices, needs, and what each case reports.
 
-Hooks here run in every process (controller and xdist workers); recording runs on the controller only, in the
-Recorder registered by pytest_configure.
+Inert unless asked: without --shardmatrix-out the module-level hooks only add options and the marker. With it,
+pytest_configure requests the devices and registers CellPlugin, whose hooks run in every process (controller and
+xdist workers); recording runs on the controller only, in the Recorder it also registers.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
-from harness.cell import devices, environment, known, snapshot
-from harness.cell.collect import ResilientModule
+from harness.cell import deprecations, devices, environment, health, known, snapshot
+from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
+from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder
 from harness.cell.records import (
     IN_PROCESS,
@@ -38,11 +40,9 @@ CALL_DATA = pytest.StashKey[dict[str, Any]]()
 DEVICE_INFO = pytest.StashKey[dict[str, object]]()
 FAULT_LOG = pytest.StashKey[Any]()
 INFLIGHT = pytest.StashKey[Path]()
-
-
-#: Warning categories recorded as early signs of an API going away.
-DEPRECATIONS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
-MAX_WARNINGS = 10
+PROBLEM = pytest.StashKey[health.Unusable]()
+BREAKAGE = pytest.StashKey[known.Breakage]()
+PHASE_WARNINGS = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,13 +73,16 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(family, devices, needs): a shardmatrix case; unmet needs or too few devices make it "
         "not_applicable",
     )
+    out = config.getoption("--shardmatrix-out")
+    if not out:
+        # Inert unless asked (as pytest-reportlog): an environment with shardmatrix installed runs pytest as usual.
+        _refuse_options_without_out(config)
+        return
     count = config.getoption("--shardmatrix-devices")
     if count > 0:
         devices.request_cpu_devices(count)
     config.stash[CLOCK] = CompileClock()
-    out = config.getoption("--shardmatrix-out")
-    if not out:
-        return
+    config.pluginmanager.register(CellPlugin(), "shardmatrix-cell")
     run, cell = config.getoption("--shardmatrix-run"), config.getoption("--shardmatrix-cell")
     if hasattr(config, "workerinput"):
         _watch_for_faults(config, fault_log_path(Path(out), run, cell, config.workerinput["workerid"]))
@@ -101,6 +104,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
 
 
+def _refuse_options_without_out(config: pytest.Config) -> None:
+    given = [arg.split("=")[0] for arg in config.invocation_params.args
+             if isinstance(arg, str) and arg.startswith("--shardmatrix-")]
+    if given:
+        raise pytest.UsageError(f"{given[0]} does nothing without --shardmatrix-out DIR (shardmatrix records, and "
+                                "changes how cases run, only when asked to record)")
+
+
 def _watch_for_faults(config: pytest.Config, path: Path) -> None:
     """Where cases run (an xdist worker, or the cell's own process): fatal signals and hard timeouts leave a
     traceback that the controller, or the runner, reads to name the fault."""
@@ -110,38 +121,171 @@ def _watch_for_faults(config: pytest.Config, path: Path) -> None:
     config.add_cleanup(handle.close)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    handle = session.config.stash.get(FAULT_LOG, None)
-    if handle is not None:  # after pytest's own faulthandler plugin, which points it at stderr
-        faulthandler.enable(file=handle, all_threads=True)
+class CellPlugin:
+    """The hooks that run a cell's cases; registered by pytest_configure only when --shardmatrix-out is given."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        handle = session.config.stash.get(FAULT_LOG, None)
+        if handle is not None:  # after pytest's own faulthandler plugin, which points it at stderr
+            faulthandler.enable(file=handle, all_threads=True)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        inflight = item.config.stash.get(INFLIGHT, None)
+        if inflight is not None:
+            inflight.write_text(item.nodeid, encoding="utf-8")
+        handle = item.config.stash.get(FAULT_LOG, None)
+        limit = _time_limit(item)
+        if handle is None or not limit:
+            return (yield)
+        # pytest-timeout's alarm cannot interrupt code stuck in C; this watchdog thread can, by ending the worker.
+        grace = item.config.getoption("--shardmatrix-hard-grace")
+        attempts = 1 + int(getattr(item.config.option, "reruns", 0) or 0)  # retries run inside this protocol
+        faulthandler.dump_traceback_later(limit * attempts + grace, exit=True, file=handle)
+        try:
+            return (yield)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
+        inflight = session.config.stash.get(INFLIGHT, None)
+        if inflight is not None:
+            inflight.unlink(missing_ok=True)
+
+    def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
+        return ResilientModule.from_parent(parent, path=module_path)
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """The one place where what a case needs is compared with what the cell has."""
+        if config.getoption("--shardmatrix-skip-recorded"):
+            _deselect_recorded(config, items)
+        problem = health.check() if items else None
+        if problem is not None:
+            # Nothing a case could tell is about its API: each one is `error` with the cell's problem.
+            for item in items:
+                item.stash[PROBLEM] = problem
+            return
+        breakages = [entry for path in config.getoption("--shardmatrix-known") for entry in known.load(Path(path))]
+        installed = known.installed_versions()
+        available: int | None = None
+        for item in items:
+            mark = item.get_closest_marker(MARKER)
+            reason = first_unmet(tuple(mark.kwargs.get("needs", ()))) if mark is not None else None
+            wanted = int(mark.kwargs.get("devices", 1)) if mark is not None else 1
+            if reason is None and wanted > 1:
+                if available is None:
+                    available = int(str(_device_info(config).get("device_count") or 0))
+                if available < wanted:
+                    reason = f"needs {wanted} devices, cell has {available}"
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+                continue
+            breakage = known.matching(breakages, case_id_from_nodeid(item.nodeid), installed)
+            if breakage is not None:
+                item.stash[BREAKAGE] = breakage
+                item.add_marker(pytest.mark.xfail(strict=True, reason=breakage.describe()))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, object, object]:
+        problem = item.stash.get(PROBLEM, None)
+        if problem is not None:
+            raise health.CellUnusable(problem)
+        with deprecations.recording() as caught:
+            try:
+                return (yield)
+            finally:
+                _keep_warnings(item, caught)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, object, object]:
+        with deprecations.recording() as caught:
+            try:
+                return (yield)
+            finally:
+                _keep_warnings(item, caught)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
+        clock = item.config.stash[CLOCK]
+        listening = clock.listen()
+        before = clock.total()
+        repeats: list[dict[str, float | None]] = []
+        first_compile: float | None = None
+        with deprecations.recording() as caught:
+            try:
+                result = yield
+                first_compile = clock.total() - before
+                # Timing is the median of --shardmatrix-repeats runs; each starts cold so each compiles alike.
+                for _ in range(item.config.getoption("--shardmatrix-repeats") - 1):
+                    repeats.append(_timed_repeat(item, clock, listening))
+                return result
+            finally:
+                _keep_warnings(item, caught)
+                item.stash[CALL_DATA] = {
+                    "listening": listening,
+                    "compile": first_compile if first_compile is not None else clock.total() - before,
+                    "repeats": repeats,
+                }
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        data: dict[str, Any] = {
+            "case_id": case_id_from_nodeid(item.nodeid),
+            "family": _family(item),
+            "device": _device_info(item.config) if "jax" in sys.modules else None,
+        }
+        if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+            data.update(_error(item, call.excinfo.value, report))
+        if call.when == "call":
+            extra = item.stash.get(CALL_DATA, {})
+            if extra.get("repeats"):
+                first = split(report.duration, 0.0, extra["compile"], extra["listening"])
+                data.update(median_timing([first, *extra["repeats"]]))
+            else:
+                data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
+        module = item.getparent(pytest.Module)
+        imported: list[str] = module.stash.get(IMPORT_WARNINGS, []) if module is not None else []
+        phases: list[str] = item.stash.get(PHASE_WARNINGS, [])
+        data["warnings"] = deprecations.merge(imported, phases)
+        report.shardmatrix = data
+        return report
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
-    inflight = item.config.stash.get(INFLIGHT, None)
-    if inflight is not None:
-        inflight.write_text(item.nodeid, encoding="utf-8")
-    handle = item.config.stash.get(FAULT_LOG, None)
-    limit = _time_limit(item)
-    if handle is None or not limit:
-        return (yield)
-    # pytest-timeout's alarm cannot interrupt code stuck in C; this watchdog thread can, by ending the worker.
-    grace = item.config.getoption("--shardmatrix-hard-grace")
-    attempts = 1 + int(getattr(item.config.option, "reruns", 0) or 0)  # retries run inside this protocol
-    faulthandler.dump_traceback_later(limit * attempts + grace, exit=True, file=handle)
-    try:
-        return (yield)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
+def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> dict[str, Any]:
+    """The raw facts of an exception a phase raised; an xfailed known breakage that must not hide it fails."""
+    if isinstance(exc, health.CellUnusable):
+        cause = exc.problem.cause
+        return {"cell_problem": exc.problem.reason, "error_type": type(cause).__name__,
+                "error_message": first_line(cause) or type(cause).__name__}
+    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
+    missing = health.missing_name(exc)
+    if missing is not None:
+        data.update(missing_name=missing, error_message=missing)
+    if report.skipped and getattr(report, "wasxfail", None) is not None:
+        unmasked = _not_the_breakage(item, exc)
+        if unmasked is not None:
+            report.outcome = "failed"
+            del report.wasxfail
+            data["error_message"] = unmasked or data["error_message"]
+    return data
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
-    inflight = session.config.stash.get(INFLIGHT, None)
-    if inflight is not None:
-        inflight.unlink(missing_ok=True)
+def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:
+    """Why an xfailed case is not its known breakage: '' for a time limit or an exit, which a known breakage never
+    hides (they keep their own message), 'expected X, got Y: ...' for another exception than it declares."""
+    if isinstance(exc, SystemExit) or TIMEOUT_MARK in str(exc):
+        return ""
+    breakage = item.stash.get(BREAKAGE, None)
+    return breakage.unexpected(exc) if breakage is not None else None
+
+
+def _keep_warnings(item: pytest.Item, caught: list[warnings.WarningMessage]) -> None:
+    earlier: list[str] = item.stash.get(PHASE_WARNINGS, [])
+    item.stash[PHASE_WARNINGS] = deprecations.merge(earlier, deprecations.texts(caught))
 
 
 def _time_limit(item: pytest.Item) -> float:
@@ -152,85 +296,6 @@ def _time_limit(item: pytest.Item) -> float:
         return float(item.config.getoption("timeout") or 0)
     except ValueError:
         return 0.0
-
-
-def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
-    return ResilientModule.from_parent(parent, path=module_path)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The one place where what a case needs is compared with what the cell has."""
-    if config.getoption("--shardmatrix-skip-recorded"):
-        _deselect_recorded(config, items)
-    breakages = [entry for path in config.getoption("--shardmatrix-known") for entry in known.load(Path(path))]
-    installed = known.installed_versions()
-    available: int | None = None
-    for item in items:
-        mark = item.get_closest_marker(MARKER)
-        reason = first_unmet(tuple(mark.kwargs.get("needs", ()))) if mark is not None else None
-        wanted = int(mark.kwargs.get("devices", 1)) if mark is not None else 1
-        if reason is None and wanted > 1:
-            if available is None:
-                available = int(str(_device_info(config).get("device_count") or 0))
-            if available < wanted:
-                reason = f"needs {wanted} devices, cell has {available}"
-        if reason is not None:
-            item.add_marker(pytest.mark.skip(reason=reason))
-            continue
-        breakage = known.matching(breakages, case_id_from_nodeid(item.nodeid), installed)
-        if breakage is not None:
-            item.add_marker(pytest.mark.xfail(strict=True, reason=breakage.describe()))
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    clock = item.config.stash[CLOCK]
-    listening = clock.listen()
-    before = clock.total()
-    caught: list[warnings.WarningMessage] = []
-    repeats: list[dict[str, float | None]] = []
-    first_compile: float | None = None
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            result = yield
-            first_compile = clock.total() - before
-            # Timing is the median of --shardmatrix-repeats runs; each starts cold so each compiles alike.
-            for _ in range(item.config.getoption("--shardmatrix-repeats") - 1):
-                repeats.append(_timed_repeat(item, clock, listening))
-            return result
-    finally:
-        item.stash[CALL_DATA] = {
-            "listening": listening,
-            "compile": first_compile if first_compile is not None else clock.total() - before,
-            "warnings": _deprecations(caught),
-            "repeats": repeats,
-        }
-        # Pass them on so pytest's own warnings summary still shows them.
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    report = yield
-    data: dict[str, Any] = {
-        "case_id": case_id_from_nodeid(item.nodeid),
-        "family": _family(item),
-        "device": _device_info(item.config) if "jax" in sys.modules else None,
-    }
-    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        data["error_type"] = call.excinfo.typename
-        data["error_message"] = first_line(call.excinfo.value) or call.excinfo.typename
-    if call.when == "call":
-        extra = item.stash.get(CALL_DATA, {})
-        if extra.get("repeats"):
-            first = split(report.duration, 0.0, extra["compile"], extra["listening"])
-            data.update(median_timing([first, *extra["repeats"]]))
-        else:
-            data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
-        data["warnings"] = extra.get("warnings", [])
-    report.shardmatrix = data
-    return report
 
 
 def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -265,13 +330,3 @@ def _device_info(config: pytest.Config) -> dict[str, object]:
     if DEVICE_INFO not in config.stash:
         config.stash[DEVICE_INFO] = devices.describe()
     return config.stash[DEVICE_INFO]
-
-
-def _deprecations(caught: list[warnings.WarningMessage]) -> list[str]:
-    seen: list[str] = []
-    for w in caught:
-        if issubclass(w.category, DEPRECATIONS):
-            text = f"{w.category.__name__}: {first_line(w.message)}"
-            if text not in seen:
-                seen.append(text)
-    return seen[:MAX_WARNINGS]

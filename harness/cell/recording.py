@@ -27,6 +27,8 @@ def phase_of(report: pytest.TestReport) -> Phase:
         xfail_reason=getattr(report, "wasxfail", None),
         error_type=data.get("error_type"),
         exit_code=str(data.get("error_message") or ""),
+        cell_problem=data.get("cell_problem"),
+        missing_name=data.get("missing_name"),
     )
 
 
@@ -87,7 +89,9 @@ class Recorder:
             for key, value in getattr(report, "shardmatrix", {}).items():
                 if value is not None or key not in data:
                     data[key] = value
-        failing = next((r for r in reports if r.failed), None)
+        # An xfailed known breakage keeps the exception it raised, like a failure.
+        failing = next((r for r in reports if r.failed), None) or next(
+            (r for r in reports if r.skipped and getattr(r, "wasxfail", None) is not None), None)
         failing_data = getattr(failing, "shardmatrix", {}) if failing is not None else {}
         timing = next((getattr(r, "shardmatrix", {}) for r in reports if r.when == "call"), {})
         error_type = failing_data.get("error_type")
