@@ -66,7 +66,7 @@ def test_a_bad_end_that_does_not_fail_is_refused_without_searching() -> None:
 def test_an_end_that_cannot_be_judged_is_refused_too() -> None:
     _, probe = prober(first_bad=5, skip=frozenset({9}))
     outcome = bisect.search(VERSIONS, probe)  # type: ignore[arg-type]
-    assert outcome.refusal is not None and outcome.refusal.startswith("--bad 0.9.0 does not fail (install_error")
+    assert outcome.refusal is not None and outcome.refusal.startswith("--bad 0.9.0 cannot be judged (install_error")
 
 
 def test_search_skips_uninstallable_versions_and_says_so() -> None:

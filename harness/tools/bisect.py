@@ -114,6 +114,7 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_e
 def _refusal(end: Probe, verdict: str, what: str) -> str | None:
     if end.verdict == verdict:
         return None
+    what = "cannot be judged" if end.verdict == "skip" else what
     return (f"--{verdict} {end.version} {what} ({end.status}{': ' + end.error if end.error else ''}; cell "
             f"{end.cell_id}): nothing to search between the ends (--trust-ends to search anyway)")
 
