@@ -152,3 +152,12 @@ def bench(session: nox.Session) -> None:
 def installed(session: nox.Session) -> None:
     """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""
     session.run("python", "-m", "harness.host.installed", *session.posargs, external=True)
+
+
+@nox.session(python="3.10", default=False)
+def minimums(session: nox.Session) -> None:
+    """The harness on the lowest versions its dependencies declare (on the lowest Python): the fault tests."""
+    # lowest-direct: pyproject's own floors exactly, their dependencies as new as those allow. So a floor that is
+    # false (a release the harness cannot work with, or that cannot be installed with the others) fails here.
+    session.install("--resolution=lowest-direct", "-e", ".")
+    session.run("python", "-m", "pytest", "-p", "no:cacheprovider", "tests/test_faults.py", *session.posargs)

