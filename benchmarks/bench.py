@@ -157,25 +157,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
     parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
     parser.add_argument("--out", type=Path, default=None, help="where the matrix runs write (default: scratch)")
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 6), metavar="N",
+                        help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     args = parser.parse_args(argv)
+    wanted = set(args.only or range(1, 6))
+    if args.skip_matrix:
+        wanted -= {2, 3}
     cores = os.cpu_count() or 1
     print(f"machine: {platform.node()} · {platform.processor() or platform.machine()} · {cores} cores · "
           f"Python {platform.python_version()}")
     with tempfile.TemporaryDirectory(prefix="shardmatrix-bench-") as tmp:
         scratch = Path(tmp)
-        cells = matrix.load(ROOT / "matrix.toml")[: args.cells]
-        builds = env_builds(cells, scratch)
-        print(f"1. env build per cell (warm cache): uv {builds['uv_s']:.2f} s vs venv+pip {builds['pip_s']:.1f} s "
-              f"-> {builds['pip_s'] / builds['uv_s']:.0f}x faster (target >= 25x and <= 1.5 s)")
-        if not args.skip_matrix:
+        if 1 in wanted:
+            cells = matrix.load(ROOT / "matrix.toml")[: args.cells]
+            builds = env_builds(cells, scratch)
+            print(f"1. env build per cell (warm cache): uv {builds['uv_s']:.2f} s vs venv+pip {builds['pip_s']:.1f} s "
+                  f"-> {builds['pip_s'] / builds['uv_s']:.0f}x faster (target >= 25x and <= 1.5 s)")
+        if wanted & {2, 3}:
             figures = matrix_runs(args.out or scratch / "out", cores)
             print(f"2. default matrix: {figures['full_s']:.0f} s vs lower bound {figures['bound_s']:.0f} s "
                   f"(imports {figures['imports_s']:.0f} s + case bodies {figures['bodies_s']:.0f} s over "
                   f"{figures['cores']} cores) -> {figures['full_s'] / figures['bound_s']:.2f}x (target <= 1.3x)")
             print(f"3. unchanged re-run: {figures['again_s']:.1f} s vs full {figures['full_s']:.0f} s "
                   f"-> {100 * figures['again_s'] / figures['full_s']:.1f} % (target <= 5 %)")
-        print(f"4. harness overhead: {harness_overhead(scratch):.2f} ms per case (target <= 5 ms)")
-        print(f"5. report build, 100 cells x 200 cases x 10 runs: {report_build(scratch):.2f} s (target <= 3 s)")
+        if 4 in wanted:
+            print(f"4. harness overhead: {harness_overhead(scratch):.2f} ms per case (target <= 5 ms)")
+        if 5 in wanted:
+            print(f"5. report build, 100 cells x 200 cases x 10 runs: {report_build(scratch):.2f} s "
+                  "(target <= 1.5 s)")
     return 0
 
 

@@ -88,6 +88,46 @@ table.problems td.col1 { font-family: ui-monospace, SFMono-Regular, Menlo, Conso
 table.problems td.col3 { max-width: 70em; overflow-wrap: anywhere; }
 td.chip { white-space: nowrap; font-weight: 600; }
 footer { margin-top: 36px; color: #59636e; font-size: 12px; }
+table.compat th, table.compat td { padding: 3px 5px; }
+table.compat thead th { font-variant-numeric: tabular-nums; }
+table.compat thead th.corner { color: #59636e; font-weight: 400; font-style: italic; }
+table.compat tbody th { font-weight: 600; text-align: right; }
+table.compat td { vertical-align: top; }
+table.compat thead th { font-size: 11.5px; padding: 2px 4px; }
+table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px, #f6f8fa 5px 7px); }
+.verdict { display: block; margin: 1px 0; padding: 1px 5px; border-radius: 5px; line-height: 1.3;
+  font-size: 11.5px; }
+.verdict a.cell { color: inherit; text-decoration: none; font-weight: 600;
+  white-space: nowrap; }
+.verdict a.cell:hover { text-decoration: underline; }
+.verdict .key { font-weight: 400; opacity: .75; font-size: 11px; margin-right: 3px; }
+.verdict .fails { display: block; font-size: 11px; }
+.verdict .fails a { color: inherit; margin-left: 3px; }
+.v-works { background: #d3f5dc; color: #116329; }
+.v-warned { background: #fff0b3; color: #7a4d00; }
+.v-partial { background: #ffe2c7; color: #8a3a00; }
+.v-interrupted { background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); color: #953800; }
+.v-broken { background: #ffcfcc; color: #a40e26; }
+.v-not-built { background: #cfd6de; color: #24292f; }
+.verdicts { display: flex; flex-wrap: wrap; gap: 4px 8px; margin: 6px 0 4px; padding: 0; list-style: none; }
+.verdicts li { font-size: 12px; }
+.verdicts li .verdict { display: inline-block; }
+table.causes { width: 100%; max-width: 110em; }
+table.causes th { text-align: left; }
+table.causes td { vertical-align: top; }
+table.causes td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.causes td.sig { min-width: 26em; }
+table.causes td.sig code { overflow-wrap: anywhere; }
+table.causes td.where { min-width: 14em; }
+table.causes td.first { white-space: nowrap; }
+table.causes .chip { display: inline-block; margin: 0 2px 2px 0; padding: 0 6px; border-radius: 10px;
+  white-space: nowrap; font-weight: 600; }
+table.causes details ul { margin: 4px 0 0; padding-left: 18px; }
+table.causes details li { margin: 2px 0; }
+table.causes summary { cursor: pointer; color: #0969da; white-space: nowrap; }
+td.known { padding: 6px 8px; background: #f6f8fa; }
+td.known > details > summary { font-weight: 600; color: #5a32a3; }
+td.known table.causes { margin-top: 6px; background: #fff; }
 """
     # A timing cell's shade: opacity 0.04 to 0.34 by its share of the slowest cell of its case (reports/html.py).
     + "".join(f"table.timing td.shade-{n} {{ background-color: rgba(9, 105, 218, 0.{n:02d}); }}\n"
@@ -110,8 +150,96 @@ TEMPLATE = """<!DOCTYPE html>
  {{ label ~ " " if runs | length > 1 }}<code>{{ run_id }}</code>{{ "," if not loop.last }}
 {% endfor %}
  · {{ n_cells }} cell{{ "s" if n_cells != 1 }} &times; {{ n_cases }} case{{ "s" if n_cases != 1 }}</p>
-<nav><a href="#matrix">Matrix</a><a href="#problems">Problems</a>
+<nav><a href="#compat">Compatibility</a><a href="#causes">Causes</a><a href="#matrix">Matrix</a>
 {% if warnings %}<a href="#warnings">Warnings</a>{% endif %}<a href="#cells">Cells</a><a href="#timing">Timing</a></nav>
+{% if interrupted %}
+<div class="alert"><strong>{{ incomplete.symbol }} {{ interrupted | length }} cell{{ "s" if interrupted | length != 1 }}
+did not finish</strong> (interrupted): the cases {{ "it" if interrupted | length == 1 else "they" }} recorded are
+shown, the rest never ran (hatched in the matrix).
+<ul>
+{% for key, cell_id, command in interrupted %}
+<li><strong>{{ key }}</strong> <code>{{ cell_id }}</code>: resume with <code>{{ command }}</code></li>
+{% endfor %}
+</ul></div>
+{% endif %}
+<h2 id="compat">Compatibility</h2>
+<p class="note">Each flax release (rows) with each jax release (columns): the verdict of every cell that pairs them.
+A verdict links its column in the matrix; a partial one names its causes (#n, below).</p>
+<table class="compat" id="T_compat">
+<thead><tr><th class="corner">flax &darr; jax &rarr;</th>
+{% for jax in compat.jaxes %}<th>{{ jax }}</th>{% endfor %}
+</tr></thead>
+<tbody>
+{% for flax, slots in compat.rows %}
+<tr><th>{{ flax }}</th>
+{% for entries in slots %}
+{% if entries %}<td>
+{% for e in entries %}
+<div class="verdict {{ e.css_class }}" title="{{ e.title }}"><a class="cell"
+ href="#{{ e.anchor }}"><span class="key">{{ e.key }}</span>{{ e.symbol }} {{ e.label }}</a>
+{% if e.detail %}<span class="fails">{{ e.detail }}
+{%- for number, signature in e.causes %}<a href="#cause-{{ number }}"
+ title="{{ signature }}">#{{ number }}</a>{% endfor %}</span>{% endif %}
+</div>
+{% endfor %}
+</td>{% else %}<td class="empty"></td>{% endif %}
+{% endfor %}
+</tr>
+{% endfor %}
+</tbody>
+</table>
+<ul class="verdicts">
+{% for look, name, meaning in verdicts %}
+<li title="{{ meaning }}"><span class="verdict {{ look[2] }}">{{ look[1] }} {{ name }}</span></li>
+{% endfor %}
+</ul>
+{% macro cause_rows(rows) %}
+{% for c in rows %}
+<tr id="{{ c.anchor }}">
+<td class="n">#{{ c.view.number }}</td>
+<td class="sig" title="grouped as: {{ c.view.signature }}"><code>{{ c.view.example }}</code></td>
+<td>{% for p in c.statuses %}<span class="chip {{ p.css_class }}">{{ p.symbol }} {{ p.label }}</span>
+{%- endfor %}</td>
+<td class="where">{{ c.view.cells }}</td>
+<td class="n"><details><summary>{{ c.view.case_count }} case{{ "s" if c.view.case_count != 1 }}</summary><ul>
+{% for keys, cases in c.cases %}<li><strong>{{ keys }}</strong>:
+{%- for case in cases %} <code>{{ case }}</code>{{ "," if not loop.last }}{% endfor %}</li>
+{% endfor %}
+</ul></details></td>
+<td class="first"><a href="#{{ c.first_anchor }}">{{ c.view.first_key }}</a> <code>{{ c.view.first_cell }}</code></td>
+<td>{% if c.view.reproducer %}<a href="{{ c.view.reproducer.as_posix() }}"
+ title="{{ c.view.reproducer.as_posix() }}">script</a>{% endif %}</td>
+</tr>
+{% endfor %}
+{% endmacro %}
+<h2 id="causes">Causes</h2>
+<p class="note">Every result that neither passed nor was not applicable, and every flaky one, grouped by its error
+(paths, addresses and numbers made alike): where it shows, in how many cases (expand for them), the first cell in
+version order, and a script that reproduces it there.</p>
+{% if causes or known %}
+<table class="causes" id="T_causes">
+<thead><tr><th>#</th><th>cause</th><th>status</th><th>cells</th><th>cases</th><th>first cell</th><th>reproduce</th>
+</tr></thead>
+<tbody>
+{{ cause_rows(causes) }}
+{% if known %}
+{% set known_cases = known | sum(attribute="view.case_count") %}
+<tr><td class="known" colspan="7"><details><summary>{{ known | length }} known upstream
+breakage{{ "s" if known | length != 1 }} (xfailed as declared), {{ known_cases }} case{{ "s" if known_cases != 1 }}
+</summary>
+<table class="causes">
+<thead><tr><th>#</th><th>breakage</th><th>status</th><th>cells</th><th>cases</th><th>first cell</th><th>reproduce</th>
+</tr></thead>
+<tbody>
+{{ cause_rows(known) }}
+</tbody></table></details></td></tr>
+{% endif %}
+</tbody>
+</table>
+{% else %}
+<p>None: every case passed or was not applicable.</p>
+{% endif %}
+<h2 id="matrix">Matrix</h2>
 <ul class="legend">
 {% for p, n in legend %}
 <li class="{{ 'empty' if not n }}" title="{{ p.meaning }}"><span class="sym {{ p.css_class }}">{{ p.symbol }}</span>
@@ -124,25 +252,10 @@ TEMPLATE = """<!DOCTYPE html>
 <span class="n">{{ n }}</span> {{ p.label }}</li>
 {% endfor %}
 </ul>
-{% if interrupted %}
-<div class="alert"><strong>{{ incomplete.symbol }} {{ interrupted | length }} cell{{ "s" if interrupted | length != 1 }}
-did not finish</strong> (interrupted): the cases {{ "it" if interrupted | length == 1 else "they" }} recorded are
-shown, the rest never ran (hatched in the matrix).
-<ul>
-{% for key, cell_id, command in interrupted %}
-<li><strong>{{ key }}</strong> <code>{{ cell_id }}</code>: resume with <code>{{ command }}</code></li>
-{% endfor %}
-</ul></div>
-{% endif %}
-<h2 id="matrix">Matrix</h2>
 <p class="note">Columns are cells in version order: jax, then flax, then python. Hover a result for its status,
 attempts, error, reason, warnings and timing. {{ marks[0][0].symbol }} marks a flaky result (its attempts disagreed),
 {{ incomplete.symbol }} a cell that was interrupted.</p>
 {{ matrix | safe }}
-<h2 id="problems">Problems</h2>
-<p class="note">Every result that neither passed nor was not applicable, then every flaky one; a cell where all
-cases failed alike is one row.</p>
-{{ problems | safe }}
 {% if warnings %}
 <h2 id="warnings">Warnings</h2>
 <p class="note">Passing cases that warned: usually a deprecation, an early sign of a coming break.</p>

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from reports import compat
+from reports.causes import causes
 from reports.html import render_html
 from reports.load import choose_runs, load_cells, load_results
 from reports.longform import write_csv
@@ -23,11 +25,13 @@ class Report:
     markdown_path: Path
     html_path: Path
     summary: str
+    compat_csv_path: Path
+    compat_json_path: Path
 
     @property
-    def paths(self) -> tuple[Path, Path, Path]:
+    def paths(self) -> tuple[Path, ...]:
         """Every file written."""
-        return (self.csv_path, self.markdown_path, self.html_path)
+        return (self.csv_path, self.markdown_path, self.html_path, self.compat_csv_path, self.compat_json_path)
 
 
 def results_dir(out_dir: Path) -> Path:
@@ -41,20 +45,27 @@ def report_dir(out_dir: Path) -> Path:
 
 
 def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
-    """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html."""
+    """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html, and
+    the compatibility verdicts as compat.csv and compat.json."""
     root = results_dir(out_dir)
     chosen = choose_runs(root, run_ids, all_runs=all_runs)
     matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
     target = report_dir(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     repros = write_reproducers(matrix.results, target)
+    # Causes and verdicts once, for every file that shows them.
+    found = causes(matrix.results, matrix.cells)
+    verdicts = compat.verdicts(matrix, found)
     markdown_path = target / "matrix.md"
-    markdown_path.write_text(render_markdown(matrix, repros), encoding="utf-8")
+    markdown_path.write_text(render_markdown(matrix, repros, found, verdicts), encoding="utf-8")
     html_path = target / "matrix.html"
-    html_path.write_text(render_html(matrix, repros), encoding="utf-8")
+    html_path.write_text(render_html(matrix, repros, found, verdicts), encoding="utf-8")
+    compat_csv, compat_json = compat.write(verdicts, target)
     return Report(
         csv_path=write_csv(matrix, target / "results.csv"),
         markdown_path=markdown_path,
         html_path=html_path,
         summary=summary(matrix),
+        compat_csv_path=compat_csv,
+        compat_json_path=compat_json,
     )

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,6 +30,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*")
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=65536)  # one error repeats across a cell's cases and across cells
 def signature(error_type: object, message: object, fallback: object = "") -> str:
     """What makes two problems one cause: 'Type: message' with paths, addresses, shapes and numbers normalized."""
     text = first_line(relative_paths(message), limit=400) or first_line(relative_paths(fallback), limit=400)
@@ -107,6 +110,8 @@ def _signature_of(row: Mapping[str, Any]) -> str:
 
 
 def _example(row: Mapping[str, Any]) -> str:
+    if not is_problem(row["status"]) and row["flaky"]:
+        return f"flaky: {' → '.join(map(str, row['history']))}"
     error = ": ".join(t for t in (as_text(row["error_type"]), first_line(relative_paths(row["error_message"]))) if t)
     return error or first_line(relative_paths(row["reason"])) or as_text(row["status"])
 
@@ -134,3 +139,56 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
         spans = [run[0] if len(run) == 1 else f"{run[0]}\N{EN DASH}{run[-1]}" for run in runs if run]
         parts.append(f"jax {jax or '?'} \N{MULTIPLICATION SIGN} flax {', '.join(spans) or '?'}")
     return "; ".join(parts)
+
+
+#: The status of a known upstream breakage, declared as data: its causes are expected, so a report folds them.
+KNOWN = "xfailed"
+
+
+@dataclass(frozen=True)
+class CauseView:
+    """One cause as a report shows it: numbered, with the cells as version ranges and each case's column keys."""
+
+    number: int
+    signature: str
+    #: The first occurrence's own text (numbers kept): what a reader is shown.
+    example: str
+    statuses: list[str]
+    cells: str
+    case_count: int
+    first_key: str
+    first_cell: str
+    reproducer: Path | None
+    #: (case id, the column keys it shows in), in version order of its first key.
+    cases: list[tuple[str, list[str]]]
+
+    def by_keys(self) -> list[tuple[list[str], list[str]]]:
+        """The cases grouped by the column keys they show in: (keys, case ids), so a cause of 40 cases in the same
+        two cells reads as one line."""
+        grouped: dict[tuple[str, ...], list[str]] = {}
+        for case, keys in self.cases:
+            grouped.setdefault(tuple(keys), []).append(case)
+        return [(list(keys), found) for keys, found in grouped.items()]
+
+    @property
+    def known(self) -> bool:
+        """Whether every result behind the cause is a declared known breakage (xfailed)."""
+        return self.statuses == [KNOWN]
+
+
+def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, str], Path]) -> list[CauseView]:
+    """The rows of causes() as a report lists them: unexpected causes first (their order kept), then the known
+    breakages; numbered from 1 in that order. `repros` maps (cell id, case id) to a reproducer: each cause links
+    the first of its cases, in version order, that has one."""
+    cell_ids = cells["cell_id"].to_dict()
+    shown = []
+    for row in found.to_dict("records"):
+        by_case: dict[str, list[str]] = {}
+        for key, case in row["cases"]:
+            by_case.setdefault(case, []).append(key)
+        reproducer = next((repros[pair] for pair in ((str(cell_ids[key]), case) for key, case in row["cases"])
+                           if pair in repros), None)
+        shown.append(CauseView(0, row["signature"], row["example"], row["statuses"], row["cells"], row["case_count"],
+                               row["first_key"], str(cell_ids[row["first_key"]]), reproducer, list(by_case.items())))
+    ordered = [view for view in shown if not view.known] + [view for view in shown if view.known]
+    return [replace(view, number=number) for number, view in enumerate(ordered, start=1)]

@@ -42,6 +42,16 @@ VERDICTS: dict[str, str] = {
     NOT_BUILT: "the cell's environment could not be built",
 }
 
+#: How each verdict is drawn: an emoji mark (Markdown), a text symbol and a CSS class (HTML, reports/_page.py).
+LOOKS: dict[str, tuple[str, str, str]] = {
+    WORKS: ("\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
+    WARNED: ("\N{WARNING SIGN}\N{VARIATION SELECTOR-16}", "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
+    PARTIAL: ("\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
+    INTERRUPTED: ("\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}", "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
+    BROKEN: ("\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
+    NOT_BUILT: ("\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
+}
+
 #: How the harness marks a cell whose packages do not import: the reason of every case it records there.
 PACKAGES_FAILED = "packages failed to import"
 
@@ -50,9 +60,11 @@ COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verd
                       "warned", "causes"]
 
 
-def verdicts(matrix: Matrix) -> pd.DataFrame:
+def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per column key (version order): the cell, its verdict, how many applicable cases, how many of them do
-    not pass, how many passed with warnings, and the causes of the failures (signatures, most cases first)."""
+    not pass, how many passed with warnings, and the causes of the failures (signatures, most cases first).
+
+    `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
     statuses = results["status"].tolist()
     applicable = pd.Series([not is_absent(status) for status in statuses], index=results.index)
@@ -65,12 +77,16 @@ def verdicts(matrix: Matrix) -> pd.DataFrame:
                            "built": built, "importable": ~unimportable, "cases": 1}).groupby("key").sum()
     by_key = by_key.reindex(matrix.keys, fill_value=0)
     # Signatures once for every failing result, then counted per cell: one causes() call, not one per cell.
-    found = causes(results[failing].assign(flaky=False), matrix.cells)
+    if found is None:
+        found = causes(results[failing].assign(flaky=False), matrix.cells)
+    # Only failures count: a full causes() table also holds flaky passes.
+    failures = set(zip(results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(), strict=True))
     per_key: dict[str, dict[str, int]] = {}
     for signature, cases in zip(found["signature"], found["cases"], strict=True):
-        for key, _case in cases:
-            per_key.setdefault(key, {}).setdefault(signature, 0)
-            per_key[key][signature] += 1
+        for key, case in cases:
+            if (key, case) in failures:
+                per_key.setdefault(key, {}).setdefault(signature, 0)
+                per_key[key][signature] += 1
     totals = {str(key): {str(name): int(value) for name, value in row.items()}
               for key, row in by_key.to_dict("index").items()}
     rows = []

@@ -9,7 +9,7 @@ the page's stylesheet applies unchanged, and puts each hover text inline, HTML-e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from html import escape
 
 import pandas as pd
@@ -35,23 +35,27 @@ def grid_html(
     classes: pd.DataFrame,
     tips: pd.DataFrame,
     header_styles: Mapping[str, str] | None = None,
+    column_ids: Sequence[str] | None = None,
 ) -> str:
     """A table whose rows are `text`'s (family, case) index and whose columns stack `header`'s rows (one per
     header level, the last naming each column); `classes` and `tips` (hover texts, '' for none) align with
-    `text`; `header_styles` gives an inline style to the last header level's labels, by label."""
+    `text`; `header_styles` gives an inline style to the last header level's labels, by label; `column_ids` an id
+    to each column's last header cell, so a link can point at a column."""
     styles = header_styles or {}
+    ids = list(column_ids) if column_ids is not None else [""] * len(header.columns)
     levels = [tuple(str(value) for value in column) for column in header.T.itertuples(index=False)]
     head = []
     for level, name in enumerate(header.index):
         cells = [f'<th class="blank" >&nbsp;</th>\n<th class="index_name level{level}" >{escape(str(name))}</th>']
         last = level == len(header.index) - 1
-        for span, labels in zip(spans(levels, level), levels, strict=True):
+        for span, labels, anchor in zip(spans(levels, level), levels, ids, strict=True):
             if not span:
                 continue
             label = labels[level]
             style = f' style="{escape(styles[label])}"' if last and label in styles else ""
             colspan = f' colspan="{span}"' if span > 1 else ""
-            cells.append(f'<th class="col_heading level{level}"{colspan}{style}>{escape(label)}</th>')
+            named = f' id="{escape(anchor)}"' if last and anchor else ""
+            cells.append(f'<th class="col_heading level{level}"{named}{colspan}{style}>{escape(label)}</th>')
         head.append("<tr>\n" + "\n".join(cells) + "\n</tr>")
     rows = [tuple(str(value) for value in row) for row in text.index]
     families = spans(rows, 0)

@@ -9,29 +9,37 @@ texts: at 20,000 results Styler took seconds for each, and its hover CSS was mos
 from __future__ import annotations
 
 from collections.abc import Callable
-from html import escape
+from typing import Any
 
 import pandas as pd
 from jinja2 import Environment
 from pandas.io.formats.style import Styler
 
-from reports import _page
-from reports.findings import deprecations, grouped_problems, key_ranges
+from reports import _page, compat
+from reports.causes import CauseView, causes, views
+from reports.findings import deprecations, key_ranges
 from reports.grid import grid_html
 from reports.hover import FIELDS as HOVER_FIELDS
 from reports.hover import Row, not_run_tip, status_tip, timing_tip
-from reports.matrix import Matrix, counts, header_versions, pivot
+from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
-from reports.repro import Repros, problem_links
+from reports.repro import Repros
 from reports.text import as_text, seconds
 
 
-def render_html(matrix: Matrix, repros: Repros | None = None) -> str:
-    """The whole matrix.html page; problems link `repros`, the reproducer scripts by (cell id, case id)."""
+def render_html(
+    matrix: Matrix, repros: Repros | None = None, found: pd.DataFrame | None = None,
+    table: pd.DataFrame | None = None,
+) -> str:
+    """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
+    (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already."""
     environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     template = environment.from_string(_page.TEMPLATE)
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
+    found = causes(matrix.results, cells) if found is None else found
+    table = compat.verdicts(matrix, found) if table is None else table
+    shown = views(found, cells, repros or {})
     return template.render(
         css=_page.CSS,
         runs=list(matrix.run_labels.items()),
@@ -43,13 +51,55 @@ def render_html(matrix: Matrix, repros: Repros | None = None) -> str:
             (key, cells.loc[key, "cell_id"], resume_command(cells.loc[key, "run_id"])) for key in matrix.incomplete
         ],
         incomplete=INCOMPLETE,
+        compat=compat_view(matrix, table, shown),
+        verdicts=[(compat.LOOKS[name], name, meaning) for name, meaning in compat.VERDICTS.items()],
+        causes=[cause_view(view, matrix.keys) for view in shown if not view.known],
+        known=[cause_view(view, matrix.keys) for view in shown if view.known],
         # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix),
-        problems=problems_table(matrix, repros or {}).to_html(),
         warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
         timing=timing_table(matrix),
     )
+
+
+def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> dict[str, Any]:
+    """The compatibility table for the template: jax releases, then one row per flax release holding, for each
+    jax release, the verdicts of its cells (each linking its matrix column, a partial one its causes)."""
+    layout = compat.grid(table)
+    rows = table.set_index("key")
+    numbers = {view.signature: view.number for view in shown}
+    slots = []
+    for flax, keys_by_jax in zip(layout.index, layout.to_numpy().tolist(), strict=True):
+        entries = []
+        for keys in keys_by_jax:
+            entries.append([_verdict_entry(matrix, key, rows.loc[key], numbers) for key in keys])
+        slots.append((flax, entries))
+    return {"jaxes": list(layout.columns), "rows": slots}
+
+
+def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:
+    _mark, symbol, css_class = compat.LOOKS[row["verdict"]]
+    found = sorted((numbers[signature], signature) for signature in row["causes"] if signature in numbers)
+    python = minor(row["python"])
+    title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", compat.describe(row)]
+    title += [f"#{number} {signature}" for number, signature in found]
+    return {
+        "key": key, "anchor": column_anchor(key), "symbol": symbol, "css_class": css_class,
+        "label": row["verdict"], "python": python,
+        "detail": f"{row['failing']} of {row['applicable']} fail" if row["verdict"] == compat.PARTIAL else "",
+        "causes": found, "title": "\n".join(title),
+    }
+
+
+def cause_view(view: CauseView, order: list[str]) -> dict[str, Any]:
+    """One cause for the template: its statuses drawn as chips, its first cell's column anchor, each case's
+    column keys as runs of the column `order`."""
+    return {
+        "view": view, "anchor": f"cause-{view.number}", "first_anchor": column_anchor(view.first_key),
+        "statuses": [present(status) for status in view.statuses],
+        "cases": [(key_ranges(keys, order), cases) for keys, cases in view.by_keys()],
+    }
 
 
 def key_label(matrix: Matrix, key: str) -> str:
@@ -119,7 +169,8 @@ def status_table(matrix: Matrix) -> str:
             for gap, tip, case_id in zip(never_ran, tips[key], case_ids[key], strict=True)
         ]
     return grid_html(
-        "matrix", "matrix", _header(matrix), symbols, _group_starts(classes), tips, _incomplete_look(matrix)
+        "matrix", "matrix", _header(matrix), symbols, _group_starts(classes), tips, _incomplete_look(matrix),
+        [column_anchor(key) for key in matrix.keys],
     )
 
 
@@ -134,39 +185,6 @@ def timing_table(matrix: Matrix) -> str:
         "timing", "timing", _header(matrix), durations.map(seconds), _group_starts(shades), tips,
         _incomplete_look(matrix),
     )
-
-
-def problems_table(matrix: Matrix, repros: Repros | None = None) -> Styler:
-    """Every status that is neither a pass nor not applicable, folded, worst first, with reproducer links."""
-    found = grouped_problems(matrix)
-    flaky = f", {FLAKY.symbol} {FLAKY.label}"
-    frame = pd.DataFrame(
-        {
-            "cells": [key_ranges(keys, matrix.keys) for keys in found["keys"]],
-            "case": found["case"],
-            "status": [
-                f"{present(s).symbol} {present(s).label}{flaky if f else ''}"
-                for s, f in zip(found["status"], found["flaky"], strict=True)
-            ],
-            "detail": found["detail"],
-            "reproduce": [
-                " ".join(f'<a href="{escape(str(path))}">{escape(key)}</a>'
-                         for key, path in problem_links(matrix, keys, case, repros or {}))
-                for keys, case in zip(found["keys"], found["case"], strict=True)
-            ],
-        }
-    )
-    if not frame["reproduce"].astype(bool).any():
-        frame = frame.drop(columns="reproduce")
-    classes = pd.DataFrame("", index=frame.index, columns=frame.columns)
-    classes["status"] = [
-        f"chip {present(s).css_class}" + (f" {FLAKY.css_class}" if f else "")
-        for s, f in zip(found["status"], found["flaky"], strict=True)
-    ]
-    styler = _styler(frame, "problems", "problems")
-    if "reproduce" in frame:  # links built above from escaped parts
-        styler = styler.format(str, subset=["reproduce"], escape=None)
-    return styler.set_td_classes(classes).hide(axis="index")
 
 
 def warnings_table(matrix: Matrix) -> Styler:

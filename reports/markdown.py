@@ -11,10 +11,12 @@ from collections.abc import Collection, Iterable, Sequence
 
 import pandas as pd
 
-from reports.findings import deprecations, grouped_problems, key_ranges
-from reports.matrix import Matrix, counts, header_versions, pivot
+from reports import compat
+from reports.causes import KNOWN, CauseView, causes, views
+from reports.findings import deprecations, key_ranges
+from reports.matrix import Matrix, column_anchor, counts, header_versions, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
-from reports.repro import Repros, problem_links
+from reports.repro import Repros
 from reports.text import as_text
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
@@ -54,21 +56,87 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[
     return "\n".join(lines)
 
 
-def render_markdown(matrix: Matrix, repros: Repros | None = None) -> str:
-    """The whole matrix.md: header, legend, one status table per family, problems (linking `repros`, the
-    reproducer scripts by (cell id, case id)), warnings, then the cells."""
+def render_markdown(
+    matrix: Matrix, repros: Repros | None = None, found: pd.DataFrame | None = None,
+    verdicts: pd.DataFrame | None = None,
+) -> str:
+    """The whole matrix.md: header, the compatibility table, the causes (linking `repros`, the reproducer scripts
+    by (cell id, case id)), legend, one status table per family, warnings, then the cells. `found` (causes()) and
+    `verdicts` (compat.verdicts()) are computed unless the caller has them already."""
+    found = causes(matrix.results, matrix.cells) if found is None else found
+    verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
+    shown = views(found, matrix.cells, repros or {})
     sections = [
         _header(matrix),
         _interrupted(matrix),
+        _compat(verdicts, shown),
+        _causes(matrix, shown),
         _legend(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
         *_families(matrix),
-        _problems(matrix, repros or {}),
         _warnings(matrix),
         _cells(matrix),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
+    """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes."""
+    layout = compat.grid(verdicts)
+    rows = verdicts.set_index("key")
+    numbers = {view.signature: view.number for view in shown}
+
+    def entry(key: str) -> str:
+        row = rows.loc[key]
+        verdict = str(row["verdict"])
+        text = f"[{key} {compat.LOOKS[verdict][0]} {escape(verdict)}](#{column_anchor(key)})"
+        if verdict == compat.PARTIAL:
+            refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
+            text += f" {row['failing']} of {row['applicable']} fail" + (f" ({', '.join(refs)})" if refs else "")
+        return text
+
+    table_rows = [[f"**{escape(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
+                  for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
+    header = ["flax \\ jax", *(escape(jax) for jax in layout.columns)]
+    key = " · ".join(f"{look[0]} {escape(name)}" for name, look in compat.LOOKS.items())
+    return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
+            "that pairs them, linking its column in the matrix; a partial one names its causes.\n\n"
+            + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
+
+
+def _causes(matrix: Matrix, shown: list[CauseView]) -> str:
+    """One row per cause, the known breakages folded into one, then the cases behind each as a compact list."""
+    if not shown:
+        return "## Causes\n\nNone: every case passed or was not applicable."
+    unexpected = [view for view in shown if not view.known]
+    known = [view for view in shown if view.known]
+    rows = [[f'<a id="cause-{view.number}"></a>#{view.number}', escape(view.example), _statuses(view.statuses),
+             escape(view.cells), str(view.case_count), f"**{view.first_key}** {code(view.first_cell)}",
+             f"[{view.reproducer.name}]({view.reproducer.as_posix()})" if view.reproducer else ""]
+            for view in unexpected]
+    if known:
+        rows.append([f"#{known[0].number}\N{EN DASH}#{known[-1].number}" if len(known) > 1 else f"#{known[0].number}",
+                     f"{_plural(len(known), 'known upstream breakage')} (xfailed as declared), listed below",
+                     _statuses([KNOWN]), "", str(sum(view.case_count for view in known)), "", ""])
+    lines = [f"- **#{view.number}** ({view.case_count}): " + _cases(view, matrix.keys) for view in unexpected]
+    lines += [f'- <a id="cause-{view.number}"></a>**#{view.number}** {escape(view.example)} in {escape(view.cells)} '
+              f"({view.case_count}): " + _cases(view, matrix.keys) for view in known]
+    return (f"## Causes ({len(unexpected) + (1 if known else 0)})\n\nEvery result that neither passed nor was not "
+            "applicable, and every flaky one, grouped by its error (paths, addresses and numbers made alike).\n\n"
+            + table(["#", "Cause", "Status", "Cells", "Cases", "First cell", "Reproduce"], rows,
+                    ["r", "l", "l", "l", "r", "l", "l"])
+            + "\n\nThe cases behind each cause, with the column keys they show in:\n\n" + "\n".join(lines))
+
+
+def _statuses(statuses: list[str]) -> str:
+    return ", ".join(f"{present(status).mark} {escape(present(status).label)}" for status in statuses)
+
+
+def _cases(view: CauseView, order: list[str]) -> str:
+    """The cases of a cause grouped by the column keys they show in: 'c15, c16: `a`, `b` · c17: `a`'."""
+    return " · ".join(f"{key_ranges(keys, order)}: " + ", ".join(code(case) for case in cases)
+                      for keys, cases in view.by_keys())
 
 
 def _plural(count: int, noun: str) -> str:
@@ -163,9 +231,13 @@ def _families(matrix: Matrix) -> list[str]:
         "<br>".join([_key(str(key), interrupted), *(escape(text) for text in values)])
         for key, values in zip(versions.index, versions.to_numpy().tolist(), strict=True)
     ]
+    # The first table's header names each column, so the compatibility table can link to it.
+    anchored = [header[0]] + [f'<a id="{column_anchor(str(key))}"></a>{label}'
+                              for key, label in zip(versions.index, header[1:], strict=True)]
     return [
-        _family(family, grid.loc[[family]].droplevel(0), flaky.loc[[family]].droplevel(0), header)
-        for family in matrix.families
+        _family(family, grid.loc[[family]].droplevel(0), flaky.loc[[family]].droplevel(0),
+                anchored if number == 0 else header)
+        for number, family in enumerate(matrix.families)
     ]
 
 
@@ -175,23 +247,6 @@ def _family(family: str, grid: pd.DataFrame, flaky: pd.DataFrame, header: list[s
         for case, statuses, flags in zip(grid.index, grid.to_numpy(), flaky.to_numpy(), strict=True)
     ]
     return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
-
-
-def _problems(matrix: Matrix, repros: Repros) -> str:
-    found = grouped_problems(matrix)
-    if found.empty:
-        return "## Problems\n\nNone: every case passed or was not applicable."
-    rows = [
-        [key_ranges(keys, matrix.keys), code(case),
-         f"{present(status).mark} {escape(present(status).label)}" + (f", {FLAKY.mark} {FLAKY.label}" if flaky else ""),
-         escape(text),
-         " ".join(f"[{key}]({path})" for key, path in problem_links(matrix, keys, case, repros))]
-        for keys, case, status, flaky, text in found.itertuples(index=False)
-    ]
-    header = ["Cells", "Case", "Status", "Detail", "Reproduce"]
-    if not any(row[-1] for row in rows):  # no reproducer was written: no empty column
-        header, rows = header[:-1], [row[:-1] for row in rows]
-    return f"## Problems ({len(found)})\n\n" + table(header, rows)
 
 
 def _warnings(matrix: Matrix) -> str:

@@ -169,6 +169,11 @@ def header_versions(matrix: Matrix) -> pd.DataFrame:
     return versions
 
 
+def column_anchor(key: str) -> str:
+    """The id of a column key's header in the status table, so other tables can link to its column: 'col-c5'."""
+    return f"col-{key}"
+
+
 def case_name(case_id: str, family: str) -> str:
     """A case's name within its family: 'sharded_gathers::test_take' -> 'test_take'."""
     prefix = f"{family}::"

@@ -11,8 +11,9 @@ import pandas as pd
 _SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/](?:site|dist)-packages[\\/]")
 #: An interpreter's own library folder (the standard library of a venv's base Python).
 _STDLIB = re.compile(r"(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
-#: Any other absolute path of two or more parts (a checkout, a temporary folder): its last part is kept.
-_ABSOLUTE = re.compile(r"(?<![\w.])(?:/[^\s'\"()\[\]<>,:;/]+){2,}")
+#: Any other absolute path of two or more parts (a checkout, a temporary folder): its last part is kept. Not the
+#: path of a URL (after ':' or '//'): a link in a reason must stay whole.
+_ABSOLUTE = re.compile(r"(?<![\w.:/])(?:/[^\s'\"()\[\]<>,:;/]+){2,}")
 
 
 def as_text(value: object) -> str:

@@ -94,6 +94,9 @@ def _outcome(case_id: str, jax: str, flax: str, python: str, rng: random.Random)
     return {"status": "passed"}
 
 
+#: Where a cell's venv happened to live: no report may show it.
+VENV = "/tmp/shardmatrix-ci/.nox/cell-jax0-5-3-flax0-10-4-py3-11/lib/python3.11/site-packages"
+
 #: The synthetic cell that was interrupted (no done marker), and how many of its cases it recorded first.
 INTERRUPTED = ("jax0.10.0-flax0.12.6-py3.13", 8)
 
@@ -128,7 +131,9 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
                                                             f"for CPython {python}"}
             elif jax == "0.5.3":
                 outcome = {"status": "error", "error_type": "ImportError",
-                           "error_message": "cannot import name 'linear_util' from 'jax' (flax/core/axes_scan.py)"}
+                           "error_message": f"cannot import name 'linear_util' from 'jax' "
+                                            f"({VENV}/flax/core/axes_scan.py)",
+                           "warnings": [f"DeprecationWarning: old ({VENV}/jax/_src/deprecations.py:55)"]}
             else:
                 outcome = _outcome(case_id, jax, flax, python, rng)
             installed = outcome["status"] != "install_error"
@@ -228,7 +233,8 @@ def synthetic_report(out_dir: Path) -> Report:
 def test_build_report_writes_every_file(tmp_path: Path) -> None:
     write_synthetic_tree(tmp_path)
     report = synthetic_report(tmp_path)
-    assert report.paths == tuple(report_dir(tmp_path) / name for name in ("results.csv", "matrix.md", "matrix.html"))
+    assert report.paths == tuple(report_dir(tmp_path) / name
+                                 for name in ("results.csv", "matrix.md", "matrix.html", "compat.csv", "compat.json"))
     for path in report.paths:
         assert path.is_file() and path.stat().st_size > 0
     assert "jax0.4.30-flax0.8.5-py3.10" in report.summary.splitlines()[2]
@@ -259,6 +265,30 @@ def test_synthetic_tree_shows_flaky_results_and_the_interrupted_cell(tmp_path: P
     html = report.html_path.read_text(encoding="utf-8")
     assert html.count("status st-passed flaky") == html.count("status st-failed flaky") == 1
     assert "flaky: failed → passed" in report.markdown_path.read_text(encoding="utf-8")
+
+
+def test_no_report_file_shows_a_venv_path(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    synthetic_report(tmp_path)
+    texts = {path.name: path.read_text(encoding="utf-8") for path in report_dir(tmp_path).rglob("*") if path.is_file()}
+    assert set(texts) >= {"results.csv", "matrix.md", "matrix.html", "compat.csv", "compat.json"}
+    for name, text in texts.items():
+        for venv_part in ("/.nox/", "site-packages/", "/tmp/"):
+            assert venv_part not in text, (name, venv_part)
+    # The package-relative path is kept: it says where the error came from.
+    assert "(flax/core/axes_scan.py)" in texts["results.csv"] and "(flax/core/axes_scan.py)" in texts["matrix.html"]
+
+
+def test_compat_files_hold_one_verdict_per_cell(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    report = synthetic_report(tmp_path)
+    table = pd.read_csv(report.compat_csv_path)
+    assert list(table["key"]) == [f"c{n}" for n in range(1, 15)]
+    verdicts = dict(zip(table["cell_id"], table["verdict"], strict=True))
+    assert verdicts[INTERRUPTED[0]] == "interrupted"
+    assert verdicts["jax0.4.30-flax0.8.5-py3.10"] == "partial"
+    assert "not built" in verdicts.values()
+    assert len(json.loads(report.compat_json_path.read_text(encoding="utf-8"))) == 14
 
 
 def test_build_report_of_chosen_runs_puts_them_side_by_side(tmp_path: Path) -> None:

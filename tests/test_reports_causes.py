@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from reports.causes import causes, signature, version_ranges
+from reports.causes import causes, signature, version_ranges, views
 from reports.load import FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
 
@@ -98,3 +99,24 @@ def test_a_range_breaks_where_a_cell_of_the_same_jax_does_not_show_the_cause() -
     gap = version_ranges(matrix.cells, [keys[0], keys[1], keys[3]])
     assert gap == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.10.7, 0.12.8"
     assert version_ranges(matrix.cells, keys) == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.12.8"
+
+
+# --- views ------------------------------------------------------------------------------------------------------
+
+
+def test_views_number_unexpected_causes_first_then_known_breakages_and_link_the_first_reproducer() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="xfailed", reason="known breakage"),
+        record(case_id="fam::a", status="xfailed", reason="known breakage", jax="0.4.38"),
+        record(case_id="fam::b", status="failed", error_type="KeyError", error_message="'x' (line 12)"),
+        record(case_id="fam::c", status="failed", error_type="KeyError", error_message="'x' (line 40)",
+               jax="0.4.38"),
+    )
+    repros = {("jax0.10.2-flax0.12.8-py3.11", "fam::b"): Path("repro/b.py")}
+    shown = views(causes(matrix.results, matrix.cells), matrix.cells, repros)
+    assert [(view.number, view.known, view.case_count) for view in shown] == [(1, False, 2), (2, True, 2)]
+    first = shown[0]
+    assert first.example == "KeyError: 'x' (line 40)" and first.first_key == "c1"
+    assert first.reproducer == Path("repro/b.py")
+    assert first.by_keys() == [(["c1"], ["fam::c"]), (["c2"], ["fam::b"])]
+    assert shown[1].reproducer is None and shown[1].by_keys() == [(["c1", "c2"], ["fam::a"])]

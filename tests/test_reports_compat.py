@@ -81,3 +81,16 @@ def test_csv_and_json_hold_one_verdict_per_cell(tmp_path: Path) -> None:
     csv_path, json_path = compat.write(compat.verdicts(matrix_of_pairs()), tmp_path)
     assert csv_path.read_text().splitlines()[0] == ",".join(compat.COLUMNS)
     assert [row["verdict"] for row in json.loads(json_path.read_text())] == ["works"] * 3
+
+
+def test_verdicts_given_causes_count_only_failures_not_flaky_passes() -> None:
+    from reports.causes import causes
+
+    matrix = build_matrix(records_frame([
+        record(case_id="fam::a", status="failed", error_type="KeyError"),
+        record(case_id="fam::b", status="failed", attempt=1, error_type="OSError"),
+        record(case_id="fam::b", status="passed", attempt=2),
+    ]))
+    given = compat.verdicts(matrix, causes(matrix.results, matrix.cells)).to_dict("records")
+    assert given == compat.verdicts(matrix).to_dict("records")
+    assert given[0]["causes"] == ["KeyError: failed"] and given[0]["failing"] == 1

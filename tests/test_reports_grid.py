@@ -70,3 +70,12 @@ def test_hostile_text_stays_text_everywhere() -> None:
     parsed = parse(html)
     assert "script" not in parsed.tags and parsed.tags.count("table") == 1
     assert "".join(parsed.text).count(HOSTILE) == 3  # a row label, a cell and a hover text
+
+
+def test_column_ids_name_the_last_header_row_only() -> None:
+    header = pd.DataFrame([["0.4", "0.4"], ["c1", "c2"]], index=["jax", "cell"], columns=["c1", "c2"])
+    text = pd.DataFrame([["x", "y"]], index=pd.MultiIndex.from_tuples([("fam", "a")]), columns=["c1", "c2"])
+    page = grid_html("t", "t", header, text, text.map(lambda _: ""), text.map(lambda _: ""),
+                     column_ids=["col-c1", "col-c2"])
+    assert '<th class="col_heading level1" id="col-c1">c1</th>' in page
+    assert page.count('id="col-') == 2

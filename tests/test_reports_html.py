@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -18,7 +19,7 @@ HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* 
 
 #: Every element the page may hold: no script, no link, no img, nothing that could fetch or run anything.
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "code", "nav", "a", "ul", "li",
-                "span", "table", "thead", "tbody", "tr", "th", "td", "footer", "div", "strong"}
+                "span", "table", "thead", "tbody", "tr", "th", "td", "footer", "div", "strong", "details", "summary"}
 
 
 def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
@@ -195,8 +196,8 @@ def test_flaky_result_is_badged_counted_and_explained_on_hover() -> None:
     assert re.search(r'<td [^>]*class="[^"]*status st-passed flaky"[^>]*>✓<', page)
     assert legend_count(page, "flaky") == 1
     assert any("status: passed\nflaky: failed → passed" in tip for tip in tooltips(page).values())
-    problems = page[page.index('id="T_problems"') :]
-    assert "✓ passed, ↻ flaky" in problems and "flaky: failed → passed" in problems
+    found = page[page.index('id="T_causes"') : page.index('id="matrix"')]
+    assert "✓ passed" in found and "flaky: failed → passed" in found
 
 
 def test_retry_that_failed_alike_is_not_badged() -> None:
@@ -211,7 +212,7 @@ def test_retry_that_failed_alike_is_not_badged() -> None:
 def test_interrupted_cell_is_marked_in_its_header_and_flagged_with_how_to_resume() -> None:
     cell = "jax0.10.2-flax0.12.8-py3.11"
     page = render_html(matrix_of(record("0.4.38", case_id="fam::b"), record("0.4.38"), record(), interrupted=(cell,)))
-    matrix = page[page.index('id="T_matrix"') : page.index('id="T_problems"')]
+    matrix = page[page.index('id="T_matrix"') : page.index('id="cells"')]
     assert re.search(r"<th [^>]*>c2 ⏸\ufe0e</th>", matrix) and re.search(r"<th [^>]*>c1</th>", matrix)
     assert f"<code>nox -s matrix -- --resume {RUN}</code>" in page
     assert 'class="alert"' in page and legend_count(page, "interrupted") == 1
@@ -226,3 +227,50 @@ def test_finished_cells_have_no_interrupted_marks() -> None:
     assert 'class="alert"' not in page and "--resume" not in page
     assert "status none incomplete" not in page and "no, interrupted" not in page
     assert legend_count(page, "interrupted") == 0
+
+
+# --- compatibility table and causes ---------------------------------------------------------------------------
+
+
+def test_compatibility_table_comes_first_and_links_each_verdict_to_its_matrix_column() -> None:
+    page = render_html(matrix_of(record("0.4.38"), record("0.10.2", status="failed", error_type="ValueError",
+                                                          error_message="boom")))
+    assert page.index('id="compat"') < page.index('id="causes"') < page.index('id="matrix"')
+    compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
+    assert re.search(r'<a class="cell" href="#col-c1">.*✓ works</a>', compat)
+    assert re.search(r'<a class="cell" href="#col-c2">.*◐ partial</a>', compat)
+    assert '1 of 1 fail<a href="#cause-1"' in compat
+    matrix = page[page.index('id="T_matrix"') :]
+    assert 'id="col-c1"' in matrix and 'id="col-c2"' in matrix
+
+
+def test_one_error_across_cases_and_cells_is_one_cause_row_with_its_cases_on_demand() -> None:
+    records = [record(jax, case_id=f"fam::t{n}", status="error", error_type="ImportError",
+                      error_message=f"cannot import name 'x' (/v/.nox/c{n}/lib/python3.11/site-packages/flax/a.py:{n})")
+               for jax in ("0.4.38", "0.5.3", "0.10.2") for n in range(4)]
+    page = render_html(matrix_of(*records))
+    found = page[page.index('id="T_causes"') : page.index('id="matrix"')]
+    assert len(re.findall(r'<tr id="cause-\d+">', found)) == 1
+    assert "<summary>12 cases</summary>" in found
+    assert "<strong>c1\N{EN DASH}c3</strong>: <code>fam::t0</code>, <code>fam::t1</code>" in found
+    pair = "jax {} \N{MULTIPLICATION SIGN} flax 0.12.8"
+    assert "; ".join(pair.format(jax) for jax in ("0.4.38", "0.5.3", "0.10.2")) in found
+
+
+def test_known_breakages_fold_into_one_row_after_the_unexpected_causes() -> None:
+    page = render_html(matrix_of(record(case_id="fam::a", status="xfailed", reason="known one"),
+                                 record(case_id="fam::b", status="xfailed", reason="known two"),
+                                 record(case_id="fam::c", status="failed", error_type="KeyError")))
+    found = " ".join(page[page.index('id="T_causes"') : page.index('id="matrix"')].split())
+    assert "2 known upstream breakages" in found
+    assert found.index('<tr id="cause-1">') < found.index("known upstream") < found.index('<tr id="cause-2">')
+    assert "KeyError" in found[: found.index("known upstream")]
+
+
+def test_a_cause_links_the_reproducer_of_its_first_cell() -> None:
+    failing = {"status": "failed", "error_type": "ValueError", "case_id": "fam::a"}
+    matrix = matrix_of(record("0.4.38", **failing), record("0.10.2", **failing))
+    repros = {("jax0.10.2-flax0.12.8-py3.11", "fam::a"): Path("repro/b/fam__a.py"),
+              ("jax0.4.38-flax0.12.8-py3.11", "fam::a"): Path("repro/a/fam__a.py")}
+    found = render_html(matrix, repros)
+    assert '<a href="repro/a/fam__a.py"' in found and "repro/b/fam__a.py" not in found

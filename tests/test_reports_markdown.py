@@ -96,7 +96,8 @@ def test_document_has_title_run_legend_and_a_heading_per_family() -> None:
 def test_columns_are_in_version_order_not_string_order() -> None:
     text = render_markdown(matrix_of(record("0.10.2"), record("0.4.38")))
     header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
-    assert cells_of(header)[1:] == ["**c1**<br>0.4.38<br>0.12.8<br>3.11", "**c2**<br>0.10.2<br>0.12.8<br>3.11"]
+    assert cells_of(header)[1:] == ['<a id="col-c1"></a>**c1**<br>0.4.38<br>0.12.8<br>3.11',
+                                    '<a id="col-c2"></a>**c2**<br>0.10.2<br>0.12.8<br>3.11']
 
 
 def test_problem_rows_hold_the_hostile_message_in_one_cell() -> None:
@@ -104,11 +105,11 @@ def test_problem_rows_hold_the_hostile_message_in_one_cell() -> None:
         matrix_of(record(case_id="fam::a", status="failed", error_type="ValueError", error_message=HOSTILE),
                   record(case_id="fam::b"))
     )
-    problems = text[text.index("## Problems") :]
-    header, _, row = table_rows(problems)[:3]
-    assert len(row) == len(header) == 4
+    found = text[text.index("## Causes") :]
+    header, _, row = table_rows(found)[:3]
+    assert len(row) == len(header) == 7
     assert row[2] == "❌ failed"
-    assert unescape(row[3]) == "ValueError: <script>alert(1)</script> | pipe"
+    assert unescape(row[1]) == "ValueError: <script>alert(1)</script> | pipe"
     assert "<script>" not in text
 
 
@@ -121,7 +122,7 @@ def test_every_table_row_keeps_its_column_count_with_hostile_text_everywhere() -
         )
     )
     blocks = [block for block in text.split("\n\n") if block.startswith("|")]
-    assert len(blocks) == 5  # legend, cells, fam, problems, warnings
+    assert len(blocks) == 6  # compatibility, causes, legend, fam, warnings, cells
     for block in blocks:
         widths = {len(row) for row in table_rows(block)}
         assert len(widths) == 1, block
@@ -154,8 +155,8 @@ def test_flaky_result_gets_a_superscript_mark_a_legend_row_and_a_problem_row() -
     assert "| `test_a` | ✅<sup>🔁</sup> |" in text
     assert "| ✅<sup>🔁</sup> | flaky | the attempts disagreed" in text
     assert "✅ 1 passed · 🔁 1 flaky" in text
-    problems = text[text.index("## Problems") :]
-    assert table_rows(problems)[2][2:] == ["✅ passed, 🔁 flaky", "flaky: failed → passed"]
+    found = text[text.index("## Causes") :]
+    assert table_rows(found)[2][1:3] == ["flaky: failed → passed", "✅ passed"]
 
 
 def test_retry_that_failed_alike_gets_no_flaky_mark() -> None:
@@ -168,7 +169,7 @@ def test_interrupted_cell_is_marked_in_its_header_cells_row_and_a_warning() -> N
     cell = "jax0.10.2-flax0.12.8-py3.11"
     text = render_markdown(matrix_of(record("0.4.38"), record(), interrupted=(cell,)))
     header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
-    assert [c.split("<br>")[0] for c in cells_of(header)[1:]] == ["**c1**", "**c2** ⏸️"]
+    assert [c.split("<br>")[0].split("</a>")[-1] for c in cells_of(header)[1:]] == ["**c1**", "**c2** ⏸️"]
     assert f"> - **c2** `{cell}`: resume with `nox -s matrix -- --resume {RUN}`" in text
     cells = text[text.index("## Cells") :]
     assert [row[2] for row in table_rows(cells)[2:]] == ["yes", "⏸️ **no, interrupted**"]
@@ -178,3 +179,23 @@ def test_finished_cells_get_no_interrupted_marks() -> None:
     text = render_markdown(matrix_of(record("0.4.38"), record()))
     header = next(line for line in text.splitlines() if line.startswith("| key<br>"))
     assert "⏸️" not in header and "did not finish" not in text and "--resume" not in text
+
+
+def test_compatibility_table_and_causes_come_first_with_links_to_columns_and_causes() -> None:
+    text = render_markdown(matrix_of(record("0.4.38"), record("0.10.2", status="failed", error_type="ValueError"),
+                                     record("0.10.2", case_id="fam::b", status="xfailed", reason="known")))
+    assert text.index("## Compatibility") < text.index("## Causes") < text.index("## Legend")
+    compat = text[text.index("## Compatibility") : text.index("## Causes")]
+    header, _, row = table_rows(compat)[:3]
+    assert header == ["flax \\ jax", "0.4.38", "0.10.2"]
+    assert row == ["**0.12.8**", "[c1 ✅ works](#col-c1)",
+                   "[c2 🔶 partial](#col-c2) 2 of 2 fail ([#1](#cause-1), [#2](#cause-2))"]
+    assert '<a id="col-c2"></a>**c2**' in text
+    found = text[text.index("## Causes") : text.index("## Legend")]
+    assert found.startswith("## Causes (2)")
+    rows = table_rows(found)
+    assert rows[2][:3] == ['<a id="cause-1"></a>#1', "ValueError", "❌ failed"]
+    assert rows[3][1:3] == ["1 known upstream breakage (xfailed as declared), listed below", "🐛 xfailed"]
+    assert "- **#1** (1): c2: `fam::test_a`" in found
+    assert ('- <a id="cause-2"></a>**#2** known in jax 0.10.2 \N{MULTIPLICATION SIGN} flax 0.12.8 (1): c2: `fam::b`'
+            in found)

@@ -51,3 +51,9 @@ def test_an_interpreter_path_and_a_checkout_path_lose_their_folders() -> None:
 
 def test_text_without_paths_is_left_alone() -> None:
     assert relative_paths("shapes (8, 4) and 1/2 of jax 0.4.30") == "shapes (8, 4) and 1/2 of jax 0.4.30"
+
+
+def test_relative_paths_leave_a_url_whole() -> None:
+    url = "https://github.com/google/flax/releases/tag/v0.12.0"
+    assert relative_paths(f"by design, see {url}") == f"by design, see {url}"
+    assert relative_paths("(/home/ci/checkout/cases/x.py)") == "(x.py)"
