@@ -14,7 +14,8 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: 
     (tmp_path / name).mkdir()
     (tmp_path / name / "__init__.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setitem(sys.modules, name, None)  # so that the fake is forgotten after the test
+    del sys.modules[name]
 
 
 def test_a_cell_whose_packages_import_and_backend_starts_is_usable(tmp_path: Path, monkeypatch) -> None:

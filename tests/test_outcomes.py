@@ -58,3 +58,17 @@ def test_verdict(phases: list[Phase], expected: Verdict) -> None:
 def test_skip_reason_strips_prefix() -> None:
     assert skip_reason("Skipped: needs 8 devices, cell has 1") == "needs 8 devices, cell has 1"
     assert skip_reason("plain") == "plain"
+
+
+def test_the_cell_unusable_mark_is_in_the_report_of_such_a_case(pytester: pytest.Pytester) -> None:
+    # The runner passes it to --rerun-except: a cell that cannot run cases is not retried case by case.
+    from harness.cell.outcomes import CELL_UNUSABLE_MARK
+
+    (pytester.path / "jax").mkdir()
+    (pytester.path / "jax" / "__init__.py").write_text("def devices():\n    raise RuntimeError('no GPU')\n")
+    pytester.syspathinsert()
+    pytester.makepyfile(test_x="def test_a():\n    pass\n")
+    result = pytester.runpytest("test_x.py", "--shardmatrix-out", str(pytester.path / "out"),
+                                "--shardmatrix-devices", "0", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*{CELL_UNUSABLE_MARK}: backend failed to start: RuntimeError: no GPU*"])

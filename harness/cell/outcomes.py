@@ -6,11 +6,15 @@ import re
 from dataclasses import dataclass
 
 from harness import vocabulary
+from harness.cell.health import CellUnusable
 
 #: pytest-timeout's failure message starts with this.
 TIMEOUT_MARK = "Timeout (>"
 #: pytest's report text for a strict xfail that passed.
 STRICT_XPASS_MARK = "[XPASS(strict)]"
+#: In the report text of every case of a cell that cannot run cases (its backend does not start, its jax or flax do
+#: not import): retrying such a case is pointless.
+CELL_UNUSABLE_MARK = CellUnusable.__name__
 #: pytest-xdist's report text when the worker running a case died.
 CRASH_MARK = "crashed while running"
 #: Exceptions of a case that could not import what it uses: a name this cell lacks (`failed`, see
