@@ -94,11 +94,12 @@ def test_a_restarted_cell_appends_to_its_log_and_counts_each_case_once(
     assert terminal.err == ""  # the abort's "Fatal Python error" went to the log
 
 
-def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_or_import_error() -> None:
+def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_import_error_or_unusable_cell() -> None:
     def retried(message: str) -> bool:
         return not any(re.search(pattern, message) for pattern in runner.NOT_RETRIED)
 
     assert not retried("Failed: Timeout (>5.0s) from pytest-timeout.")
     assert not retried("ModuleNotFoundError: No module named 'flax.nnx'")
+    assert not retried("harness.cell.health.CellUnusable: backend failed to start: RuntimeError: no cuda")
     assert retried("AssertionError: arithmetic broke")
     assert retried("TimeoutError: the server did not answer")

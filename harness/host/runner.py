@@ -16,7 +16,7 @@ from pathlib import Path
 
 from harness import vocabulary
 from harness.cell.devices import with_device_count
-from harness.cell.outcomes import IMPORT_ERRORS, TIMEOUT_MARK
+from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS, write_atomically
 from harness.host import cache, output
 from harness.host.corpus import case_paths, case_roots, expected_cases, known_breakage_files
@@ -33,8 +33,8 @@ PYTEST_NO_TESTS = 5
 #: More restarts than any corpus has cases means the cell cannot make progress.
 MAX_RESTARTS = 10_000
 #: Failures not worth a retry (pytest-rerunfailures patterns), from the marks harness.cell.outcomes classifies by:
-#: a time limit already spent, a cell whose packages do not import.
-NOT_RETRIED = (re.escape(TIMEOUT_MARK), *sorted(IMPORT_ERRORS))
+#: a time limit already spent, a cell whose packages do not import or whose backend does not start.
+NOT_RETRIED = (re.escape(TIMEOUT_MARK), CELL_UNUSABLE_MARK, *sorted(IMPORT_ERRORS))
 
 
 def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) -> list[str]:
