@@ -11,7 +11,7 @@ from pathlib import Path
 from reports.build import build_report, report_dir, results_dir
 from reports.compare import CompareError, compare, refs_runs, render_text
 from reports.compare import render_markdown as render_compare
-from reports.load import ResultsError, load_results
+from reports.load import ResultsError, load_cells, load_results
 from reports.matrix import collapse
 from reports.repro import write_reproducers
 
@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     runs.add_argument(
         "--compare", nargs=2, metavar=("BASELINE", "CANDIDATE"),
         help="upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/compare.md and reproducers; "
-             "exit 1 when UNSAFE",
+             "exit 0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE (the reason on the first line)",
     )
     return parse
 
@@ -64,12 +64,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def compare_main(out: Path, before: str, after: str) -> int:
-    """Print the verdict of `after` against `before`, write compare.md and reproducers; 0 SAFE, 1 UNSAFE."""
+    """Print the verdict of `after` against `before`, write compare.md and reproducers; the verdict's exit code
+    (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 2 with one line on stderr for bad input."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            records = load_results(results_dir(out), refs_runs([before, after]))
-            comparison = compare(records, before, after)
+            runs = refs_runs([before, after])
+            records = load_results(results_dir(out), runs)
+            cells = load_cells(results_dir(out), runs)
+            comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
         except (ResultsError, CompareError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return 2
@@ -77,12 +80,17 @@ def compare_main(out: Path, before: str, after: str) -> int:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
     target = report_dir(out)
-    after_run = refs_runs([after])[0]
-    candidate = collapse(records[records["run_id"] == after_run])
+    target.mkdir(parents=True, exist_ok=True)
+    candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target)
     links = {key: str(target / path) for key, path in repros.items()}
     (target / "compare.md").write_text(
         render_compare(comparison, {key: str(path) for key, path in repros.items()}), encoding="utf-8")
     print(render_text(comparison, links))
     print(f"\nwrote {target / 'compare.md'}")
-    return 0 if comparison.safe else 1
+    return comparison.exit_code
+
+
+def skipped_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:
+    """The load's warnings about results lines it skipped: records lost, so cases a verdict cannot vouch for."""
+    return [str(warning.message) for warning in caught if "skipped line" in str(warning.message)]

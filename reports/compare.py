@@ -1,9 +1,19 @@
 """Upgrade safety: a candidate cell against a baseline cell, from loaded records alone (pure pandas).
 
-Verdict: UNSAFE when a case that passed on the baseline does not pass on the candidate (regression: failed,
-error, crashed, timeout, install_error, or xfailed by a known breakage), or becomes not applicable (an API it
-uses is gone). Everything else is listed but does not decide: newly deprecated (a clean pass now warns), newly
-not applicable from a non-pass, fixed (a non-pass now passes), and timing changes beyond noise.
+Three verdicts, each an exit code of `python -m reports --compare`:
+
+- UNSAFE (1): a regression is proven. A case passing on the baseline (harness.vocabulary's PASSING class) is
+  broken on the candidate (BROKEN: failed, error, or xfailed by a known breakage), or becomes not applicable (an
+  API it uses is gone), and both cells finished.
+- INCONCLUSIVE (2): nothing is proven, and something could not be judged: a case recorded on one side only, a cell
+  that did not finish (no done marker) or has no counterpart, an infrastructure status (crashed, timeout,
+  install_error) or a status this reader does not know on either side, or results lines that could not be read.
+- SAFE (0): every case was judged on both sides and none regressed.
+
+UNSAFE wins over INCONCLUSIVE, and the reasons a verdict is also inconclusive are still given. Everything else is
+listed but does not decide: newly deprecated (a clean pass now warns), newly not applicable from a non-pass, fixed
+(a non-pass now passes), and timing changes beyond noise. Regressions are grouped by root cause
+(reports/causes.py), as the report groups its problems.
 
 Timing noise threshold: a case is slower when its median duration grew by more than TIME_RATIO times *and*
 by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and long ones on small drifts).
@@ -11,20 +21,23 @@ by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from reports.matrix import collapse
+from harness.vocabulary import ABSENT, BROKEN, INFRASTRUCTURE, PASSING, UNKNOWN, is_passing, status_class
+from reports.causes import causes
+from reports.matrix import cell_table, collapse
 from reports.text import first_line
 
-BROKEN: frozenset[str] = frozenset({"failed", "error", "crashed", "timeout", "install_error", "xfailed"})
-PASSED = "passed"
-NOT_APPLICABLE = "not_applicable"
 TIME_RATIO = 1.5
 TIME_DELTA_S = 0.05
+
+SAFE, UNSAFE, INCONCLUSIVE = "SAFE", "UNSAFE", "INCONCLUSIVE"
+#: The exit code of each verdict.
+EXIT_CODES: dict[str, int] = {SAFE: 0, UNSAFE: 1, INCONCLUSIVE: 2}
 
 #: The columns of every finding table.
 COLUMNS: list[str] = ["baseline", "candidate", "case_id", "before", "after", "detail"]
@@ -39,7 +52,7 @@ class CompareError(ValueError):
 
 @dataclass(frozen=True)
 class Comparison:
-    """What changed from baseline to candidate, one table per kind of finding."""
+    """What changed from baseline to candidate, one table per kind of finding, and what could not be judged."""
 
     pairs: list[tuple[str, str]]
     regressions: pd.DataFrame
@@ -49,21 +62,43 @@ class Comparison:
     fixed: pd.DataFrame
     timing: pd.DataFrame
     missing: pd.DataFrame
+    #: Cases with an infrastructure or unknown status on either side.
+    unjudged: pd.DataFrame
+    #: The regressions grouped by root cause (reports.causes.causes() rows), keys those of `cells`.
+    causes: pd.DataFrame
+    #: The candidate's cells as causes() keys them (c1.. in version order, with `cell_id`).
+    cells: pd.DataFrame
+    #: Regressions and removals of pairs whose cells both finished: what proves UNSAFE.
+    proven: int = 0
+    #: One line each: what kept the comparison from judging every case.
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """UNSAFE when a regression is proven, else INCONCLUSIVE when anything was not judged, else SAFE."""
+        if self.proven:
+            return UNSAFE
+        return INCONCLUSIVE if self.reasons else SAFE
+
+    @property
+    def exit_code(self) -> int:
+        """0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE."""
+        return EXIT_CODES[self.verdict]
 
     @property
     def safe(self) -> bool:
-        """No regression and no API gone."""
-        return self.regressions.empty and self.removed.empty
+        """Every case judged, and none regressed."""
+        return self.verdict == SAFE
+
+    @property
+    def reason(self) -> str:
+        """The reasons in one line."""
+        return "; ".join(self.reasons)
 
     @property
     def slower(self) -> pd.DataFrame:
         """Timing rows beyond noise."""
         return self.timing[self.timing["slower"]]
-
-    @property
-    def verdict(self) -> str:
-        """'SAFE' or 'UNSAFE'."""
-        return "SAFE" if self.safe else "UNSAFE"
 
 
 def parse_ref(text: str) -> tuple[str, str | None]:
@@ -74,67 +109,161 @@ def parse_ref(text: str) -> tuple[str, str | None]:
     return run, cell or None
 
 
-def pair_cells(records: pd.DataFrame, before: tuple[str, str | None], after: tuple[str, str | None]) -> list[
-        tuple[str, str]]:
-    """(baseline cell, candidate cell) pairs: the named cells, else the cells both runs hold, else the only cell of
-    each run."""
+def pair_cells(
+    known: pd.DataFrame, before: tuple[str, str | None], after: tuple[str, str | None], *, by_id: bool = False
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(baseline cell, candidate cell) pairs, and one line per cell left without a counterpart.
+
+    `known` has run_id and cell_id columns. The named cells, else the cells of both runs matched by id (an outer
+    join: a cell of one run only is unpaired), else, unless `by_id`, the only cell of each run."""
     def cells(run: str) -> list[str]:
-        return sorted(records.loc[records["run_id"] == run, "cell_id"].unique())
+        return sorted(known.loc[known["run_id"] == run, "cell_id"].unique())
 
     (run_a, cell_a), (run_b, cell_b) = before, after
     left, right = cells(run_a), cells(run_b)
     for run, cell, found in ((run_a, cell_a, left), (run_b, cell_b, right)):
         if not found:
-            raise CompareError(f"run {run} has no records")
+            raise CompareError(f"run {run} has no results")
         if cell is not None and cell not in found:
             raise CompareError(f"run {run} has no cell {cell} (cells: {', '.join(found)})")
     if cell_a is not None or cell_b is not None:
         if (cell_a is None and len(left) > 1) or (cell_b is None and len(right) > 1):
             raise CompareError("name a cell on both sides (RUN:CELL) when a run holds several")
-        return [(cell_a or left[0], cell_b or right[0])]
+        return [(cell_a or left[0], cell_b or right[0])], []
     common = [cell for cell in left if cell in right]
-    if common:
-        return [(cell, cell) for cell in common]
-    if len(left) == len(right) == 1:
-        return [(left[0], right[0])]
-    raise CompareError(f"runs {run_a} and {run_b} share no cell; name them as RUN:CELL")
+    if not common and not by_id and len(left) == len(right) == 1:
+        return [(left[0], right[0])], []
+    if not common and not by_id:
+        raise CompareError(f"runs {run_a} and {run_b} share no cell; name them as RUN:CELL")
+    unpaired = [f"cell {cell} of run {run} has no counterpart in run {other}"
+                for run, other, mine, theirs in ((run_a, run_b, left, right), (run_b, run_a, right, left))
+                for cell in mine if cell not in theirs]
+    return [(cell, cell) for cell in common], unpaired
 
 
-def compare(records: pd.DataFrame, before: str, after: str) -> Comparison:
-    """Compare `before` (RUN or RUN:CELL) with `after` over loaded records (load_results of both runs)."""
+def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame, *, by_id: bool = False,
+            unreadable: Sequence[str] = ()) -> Comparison:
+    """Compare `before` (RUN or RUN:CELL) with `after` over loaded records (load_results of both runs) and their
+    cells (load_cells: a cell without a done marker, or without a row there, did not finish). `unreadable` are the
+    load's warnings about skipped lines; `by_id` pairs cells by id only (see pair_cells)."""
     side_a, side_b = parse_ref(before), parse_ref(after)
-    pairs = pair_cells(records, side_a, side_b)
+    known = pd.concat([records[["run_id", "cell_id"]], cells[["run_id", "cell_id"]]], ignore_index=True)
+    pairs, unpaired = pair_cells(known, side_a, side_b, by_id=by_id)
+    finished = {(run, cell) for run, cell, done in zip(cells["run_id"], cells["cell_id"], cells["complete"],
+                                                        strict=True) if bool(done)}
     results = collapse(records)
     frames = []
-    for cell_a, cell_b in pairs:
+    # No pair at all (two runs that share no cell, by id) still makes the tables, empty.
+    for cell_a, cell_b in pairs or [("", "")]:
         a = results[(results["run_id"] == side_a[0]) & (results["cell_id"] == cell_a)].set_index("case_id")
         b = results[(results["run_id"] == side_b[0]) & (results["cell_id"] == cell_b)].set_index("case_id")
         joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
         joined["baseline"], joined["candidate"] = cell_a, cell_b
-        frames.append(joined.reset_index())
+        joined["complete"] = (side_a[0], cell_a) in finished and (side_b[0], cell_b) in finished
+        frames.append(joined.rename_axis("case_id").reset_index())
     both = pd.concat(frames, ignore_index=True)
+    a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
+    was_passing = a_class == PASSING
+    regressed = was_passing & (b_class == BROKEN)
+    removed = was_passing & (b_class == ABSENT)
+    # A recorded non-pass that did not just vanish: a change from it is listed, never decisive.
+    other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN])
+    unjudged = a_class.isin([INFRASTRUCTURE, UNKNOWN]) | b_class.isin([INFRASTRUCTURE, UNKNOWN])
+    missing = (a_class == MISSING) | (b_class == MISSING)
+    candidate = results[(results["run_id"] == side_b[0]) & results["cell_id"].isin([b for _, b in pairs])]
+    cause_rows, cause_cells = regression_causes(candidate, both[regressed])
+    incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
+                  for cell in dict.fromkeys(pair[side] for pair in pairs) if (run, cell) not in finished]
     return Comparison(
         pairs=pairs,
-        regressions=_pick(both, _passed_clean(both, "_a", warn_ok=True) & both["status_b"].isin(BROKEN)),
-        removed=_pick(both, (both["status_a"] == PASSED) & (both["status_b"] == NOT_APPLICABLE)),
-        deprecated=_pick(both, _passed_clean(both, "_a") & (both["status_b"] == PASSED)
-                         & both["warnings_b"].map(_has_warnings)),
-        not_applicable=_pick(both, both["status_a"].notna() & ~both["status_a"].isin([PASSED, NOT_APPLICABLE])
-                             & (both["status_b"] == NOT_APPLICABLE)),
-        fixed=_pick(both, both["status_a"].notna() & ~both["status_a"].isin([PASSED, NOT_APPLICABLE])
-                    & (both["status_b"] == PASSED)),
+        regressions=_pick(both, regressed),
+        removed=_pick(both, removed),
+        deprecated=_pick(both, _passed_clean(both, "_a") & (b_class == PASSING)
+                         & both["warnings_b"].map(_warned).astype(bool)),
+        not_applicable=_pick(both, other & (b_class == ABSENT)),
+        fixed=_pick(both, other & (b_class == PASSING)),
         timing=timing(both),
-        missing=_pick(both, both["status_a"].isna() | both["status_b"].isna()),
+        missing=_pick(both, missing),
+        unjudged=_pick(both, unjudged),
+        causes=cause_rows,
+        cells=cause_cells,
+        proven=int(((regressed | removed) & both["complete"]).sum()),
+        reasons=[*unpaired, *_incomplete_reason(incomplete), *_case_reasons(both, a_class, b_class),
+                 *_unreadable_reason(unreadable)],
     )
 
 
-def _has_warnings(found: object) -> bool:
+#: The class of a side the outer join left empty: the case was not recorded there.
+MISSING = "missing"
+
+
+def _class(status: object) -> str:
+    """A status's class (harness.vocabulary); a side the outer join left empty is MISSING, not UNKNOWN."""
+    return status_class(status) if isinstance(status, str) else MISSING
+
+
+def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The regressions grouped by root cause over the candidate's cells (reports.causes), and those cells."""
+    cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
+    key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
+    wanted = set(zip(regressed["candidate"], regressed["case_id"], strict=True))
+    hit = [pair in wanted for pair in zip(candidate["cell_id"], candidate["case_id"], strict=True)]
+    rows = candidate[pd.Series(hit, index=candidate.index, dtype=bool)]
+    rows = rows.assign(key=rows["cell_id"].map(key_of))
+    return causes(rows, cells), cells
+
+
+def _incomplete_reason(incomplete: list[str]) -> list[str]:
+    if not incomplete:
+        return []
+    return [f"{'cell' if len(incomplete) == 1 else 'cells'} {', '.join(incomplete)} did not finish (no done marker: "
+            "interrupted, or still running)"]
+
+
+#: Kinds of case that cannot be judged: the class a side has, and what the reason says of them.
+_UNJUDGED: tuple[tuple[str, str], ...] = (
+    (MISSING, "recorded on one side only"),
+    (INFRASTRUCTURE, "ended without an answer (crashed, timeout or install_error)"),
+    (UNKNOWN, "have a status this reader does not know"),
+)
+
+
+def _case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> list[str]:
+    """One line per kind of case that could not be judged: how many, and the first one."""
+    reasons = []
+    for kind, text in _UNJUDGED:
+        hits = both[(a_class == kind) | (b_class == kind)]
+        if hits.empty:
+            continue
+        first = hits.iloc[0]
+        if kind == MISSING:
+            side = "baseline" if pd.notna(first["status_a"]) else "candidate"
+            example = f"{first['case_id']} only in the {side} {first[side]}"
+        else:
+            side, status = (("baseline", first["status_a"]) if a_class[hits.index[0]] == kind
+                            else ("candidate", first["status_b"]))
+            example = f"{first['case_id']} is {status!r} in the {side} {first[side]}"
+        reasons.append(f"{len(hits)} case(s) {text} (first: {example})")
+    return reasons
+
+
+def _unreadable_reason(unreadable: Sequence[str]) -> list[str]:
+    if not unreadable:
+        return []
+    return [f"{len(unreadable)} results line(s) could not be read (first: {first_line(unreadable[0])})"]
+
+
+def _warned(found: object) -> bool:
     return isinstance(found, list) and len(found) > 0
 
 
-def _passed_clean(both: pd.DataFrame, side: str, warn_ok: bool = False) -> pd.Series:
-    passed = both[f"status{side}"] == PASSED
-    return passed if warn_ok else passed & ~both[f"warnings{side}"].map(_has_warnings)
+def _passed_clean(both: pd.DataFrame, side: str) -> pd.Series:
+    return _passing(both[f"status{side}"]) & ~both[f"warnings{side}"].map(_warned).astype(bool)
+
+
+def _passing(statuses: pd.Series) -> pd.Series:
+    # astype: map() of an empty column keeps the column's dtype, which `&` refuses.
+    return statuses.map(is_passing).astype(bool)
 
 
 def _pick(both: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
@@ -157,8 +286,8 @@ def _detail(row: Mapping[Any, Any]) -> str:
 
 
 def timing(both: pd.DataFrame) -> pd.DataFrame:
-    """Cases that passed on both sides: median seconds before and after, ratios, and whether beyond noise."""
-    rows = both[(both["status_a"] == PASSED) & (both["status_b"] == PASSED)]
+    """Cases passing on both sides: median seconds before and after, ratios, and whether beyond noise."""
+    rows = both[_passing(both["status_a"]) & _passing(both["status_b"])]
     rows = rows[rows["duration_s_a"].notna() & rows["duration_s_b"].notna()]
     ratio = rows["duration_s_b"] / rows["duration_s_a"].where(rows["duration_s_a"] > 0)
     return pd.DataFrame({
@@ -174,53 +303,125 @@ def timing(both: pd.DataFrame) -> pd.DataFrame:
     }, columns=TIMING_COLUMNS).astype({"slower": bool}).reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class CauseLine:
+    """One root cause of regressions, as the compare output and the nightly issue list it."""
+
+    number: int
+    example: str
+    cells: str
+    #: (candidate cell id, case id) in version order.
+    cases: list[tuple[str, str]]
+
+
+def cause_lines(comparison: Comparison) -> list[CauseLine]:
+    """The regressions' causes, most widespread first, each with its candidate cells as version ranges."""
+    cell_ids = comparison.cells["cell_id"].to_dict() if len(comparison.cells) else {}
+    return [CauseLine(number, row["example"], row["cells"], [(str(cell_ids[key]), case) for key, case in row["cases"]])
+            for number, row in enumerate(comparison.causes.to_dict("records"), start=1)]
+
+
+def case_list(cases: Sequence[tuple[str, str]], shown: int = 5, quote: str = "") -> str:
+    """'a, b, c (+4 more)': the distinct case ids of a cause, the first `shown` of them."""
+    ids = list(dict.fromkeys(case for _, case in cases))
+    text = ", ".join(f"{quote}{case}{quote}" for case in ids[:shown])
+    return text + (f" (+{len(ids) - shown} more)" if len(ids) > shown else "")
+
+
+def headline(comparison: Comparison) -> str:
+    """The verdict line: SAFE, UNSAFE, or 'INCONCLUSIVE: <reasons in one line>'."""
+    verdict = comparison.verdict
+    return f"{verdict}: {comparison.reason}" if verdict == INCONCLUSIVE else verdict
+
+
+#: Per-case sections after the regressions' causes: (Comparison attribute, title).
 SECTIONS: tuple[tuple[str, str], ...] = (
-    ("regressions", "Regressions (passed → not passing)"),
-    ("removed", "Gone (passed → not applicable: an API it uses is absent)"),
-    ("deprecated", "Newly deprecated (clean pass → pass with warnings)"),
-    ("not_applicable", "Newly not applicable"),
-    ("fixed", "Fixed (not passing → passed)"),
+    ("removed", "Gone (passing \N{RIGHTWARDS ARROW} not applicable: an API it uses is absent)"),
+    ("unjudged", "Not judged (crashed, timeout, install_error or an unknown status on a side)"),
     ("missing", "Recorded on one side only"),
+    ("deprecated", "Newly deprecated (clean pass \N{RIGHTWARDS ARROW} pass with warnings)"),
+    ("not_applicable", "Newly not applicable"),
+    ("fixed", "Fixed (not passing \N{RIGHTWARDS ARROW} passing)"),
 )
+REGRESSIONS_TITLE = "Regressions (passing \N{RIGHTWARDS ARROW} broken)"
+ARROW = "\N{RIGHTWARDS ARROW}"
+
+
+def regressions_count(comparison: Comparison) -> str:
+    """'3 case(s) from 2 cause(s)'."""
+    return f"{len(comparison.regressions)} case(s) from {len(comparison.causes)} cause(s)"
 
 
 def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None = None) -> str:
     """The verdict and every non-empty finding, for a terminal; `links` maps (cell, case) to a reproducer."""
     links = links or {}
-    lines = [comparison.verdict, ""]
-    lines += [f"baseline {a}  →  candidate {b}" for a, b in comparison.pairs]
+    lines = [headline(comparison)]
+    if comparison.verdict == UNSAFE and comparison.reasons:
+        lines.append(f"also inconclusive: {comparison.reason}")
+    lines.append("")
+    lines += [f"baseline {a}  {ARROW}  candidate {b}" for a, b in comparison.pairs]
+    lines += ["", f"{REGRESSIONS_TITLE}: {regressions_count(comparison)}"]
+    for cause in cause_lines(comparison):
+        lines += [f"  {cause.number}. [{len(cause.cases)} case(s)] {cause.example}",
+                  f"     cells: {cause.cells}", f"     cases: {case_list(cause.cases)}"]
+        link = next((links[pair] for pair in cause.cases if pair in links), None)
+        if link:
+            lines.append(f"     reproduce: uv run {link}")
     for name, title in SECTIONS:
         found: pd.DataFrame = getattr(comparison, name)
         lines += ["", f"{title}: {len(found)}"]
         for row in found.to_dict("records"):
-            lines.append(f"  {row['case_id']}: {row['before']} → {row['after']}  {row['detail']}".rstrip())
-            link = links.get((str(row["candidate"]), str(row["case_id"])))
-            if link:
-                lines.append(f"      reproduce: uv run {link}")
+            lines.append(f"  {row['case_id']}: {row['before']} {ARROW} {row['after']}  {row['detail']}".rstrip())
     slower = comparison.slower
     lines += ["", f"Slower beyond noise (ratio > {TIME_RATIO} and > {TIME_DELTA_S * 1000:.0f} ms more): {len(slower)}"]
     for row in slower.to_dict("records"):
-        lines.append(f"  {row['case_id']}: {row['before_s']:.3f} s → {row['after_s']:.3f} s (x{row['ratio']:.2f})")
+        before, after = f"{row['before_s']:.3f} s", f"{row['after_s']:.3f} s"
+        lines.append(f"  {row['case_id']}: {before} {ARROW} {after} (x{row['ratio']:.2f})")
     return "\n".join(lines)
+
+
+def markdown_causes(comparison: Comparison, reproduce: Callable[[list[tuple[str, str]]], str]) -> list[str]:
+    """The regressions' causes as a Markdown table (one row per cause) and their cases, one line per cause;
+    `reproduce` gives a cause's reproducer cell from its (cell, case) pairs."""
+    found = cause_lines(comparison)
+    if not found:
+        return ["None."]
+    lines = ["| # | Cause | Cases | Cells | Reproduce |", "| ---: | --- | ---: | --- | --- |"]
+    for cause in found:
+        lines.append(f"| {cause.number} | {_cell(cause.example)} | {len(cause.cases)} | {_cell(cause.cells)} | "
+                     f"{reproduce(cause.cases)} |")
+    lines.append("")
+    lines += [f"- cause {cause.number}: {case_list(cause.cases, shown=20, quote='`')}" for cause in found]
+    return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def render_markdown(comparison: Comparison, links: dict[tuple[str, str], str] | None = None) -> str:
     """The same as Markdown, with the timing view as ratios against the baseline."""
     links = links or {}
+
+    def script(cases: list[tuple[str, str]]) -> str:
+        link = next((links[pair] for pair in cases if pair in links), None)
+        return f"[script]({link})" if link else ""
+
     parts = [f"# Upgrade check: {comparison.verdict}", ""]
-    parts += [f"- baseline `{a}` → candidate `{b}`" for a, b in comparison.pairs]
+    if comparison.reasons:
+        parts += [f"**{'Inconclusive' if comparison.verdict == INCONCLUSIVE else 'Also inconclusive'}:** "
+                  f"{_cell(comparison.reason)}", ""]
+    parts += [f"- baseline `{a}` {ARROW} candidate `{b}`" for a, b in comparison.pairs]
+    parts += ["", f"## {REGRESSIONS_TITLE}: {regressions_count(comparison)}", "", *markdown_causes(comparison, script)]
     for name, title in SECTIONS:
         found: pd.DataFrame = getattr(comparison, name)
         parts += ["", f"## {title} ({len(found)})", ""]
         if found.empty:
             parts.append("None.")
             continue
-        parts += ["| Case | Before | After | Detail | Reproducer |", "| --- | --- | --- | --- | --- |"]
+        parts += ["| Case | Before | After | Detail |", "| --- | --- | --- | --- |"]
         for row in found.to_dict("records"):
-            link = links.get((str(row["candidate"]), str(row["case_id"])))
-            repro = f"[script]({link})" if link else ""
-            detail = str(row["detail"]).replace("|", "\\|")
-            parts.append(f"| `{row['case_id']}` | {row['before']} | {row['after']} | {detail} | {repro} |")
+            parts.append(f"| `{row['case_id']}` | {row['before']} | {row['after']} | {_cell(str(row['detail']))} |")
     parts += ["", f"## Timing against the baseline (flagged: ratio > {TIME_RATIO} and > {TIME_DELTA_S * 1000:.0f} ms)",
               "", "| Case | Before s | After s | Ratio | Compile ratio | Execute ratio | |",
               "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]

@@ -114,3 +114,69 @@ def test_python_dash_m_reports_runs_the_cli(tmp_path: Path) -> None:
                           cwd=Path(reports.__file__).parent.parent, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "wrote" in done.stdout
+
+
+# --- --compare: SAFE 0, UNSAFE 1, INCONCLUSIVE 2 ------------------------------------------------------------------
+
+BASE = "20261120T000000Z-aaaa"
+
+
+def compare_runs(out: Path, before: dict[str, str], after: dict[str, str], *, after_done: bool = True,
+                 extra: tuple[str, ...] = ()) -> int:
+    """Write a baseline run and a candidate run of CELL (case -> status) and run --compare on them."""
+    write_run(out, *(json.dumps(record(run_id=BASE, case_id=case, status=status)) for case, status in before.items()),
+              run_id=BASE)
+    write_run(out, *(json.dumps(record(case_id=case, status=status)) for case, status in after.items()), *extra,
+              done='{"returncode": 0}' if after_done else None)
+    return main(["--out", str(out), "--compare", BASE, RUN])
+
+
+def test_compare_of_equal_finished_runs_is_safe_and_creates_the_report_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "SAFE"
+    assert (tmp_path / "report" / "compare.md").read_text(encoding="utf-8").startswith("# Upgrade check: SAFE")
+
+
+def test_compare_against_half_the_records_is_inconclusive_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = {f"fam::{name}": "passed" for name in "abcd"}
+    assert compare_runs(tmp_path, cases, dict(list(cases.items())[:2])) == 2
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline {CELL})")
+
+
+def test_compare_with_a_status_outside_the_vocabulary_is_inconclusive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed_mostly"}) == 2
+    assert capsys.readouterr().out.startswith("INCONCLUSIVE: 1 case(s) have a status this reader does not know")
+
+
+def test_compare_with_an_interrupted_candidate_is_inconclusive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, after_done=False) == 2
+    assert capsys.readouterr().out.startswith(f"INCONCLUSIVE: cell {RUN}:{CELL} did not finish")
+
+
+def test_compare_with_an_unreadable_results_line_is_inconclusive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, extra=('{"status": 7, "sch',)) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("INCONCLUSIVE: 1 results line(s) could not be read (first: ")
+    assert "skipped line: not valid JSON" in err
+
+
+def test_python_dash_m_reports_compare_exits_1_when_unsafe(tmp_path: Path) -> None:
+    write_run(tmp_path, json.dumps(record(run_id=BASE)), run_id=BASE)
+    write_run(tmp_path, json.dumps(record(status="failed", error_type="ValueError", error_message="boom")))
+    done = subprocess.run([sys.executable, "-m", "reports", "--out", str(tmp_path), "--compare", BASE, RUN],
+                          cwd=Path(reports.__file__).parent.parent, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == "UNSAFE"
+    assert "1. [1 case(s)] ValueError: boom" in done.stdout

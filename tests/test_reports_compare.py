@@ -1,4 +1,5 @@
-"""The upgrade verdict: each kind of finding in a pair (a case that counts and one that does not)."""
+"""The upgrade verdict: each kind of finding in a pair (a case that counts and one that does not), and the three
+verdicts, each with the lie it used to tell."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from reports.compare import CompareError, compare, render_markdown, render_text
-from reports.load import FIELDS, records_frame
+from harness import vocabulary
+from reports import compare as compare_module
+from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, render_markdown, render_text
+from reports.load import CELL_FIELDS, FIELDS, records_frame
 
 
 def record(run: str, cell: str, case: str, status: str = "passed", **fields: Any) -> dict[str, Any]:
@@ -16,6 +19,20 @@ def record(run: str, cell: str, case: str, status: str = "passed", **fields: Any
     base.update(schema_version=2, attempt=1, run_id=run, cell_id=cell, case_id=f"fam::{case}", family="fam",
                 status=status, duration_s=0.5, compile_s=0.2, execute_s=0.3, warnings=[])
     return {**base, **fields}
+
+
+def finished(records: pd.DataFrame, unfinished: tuple[str, ...] = ()) -> pd.DataFrame:
+    """load_cells() of the records' cells: each finished unless named (as RUN:CELL) in `unfinished`."""
+    pairs = records[["run_id", "cell_id"]].drop_duplicates()
+    rows = [{"run_id": run, "cell_id": cell, "complete": f"{run}:{cell}" not in unfinished, "reused_from": None}
+            for run, cell in zip(pairs["run_id"], pairs["cell_id"], strict=True)]
+    return pd.DataFrame(rows, columns=list(CELL_FIELDS))
+
+
+def compare(records: pd.DataFrame, before: str, after: str, unfinished: tuple[str, ...] = (),
+            **options: Any) -> Comparison:
+    """reports.compare.compare over records whose cells all finished but those in `unfinished`."""
+    return compare_module.compare(records, before, after, finished(records, unfinished), **options)
 
 
 def frame(before: list[tuple[str, str, dict[str, Any]]], after: list[tuple[str, str, dict[str, Any]]]) -> pd.DataFrame:
@@ -82,3 +99,122 @@ def test_text_links_reproducers_of_regressions() -> None:
     found = compare(frame([("a", "passed", {})], [("a", "failed", {})]), "r1:old", "r2:new")
     text = render_text(found, {("new", "fam::a"): "out/report/repro/new/fam__a.py"})
     assert text.startswith("UNSAFE") and "uv run out/report/repro/new/fam__a.py" in text
+
+
+# --- three verdicts: SAFE only when every case was judged on both sides ------------------------------------------
+
+def cases(*names: str, status: str = "passed") -> list[tuple[str, str, dict[str, Any]]]:
+    return [(name, status, {}) for name in names]
+
+
+def test_every_case_judged_and_none_regressed_is_safe_exit_0() -> None:
+    found = compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2")
+    assert (found.verdict, found.exit_code, found.reasons) == (SAFE, 0, [])
+    assert render_text(found).splitlines()[0] == "SAFE"
+
+
+def test_half_the_candidate_records_missing_is_inconclusive_not_safe() -> None:
+    found = compare(frame(cases("a", "b", "c", "d"), cases("a", "b")), "r1", "r2")
+    assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
+    assert found.reasons == ["2 case(s) recorded on one side only (first: fam::c only in the baseline old)"]
+    assert render_text(found).splitlines()[0] == (
+        "INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline old)")
+
+
+def test_a_case_new_on_the_candidate_is_inconclusive_too() -> None:
+    found = compare(frame(cases("a"), cases("a", "b")), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and "fam::b only in the candidate new" in found.reason
+
+
+def test_a_status_outside_the_vocabulary_is_never_counted_as_passing() -> None:
+    assert "quarantined" not in vocabulary.ALL
+    found = compare(frame(cases("a"), cases("a", status="quarantined")), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons == ["1 case(s) have a status this reader does not know (first: fam::a is 'quarantined' in "
+                             "the candidate new)"]
+    # Nor on the baseline side: an unknown status there cannot make a later failure look old.
+    found = compare(frame(cases("a", status="quarantined"), cases("a", status="failed")), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and found.regressions.empty
+
+
+@pytest.mark.parametrize("side", ["baseline", "candidate"])
+@pytest.mark.parametrize("status", sorted(vocabulary.CLASSES[vocabulary.INFRASTRUCTURE]))
+def test_an_infrastructure_status_on_either_side_is_inconclusive(side: str, status: str) -> None:
+    odd, good = cases("a", status=status), cases("a")
+    before, after = (odd, good) if side == "baseline" else (good, odd)
+    found = compare(frame(before, after), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE
+    assert found.reason.startswith("1 case(s) ended without an answer (crashed, timeout or install_error) (first: "
+                                   f"fam::a is '{status}' in the {side}")
+    assert found.unjudged["case_id"].tolist() == ["fam::a"]
+
+
+def test_an_unfinished_cell_is_inconclusive_even_when_its_cases_agree() -> None:
+    found = compare(frame(cases("a"), cases("a")), "r1", "r2", unfinished=("r2:new",))
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons == ["cell r2:new did not finish (no done marker: interrupted, or still running)"]
+
+
+def test_a_cell_of_one_run_only_is_inconclusive_not_skipped() -> None:
+    rows = records_frame([record("r1", c, "a") for c in ("x", "y")] + [record("r2", "x", "a")])
+    found = compare(rows, "r1", "r2")
+    assert found.pairs == [("x", "x")]
+    assert found.verdict == INCONCLUSIVE and found.reasons == ["cell y of run r1 has no counterpart in run r2"]
+
+
+def test_pairing_by_id_refuses_to_pair_two_different_single_cells() -> None:
+    rows = records_frame([record("r1", "x", "a"), record("r2", "y", "a")])
+    assert compare(rows, "r1", "r2").pairs == [("x", "y")]
+    found = compare(rows, "r1", "r2", by_id=True)
+    assert found.pairs == [] and found.verdict == INCONCLUSIVE
+    assert found.reasons == ["cell x of run r1 has no counterpart in run r2",
+                             "cell y of run r2 has no counterpart in run r1"]
+
+
+def test_skipped_results_lines_are_inconclusive() -> None:
+    found = compare(frame(cases("a"), cases("a")), "r1", "r2", unreadable=["r2/new.jsonl:3: skipped line: x"])
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons == ["1 results line(s) could not be read (first: r2/new.jsonl:3: skipped line: x)"]
+
+
+def test_a_proven_regression_wins_over_inconclusive_and_still_says_why() -> None:
+    found = compare(frame(cases("a", "b"), [("a", "failed", {})]), "r1", "r2")
+    assert (found.verdict, found.exit_code) == (UNSAFE, 1)
+    lines = render_text(found).splitlines()
+    assert lines[:2] == ["UNSAFE", "also inconclusive: 1 case(s) recorded on one side only (first: fam::b only in "
+                                   "the baseline old)"]
+    assert "**Also inconclusive:** 1 case(s) recorded on one side only" in render_markdown(found)
+
+
+def test_a_regression_in_an_unfinished_cell_is_listed_but_not_proven() -> None:
+    found = compare(frame(cases("a"), [("a", "failed", {})]), "r1", "r2", unfinished=("r2:new",))
+    assert found.regressions["case_id"].tolist() == ["fam::a"]
+    assert found.verdict == INCONCLUSIVE
+
+
+def test_a_stale_known_breakage_that_breaks_again_is_a_regression() -> None:
+    found = compare(frame(cases("a", status="xpassed"), cases("a", status="xfailed")), "r1", "r2")
+    assert found.verdict == UNSAFE and found.regressions["after"].tolist() == ["xfailed"]
+
+
+# --- regressions grouped by root cause ----------------------------------------------------------------------------
+
+def test_regressions_are_one_line_per_cause_with_count_cells_and_one_reproducer() -> None:
+    def broken(case: str, shape: str) -> tuple[str, str, dict[str, Any]]:
+        return (case, "failed", {"error_type": "ValueError", "error_message": f"bad shape {shape}", "jax": "0.5.0",
+                                 "flax": "0.10.2"})
+    after = [broken("a", "(8, 2)"), broken("b", "(4, 4)"), broken("c", "(2,)"),
+             ("d", "error", {"error_type": "ImportError", "error_message": "no module x"})]
+    found = compare(frame(cases("a", "b", "c", "d"), after), "r1", "r2")
+    assert len(found.regressions) == 4 and len(found.causes) == 2
+    links = {("new", "fam::b"): "out/report/repro/new/fam__b.py", ("new", "fam::c"): "out/report/repro/new/fam__c.py"}
+    text = render_text(found, links)
+    assert "Regressions (passing \N{RIGHTWARDS ARROW} broken): 4 case(s) from 2 cause(s)" in text
+    assert "  1. [3 case(s)] ValueError: bad shape (8, 2)\n" \
+           "     cells: jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2\n" \
+           "     cases: fam::a, fam::b, fam::c\n     reproduce: uv run out/report/repro/new/fam__b.py\n" in text
+    assert text.count("reproduce:") == 1 and text.count("ValueError") == 1
+    markdown = render_markdown(found, links)
+    assert "| 1 | ValueError: bad shape (8, 2) | 3 | jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2 | " \
+           "[script](out/report/repro/new/fam__b.py) |" in markdown
+    assert "- cause 2: `fam::d`" in markdown
