@@ -1,9 +1,23 @@
 """Run against run: the cases that passed in a previous run and no longer pass, as the body of a tracking issue.
 
-`python -m reports.regressions --previous OLD_OUT --current NEW_OUT [--run-url URL]` compares the newest run
-under each folder's results/, cell by cell (cells in only one run are not compared), prints Markdown, and
-exits 1 when something regressed, 0 when not, 2 when a side cannot be read. The scheduled workflow uses the exit
-status to open, update or close its tracking issue.
+    python -m reports.regressions --previous OLD_OUT --current NEW_OUT [--run-url URL]
+
+compares the newest run under each folder's results/ with reports.compare, cells matched by id (an outer join),
+prints the issue body as Markdown on stdout, and exits with the verdict:
+
+- 0, clean: every cell of both runs finished, every case was judged on both sides, and none regressed. The body
+  starts "No regressions against the previous scheduled run".
+- 1, regressed: a case passing before (harness.vocabulary's PASSING class) is broken now, or not applicable (an API
+  it uses is gone), in a cell that finished in both runs. The body lists the regressions grouped by root cause
+  (one row per cause: its case count, the cells as version ranges, the command that reproduces its first cell),
+  and any reason the night is also inconclusive.
+- 2, inconclusive: nothing is proven regressed, but the night is not clean: a cell of one run only (its job died
+  or was not planned), a cell that did not finish, a case recorded on one side only, an infrastructure status
+  (crashed, timeout, install_error) or a status this reader does not know on either side, unreadable results
+  lines, or results that cannot be read at all (then also one line on stderr). The body says why, one line each.
+
+The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, and closes
+it only on 0.
 """
 
 from __future__ import annotations
@@ -17,66 +31,100 @@ from pathlib import Path
 import pandas as pd
 
 from reports.build import results_dir
-from reports.load import ResultsError, load_results
-from reports.matrix import collapse
-from reports.text import first_line
+from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare, markdown_causes
+from reports.load import ResultsError, choose_runs, load_cells, load_results
 
-PASSED = "passed"
-COLUMNS = ["cell_id", "case_id", "before", "after", "error"]
-
-
-def final_statuses(out_dir: Path) -> pd.DataFrame:
-    """(cell, case) -> the final status and error of the newest run under OUT/results."""
-    rows = collapse(load_results(results_dir(out_dir))).reset_index()
-    return rows.set_index(["cell_id", "case_id"])[["status", "error_message"]]
+#: At most this many rows per table of cases in the issue body: an install_error night lists every case.
+ROWS = 50
 
 
-def regressions(previous: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
-    """The cases of cells in both runs that passed before and end in any other status now."""
-    both = previous.join(current, how="inner", lsuffix="_before", rsuffix="_after")
-    worse = both[(both["status_before"] == PASSED) & (both["status_after"] != PASSED)].reset_index()
-    return pd.DataFrame({
-        "cell_id": worse["cell_id"], "case_id": worse["case_id"], "before": worse["status_before"],
-        "after": worse["status_after"], "error": worse["error_message_after"].map(first_line),
-    }, columns=COLUMNS).sort_values(["cell_id", "case_id"], ignore_index=True)
+def newest_run(out_dir: Path) -> tuple[str, pd.DataFrame, pd.DataFrame, list[str]]:
+    """The newest run under OUT/results: its id, records, cells (load_cells) and the lines the load skipped."""
+    root = results_dir(out_dir)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = choose_runs(root)[0]
+        records, cells = load_results(root, [run]), load_cells(root, [run])
+    return run, records, cells, [str(w.message) for w in caught if "skipped line" in str(w.message)]
 
 
-def render(found: pd.DataFrame, run_url: str = "") -> str:
-    """Markdown for the tracking issue: one row per regression, and how to reproduce each cell locally."""
-    if found.empty:
-        return "No regressions against the previous scheduled run.\n"
+def regressions(previous: Path, current: Path) -> Comparison:
+    """The newest run of `current` against the newest run of `previous`, cells matched by id."""
+    run_a, records_a, cells_a, skipped_a = newest_run(previous)
+    run_b, records_b, cells_b, skipped_b = newest_run(current)
+    if run_a == run_b:
+        raise ResultsError(f"both folders hold the same run {run_a}; nothing to compare")
+    return compare(pd.concat([records_a, records_b], ignore_index=True), run_a, run_b,
+                   pd.concat([cells_a, cells_b], ignore_index=True), by_id=True, unreadable=[*skipped_a, *skipped_b])
+
+
+def render(comparison: Comparison, run_url: str = "") -> str:
+    """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why."""
+    if comparison.verdict == SAFE:
+        return ("No regressions against the previous scheduled run: every cell of both runs finished and every case "
+                "was judged.\n")
     where = f" in [this run]({run_url}) (each cell's results are an artifact there)" if run_url else ""
-    lines = [f"{len(found)} case(s) passed in the previous scheduled run and no longer pass{where}.", "",
-             "| cell | case | before | after | error |", "| --- | --- | --- | --- | --- |"]
-    for row in found.itertuples(index=False):
-        error = _cell_text(str(row.error))
-        lines.append(f"| `{row.cell_id}` | `{row.case_id}` | {row.before} | {row.after} | {error} |")
-    lines += ["", "Reproduce a cell locally (its case ids are the pytest node ids under `cases/`):", ""]
-    for cell_id in dict.fromkeys(found["cell_id"]):
-        lines.append(f'- `nox -s "cell({cell_id})" -- --out out && nox -s report -- --out out`')
-    return "\n".join(lines) + "\n"
+    lines = []
+    if comparison.verdict == UNSAFE:
+        count = len(comparison.regressions) + len(comparison.removed)
+        lines += [f"**Regressed:** {count} case(s) passed in the previous scheduled run and no longer pass{where}.", ""]
+    else:
+        lines += [f"**Inconclusive:** no regression is proven, but this night is not clean{where}: it could not be "
+                  "compared case by case with the previous scheduled run.", ""]
+    if comparison.reasons:
+        lines += ["Not judged:" if comparison.verdict == INCONCLUSIVE else "Also inconclusive:", ""]
+        lines += [f"- {reason}" for reason in comparison.reasons] + [""]
+    if not comparison.regressions.empty:
+        lines += [f"### Regressions by cause ({len(comparison.regressions)} case(s) from {len(comparison.causes)} "
+                  "cause(s))", "", *markdown_causes(comparison, _reproduce), ""]
+    for name, title in (("removed", "Gone: an API the case uses is absent now"),
+                        ("unjudged", "Crashed, timed out, not installed, or an unknown status"),
+                        ("missing", "Recorded in one run only")):
+        lines += _table(getattr(comparison, name), title)
+    cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
+    if cells:
+        lines += ["Reproduce a cell locally (its case ids are the pytest node ids under `cases/`):", ""]
+        lines += [f"- `{_command(cell)} && nox -s report -- --out out`" for cell in cells]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _reproduce(cases: list[tuple[str, str]]) -> str:
+    return f"`{_command(cases[0][0])}`" if cases else ""
+
+
+def _command(cell_id: str) -> str:
+    return f'nox -s "cell({cell_id})" -- --out out'
+
+
+def _table(found: pd.DataFrame, title: str) -> list[str]:
+    if found.empty:
+        return []
+    lines = [f"### {title} ({len(found)})", "", "| cell | case | before | after | detail |",
+             "| --- | --- | --- | --- | --- |"]
+    for row in found.head(ROWS).itertuples(index=False):
+        detail = str(row.detail).replace("|", "\\|")[:200]
+        lines.append(f"| `{row.candidate}` | `{row.case_id}` | {row.before} | {row.after} | {detail} |")
+    if len(found) > ROWS:
+        lines.append(f"| | and {len(found) - ROWS} more | | | |")
+    return [*lines, ""]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the regressions of --current against --previous; 1 when there are any, 2 on unreadable results."""
+    """Print the issue body; exit 0 clean, 1 regressed, 2 inconclusive (unreadable results included)."""
     parse = argparse.ArgumentParser(prog="python -m reports.regressions", description=__doc__.splitlines()[0])
     parse.add_argument("--previous", type=Path, required=True, help="output folder of the earlier run")
     parse.add_argument("--current", type=Path, required=True, help="output folder of this run")
     parse.add_argument("--run-url", default="", help="link to this run, for the issue body")
     args = parse.parse_args(argv)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the report job already printed every skipped line
-        try:
-            found = regressions(final_statuses(args.previous), final_statuses(args.current))
-        except ResultsError as exc:
-            print(f"{parse.prog}: error: {exc}", file=sys.stderr)
-            return 2
-    print(render(found, args.run_url), end="")
-    return 1 if len(found) else 0
-
-
-def _cell_text(text: str) -> str:
-    return text.replace("|", "\\|")[:200]
+    try:
+        comparison = regressions(args.previous, args.current)
+    except (ResultsError, CompareError) as exc:
+        print(f"{parse.prog}: error: {exc}", file=sys.stderr)
+        print(f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}")
+        return 2
+    print(render(comparison, args.run_url), end="")
+    # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
+    return comparison.exit_code
 
 
 if __name__ == "__main__":

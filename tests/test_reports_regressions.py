@@ -1,40 +1,119 @@
+"""Tests for reports/regressions.py: the nightly issue body and its exit code, 0 clean only when every cell of both
+runs finished and every case was judged."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from reports import regressions
 
+CELL = "jax0.4.38-flax0.10.2-py3.11"
+PREVIOUS, CURRENT = "20260101T000000Z-aaaa", "20260102T000000Z-bbbb"
 
-def write_run(out: Path, run_id: str, statuses: dict[str, str]) -> Path:
-    target = out / "results" / run_id / "jax0.4.38-flax0.10.2-py3.11.jsonl"
-    target.parent.mkdir(parents=True)
-    lines = [json.dumps({"schema_version": 2, "run_id": run_id, "cell_id": target.stem, "case_id": case,
-                         "family": case.split("::")[0], "status": status, "attempt": 1,
-                         "error_message": "AssertionError: boom" if status == "failed" else None})
+
+def write_run(out: Path, run_id: str, statuses: dict[str, str], cell: str = CELL, done: bool = True,
+              error: str = "AssertionError: boom") -> Path:
+    """One cell's results (case -> status) under OUT/results/<run_id>/, with its done marker unless `done` is off."""
+    target = out / "results" / run_id / f"{cell}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps({"schema_version": 2, "run_id": run_id, "cell_id": cell, "case_id": case,
+                         "family": case.split("::")[0], "status": status, "attempt": 1, "jax": "0.4.38",
+                         "flax": "0.10.2", "error_message": error if status == "failed" else None})
              for case, status in statuses.items()]
     target.write_text("\n".join(lines) + "\n")
+    if done:
+        target.with_suffix(".done.json").write_text('{"returncode": 0}')
     return out
 
 
-def test_a_case_that_passed_and_now_fails_is_a_regression(tmp_path: Path, capsys: object) -> None:
-    before = write_run(tmp_path / "a", "20260101T000000Z-aaaa", {"f::test_x": "passed", "f::test_y": "failed"})
-    after = write_run(tmp_path / "b", "20260102T000000Z-bbbb", {"f::test_x": "failed", "f::test_y": "failed"})
-    code = regressions.main(["--previous", str(before), "--current", str(after), "--run-url", "https://x/runs/1"])
-    body = capsys.readouterr().out  # type: ignore[attr-defined]
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    code = regressions.main(["--previous", str(tmp_path / "a"), "--current", str(tmp_path / "b"), *extra])
+    return code, capsys.readouterr().out
+
+
+def test_a_case_that_passed_and_now_fails_is_a_regression(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed", "f::test_y": "failed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed", "f::test_y": "failed"})
+    code, body = run(tmp_path, capsys, "--run-url", "https://x/runs/1")
     assert code == 1
-    assert "| `jax0.4.38-flax0.10.2-py3.11` | `f::test_x` | passed | failed | AssertionError: boom |" in body
-    assert "test_y" not in body and "[this run](https://x/runs/1)" in body
-    assert 'nox -s "cell(jax0.4.38-flax0.10.2-py3.11)"' in body
+    assert body.startswith("**Regressed:** 1 case(s) passed in the previous scheduled run and no longer pass in "
+                           "[this run](https://x/runs/1)")
+    assert "| 1 | AssertionError: boom | 1 | jax 0.4.38 \N{MULTIPLICATION SIGN} flax 0.10.2 | " \
+           f'`nox -s "cell({CELL})" -- --out out` |' in body
+    assert "- cause 1: `f::test_x`" in body and "test_y" not in body
+    assert "Also inconclusive" not in body
 
 
-def test_a_case_still_passing_or_newly_fixed_is_no_regression(tmp_path: Path, capsys: object) -> None:
-    before = write_run(tmp_path / "a", "20260101T000000Z-aaaa", {"f::test_x": "passed", "f::test_y": "failed"})
-    after = write_run(tmp_path / "b", "20260102T000000Z-bbbb", {"f::test_x": "passed", "f::test_y": "passed"})
-    assert regressions.main(["--previous", str(before), "--current", str(after)]) == 0
-    assert capsys.readouterr().out == "No regressions against the previous scheduled run.\n"  # type: ignore[attr-defined]
+def test_regressions_of_one_cause_are_one_row_not_one_per_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [f"f::test_{n}" for n in range(6)]
+    write_run(tmp_path / "a", PREVIOUS, dict.fromkeys(cases, "passed"))
+    write_run(tmp_path / "b", CURRENT, dict.fromkeys(cases, "failed"), error="AttributeError: no jax.core.x")
+    code, body = run(tmp_path, capsys)
+    assert code == 1
+    assert body.count("AttributeError") == 1 and "| 1 | AttributeError: no jax.core.x | 6 |" in body
 
 
-def test_unreadable_results_exit_2(tmp_path: Path) -> None:
-    after = write_run(tmp_path / "b", "20260102T000000Z-bbbb", {"f::test_x": "passed"})
-    assert regressions.main(["--previous", str(tmp_path / "missing"), "--current", str(after)]) == 2
+def test_a_case_still_passing_or_newly_fixed_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed", "f::test_y": "failed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed", "f::test_y": "passed"})
+    assert run(tmp_path, capsys) == (0, "No regressions against the previous scheduled run: every cell of both runs "
+                                        "finished and every case was judged.\n")
+
+
+def test_a_cell_whose_job_died_is_inconclusive_never_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"}, cell="jax0.5.0-flax0.10.2-py3.11")
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 2
+    assert body.startswith("**Inconclusive:** no regression is proven, but this night is not clean")
+    assert f"- cell jax0.5.0-flax0.10.2-py3.11 of run {PREVIOUS} has no counterpart in run {CURRENT}" in body
+
+
+def test_an_unfinished_cell_is_inconclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"}, done=False)
+    code, body = run(tmp_path, capsys)
+    assert code == 2 and f"- cell {CURRENT}:{CELL} did not finish" in body
+
+
+@pytest.mark.parametrize("status", ["crashed", "timeout", "install_error", "quarantined"])
+def test_an_infrastructure_or_unknown_status_is_inconclusive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], status: str
+) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": status})
+    code, body = run(tmp_path, capsys)
+    assert code == 2
+    assert f"| `{CELL}` | `f::test_x` | passed | {status} |" in body
+
+
+def test_a_case_missing_from_one_run_is_inconclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 2 and "- 1 case(s) recorded on one side only (first: f::test_y only in the baseline" in body
+
+
+def test_a_regression_with_a_dead_cell_beside_it_is_regressed_and_says_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"}, cell="jax0.5.0-flax0.10.2-py3.11")
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 1 and "Also inconclusive:" in body and "has no counterpart" in body
+
+
+def test_unreadable_results_exit_2_saying_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"})
+    code = regressions.main(["--previous", str(tmp_path / "missing"), "--current", str(tmp_path / "b")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err == f"python -m reports.regressions: error: no results folder at {tmp_path / 'missing' / 'results'}\n"
+    assert out.startswith("**Inconclusive:** the comparison with the previous scheduled run could not be made")
