@@ -7,12 +7,10 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from harness.vocabulary import is_problem
 from reports.matrix import Matrix
 from reports.present import attempts_text, legend
 from reports.text import first_line
-
-#: Statuses that are a pass or a documented absence; every other one is a problem.
-NOT_PROBLEMS: frozenset[str] = frozenset({"passed", "not_applicable"})
 
 
 class Problem(NamedTuple):
@@ -33,10 +31,10 @@ def detail(row: Mapping[Any, Any]) -> str:
 
 
 def problems(matrix: Matrix) -> pd.DataFrame:
-    """Every (cell, case) that was flaky, or neither passed nor was not applicable, in column order, with a
-    one-line detail."""
+    """Every (cell, case) that was flaky, or whose status is a problem (harness.vocabulary.is_problem: neither
+    passing nor absent, an unknown status included), in column order, with a one-line detail."""
     results = matrix.results
-    rows = results[~results["status"].isin(NOT_PROBLEMS) | results["flaky"]]
+    rows = results[results["status"].map(is_problem).astype(bool) | results["flaky"].astype(bool)]
     # Only the fields detail() reads: DataFrame.to_dict("records") of every field cost more than the details.
     read = ["history", "flaky", "error_type", "error_message", "reason"]
     columns = [rows[name].tolist() for name in read]
@@ -79,7 +77,7 @@ def grouped_problems(matrix: Matrix) -> pd.DataFrame:
     rank = {status: number for number, (status, _) in enumerate(legend(rows["status"]))}
     position = {key: number for number, key in enumerate(matrix.keys)}
     folded.sort(key=lambda problem: (
-        problem.status in NOT_PROBLEMS, rank[problem.status], position[problem.keys[0]], problem.case
+        not is_problem(problem.status), rank[problem.status], position[problem.keys[0]], problem.case
     ))
     return pd.DataFrame(folded, columns=list(Problem._fields))
 

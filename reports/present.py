@@ -1,13 +1,16 @@
 """How each status looks in a report: its mark, colours and legend text.
 
-The status vocabulary is the harness's; this is only its presentation, kept here because reports never import
-the harness. tests/test_reports_present.py checks that every harness status has an entry.
+The statuses, their order and their meanings are harness.vocabulary's; this is only their presentation.
+tests/test_reports_present.py checks that the looks cover exactly the vocabulary's statuses, and a status the
+vocabulary does not know is drawn as unknown, never as passing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+
+from harness import vocabulary as v
 
 #: A display-only status: passed, but the case emitted warnings (usually deprecations) -- an early warning.
 DEPRECATED = "passed_deprecated"
@@ -26,33 +29,30 @@ class Presentation:
     css_class: str
 
 
-#: status, mark, symbol, background, foreground, label, meaning -- in legend order: the harness's order, with
-#: the warned variant of passed right after passed.
-_TABLE: tuple[tuple[str, str, str, str, str, str, str], ...] = (
-    ("passed", "✅", "✓", "#d3f5dc", "#116329", "passed", "the case ran and every assertion held"),
-    (DEPRECATED, "⚠️", "⚠\ufe0e", "#fff0b3", "#7a4d00", "passed, warned",
-     "passed, but emitted warnings (usually deprecations): an early warning of a coming break"),
-    ("failed", "❌", "✗", "#ffcfcc", "#a40e26", "failed",
-     "the case ran and an assertion failed or the API under test raised"),
-    ("error", "🚫", "E", "#fbd3ec", "#8a1f5f", "error",
-     "the case could not run: its module or the cell's packages failed to import, or setup failed"),
-    ("not_applicable", "\N{HEAVY MINUS SIGN}", "\N{EN DASH}", "#f3f4f6", "#8c959f", "not applicable",
-     "the API or device count the case needs is absent in this cell (the reason names it)"),
-    ("xfailed", "🐛", "x", "#ebe4fb", "#5a32a3", "xfailed",
-     "a known upstream breakage, declared as data, failed as expected"),
-    ("xpassed", "❗", "X", "#d6ebff", "#0a4fa8", "xpassed",
-     "a known upstream breakage no longer fails: the known-breakage entry is stale"),
-    ("crashed", "💥", "C", "#b42318", "#ffffff", "crashed",
-     "the process running the case died (signal or exit code recorded)"),
-    ("timeout", "⏱️", "T", "#ffd9b8", "#8a3a00", "timeout",
-     "the case ran past its time limit and was stopped"),
-    ("install_error", "📦", "I", "#cfd6de", "#24292f", "install error",
-     "the cell's environment could not be built (installer or interpreter message recorded)"),
+#: status, mark, symbol, background, foreground, label -- in legend order: the vocabulary's order, with the warned
+#: variant of passed right after passed. Meanings are the vocabulary's.
+_TABLE: tuple[tuple[str, str, str, str, str, str], ...] = (
+    (v.PASSED, "✅", "✓", "#d3f5dc", "#116329", "passed"),
+    (DEPRECATED, "⚠️", "⚠\ufe0e", "#fff0b3", "#7a4d00", "passed, warned"),
+    (v.FAILED, "❌", "✗", "#ffcfcc", "#a40e26", "failed"),
+    (v.ERROR, "🚫", "E", "#fbd3ec", "#8a1f5f", "error"),
+    (v.NOT_APPLICABLE, "\N{HEAVY MINUS SIGN}", "\N{EN DASH}", "#f3f4f6", "#8c959f", "not applicable"),
+    (v.XFAILED, "🐛", "x", "#ebe4fb", "#5a32a3", "xfailed"),
+    (v.XPASSED, "❗", "X", "#d6ebff", "#0a4fa8", "xpassed"),
+    (v.CRASHED, "💥", "C", "#b42318", "#ffffff", "crashed"),
+    (v.TIMEOUT, "⏱️", "T", "#ffd9b8", "#8a3a00", "timeout"),
+    (v.INSTALL_ERROR, "📦", "I", "#cfd6de", "#24292f", "install error"),
 )
 
+#: The meaning of the display-only status, which the vocabulary does not have.
+_MEANINGS: dict[str, str] = {
+    **v.MEANINGS,
+    DEPRECATED: "passed, but emitted warnings (usually deprecations): an early warning of a coming break",
+}
+
 PRESENTATIONS: dict[str, Presentation] = {
-    status: Presentation(mark, symbol, background, foreground, label, meaning, f"st-{status}")
-    for status, mark, symbol, background, foreground, label, meaning in _TABLE
+    status: Presentation(mark, symbol, background, foreground, label, _MEANINGS[status], f"st-{status}")
+    for status, mark, symbol, background, foreground, label in _TABLE
 }
 
 #: Not statuses but marks beside them: a result whose attempts disagreed, and a cell that never finished. Their
@@ -78,7 +78,7 @@ def present(status: str) -> Presentation:
 
 def display_status(status: str, warnings: Sequence[str] | None) -> str:
     """The status a report shows: DEPRECATED for a pass that warned, else the record's own status."""
-    if status == "passed" and warnings is not None and len(warnings) > 0:
+    if status == v.PASSED and warnings is not None and len(warnings) > 0:
         return DEPRECATED
     return status
 

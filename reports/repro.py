@@ -17,11 +17,10 @@ from typing import Any
 
 import pandas as pd
 
+from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.matrix import Matrix
 from reports.text import as_text, first_line
 
-#: Statuses a reproducer is written for: the case ran (or tried to) and did not pass.
-REPRODUCIBLE: frozenset[str] = frozenset({"failed", "error", "crashed", "timeout", "xfailed"})
 FUTURE = "from __future__ import annotations"
 
 #: (cell id, case id) -> the reproducer's path relative to the report folder.
@@ -54,6 +53,12 @@ for _name, _text in HELPERS.items():
     if _parent:
         setattr(sys.modules[_parent], _name.rpartition(".")[2], _module)
 '''
+
+
+def reproducible(status: object) -> bool:
+    """Whether a reproducer is written for a status: every problem (harness.vocabulary.is_problem, an unknown
+    status included) but install_error, where no case ran and the cell's environment is what failed."""
+    return is_problem(status) and status != INSTALL_ERROR
 
 
 def sources_dir(results_file: Path) -> Path:
@@ -173,7 +178,7 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
     written: Repros = {}
     # One look per (results file, module), not per case: each may search every other run's folder.
     sources: dict[tuple[str, str], Path | None] = {}
-    for row in results[results["status"].isin(REPRODUCIBLE)].to_dict("records"):
+    for row in results[results["status"].map(reproducible).astype(bool)].to_dict("records"):
         module, sep, _ = str(row["case_id"]).partition("::")
         if not (sep and row.get("source")):
             continue

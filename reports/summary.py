@@ -1,10 +1,11 @@
-"""The terminal summary: how many cases of each status every cell has, how many were flaky, and which cells
-were interrupted."""
+"""The terminal summary: how many cases of each status every cell has, how many were flaky, which cells were
+interrupted, and which statuses harness.vocabulary does not know."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from harness.vocabulary import UNKNOWN, status_class
 from reports.matrix import Matrix
 from reports.present import legend, resume_command
 
@@ -41,6 +42,14 @@ def incomplete_lines(matrix: Matrix) -> list[str]:
     ]
 
 
+def unknown_lines(matrix: Matrix) -> list[str]:
+    """One line per status the vocabulary does not know (a newer harness, a corrupt file), in first-seen order."""
+    statuses = matrix.results["status"].tolist()
+    unknown = [status for status in statuses if status_class(status) == UNKNOWN]
+    return [f"unknown status: {status!r} in {unknown.count(status)} case(s) (not in harness.vocabulary; never counted "
+            "as passing)" for status in dict.fromkeys(unknown)]
+
+
 def summary(matrix: Matrix) -> str:
-    """The summary table as plain text for a terminal, then a line for each interrupted cell."""
-    return "\n".join([summary_table(matrix).to_string(), *incomplete_lines(matrix)])
+    """The summary table as plain text for a terminal, then a line for each interrupted cell and unknown status."""
+    return "\n".join([summary_table(matrix).to_string(), *incomplete_lines(matrix), *unknown_lines(matrix)])

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from harness import vocabulary
 from reports.findings import deprecations, grouped_problems, key_ranges, problems
 from reports.load import FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
@@ -123,3 +126,18 @@ def test_a_cell_that_failed_in_different_ways_is_one_problem_per_case() -> None:
         record(case_id="fam::b", status="failed", error_type="TypeError"),
     )
     assert grouped_problems(matrix)["case"].tolist() == ["fam::a", "fam::b"]
+
+
+@pytest.mark.parametrize("status", [*vocabulary.ALL, "quarantined"])
+def test_a_status_is_a_problem_exactly_when_the_vocabulary_says_so(status: str) -> None:
+    matrix = matrix_of(record(case_id="fam::a", status=status), record(case_id="fam::b"))
+    assert problems(matrix)["case_id"].tolist() == (["fam::a"] if vocabulary.is_problem(status) else [])
+
+
+def test_an_unknown_status_is_a_problem_listed_before_flaky_passes() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed", attempt=1), record(case_id="fam::a", status="passed", attempt=2),
+        record(case_id="fam::b", status="quarantined"), record(case_id="fam::c"),
+    )
+    assert [(p.case, p.status) for p in grouped_problems(matrix).itertuples()] == [
+        ("fam::b", "quarantined"), ("fam::a", "passed")]

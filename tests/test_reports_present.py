@@ -58,3 +58,16 @@ def test_legend_of_known_statuses_is_the_table() -> None:
 def test_stylesheet_colours_every_class() -> None:
     css = stylesheet()
     assert all(f".{p.css_class} {{" in css for p in [*PRESENTATIONS.values(), UNKNOWN])
+
+
+def test_each_status_means_what_the_vocabulary_says() -> None:
+    assert {status: PRESENTATIONS[status].meaning for status in vocabulary.ALL} == vocabulary.MEANINGS
+
+
+def test_an_unknown_status_is_drawn_as_unknown_never_as_passing() -> None:
+    assert vocabulary.status_class("quarantined") == vocabulary.UNKNOWN
+    mystery, passed = present("quarantined"), present(vocabulary.PASSED)
+    assert (mystery.mark, mystery.symbol, mystery.css_class) == (UNKNOWN.mark, UNKNOWN.symbol, "st-unknown")
+    assert mystery.mark != passed.mark and mystery.background != passed.background
+    # A warned unknown status is not promoted to "passed, warned" either.
+    assert display_status("quarantined", ["DeprecationWarning: x"]) == "quarantined"

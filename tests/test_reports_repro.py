@@ -6,9 +6,12 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from harness import vocabulary
 from reports.load import FIELDS, records_frame
 from reports.matrix import collapse
-from reports.repro import helpers, path_for, script, write_reproducers
+from reports.repro import helpers, path_for, reproducible, script, write_reproducers
 
 CASE = '''"""A case."""
 
@@ -69,3 +72,20 @@ def test_reproducers_are_written_for_failures_with_kept_sources_only(tmp_path: P
     assert list(written) == [("cellA", "mod::test_breaks")]
     assert (tmp_path / "report" / written[("cellA", "mod::test_breaks")]).exists()
     assert path_for(tmp_path, "c", "m::t[a b]").name == "m__t_a_b_.py"
+
+
+@pytest.mark.parametrize("status", [*vocabulary.ALL, "quarantined"])
+def test_which_statuses_get_a_reproducer_follows_the_vocabulary_classes(status: str) -> None:
+    # Every problem, an unknown status included, but install_error: no case ran, the environment failed.
+    expected = vocabulary.is_problem(status) and status != vocabulary.INSTALL_ERROR
+    assert reproducible(status) is expected
+    assert reproducible(status) is (status in {"failed", "error", "xfailed", "crashed", "timeout", "quarantined"})
+
+
+def test_an_unknown_status_gets_a_reproducer(tmp_path: Path) -> None:
+    results = tmp_path / "results" / "r1" / "cellA.jsonl"
+    (results.with_suffix("") / "cases").mkdir(parents=True)
+    (results.with_suffix("") / "cases" / "mod.py").write_text(CASE)
+    frame = records_frame([row(status="quarantined", source=str(results))])
+    frame["source"] = str(results)
+    assert list(write_reproducers(collapse(frame), tmp_path / "report")) == [("cellA", "mod::test_breaks")]

@@ -80,3 +80,14 @@ def test_a_cell_interrupted_before_its_first_case_is_a_row_of_zeros() -> None:
     matrix = matrix_of(record(), interrupted=("jax9.9.9-flax0.12.8-py3.11",))
     assert summary_table(matrix).loc["jax9.9.9-flax0.12.8-py3.11"].tolist() == [0, 0, 0]
     assert summary(matrix).splitlines()[-1].startswith("incomplete: jax9.9.9-flax0.12.8-py3.11 (interrupted;")
+
+
+def test_an_unknown_status_gets_a_line_saying_it_is_not_counted_as_passing() -> None:
+    odd = [record(case_id=f"fam::{case}", status="quarantined") for case in "ab"]
+    text = summary(matrix_of(*odd, record(case_id="fam::c")))
+    assert text.splitlines()[-1] == ("unknown status: 'quarantined' in 2 case(s) (not in harness.vocabulary; never "
+                                     "counted as passing)")
+
+
+def test_known_statuses_get_no_unknown_line() -> None:
+    assert "unknown status" not in summary(matrix_of(record(case_id="fam::a", status="crashed"), record()))
