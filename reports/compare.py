@@ -195,6 +195,8 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
 
 #: The class of a side the outer join left empty: the case was not recorded there.
 MISSING = "missing"
+#: What the finding tables show for that side ("absent" would read as not applicable).
+NOT_RECORDED = "(not recorded)"
 
 
 def _class(status: object) -> str:
@@ -272,8 +274,8 @@ def _pick(both: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
         "baseline": rows["baseline"],
         "candidate": rows["candidate"],
         "case_id": rows["case_id"],
-        "before": rows["status_a"].fillna("(absent)"),
-        "after": rows["status_b"].fillna("(absent)"),
+        "before": rows["status_a"].fillna(NOT_RECORDED),
+        "after": rows["status_b"].fillna(NOT_RECORDED),
         "detail": [_detail(row) for row in rows.to_dict("records")],
     }, columns=COLUMNS).reset_index(drop=True)
 

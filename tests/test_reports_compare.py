@@ -218,3 +218,8 @@ def test_regressions_are_one_line_per_cause_with_count_cells_and_one_reproducer(
     assert "| 1 | ValueError: bad shape (8, 2) | 3 | jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2 | " \
            "[script](out/report/repro/new/fam__b.py) |" in markdown
     assert "- cause 2: `fam::d`" in markdown
+
+
+def test_a_side_without_the_case_reads_not_recorded_not_absent() -> None:
+    found = compare(frame(cases("a", "b"), cases("a")), "r1", "r2")
+    assert found.missing[["case_id", "before", "after"]].values.tolist() == [["fam::b", "passed", "(not recorded)"]]
