@@ -49,8 +49,9 @@ def test_ensemble_from_forked_rngs_placed_per_member() -> None:
 
 @case(FAMILY, devices=8, needs=[api("flax.nnx.vmap"), api("flax.nnx.split_rngs"), api("flax.nnx.PARTITION_NAME")])
 def test_partitioned_ensemble_placed_by_its_names() -> None:
-    """A partitioned nnx.vmap ensemble with transform_metadata, placed by get_named_sharding, shards members on
-    "data" and features on "model", and each member computes its own Linear."""
+    """A partitioned ensemble placed by get_named_sharding shards members on "data" and features on "model".
+
+    nnx.vmap with transform_metadata={PARTITION_NAME: "data"}; each member still computes its own Linear."""
     from flax import nnx
 
     init = nnx.with_partitioning(nnx.initializers.lecun_normal(), (None, "model"))
