@@ -1,4 +1,8 @@
-"""The command line: `python -m reports --out OUT [--run RUN_ID ...] [--all-runs]`."""
+"""The command line: `python -m reports --out OUT [--run RUN_ID ... | --all-runs | --compare BASELINE CANDIDATE]`.
+
+--compare (each side RUN or RUN:CELL) prints the verdict first and exits with it: SAFE 0, UNSAFE 1,
+INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input is also 2, with one `error:` line on stderr.
+"""
 
 from __future__ import annotations
 
