@@ -122,15 +122,18 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
 
     A range spans flax releases that are adjacent among the cells of the same jax release, so a cell of that jax
     where the cause does not show breaks the range."""
-    chosen = cells.loc[keys]
+    # Plain lists, not a filtered frame per jax release: a wide matrix has a cause in dozens of releases.
+    jaxes = [as_text(value) for value in cells["jax"].tolist()]
+    flaxes = [as_text(value) for value in cells["flax"].tolist()]
+    position = {key: number for number, key in enumerate(cells.index)}
+    hit: dict[str, set[str]] = {}
+    for key in keys:
+        hit.setdefault(jaxes[position[key]], set()).add(flaxes[position[key]])
     parts = []
-    for jax in dict.fromkeys(chosen["jax"].map(as_text)):
-        same_jax = cells[cells["jax"].map(as_text) == jax]
-        everything = list(dict.fromkeys(same_jax["flax"].map(as_text)))
-        hit = set(chosen.loc[chosen["jax"].map(as_text) == jax, "flax"].map(as_text))
+    for jax, found in hit.items():
         runs: list[list[str]] = []
-        for flax in everything:
-            if flax not in hit:
+        for flax in dict.fromkeys(flax for other, flax in zip(jaxes, flaxes, strict=True) if other == jax):
+            if flax not in found:
                 runs.append([])
             elif runs and runs[-1]:
                 runs[-1].append(flax)

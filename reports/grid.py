@@ -59,6 +59,15 @@ def grid_html(
         head.append("<tr>\n" + "\n".join(cells) + "\n</tr>")
     rows = [tuple(str(value) for value in row) for row in text.index]
     families = spans(rows, 0)
+    # Symbols, durations and classes repeat across the grid: escape each distinct one once.
+    escaped: dict[str, str] = {}
+
+    def once(value: str) -> str:
+        found = escaped.get(value)
+        if found is None:
+            found = escaped[value] = escape(value)
+        return found
+
     body = []
     for row, span, values, looks, hovers in zip(
         rows, families, text.to_numpy(), classes.to_numpy(), tips.to_numpy(), strict=True
@@ -67,10 +76,10 @@ def grid_html(
         cells = [f'<th class="row_heading level0"{rowspan}>{escape(row[0])}</th>'] if span else []
         cells.append(f'<th class="row_heading level1" >{escape(row[1])}</th>')
         cells += [
-            (f'<td class="{look}">' if look else "<td>") + escape(value)
+            (f'<td class="{once(look)}">' if look else "<td>") + once(value)
             + (f'<span class="pd-t">{escape(hover)}</span>' if hover else "")
             + "</td>"
-            for value, look, hover in zip(values, looks, hovers, strict=True)
+            for value, look, hover in zip(values.tolist(), looks.tolist(), hovers.tolist(), strict=True)
         ]
         body.append("<tr>\n" + "\n".join(cells) + "\n</tr>")
     return (

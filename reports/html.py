@@ -9,10 +9,11 @@ texts: at 20,000 results Styler took seconds for each, and its hover CSS was mos
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
-from jinja2 import Environment
+from jinja2 import Environment, Template
 from pandas.io.formats.style import Styler
 
 from reports import _page, compat
@@ -20,7 +21,7 @@ from reports.causes import CauseView, causes, views
 from reports.findings import deprecations, key_ranges
 from reports.grid import grid_html
 from reports.hover import FIELDS as HOVER_FIELDS
-from reports.hover import Row, not_run_tip, status_tip, timing_tip
+from reports.hover import Row, not_run_tip, status_tip, timing_line, timing_tip
 from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros
@@ -33,19 +34,19 @@ def render_html(
 ) -> str:
     """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
     (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already."""
-    environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
-    template = environment.from_string(_page.TEMPLATE)
+    template = _template()
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
     found = causes(matrix.results, cells) if found is None else found
     table = compat.verdicts(matrix, found) if table is None else table
     shown = views(found, cells, repros or {})
+    hovered = hovers(matrix)
     return template.render(
         css=_page.CSS,
         runs=list(matrix.run_labels.items()),
         n_cells=len(matrix.keys),
         n_cases=matrix.results["case_id"].nunique(),
-        legend=[(p, int(totals.get(status, 0))) for status, p in legend(matrix.results["shown"])],
+        legend=[(p, int(totals.get(status, 0))) for status, p in legend(matrix.results["shown"].unique())],
         marks=[(FLAKY, int(matrix.results["flaky"].sum())), (INCOMPLETE, len(matrix.incomplete))],
         interrupted=[
             (key, cells.loc[key, "cell_id"], resume_command(cells.loc[key, "run_id"])) for key in matrix.incomplete
@@ -57,10 +58,17 @@ def render_html(
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
         # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
-        matrix=status_table(matrix),
+        matrix=status_table(matrix, hovered),
         warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
-        timing=timing_table(matrix),
+        timing=timing_table(matrix, hovered),
     )
+
+
+@lru_cache(maxsize=1)
+def _template() -> Template:
+    """The page template, compiled once per process (compiling it cost more than rendering it)."""
+    environment = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    return environment.from_string(_page.TEMPLATE)
 
 
 def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> dict[str, Any]:
@@ -148,16 +156,19 @@ def cells_table(matrix: Matrix) -> Styler:
     )
 
 
-def status_table(matrix: Matrix) -> str:
+def status_table(matrix: Matrix, found: Hovers | None = None) -> str:
     """Cases (grouped by family) by columns in version order: a coloured status symbol, a badge on a flaky one,
-    a hatched blank where an interrupted cell never ran a case, details on hover."""
+    a hatched blank where an interrupted cell never ran a case, details on hover (`found`: hovers(), if at hand)."""
     shown = pivot(matrix, "shown")
     looks = {status: present(status) for status in matrix.results["shown"].unique()}
-    symbols = shown.map(lambda status: looks[status].symbol if as_text(status) else "")
-    classes = shown.map(lambda status: f"status {looks[status].css_class}" if as_text(status) else "status none")
+    # Mapped per result, then laid out: one lookup each, not a Python call per cell of the grid.
+    statuses = matrix.results["shown"]
+    symbols = pivot(matrix, statuses.map({s: look.symbol for s, look in looks.items()})).fillna("")
+    classes = pivot(matrix, statuses.map({s: f"status {look.css_class}" for s, look in looks.items()}))
+    classes = classes.fillna("status none")
     # eq(True): a gap (a case that did not run in a column) is not flaky.
     classes = classes.where(~pivot(matrix, "flaky").eq(True), classes + f" {FLAKY.css_class}")
-    tips = pivot(matrix, _tips(matrix, status_tip)).fillna("")
+    tips = pivot(matrix, _tips(matrix, status_tip, found)).fillna("")
     # Each row's case id, from whichever column ran it, for the hover of a column that did not.
     case_ids = pivot(matrix, "case_id").bfill(axis=1).ffill(axis=1)
     for key in matrix.incomplete:
@@ -174,10 +185,11 @@ def status_table(matrix: Matrix) -> str:
     )
 
 
-def timing_table(matrix: Matrix) -> str:
-    """Median duration_s of every case in every column, shaded by its share of the slowest column of its case."""
+def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
+    """Median duration_s of every case in every column, shaded by its share of the slowest column of its case
+    (`found`: hovers(), if at hand)."""
     durations = pivot(matrix, "duration_s")
-    tips = pivot(matrix, _tips(matrix, timing_tip)).fillna("")
+    tips = pivot(matrix, _tips(matrix, timing_tip, found)).fillna("")
     shades = pd.DataFrame(
         [_shade(pd.Series(row)) for row in durations.to_numpy()], index=durations.index, columns=durations.columns
     )
@@ -223,11 +235,12 @@ def _shade(durations: pd.Series) -> list[str]:
 
 def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:
     """`classes` (rows indexed by family, case) with `group-start` added to each family's first row."""
-    families = classes.index.get_level_values(0)
-    starts = [n > 0 and families[n] != families[n - 1] for n in range(len(families))]
-    return classes.apply(
-        lambda column: [f"{c} group-start".strip() if s else c for c, s in zip(column, starts, strict=True)]
-    )
+    families = classes.index.get_level_values(0).tolist()
+    grid = classes.to_numpy(dtype=object, copy=True)
+    # Only each family's first row changes: a handful of rows, not every cell.
+    for row in (n for n in range(1, len(families)) if families[n] != families[n - 1]):
+        grid[row] = [f"{c} group-start".strip() for c in grid[row]]
+    return pd.DataFrame(grid, index=classes.index, columns=classes.columns)
 
 
 def _header(matrix: Matrix) -> pd.DataFrame:
@@ -244,11 +257,20 @@ def _incomplete_look(matrix: Matrix) -> dict[str, str]:
     return {key_label(matrix, key): look for key in matrix.incomplete}
 
 
-def _tips(matrix: Matrix, describe: Callable[[Row], str]) -> pd.Series:
+#: Each result's hover fields and its timing line, aligned with matrix.results: both big tables read them.
+Hovers = tuple[list[dict[str, Any]], list[str]]
+
+
+def hovers(matrix: Matrix) -> Hovers:
+    """The fields a hover text reads of each result, and its timing line, written once for both tables."""
+    # Column by column: DataFrame.to_dict("records") of every field took longer than writing the texts.
+    columns = [matrix.results[name].tolist() for name in HOVER_FIELDS]
+    fields = [dict(zip(HOVER_FIELDS, values, strict=True)) for values in zip(*columns, strict=True)]
+    return fields, [timing_line(row) for row in fields]
+
+
+def _tips(matrix: Matrix, describe: Callable[[Row, str], str], found: Hovers | None) -> pd.Series:
     """The hover text of each result, aligned with matrix.results."""
-    rows = matrix.results
-    # Only the fields a hover reads, column by column: DataFrame.to_dict("records") of every field took longer
-    # than writing the texts.
-    columns = [rows[name].tolist() for name in HOVER_FIELDS]
-    texts = [describe(dict(zip(HOVER_FIELDS, values, strict=True))) for values in zip(*columns, strict=True)]
-    return pd.Series(texts, index=rows.index, dtype=object)
+    fields, timings = found or hovers(matrix)
+    texts = [describe(row, timing) for row, timing in zip(fields, timings, strict=True)]
+    return pd.Series(texts, index=matrix.results.index, dtype=object)

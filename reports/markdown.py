@@ -188,7 +188,7 @@ def _interrupted(matrix: Matrix) -> str:
 
 
 def _legend(matrix: Matrix) -> str:
-    rows = [(p.mark, escape(p.label), escape(p.meaning)) for _, p in legend(matrix.results["shown"])]
+    rows = [(p.mark, escape(p.label), escape(p.meaning)) for _, p in legend(matrix.results["shown"].unique())]
     rows += [(f"{present('passed').mark}<sup>{FLAKY.mark}</sup>", escape(FLAKY.label), escape(FLAKY.meaning)),
              (f"**c1** {INCOMPLETE.mark}", escape(INCOMPLETE.label), escape(INCOMPLETE.meaning))]
     return "## Legend\n\n" + table(["Mark", "Status", "Meaning"], rows, ["c", "l", "l"])

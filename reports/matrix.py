@@ -11,7 +11,9 @@ Several records of the same attempt are plain repeats: the last one's status sta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
+import numpy as np
 import pandas as pd
 from packaging.version import InvalidVersion, Version
 
@@ -26,6 +28,18 @@ ROW_KEY: list[str] = ["run_id", "cell_id", "case_id"]
 ENVIRONMENT: tuple[str, ...] = (
     "jax", "jaxlib", "flax", "numpy", "python", "backend", "device_kind", "device_count", "platform",
 )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each result sits in a pivot of every family: the (family, case) rows, the column keys, each result's
+    row and column, and which results are shown (the last of two that share a row and column)."""
+
+    index: pd.MultiIndex
+    keys: list[str]
+    rows: np.ndarray
+    columns: np.ndarray
+    shown: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,11 @@ class Matrix:
         """Column keys in version order."""
         return list(self.cells.index)
 
+    @cached_property
+    def layout(self) -> Layout:
+        """Where each result sits in pivot(): computed once, as a report pivots the same results many times."""
+        return layout(self)
+
     @property
     def families(self) -> list[str]:
         """Families, alphabetically."""
@@ -80,9 +99,9 @@ def build_matrix(records: pd.DataFrame, files: pd.DataFrame | None = None) -> Ma
     cells = cell_table(results, files)
     keys = {
         (run_id, cell_id): key
-        for key, run_id, cell_id in zip(cells.index, cells["run_id"], cells["cell_id"], strict=True)
+        for key, run_id, cell_id in zip(cells.index, cells["run_id"].tolist(), cells["cell_id"].tolist(), strict=True)
     }
-    pairs = zip(results["run_id"], results["cell_id"], strict=True)
+    pairs = zip(results["run_id"].tolist(), results["cell_id"].tolist(), strict=True)
     results["key"] = [keys[pair] for pair in pairs]
     position = {key: number for number, key in enumerate(cells.index)}
     results["_position"] = results["key"].map(position)
@@ -116,7 +135,8 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
     results["attempts"] = [len(statuses) for statuses in found]
     results["flaky"] = [len(set(statuses)) > 1 for statuses in found]
     results["shown"] = [
-        display_status(status, warned) for status, warned in zip(results["status"], results["warnings"], strict=True)
+        display_status(status, warned)
+        for status, warned in zip(results["status"].tolist(), results["warnings"].tolist(), strict=True)
     ]
     rest = [name for name in results.columns if name not in ROW_KEY]
     return results[[*ROW_KEY, *rest]].reset_index(drop=True)
@@ -183,19 +203,46 @@ def case_name(case_id: str, family: str) -> str:
 def pivot(matrix: Matrix, values: str | pd.Series, family: str | None = None) -> pd.DataFrame:
     """Cases (rows) by column keys in version order, of one results column or of a Series aligned with results;
     for one family (rows named by case) or for all (rows named by family and case)."""
-    rows = matrix.results.assign(_values=matrix.results[values] if isinstance(values, str) else values)
-    if family is not None:
-        rows = rows[rows["family"] == family]
+    column = matrix.results[values] if isinstance(values, str) else values
+    if family is None:
+        return _fill(matrix.layout, column)
+    rows = matrix.results.assign(_values=column)
+    rows = rows[rows["family"] == family]
     # tolist() first: iterating a string column element by element is many times slower.
     names = zip(rows["case_id"].tolist(), rows["family"].tolist(), strict=True)
     rows = rows.assign(case=[case_name(case_id, family) for case_id, family in names])
-    index = ["case"] if family is not None else ["family", "case"]
     # Two case ids can share a name ('fam::t' and a bare 't'); keep the last rather than refuse the report.
-    rows = rows.drop_duplicates(subset=[*index, "key"], keep="last")
-    table = rows.pivot(index=index, columns="key", values="_values")
+    rows = rows.drop_duplicates(subset=["case", "key"], keep="last")
+    table = rows.pivot(index=["case"], columns="key", values="_values")
     table = table.reindex(columns=matrix.keys).sort_index()
     table.columns.name = None
     return table
+
+
+def layout(matrix: Matrix) -> Layout:
+    """Where each result of `matrix` sits in a pivot of every family (computed once per matrix, see Matrix.layout)."""
+    results = matrix.results
+    families = results["family"].tolist()
+    pairs = [(family, case_name(case_id, family))
+             for case_id, family in zip(results["case_id"].tolist(), families, strict=True)]
+    index = pd.MultiIndex.from_tuples(sorted(set(pairs)), names=["family", "case"])
+    row_of = {pair: number for number, pair in enumerate(index)}
+    column_of = {key: number for number, key in enumerate(matrix.keys)}
+    rows = np.fromiter((row_of[pair] for pair in pairs), dtype=np.intp, count=len(pairs))
+    columns = np.fromiter((column_of[key] for key in results["key"].tolist()), dtype=np.intp, count=len(pairs))
+    # Two case ids can share a name ('fam::t' and a bare 't'); the last one is shown rather than refuse the report.
+    last = {(row, column): number for number, (row, column) in enumerate(zip(rows.tolist(), columns.tolist(), strict=True))}
+    shown = np.fromiter(last.values(), dtype=np.intp, count=len(last))
+    return Layout(index, matrix.keys, rows, columns, shown)
+
+
+def _fill(layout: Layout, column: pd.Series) -> pd.DataFrame:
+    """`column` (aligned with results) laid out as the layout's cases by keys, NaN where a case did not run."""
+    values = column.to_numpy()
+    numeric = values.dtype.kind in "fiu"
+    grid = np.full((len(layout.index), len(layout.keys)), np.nan, dtype=float if numeric else object)
+    grid[layout.rows[layout.shown], layout.columns[layout.shown]] = values[layout.shown]
+    return pd.DataFrame(grid, index=layout.index, columns=pd.Index(layout.keys))
 
 
 def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:

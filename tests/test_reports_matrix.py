@@ -185,6 +185,24 @@ def test_pivot_of_all_families_is_indexed_by_family_and_case() -> None:
     assert list(pivot(matrix, "status").index) == [("x", "t"), ("y", "t")]
 
 
+def test_pivot_of_all_families_agrees_with_each_family_and_keeps_the_last_of_a_shared_name() -> None:
+    matrix = matrix_of(
+        record("0.4.38", case_id="fam::a", duration_s=1.0), record("0.10.2", case_id="fam::b", duration_s=2.0),
+        record("0.10.2", case_id="fam::a", status="failed"), record("0.10.2", case_id="a", family="fam",
+                                                                    status="error"),
+        record("0.10.2", case_id="other::z", family="other"),
+    )
+    for column in ("status", "duration_s", "flaky"):
+        whole = pivot(matrix, column)
+        for family in ("fam", "other"):
+            pd.testing.assert_frame_equal(whole.loc[family].infer_objects(), pivot(matrix, column, family)
+                                          .infer_objects(), check_names=False, check_dtype=False)
+    # 'fam::a' and a bare 'a' share the name 'a' in c2: one of them is shown, the same as in the family's pivot.
+    assert pivot(matrix, "status").loc[("fam", "a"), "c2"] in {"failed", "error"}
+    assert pivot(matrix, "duration_s").loc[("fam", "b"), "c2"] == 2.0
+    assert pd.isna(pivot(matrix, "duration_s").loc[("other", "z"), "c1"])
+
+
 def test_warned_pass_is_shown_as_deprecated() -> None:
     matrix = matrix_of(record(case_id="fam::a", warnings=["DeprecationWarning: old"]), record(case_id="fam::b"))
     assert matrix.results["shown"].tolist() == ["passed_deprecated", "passed"]
