@@ -231,7 +231,8 @@ def layout(matrix: Matrix) -> Layout:
     rows = np.fromiter((row_of[pair] for pair in pairs), dtype=np.intp, count=len(pairs))
     columns = np.fromiter((column_of[key] for key in results["key"].tolist()), dtype=np.intp, count=len(pairs))
     # Two case ids can share a name ('fam::t' and a bare 't'); the last one is shown rather than refuse the report.
-    last = {(row, column): number for number, (row, column) in enumerate(zip(rows.tolist(), columns.tolist(), strict=True))}
+    places = zip(rows.tolist(), columns.tolist(), strict=True)
+    last = {place: number for number, place in enumerate(places)}
     shown = np.fromiter(last.values(), dtype=np.intp, count=len(last))
     return Layout(index, matrix.keys, rows, columns, shown)
 
