@@ -22,7 +22,8 @@ def summary_table(matrix: Matrix) -> pd.DataFrame:
     """Counts per status (legend order, passes that warned apart) per cell (version order), their total, and how
     many of them were flaky, with a total row."""
     results = matrix.results
-    statuses = [status for status, _ in legend(results["shown"]) if status in set(results["shown"])]
+    shown = results["shown"].unique()
+    statuses = [status for status, _ in legend(shown) if status in set(shown)]
     # Keyed by column key, not cell id: a cell interrupted before its first case has a row of zeros.
     table = pd.crosstab(results["key"], results["shown"]).reindex(index=matrix.keys, columns=statuses, fill_value=0)
     table["total"] = table.sum(axis=1)
