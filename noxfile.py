@@ -112,12 +112,12 @@ def upgrade_check(session: nox.Session) -> None:
     """Is the bump safe? Run baseline and candidate cells (stored results reused): SAFE (exit 0), UNSAFE (exit 1) or
     INCONCLUSIVE (exit 2, the reason in one line)."""
     try:
-        before, after, opts = upgrade.prepare(session.posargs, CELLS)
+        before, after, opts, asked = upgrade.prepare(session.posargs, CELLS)
     except (options.OptionsError, corpus.CorpusError, pins.PinError) as error:
         session.error(str(error))
     session.install(".[report]")
     _run_keeping_exit_code(session, "python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref,
-                           after.ref)
+                           after.ref, "--cases-from", str(asked))
 
 
 @nox.session(name="bisect")

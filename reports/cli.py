@@ -40,6 +40,11 @@ def parser() -> argparse.ArgumentParser:
         help="upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/compare.md and reproducers; "
              "exit 0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE (the reason on the first line)",
     )
+    parse.add_argument(
+        "--cases-from", type=Path, metavar="FILE",
+        help="with --compare: judge only the case ids listed in FILE, one per line (parameters ignored): a stored "
+             "baseline reused for a smaller corpus is not 'recorded on one side only' for the cases not asked for",
+    )
     return parse
 
 
@@ -47,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Build the report, print the summary and the files written; 2 with one line on stderr for bad input."""
     args = parser().parse_args(argv)
     if args.compare:
-        return compare_main(args.out, *args.compare)
+        return compare_main(args.out, *args.compare, cases_from=args.cases_from)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -67,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def compare_main(out: Path, before: str, after: str) -> int:
+def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None) -> int:
     """Print the verdict of `after` against `before`, write compare.md and reproducers; the verdict's exit code
     (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 2 with one line on stderr for bad input."""
     with warnings.catch_warnings(record=True) as caught:
@@ -75,6 +80,8 @@ def compare_main(out: Path, before: str, after: str) -> int:
         try:
             runs = refs_runs([before, after])
             records = load_results(results_dir(out), runs)
+            if cases_from is not None:
+                records = records[records["case_id"].str.split("[").str[0].isin(case_ids(cases_from))]
             cells = load_cells(results_dir(out), runs)
             comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
         except (ResultsError, CompareError) as exc:
@@ -93,6 +100,15 @@ def compare_main(out: Path, before: str, after: str) -> int:
     print(render_text(comparison, links))
     print(f"\nwrote {target / 'compare.md'}")
     return comparison.exit_code
+
+
+def case_ids(path: Path) -> set[str]:
+    """The case ids listed in `path`, one per line, without parameters; ResultsError naming it if unreadable."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ResultsError(f"--cases-from {path}: {exc.strerror or exc}") from None
+    return {line.strip().split("[")[0] for line in lines if line.strip()}
 
 
 def skipped_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:

@@ -122,13 +122,13 @@ BASE = "20261120T000000Z-aaaa"
 
 
 def compare_runs(out: Path, before: dict[str, str], after: dict[str, str], *, after_done: bool = True,
-                 extra: tuple[str, ...] = ()) -> int:
+                 extra: tuple[str, ...] = (), also: tuple[str, ...] = ()) -> int:
     """Write a baseline run and a candidate run of CELL (case -> status) and run --compare on them."""
     write_run(out, *(json.dumps(record(run_id=BASE, case_id=case, status=status)) for case, status in before.items()),
               run_id=BASE)
     write_run(out, *(json.dumps(record(case_id=case, status=status)) for case, status in after.items()), *extra,
               done='{"returncode": 0}' if after_done else None)
-    return main(["--out", str(out), "--compare", BASE, RUN])
+    return main(["--out", str(out), "--compare", BASE, RUN, *also])
 
 
 def test_compare_of_equal_finished_runs_is_safe_and_creates_the_report_folder(
@@ -147,6 +147,31 @@ def test_compare_against_half_the_records_is_inconclusive_exit_2(
     assert compare_runs(tmp_path, cases, dict(list(cases.items())[:2])) == 2
     assert capsys.readouterr().out.splitlines()[0] == (
         f"INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline {CELL})")
+
+
+def test_compare_limited_to_the_cases_asked_for_ignores_a_reused_baselines_extra_cases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {"fam::a": "passed", "other::b": "passed"}  # a stored baseline of a larger corpus
+    assert compare_runs(tmp_path, before, {"fam::a": "passed"}) == 2
+    assert capsys.readouterr().out.startswith("INCONCLUSIVE: 1 case(s) recorded on one side only")
+    asked = tmp_path / "asked.txt"
+    asked.write_text("fam::a\n", encoding="utf-8")
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN, "--cases-from", str(asked)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "SAFE"
+
+
+def test_compare_limited_to_cases_still_sees_an_asked_case_missing(tmp_path: Path) -> None:
+    asked = tmp_path / "asked.txt"
+    asked.write_text("fam::a\nfam::b\n", encoding="utf-8")
+    assert compare_runs(tmp_path, {"fam::a": "passed", "fam::b": "passed"}, {"fam::a": "passed"},
+                        also=("--cases-from", str(asked))) == 2
+
+
+def test_compare_cases_from_a_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"},
+                        also=("--cases-from", str(tmp_path / "nope.txt"))) == 2
+    assert "--cases-from" in capsys.readouterr().err
 
 
 def test_compare_with_a_status_outside_the_vocabulary_is_inconclusive(

@@ -61,3 +61,15 @@ def test_two_case_files_of_one_name_are_refused_before_any_cell_is_built(
     with pytest.raises(corpus.CorpusError, match=r"two case files named test_same\.py"):
         upgrade.prepare(["flax==0.12.8", "--cases", str(tmp_path / "a"), "--cases", str(tmp_path / "b")], CELLS,
                         say=lambda line: None)
+
+
+def test_prepare_lists_the_cases_asked_for_so_a_larger_reused_baseline_is_judged_on_them_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "test_mine.py").write_text("def test_x(): ...\n\n\ndef test_y(): ...\n")
+    monkeypatch.setattr(adhoc, "run_cell", lambda cell, opts, *a, **k: adhoc.CellRun(cell, "r1", reused=True))
+    *_, asked = upgrade.prepare(
+        ["flax==0.12.8", "--out", str(tmp_path / "out"), "--cases", str(tmp_path / "mine")], CELLS,
+        say=lambda line: None)
+    assert asked.read_text(encoding="utf-8").splitlines() == ["test_mine::test_x", "test_mine::test_y"]

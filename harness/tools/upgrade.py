@@ -51,8 +51,9 @@ def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, optio
 
 def prepare(
     argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print
-) -> tuple[CellRun, CellRun, options.Options]:
-    """Run or reuse both cells; returns them (RUN:CELL refs for the comparison) and the options.
+) -> tuple[CellRun, CellRun, options.Options, Path]:
+    """Run or reuse both cells; returns them (RUN:CELL refs for the comparison), the options, and the file listing
+    the case ids asked for (`--cases-from` of the comparison: a reused baseline may hold more).
 
     Every argument and the corpus are checked before anything is built. A cell that stops part way is returned
     as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
@@ -61,4 +62,7 @@ def prepare(
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     before = adhoc.run_cell(baseline, opts, expected, force=opts.force, say=say)
     after = adhoc.run_cell(candidate, opts, expected, force=opts.force, say=say)
-    return before, after, opts
+    asked = Path(opts.out) / "report" / f"upgrade-cases-{after.run_id}.txt"
+    asked.parent.mkdir(parents=True, exist_ok=True)
+    asked.write_text("".join(f"{case_id}\n" for case_id in sorted(expected)), encoding="utf-8")
+    return before, after, opts, asked
