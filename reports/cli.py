@@ -52,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Build the report, print the summary and the files written; 2 with one line on stderr for bad input."""
     args = parser().parse_args(argv)
     if args.compare:
-        return compare_main(args.out, *args.compare, cases_from=args.cases_from)
+        before, after = args.compare
+        return compare_main(args.out, before, after, cases_from=args.cases_from)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
