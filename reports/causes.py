@@ -5,8 +5,9 @@ A broken pair shows the same error in every case of a cell (41 rows for one cell
 cause: its signature, the cells it happened in (as version ranges), how many cases, the first cell in version
 order, one reproducer, and the cases behind it on demand.
 
-The signature is the exception type and its message's first line with what varies between cells and cases made
-alike: paths become package-relative, then addresses, shapes and numbers become placeholders. Display texts keep
+The signature is the exception type and its message's first sentence with what varies between cells and cases
+made alike: paths become package-relative, `PartitionSpec(` is spelt `P(`, then addresses, shapes and numbers
+become placeholders. Display texts keep
 their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
 """
 
@@ -28,12 +29,19 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _BRACKETED_NUMBERS = re.compile(r"([\[(])\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*([\])])")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*")
 _SPACES = re.compile(r"\s+")
+#: jax prints one spec both ways across releases (`P(...)` from 0.7, `PartitionSpec(...)` before).
+_SPEC = re.compile(r"\bPartitionSpec\(")
+#: The end of a message's first sentence: what follows is advice ("For more guidance, see ...", "If running this on
+#: CPU ...") that upstream rewords between releases of one and the same error.
+_SENTENCE_END = re.compile(r"(?<=[\w)\]'\"`])\.\s+(?=[A-Z`])")
 
 
 @lru_cache(maxsize=65536)  # one error repeats across a cell's cases and across cells
 def signature(error_type: object, message: object, fallback: object = "") -> str:
     """What makes two problems one cause: 'Type: message' with paths, addresses, shapes and numbers normalized."""
     text = first_line(relative_paths(message), limit=400) or first_line(relative_paths(fallback), limit=400)
+    text = _SENTENCE_END.split(text, maxsplit=1)[0]
+    text = _SPEC.sub("P(", text)
     text = _ADDRESS.sub("<address>", text)
     text = _BRACKETED_NUMBERS.sub(r"\1…\2", text)
     text = _NUMBER.sub("N", text)

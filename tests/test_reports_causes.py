@@ -42,6 +42,20 @@ def test_signatures_of_one_cause_in_two_cells_agree() -> None:
     assert one == other == "AttributeError: module 'jax.core' has no attribute 'pp_eqn_rules' (flax/core.py)"
 
 
+def test_one_error_reworded_after_its_first_sentence_or_printing_specs_differently_is_one_cause() -> None:
+    # flax 0.12.3 and 0.12.6 word the advice after the error differently; jax 0.7 prints P(...), 0.6 PartitionSpec.
+    one = signature("ValueError", "An auto mesh context is required for sharding_names=(None, 'model'). "
+                                  "For more guidance, see https://flax.readthedocs.io/flip")
+    other = signature("ValueError", "An auto mesh context is required for sharding_names=(None, 'model'). "
+                                    "If running this on CPU for debugging, make a dummy mesh")
+    assert one == other == "ValueError: An auto mesh context is required for sharding_names=(None, 'model')"
+    assert (signature("AssertionError", "assert NamedSharding(spec=PartitionSpec(None, 'model'))")
+            == signature("AssertionError", "assert NamedSharding(spec=P(None, 'model'))"))
+    # A dotted name is not a sentence's end.
+    dotted = signature("AttributeError", "module 'jax.core' has no attribute 'X'")
+    assert dotted == "AttributeError: module 'jax.core' has no attribute 'X'"
+
+
 def test_shapes_numbers_and_addresses_are_normalized_but_names_are_not() -> None:
     one = signature("ValueError", "f32[64,4] at 0x7f3a9c0 does not fit (8, 4) in jax 0.4.30")
     other = signature("ValueError", "f32[32,2] at 0x11aa does not fit (2, 4) in jax 0.6.0")
