@@ -97,12 +97,11 @@ table.compat thead th { font-size: 11.5px; padding: 2px 4px; }
 table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px, #f6f8fa 5px 7px); }
 .verdict { display: block; margin: 1px 0; padding: 1px 5px; border-radius: 5px; line-height: 1.3;
   font-size: 11.5px; }
-.verdict a.cell { color: inherit; text-decoration: none; font-weight: 600;
-  white-space: nowrap; }
+.verdict a.cell { color: inherit; text-decoration: none; font-weight: 600; }
 .verdict a.cell:hover { text-decoration: underline; }
 .verdict .key { font-weight: 400; opacity: .75; font-size: 11px; margin-right: 3px; }
 .verdict .fails { display: block; font-size: 11px; }
-.verdict .fails a { color: inherit; margin-left: 3px; }
+.verdict .fails a { color: inherit; }
 .v-works { background: #d3f5dc; color: #116329; }
 .v-warned { background: #fff0b3; color: #7a4d00; }
 .v-partial { background: #ffe2c7; color: #8a3a00; }
@@ -178,8 +177,10 @@ A verdict links its column in the matrix; a partial one names its causes (#n, be
 <div class="verdict {{ e.css_class }}" title="{{ e.title }}"><a class="cell"
  href="#{{ e.anchor }}"><span class="key">{{ e.key }}</span>{{ e.symbol }} {{ e.label }}</a>
 {% if e.detail %}<span class="fails">{{ e.detail }}
-{%- for number, signature in e.causes %}<a href="#cause-{{ number }}"
- title="{{ signature }}">#{{ number }}</a>{% endfor %}</span>{% endif %}
+{%- for number, signature in e.causes[:4] %} <a href="#cause-{{ number }}"
+ title="{{ signature }}">#{{ number }}</a>{% endfor %}
+{%- if e.causes|length > 4 %} <span title="every cause is in this cell's hover text">+{{ e.causes|length - 4 }}</span>
+{%- endif %}</span>{% endif %}
 </div>
 {% endfor %}
 </td>{% else %}<td class="empty"></td>{% endif %}
