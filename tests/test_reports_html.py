@@ -239,7 +239,7 @@ def test_compatibility_table_comes_first_and_links_each_verdict_to_its_matrix_co
     compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
     assert re.search(r'<a class="cell" href="#col-c1">.*✓ works</a>', compat)
     assert re.search(r'<a class="cell" href="#col-c2">.*◐ partial</a>', compat)
-    assert '1 of 1 fail<a href="#cause-1"' in compat
+    assert '1 of 1 fail <a href="#cause-1"' in compat
     matrix = page[page.index('id="T_matrix"') :]
     assert 'id="col-c1"' in matrix and 'id="col-c2"' in matrix
 
