@@ -23,6 +23,13 @@ try:
 except ImportError:
     experimental_shard_map = None
 
+# Code of the jax 0.4 era counts devices through jax.lib.xla_bridge. From jax 0.8.0 importing the module warns ("will be
+# removed in JAX v0.9.0"); from 0.9.0 it is gone, and only the case using it fails.
+try:
+    from jax.lib import xla_bridge
+except ImportError:
+    xla_bridge = None
+
 FAMILY = "shard_map_modes"
 
 JAX_SHARD_MAP = accepts("jax.shard_map", "check_vma")
@@ -51,13 +58,11 @@ def test_data_parallel_loss_on_make_mesh() -> None:
 
     Changes in jax 0.9.1: on an Explicit mesh (the jax.make_mesh default since 0.9.0) shard_map asserts that the input
     is already sharded as in_specs instead of resharding it (CHANGELOG 0.9.1 "Changes"): ValueError "in_specs ... does
-    not match the specs of the input". jax 0.8.1 to 0.8.3 warn (make_mesh without axis_types). Cells: passes 0.8.3,
+    not match the specs of the input". Cells: warns 0.8.1 to 0.8.3 (make_mesh without axis_types),
     fails 0.9.2; exactly: passes 0.9.0, fails 0.9.1.
     """
     mesh = jax.make_mesh((8,), ("data",))
-    step = jax.shard_map(
-        lambda x: jax.lax.psum(jnp.sum(x * x), "data"), mesh=mesh, in_specs=P("data"), out_specs=P()
-    )
+    step = jax.shard_map(lambda x: jax.lax.psum(jnp.sum(x * x), "data"), mesh=mesh, in_specs=P("data"), out_specs=P())
     loss = step(jnp.asarray(_batch()))
     np.testing.assert_allclose(np.asarray(loss), np.sum(_batch() ** 2), rtol=1e-5)
 
@@ -90,3 +95,22 @@ def test_experimental_shard_map_positional_mesh_psum() -> None:
     shard_map = _experimental_shard_map()
     step = shard_map(lambda x: jax.lax.psum(jnp.sum(x * x), "data"), _device_mesh(), P("data"), P())
     np.testing.assert_allclose(np.asarray(step(_batch())), np.sum(_batch() ** 2), rtol=1e-5)
+
+
+@case(FAMILY, devices=8)
+def test_mesh_sized_by_xla_bridge_device_count() -> None:
+    """A data mesh sized by jax.lib.xla_bridge.get_backend().device_count() runs a psum loss step over the batch.
+
+    Changes in jax 0.8.0: jax.lib.xla_bridge.get_backend is removed (AttributeError naming
+    jax.extend.backend.get_backend; CHANGELOG 0.8.0 "Breaking changes"), the module itself in 0.9.0. Deprecated in jax
+    0.4.32 (commit 3551fcc077; CHANGELOG 0.4.32 "Deprecations"). Cells: silent in 0.4.30, warns 0.4.38 to 0.7.2, fails
+    from 0.8.1.
+    """
+    assert xla_bridge is not None, "jax.lib.xla_bridge is gone"
+    devices = xla_bridge.get_backend().device_count()
+    mesh = Mesh(np.array(jax.devices()[:devices]), ("data",))
+    shard_map = _experimental_shard_map()
+    step = shard_map(lambda x: jax.lax.psum(jnp.sum(x), "data"), mesh, in_specs=P("data"), out_specs=P())
+    loss = step(_batch())
+    np.testing.assert_allclose(np.asarray(loss), np.sum(_batch()), rtol=1e-5)
+    assert len(loss.sharding.device_set) == devices and loss.sharding.is_fully_replicated

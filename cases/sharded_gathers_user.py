@@ -54,7 +54,7 @@ def test_embedding_lookup_under_jit_on_make_mesh() -> None:
 
     Changes in jax 0.9.0: jax.make_mesh without axis_types makes Explicit axes, and the lookup raises
     ShardingTypeError ("use .at[...].get(out_sharding=)"). jax 0.8.1 to 0.8.3 warn (DeprecationWarning: "The default
-    axis_types will change in JAX v0.9.0"); CHANGELOG 0.8.1 "Deprecations". Cells: passes jax 0.8.3, fails 0.9.2.
+    axis_types will change in JAX v0.9.0"); CHANGELOG 0.8.1 "Deprecations". Cells: warns 0.8.1 to 0.8.3, fails 0.9.2.
     """
     mesh = jax.make_mesh((8,), ("vocab",))
     out = jax.jit(lambda table, ids: table[ids])(_vocab_sharded_table(mesh), jnp.asarray(IDS))
@@ -67,7 +67,7 @@ def test_embedding_lookup_under_set_mesh() -> None:
     """Under jax.set_mesh, a jitted jnp.take from a vocab-sharded table of a jax.make_mesh mesh gives the rows.
 
     Changes in jax 0.9.0: the mesh context does not restore the old behaviour; the make_mesh default is Explicit and
-    the gather raises ShardingTypeError. Warns in jax 0.8.1 to 0.8.3. Cells: passes jax 0.8.3, fails 0.9.2.
+    the gather raises ShardingTypeError. Cells: warns 0.8.1 to 0.8.3 (make_mesh without axis_types), fails 0.9.2.
     """
     mesh = jax.make_mesh((8,), ("vocab",))
     table = _vocab_sharded_table(mesh)
@@ -81,8 +81,8 @@ def test_adapter_indices_repeated_per_token() -> None:
     """Per-sequence LoRA adapter indices, batch-sharded, repeated per token with jnp.repeat under jit.
 
     Changes in jax 0.9.0: on the (now Explicit) make_mesh mesh, jnp.repeat of a sharded array raises ValueError
-    ("Please pass sharding to jnp.repeat via out_sharding"). Warns in jax 0.8.1 to 0.8.3. Cells: passes jax 0.8.3,
-    fails 0.9.2.
+    ("Please pass sharding to jnp.repeat via out_sharding"). Cells: warns 0.8.1 to 0.8.3 (make_mesh without
+    axis_types), fails 0.9.2.
     """
     mesh = jax.make_mesh((8,), ("dp",))
     adapters = np.array([0, 1, 2, 0, 1, 2, 0, 1], dtype=np.int32)
@@ -130,8 +130,8 @@ def test_sharded_init_matches_checkpoint() -> None:
 def test_optimizer_moments_follow_table_with_tree_map() -> None:
     """Adam moments built with jax.tree_map(jnp.zeros_like, params) are zeros sharded like the embedding table.
 
-    Changes in jax 0.6.0: jax.tree_map is removed (AttributeError); deprecated since jax 0.4.26 (CHANGELOG), so the
-    0.4.30 to 0.5.3 cells warn (DeprecationWarning). Cells: passes 0.5.3, fails 0.6.0.
+    Changes in jax 0.6.0: jax.tree_map is removed (AttributeError); deprecated since jax 0.4.26 (CHANGELOG).
+    Cells: warns 0.4.30 to 0.5.3 (DeprecationWarning), fails 0.6.0.
     """
     params = {"embedding": _vocab_sharded_table(_device_mesh("vocab"))}
     moments = jax.tree_map(jnp.zeros_like, params)  # type: ignore[attr-defined]
@@ -144,13 +144,29 @@ def test_lookup_on_table_from_device_put_replicated() -> None:
     """A table copied to every device with jax.device_put_replicated gives each device's rows in a vmapped lookup.
 
     Changes in jax 0.10.0: jax.device_put_replicated is removed (AttributeError); deprecated in jax 0.8.1 (CHANGELOG
-    0.8.1 "Deprecations"), so the 0.8.1 to 0.9.2 cells warn. Cells: passes 0.9.2, fails 0.10.0.
+    0.8.1 "Deprecations"). Cells: warns 0.8.1 to 0.9.2, fails 0.10.0.
     """
     replicas = jax.device_put_replicated(_table(), jax.devices()[:8])  # type: ignore[attr-defined]
     ids_per_device = IDS.reshape(8, 1)
     out = jax.vmap(lambda table, ids: table[ids])(replicas, jnp.asarray(ids_per_device))
     np.testing.assert_array_equal(np.asarray(out), _table()[ids_per_device])
     assert len(replicas.sharding.device_set) == 8
+
+
+@case(FAMILY, devices=8)
+def test_lookup_with_positional_sharding() -> None:
+    """Ids placed with PositionalSharding over the devices gather rows of a replicated table, sharded by the ids.
+
+    Changes in jax 0.7.0: jax.sharding.PositionalSharding is removed (AttributeError; commit 4aa1db4f8b); deprecated in
+    jax 0.6.0 (commit 6efcf44b1a, DeprecationWarning "jax.sharding.PositionalSharding is deprecated. Use
+    jax.NamedSharding instead."). Cells: silent in 0.5.3, warns in 0.6.0 and 0.6.2, fails 0.7.2.
+    """
+    positional = jax.sharding.PositionalSharding(jax.devices()[:8])  # type: ignore[attr-defined]
+    ids = jax.device_put(IDS, positional)
+    table = jax.device_put(_table(), positional.reshape(8, 1).replicate())
+    out = jax.jit(lambda t, i: t[i])(table, ids)
+    np.testing.assert_array_equal(np.asarray(out), _table()[IDS])
+    assert out.sharding.shard_shape(out.shape) == (1, DIM)
 
 
 @case(FAMILY, devices=8)
