@@ -39,12 +39,17 @@ def unsafe(out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.e2e
-def test_a_breaking_bump_is_unsafe_with_its_regressions(unsafe: subprocess.CompletedProcess[str]) -> None:
+def test_a_breaking_bump_is_unsafe_with_its_regressions(unsafe: subprocess.CompletedProcess[str], out: Path) -> None:
     text = unsafe.stdout + unsafe.stderr
     assert unsafe.returncode == 1, text[-3000:]  # UNSAFE; 2 would be INCONCLUSIVE
     assert "\nUNSAFE\n" in text
-    assert "nnx_sharded_merge::test_linear_split_shard_merge: passed → failed" in text
+    # Regressions come grouped by cause: one line per cause, its cells, its cases, one reproducer; no traceback.
+    assert "AttributeError: module 'jax.experimental.hijax' has no attribute 'HiPrimitive'" in text
+    assert "cells: jax 0.12.0.1 \N{MULTIPLICATION SIGN} flax 0.12.8" in text
     assert "reproduce: uv run" in text
+    assert "Traceback" not in text
+    compare_md = (out / "report" / "compare.md").read_text(encoding="utf-8")
+    assert "nnx_sharded_merge::test_linear_split_shard_merge" in compare_md
 
 
 @pytest.mark.e2e
@@ -71,7 +76,7 @@ def test_a_reproducer_prints_the_recorded_error_in_a_clean_folder(
 def test_a_patch_bump_that_changes_nothing_is_safe(out: Path) -> None:
     done = nox("-s", "upgrade", "jax==0.11.2", "--baseline", "jax==0.11.1,flax==0.12.12", out=out)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    assert "\nSAFE\n" in done.stdout and "Regressions (passed → not passing): 0" in done.stdout
+    assert "\nSAFE\n" in done.stdout and "Regressions (passing → broken): 0 case(s) from 0 cause(s)" in done.stdout
 
 
 @pytest.mark.e2e
