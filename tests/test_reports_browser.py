@@ -4,6 +4,7 @@ the compatibility table, the causes, the matrix and their hover texts, with noth
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,9 +24,16 @@ def _browser() -> str | None:
     return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
+#: Set by .ci/run where it could install Debian's chromium: there a missing browser is a failure, not a skip.
+REQUIRED = os.environ.get("SHARDMATRIX_REQUIRE_BROWSER") == "1"
+
 pytestmark = pytest.mark.skipif(
-    _browser() is None, reason=f"no headless browser on PATH (looked for {', '.join(BROWSERS)})"
+    _browser() is None and not REQUIRED, reason=f"no headless browser on PATH (looked for {', '.join(BROWSERS)})"
 )
+
+
+def test_a_browser_is_there_when_required() -> None:
+    assert _browser() is not None, f"SHARDMATRIX_REQUIRE_BROWSER=1 but none of {', '.join(BROWSERS)} is on PATH"
 
 
 def _record(jax: str, case: str, status: str = "passed", **fields: Any) -> str:
