@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.host import adhoc, corpus, matrix, options
+from harness.host.matrix import Cell
 from harness.tools import pins, upgrade
+from harness.vocabulary import done_path, results_path
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 
@@ -73,3 +76,34 @@ def test_prepare_lists_the_cases_asked_for_so_a_larger_reused_baseline_is_judged
         ["flax==0.12.8", "--out", str(tmp_path / "out"), "--cases", str(tmp_path / "mine")], CELLS,
         say=lambda line: None)
     assert asked.read_text(encoding="utf-8").splitlines() == ["test_mine::test_x", "test_mine::test_y"]
+
+
+def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The candidate's cell stops part way: what it recorded passed, but it has no done marker, so the comparison
+    # must not answer SAFE (before, adhoc dropped the return code and nothing marked the cell unfinished).
+    from reports.cli import main as reports_main
+    from reports.load import FIELDS
+
+    def run(cell: Cell, venv: Path, opts: options.Options) -> int:
+        path = results_path(opts.out, opts.run_id, cell.id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {**dict.fromkeys(FIELDS), "schema_version": 2, "attempt": 1, "run_id": opts.run_id,
+                  "cell_id": cell.id, "case_id": "fam::test_a", "family": "fam", "status": "passed", "warnings": [],
+                  "jax": cell.jax, "jaxlib": cell.jaxlib, "flax": cell.flax, "python": cell.python}
+        path.write_text(json.dumps(record) + "\n")
+        interrupted = cell.flax == "0.12.8"
+        if not interrupted:
+            done_path(opts.out, opts.run_id, cell.id).write_text('{"returncode": 0}')
+        return 2 if interrupted else 0
+
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
+    monkeypatch.setattr(adhoc.runner, "run", run)
+    monkeypatch.setattr(corpus, "expected_cases", lambda paths: [("fam::test_a", "fam")])
+    before, after, opts, asked = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
+                                                 say=lambda line: None)
+    assert before.complete and after.interrupted
+    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref, "--cases-from", str(asked)]) \
+        == upgrade.INCONCLUSIVE
+    assert "INCONCLUSIVE: " in capsys.readouterr().out
