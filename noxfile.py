@@ -132,6 +132,18 @@ def bisect_releases(session: nox.Session) -> None:
         session.error(outcome.refusal or "no first bad release found")
 
 
+@nox.session(name="frontier")
+def frontier_run(session: nox.Session) -> None:
+    """The jax range each flax release works with (bisected, smoke cases, probes cached): OUT/report/frontier.*"""
+    from harness.tools import frontier, smoke
+
+    try:
+        frontier.run(session.posargs)
+    except (options.OptionsError, corpus.CorpusError, pins.PinError, smoke.SmokeError, frontier.FrontierError,
+            frontier.index.IndexError_) as error:
+        session.error(str(error))
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The project's own test suite (ruff, mypy, then pytest, which includes one real cell end to end)."""

@@ -31,7 +31,7 @@ def _init_dense(**kwargs: object) -> dict:
     return nn.Dense(FEATURES, **kwargs).init(jax.random.PRNGKey(0), jnp.ones((2, IN_DIM)))  # type: ignore[arg-type]
 
 
-@case(FAMILY)
+@case(FAMILY, smoke=True)
 def test_dense_kernel_with_partitioning() -> None:
     """A linen Dense kernel made with with_partitioning is a Partitioned box with the names and its shape."""
     variables = _init_dense(kernel_init=nn.with_partitioning(nn.initializers.lecun_normal(), (None, "model")))

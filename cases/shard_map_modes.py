@@ -102,7 +102,7 @@ def _experimental_shard_map():  # type: ignore[no-untyped-def]
     return shard_map
 
 
-@case(FAMILY, devices=8, needs=[EXPERIMENTAL])
+@case(FAMILY, devices=8, needs=[EXPERIMENTAL], smoke=True)
 def test_experimental_shard_map_psum() -> None:
     """jax.experimental.shard_map.shard_map with a psum returns the replicated global sum."""
     shard_map = _experimental_shard_map()
@@ -126,7 +126,7 @@ def test_experimental_shard_map_check_rep_off() -> None:
     assert out.shape == (2, IN_DIM)
 
 
-@case(FAMILY, devices=8, needs=[JAX_SHARD_MAP])
+@case(FAMILY, devices=8, needs=[JAX_SHARD_MAP], smoke=True)
 def test_jax_shard_map_psum_explicit_mesh() -> None:
     """jax.shard_map with an explicit mesh and a psum returns the replicated global sum."""
     total = jax.shard_map(lambda a: jax.lax.psum(a.sum(), "x"), mesh=_mesh(), in_specs=P("x"), out_specs=P())(_x())

@@ -22,11 +22,16 @@ def case(
     devices: int = 1,
     needs: Iterable[Need] = (),
     timeout: float | None = None,
+    smoke: bool = False,
 ) -> Callable[[F], F]:
-    """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`."""
+    """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`.
+
+    `smoke=True` puts it in the smoke subset that `nox -s frontier` runs per (jax, flax) pair; the host reads that
+    flag from the source (harness.tools.smoke), so it must be written as a literal."""
 
     def mark(fn: F) -> F:
-        marked = pytest.mark.shardmatrix(family=family, devices=devices, needs=tuple(needs))(fn)
+        extra = {"smoke": True} if smoke else {}
+        marked = pytest.mark.shardmatrix(family=family, devices=devices, needs=tuple(needs), **extra)(fn)
         if timeout is not None:
             marked = pytest.mark.timeout(timeout)(marked)
         return marked  # type: ignore[no-any-return]
