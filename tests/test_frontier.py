@@ -99,6 +99,7 @@ def test_an_upper_edge_at_the_newest_release_has_no_broken_above() -> None:
     row = frontier.row(found)
     assert row["works_to"] == str(candidates[-1]) and row["first_broken_above"] == row["cause_above"] == ""
     assert any("works with the newest jax asked for" in line for line in frontier.evidence(found))
+    assert not any("oldest jax asked for" in line for line in frontier.evidence(found))
 
 
 def test_a_failing_contemporary_seed_falls_back_to_the_middle_of_the_declared_range() -> None:

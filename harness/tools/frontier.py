@@ -321,9 +321,11 @@ def requirement(found: Frontier) -> str:
 def evidence(found: Frontier) -> list[str]:
     """The lines that back one release's suggested requirement: declared, edges with causes, every probe."""
     lines = [f"flax {found.flax}: {requirement(found)}   (declared: jax{found.declared or ' (no bound)'})"]
-    newest = found.candidates[-1] if found.candidates else None
-    if found.works_to is not None and found.works_to == newest:
-        lines.append(f"  upper edge: works with the newest jax asked for ({newest}); later releases are untested")
+    if found.works_from is not None and found.works_from == found.candidates[0]:
+        lines.append(f"  lower edge: works with the oldest jax asked for ({found.works_from}); older ones are untested")
+    if found.works_to is not None and found.works_to == found.candidates[-1]:
+        lines.append(f"  upper edge: works with the newest jax asked for ({found.works_to}); later releases are "
+                     "untested")
     for side, probe in (("below", found.below), ("above", found.above)):
         if probe is not None:
             lines.append(f"  broken {side}: jax {probe.jax} ({probe.cell_id}): {probe.cause}")

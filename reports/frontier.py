@@ -1,0 +1,130 @@
+"""The frontier view: flax releases (rows, newest first) by jax releases, the measured range beside the declared one.
+
+Reads OUT/report/frontier.json, written by `nox -s frontier`; renders it as an HTML fragment (`html_fragment`) and
+as Markdown (`markdown`), for the report pages to include. Each grid cell says what is known of that pair:
+
+    probed and works / probed and broken / inside the measured range, not probed /
+    allowed by flax's declared bound but outside the measured range, not probed / neither.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+FILENAME = "frontier.json"
+
+WORKS = "\N{CHECK MARK}"
+BROKEN = "\N{BALLOT X}"
+IN_RANGE = "\N{MIDDLE DOT}"
+DECLARED_ONLY = "\N{WHITE CIRCLE}"
+LEGEND = (
+    (WORKS, "probed: the smoke cases pass"),
+    (BROKEN, "probed: a smoke case is broken, or the pair does not install"),
+    (IN_RANGE, "inside the measured range, not probed"),
+    (DECLARED_ONLY, "allowed by flax's declared jax bound, outside the measured range, not probed"),
+)
+
+
+class FrontierFileError(ValueError):
+    """A frontier file this reader cannot read, phrased as one line naming it."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One grid cell: its symbol, its class name, and the hover text (the probe's cell and cause)."""
+
+    symbol: str
+    kind: str
+    title: str
+
+
+def load(report_dir: Path) -> dict[str, Any] | None:
+    """The frontier of a report folder; None when `nox -s frontier` wrote none there."""
+    path = Path(report_dir) / FILENAME
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise FrontierFileError(f"{path}: not JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        found = data.get("schema_version") if isinstance(data, dict) else "?"
+        raise FrontierFileError(f"{path}: frontier schema {found}, this reader knows {SCHEMA_VERSION}")
+    return data
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def mark(release: dict[str, Any], jax: str) -> Mark:
+    """What is known of one (flax, jax) pair."""
+    probed = {probe["jax"]: probe for probe in release["probes"]}
+    row = release["row"]
+    if jax in probed:
+        probe = probed[jax]
+        if probe["works"]:
+            return Mark(WORKS, "works", f"{probe['cell']}: works")
+        return Mark(BROKEN, "broken", f"{probe['cell']}: {probe['cause']}")
+    inside = bool(row["works_from"]) and _key(row["works_from"]) <= _key(jax) <= _key(row["works_to"])
+    if inside:
+        return Mark(IN_RANGE, "in-range", "inside the measured range, not probed")
+    if jax in release.get("declared_ok", []):
+        return Mark(DECLARED_ONLY, "declared", f"declared jax{row['declared_jax']}, outside the measured range")
+    return Mark("", "", "")
+
+
+def measured(release: dict[str, Any]) -> str:
+    """The measured range as text: 'A to B', 'A to B except H', or 'none'."""
+    row = release["row"]
+    if not row["works_from"]:
+        return "none"
+    holes = f" except {row['holes']}" if row["holes"] else ""
+    return f"{row['works_from']} to {row['works_to']}{holes}"
+
+
+def _ordered(data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    releases = sorted(data["releases"], key=lambda r: _key(r["flax"]), reverse=True)
+    return releases, sorted(data["jax"], key=_key)
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The frontier as a Markdown section: the grid, then the suggested requirement of each flax release."""
+    releases, jax = _ordered(data)
+    lines = ["## Frontier: the jax range each flax release works with", "",
+             "; ".join(f"{symbol} {meaning}" for symbol, meaning in LEGEND), "",
+             "| flax | declared | measured | probes | " + " | ".join(jax) + " |",
+             "| --- | --- | --- | --- | " + " | ".join("---" for _ in jax) + " |"]
+    for release in releases:
+        row = release["row"]
+        cells = " | ".join(mark(release, version).symbol for version in jax)
+        lines.append(f"| {row['flax']} | jax{row['declared_jax'] or ' (any)'} | {measured(release)} | "
+                     f"{row['probes']} | {cells} |")
+    lines += ["", "Suggested requirements:", ""]
+    lines += [f"- flax {r['flax']}: `{r['requirement']}`" for r in releases]
+    return "\n".join(lines) + "\n"
+
+
+def html_fragment(data: dict[str, Any]) -> str:
+    """The frontier as an HTML <section> (a table with a hover text per probed pair), for a report page."""
+    releases, jax = _ordered(data)
+    head = "".join(f"<th>{escape(version)}</th>" for version in jax)
+    body = []
+    for release in releases:
+        row = release["row"]
+        marks = (mark(release, version) for version in jax)
+        cells = "".join(f'<td class="frontier-{m.kind}" title="{escape(m.title)}">{escape(m.symbol)}</td>'
+                        if m.kind else "<td></td>" for m in marks)
+        body.append(f"<tr><th>{escape(row['flax'])}</th><td>jax{escape(row['declared_jax'] or ' (any)')}</td>"
+                    f"<td>{escape(measured(release))}</td><td>{escape(row['probes'])}</td>{cells}"
+                    f"<td><code>{escape(release['requirement'])}</code></td></tr>")
+    legend = "".join(f"<li>{escape(symbol)} {escape(meaning)}</li>" for symbol, meaning in LEGEND)
+    return ('<section id="frontier"><h2>Frontier: the jax range each flax release works with</h2>'
+            f'<ul class="legend">{legend}</ul><table class="frontier"><thead><tr><th>flax</th><th>declared</th>'
+            f"<th>measured</th><th>probes</th>{head}<th>suggested</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></section>")

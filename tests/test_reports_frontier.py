@@ -1,0 +1,83 @@
+"""reports/frontier.py: the flax x jax frontier grid (measured range, declared bound, probes) as HTML and Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from harness.tools import frontier as measuring
+from reports import frontier
+
+JAX = ["0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.9.0.1"]
+
+
+def written(tmp_path: Path, works: dict[str, set[int]], holes: bool = False) -> dict[str, Any]:
+    """The frontier.json that harness.tools.frontier writes for synthetic works-sets (indices into JAX)."""
+    candidates = [Version(v) for v in JAX]
+    documents = []
+    for flax, good in works.items():
+        def probe(version: Version, good: set[int] = good) -> measuring.Probe:
+            i = candidates.index(version)
+            return measuring.Probe(version, i in good, "" if i in good else f"TypeError: at {version}", f"cell{i}")
+
+        found = measuring.measure(Version(flax), SpecifierSet(">=0.7.1"), candidates, probe, candidates[1])
+        documents.append(measuring.to_json(found, SpecifierSet(">=0.7.1")))
+    measuring.write_report(tmp_path, documents)
+    data = frontier.load(tmp_path / "report")
+    assert data is not None
+    return data
+
+
+def test_the_markdown_grid_shows_probes_range_and_declared_bound_newest_flax_first(tmp_path: Path) -> None:
+    data = written(tmp_path, {"0.10.2": {0, 1, 2, 3, 4}, "0.11.0": {3, 4, 5, 6}})
+    text = frontier.markdown(data)
+    rows = [line for line in text.splitlines() if line.startswith("| 0.")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 0.11.0", "| 0.10.2"]
+    old = rows[1].split(" | ")
+    assert old[1:4] == ["jax>=0.7.1", "0.7.0 to 0.8.1", "6"]
+    probed = {p["jax"]: p["works"] for p in data["releases"][1]["probes"]}
+    for version, symbol in zip(JAX, old[4:], strict=True):
+        symbol = symbol.rstrip(" |")
+        if version in probed:
+            assert symbol == (frontier.WORKS if probed[version] else frontier.BROKEN), version
+        elif Version(version) <= Version("0.8.1"):
+            assert symbol == frontier.IN_RANGE, version
+        else:  # declared compatible (>=0.7.1) but outside what was measured
+            assert symbol == frontier.DECLARED_ONLY, version
+    assert "- flax 0.10.2: `jax>=0.7.0,<=0.8.1`" in text
+
+
+def test_a_release_that_works_nowhere_reads_none_and_shows_only_what_was_probed(tmp_path: Path) -> None:
+    data = written(tmp_path, {"0.8.0": set()})
+    release = data["releases"][0]
+    assert frontier.measured(release) == "none"
+    marks = [frontier.mark(release, version) for version in JAX]
+    assert {m.kind for m in marks} <= {"broken", "declared", ""} and any(m.kind == "broken" for m in marks)
+
+
+def test_a_hole_is_named_in_the_measured_range() -> None:
+    release = {"row": {"works_from": "0.7.0", "works_to": "0.9.0", "holes": "0.8.1"}}
+    assert frontier.measured(release) == "0.7.0 to 0.9.0 except 0.8.1"
+
+
+def test_the_html_fragment_escapes_causes_and_puts_them_in_the_hover(tmp_path: Path) -> None:
+    data = written(tmp_path, {"0.10.2": {0, 1, 2, 3, 4}})
+    data["releases"][0]["probes"][-1]["cause"] = "<script>x</script>"
+    data["releases"][0]["probes"][-1]["works"] = False
+    html = frontier.html_fragment(data)
+    assert html.startswith('<section id="frontier">') and html.endswith("</section>")
+    assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+    assert html.count("<th>0.") == len(JAX) + 1  # the jax columns and the one flax row
+    assert "<code>jax&gt;=0.7.0,&lt;=0.8.1</code>" in html
+
+
+def test_no_frontier_file_reads_as_none_and_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    assert frontier.load(tmp_path) is None
+    (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
+    with pytest.raises(frontier.FrontierFileError, match="frontier schema 99, this reader knows 1"):
+        frontier.load(tmp_path)
