@@ -231,3 +231,48 @@ def test_ci_run_passes_shellcheck() -> None:
         pytest.skip("shellcheck not installed (.ci/run installs it with apt-get where it can)")
     done = subprocess.run([shellcheck, str(ROOT / ".ci" / "run")], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- the weekly frontier: one job per flax release, merged, never published incomplete -------------------------------
+
+FRONTIER = WORKFLOWS / "frontier.yml"
+MERGE = "printf '%s' \"$PLAN\" | python -m harness.tools.frontier merge --plan - --out out"
+
+
+def frontier_job(name: str) -> str:
+    """The text of one job of the frontier workflow."""
+    jobs = FRONTIER.read_text().split("\njobs:\n", 1)[1]
+    parts = re.split(r"\n  (?=[a-z]+:\n)", "\n" + jobs)
+    return next(part for part in parts if part.startswith(f"{name}:\n"))
+
+
+def test_the_frontier_workflow_is_weekly_and_fans_out_one_job_per_flax_release_through_the_local_commands() -> None:
+    text = FRONTIER.read_text()
+    assert re.search(r'cron: "\d+ \d+ \* \* \d"', text), "weekly: one day of the week"
+    assert 'python -m harness.tools.frontier plan --flax "${FLAX:->=0.8.0}"' in frontier_job("plan")
+    job = frontier_job("frontier")
+    assert "include: ${{ fromJSON(needs.plan.outputs.releases) }}" in job and "fail-fast: false" in job
+    assert 'nox -s frontier -- --flax "==$FLAX" --jax "${JAX:->=0.4.30}" --out out' in job
+    assert "name: frontier-flax-${{ matrix.flax }}" in job and "path: out/frontier/" in job
+    assert "permissions: {}" in text and not re.search(r"^\s+\w+: write", text, re.MULTILINE)
+
+
+def test_the_frontier_merge_refuses_before_it_publishes() -> None:
+    job = frontier_job("merge")
+    assert "pattern: frontier-flax-*" in job
+    steps = job.split("\n      - ")
+    merge = next(i for i, step in enumerate(steps) if MERGE in step)
+    uploads = [i for i, step in enumerate(steps) if "actions/upload-artifact@" in step]
+    assert uploads and all(i > merge for i in uploads), "nothing is uploaded before the merge succeeded"
+    assert all("!cancelled()" not in steps[i] for i in uploads), "no upload runs after a refused merge"
+
+
+def test_the_frontier_merge_step_fails_on_a_planned_release_without_a_result(tmp_path: Path) -> None:
+    """The merge step's own command, as GitHub runs it: a planned release whose job uploaded nothing fails it."""
+    (tmp_path / "out" / "frontier").mkdir(parents=True)
+    env = {**os.environ, "PLAN": '[{"flax": "0.10.2"}]', "PYTHONPATH": str(ROOT),
+           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", MERGE], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "incomplete frontier: no result for flax 0.10.2" in done.stderr
+    assert not (tmp_path / "out" / "report").exists()
