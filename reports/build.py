@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports import compat
+from reports import compat, frontier
 from reports.causes import causes
 from reports.html import render_html
 from reports.load import choose_runs, load_cells, load_results
@@ -56,10 +57,19 @@ def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_run
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)
+    # `nox -s frontier` leaves frontier.json in the same folder; its view joins the pages when it is there.
+    try:
+        measured = frontier.load(target)
+    except frontier.FrontierFileError as exc:  # the matrix report still stands without it
+        warnings.warn(f"frontier left out of the report: {exc}", stacklevel=2)
+        measured = None
     markdown_path = target / "matrix.md"
-    markdown_path.write_text(render_markdown(matrix, repros, found, verdicts), encoding="utf-8")
+    markdown = render_markdown(matrix, repros, found, verdicts)
+    markdown_path.write_text(markdown + ("\n" + frontier.markdown(measured) if measured else ""), encoding="utf-8")
     html_path = target / "matrix.html"
-    html_path.write_text(render_html(matrix, repros, found, verdicts), encoding="utf-8")
+    html_path.write_text(render_html(matrix, repros, found, verdicts,
+                                     frontier_html=frontier.html_fragment(measured) if measured else ""),
+                         encoding="utf-8")
     compat_csv, compat_json = compat.write(verdicts, target)
     return Report(
         csv_path=write_csv(matrix, target / "results.csv"),

@@ -30,10 +30,11 @@ from reports.text import as_text, seconds
 
 def render_html(
     matrix: Matrix, repros: Repros | None = None, found: pd.DataFrame | None = None,
-    table: pd.DataFrame | None = None,
+    table: pd.DataFrame | None = None, frontier_html: str = "",
 ) -> str:
     """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
-    (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already."""
+    (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already; `frontier_html`
+    (reports.frontier.html_fragment, already escaped) is shown after the matrix when given."""
     template = _template()
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
@@ -53,6 +54,7 @@ def render_html(
         ],
         incomplete=INCOMPLETE,
         compat=compat_view(matrix, table, shown),
+        frontier=frontier_html,
         verdicts=[(compat.LOOKS[name], name, meaning) for name, meaning in compat.VERDICTS.items()],
         causes=[cause_view(view, matrix.keys) for view in shown if not view.known],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],

@@ -306,3 +306,26 @@ def test_build_report_of_chosen_runs_puts_them_side_by_side(tmp_path: Path) -> N
 def test_build_report_without_results_raises(tmp_path: Path) -> None:
     with pytest.raises(ResultsError, match="no results folder"):
         build_report(tmp_path)
+
+
+def test_a_measured_frontier_joins_both_pages_and_a_bad_one_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    write_synthetic_tree(tmp_path)
+    report = synthetic_report(tmp_path)
+    assert 'id="frontier"' not in report.html_path.read_text(encoding="utf-8")  # none measured: no section
+    frontier = {"schema_version": 1, "jax": ["0.7.0", "0.7.1"], "releases": [{
+        "flax": "0.10.2", "requirement": "jax>=0.7.0,<=0.7.0",
+        "row": {"flax": "0.10.2", "declared_jax": ">=0.4.27", "works_from": "0.7.0", "works_to": "0.7.0",
+                "first_broken_below": "", "first_broken_above": "0.7.1", "cause_below": "",
+                "cause_above": "TypeError: boom", "probes": "2", "holes": ""},
+        "probes": [{"jax": "0.7.0", "works": True, "cell": "jax0.7.0-flax0.10.2-py3.11", "cause": "", "seconds": 1},
+                   {"jax": "0.7.1", "works": False, "cell": "jax0.7.1-flax0.10.2-py3.11", "cause": "TypeError: boom",
+                    "seconds": 1}]}]}
+    (report_dir(tmp_path) / "frontier.json").write_text(json.dumps(frontier), encoding="utf-8")
+    report = synthetic_report(tmp_path)
+    page = report.html_path.read_text(encoding="utf-8")
+    assert 'id="frontier"' in page and 'href="#frontier"' in page and "jax&gt;=0.7.0,&lt;=0.7.0" in page
+    assert "## Frontier" in report.markdown_path.read_text(encoding="utf-8")
+    (report_dir(tmp_path) / "frontier.json").write_text('{"schema_version": 99}', encoding="utf-8")
+    with pytest.warns(UserWarning, match="frontier left out of the report"):
+        report = synthetic_report(tmp_path)
+    assert 'id="frontier"' not in report.html_path.read_text(encoding="utf-8")
