@@ -129,31 +129,48 @@ def choose_runs(results_root: Path, run_ids: Sequence[str] | None = None, *, all
 def read_jsonl(path: Path, run_id: str | None = None) -> Iterator[Record]:
     """Yield the records of one results file, upgraded to the current schema; warn about and skip bad lines."""
     # errors="replace": a torn multi-byte character should cost one line, not the file.
-    with Path(path).open(encoding="utf-8", errors="replace") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _skip(where, f"not valid JSON ({exc.msg})")
-                continue
-            if not isinstance(raw, dict):
-                _skip(where, f"a JSON {type(raw).__name__}, not an object")
-                continue
-            version = raw.get("schema_version")
-            if not isinstance(version, int) or isinstance(version, bool):
-                _skip(where, f"schema_version is {version!r}, not an integer")
-                continue
-            record = upgrade(raw, where)
-            problem = _normalise(record, path, run_id)
-            if problem:
-                _skip(where, problem)
-                continue
-            record["source"] = str(path)
-            record["line"] = number
-            yield record
+    with Path(path).open(encoding="utf-8", errors="replace") as stream:
+        text = stream.read()
+    # Text mode already made every line end "\n"; splitlines() would also split inside a JSON string (U+2028).
+    numbered = [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    source = str(path)
+    for number, raw in _parsed(numbered, source):
+        where = f"{source}:{number}"
+        if not isinstance(raw, dict):
+            _skip(where, f"a JSON {type(raw).__name__}, not an object")
+            continue
+        version = raw.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            _skip(where, f"schema_version is {version!r}, not an integer")
+            continue
+        record = upgrade(raw, where)
+        problem = _normalise(record, path, run_id)
+        if problem:
+            _skip(where, problem)
+            continue
+        record["source"] = source
+        record["line"] = number
+        yield record
+
+
+def _parsed(numbered: list[tuple[int, str]], source: str) -> Iterator[tuple[int, Any]]:
+    """Each (line number, JSON value) of the non-blank lines; a line that is not JSON is warned about and left out."""
+    # One parse of the whole file as a JSON array: per-line json.loads was most of the cost of reading results.
+    # A bad line breaks the array (or its count), and then each line is parsed alone to name it.
+    try:
+        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+    except json.JSONDecodeError:
+        values = None
+    if isinstance(values, list) and len(values) == len(numbered):
+        yield from zip((number for number, _ in numbered), values, strict=True)
+        return
+    for number, line in numbered:
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            _skip(f"{source}:{number}", f"not valid JSON ({exc.msg})")
+            continue
+        yield number, value
 
 
 def upgrade(record: Record, where: str) -> Record:
@@ -185,33 +202,40 @@ def records_frame(records: Sequence[Record]) -> pd.DataFrame:
 
 def _normalise(record: Record, path: Path, run_id: str | None) -> str | None:
     """Fill what the path implies and coerce loose types in place; return why the record is unusable, if it is."""
+    # Each field read once: this runs for every record of every file.
+    get = record.get
     for name in ("case_id", "status"):
-        if not isinstance(record.get(name), str) or not record[name]:
-            return f"{name} is {record.get(name)!r}, not a string"
+        value = get(name)
+        if not isinstance(value, str) or not value:
+            return f"{name} is {value!r}, not a string"
     # The path names the run and the cell too; it stands in when a writer left them out.
-    if not record.get("run_id"):
+    if not get("run_id"):
         record["run_id"] = run_id or Path(path).parent.name
-    if not record.get("cell_id"):
+    if not get("cell_id"):
         record["cell_id"] = Path(path).stem
-    if not record.get("family"):
+    if not get("family"):
         family, sep, _ = record["case_id"].partition("::")
         record["family"] = family if sep else "(none)"
-    found = record.get("warnings")
+    found = get("warnings")
     if found is None:
         record["warnings"] = []
     elif isinstance(found, str):
         record["warnings"] = [found]
     elif isinstance(found, list):
-        record["warnings"] = [relative_paths(text) for text in found]
+        if found:
+            record["warnings"] = [relative_paths(text) for text in found]
     else:
         return f"warnings is a JSON {type(found).__name__}, not a list"
     # Where a venv happened to live says nothing about a result: every report shows package-relative paths.
     for name in ("error_message", "reason"):
-        if isinstance(record.get(name), str):
-            record[name] = relative_paths(record[name])
+        value = get(name)
+        if isinstance(value, str):
+            record[name] = relative_paths(value)
     for name in ("run_id", "cell_id", "family"):
-        record[name] = str(record[name])
-    attempt = record.get("attempt")
+        value = record[name]
+        if type(value) is not str:
+            record[name] = str(value)
+    attempt = get("attempt")
     if attempt is None:
         record["attempt"] = 1
     elif not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 1:

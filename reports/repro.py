@@ -66,14 +66,20 @@ def sources_dir(results_file: Path) -> Path:
     return Path(results_file).with_suffix("") / "cases"
 
 
-def find_source(results_file: Path, module: str) -> Path | None:
-    """The kept copy of `module` for this cell: this run's, else the newest other run's of the same cell."""
+def find_source(results_file: Path, module: str, kept: dict[tuple[Path, str], list[Path]] | None = None) -> Path | None:
+    """The kept copy of `module` for this cell: this run's, else the newest other run's of the same cell. `kept`
+    remembers each cell's case folders across calls (one search of every run per cell, not per module)."""
     own = sources_dir(results_file) / f"{module}.py"
     if own.exists():
         return own
     results_file = Path(results_file)
-    others = sorted(results_file.parent.parent.glob(f"*/{results_file.stem}/cases/{module}.py"), reverse=True)
-    return others[0] if others else None
+    where = (results_file.parent.parent, results_file.stem)
+    folders = kept.get(where) if kept is not None else None
+    if folders is None:
+        folders = sorted(where[0].glob(f"*/{where[1]}/cases"), reverse=True)
+        if kept is not None:
+            kept[where] = folders
+    return next((path for path in (folder / f"{module}.py" for folder in folders) if path.is_file()), None)
 
 
 def helpers(text: str, folder: Path) -> dict[str, str]:
@@ -178,16 +184,26 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
     written: Repros = {}
     # One look per (results file, module), not per case: each may search every other run's folder.
     sources: dict[tuple[str, str], Path | None] = {}
-    for row in results[results["status"].map(reproducible).astype(bool)].to_dict("records"):
-        module, sep, _ = str(row["case_id"]).partition("::")
-        if not (sep and row.get("source")):
+    kept: dict[tuple[Path, str], list[Path]] = {}
+    statuses = results["status"]
+    # A status's verdict once per distinct status, and a row's fields only for a row with a kept source: most
+    # problems of a big tree have none, and DataFrame.to_dict of every one cost more than the rest together.
+    wanted = statuses.map({status: bool(reproducible(status)) for status in statuses.unique()}).to_numpy(dtype=bool)
+    chosen = results[wanted]
+    found_at: list[tuple[int, Path]] = []
+    for number, (case_id, origin) in enumerate(zip(chosen["case_id"].tolist(), chosen["source"].tolist(),
+                                                   strict=True)):
+        module, sep, _ = str(case_id).partition("::")
+        if not (sep and origin):
             continue
-        where = (str(row["source"]), module)
+        where = (str(origin), module)
         if where not in sources:
-            sources[where] = find_source(Path(where[0]), module)
+            sources[where] = find_source(Path(where[0]), module, kept)
         source = sources[where]
-        if source is None:
-            continue
+        if source is not None:
+            found_at.append((number, source))
+    rows = chosen.iloc[[number for number, _ in found_at]].to_dict("records")
+    for row, (_, source) in zip(rows, found_at, strict=True):
         text = source.read_text(encoding="utf-8")
         try:
             found = helpers(text, source.parent)
