@@ -242,9 +242,18 @@ def _families(matrix: Matrix) -> list[str]:
 
 
 def _family(family: str, grid: pd.DataFrame, flaky: pd.DataFrame, header: list[str]) -> str:
+    # A handful of distinct (status, flaky) pairs fill the whole grid: each mark is written once.
+    marks: dict[tuple[object, bool], str] = {}
+
+    def mark(status: object, flag: bool) -> str:
+        found = marks.get((status, flag))
+        if found is None:
+            found = marks[(status, flag)] = _mark(status, flag)
+        return found
+
     rows = [
-        [code(case), *(_mark(status, flag) for status, flag in zip(statuses, flags, strict=True))]
-        for case, statuses, flags in zip(grid.index, grid.to_numpy(), flaky.to_numpy(), strict=True)
+        [code(case), *map(mark, statuses, flags)]
+        for case, statuses, flags in zip(grid.index, grid.to_numpy().tolist(), flaky.to_numpy().tolist(), strict=True)
     ]
     return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
 

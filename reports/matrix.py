@@ -222,18 +222,17 @@ def pivot(matrix: Matrix, values: str | pd.Series, family: str | None = None) ->
 def layout(matrix: Matrix) -> Layout:
     """Where each result of `matrix` sits in a pivot of every family (computed once per matrix, see Matrix.layout)."""
     results = matrix.results
-    families = results["family"].tolist()
-    pairs = [(family, case_name(case_id, family))
-             for case_id, family in zip(results["case_id"].tolist(), families, strict=True)]
-    index = pd.MultiIndex.from_tuples(sorted(set(pairs)), names=["family", "case"])
+    # Per distinct (family, case id), not per result: a case's name is worked out once, however many cells ran it.
+    distinct, found = pd.MultiIndex.from_arrays([results["family"], results["case_id"]]).factorize()
+    named = [(str(family), case_name(case_id, family)) for family, case_id in found]
+    index = pd.MultiIndex.from_tuples(sorted(set(named)), names=["family", "case"])
     row_of = {pair: number for number, pair in enumerate(index)}
-    column_of = {key: number for number, key in enumerate(matrix.keys)}
-    rows = np.fromiter((row_of[pair] for pair in pairs), dtype=np.intp, count=len(pairs))
-    columns = np.fromiter((column_of[key] for key in results["key"].tolist()), dtype=np.intp, count=len(pairs))
+    rows = np.array([row_of[pair] for pair in named], dtype=np.intp)[distinct]
+    columns = pd.Index(matrix.keys).get_indexer(pd.Index(results["key"])).astype(np.intp)
     # Two case ids can share a name ('fam::t' and a bare 't'); the last one is shown rather than refuse the report.
-    places = zip(rows.tolist(), columns.tolist(), strict=True)
-    last = {place: number for number, place in enumerate(places)}
-    shown = np.fromiter(last.values(), dtype=np.intp, count=len(last))
+    places = rows * max(len(matrix.keys), 1) + columns
+    _, first_from_end = np.unique(places[::-1], return_index=True)
+    shown = np.sort(len(places) - 1 - first_from_end).astype(np.intp)
     return Layout(index, matrix.keys, rows, columns, shown)
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.hover import FIELDS, not_run_tip, status_tip, timing_tip
+from reports.hover import (
+    FIELDS,
+    not_run_tip,
+    status_tip,
+    status_tips,
+    timing_line,
+    timing_lines,
+    timing_tip,
+    timing_tips,
+)
 
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* [x](y) &amp; </style>'
 
@@ -73,3 +82,23 @@ def test_hover_texts_read_only_fields() -> None:
                flaky=True, repeats=3, error_type="E", reason="why")
     narrow = {name: rich[name] for name in FIELDS}
     assert status_tip(narrow) == status_tip(rich) and timing_tip(narrow) == timing_tip(rich)
+
+
+def test_bulk_hover_texts_are_the_per_result_ones() -> None:
+    # The page writes every hover text in bulk, from columns; each must be the text of its own result.
+    rows = [
+        row(),
+        row(key="c4", shown="failed", error_type="ValueError", error_message=HOSTILE, reason="why\nmore"),
+        row(shown="passed_deprecated", warnings=["DeprecationWarning: a", "UserWarning: b"], repeats=3),
+        row(attempt=2, attempts=2, history=["failed", "passed"], flaky=True, compile_s=float("nan")),
+        row(shown="failed", attempt=2, attempts=2, history=["failed", "failed"], duration_s=float("nan")),
+        # 0.0 and -0.0 are equal, but their texts differ: a cache of texts must not mix them up.
+        row(duration_s=0.0, compile_s=-0.0, execute_s=0.0),
+        row(shown="no_such_status", duration_s=1234.5),
+    ]
+    columns = {name: [one[name] for one in rows] for name in FIELDS}
+    timings = timing_lines(columns)
+    assert timings == [timing_line(one) for one in rows]
+    assert "compile -0.00 s" in timings[5]
+    assert status_tips(columns, timings) == [status_tip(one) for one in rows]
+    assert timing_tips(columns, timings) == [timing_tip(one) for one in rows]
