@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from jinja2 import Environment, Template
 from pandas.io.formats.style import Styler
@@ -192,11 +193,19 @@ def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
     (`found`: hovers(), if at hand)."""
     durations = pivot(matrix, "duration_s")
     tips = pivot(matrix, _tips(matrix, timing_tips, found)).fillna("")
-    shades = pd.DataFrame(
-        [_shade(pd.Series(row)) for row in durations.to_numpy()], index=durations.index, columns=durations.columns
-    )
+    shades = pd.DataFrame(_shades(durations.to_numpy(dtype=float)), index=durations.index, columns=durations.columns)
+    # A few hundred distinct durations fill the grid: each is written once.
+    written: dict[float, str] = {}
+
+    def text(value: float) -> str:
+        found = written.get(value)
+        if found is None or not value:  # 0.0 and -0.0 are one key but not one text
+            found = written[value] = seconds(value)
+        return found
+
+    texts = durations.map(text)
     return grid_html(
-        "timing", "timing", _header(matrix), durations.map(seconds), _group_starts(shades), tips,
+        "timing", "timing", _header(matrix), texts, _group_starts(shades), tips,
         _incomplete_look(matrix),
     )
 
@@ -226,13 +235,20 @@ def _styler(frame: pd.DataFrame, uuid: str, css_class: str) -> Styler:
     )
 
 
-def _shade(durations: pd.Series) -> list[str]:
+def _shades(durations: np.ndarray) -> list[list[str]]:
     """Blue shading by each duration's share of the slowest in its row, so a slow cell stands out: a class
-    `shade-N` (N the colour's opacity in hundredths, reports/_page.py draws it) for each."""
-    slowest = durations.max()
-    if not slowest or pd.isna(slowest):
-        return [""] * len(durations)
-    return ["" if pd.isna(value) else f"shade-{round(4 + 30 * value / slowest)}" for value in durations]
+    `shade-N` (N the colour's opacity in hundredths, reports/_page.py draws it) for each, '' for a gap or a row
+    without a duration."""
+    missing = np.isnan(durations)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slowest = np.where(missing.all(axis=1), np.nan, np.nanmax(np.where(missing, -np.inf, durations), axis=1))
+        # The same float steps as Python's round(4 + 30 * value / slowest): both round half to even.
+        levels = np.rint(4 + 30 * durations / slowest[:, None])
+    blank = missing | ~(np.nan_to_num(slowest, nan=0.0) != 0)[:, None]
+    return [
+        ["" if gap else f"shade-{int(level)}" for gap, level in zip(gaps, row, strict=True)]
+        for gaps, row in zip(blank.tolist(), levels.tolist(), strict=True)
+    ]
 
 
 def _group_starts(classes: pd.DataFrame) -> pd.DataFrame:

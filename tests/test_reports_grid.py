@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from html import escape
 from html.parser import HTMLParser
 
 import pandas as pd
 
-from reports.grid import grid_html, spans
+from reports.grid import escape_all, grid_html, spans
 
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line & </span></td></table>'
 
@@ -79,3 +80,9 @@ def test_column_ids_name_the_last_header_row_only() -> None:
                      column_ids=["col-c1", "col-c2"])
     assert '<th class="col_heading level1" id="col-c1">c1</th>' in page
     assert page.count('id="col-') == 2
+
+
+def test_escape_all_is_escape_of_each_text_even_with_the_separator_inside() -> None:
+    texts = [HOSTILE, "", "plain", "a\0<b>", "'quoted' & \"double\""]
+    assert escape_all(texts) == [escape(text) for text in texts]
+    assert escape_all(texts[:3]) == [escape(text) for text in texts[:3]] and escape_all([]) == []

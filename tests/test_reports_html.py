@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -274,3 +275,20 @@ def test_a_cause_links_the_reproducer_of_its_first_cell() -> None:
               ("jax0.4.38-flax0.12.8-py3.11", "fam::a"): Path("repro/a/fam__a.py")}
     found = render_html(matrix, repros)
     assert '<a href="repro/a/fam__a.py"' in found and "repro/b/fam__a.py" not in found
+
+
+def test_timing_shades_by_share_of_the_slowest_of_the_row_and_leaves_gaps_and_untimed_rows_blank() -> None:
+    from reports.html import _shades
+
+    durations = np.array([
+        [1.0, 0.5, np.nan, 0.25],  # 4 + 30 * share, rounded half to even as round() does
+        [0.0, 0.0, np.nan, 0.0],  # the slowest is 0: nothing to compare
+        [np.nan, np.nan, np.nan, np.nan],
+        [0.2, 0.1, 0.05, 0.0],
+    ])
+    assert _shades(durations) == [
+        ["shade-34", "shade-19", "", "shade-12"],
+        ["", "", "", ""],
+        ["", "", "", ""],
+        ["shade-34", "shade-19", "shade-12", "shade-4"],
+    ]
