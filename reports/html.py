@@ -23,7 +23,7 @@ from reports.findings import deprecations, key_ranges
 from reports.grid import grid_html
 from reports.hover import FIELDS as HOVER_FIELDS
 from reports.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
-from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot
+from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros
 from reports.text import as_text, seconds
@@ -115,7 +115,13 @@ def cause_view(view: CauseView, order: list[str]) -> dict[str, Any]:
 
 def key_label(matrix: Matrix, key: str) -> str:
     """A column key as its header shows it: with the interrupted mark when its cell never finished."""
-    return f"{key} {INCOMPLETE.symbol}" if key in matrix.incomplete else key
+    return key_labels(matrix, [key])[0]
+
+
+def key_labels(matrix: Matrix, keys: list[str]) -> list[str]:
+    """key_label() of each of `keys`, asking the cells which were interrupted once, not once per key."""
+    interrupted = set(matrix.incomplete)
+    return [f"{key} {INCOMPLETE.symbol}" if key in interrupted else key for key in keys]
 
 
 def cells_table(matrix: Matrix) -> Styler:
@@ -150,7 +156,7 @@ def cells_table(matrix: Matrix) -> Styler:
     for status, label in labels.items():
         classes[label] = [f"count {present(status).css_class}" if n else "count zero" for n in tally[status]]
     classes[flaky_label] = [f"count badge-{FLAKY.css_class}" if n else "count zero" for n in flaky]
-    frame.index = pd.Index([key_label(matrix, str(key)) for key in frame.index])
+    frame.index = pd.Index(key_labels(matrix, [str(key) for key in frame.index]))
     classes.index = frame.index
     return (
         _styler(frame, "cells", "cells")
@@ -164,14 +170,25 @@ def status_table(matrix: Matrix, found: Hovers | None = None) -> str:
     a hatched blank where an interrupted cell never ran a case, details on hover (`found`: hovers(), if at hand)."""
     shown = pivot(matrix, "shown")
     looks = {status: present(status) for status in matrix.results["shown"].unique()}
-    # Mapped per result, then laid out: one lookup each, not a Python call per cell of the grid.
-    statuses = matrix.results["shown"]
-    symbols = pivot(matrix, statuses.map({s: look.symbol for s, look in looks.items()})).fillna("")
-    classes = pivot(matrix, statuses.map({s: f"status {look.css_class}" for s, look in looks.items()}))
-    classes = classes.fillna("status none")
-    # eq(True): a gap (a case that did not run in a column) is not flaky.
-    classes = classes.where(~pivot(matrix, "flaky").eq(True), classes + f" {FLAKY.css_class}")
-    tips = pivot(matrix, _tips(matrix, status_tips, found)).fillna("")
+    # Written per result, then laid out: one lookup each, not a Python call per cell of the grid.
+    statuses = matrix.results["shown"].tolist()
+    symbol = {status: look.symbol for status, look in looks.items()}
+    symbols = pivot_gaps(matrix, _aligned(matrix, [symbol[status] for status in statuses]), "")
+    css = {status: f"status {look.css_class}" for status, look in looks.items()}
+    badged = zip(statuses, matrix.results["flaky"].tolist(), strict=True)
+    looked = [css[status] + (f" {FLAKY.css_class}" if flaky else "") for status, flaky in badged]
+    classes = pivot_gaps(matrix, _aligned(matrix, looked), "status none")
+    tips = pivot_gaps(matrix, _tips(matrix, status_tips, found), "")
+    if matrix.incomplete:
+        _never_ran(matrix, shown, classes, tips)
+    return grid_html(
+        "matrix", "matrix", _header(matrix), symbols, _group_starts(classes), tips, _incomplete_look(matrix),
+        [column_anchor(key) for key in matrix.keys],
+    )
+
+
+def _never_ran(matrix: Matrix, shown: pd.DataFrame, classes: pd.DataFrame, tips: pd.DataFrame) -> None:
+    """Hatch, and explain on hover, each case an interrupted column never ran (`classes` and `tips` in place)."""
     # Each row's case id, from whichever column ran it, for the hover of a column that did not.
     case_ids = pivot(matrix, "case_id").bfill(axis=1).ffill(axis=1)
     for key in matrix.incomplete:
@@ -182,17 +199,13 @@ def status_table(matrix: Matrix, found: Hovers | None = None) -> str:
             not_run_tip(key, cell_id, case_id) if gap else tip
             for gap, tip, case_id in zip(never_ran, tips[key], case_ids[key], strict=True)
         ]
-    return grid_html(
-        "matrix", "matrix", _header(matrix), symbols, _group_starts(classes), tips, _incomplete_look(matrix),
-        [column_anchor(key) for key in matrix.keys],
-    )
 
 
 def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
     """Median duration_s of every case in every column, shaded by its share of the slowest column of its case
     (`found`: hovers(), if at hand)."""
     durations = pivot(matrix, "duration_s")
-    tips = pivot(matrix, _tips(matrix, timing_tips, found)).fillna("")
+    tips = pivot_gaps(matrix, _tips(matrix, timing_tips, found), "")
     shades = pd.DataFrame(_shades(durations.to_numpy(dtype=float)), index=durations.index, columns=durations.columns)
     # A few hundred distinct durations fill the grid: each is written once.
     written: dict[float, str] = {}
@@ -265,14 +278,14 @@ def _header(matrix: Matrix) -> pd.DataFrame:
     """The header of the status and timing tables: the cells' versions stacked above each key (marked when its
     cell was interrupted), one row per level, one column per key."""
     versions = header_versions(matrix)
-    versions["cell"] = [key_label(matrix, str(key)) for key in versions.index]
+    versions["cell"] = key_labels(matrix, [str(key) for key in versions.index])
     return versions.T
 
 
 def _incomplete_look(matrix: Matrix) -> dict[str, str]:
     """The style of each interrupted cell's key header, so its column reads as partial at a glance."""
     look = f"background-color: {INCOMPLETE.background}; color: {INCOMPLETE.foreground};"
-    return {key_label(matrix, key): look for key in matrix.incomplete}
+    return {label: look for label in key_labels(matrix, matrix.incomplete)}
 
 
 #: Each result's hover fields (as lists) and its timing line, aligned with matrix.results: both big tables read them.
@@ -289,4 +302,9 @@ def hovers(matrix: Matrix) -> Hovers:
 def _tips(matrix: Matrix, describe: Callable[[Columns, list[str]], list[str]], found: Hovers | None) -> pd.Series:
     """The hover text of each result, aligned with matrix.results."""
     columns, timings = found or hovers(matrix)
-    return pd.Series(describe(columns, timings), index=matrix.results.index, dtype=object)
+    return _aligned(matrix, describe(columns, timings))
+
+
+def _aligned(matrix: Matrix, values: list[Any]) -> pd.Series:
+    """`values`, one per result, as a Series aligned with matrix.results (objects, so texts stay texts)."""
+    return pd.Series(values, index=matrix.results.index, dtype=object)

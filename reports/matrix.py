@@ -236,11 +236,17 @@ def layout(matrix: Matrix) -> Layout:
     return Layout(index, matrix.keys, rows, columns, shown)
 
 
-def _fill(layout: Layout, column: pd.Series) -> pd.DataFrame:
-    """`column` (aligned with results) laid out as the layout's cases by keys, NaN where a case did not run."""
+def pivot_gaps(matrix: Matrix, values: pd.Series, gap: object) -> pd.DataFrame:
+    """pivot() of every family, holding `gap` (not NaN) where a case did not run in a column: for a grid of texts,
+    without a fillna() over every cell of it afterwards."""
+    return _fill(matrix.layout, values, gap)
+
+
+def _fill(layout: Layout, column: pd.Series, gap: object = np.nan) -> pd.DataFrame:
+    """`column` (aligned with results) laid out as the layout's cases by keys, `gap` where a case did not run."""
     values = column.to_numpy()
-    numeric = values.dtype.kind in "fiu"
-    grid = np.full((len(layout.index), len(layout.keys)), np.nan, dtype=float if numeric else object)
+    numeric = values.dtype.kind in "fiu" and isinstance(gap, float) and np.isnan(gap)
+    grid = np.full((len(layout.index), len(layout.keys)), gap, dtype=float if numeric else object)
     grid[layout.rows[layout.shown], layout.columns[layout.shown]] = values[layout.shown]
     return pd.DataFrame(grid, index=layout.index, columns=pd.Index(layout.keys))
 
