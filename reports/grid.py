@@ -59,13 +59,12 @@ def grid_html(
         head.append("<tr>\n" + "\n".join(cells) + "\n</tr>")
     rows = [tuple(str(value) for value in row) for row in text.index]
     families = spans(rows, 0)
-    # Symbols, durations and classes repeat across the grid: escape each distinct one once.
-    escaped: dict[str, str] = {}
+    # Symbols, durations and classes repeat across the grid: each distinct (class, text) opens its cells, escaped
+    # once.
+    openings: dict[tuple[str, str], str] = {}
 
-    def once(value: str) -> str:
-        found = escaped.get(value)
-        if found is None:
-            found = escaped[value] = escape(value)
+    def opening(look: str, value: str) -> str:
+        found = openings[(look, value)] = (f'<td class="{escape(look)}">' if look else "<td>") + escape(value)
         return found
 
     hovered = escape_all(tips.to_numpy().ravel().tolist())
@@ -79,9 +78,8 @@ def grid_html(
         cells = [f'<th class="row_heading level0"{rowspan}>{escape(row[0])}</th>'] if span else []
         cells.append(f'<th class="row_heading level1" >{escape(row[1])}</th>')
         cells += [
-            (f'<td class="{once(look)}">' if look else "<td>") + once(value)
-            + (f'<span class="pd-t">{hover}</span>' if hover else "")
-            + "</td>"
+            (openings.get((look, value)) or opening(look, value))
+            + (f'<span class="pd-t">{hover}</span></td>' if hover else "</td>")
             for value, look, hover in zip(values, looks, hovers, strict=True)
         ]
         body.append("<tr>\n" + "\n".join(cells) + "\n</tr>")

@@ -207,7 +207,7 @@ def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
     durations = pivot(matrix, "duration_s")
     tips = pivot_gaps(matrix, _tips(matrix, timing_tips, found), "")
     shades = pd.DataFrame(_shades(durations.to_numpy(dtype=float)), index=durations.index, columns=durations.columns)
-    # A few hundred distinct durations fill the grid: each is written once.
+    # Written per result, each distinct duration once, then laid out ('' where a case did not run, as for NaN).
     written: dict[float, str] = {}
 
     def text(value: float) -> str:
@@ -216,7 +216,7 @@ def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
             found = written[value] = seconds(value)
         return found
 
-    texts = durations.map(text)
+    texts = pivot_gaps(matrix, _aligned(matrix, [text(value) for value in matrix.results["duration_s"].tolist()]), "")
     return grid_html(
         "timing", "timing", _header(matrix), texts, _group_starts(shades), tips,
         _incomplete_look(matrix),
