@@ -234,14 +234,24 @@ def _families(matrix: Matrix) -> list[str]:
     # The first table's header names each column, so the compatibility table can link to it.
     anchored = [header[0]] + [f'<a id="{column_anchor(str(key))}"></a>{label}'
                               for key, label in zip(versions.index, header[1:], strict=True)]
-    return [
-        _family(family, grid.loc[[family]].droplevel(0), flaky.loc[[family]].droplevel(0),
-                anchored if number == 0 else header)
-        for number, family in enumerate(matrix.families)
-    ]
+    # The grid's rows are sorted by family: each family is one run of rows, sliced by position (.loc on the
+    # MultiIndex cost more than the tables).
+    families = grid.index.get_level_values(0).tolist()
+    cases = grid.index.get_level_values(1).tolist()
+    statuses, flags = grid.to_numpy().tolist(), flaky.to_numpy().tolist()
+    starts = {family: families.index(family) for family in matrix.families}
+    tables = []
+    for number, family in enumerate(matrix.families):
+        start = starts[family]
+        end = start + families.count(family)
+        tables.append(_family(family, cases[start:end], statuses[start:end], flags[start:end], len(grid.columns),
+                              anchored if number == 0 else header))
+    return tables
 
 
-def _family(family: str, grid: pd.DataFrame, flaky: pd.DataFrame, header: list[str]) -> str:
+def _family(family: str, cases: list[str], statuses: list[list[object]], flags: list[list[bool]], width: int,
+            header: list[str]) -> str:
+    """One family's status table: a row per case, `statuses` and `flags` (flaky) a list per case."""
     # A handful of distinct (status, flaky) pairs fill the whole grid: each mark is written once.
     marks: dict[tuple[object, bool], str] = {}
 
@@ -252,10 +262,9 @@ def _family(family: str, grid: pd.DataFrame, flaky: pd.DataFrame, header: list[s
         return found
 
     rows = [
-        [code(case), *map(mark, statuses, flags)]
-        for case, statuses, flags in zip(grid.index, grid.to_numpy().tolist(), flaky.to_numpy().tolist(), strict=True)
+        [code(case), *map(mark, row, row_flags)] for case, row, row_flags in zip(cases, statuses, flags, strict=True)
     ]
-    return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * len(grid.columns))
+    return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * width)
 
 
 def _warnings(matrix: Matrix) -> str:

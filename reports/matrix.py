@@ -253,8 +253,14 @@ def _fill(layout: Layout, column: pd.Series, gap: object = np.nan) -> pd.DataFra
 
 def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
     """How many cases of each status (legend order) each column key has."""
-    table = pd.crosstab(matrix.results["key"], matrix.results[column])
-    order = [status for status, _ in legend(table.columns) if status in table.columns]
-    table = table.reindex(index=matrix.keys, columns=order, fill_value=0)
-    table.columns.name = None
-    return table
+    # Counted with numpy: pd.crosstab (a pivot_table underneath) cost more than every other step of this table.
+    keys = pd.Index(matrix.keys, name="key")
+    rows = keys.get_indexer(pd.Index(matrix.results["key"]))
+    codes, found = pd.factorize(matrix.results[column], use_na_sentinel=True)
+    known = (rows >= 0) & (codes >= 0)
+    tally = np.zeros((len(keys), len(found)), dtype=np.int64)
+    np.add.at(tally, (rows[known], codes[known]), 1)
+    present = set(found.tolist())
+    order = [status for status, _ in legend(sorted(present)) if status in present]
+    table = pd.DataFrame(tally, index=keys, columns=pd.Index(found))
+    return table[order]

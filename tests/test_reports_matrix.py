@@ -234,3 +234,19 @@ def test_minor_of_a_short_or_missing_version() -> None:
 def test_case_name_drops_its_family_prefix_only() -> None:
     assert case_name("fam::test_a[x]", "fam") == "test_a[x]"
     assert case_name("other::test_a", "fam") == "other::test_a"
+
+
+def test_counts_are_a_crosstab_in_legend_order_with_zero_for_a_column_without_results() -> None:
+    matrix = matrix_of(
+        record(case_id="fam::a", status="failed"), record(case_id="fam::b", status="brand_new"),
+        record(case_id="fam::c"), record(jax="0.4.38", case_id="fam::a", status="zeta_status"),
+        record(jax="0.4.38", case_id="fam::b", status="passed", warnings=["W"]),
+        files=files_of(("jax0.10.2-flax0.12.8-py3.11", True), ("jax0.4.38-flax0.12.8-py3.11", True),
+                       ("jax0.5.0-flax0.12.8-py3.11", False)),
+    )
+    expected = pd.crosstab(matrix.results["key"], matrix.results["shown"]).reindex(
+        index=matrix.keys, columns=["passed", "passed_deprecated", "failed", "brand_new", "zeta_status"], fill_value=0)
+    expected.columns.name = None
+    pd.testing.assert_frame_equal(counts(matrix), expected)
+    assert counts(matrix).loc["c3"].sum() == 0 and list(counts(matrix, "status").columns)[-2:] == ["brand_new",
+                                                                                               "zeta_status"]
