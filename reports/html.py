@@ -43,6 +43,7 @@ def render_html(
     table = compat.verdicts(matrix, found) if table is None else table
     shown = views(found, cells, repros or {})
     hovered = hovers(matrix)
+    warned = deprecations(matrix)
     return template.render(
         css=_page.CSS,
         runs=list(matrix.run_labels.items()),
@@ -62,7 +63,7 @@ def render_html(
         # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix, hovered),
-        warnings=warnings_table(matrix).to_html() if not deprecations(matrix).empty else None,
+        warnings=warnings_table(matrix, warned).to_html() if not warned.empty else None,
         timing=timing_table(matrix, hovered),
     )
 
@@ -223,9 +224,10 @@ def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
     )
 
 
-def warnings_table(matrix: Matrix) -> Styler:
-    """Each distinct warning of a passing case, how many cases raised it, and where."""
-    found = deprecations(matrix)
+def warnings_table(matrix: Matrix, found: pd.DataFrame | None = None) -> Styler:
+    """Each distinct warning of a passing case, how many cases raised it, and where (`found`: deprecations(), if
+    at hand)."""
+    found = deprecations(matrix) if found is None else found
     frame = pd.DataFrame(
         {
             "warning": found["warning"],

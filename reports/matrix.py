@@ -127,10 +127,14 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
     # An attempt's status is its last record's; attempts in attempt order, whatever order the file has them in.
     statuses = ordered.assign(_row=row).drop_duplicates(["_row", "attempt"], keep="last")
     statuses = statuses.sort_values(["_row", "attempt"], kind="stable")
-    history: dict[int, list[str]] = {}
-    for number, status in zip(statuses["_row"].tolist(), statuses["status"].tolist(), strict=True):
-        history.setdefault(number, []).append(status)
-    found = [history[number] for number in results.index]
+    if len(statuses) == len(results):
+        # One attempt each (the common case): its status is the result's own.
+        found = [[status] for status in results["status"].tolist()]
+    else:
+        history: dict[int, list[str]] = {}
+        for number, status in zip(statuses["_row"].tolist(), statuses["status"].tolist(), strict=True):
+            history.setdefault(number, []).append(status)
+        found = [history[number] for number in results.index]
     results["history"] = pd.Series(found, index=results.index, dtype=object)
     results["attempts"] = [len(statuses) for statuses in found]
     results["flaky"] = [len(set(statuses)) > 1 for statuses in found]

@@ -75,3 +75,17 @@ def test_csv_round_trips_hostile_text_and_integer_device_counts(tmp_path: Path) 
     assert back.loc[0, "device_count"] == "8"
     assert back.loc[0, "reason"] == ""
     assert (back.loc[0, "attempts"], back.loc[0, "flaky"], back.loc[0, "cell_complete"]) == ("1", "False", "True")
+
+
+def test_csv_is_byte_for_byte_what_pandas_to_csv_writes(tmp_path: Path) -> None:
+    # write_csv joins fields itself for speed; every kind of value must come out as pandas would write it.
+    texts = [HOSTILE, 'a "quoted" word', "carriage\rreturn", "comma, here", "", "plain", "tab\there", "é ü"]
+    durations = [1e-05, 0.1 + 0.2, 1e16, float("nan"), 0.0, -0.0, 12.5, 123456.789]
+    matrix = matrix_of(*(
+        record(jax=f"0.{n}.0", status="failed" if n % 2 else "passed", error_message=text,
+               reason=text if n % 3 else None, warnings=[text] if n % 2 else [], duration_s=durations[n],
+               compile_s=None if n % 2 else 0.3, device_count=None if n == 4 else 8)
+        for n, text in enumerate(texts)
+    ))
+    path = write_csv(matrix, tmp_path / "r.csv")
+    assert path.read_bytes() == long_form(matrix).to_csv(index=False).encode("utf-8")
