@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.vocabulary import FIELDS, SchemaError, done_marker, migrate
+from harness.vocabulary import FIELDS, SCHEMA_VERSION, SchemaError, done_marker, migrate
 from reports.text import relative_paths
 
 Record = dict[str, Any]
@@ -135,22 +135,23 @@ def read_jsonl(path: Path, run_id: str | None = None) -> Iterator[Record]:
     numbered = [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     source = str(path)
     for number, raw in _parsed(numbered, source):
-        where = f"{source}:{number}"
         if not isinstance(raw, dict):
-            _skip(where, f"a JSON {type(raw).__name__}, not an object")
+            _skip(f"{source}:{number}", f"a JSON {type(raw).__name__}, not an object")
             continue
         version = raw.get("schema_version")
-        if not isinstance(version, int) or isinstance(version, bool):
-            _skip(where, f"schema_version is {version!r}, not an integer")
-            continue
-        record = upgrade(raw, where)
-        problem = _normalise(record, path, run_id)
+        # A current record needs no migration (most of them): only an older or odd one goes through upgrade().
+        if type(version) is not int or version != SCHEMA_VERSION:
+            if not isinstance(version, int) or isinstance(version, bool):
+                _skip(f"{source}:{number}", f"schema_version is {version!r}, not an integer")
+                continue
+            raw = upgrade(raw, f"{source}:{number}")
+        problem = _normalise(raw, path, run_id)
         if problem:
-            _skip(where, problem)
+            _skip(f"{source}:{number}", problem)
             continue
-        record["source"] = source
-        record["line"] = number
-        yield record
+        raw["source"] = source
+        raw["line"] = number
+        yield raw
 
 
 def _parsed(numbered: list[tuple[int, str]], source: str) -> Iterator[tuple[int, Any]]:

@@ -78,6 +78,8 @@ def csv_texts(column: pd.Series) -> list[str]:
         texts[np.isnan(numbers)] = ""
         return [str(text) for text in texts.tolist()]
     values = column.to_numpy(dtype=object, na_value="").tolist()
+    if isinstance(column.dtype, pd.StringDtype):  # texts already, and '' where missing
+        return values
     return [value if type(value) is str else str(value) for value in values]
 
 

@@ -329,3 +329,33 @@ def test_a_measured_frontier_joins_both_pages_and_a_bad_one_is_left_out_with_a_w
     with pytest.warns(UserWarning, match="frontier left out of the report"):
         report = synthetic_report(tmp_path)
     assert 'id="frontier"' not in report.html_path.read_text(encoding="utf-8")
+
+
+def test_the_cycle_collector_is_paused_during_a_build_and_restored_after_even_a_failed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    import reports.build
+
+    write_synthetic_tree(tmp_path)
+    seen: list[bool] = []
+    real = reports.build.build_matrix
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reports.build, "build_matrix", watched)
+    assert gc.isenabled()
+    synthetic_report(tmp_path)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ResultsError):
+        build_report(tmp_path / "nothing here")
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that paused it itself keeps it paused
+        synthetic_report(tmp_path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
