@@ -67,12 +67,17 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
     statuses = results["status"].tolist()
-    applicable = pd.Series([not is_absent(status) for status in statuses], index=results.index)
-    passing = pd.Series([is_passing(status) for status in statuses], index=results.index)
+    # Each distinct status asked once, not once per result.
+    absent = {status: is_absent(status) for status in set(statuses)}
+    passes = {status: is_passing(status) for status in absent}
+    applicable = pd.Series([not absent[status] for status in statuses], index=results.index)
+    passing = pd.Series([passes[status] for status in statuses], index=results.index)
     failing = applicable & ~passing
     warned = passing & results["warnings"].map(len).gt(0)
     built = results["status"].ne(INSTALL_ERROR)
-    unimportable = results["reason"].map(lambda text: PACKAGES_FAILED in as_text(text))
+    reasons = results["reason"].tolist()
+    failed = {text: PACKAGES_FAILED in as_text(text) for text in set(reasons)}
+    unimportable = pd.Series([failed[text] for text in reasons], index=results.index, dtype=bool)
     by_key = pd.DataFrame({"key": results["key"], "applicable": applicable, "failing": failing, "warned": warned,
                            "built": built, "importable": ~unimportable, "cases": 1}).groupby("key").sum()
     by_key = by_key.reindex(matrix.keys, fill_value=0)

@@ -34,7 +34,10 @@ def problems(matrix: Matrix) -> pd.DataFrame:
     """Every (cell, case) that was flaky, or whose status is a problem (harness.vocabulary.is_problem: neither
     passing nor absent, an unknown status included), in column order, with a one-line detail."""
     results = matrix.results
-    rows = results[results["status"].map(is_problem).astype(bool) | results["flaky"].astype(bool)]
+    statuses = results["status"]
+    # Each distinct status asked once, not once per result.
+    problem = statuses.map({status: is_problem(status) for status in statuses.unique()}).astype(bool)
+    rows = results[problem | results["flaky"].astype(bool)]
     # Only the fields detail() reads: DataFrame.to_dict("records") of every field cost more than the details.
     read = ["history", "flaky", "error_type", "error_message", "reason"]
     columns = [rows[name].tolist() for name in read]
