@@ -56,11 +56,15 @@ def _status_text(
         lines.append(f"{FLAKY.label}: {attempts_text(history)}")
     elif attempts > 1:
         lines.append(f"attempts: {attempts_text(history)}")
-    error = ": ".join(part for part in (as_text(error_type), as_text(error_message).strip()) if part)
+    # type() is str first: this runs for every result, and most fields are plain text or missing.
+    kind = error_type if type(error_type) is str else as_text(error_type)
+    message = (error_message if type(error_message) is str else as_text(error_message)).strip()
+    error = f"{kind}: {message}" if kind and message else kind or message
     if error:
         lines.append(error if len(error) <= MESSAGE_LIMIT else error[: MESSAGE_LIMIT - 1] + "…")
-    if as_text(reason):
-        lines.append(f"reason: {first_line(reason, MESSAGE_LIMIT)}")
+    why = reason if type(reason) is str else as_text(reason)
+    if why:
+        lines.append(f"reason: {first_line(why, MESSAGE_LIMIT)}")
     lines += [f"warning: {first_line(text, 300)}" for text in warnings]
     if timing != NOT_TIMED:
         lines.append(timing)
