@@ -120,8 +120,9 @@ def harness_overhead(scratch: Path, count: int = 500) -> float:
     return (on - off) / count * 1000
 
 
-def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 10) -> float:
-    """Seconds to build the report of the newest run of a synthetic tree."""
+def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 10) -> tuple[float, float]:
+    """Wall and CPU seconds to build the report of the newest run of a synthetic tree (CPU time says what the build
+    costs on a machine others share, where wall time also counts their load)."""
     from reports import build_report
 
     out = scratch / "synthetic"
@@ -148,7 +149,9 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
                 }))
             path.write_text("\n".join(lines) + "\n")
             path.with_suffix(".done.json").write_text('{"returncode": 0}\n')
-    return timed(lambda: build_report(out))
+    cpu = time.process_time()
+    wall = timed(lambda: build_report(out))
+    return wall, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         if 4 in wanted:
             print(f"4. harness overhead: {harness_overhead(scratch):.2f} ms per case (target <= 5 ms)")
         if 5 in wanted:
-            print(f"5. report build, 100 cells x 200 cases x 10 runs: {report_build(scratch):.2f} s "
+            wall, cpu = report_build(scratch)
+            print(f"5. report build, 100 cells x 200 cases x 10 runs: {wall:.2f} s ({cpu:.2f} s CPU) "
                   "(target <= 1.5 s)")
     return 0
 
