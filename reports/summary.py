@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.vocabulary import UNKNOWN, status_class
-from reports.matrix import Matrix
+from reports.matrix import Matrix, counts
 from reports.present import legend, resume_command
 
 
@@ -25,7 +25,7 @@ def summary_table(matrix: Matrix) -> pd.DataFrame:
     shown = results["shown"].unique()
     statuses = [status for status, _ in legend(shown) if status in set(shown)]
     # Keyed by column key, not cell id: a cell interrupted before its first case has a row of zeros.
-    table = pd.crosstab(results["key"], results["shown"]).reindex(index=matrix.keys, columns=statuses, fill_value=0)
+    table = counts(matrix)[statuses]
     table["total"] = table.sum(axis=1)
     table["flaky"] = results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0).astype(int)
     table.loc["total"] = table.sum()
@@ -46,7 +46,9 @@ def incomplete_lines(matrix: Matrix) -> list[str]:
 def unknown_lines(matrix: Matrix) -> list[str]:
     """One line per status the vocabulary does not know (a newer harness, a corrupt file), in first-seen order."""
     statuses = matrix.results["status"].tolist()
-    unknown = [status for status in statuses if status_class(status) == UNKNOWN]
+    # Each distinct status asked once, not once per result.
+    known = {status: status_class(status) != UNKNOWN for status in set(statuses)}
+    unknown = [status for status in statuses if not known[status]]
     return [f"unknown status: {status!r} in {unknown.count(status)} case(s) (not in harness.vocabulary; never counted "
             "as passing)" for status in dict.fromkeys(unknown)]
 
