@@ -15,7 +15,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from harness.host import corpus, interpreters, matrix, options, runner, unreported  # noqa: E402
+from harness.host import corpus, durations, interpreters, matrix, options, runner, unreported  # noqa: E402
 from harness.tools import bisect, pins, upgrade  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
@@ -36,6 +36,10 @@ try:
     CELLS = matrix.load(MATRIX_FILE)
 except matrix.MatrixError as error:
     sys.exit(f"shardmatrix: {error}")
+# nox starts sessions in this order, so the longest cells (as last measured) start first and no core idles at the
+# end while one long cell runs alone; cells never run come first.
+_SECONDS = durations.cell_seconds(options.out_of(sys.argv))
+CELLS = durations.longest_first(CELLS, lambda c: _SECONDS.get(c.id))
 
 
 def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]:
@@ -135,12 +139,12 @@ def bisect_releases(session: nox.Session) -> None:
 @nox.session(name="frontier")
 def frontier_run(session: nox.Session) -> None:
     """The jax range each flax release works with (bisected, smoke cases, probes cached): OUT/report/frontier.*"""
-    from harness.tools import frontier, smoke
+    from harness.tools import frontier, releases, smoke
 
     try:
         frontier.run(session.posargs)
     except (options.OptionsError, corpus.CorpusError, pins.PinError, smoke.SmokeError, frontier.FrontierError,
-            frontier.index.IndexError_) as error:
+            releases.ReleaseError, frontier.index.IndexError_) as error:
         session.error(str(error))
 
 

@@ -181,9 +181,13 @@ def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
     return done_marker(results_path(out_dir, run_id, cell_id))
 
 
+#: The done marker's name ends so: <cell id>.done.json beside <cell id>.jsonl.
+DONE_SUFFIX = ".done.json"
+
+
 def done_marker(results_file: Path) -> Path:
     """<cell id>.done.json beside a results file <cell id>.jsonl."""
-    return Path(results_file).with_suffix(".done.json")
+    return Path(results_file).with_suffix(DONE_SUFFIX)
 
 
 def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:

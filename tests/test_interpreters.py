@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from harness.host import interpreters
@@ -34,3 +35,9 @@ def test_no_pyenv_no_change(tmp_path: Path) -> None:
     env = {"PYENV_ROOT": str(tmp_path / "absent")}
     assert interpreters.expose_pyenv_versions(env) is None
     assert "PYENV_VERSION" not in env
+
+
+def test_available_pythons_are_those_uv_finds_without_downloading() -> None:
+    finds_only_3_11 = [sys.executable, "-c",
+                       "import sys; sys.exit(0 if sys.argv[-2:] == ['--no-python-downloads', '3.11'] else 1)"]
+    assert interpreters.available(("3.10", "3.11", "3.12"), uv=finds_only_3_11) == ["3.11"]

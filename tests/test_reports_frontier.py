@@ -10,7 +10,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier as measuring
+from harness.tools import frontier_report, frontier_search
 from reports import frontier
 
 JAX = ["0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.9.0.1"]
@@ -21,13 +21,14 @@ def written(tmp_path: Path, works: dict[str, set[int]], holes: bool = False) -> 
     candidates = [Version(v) for v in JAX]
     documents = []
     for flax, good in works.items():
-        def probe(version: Version, good: set[int] = good) -> measuring.Probe:
+        def probe(version: Version, good: set[int] = good) -> frontier_search.Probe:
             i = candidates.index(version)
-            return measuring.Probe(version, i in good, "" if i in good else f"TypeError: at {version}", f"cell{i}")
+            cause = "" if i in good else f"TypeError: at {version}"
+            return frontier_search.Probe(version, i in good, cause, f"cell{i}")
 
-        found = measuring.measure(Version(flax), SpecifierSet(">=0.7.1"), candidates, probe, candidates[1])
-        documents.append(measuring.to_json(found, SpecifierSet(">=0.7.1")))
-    measuring.write_report(tmp_path, documents)
+        found = frontier_search.measure(Version(flax), SpecifierSet(">=0.7.1"), candidates, probe, candidates[1])
+        documents.append(frontier_report.to_json(found, SpecifierSet(">=0.7.1")))
+    frontier_report.write_report(tmp_path, documents)
     data = frontier.load(tmp_path / "report")
     assert data is not None
     return data

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from harness.host import matrix, runner
+from harness.host import durations, matrix, runner
 from harness.host.options import Options
-from harness.vocabulary import log_path
+from harness.vocabulary import done_path, log_path
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -103,3 +105,11 @@ def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_import
     assert not retried("harness.cell.health.CellUnusable: backend failed to start: RuntimeError: no cuda")
     assert retried("AssertionError: arithmetic broke")
     assert retried("TimeoutError: the server did not answer")
+
+
+def test_the_done_marker_keeps_the_cells_seconds_which_order_the_next_run(tmp_path: Path) -> None:
+    options = Options(out=tmp_path, run_id="20260101T000000Z-aaaa")
+    runner.finish(CELL, options, 0, started=time.monotonic() - 12.0)
+    seconds = json.loads(done_path(tmp_path, options.run_id, CELL.id).read_text(encoding="utf-8"))["seconds"]
+    assert 12.0 <= seconds < 60.0
+    assert durations.cell_seconds(tmp_path) == {CELL.id: seconds}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
@@ -48,3 +50,19 @@ def expose_pyenv_versions(environ: dict[str, str] | None = None) -> str | None:
         return None
     env["PYENV_VERSION"] = ":".join([*current, *extra])
     return env["PYENV_VERSION"]
+
+
+#: The CPython minor versions a cell may ask for; `available` says which this machine has.
+KNOWN_PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14")
+
+
+def available(candidates: tuple[str, ...] = KNOWN_PYTHONS, uv: list[str] | None = None) -> list[str]:
+    """The candidates uv finds an interpreter for on this machine (it looks, never downloads): what a cell can use."""
+    command = uv or [shutil.which("uv") or "uv"]
+    found = []
+    for python in candidates:
+        done = subprocess.run([*command, "python", "find", "--no-python-downloads", python],
+                              capture_output=True, text=True, check=False)
+        if done.returncode == 0:
+            found.append(python)
+    return found

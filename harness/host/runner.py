@@ -192,6 +192,8 @@ def finish(
         "returncode": returncode,
         "fingerprint": fingerprint,
         "reused_from": reused_from,
+        # What harness.host.durations plans the next run by (longest cells start first).
+        "seconds": None if started is None else round(time.monotonic() - started, 2),
     })
     say_progress(cell, options, paths, started,
                  note=f"reused from run {reused_from} (--force reruns)" if reused_from else "")
