@@ -1,8 +1,8 @@
 """The vocabulary every part of shardmatrix speaks: statuses and their classes, record fields, the schema version
-with its migrations, and where a cell's files live.
+with its migrations, where a cell's files live, and how a path reads in a report.
 
 Imported by the harness inside every cell (any jax, the cell's Python), by the host, and by reports/, which
-imports nothing else of the harness. So it imports nothing but the standard library's pathlib: a report can be
+imports nothing else of the harness. So it imports nothing but the standard library: a report can be
 rebuilt from files with this module and pandas alone.
 
 Every consumer asks this module what a status means (`status_class`, `is_passing`, ...) instead of keeping its
@@ -12,6 +12,7 @@ this module does not know is UNKNOWN: never passing, never safe.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,25 @@ def log_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
 def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
     """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
     return results_path(out_dir, run_id, cell_id).with_suffix("") / "cases"
+
+
+# --- paths in what a report shows ------------------------------------------------------------------------------------
+
+#: An absolute path up to and including a site-packages folder: what follows is the package-relative path.
+_SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/](?:site|dist)-packages[\\/]")
+#: An interpreter's own library folder (the standard library of a venv's base Python).
+_STDLIB = re.compile(r"(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
+#: Any other absolute path of two or more parts (a checkout, a temporary folder): its last part is kept. Not the
+#: path of a URL (after ':' or '//'): a link in a reason must stay whole.
+_ABSOLUTE = re.compile(r"(?<![\w.:/])(?:/[^\s'\"()\[\]<>,:;/]+){2,}")
+
+
+def relative_paths(text: str) -> str:
+    """Text with venv and interpreter paths made package-relative ('jax/_src/core.py'), other absolute paths cut to
+    their last part; nothing else changes. Every report file shows paths so (the report's and the frontier's)."""
+    if "/" not in text and "\\" not in text:
+        return text
+    found = _SITE_PACKAGES.sub("", text)
+    found = _STDLIB.sub("", found)
+    return _ABSOLUTE.sub(lambda match: match.group(0).rsplit("/", 1)[-1], found)
+

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import math
-import re
 
 import pandas as pd
 
-#: An absolute path up to and including a site-packages folder: what follows is the package-relative path.
-_SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/](?:site|dist)-packages[\\/]")
-#: An interpreter's own library folder (the standard library of a venv's base Python).
-_STDLIB = re.compile(r"(?:[\\/][^\s'\"()\[\]<>,:;]+)*?[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
-#: Any other absolute path of two or more parts (a checkout, a temporary folder): its last part is kept. Not the
-#: path of a URL (after ':' or '//'): a link in a reason must stay whole.
-_ABSOLUTE = re.compile(r"(?<![\w.:/])(?:/[^\s'\"()\[\]<>,:;/]+){2,}")
+from harness.vocabulary import relative_paths as vocabulary_relative_paths
 
 
 def as_text(value: object) -> str:
@@ -46,11 +39,5 @@ def seconds(value: object) -> str:
 
 
 def relative_paths(text: object) -> str:
-    """Text with venv and interpreter paths made package-relative ('jax/_src/core.py'), other absolute paths cut to
-    their last part; nothing else changes."""
-    found = as_text(text)
-    if "/" not in found and "\\" not in found:
-        return found
-    found = _SITE_PACKAGES.sub("", found)
-    found = _STDLIB.sub("", found)
-    return _ABSOLUTE.sub(lambda match: match.group(0).rsplit("/", 1)[-1], found)
+    """A field as text with venv and interpreter paths made package-relative (harness.vocabulary.relative_paths)."""
+    return vocabulary_relative_paths(as_text(text))

@@ -54,3 +54,16 @@ def test_a_stored_result_of_another_schema_or_release_is_not_read(tmp_path: Path
     assert frontier_report.stored(tmp_path, "0.10.2") is None
     with pytest.raises(frontier_report.IncompleteFrontier, match=r"flax 0\.10\.2"):
         frontier_report.merge(tmp_path, ["0.10.2"])
+
+
+def test_no_venv_path_of_a_stored_result_reaches_a_report_file(tmp_path: Path) -> None:
+    store(tmp_path, "0.10.2", set(range(2, 6)))
+    document = frontier_report.stored(tmp_path, "0.10.2")
+    assert document is not None
+    venv = "/home/ci/.nox/adhoc-jax0.4.2-flax0.10.2-py3.11/lib/python3.11/site-packages/jax/_src/core.py"
+    document["row"]["cause_below"] = document["evidence"][1] = f"ImportError: no name ({venv})"
+    document["probes"][0]["cause"] = f"ImportError: no name ({venv})"
+    frontier_report.write_report(tmp_path, [document])
+    for name in ("frontier.csv", "frontier.md", "frontier.json"):
+        text = (tmp_path / "report" / name).read_text(encoding="utf-8")
+        assert ".nox" not in text and "site-packages" not in text and "(jax/_src/core.py)" in text, name

@@ -152,3 +152,12 @@ def test_the_seed_search_stops_where_the_budget_could_no_longer_pay_for_both_bis
     assert frontier_search.next_seed(32, {3, 16}, spent=2, limit=14) == 24  # the widest gap (16, 32)
     assert frontier_search.next_seed(32, {3, 16}, spent=6, limit=14) is None  # 1 + 3 + 3 + 2 more: over
     assert frontier_search.next_seed(3, {0, 1, 2}, spent=3, limit=6) is None  # nothing left to probe
+
+
+def test_a_cause_shows_paths_package_relative_as_every_report_file_does() -> None:
+    records = {SMOKE[0]: {"status": vocabulary.ERROR, "error_type": "ImportError", "error_message":
+                          "cannot import name 'maps' from 'jax.experimental' (/work/x/.nox/adhoc-jax0.4.35-flax0.8.1"
+                          "-py3.11/lib/python3.11/site-packages/jax/experimental/__init__.py)"}}
+    assert frontier_search.judge(records, SMOKE[:1]) == (
+        "a::test_linen: error: ImportError: cannot import name 'maps' from 'jax.experimental' "
+        "(jax/experimental/__init__.py)")

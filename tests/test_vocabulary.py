@@ -70,4 +70,4 @@ def test_the_vocabulary_imports_nothing_but_the_standard_library() -> None:
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {str(node.module).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"__future__", "collections", "pathlib", "typing"}
+    assert imported <= {"__future__", "collections", "pathlib", "re", "typing"}

@@ -14,6 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness.tools.frontier_search import Frontier
+from harness.vocabulary import relative_paths
 
 SCHEMA_VERSION = 1
 COLUMNS = ("flax", "declared_jax", "works_from", "works_to", "first_broken_below", "first_broken_above",
@@ -114,7 +115,8 @@ def stored(out: Path, flax: str) -> dict[str, Any] | None:
 
 def write_report(out: Path, documents: list[dict[str, Any]]) -> Path:
     """OUT/report/frontier.csv, .md and .json from per-release results, newest flax first; returns the csv."""
-    documents = sorted(documents, key=lambda d: Version(d["flax"]), reverse=True)
+    # A result stored by an older shardmatrix (or a CI job's runner) may hold venv paths: none reaches a report file.
+    documents = sorted((_relative(d) for d in documents), key=lambda d: Version(d["flax"]), reverse=True)
     folder = Path(out) / "report"
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "frontier.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -131,6 +133,14 @@ def write_report(out: Path, documents: list[dict[str, Any]]) -> Path:
     (folder / "frontier.json").write_text(json.dumps(
         {"schema_version": SCHEMA_VERSION, "jax": jax, "releases": documents}, indent=1), encoding="utf-8")
     return folder / "frontier.csv"
+
+
+def _relative(document: dict[str, Any]) -> dict[str, Any]:
+    """A stored result with every path in its row, evidence and probe causes package-relative."""
+    return {**document,
+            "row": {k: relative_paths(str(v)) for k, v in document["row"].items()},
+            "evidence": [relative_paths(line) for line in document["evidence"]],
+            "probes": [{**p, "cause": relative_paths(str(p.get("cause", "")))} for p in document.get("probes", [])]}
 
 
 def merge(out: Path, planned: list[str]) -> Path:

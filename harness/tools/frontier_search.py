@@ -180,6 +180,6 @@ def judge(records: dict[str, dict[str, Any]], smoke_ids: Sequence[str]) -> str:
 
 
 def one_line(text: str) -> str:
-    """The first line of a text, cut to CAUSE_CHARS."""
-    first = (text.strip().splitlines() or [""])[0]
+    """The first line of a text, paths package-relative as in every report file, cut to CAUSE_CHARS."""
+    first = vocabulary.relative_paths((text.strip().splitlines() or [""])[0])
     return first if len(first) <= CAUSE_CHARS else first[:CAUSE_CHARS - 3] + "..."
