@@ -7,8 +7,8 @@ order, one reproducer, and the cases behind it on demand.
 
 The signature is the exception type and its message's first sentence with what varies between cells and cases
 made alike: paths become package-relative, `PartitionSpec(` is spelt `P(`, then addresses, shapes and numbers
-become placeholders. Display texts keep
-their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
+become placeholders. A name that is gone is keyed by that name alone, as releases word its absence differently.
+Display texts keep their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
 """
 
 from __future__ import annotations
@@ -36,10 +36,39 @@ _SPEC = re.compile(r"\bPartitionSpec\(")
 _SENTENCE_END = re.compile(r"(?<=[\w)\]'\"`])\.\s+(?=[A-Z`])")
 
 
+#: How a name that is gone is reported, across releases and import styles: `module 'jax' has no attribute
+#: 'tree_map'`, `jax.tree_map was removed in JAX v0.6.0`, `cannot import name 'maps' from 'jax.experimental'`, ...
+#: Each pattern names the owner and the name (or the dotted whole) of what is missing.
+_MISSING = [
+    re.compile(r"^module '(?P<owner>[\w.]+)' has no attribute '(?P<name>\w+)'"),
+    re.compile(r"^'(?P<owner>\w+)' object has no attribute '(?P<name>\w+)'"),
+    re.compile(r"^cannot import name '(?P<name>\w+)' from '(?P<owner>[\w.]+)'"),
+    re.compile(r"^(?P<owner>[\w.]+) has no (?P<name>\w+)\b"),
+    re.compile(r"^(?P<dotted>\w+(?:\.\w+)+) (?:was removed|is deprecated|has been removed)\b"),
+]
+_NAME_ERRORS = ("AttributeError", "ImportError", "ModuleNotFoundError")
+
+
+def missing_name(error_type: str, text: str) -> str | None:
+    """The dotted name an AttributeError or ImportError says is gone ('jax.tree_map'); None for other errors."""
+    if error_type not in _NAME_ERRORS:
+        return None
+    for pattern in _MISSING:
+        match = pattern.match(text)
+        if match:
+            found = match.groupdict()
+            return found.get("dotted") or f"{found['owner']}.{found['name']}"
+    return None
+
+
 @lru_cache(maxsize=65536)  # one error repeats across a cell's cases and across cells
 def signature(error_type: object, message: object, fallback: object = "") -> str:
-    """What makes two problems one cause: 'Type: message' with paths, addresses, shapes and numbers normalized."""
+    """What makes two problems one cause: 'Type: message' with paths, addresses, shapes and numbers normalized; a
+    name that is gone is one cause however each release words it ('missing name: jax.tree_map')."""
     text = first_line(relative_paths(message), limit=400) or first_line(relative_paths(fallback), limit=400)
+    gone = missing_name(as_text(error_type), text)
+    if gone is not None:
+        return f"missing name: {gone}"
     text = _SENTENCE_END.split(text, maxsplit=1)[0]
     text = _SPEC.sub("P(", text)
     text = _ADDRESS.sub("<address>", text)
@@ -131,11 +160,15 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
     (written with a multiplication sign and an en dash).
 
     A range spans flax releases that are adjacent among the cells of the same jax release, so a cell of that jax
-    where the cause does not show breaks the range."""
+    where the cause does not show breaks the range. A cause in every cell from one jax release on (an upstream
+    change that stays) reads 'jax >= 0.9.0: all 11 cells' instead."""
     # Plain lists, not a filtered frame per jax release: a wide matrix has a cause in dozens of releases.
     jaxes = [as_text(value) for value in cells["jax"].tolist()]
     flaxes = [as_text(value) for value in cells["flax"].tolist()]
     position = {key: number for number, key in enumerate(cells.index)}
+    since = _every_cell_since(jaxes, sorted(position[key] for key in keys))
+    if since is not None:
+        return since
     hit: dict[str, set[str]] = {}
     for key in keys:
         hit.setdefault(jaxes[position[key]], set()).add(flaxes[position[key]])
@@ -152,6 +185,20 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
         spans = [run[0] if len(run) == 1 else f"{run[0]}\N{EN DASH}{run[-1]}" for run in runs if run]
         parts.append(f"jax {jax or '?'} \N{MULTIPLICATION SIGN} flax {', '.join(spans) or '?'}")
     return "; ".join(parts)
+
+
+def _every_cell_since(jaxes: list[str], positions: list[int]) -> str | None:
+    """'jax >= X: all N cells' when the positions are every cell from the first cell of one jax release to the last
+    cell (cells in version order), over two jax releases or more; else None."""
+    if not positions or positions[-1] != len(jaxes) - 1 or positions != list(range(positions[0], len(jaxes))):
+        return None
+    first = positions[0]
+    if first > 0 and jaxes[first - 1] == jaxes[first]:
+        return None  # starts inside a jax release: some of its cells do not show the cause
+    if len(set(jaxes[first:])) < 2:
+        return None
+    since = "" if first == 0 else f"jax \N{GREATER-THAN OR EQUAL TO} {jaxes[first]}: "
+    return f"{since}all {len(positions)} cells"
 
 
 #: The status of a known upstream breakage, declared as data: its causes are expected, so a report folds them.

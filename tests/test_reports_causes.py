@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from reports.causes import causes, signature, version_ranges, views
 from reports.load import FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
@@ -39,7 +41,10 @@ def test_signatures_of_one_cause_in_two_cells_agree() -> None:
     one = signature("AttributeError", f"module 'jax.core' has no attribute 'pp_eqn_rules' ({VENV}/flax/core.py)")
     other = signature("AttributeError",
                       "module 'jax.core' has no attribute 'pp_eqn_rules' (/x/site-packages/flax/core.py)")
-    assert one == other == "AttributeError: module 'jax.core' has no attribute 'pp_eqn_rules' (flax/core.py)"
+    assert one == other == "missing name: jax.core.pp_eqn_rules"
+    where = signature("TypeError", f"bad call ({VENV}/flax/core.py)")
+    other_where = signature("TypeError", "bad call (/x/site-packages/flax/core.py)")
+    assert where == other_where == "TypeError: bad call (flax/core.py)"
 
 
 def test_one_error_reworded_after_its_first_sentence_or_printing_specs_differently_is_one_cause() -> None:
@@ -52,8 +57,8 @@ def test_one_error_reworded_after_its_first_sentence_or_printing_specs_different
     assert (signature("AssertionError", "assert NamedSharding(spec=PartitionSpec(None, 'model'))")
             == signature("AssertionError", "assert NamedSharding(spec=P(None, 'model'))"))
     # A dotted name is not a sentence's end.
-    dotted = signature("AttributeError", "module 'jax.core' has no attribute 'X'")
-    assert dotted == "AttributeError: module 'jax.core' has no attribute 'X'"
+    dotted = signature("TypeError", "jax.core.Tracer got X. Expected Y")
+    assert dotted == "TypeError: jax.core.Tracer got X"
 
 
 def test_shapes_numbers_and_addresses_are_normalized_but_names_are_not() -> None:
@@ -134,3 +139,34 @@ def test_views_number_unexpected_causes_first_then_known_breakages_and_link_the_
     assert first.reproducer == Path("repro/b.py")
     assert first.by_keys() == [(["c1"], ["fam::c"]), (["c2"], ["fam::b"])]
     assert shown[1].reproducer is None and shown[1].by_keys() == [(["c1", "c2"], ["fam::a"])]
+
+
+def test_a_cause_in_every_cell_from_one_jax_release_on_reads_as_that_release_onward() -> None:
+    pairs = [("0.8.1", "0.12.0"), ("0.9.0", "0.12.3"), ("0.9.0", "0.12.6"), ("0.10.0", "0.12.8")]
+    matrix = matrix_of(*(record(jax=jax, flax=flax) for jax, flax in pairs))
+    keys = list(matrix.cells.index)
+    assert version_ranges(matrix.cells, keys[1:]) == "jax \N{GREATER-THAN OR EQUAL TO} 0.9.0: all 3 cells"
+    assert version_ranges(matrix.cells, keys) == "all 4 cells"
+    # Starting inside a jax release, or stopping before the last cell, is a list of ranges as before.
+    assert version_ranges(matrix.cells, keys[2:]).startswith(f"jax 0.9.0 {TIMES} flax 0.12.6")
+    assert version_ranges(matrix.cells, keys[1:3]) == f"jax 0.9.0 {TIMES} flax 0.12.3{DASH}0.12.6"
+
+
+@pytest.mark.parametrize(("error_type", "message"), [
+    ("AttributeError", "module 'jax' has no attribute 'tree_map'"),
+    ("AttributeError", "jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer)"),
+    ("AttributeError", "jax.tree_map is deprecated; use jax.tree.map instead."),
+])
+def test_a_name_that_is_gone_is_one_cause_however_a_release_words_it(error_type: str, message: str) -> None:
+    assert signature(error_type, message) == "missing name: jax.tree_map"
+
+
+def test_missing_names_from_imports_objects_and_the_health_check_name_owner_and_name() -> None:
+    assert signature("ImportError", "cannot import name 'maps' from 'jax.experimental' (jax/experimental/__init__.py)"
+                     ) == "missing name: jax.experimental.maps"
+    assert signature("AttributeError", "'NamedSharding' object has no attribute 'update'") == (
+        "missing name: NamedSharding.update")
+    assert signature("ImportError", "jax.sharding has no AbstractMesh (jax 0.4.30)") == (
+        "missing name: jax.sharding.AbstractMesh")
+    # Not a name error: the message is the cause, as before.
+    assert signature("AssertionError", "jax.lib.xla_bridge is gone") == "AssertionError: jax.lib.xla_bridge is gone"
