@@ -38,7 +38,7 @@ except matrix.MatrixError as error:
     sys.exit(f"shardmatrix: {error}")
 # nox starts sessions in this order, so the longest cells (as last measured) start first and no core idles at the
 # end while one long cell runs alone; cells never run come first.
-_SECONDS = durations.cell_seconds(options.out_of(sys.argv))
+_SECONDS = durations.cell_seconds()
 CELLS = durations.longest_first(CELLS, lambda c: _SECONDS.get(c.id))
 
 

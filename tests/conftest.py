@@ -1,8 +1,23 @@
-"""Shared test configuration: pytester drives the plugin in throwaway pytest sessions."""
+"""Shared test configuration: pytester drives the plugin in throwaway pytest sessions; durations stay per test."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.host import durations
 
 pytest_plugins = ["pytester"]
 
 # Deliberately broken cases, run only through the harness by test_faults.py.
 collect_ignore = ["faults"]
+
+
+@pytest.fixture(autouse=True)
+def durations_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Cells finished by a test keep their durations in a folder of the test's own, never in this checkout's .nox
+    (where they would order the next real matrix)."""
+    folder = tmp_path_factory.mktemp("durations")
+    monkeypatch.setattr(durations, "FOLDER", folder)
+    return folder

@@ -1,28 +1,26 @@
-"""Stored cell durations and the longest-first order that keeps every core busy to the end."""
+"""Cell durations kept per machine, and the longest-first order that keeps every core busy to the end."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.host import durations
-from harness.vocabulary import done_path
 
 
-def mark(out: Path, run: str, cell: str, **fields: object) -> None:
-    path = done_path(out, run, cell)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"cell_id": cell, **fields}), encoding="utf-8")
-
-
-def test_a_cells_seconds_are_its_newest_real_run_not_a_reuse_nor_a_marker_without_them(tmp_path: Path) -> None:
-    mark(tmp_path, "20260101T000000Z-aaaa", "a", seconds=40.0)
-    mark(tmp_path, "20260102T000000Z-aaaa", "a", seconds=44.5)
-    mark(tmp_path, "20260103T000000Z-aaaa", "a", seconds=0.3, reused_from="20260102T000000Z-aaaa")
-    mark(tmp_path, "20260101T000000Z-aaaa", "b")  # written before markers had seconds
-    done_path(tmp_path, "20260101T000000Z-aaaa", "c").write_text("{broken", encoding="utf-8")
-    assert durations.cell_seconds(tmp_path) == {"a": 44.5}
+def test_a_cells_seconds_are_its_last_recorded_run_and_unreadable_entries_are_skipped(tmp_path: Path) -> None:
+    durations.record("a", 40.0, tmp_path)
+    durations.record("a", 44.5, tmp_path)
+    durations.record("b", 3.25, tmp_path)
+    (tmp_path / "c.json").write_text("{broken", encoding="utf-8")
+    (tmp_path / "d.json").write_text('{"seconds": true}', encoding="utf-8")
+    assert durations.cell_seconds(tmp_path) == {"a": 44.5, "b": 3.25}
     assert durations.cell_seconds(tmp_path / "nothing-here") == {}
+    assert not list(tmp_path.glob(".*.tmp"))  # written atomically, nothing left behind
+
+
+def test_the_default_folder_is_the_one_the_tests_redirect(durations_folder: Path) -> None:
+    durations.record("cell", 2.0)
+    assert durations.cell_seconds() == {"cell": 2.0} and (durations_folder / "cell.json").exists()
 
 
 def test_longest_first_puts_unknown_work_first_then_the_longest_keeping_ties_in_order() -> None:

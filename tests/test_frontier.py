@@ -13,7 +13,7 @@ import pytest
 from packaging.version import Version
 
 from harness import vocabulary
-from harness.host import adhoc
+from harness.host import adhoc, durations
 from harness.tools import frontier, frontier_report, frontier_search
 
 
@@ -145,9 +145,7 @@ def test_flax_releases_start_longest_first_by_the_durations_of_their_last_probes
     stored = {flax: [p["cell"] for p in frontier_report.stored(out, flax)["probes"]] for flax in FLAX}
     for flax, seconds in (("0.10.2", 5.0), ("0.11.0", 50.0)):
         for cell in stored[flax]:
-            marker = vocabulary.done_path(out, "run0", cell)
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(json.dumps({"cell_id": cell, "seconds": seconds}), encoding="utf-8")
+            durations.record(cell, seconds)
     cells.ran.clear()
     run(tmp_path, cases, cells, monkeypatch, "--jobs", "1")
     assert cells.ran[0].split("-")[1] == "flax0.11.0"  # the longer release first, though it sorts last

@@ -99,10 +99,3 @@ def test_no_parser_in_the_harness_passes_unknown_arguments_on() -> None:
                if "parse_known_args(" in path.read_text(encoding="utf-8")]
     assert lenient == []
 
-
-def test_the_out_folder_is_read_from_the_session_arguments_before_a_session_parses_them() -> None:
-    assert options.out_of(["nox", "-s", "matrix", "--", "--cells", "x", "--out", "elsewhere"]) == Path("elsewhere")
-    assert options.out_of(["nox", "-s", "matrix", "--", "--out=o2"]) == Path("o2")
-    assert options.out_of(["nox", "-s", "matrix"]) == Path("out")
-    assert options.out_of(["nox", "--", "--out"]) == Path("out")  # no value: the session refuses it later
-    assert options.out_of(["nox", "--out", "x"]) == Path("out")  # not a session argument

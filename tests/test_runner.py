@@ -107,9 +107,11 @@ def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_import
     assert retried("TimeoutError: the server did not answer")
 
 
-def test_the_done_marker_keeps_the_cells_seconds_which_order_the_next_run(tmp_path: Path) -> None:
+def test_a_finished_cell_keeps_its_seconds_which_order_the_next_run_but_a_reuse_does_not(tmp_path: Path) -> None:
     options = Options(out=tmp_path, run_id="20260101T000000Z-aaaa")
     runner.finish(CELL, options, 0, started=time.monotonic() - 12.0)
     seconds = json.loads(done_path(tmp_path, options.run_id, CELL.id).read_text(encoding="utf-8"))["seconds"]
     assert 12.0 <= seconds < 60.0
-    assert durations.cell_seconds(tmp_path) == {CELL.id: seconds}
+    assert durations.cell_seconds() == {CELL.id: seconds}
+    runner.finish(CELL, Options(out=tmp_path, run_id="r2"), 0, started=time.monotonic() - 1.0, reused_from="r1")
+    assert durations.cell_seconds() == {CELL.id: seconds}

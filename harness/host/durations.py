@@ -1,33 +1,47 @@
-"""How long each cell took when it last really ran, from the done markers under OUT/results, and the order that
-starts the longest work first, so that the last cells to finish do not leave a core idle while one runs alone.
+"""How long each cell took when it last really ran on this machine, and the order that starts the longest work
+first, so that the last cells to finish do not leave a core idle while one runs alone.
+
+A duration belongs to the machine and the cell, not to one output folder: it is kept beside the venvs
+(.nox/.shardmatrix-durations/<cell id>.json, written by the runner when a cell finishes), so a matrix into a
+fresh --out, the bench and the frontier all plan by it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from harness.vocabulary import DONE_SUFFIX
+from harness.host.corpus import PROJECT_ROOT
 
+FOLDER = PROJECT_ROOT / ".nox" / ".shardmatrix-durations"
 T = TypeVar("T")
 
 
-def cell_seconds(out: Path) -> dict[str, float]:
-    """{cell id: wall seconds} of each cell's newest run that ran its cases (a reuse of stored results took no
-    time worth planning by); cells never run have no entry."""
+def record(cell_id: str, seconds: float, folder: Path | None = None) -> None:
+    """Keep a cell's wall seconds (atomically: cells finish concurrently)."""
+    folder = FOLDER if folder is None else folder
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump({"cell_id": cell_id, "seconds": round(seconds, 2)}, stream)
+    os.replace(temporary, folder / f"{cell_id}.json")
+
+
+def cell_seconds(folder: Path | None = None) -> dict[str, float]:
+    """{cell id: wall seconds of its last run that ran its cases}; cells never run here have no entry."""
     found: dict[str, float] = {}
-    # Run ids sort by their start time, so a later run's figure replaces an earlier one's.
-    for marker in sorted(Path(out).glob(f"results/*/*{DONE_SUFFIX}")):
+    for path in Path(FOLDER if folder is None else folder).glob("*.json"):
         try:
-            data = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            seconds = data["seconds"]
+        except (OSError, ValueError, KeyError, TypeError):
             continue
-        seconds = data.get("seconds") if isinstance(data, dict) else None
-        if data.get("reused_from") or not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
-            continue
-        found[str(data.get("cell_id") or marker.name.removesuffix(DONE_SUFFIX))] = float(seconds)
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            found[path.stem] = float(seconds)
     return found
 
 

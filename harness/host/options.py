@@ -161,15 +161,3 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         verbose=namespace.verbose,
     )
 
-
-def out_of(argv: Sequence[str]) -> Path:
-    """The --out folder among a command line's session arguments (after `--`), for what is decided before a
-    session parses them (the noxfile's order of cells). Only peeks: the session itself refuses what is wrong."""
-    rest = list(argv)[list(argv).index("--") + 1:] if "--" in argv else []
-    found = Path("out")
-    for i, arg in enumerate(rest):
-        if arg == "--out" and i + 1 < len(rest):
-            found = Path(rest[i + 1])
-        elif arg.startswith("--out="):
-            found = Path(arg.split("=", 1)[1])
-    return found

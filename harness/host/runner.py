@@ -18,7 +18,7 @@ from harness import vocabulary
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS, write_atomically
-from harness.host import cache, output
+from harness.host import cache, durations, output
 from harness.host.corpus import case_paths, case_roots, expected_cases, known_breakage_files
 from harness.host.envbuild import freeze, install, interpreter_version, venv_python
 from harness.host.matrix import Cell
@@ -184,7 +184,11 @@ def finish(
     started: float | None = None,
 ) -> None:
     """Mark the cell complete, atomically (a results file without this marker was interrupted), and say so in one
-    line; without `paths` or `started` that line leaves out the expected cases or the time."""
+    line; without `paths` or `started` that line leaves out the expected cases or the time. A cell that ran its
+    cases keeps its seconds for the next run's order (harness.host.durations)."""
+    seconds = None if started is None else round(time.monotonic() - started, 2)
+    if seconds is not None and reused_from is None:
+        durations.record(cell.id, seconds)
     write_atomically(done_path(options.out, options.run_id, cell.id), {
         "schema_version": 1,
         "cell_id": cell.id,
@@ -192,8 +196,7 @@ def finish(
         "returncode": returncode,
         "fingerprint": fingerprint,
         "reused_from": reused_from,
-        # What harness.host.durations plans the next run by (longest cells start first).
-        "seconds": None if started is None else round(time.monotonic() - started, 2),
+        "seconds": seconds,
     })
     say_progress(cell, options, paths, started,
                  note=f"reused from run {reused_from} (--force reruns)" if reused_from else "")

@@ -114,7 +114,7 @@ class Prober:
 
 
 def expected_seconds(out: Path, flax: Version, seconds: dict[str, float]) -> float | None:
-    """What measuring a flax release cost last time: the stored durations of the cells its stored result probed."""
+    """What measuring a flax release cost last time: the durations of the cells its stored result probed."""
     document = frontier_report.stored(out, str(flax))
     if document is None:
         return None
@@ -138,7 +138,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
         f"({found.jax[0]} to {found.jax[-1]}), Python {', '.join(pythons) or '(none found)'}, {namespace.jobs} at "
         f"once; smoke: {', '.join(sorted(nodes))}")
     prober = Prober(opts, nodes, found, pythons, say)
-    seconds = durations.cell_seconds(opts.out)
+    seconds = durations.cell_seconds()
     order = durations.longest_first(found.flax, lambda flax: expected_seconds(opts.out, flax, seconds))
     lock = threading.Lock()
 
