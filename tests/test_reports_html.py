@@ -254,8 +254,7 @@ def test_one_error_across_cases_and_cells_is_one_cause_row_with_its_cases_on_dem
     assert len(re.findall(r'<tr id="cause-\d+">', found)) == 1
     assert "<summary>12 cases</summary>" in found
     assert "<strong>c1\N{EN DASH}c3</strong>: <code>fam::t0</code>, <code>fam::t1</code>" in found
-    pair = "jax {} \N{MULTIPLICATION SIGN} flax 0.12.8"
-    assert "; ".join(pair.format(jax) for jax in ("0.4.38", "0.5.3", "0.10.2")) in found
+    assert ">all 3 cells<" in found  # every cell of the matrix: no list of ranges
 
 
 def test_known_breakages_fold_into_one_row_after_the_unexpected_causes() -> None:

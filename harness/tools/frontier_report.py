@@ -149,6 +149,7 @@ def merge(out: Path, planned: list[str]) -> Path:
     documents = {flax: stored(out, flax) for flax in planned}
     missing = [flax for flax, document in documents.items() if document is None]
     if missing:
-        raise IncompleteFrontier(f"incomplete frontier: no result of schema {SCHEMA_VERSION} for flax "
-                                 f"{', '.join(missing)} (its job failed or uploaded nothing); nothing published")
+        raise IncompleteFrontier(f"incomplete frontier: no result for flax {', '.join(missing)} (its job failed or "
+                                 f"uploaded nothing, or one of another schema than {SCHEMA_VERSION}); nothing "
+                                 "published")
     return write_report(out, [d for d in documents.values() if d is not None])
