@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_problem
+from reports.matrix import version_key
 from reports.text import as_text, first_line, relative_paths
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
@@ -161,14 +162,18 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
 
     A range spans flax releases that are adjacent among the cells of the same jax release, so a cell of that jax
     where the cause does not show breaks the range. A cause in every cell from one jax release on (an upstream
-    change that stays) reads 'jax >= 0.9.0: all 11 cells' instead."""
+    change that stays) reads 'jax >= 0.9.0: all 11 cells' instead, or with a few exceptions
+    'flax >= 0.11.0: 13 of 15 cells (not c19, c20)'."""
     # Plain lists, not a filtered frame per jax release: a wide matrix has a cause in dozens of releases.
     jaxes = [as_text(value) for value in cells["jax"].tolist()]
     flaxes = [as_text(value) for value in cells["flax"].tolist()]
     position = {key: number for number, key in enumerate(cells.index)}
-    since = _every_cell_since(jaxes, sorted(position[key] for key in keys))
-    if since is not None:
-        return since
+    names, hit = [str(key) for key in cells.index], sorted(position[key] for key in keys)
+    # A change that stays shows in (nearly) every cell from one release of jax or of flax on: the fewer exceptions
+    # the better the description, jax first on a tie.
+    found = [f for f in (_since_release("jax", jaxes, names, hit), _since_release("flax", flaxes, names, hit)) if f]
+    if found:
+        return min(found, key=lambda pair: pair[0])[1]
     hit: dict[str, set[str]] = {}
     for key in keys:
         hit.setdefault(jaxes[position[key]], set()).add(flaxes[position[key]])
@@ -187,18 +192,33 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
     return "; ".join(parts)
 
 
-def _every_cell_since(jaxes: list[str], positions: list[int]) -> str | None:
-    """'jax >= X: all N cells' when the positions are every cell from the first cell of one jax release to the last
-    cell (cells in version order), over two jax releases or more; else None."""
-    if not positions or positions[-1] != len(jaxes) - 1 or positions != list(range(positions[0], len(jaxes))):
+def _since_release(package: str, versions: list[str], names: list[str],
+                   positions: list[int]) -> tuple[int, str] | None:
+    """'jax >= X: all N cells' when the positions are every cell whose `package` is at least the oldest release
+    among them (three cells or more, two releases or more), or 'flax >= X: n of N cells (not c17-c19)' when they
+    miss at most a quarter of eight or more such cells, with how many they miss; else None (the caller lists
+    ranges)."""
+    if not positions:
         return None
-    first = positions[0]
-    if first > 0 and jaxes[first - 1] == jaxes[first]:
-        return None  # starts inside a jax release: some of its cells do not show the cause
-    if len(set(jaxes[first:])) < 2:
+    floor = version_key(min((versions[i] for i in positions), key=version_key))
+    tail = [i for i, version in enumerate(versions) if version_key(version) >= floor]
+    hit = set(positions)
+    missing = [i for i in tail if i not in hit]
+    # Short runs read better as ranges; exceptions are named only where they are few among many cells.
+    if len(tail) < 3 or len(set(versions[i] for i in tail)) < 2 or (missing and (len(tail) < 8
+                                                                              or 4 * len(missing) > len(tail))):
         return None
-    since = "" if first == 0 else f"jax \N{GREATER-THAN OR EQUAL TO} {jaxes[first]}: "
-    return f"{since}all {len(positions)} cells"
+    since = "" if len(tail) == len(versions) else f"{package} \N{GREATER-THAN OR EQUAL TO} {versions[tail[0]]}: "
+    if not missing:
+        return 0, f"{since}all {len(tail)} cells"
+    runs: list[list[int]] = []
+    for i in missing:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    spans = ", ".join(names[r[0]] if len(r) == 1 else f"{names[r[0]]}\N{EN DASH}{names[r[-1]]}" for r in runs)
+    return len(missing), f"{since}{len(positions)} of {len(tail)} cells (not {spans})"
 
 
 #: The status of a known upstream breakage, declared as data: its causes are expected, so a report folds them.

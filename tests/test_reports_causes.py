@@ -13,7 +13,7 @@ from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
 ARROW = "\N{RIGHTWARDS ARROW}"
-TIMES, DASH = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}"
+TIMES, DASH, AT_LEAST = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}", "\N{GREATER-THAN OR EQUAL TO}"
 VENV = "/home/ci/work/.nox/cell-jax0-4-30-flax0-10-4-py3-11/lib/python3.11/site-packages"
 
 
@@ -117,7 +117,8 @@ def test_a_range_breaks_where_a_cell_of_the_same_jax_does_not_show_the_cause() -
     keys = list(matrix.cells.index)
     gap = version_ranges(matrix.cells, [keys[0], keys[1], keys[3]])
     assert gap == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.10.7, 0.12.8"
-    assert version_ranges(matrix.cells, keys) == f"jax 0.12.0.1 {TIMES} flax 0.8.5{DASH}0.12.8"
+    assert version_ranges(matrix.cells, keys[1:]) == f"flax {AT_LEAST} 0.10.7: all 3 cells"
+    assert version_ranges(matrix.cells, keys) == "all 4 cells"
 
 
 # --- views ------------------------------------------------------------------------------------------------------
@@ -141,13 +142,21 @@ def test_views_number_unexpected_causes_first_then_known_breakages_and_link_the_
     assert shown[1].reproducer is None and shown[1].by_keys() == [(["c1", "c2"], ["fam::a"])]
 
 
+def test_a_cause_in_most_cells_from_one_flax_release_on_names_the_few_without_it() -> None:
+    pairs = [("0.6.0", "0.10.7"), *(("0.8.1", f"0.12.{minor}") for minor in range(9)), ("0.12.0.1", "0.11.2")]
+    matrix = matrix_of(*(record(jax=jax, flax=flax) for jax, flax in pairs))
+    keys = list(matrix.cells.index)  # c1 is flax 0.10.7, the last one flax 0.11.2 under jax 0.12.0.1
+    shown = version_ranges(matrix.cells, keys[1:-2])  # jax >= 0.8.1 would miss two cells, flax >= 0.12.0 one
+    assert shown == f"flax {AT_LEAST} 0.12.0: 8 of 9 cells (not {keys[-2]})"
+
+
 def test_a_cause_in_every_cell_from_one_jax_release_on_reads_as_that_release_onward() -> None:
     pairs = [("0.8.1", "0.12.0"), ("0.9.0", "0.12.3"), ("0.9.0", "0.12.6"), ("0.10.0", "0.12.8")]
     matrix = matrix_of(*(record(jax=jax, flax=flax) for jax, flax in pairs))
     keys = list(matrix.cells.index)
     assert version_ranges(matrix.cells, keys[1:]) == "jax \N{GREATER-THAN OR EQUAL TO} 0.9.0: all 3 cells"
     assert version_ranges(matrix.cells, keys) == "all 4 cells"
-    # Starting inside a jax release, or stopping before the last cell, is a list of ranges as before.
+    # Fewer than three cells, or a cell missing among fewer than eight, is a list of ranges as before.
     assert version_ranges(matrix.cells, keys[2:]).startswith(f"jax 0.9.0 {TIMES} flax 0.12.6")
     assert version_ranges(matrix.cells, keys[1:3]) == f"jax 0.9.0 {TIMES} flax 0.12.3{DASH}0.12.6"
 
