@@ -102,6 +102,18 @@ def is_problem(status: object) -> bool:
     return status_class(status) not in (PASSING, ABSENT)
 
 
+#: The reasons every case of a cell records when the cell cannot run cases at all (harness.cell.health): its jax
+#: or flax do not import, or jax's backend does not start. A report calls such a cell broken.
+PACKAGES_FAILED = "the cell's packages failed to import"
+BACKEND_FAILED = "backend failed to start"
+CELL_UNUSABLE_REASONS = (PACKAGES_FAILED, BACKEND_FAILED)
+
+
+def is_cell_unusable(reason: object) -> bool:
+    """Whether a case's reason says its whole cell could not run cases."""
+    return isinstance(reason, str) and reason.startswith(CELL_UNUSABLE_REASONS)
+
+
 # --- records ----------------------------------------------------------------------------------------------------
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record).

@@ -168,12 +168,12 @@ def version_ranges(cells: pd.DataFrame, keys: list[str]) -> str:
     jaxes = [as_text(value) for value in cells["jax"].tolist()]
     flaxes = [as_text(value) for value in cells["flax"].tolist()]
     position = {key: number for number, key in enumerate(cells.index)}
-    names, hit = [str(key) for key in cells.index], sorted(position[key] for key in keys)
+    names, shown = [str(key) for key in cells.index], sorted(position[key] for key in keys)
     # A change that stays shows in (nearly) every cell from one release of jax or of flax on: the fewer exceptions
     # the better the description, jax first on a tie.
-    found = [f for f in (_since_release("jax", jaxes, names, hit), _since_release("flax", flaxes, names, hit)) if f]
-    if found:
-        return min(found, key=lambda pair: pair[0])[1]
+    since = [f for f in (_since_release("jax", jaxes, names, shown), _since_release("flax", flaxes, names, shown)) if f]
+    if since:
+        return min(since, key=lambda pair: pair[0])[1]
     hit: dict[str, set[str]] = {}
     for key in keys:
         hit.setdefault(jaxes[position[key]], set()).add(flaxes[position[key]])

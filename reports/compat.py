@@ -4,7 +4,7 @@
 all of it. Each cell gets one verdict from its collapsed results:
 
 - not built: its environment could not be built (install_error);
-- broken: jax or flax themselves do not import in it;
+- broken: jax or flax themselves do not import in it, or its backend does not start;
 - interrupted: it never finished, so what is missing is unknown;
 - partial: k of its n applicable cases do not pass (with their causes);
 - works with warnings: every applicable case passes, some with deprecation warnings;
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.vocabulary import INSTALL_ERROR, is_absent, is_passing
+from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
 from reports.causes import causes
 from reports.matrix import Matrix, version_key
 from reports.text import as_text
@@ -38,7 +38,7 @@ VERDICTS: dict[str, str] = {
     WARNED: "every applicable case passes; some raise deprecation warnings",
     PARTIAL: "some applicable cases do not pass (their causes are listed)",
     INTERRUPTED: "the cell did not finish; the cases it never ran are unknown",
-    BROKEN: "jax or flax do not import in this cell",
+    BROKEN: "jax or flax do not import in this cell, or its backend does not start",
     NOT_BUILT: "the cell's environment could not be built",
 }
 
@@ -51,9 +51,6 @@ LOOKS: dict[str, tuple[str, str, str]] = {
     BROKEN: ("\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
     NOT_BUILT: ("\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
 }
-
-#: How the harness marks a cell whose packages do not import: the reason of every case it records there.
-PACKAGES_FAILED = "packages failed to import"
 
 #: The columns of verdicts(), and of compat.csv.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verdict", "applicable", "failing",
@@ -76,7 +73,7 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     warned = passing & results["warnings"].map(len).gt(0)
     built = results["status"].ne(INSTALL_ERROR)
     reasons = results["reason"].tolist()
-    failed = {text: PACKAGES_FAILED in as_text(text) for text in set(reasons)}
+    failed = {text: is_cell_unusable(text) for text in set(reasons)}
     unimportable = pd.Series([failed[text] for text in reasons], index=results.index, dtype=bool)
     by_key = pd.DataFrame({"key": results["key"], "applicable": applicable, "failing": failing, "warned": warned,
                            "built": built, "importable": ~unimportable, "cases": 1}).groupby("key").sum()

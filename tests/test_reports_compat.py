@@ -61,6 +61,15 @@ def test_packages_that_do_not_import_make_it_broken() -> None:
     assert row["verdict"] == "broken"
 
 
+def test_a_backend_that_does_not_start_makes_it_broken_too() -> None:
+    reason = "backend failed to start: RuntimeError: Unable to initialize backend 'cuda'"
+    row = verdict_of(record(case_id="f::a", status="error", reason=reason))
+    assert row["verdict"] == "broken"
+    # A case's own reason that merely mentions such words mid-text does not break the cell.
+    assert verdict_of(record(case_id="f::a", status="error", reason="x: backend failed to start"))["verdict"] == (
+        "partial")
+
+
 def test_an_install_error_makes_it_not_built_and_an_unfinished_cell_interrupted() -> None:
     assert verdict_of(record(status="install_error", error_type="InstallError"))["verdict"] == "not built"
     assert verdict_of(record(), complete=False)["verdict"] == "interrupted"

@@ -16,9 +16,8 @@ import re
 import sys
 from dataclasses import dataclass
 
-#: The reasons a cell cannot run cases; reports/ recognises the first by its words "packages failed to import".
-PACKAGES_FAILED = "the cell's packages failed to import"
-BACKEND_FAILED = "backend failed to start"
+from harness.vocabulary import BACKEND_FAILED, PACKAGES_FAILED
+
 #: The packages every case of the corpus stands on.
 PACKAGES = ("jax", "flax")
 
