@@ -120,6 +120,11 @@ def test_a_probe_reads_exactly_its_case_and_a_missing_record_is_said_not_guessed
     record = bisect.probe_record(records, "m::t")
     assert record == {"status": bisect.NO_RECORD, "error_message": "no record of m::t (recorded m::other, m::t[a])"}
     assert bisect.Probe(VERSIONS[0], bisect.NO_RECORD, "", "c").verdict == "skip"
+    # The vocabulary decides the rest: passing is good, absent or a status nobody knows cannot be judged.
+    verdicts = {status: bisect.Probe(VERSIONS[0], status, "", "c").verdict for status in
+                ("passed", "xpassed", "not_applicable", "exploded", "install_error", "failed", "xfailed", "crashed")}
+    assert verdicts == {"passed": "good", "xpassed": "good", "not_applicable": "skip", "exploded": "skip",
+                        "install_error": "skip", "failed": "bad", "xfailed": "bad", "crashed": "bad"}
     assert bisect.probe_record(records, "m::t[a]") == {"status": "failed"}
     assert bisect.probe_record({}, "m::t")["error_message"] == "no record of m::t (nothing recorded)"
 

@@ -30,9 +30,10 @@ from harness.tools import index, pins
 #: judged, so it is skipped.
 NO_RECORD = "no_record"
 INTERRUPTED = "interrupted"
-#: Outcomes of a probe. xfailed is bad: a known breakage still breaks the case.
-GOOD = frozenset({vocabulary.PASSED, vocabulary.XPASSED})
-SKIP = frozenset({vocabulary.INSTALL_ERROR, vocabulary.NOT_APPLICABLE, NO_RECORD, INTERRUPTED})
+#: Statuses of a probe that cannot be judged beyond what the vocabulary calls absent or unknown: the cell was not
+#: built, wrote no record of the case, or stopped before it finished. (xfailed is broken: a known breakage still
+#: breaks the case; a crash or a timeout in the case is the case failing.)
+UNJUDGED = frozenset({vocabulary.INSTALL_ERROR, NO_RECORD, INTERRUPTED})
 
 
 class BisectError(ValueError):
@@ -51,9 +52,11 @@ class Probe:
     @property
     def verdict(self) -> str:
         """'good', 'bad' or 'skip'."""
-        if self.status in GOOD:
+        if vocabulary.is_passing(self.status):
             return "good"
-        return "skip" if self.status in SKIP else "bad"
+        unjudged = self.status in UNJUDGED or vocabulary.status_class(self.status) in (vocabulary.ABSENT,
+                                                                                       vocabulary.UNKNOWN)
+        return "skip" if unjudged else "bad"
 
 
 @dataclass
