@@ -6,7 +6,6 @@ run exactly like a matrix cell (runner.run), so their results are ordinary cell 
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from harness import vocabulary
 from harness.cell.records import recorded_case_ids
-from harness.host import corpus, envbuild, runner, unreported
+from harness.host import corpus, envbuild, output, runner, unreported
 from harness.host.matrix import Cell
 from harness.host.options import Options
 from harness.vocabulary import done_path, results_path
@@ -116,14 +115,4 @@ def run_cell(
 
 def statuses_of(out: Path, run_id: str, cell_id: str) -> dict[str, dict[str, object]]:
     """Each case's final record (last attempt, last line) in one cell's results file."""
-    path = results_path(out, run_id, cell_id)
-    found: dict[str, dict[str, object]] = {}
-    if not path.exists():
-        return found
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-            found[str(record["case_id"])] = record
-        except (ValueError, KeyError, TypeError):
-            continue
-    return found
+    return output.final_records(results_path(out, run_id, cell_id))
