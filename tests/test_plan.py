@@ -109,3 +109,10 @@ def test_plan_command_with_runners_labels_the_default_cells() -> None:
     done = run_plan("--runner", "cpu=ubuntu-latest", "--runner", "cuda12=", "--runner", "tpu=")
     assert done.returncode == 0, done.stderr
     assert {e["runner"] for e in json.loads(done.stdout)} == {"ubuntu-latest"}
+
+
+def test_an_abbreviated_or_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse alone took `--cell` as `--cells`: a workflow's typo must not select cells by a guess.
+    assert plan.main(["--cell", "jax0.4*"]) == 2
+    assert capsys.readouterr().err.strip() == ("shardmatrix: python -m harness.host.plan: unknown option --cell "
+                                               "(did you mean --cells?)")

@@ -191,3 +191,8 @@ def test_the_command_reads_the_plan_from_stdin(setup: dict[str, Path]) -> None:
                              check=False)
     assert checked.returncode == 1
     assert [line.split(": ")[1] for line in checked.stderr.splitlines()] == [f"could not fully run {i}" for i in ids]
+
+
+def test_an_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert planned.main(["--plan", "-", "--out", "o", "--run", "r", "--chek"]) == 2
+    assert "unknown option --chek (did you mean --check?)" in capsys.readouterr().err

@@ -7,14 +7,13 @@ workflow never keeps its own list of cells.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.host import matrix
+from harness.host import matrix, options
 
 DEFAULT_MATRIX = Path(__file__).resolve().parents[2] / "matrix.toml"
 
@@ -62,9 +61,9 @@ def _check_backends(backends: Sequence[str]) -> None:
         raise matrix.MatrixError(f"--backend {unknown[0]!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line of `python -m harness.host.plan`."""
-    p = argparse.ArgumentParser(prog="python -m harness.host.plan", description=__doc__.splitlines()[0])
+def parser() -> options.Parser:
+    """The command line of `python -m harness.host.plan` (strict: no abbreviation, an unknown option is refused)."""
+    p = options.Parser(prog="python -m harness.host.plan", description=__doc__.splitlines()[0])
     p.add_argument("--matrix", type=Path, default=default_matrix(),
                    help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
@@ -80,7 +79,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the plan as one JSON line; 2 with one line on stderr for a bad matrix or selection."""
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
+    except options.OptionsError as error:
+        print(f"shardmatrix: {error}", file=sys.stderr)
+        return 2
     # Workflow inputs arrive as strings, possibly empty or space-separated.
     patterns = [glob for value in args.cells for glob in value.split()]
     backends = [name for value in args.backend for name in value.split() if name != "all"]

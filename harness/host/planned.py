@@ -15,14 +15,13 @@ incomplete), 0 when every planned cell ran to its end. Exit 2, with one line, fo
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from harness import vocabulary
-from harness.host import matrix, plan, runner
+from harness.host import matrix, options, plan, runner
 from harness.host.corpus import CorpusError, case_paths
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN, Options
@@ -93,9 +92,9 @@ def not_fully_run(cells: Sequence[Cell], options: Options) -> list[str]:
     return lines
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line of `python -m harness.host.planned`."""
-    p = argparse.ArgumentParser(prog="python -m harness.host.planned", description=__doc__.splitlines()[0])
+def parser() -> options.Parser:
+    """The command line of `python -m harness.host.planned` (strict, as every command line of the harness)."""
+    p = options.Parser(prog="python -m harness.host.planned", description=__doc__.splitlines()[0])
     p.add_argument("--plan", required=True, metavar="FILE",
                    help="the plan the fan-out used: the JSON list harness.host.plan printed ('-': stdin)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="the folder holding the merged results/")
@@ -111,17 +110,21 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Record the planned cells that have no results (or, with --check, name the cells not fully run)."""
-    args = parser().parse_args(argv)
-    options = Options(out=args.out, run_id=args.run, cases=args.cases or [BUILTIN])
+    try:
+        args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
+    except options.OptionsError as error:
+        print(f"shardmatrix: {error}", file=sys.stderr)
+        return 2
+    chosen = Options(out=args.out, run_id=args.run, cases=args.cases or [BUILTIN])
     try:
         text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
         cells = planned_cells(read_plan(text, "stdin" if args.plan == "-" else args.plan), matrix.load(args.matrix))
         if args.check:
-            problems = not_fully_run(cells, options)
+            problems = not_fully_run(cells, chosen)
             for line in problems:
                 print(f"shardmatrix: could not fully run {line}", file=sys.stderr)
             return 1 if problems else 0
-        for cell_id in record_missing(cells, options):
+        for cell_id in record_missing(cells, chosen):
             print(f"shardmatrix: {cell_id}: recorded as install_error ({NO_RESULTS})", file=sys.stderr)
     except (OSError, PlanError, matrix.MatrixError, CorpusError) as error:
         print(f"shardmatrix: {error}", file=sys.stderr)

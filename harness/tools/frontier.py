@@ -21,7 +21,6 @@ Writes OUT/frontier/flax-<v>.json per flax release, then OUT/report/frontier.csv
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -178,14 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command == "run":
             run(rest)
         elif command == "plan":
-            p = argparse.ArgumentParser(prog="python -m harness.tools.frontier plan")
+            p = options.Parser(prog="python -m harness.tools.frontier plan")
             p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC")
-            print(json.dumps(plan(p.parse_args(rest).flax or DEFAULT_FLAX)))
+            print(json.dumps(plan(p.parse_strictly(rest).flax or DEFAULT_FLAX)))
         elif command == "merge":
-            p = argparse.ArgumentParser(prog="python -m harness.tools.frontier merge")
+            p = options.Parser(prog="python -m harness.tools.frontier merge")
             p.add_argument("--plan", required=True, metavar="FILE", help="the plan's JSON ('-': stdin)")
             p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR")
-            parsed = p.parse_args(rest)
+            parsed = p.parse_strictly(rest)
             text = sys.stdin.read() if parsed.plan == "-" else Path(parsed.plan).read_text(encoding="utf-8")
             planned = [entry["flax"] for entry in json.loads(text)]
             print(f"frontier: {frontier_report.merge(parsed.out, planned)}")
