@@ -53,6 +53,8 @@ def test_record_missing_cells_names_the_interpreter(tmp_path: Path, monkeypatch:
     record = read(tmp_path / "out" / "results" / "r" / f"{ghost.id}.jsonl")[0]
     assert record["status"] == "install_error"
     assert record["error_message"].startswith("interpreter python3.99 not found")
+    # Finished, so a report reads it as not built rather than interrupted.
+    assert (tmp_path / "out" / "results" / "r" / f"{ghost.id}.done.json").exists()
 
 
 def test_record_missing_cells_leaves_cells_that_ran(tmp_path: Path) -> None:

@@ -96,7 +96,10 @@ def exit_description(returncode: int) -> str:
 
 
 def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
-    """After the cells ran: a selected cell with no results file never started (its interpreter is missing)."""
+    """After the cells ran: a selected cell with no results file never started (its interpreter is missing). Its
+    cases are recorded as install_error and the cell finished, so a report reads it as not built, not interrupted."""
+    from harness.host import runner  # the runner records through this module: imported here, not at the top
+
     missing = []
     for cell in cells:
         if results_path(options.out, options.run_id, cell.id).exists():
@@ -105,7 +108,9 @@ def record_missing_cells(cells: list[Cell], options: Options) -> list[str]:
             message = f"interpreter python{cell.python} not found (install it, or list it in PYENV_VERSION)"
         else:
             message = f"the cell's session did not run although python{cell.python} exists (see the nox log)"
-        record_unrun(cell, options, case_paths(options.cases), vocabulary.INSTALL_ERROR, "MissingInterpreter", message)
+        paths = case_paths(options.cases)
+        record_unrun(cell, options, paths, vocabulary.INSTALL_ERROR, "MissingInterpreter", message)
+        runner.finish(cell, options, 0, paths=paths)
         missing.append(cell.id)
     return missing
 
