@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reports.build import build_report, report_dir, results_dir
-from reports.compare import CompareError, compare, refs_runs, render_text
-from reports.compare import render_markdown as render_compare
+from reports.compare import CompareError, compare, refs_runs
+from reports.compare_render import render_markdown as render_compare
+from reports.compare_render import render_text
 from reports.load import ResultsError, load_cells, load_results
 from reports.matrix import collapse
 from reports.repro import write_reproducers

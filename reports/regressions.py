@@ -31,7 +31,8 @@ from pathlib import Path
 import pandas as pd
 
 from reports.build import results_dir
-from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare, markdown_causes
+from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
+from reports.compare_render import markdown_causes
 from reports.load import ResultsError, choose_runs, load_cells, load_results
 
 #: At most this many rows per table of cases in the issue body: an install_error night lists every case.

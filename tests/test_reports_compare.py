@@ -10,7 +10,8 @@ import pytest
 
 from harness import vocabulary
 from reports import compare as compare_module
-from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, render_markdown, render_text
+from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison
+from reports.compare_render import render_markdown, render_text
 from reports.load import CELL_FIELDS, FIELDS, records_frame
 
 
