@@ -123,11 +123,20 @@ def test_an_install_error_moves_the_probe_to_the_next_python(tmp_path: Path, cas
 
 def test_a_pair_no_python_installs_is_said_so_naming_every_python_tried(tmp_path: Path, cases: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    cells = FakeCells(lambda jax, flax, python: (vocabulary.INSTALL_ERROR, f"nothing for {python}"))
+    cells = FakeCells(lambda jax, flax, python: (vocabulary.INSTALL_ERROR, f"no wheel for Python {python}"))
     found, _ = run(tmp_path, cases, cells, monkeypatch, "--flax", "==0.10.2")
     assert found[0].works_from is None
     assert found[0].nowhere.startswith("cannot be installed on Python 3.11, 3.12: ")
     assert len(found[0].probes) == frontier_search.SEEDS  # no point in looking further
+
+
+def test_a_conflict_of_the_pins_themselves_is_not_retried_on_other_pythons(tmp_path: Path, cases: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    conflict = "Because flax==0.10.2 depends on orbax>=9 and you require jax==X, your requirements are unsatisfiable"
+    cells = FakeCells(lambda jax, flax, python: (vocabulary.INSTALL_ERROR, conflict))
+    found, _ = run(tmp_path, cases, cells, monkeypatch, "--flax", "==0.10.2")
+    assert all(cell.endswith("-py3.11") for cell in cells.ran)  # one Python each: the pins conflict everywhere
+    assert found[0].nowhere == f"cannot be installed: {conflict}"
 
 
 def test_a_pair_with_no_python_of_this_machine_builds_nothing(tmp_path: Path, cases: Path,

@@ -161,3 +161,15 @@ def test_a_cause_shows_paths_package_relative_as_every_report_file_does() -> Non
     assert frontier_search.judge(records, SMOKE[:1]) == (
         "a::test_linen: error: ImportError: cannot import name 'maps' from 'jax.experimental' "
         "(jax/experimental/__init__.py)")
+
+
+def test_a_jax_outside_the_declaration_is_never_probed_and_the_declaration_is_the_edge() -> None:
+    candidates = jax_versions(16)
+    asked, probe = fake(candidates, set(range(6, 13)))
+    found = frontier_search.measure(FLAX, SpecifierSet(f">={candidates[6]}"), candidates, probe,
+                                    contemporary=candidates[9])
+    assert min(asked) == candidates[6] and (found.works_from, found.works_to) == (candidates[6], candidates[12])
+    assert found.below is not None and found.below.jax == candidates[5] and found.below.cell_id == ""
+    assert found.below.cause.startswith(f"{frontier_search.EXCLUDED_CAUSE} jax>={candidates[6]}")
+    assert found.above is not None and found.above.jax == candidates[13]  # probed: broken there
+    assert found.above.cause == "TypeError: broken at 13"

@@ -35,22 +35,24 @@ def written(tmp_path: Path, works: dict[str, set[int]], holes: bool = False) -> 
 
 
 def test_the_markdown_grid_shows_probes_range_and_declared_bound_newest_flax_first(tmp_path: Path) -> None:
-    data = written(tmp_path, {"0.10.2": {0, 1, 2, 3, 4}, "0.11.0": {3, 4, 5, 6}})
+    data = written(tmp_path, {"0.10.2": {1, 2, 3, 4}, "0.11.0": {3, 4, 5, 6}})
     text = frontier.markdown(data)
     rows = [line for line in text.splitlines() if line.startswith("| 0.")]
     assert [row.split(" | ")[0] for row in rows] == ["| 0.11.0", "| 0.10.2"]
     old = rows[1].split(" | ")
-    assert old[1:4] == ["jax>=0.7.1", "0.7.0 to 0.8.1", "6"]
+    assert old[1:4] == ["jax>=0.7.1", "0.7.1 to 0.8.1", str(len(data["releases"][1]["probes"]))]
     probed = {p["jax"]: p["works"] for p in data["releases"][1]["probes"]}
     for version, symbol in zip(JAX, old[4:], strict=True):
         symbol = symbol.rstrip(" |")
         if version in probed:
             assert symbol == (frontier.WORKS if probed[version] else frontier.BROKEN), version
-        elif Version(version) <= Version("0.8.1"):
+        elif Version("0.7.1") <= Version(version) <= Version("0.8.1"):
             assert symbol == frontier.IN_RANGE, version
-        else:  # declared compatible (>=0.7.1) but outside what was measured
+        elif Version(version) > Version("0.8.1"):  # declared compatible (>=0.7.1) but outside what was measured
             assert symbol == frontier.DECLARED_ONLY, version
-    assert "- flax 0.10.2: `jax>=0.7.0,<=0.8.1`" in text
+        else:  # outside the declaration: never probed, no installer pairs them
+            assert symbol == "", version
+    assert "- flax 0.10.2: `jax>=0.7.1,<=0.8.1`" in text
 
 
 def test_a_release_that_works_nowhere_reads_none_and_shows_only_what_was_probed(tmp_path: Path) -> None:
@@ -67,14 +69,14 @@ def test_a_hole_is_named_in_the_measured_range() -> None:
 
 
 def test_the_html_fragment_escapes_causes_and_puts_them_in_the_hover(tmp_path: Path) -> None:
-    data = written(tmp_path, {"0.10.2": {0, 1, 2, 3, 4}})
+    data = written(tmp_path, {"0.10.2": {1, 2, 3, 4}})
     data["releases"][0]["probes"][-1]["cause"] = "<script>x</script>"
     data["releases"][0]["probes"][-1]["works"] = False
     html = frontier.html_fragment(data)
     assert html.startswith('<section id="frontier">') and html.endswith("</section>")
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
     assert html.count("<th>0.") == len(JAX) + 1  # the jax columns and the one flax row
-    assert "<code>jax&gt;=0.7.0,&lt;=0.8.1</code>" in html
+    assert "<code>jax&gt;=0.7.1,&lt;=0.8.1</code>" in html
 
 
 def test_no_frontier_file_reads_as_none_and_a_newer_schema_is_refused(tmp_path: Path) -> None:

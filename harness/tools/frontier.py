@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -39,6 +40,8 @@ from harness.host.options import Options
 from harness.tools import frontier_report, index, pins, releases, smoke
 from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe, judge, measure
 
+#: An install failure that another Python may not have: the installer names the Python, a wheel or an ABI tag.
+PYTHON_SPECIFIC = re.compile(r"python|wheel|\babi\b|\bcp3\d+", re.IGNORECASE)
 DEFAULT_FLAX = ">=0.8.0"
 DEFAULT_JAX = ">=0.4.30"
 
@@ -100,6 +103,9 @@ class Prober:
             if not cause.startswith(INSTALL_CAUSE):
                 return self._said(flax, result)
             first = first or result
+            if not PYTHON_SPECIFIC.search(cause):  # a conflict of the pins themselves: no Python will do better
+                tried = tried[:tried.index(python) + 1]
+                break
         assert first is not None
         on = "Python " + ", ".join(tried)
         cause = first.cause.replace(INSTALL_CAUSE, f"{INSTALL_CAUSE} on {on}", 1) if len(tried) > 1 else first.cause

@@ -28,6 +28,7 @@ SEEDS = 2
 INTERIOR = 2
 CAUSE_CHARS = 240
 INSTALL_CAUSE = "cannot be installed"
+EXCLUDED_CAUSE = "excluded by the flax release's declared requirement"
 
 
 @dataclass(frozen=True)
@@ -92,10 +93,14 @@ def next_seed(n: int, probed: set[int], spent: int, limit: int) -> int | None:
 
 def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], probe: Callable[[Version], Probe],
             contemporary: Version | None = None) -> Frontier:
-    """Find a known-good jax, bisect both edges from it, then probe inside the range for holes."""
+    """Find a known-good jax among those the flax release declares, bisect both edges from it, then probe inside
+    the range for holes. A jax outside the declaration is never probed (no installer pairs them): where the range
+    ends at the declaration, the next jax beyond it is the edge, its cause the declaration."""
     found = Frontier(flax, str(declared), list(candidates))
-    seen: dict[int, Probe] = {}
     limit = budget(len(candidates))
+    everything = candidates
+    candidates = [v for v in candidates if v in declared] or candidates
+    seen: dict[int, Probe] = {}
 
     def look(i: int) -> Probe:
         if i not in seen:
@@ -129,6 +134,11 @@ def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], pr
         look(i)
     found.works_from, found.works_to = candidates[start], candidates[end]
     found.holes = [seen[i] for i in sorted(seen) if start < i < end and not seen[i].works]
+    below = [v for v in everything if v < candidates[0]] if found.below is None and start == 0 else []
+    above = [v for v in everything if v > candidates[-1]] if found.above is None and end == len(candidates) - 1 else []
+    excluded = f"{EXCLUDED_CAUSE} jax{declared} (an installer refuses the pair; not probed)"
+    found.below = Probe(below[-1], False, excluded) if below else found.below
+    found.above = Probe(above[0], False, excluded) if above else found.above
     return found
 
 
