@@ -45,7 +45,7 @@ _MISSING = [
     re.compile(r"^'(?P<owner>\w+)' object has no attribute '(?P<name>\w+)'"),
     re.compile(r"^cannot import name '(?P<name>\w+)' from '(?P<owner>[\w.]+)'"),
     re.compile(r"^(?P<owner>[\w.]+) has no (?P<name>\w+)\b"),
-    re.compile(r"^(?P<dotted>\w+(?:\.\w+)+) (?:was removed|is deprecated|has been removed)\b"),
+    re.compile(r"^(?P<dotted>\w+(?:\.\w+)+)\s+(?:was|is|has been)\s+(?:removed|deprecated)\b"),
 ]
 _NAME_ERRORS = ("AttributeError", "ImportError", "ModuleNotFoundError")
 

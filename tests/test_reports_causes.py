@@ -165,6 +165,7 @@ def test_a_cause_in_every_cell_from_one_jax_release_on_reads_as_that_release_onw
     ("AttributeError", "module 'jax' has no attribute 'tree_map'"),
     ("AttributeError", "jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer)"),
     ("AttributeError", "jax.tree_map is deprecated; use jax.tree.map instead."),
+    ("AttributeError", "jax.tree_map  was deprecated in JAX v0.10.0 and removed in JAX v0.11.0."),
 ])
 def test_a_name_that_is_gone_is_one_cause_however_a_release_words_it(error_type: str, message: str) -> None:
     assert signature(error_type, message) == "missing name: jax.tree_map"
