@@ -11,7 +11,7 @@ from harness.host import envbuild, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
-         "pytest-xdist": "3.6.0", "pytest-timeout": "2.3.1", "pytest-rerunfailures": "15.0"}
+         "pytest-xdist": "3.6.0", "pytest-timeout": "2.4.0", "pytest-rerunfailures": "16.6.1"}
 
 
 def test_cell_of_a_cpu_stack_is_named_by_its_versions() -> None:
@@ -34,6 +34,14 @@ def test_missing_harness_is_named_with_how_to_install_it() -> None:
     dists = {k: v for k, v in STACK.items() if k not in ("shardmatrix", "pytest-xdist")}
     with pytest.raises(installed.InstalledError, match="not installed in this interpreter: shardmatrix, pytest-xdist"):
         installed.cell_of({"python": "3.11", "dists": dists})
+
+
+def test_plugins_older_than_the_harness_needs_are_named_with_the_floor_from_pyproject() -> None:
+    assert str(installed.floors()["pytest-timeout"]) == ">=2.4"
+    old = {**STACK, "pytest-timeout": "2.3.1", "pytest-rerunfailures": "15.0"}
+    with pytest.raises(installed.InstalledError, match=r"older than the harness needs: pytest-timeout 2\.3\.1 "
+                                                       r"\(needs >=2\.4\), pytest-rerunfailures 15\.0"):
+        installed.cell_of({"python": "3.11", "dists": old})
 
 
 def test_probe_lists_this_interpreters_packages() -> None:

@@ -12,6 +12,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the host runs nox on 3.11+
+    import tomli as tomllib
+
 from harness.host import corpus, envbuild, matrix, runner
 from harness.host import options as session_options
 from harness.host.options import Options
@@ -34,6 +42,19 @@ for dist in metadata.distributions():
     found.setdefault(name, dist.version)
 print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "dists": found}))
 """
+
+
+def floors(pyproject: Path = corpus.PROJECT_ROOT / "pyproject.toml") -> dict[str, SpecifierSet]:
+    """The harness's own requirements on what a cell's interpreter needs (pyproject's dependencies: one source)."""
+    with pyproject.open("rb") as handle:
+        lines = tomllib.load(handle)["project"]["dependencies"]
+    found = {}
+    for line in lines:
+        requirement = Requirement(line)
+        name = requirement.name.lower().replace("_", "-")
+        if name in NEEDED and requirement.specifier:
+            found[name] = requirement.specifier
+    return found
 
 
 class InstalledError(RuntimeError):
@@ -61,6 +82,12 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
         raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness and its plugins "
                              f"install with: pip install --no-deps -e {corpus.PROJECT_ROOT} pytest pytest-xdist "
                              "pytest-timeout pytest-rerunfailures packaging)")
+    old = {name: spec for name, spec in floors().items() if not spec.contains(dists[name], prereleases=True)}
+    if old:
+        # An older plugin misreads outcomes (pytest-timeout < 2.4 words timeouts so they read as failures).
+        named = ", ".join(f"{name} {dists[name]} (needs {spec})" for name, spec in old.items())
+        upgrade = " ".join(f"'{name}{spec}'" for name, spec in old.items())
+        raise InstalledError(f"older than the harness needs: {named} (upgrade with: pip install {upgrade})")
     backend = backend or backend_of(dists)
     if backend not in matrix.BACKENDS:
         raise InstalledError(f"--backend {backend!r} is not a backend (known: {', '.join(matrix.BACKENDS)})")
