@@ -122,6 +122,13 @@ class Recorder:
 
 
 def _last_error_line(text: str) -> str:
-    """pytest puts the exception line ('E   ...') last; fall back to the first line."""
-    error_lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    return first_line(error_lines[0] if error_lines else text)
+    """The exception line of a report's text: pytest's 'E   ...' line, else (a native traceback) its last line
+    that is not indented, else the first line."""
+    lines = text.splitlines()
+    error_lines = [line[1:].strip() for line in lines if line.startswith("E ")]
+    if error_lines:
+        return first_line(error_lines[0])
+    if lines and lines[0].startswith("Traceback (most recent call last)"):
+        last = [line for line in lines if line.strip() and not line.startswith(" ")]
+        return first_line(last[-1])
+    return first_line(text)
