@@ -11,7 +11,8 @@ def test_crashed_worker_pair() -> None:
 def test_the_error_line_is_read_from_pytests_long_form_and_from_a_native_traceback() -> None:
     from harness.cell.recording import _last_error_line
 
-    long_form = "    def test():\n>       f()\nE       TypeError: jit() got an unexpected keyword\n\ncases/x.py:3: TypeError"
+    long_form = ("    def test():\n>       f()\nE       TypeError: jit() got an unexpected keyword\n\n"
+                 "cases/x.py:3: TypeError")
     assert _last_error_line(long_form) == "TypeError: jit() got an unexpected keyword"
     native = ('Traceback (most recent call last):\n  File "cases/x.py", line 3, in test\n    f()\n'
               "TypeError: jit() got an unexpected keyword")
