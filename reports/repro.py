@@ -10,6 +10,7 @@ OUT/results/<run>/<cell>/cases/<module>.py (when a cell's results were reused, a
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -164,13 +165,19 @@ def _plain_function(text: str, name: str) -> str | None:
     """`name` when it is a module-level function taking no arguments and not parametrized, else None."""
     if not re.fullmatch(r"\w+", name):
         return None
+    return name if _plain_functions(text).get(name) else None
+
+
+@functools.lru_cache(maxsize=64)  # a module's cases share one parse: a report writes hundreds of reproducers
+def _plain_functions(text: str) -> dict[str, bool]:
+    """Each module-level function of a module's source: whether it takes no arguments and is not parametrized."""
+    found: dict[str, bool] = {}
     for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
+        if isinstance(node, ast.FunctionDef) and node.name not in found:
             params = node.args
-            if params.args or params.kwonlyargs or params.vararg or params.kwarg:
-                return None
-            return None if "parametrize" in ast.unparse(node) else name
-    return None
+            takes = params.args or params.kwonlyargs or params.vararg or params.kwarg
+            found[node.name] = not takes and "parametrize" not in ast.unparse(node)
+    return found
 
 
 def path_for(target: Path, cell_id: str, case_id: str) -> Path:
@@ -203,11 +210,20 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
         if source is not None:
             found_at.append((number, source))
     rows = chosen.iloc[[number for number, _ in found_at]].to_dict("records")
+    # Each kept module is read and its helpers found once, however many of its cases have a reproducer.
+    prepared: dict[Path, tuple[str, dict[str, str]] | None] = {}
     for row, (_, source) in zip(rows, found_at, strict=True):
-        text = source.read_text(encoding="utf-8")
+        if source not in prepared:
+            text = source.read_text(encoding="utf-8")
+            try:
+                prepared[source] = (text, helpers(text, source.parent))
+            except SyntaxError:
+                prepared[source] = None
+        ready = prepared[source]
+        if ready is None:
+            continue
         try:
-            found = helpers(text, source.parent)
-            content = script(row, text, found)
+            content = script(row, *ready)
         except SyntaxError:
             continue
         path = path_for(report_dir, str(row["cell_id"]), str(row["case_id"]))
