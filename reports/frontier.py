@@ -27,6 +27,7 @@ LEGEND = (
     (BROKEN, "probed: a smoke case is broken, or the pair does not install"),
     (IN_RANGE, "inside the measured range, not probed"),
     (DECLARED_ONLY, "allowed by flax's declared jax bound, outside the measured range, not probed"),
+    ("(blank)", "outside flax's declared jax requirement: no installer pairs them, so never probed"),
 )
 
 

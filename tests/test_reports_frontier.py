@@ -52,6 +52,7 @@ def test_the_markdown_grid_shows_probes_range_and_declared_bound_newest_flax_fir
             assert symbol == frontier.DECLARED_ONLY, version
         else:  # outside the declaration: never probed, no installer pairs them
             assert symbol == "", version
+    assert "(blank) outside flax's declared jax requirement" in text  # and the legend says what a blank means
     assert "- flax 0.10.2: `jax>=0.7.1,<=0.8.1`" in text
 
 
