@@ -3,43 +3,13 @@ verdicts, each with the lie it used to tell."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
 import pytest
+from compare_fakes import cases, compare, frame, record
 
 from harness import vocabulary
-from reports import compare as compare_module
-from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison
+from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
 from reports.compare_render import render_markdown, render_text
-from reports.load import CELL_FIELDS, FIELDS, records_frame
-
-
-def record(run: str, cell: str, case: str, status: str = "passed", **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=run, cell_id=cell, case_id=f"fam::{case}", family="fam",
-                status=status, duration_s=0.5, compile_s=0.2, execute_s=0.3, warnings=[])
-    return {**base, **fields}
-
-
-def finished(records: pd.DataFrame, unfinished: tuple[str, ...] = ()) -> pd.DataFrame:
-    """load_cells() of the records' cells: each finished unless named (as RUN:CELL) in `unfinished`."""
-    pairs = records[["run_id", "cell_id"]].drop_duplicates()
-    rows = [{"run_id": run, "cell_id": cell, "complete": f"{run}:{cell}" not in unfinished, "reused_from": None}
-            for run, cell in zip(pairs["run_id"], pairs["cell_id"], strict=True)]
-    return pd.DataFrame(rows, columns=list(CELL_FIELDS))
-
-
-def compare(records: pd.DataFrame, before: str, after: str, unfinished: tuple[str, ...] = (),
-            **options: Any) -> Comparison:
-    """reports.compare.compare over records whose cells all finished but those in `unfinished`."""
-    return compare_module.compare(records, before, after, finished(records, unfinished), **options)
-
-
-def frame(before: list[tuple[str, str, dict[str, Any]]], after: list[tuple[str, str, dict[str, Any]]]) -> pd.DataFrame:
-    rows = [record("r1", "old", case, status, **extra) for case, status, extra in before]
-    rows += [record("r2", "new", case, status, **extra) for case, status, extra in after]
-    return records_frame(rows)
+from reports.load import records_frame
 
 
 def test_a_pass_that_now_fails_is_a_regression_and_unsafe() -> None:
@@ -96,17 +66,7 @@ def test_runs_with_several_cells_pair_by_cell_id_and_refuse_a_missing_cell() -> 
         compare(rows, "r1:z", "r2:x")
 
 
-def test_text_links_reproducers_of_regressions() -> None:
-    found = compare(frame([("a", "passed", {})], [("a", "failed", {})]), "r1:old", "r2:new")
-    text = render_text(found, {("new", "fam::a"): "out/report/repro/new/fam__a.py"})
-    assert text.startswith("UNSAFE") and "uv run out/report/repro/new/fam__a.py" in text
-
-
 # --- three verdicts: SAFE only when every case was judged on both sides ------------------------------------------
-
-def cases(*names: str, status: str = "passed") -> list[tuple[str, str, dict[str, Any]]]:
-    return [(name, status, {}) for name in names]
-
 
 def test_every_case_judged_and_none_regressed_is_safe_exit_0() -> None:
     found = compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2")
@@ -196,29 +156,6 @@ def test_a_regression_in_an_unfinished_cell_is_listed_but_not_proven() -> None:
 def test_a_stale_known_breakage_that_breaks_again_is_a_regression() -> None:
     found = compare(frame(cases("a", status="xpassed"), cases("a", status="xfailed")), "r1", "r2")
     assert found.verdict == UNSAFE and found.regressions["after"].tolist() == ["xfailed"]
-
-
-# --- regressions grouped by root cause ----------------------------------------------------------------------------
-
-def test_regressions_are_one_line_per_cause_with_count_cells_and_one_reproducer() -> None:
-    def broken(case: str, shape: str) -> tuple[str, str, dict[str, Any]]:
-        return (case, "failed", {"error_type": "ValueError", "error_message": f"bad shape {shape}", "jax": "0.5.0",
-                                 "flax": "0.10.2"})
-    after = [broken("a", "(8, 2)"), broken("b", "(4, 4)"), broken("c", "(2,)"),
-             ("d", "error", {"error_type": "ImportError", "error_message": "no module x"})]
-    found = compare(frame(cases("a", "b", "c", "d"), after), "r1", "r2")
-    assert len(found.regressions) == 4 and len(found.causes) == 2
-    links = {("new", "fam::b"): "out/report/repro/new/fam__b.py", ("new", "fam::c"): "out/report/repro/new/fam__c.py"}
-    text = render_text(found, links)
-    assert "Regressions (passing \N{RIGHTWARDS ARROW} broken): 4 case(s) from 2 cause(s)" in text
-    assert "  1. [3 case(s)] ValueError: bad shape (8, 2)\n" \
-           "     cells: jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2\n" \
-           "     cases: fam::a, fam::b, fam::c\n     reproduce: uv run out/report/repro/new/fam__b.py\n" in text
-    assert text.count("reproduce:") == 1 and text.count("ValueError") == 1
-    markdown = render_markdown(found, links)
-    assert "| 1 | ValueError: bad shape (8, 2) | 3 | jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2 | " \
-           "[script](out/report/repro/new/fam__b.py) |" in markdown
-    assert "- cause 2: `fam::d`" in markdown
 
 
 def test_a_side_without_the_case_reads_not_recorded_not_absent() -> None:
