@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reports.present import FLAKY, INCOMPLETE, attempts_text, present
-from reports.text import as_text, first_line, seconds
+from reports.text import as_text, first_line, seconds, seconds_each
 
 #: One result as a mapping of (at least) FIELDS, as DataFrame.to_dict("records") gives it.
 Row = Mapping[Any, Any]
@@ -105,19 +105,12 @@ def timing_line(row: Row) -> str:
 
 def timing_lines(columns: Columns) -> list[str]:
     """timing_line() of every result, from its FIELDS as aligned lists; each distinct duration is written once."""
-    written: dict[object, str] = {}
-
-    def text(value: object) -> str:
-        found = written.get(value)
-        if found is None or not value:  # 0.0 and -0.0 are one key but not one text
-            found = written[value] = seconds(value)
-        return found
-
     return [
-        _timing_text(text(duration), text(compile_s), text(execute_s), attempts, attempt, repeats)
+        _timing_text(duration, compile_s, execute_s, attempts, attempt, repeats)
         for duration, compile_s, execute_s, attempts, attempt, repeats in zip(
-            columns["duration_s"], columns["compile_s"], columns["execute_s"], columns["attempts"],
-            columns["attempt"], columns["repeats"], strict=True,
+            seconds_each(columns["duration_s"]), seconds_each(columns["compile_s"]),
+            seconds_each(columns["execute_s"]), columns["attempts"], columns["attempt"], columns["repeats"],
+            strict=True,
         )
     ]
 

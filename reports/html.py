@@ -26,7 +26,7 @@ from reports.hover import Columns, not_run_tip, status_tips, timing_lines, timin
 from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros
-from reports.text import as_text, seconds
+from reports.text import as_text, seconds_each
 
 
 def render_html(
@@ -209,15 +209,7 @@ def timing_table(matrix: Matrix, found: Hovers | None = None) -> str:
     tips = pivot_gaps(matrix, _tips(matrix, timing_tips, found), "")
     shades = pd.DataFrame(_shades(durations.to_numpy(dtype=float)), index=durations.index, columns=durations.columns)
     # Written per result, each distinct duration once, then laid out ('' where a case did not run, as for NaN).
-    written: dict[float, str] = {}
-
-    def text(value: float) -> str:
-        found = written.get(value)
-        if found is None or not value:  # 0.0 and -0.0 are one key but not one text
-            found = written[value] = seconds(value)
-        return found
-
-    texts = pivot_gaps(matrix, _aligned(matrix, [text(value) for value in matrix.results["duration_s"].tolist()]), "")
+    texts = pivot_gaps(matrix, _aligned(matrix, seconds_each(matrix.results["duration_s"].tolist())), "")
     return grid_html(
         "timing", "timing", _header(matrix), texts, _group_starts(shades), tips,
         _incomplete_look(matrix),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -23,6 +24,18 @@ def first_line(text: object, limit: int = 200) -> str:
             line = line.strip()
             return line if len(line) <= limit else line[: limit - 1] + "…"
     return ""
+
+
+def seconds_each(values: Iterable[object]) -> list[str]:
+    """seconds() of every value, each distinct value formatted once (a report writes thousands of durations)."""
+    written: dict[object, str] = {}
+    found = []
+    for value in values:
+        text = written.get(value)
+        if text is None or not value:  # 0.0 and -0.0 are one key but not one text
+            text = written[value] = seconds(value)
+        found.append(text)
+    return found
 
 
 def seconds(value: object) -> str:
