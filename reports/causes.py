@@ -200,15 +200,17 @@ def _since_release(package: str, versions: list[str], names: list[str],
     ranges)."""
     if not positions:
         return None
-    floor = version_key(min((versions[i] for i in positions), key=version_key))
-    tail = [i for i, version in enumerate(versions) if version_key(version) >= floor]
+    keys = [version_key(version) for version in versions]
+    # The oldest release among the positions: cells are in jax order, so for flax it need not be the first.
+    oldest = min(positions, key=keys.__getitem__)
+    tail = [i for i, key in enumerate(keys) if key >= keys[oldest]]
     hit = set(positions)
     missing = [i for i in tail if i not in hit]
     # Short runs read better as ranges; exceptions are named only where they are few among many cells.
     if len(tail) < 3 or len(set(versions[i] for i in tail)) < 2 or (missing and (len(tail) < 8
                                                                               or 4 * len(missing) > len(tail))):
         return None
-    since = "" if len(tail) == len(versions) else f"{package} \N{GREATER-THAN OR EQUAL TO} {versions[tail[0]]}: "
+    since = "" if len(tail) == len(versions) else f"{package} \N{GREATER-THAN OR EQUAL TO} {versions[oldest]}: "
     if not missing:
         return 0, f"{since}all {len(tail)} cells"
     runs: list[list[int]] = []

@@ -150,6 +150,12 @@ def test_a_cause_in_most_cells_from_one_flax_release_on_names_the_few_without_it
     assert shown == f"flax {AT_LEAST} 0.12.0: 8 of 9 cells (not {keys[-2]})"
 
 
+def test_the_flax_release_named_is_the_oldest_shown_not_the_first_cell_in_jax_order() -> None:
+    pairs = [("0.6.0", "0.10.7"), ("0.7.2", "0.12.3"), ("0.8.1", "0.12.0"), ("0.9.0", "0.12.6"), ("0.10.0", "0.11.2")]
+    matrix = matrix_of(*(record(jax=jax, flax=flax) for jax, flax in pairs))
+    assert version_ranges(matrix.cells, list(matrix.cells.index)[1:4]) == f"flax {AT_LEAST} 0.12.0: all 3 cells"
+
+
 def test_a_cause_in_every_cell_from_one_jax_release_on_reads_as_that_release_onward() -> None:
     pairs = [("0.8.1", "0.12.0"), ("0.9.0", "0.12.3"), ("0.9.0", "0.12.6"), ("0.10.0", "0.12.8")]
     matrix = matrix_of(*(record(jax=jax, flax=flax) for jax, flax in pairs))
