@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.formats import jsonl_lines
 from harness.vocabulary import FIELDS, SCHEMA_VERSION, SchemaError, done_marker, migrate
 from reports.text import relative_paths
 
@@ -131,8 +132,7 @@ def read_jsonl(path: Path, run_id: str | None = None) -> Iterator[Record]:
     # errors="replace": a torn multi-byte character should cost one line, not the file.
     with Path(path).open(encoding="utf-8", errors="replace") as stream:
         text = stream.read()
-    # Text mode already made every line end "\n"; splitlines() would also split inside a JSON string (U+2028).
-    numbered = [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    numbered = list(jsonl_lines(text))
     source = str(path)
     for number, raw in _parsed(numbered, source):
         if not isinstance(raw, dict):

@@ -59,3 +59,14 @@ def test_case_id_from_nodeid() -> None:
 
 def test_family_from_nodeid() -> None:
     assert records.family_from_nodeid("cases/shard_map_modes.py::test_x") == "shard_map_modes"
+
+
+def test_a_record_holding_u2028_is_read_by_the_harness_as_the_report_reads_it(tmp_path: Path) -> None:
+    from harness.cell.records import JsonlWriter, recorded_case_ids
+
+    path = tmp_path / "cell.jsonl"
+    writer = JsonlWriter(path)
+    writer.write({"case_id": "m::test_a", "error_message": "line\u2028break\x85next\x0cpage"})
+    writer.write({"case_id": "m::test_b"})
+    writer.close()
+    assert recorded_case_ids(path) == {"m::test_a", "m::test_b"}

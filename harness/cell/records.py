@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from harness.formats import dump_jsonl_line, parse_jsonl
 from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION
 
 #: The fault log of a cell's own pytest process when cases run in it (no xdist worker).
@@ -69,11 +70,8 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """The records of a results file, skipping lines that cannot be read (the report warns about those)."""
     if not Path(path).exists():
         return
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
+    # errors="replace": a torn multi-byte character costs one line, not the file (as the report reads it).
+    for _number, record in parse_jsonl(Path(path).read_text(encoding="utf-8", errors="replace")):
         if isinstance(record, dict):
             yield record
 
@@ -93,7 +91,7 @@ class JsonlWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Write one record as one line and flush it."""
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.write(dump_jsonl_line(record))
         self._file.flush()
 
     def close(self) -> None:
