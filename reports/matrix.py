@@ -160,7 +160,8 @@ def _settle_conflicts(ordered: pd.DataFrame, row: pd.Series, results: pd.DataFra
     # Only the cases that disagree are asked, one at a time, through the vocabulary's one rule.
     suspects = keyed[keyed["_row"].isin(set(repeated.loc[differ, "_row"].tolist()))]
     for number, records in suspects.groupby("_row", sort=False):
-        final = final_record(records.drop(columns="_row").to_dict("records"))
+        final = final_record({str(name): value for name, value in found.items()}
+                             for found in records.drop(columns="_row").to_dict("records"))
         results.loc[number, ["status", "reason"]] = [final["status"], final["reason"]]
 
 
