@@ -46,8 +46,10 @@ def headline(comparison: Comparison) -> str:
 #: Per-case sections after the regressions' causes: (Comparison attribute, title).
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("removed", "Gone (passing \N{RIGHTWARDS ARROW} not applicable: an API it uses is absent)"),
-    ("unjudged", "Not judged (crashed, timeout, install_error or an unknown status on a side)"),
+    ("unjudged", "Not judged (crashed, timeout, install_error, an unknown status or conflicting records on a side)"),
     ("missing", "Recorded on one side only"),
+    ("flaky", "Flaky (attempts disagreed)"),
+    ("unrun", "Could not run on the baseline (error: not judged)"),
     ("deprecated", "Newly deprecated (clean pass \N{RIGHTWARDS ARROW} pass with warnings)"),
     ("not_applicable", "Newly not applicable"),
     ("fixed", "Fixed (not passing \N{RIGHTWARDS ARROW} passing)"),
@@ -67,6 +69,7 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     lines = [headline(comparison)]
     if comparison.verdict == UNSAFE and comparison.reasons:
         lines.append(f"also inconclusive: {comparison.reason}")
+    lines += [f"what to do: {hint}" for hint in comparison.hints]
     lines.append("")
     lines += [f"baseline {a}  {ARROW}  candidate {b}" for a, b in comparison.pairs]
     lines += ["", f"{REGRESSIONS_TITLE}: {regressions_count(comparison)}"]
@@ -120,6 +123,7 @@ def render_markdown(comparison: Comparison, links: dict[tuple[str, str], str] | 
     if comparison.reasons:
         parts += [f"**{'Inconclusive' if comparison.verdict == INCONCLUSIVE else 'Also inconclusive'}:** "
                   f"{_cell(comparison.reason)}", ""]
+    parts += [*(f"**What to do:** {_cell(hint)}" for hint in comparison.hints), *([""] if comparison.hints else [])]
     parts += [f"- baseline `{a}` {ARROW} candidate `{b}`" for a, b in comparison.pairs]
     parts += ["", f"## {REGRESSIONS_TITLE}: {regressions_count(comparison)}", "", *markdown_causes(comparison, script)]
     for name, title in SECTIONS:

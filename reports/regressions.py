@@ -61,9 +61,10 @@ def regressions(previous: Path, current: Path) -> Comparison:
 
 def render(comparison: Comparison, run_url: str = "") -> str:
     """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why."""
+    flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
     if comparison.verdict == SAFE:
-        return ("No regressions against the previous scheduled run: every cell of both runs finished and every case "
-                "was judged.\n")
+        return "\n".join(["No regressions against the previous scheduled run: every cell of both runs finished and "
+                          "every case was judged.", "", *flaky]).rstrip("\n") + "\n"
     where = f" in [this run]({run_url}) (each cell's results are an artifact there)" if run_url else ""
     lines = []
     if comparison.verdict == UNSAFE:
@@ -82,6 +83,7 @@ def render(comparison: Comparison, run_url: str = "") -> str:
                         ("unjudged", "Crashed, timed out, not installed, or an unknown status"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
+    lines += flaky
     cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
     if cells:
         lines += ["Reproduce a cell locally (its case ids are the pytest node ids under `cases/`):", ""]
