@@ -257,7 +257,7 @@ def _class(status: object) -> str:
 
 def _flag(both: pd.DataFrame, name: str) -> pd.Series:
     """A boolean column of the join, False where the side was not recorded."""
-    return both[name].map(lambda value: value is True).astype(bool)
+    return both[name].eq(True).astype(bool)
 
 
 def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -143,7 +143,7 @@ def _flag(results: pd.DataFrame, name: str) -> pd.Series:
     """An optional boolean result column, False where the column or its value is absent."""
     if name not in results:
         return pd.Series(False, index=results.index, dtype=bool)
-    return results[name].map(lambda value: value is True or value == 1).astype(bool)
+    return results[name].eq(True).astype(bool)
 
 
 def _marks(results: pd.DataFrame) -> pd.DataFrame:

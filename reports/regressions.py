@@ -13,8 +13,12 @@ prints the issue body as Markdown on stdout, and exits with the verdict:
   and any reason the night is also inconclusive.
 - 2, inconclusive: nothing is proven regressed, but the night is not clean: a cell of one run only (its job died
   or was not planned), a cell that did not finish, a case recorded on one side only, an infrastructure status
-  (crashed, timeout, install_error) or a status this reader does not know on either side, unreadable results
-  lines, or results that cannot be read at all (then also one line on stderr). The body says why, one line each.
+  (crashed, timeout, install_error) or a status this reader does not know on either side, a cell in which nothing
+  was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
+  unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
+  why, one line each.
+
+Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer.
 
 The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, and closes
 it only on 0.
