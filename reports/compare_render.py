@@ -54,6 +54,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("not_applicable", "Newly not applicable"),
     ("fixed", "Fixed (not passing \N{RIGHTWARDS ARROW} passing)"),
 )
+#: At most this many cases per section in the terminal: a cell that could not run lists every case.
+TEXT_ROWS = 20
 REGRESSIONS_TITLE = "Regressions (passing \N{RIGHTWARDS ARROW} broken)"
 ARROW = "\N{RIGHTWARDS ARROW}"
 
@@ -82,8 +84,10 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     for name, title in SECTIONS:
         found: pd.DataFrame = getattr(comparison, name)
         lines += ["", f"{title}: {len(found)}"]
-        for row in found.to_dict("records"):
+        for row in found.head(TEXT_ROWS).to_dict("records"):
             lines.append(f"  {row['case_id']}: {row['before']} {ARROW} {row['after']}  {row['detail']}".rstrip())
+        if len(found) > TEXT_ROWS:
+            lines.append(f"  ... and {len(found) - TEXT_ROWS} more (compare.md lists every one)")
     slower = comparison.slower
     lines += ["", f"Slower beyond noise (ratio > {TIME_RATIO} and > {TIME_DELTA_S * 1000:.0f} ms more): {len(slower)}"]
     for row in slower.to_dict("records"):
