@@ -221,7 +221,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         fixed=_pick(both, other & (b_class == PASSING)),
         timing=timing(both),
         missing=_pick(both, missing),
-        unjudged=_pick(both, unjudged),
+        unjudged=_pick(both, unjudged, side=None),
         unrun=_pick(both, unrun, side="_a"),
         flaky=_flaky(both, flaky_a | flaky_b, flaky_a, flaky_b),
         causes=cause_rows,
@@ -402,8 +402,9 @@ def _passing(statuses: pd.Series) -> pd.Series:
     return statuses.map(is_passing).astype(bool)
 
 
-def _pick(both: pd.DataFrame, mask: pd.Series, side: str = "_b") -> pd.DataFrame:
-    """The finding table of the masked cases; `detail` is that side's error, warning or reason."""
+def _pick(both: pd.DataFrame, mask: pd.Series, side: str | None = "_b") -> pd.DataFrame:
+    """The finding table of the masked cases; `detail` is that side's error, warning or reason (None: the side
+    without an answer, the baseline's when both lack one)."""
     rows = both[mask.fillna(False).astype(bool)]
     return pd.DataFrame({
         "baseline": rows["baseline"],
@@ -411,7 +412,8 @@ def _pick(both: pd.DataFrame, mask: pd.Series, side: str = "_b") -> pd.DataFrame
         "case_id": rows["case_id"],
         "before": rows["status_a"].fillna(NOT_RECORDED),
         "after": rows["status_b"].fillna(NOT_RECORDED),
-        "detail": [_detail(row, side) for row in rows.to_dict("records")],
+        "detail": [_detail(row, side or ("_a" if _class(row["status_a"]) in _NO_ANSWER else "_b"))
+                   for row in rows.to_dict("records")],
     }, columns=COLUMNS).reset_index(drop=True)
 
 

@@ -298,3 +298,10 @@ def test_a_baseline_that_passes_no_case_is_inconclusive_with_its_causes() -> Non
     assert found.verdict == INCONCLUSIVE
     assert found.reasons == ["the baseline old passes no case, so no regression can show (baseline: 2 failed: "
                              "ValueError: bad N; 1 not_applicable)"]
+
+
+def test_a_case_not_judged_shows_the_detail_of_the_side_without_an_answer() -> None:
+    crash = {"reason": "Fatal Python error: Segmentation fault"}
+    found = compare(frame([("a", "crashed", crash), ("b", "passed", {})],
+                          [("a", "failed", {"error_type": "ValueError"}), ("b", "passed", {})]), "r1", "r2")
+    assert found.unjudged[["case_id", "detail"]].values.tolist() == [["fam::a", crash["reason"]]]
