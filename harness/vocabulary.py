@@ -13,7 +13,7 @@ this module does not know is UNKNOWN: never passing, never safe.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +176,49 @@ def migrate(record: Record) -> Record:
         record = MIGRATIONS[target](record)
         record["schema_version"] = target
     return record
+
+
+# --- a case's final record ------------------------------------------------------------------------------------------
+
+#: The status of a case whose records of one attempt disagree (two writers, a corrupt merge): deliberately outside
+#: MEANINGS, so its class is UNKNOWN and whatever meets it is inconclusive. Never written by a cell; derived on read.
+CONFLICTING = "conflicting_records"
+
+
+def attempt_of(record: Record) -> int:
+    """A record's attempt number; 1 where it is absent (a record made in memory, a version 1 writer)."""
+    attempt = record.get("attempt")
+    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else 1
+
+
+def final_record(records: Iterable[Record]) -> Record:
+    """The record one case ended with: the last written of its highest attempt. When two records of any one attempt
+    disagree on the status (the case's history is then unknown), that record comes back with status CONFLICTING and
+    a reason naming the statuses; records of one attempt that agree are plain repeats.
+
+    `records` are one case's records of one cell and run, in file order; ValueError when there are none."""
+    by_attempt: dict[int, list[Record]] = {}
+    for record in records:
+        by_attempt.setdefault(attempt_of(record), []).append(record)
+    if not by_attempt:
+        raise ValueError("final_record needs at least one record of the case")
+    final = by_attempt[max(by_attempt)][-1]
+    conflicts = [(attempt, statuses) for attempt, group in sorted(by_attempt.items())
+                 if len(statuses := list(dict.fromkeys(str(record.get("status")) for record in group))) > 1]
+    if not conflicts:
+        return final
+    said = "; ".join(f"attempt {attempt} was recorded as {' and '.join(statuses)}" for attempt, statuses in conflicts)
+    return {**final, "status": CONFLICTING, "reason": f"conflicting records: {said}"}
+
+
+def final_records(records: Iterable[Record]) -> dict[str, Record]:
+    """Each case's final record (`final_record`) by case id, in the order cases first appear; records without a
+    case id are left out."""
+    by_case: dict[str, list[Record]] = {}
+    for record in records:
+        if "case_id" in record:
+            by_case.setdefault(str(record["case_id"]), []).append(record)
+    return {case_id: final_record(group) for case_id, group in by_case.items()}
 
 
 # --- where a cell's files live -----------------------------------------------------------------------------------

@@ -114,8 +114,11 @@ table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px
 .v-interrupted { background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); color: #953800; }
 .v-broken { background: #ffcfcc; color: #a40e26; }
 .v-not-built { background: #cfd6de; color: #24292f; }
-.verdicts { display: flex; flex-wrap: wrap; gap: 4px 8px; margin: 6px 0 4px; padding: 0; list-style: none; }
-.verdicts li { font-size: 12px; }
+.v-current { background: #e3f2d0; color: #3b5e14; }
+.v-no-evidence { background: #eaeef2; color: #59636e; }
+.verdicts { margin: 6px 0 4px; padding: 0; list-style: none; }
+.verdicts li { font-size: 12px; margin: 2px 0; }
+.verdicts code { color: #59636e; }
 .verdicts li .verdict { display: inline-block; }
 table.causes { width: 100%; max-width: 110em; }
 table.causes th { text-align: left; }
@@ -170,7 +173,8 @@ shown, the rest never ran (hatched in the matrix).
 {% endif %}
 <h2 id="compat">Compatibility</h2>
 <p class="note">Each flax release (rows) with each jax release (columns): the verdict of every cell that pairs them.
-A verdict links its column in the matrix; a partial one names its causes (#n, below).</p>
+A verdict links its column in the matrix; a partial one names its causes (#n, below). Each verdict's meaning, and
+its token in <code>compat.csv</code>, is listed under the table.</p>
 <table class="compat" id="T_compat">
 <thead><tr><th class="corner">flax &darr; jax &rarr;</th>
 {% for jax in compat.jaxes %}<th>{{ jax }}</th>{% endfor %}
@@ -197,8 +201,9 @@ A verdict links its column in the matrix; a partial one names its causes (#n, be
 </tbody>
 </table>
 <ul class="verdicts">
-{% for look, name, meaning in verdicts %}
-<li title="{{ meaning }}"><span class="verdict {{ look[2] }}">{{ look[1] }} {{ name }}</span></li>
+{% for look, token, meaning in verdicts %}
+<li><span class="verdict {{ look.css_class }}">{{ look.symbol }} {{ look.words }}</span> {{ meaning }}
+ <code>{{ token }}</code></li>
 {% endfor %}
 </ul>
 {% macro cause_rows(rows) %}

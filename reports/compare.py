@@ -1,14 +1,26 @@
 """Upgrade safety: a candidate cell against a baseline cell, from loaded records alone (pure pandas).
 
-Three verdicts, each an exit code of `python -m reports --compare`:
+Three verdicts, each an exit code of `python -m reports --compare` (harness.formats):
 
 - UNSAFE (1): a regression is proven. A case passing on the baseline (harness.vocabulary's PASSING class) is
   broken on the candidate (BROKEN: failed, error, or xfailed by a known breakage), or becomes not applicable (an
   API it uses is gone), and both cells finished.
-- INCONCLUSIVE (2): nothing is proven, and something could not be judged: a case recorded on one side only, a cell
-  that did not finish (no done marker) or has no counterpart, an infrastructure status (crashed, timeout,
-  install_error) or a status this reader does not know on either side, or results lines that could not be read.
-- SAFE (0): every case was judged on both sides and none regressed.
+- INCONCLUSIVE (2): nothing is proven, and something could not be judged:
+  - a case recorded on one side only, a cell that did not finish (no done marker) or has no counterpart, an
+    infrastructure status (crashed, timeout, install_error) or a status this reader does not know on either side,
+    two records of one attempt that disagree (harness.vocabulary's CONFLICTING), or results lines that could not be
+    read;
+  - a pair of cells in which nothing was judged (no case recorded with an answer on both sides: a cell with no
+    applicable case, an empty results file, every case filtered out), or whose baseline passes no case: no
+    regression could show. The reason groups the baseline's cases by cause (reports.causes' signatures), and a
+    module that is missing in both cells says what to do (`--project DIR`, `--with REQ`);
+  - a flaky candidate: a case passing on the baseline that passed on the candidate only after a failing attempt.
+    Its attempts disagree, so a regression that shows some of the time cannot be ruled out; the reason names the
+    cases. (A candidate case whose final attempt fails is a regression as usual.)
+- SAFE (0): every case was judged on both sides, none regressed, and none passed only on retry.
+
+A case that is `error` in the baseline could not run there: it is not judged (listed as such, never a regression
+nor a fix). Flaky cases on either side (attempts that disagreed) are always listed, whether or not they decide.
 
 UNSAFE wins over INCONCLUSIVE, and the reasons a verdict is also inconclusive are still given. Everything else is
 listed but does not decide: newly deprecated (a clean pass now warns), newly not applicable from a non-pass, fixed
@@ -21,23 +33,37 @@ by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from harness.vocabulary import ABSENT, BROKEN, INFRASTRUCTURE, PASSING, UNKNOWN, is_passing, status_class
-from reports.causes import causes
+from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
+from harness.vocabulary import (
+    ABSENT,
+    BROKEN,
+    CONFLICTING,
+    ERROR,
+    INFRASTRUCTURE,
+    PASSING,
+    UNKNOWN,
+    is_passing,
+    status_class,
+)
+from reports.causes import causes, signature
 from reports.matrix import cell_table, collapse
-from reports.text import first_line
+from reports.present import attempts_text
+from reports.text import as_text, first_line
 
 TIME_RATIO = 1.5
 TIME_DELTA_S = 0.05
 
 SAFE, UNSAFE, INCONCLUSIVE = "SAFE", "UNSAFE", "INCONCLUSIVE"
 #: The exit code of each verdict.
-EXIT_CODES: dict[str, int] = {SAFE: 0, UNSAFE: 1, INCONCLUSIVE: 2}
+EXIT_CODES: dict[str, int] = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
 
 #: The columns of every finding table.
 COLUMNS: list[str] = ["baseline", "candidate", "case_id", "before", "after", "detail"]
@@ -46,7 +72,7 @@ TIMING_COLUMNS: list[str] = [
 ]
 
 
-class CompareError(ValueError):
+class CompareError(ShardmatrixError, ValueError):
     """Two sides that cannot be compared, in one line."""
 
 
@@ -62,8 +88,12 @@ class Comparison:
     fixed: pd.DataFrame
     timing: pd.DataFrame
     missing: pd.DataFrame
-    #: Cases with an infrastructure or unknown status on either side.
+    #: Cases with an infrastructure, unknown or conflicting status on either side.
     unjudged: pd.DataFrame
+    #: Cases that could not run on the baseline (`error`): not judged.
+    unrun: pd.DataFrame
+    #: Cases whose attempts disagreed on either side, their attempts as before and after.
+    flaky: pd.DataFrame
     #: The regressions grouped by root cause (reports.causes.causes() rows), keys those of `cells`.
     causes: pd.DataFrame
     #: The candidate's cells as causes() keys them (c1.. in version order, with `cell_id`).
@@ -72,6 +102,8 @@ class Comparison:
     proven: int = 0
     #: One line each: what kept the comparison from judging every case.
     reasons: list[str] = field(default_factory=list)
+    #: One line each: what the user can do about a reason (a module missing in both cells).
+    hints: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -82,7 +114,7 @@ class Comparison:
 
     @property
     def exit_code(self) -> int:
-        """0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE."""
+        """0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE (harness.formats)."""
         return EXIT_CODES[self.verdict]
 
     @property
@@ -163,17 +195,22 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         frames.append(joined.rename_axis("case_id").reset_index())
     both = pd.concat(frames, ignore_index=True)
     a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
+    unrun = both["status_a"].eq(ERROR)
     was_passing = a_class == PASSING
     regressed = was_passing & (b_class == BROKEN)
     removed = was_passing & (b_class == ABSENT)
     # A recorded non-pass that did not just vanish: a change from it is listed, never decisive.
-    other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN])
-    unjudged = a_class.isin([INFRASTRUCTURE, UNKNOWN]) | b_class.isin([INFRASTRUCTURE, UNKNOWN])
+    other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN, CONFLICT]) & ~unrun
+    unjudged = a_class.isin(_NO_ANSWER) | b_class.isin(_NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
+    flaky_a, flaky_b = _flag(both, "flaky_a"), _flag(both, "flaky_b")
+    # Passing on the candidate only after a failing attempt: a regression that shows some of the time.
+    retried = was_passing & (b_class == PASSING) & flaky_b
     candidate = results[(results["run_id"] == side_b[0]) & results["cell_id"].isin([b for _, b in pairs])]
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
     incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
                   for cell in dict.fromkeys(pair[side] for pair in pairs) if (run, cell) not in finished]
+    evidence, hints = _evidence_reasons(both, pairs, a_class, b_class)
     return Comparison(
         pairs=pairs,
         regressions=_pick(both, regressed),
@@ -184,24 +221,43 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         fixed=_pick(both, other & (b_class == PASSING)),
         timing=timing(both),
         missing=_pick(both, missing),
-        unjudged=_pick(both, unjudged),
+        unjudged=_pick(both, unjudged, side=None),
+        unrun=_pick(both, unrun, side="_a"),
+        flaky=_flaky(both, flaky_a | flaky_b, flaky_a, flaky_b),
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
-        reasons=[*unpaired, *_incomplete_reason(incomplete), *_case_reasons(both, a_class, b_class),
-                 *_unreadable_reason(unreadable)],
+        reasons=[*unpaired, *_incomplete_reason(incomplete), *_case_reasons(both, a_class, b_class), *evidence,
+                 *_retried_reason(both[retried]), *_unreadable_reason(unreadable)],
+        hints=hints,
     )
 
 
 #: The class of a side the outer join left empty: the case was not recorded there.
 MISSING = "missing"
+#: The class of a case whose records of one attempt disagree (harness.vocabulary.CONFLICTING), told apart from an
+#: unknown status only to say why it was not judged.
+CONFLICT = "conflicting"
+#: Classes that leave a case without an answer on a side.
+_NO_ANSWER = (INFRASTRUCTURE, UNKNOWN, CONFLICT)
 #: What the finding tables show for that side ("absent" would read as not applicable).
 NOT_RECORDED = "(not recorded)"
+
+#: Top-level modules of the stack every cell pins or brings: one missing is the cell's fault, not the project's.
+STACK_MODULES = frozenset({"jax", "jaxlib", "flax", "numpy", "ml_dtypes", "opt_einsum", "scipy", "pytest"})
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 def _class(status: object) -> str:
     """A status's class (harness.vocabulary); a side the outer join left empty is MISSING, not UNKNOWN."""
+    if status == CONFLICTING:
+        return CONFLICT
     return status_class(status) if isinstance(status, str) else MISSING
+
+
+def _flag(both: pd.DataFrame, name: str) -> pd.Series:
+    """A boolean column of the join, False where the side was not recorded."""
+    return both[name].eq(True).astype(bool)
 
 
 def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -227,6 +283,7 @@ _UNJUDGED: tuple[tuple[str, str], ...] = (
     (MISSING, "recorded on one side only"),
     (INFRASTRUCTURE, "ended without an answer (crashed, timeout or install_error)"),
     (UNKNOWN, "have a status this reader does not know"),
+    (CONFLICT, "have two records of one attempt with different statuses"),
 )
 
 
@@ -249,6 +306,83 @@ def _case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) ->
     return reasons
 
 
+def _evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: pd.Series,
+                      b_class: pd.Series) -> tuple[list[str], list[str]]:
+    """Per pair of cells, a reason when nothing was judged there or its baseline passes no case (the baseline's
+    cases grouped by cause), and the hints for a module missing in both cells."""
+    # Judged: an answer on both sides, the baseline's not `error` (that case could not run there).
+    answered = (a_class.isin([PASSING, BROKEN]) & both["status_a"].ne(ERROR)
+                & b_class.isin([PASSING, BROKEN, ABSENT]))
+    reasons: list[str] = []
+    hints: list[str] = []
+    for cell_a, cell_b in pairs:
+        mine = ((both["baseline"] == cell_a) & (both["candidate"] == cell_b)).to_numpy(dtype=bool)
+        rows = both[mine]
+        pair = cell_a if cell_a == cell_b else f"{cell_a} \N{RIGHTWARDS ARROW} {cell_b}"
+        if not answered[mine].any():
+            reasons.append(f"nothing was judged in {pair}: no case ran to an answer on both sides{_by_cause(rows)}")
+        elif not (a_class[mine] == PASSING).any():
+            reasons.append(f"the baseline {cell_a} passes no case, so no regression can show{_by_cause(rows)}")
+        hints += _module_hints(rows)
+    return reasons, list(dict.fromkeys(hints))
+
+
+def _by_cause(rows: pd.DataFrame, shown: int = 3) -> str:
+    """' (baseline: 12 error: ModuleNotFoundError: No module named 'x'; 2 failed: ...)': the baseline's recorded
+    cases counted by status and cause (reports.causes' signature), most first."""
+    recorded = rows[rows["status_a"].notna()]
+    if recorded.empty:
+        return " (no case recorded on either side)" if rows.empty else " (no case recorded in the baseline)"
+    counted = Counter(
+        (as_text(status), "" if is_passing(status) else signature(kind, message, reason or status))
+        for status, kind, message, reason in zip(recorded["status_a"], recorded["error_type_a"],
+                                                 recorded["error_message_a"], recorded["reason_a"], strict=True))
+    groups = [f"{count} {status}: {cause}" if cause and cause != status else f"{count} {status}"
+              for (status, cause), count in counted.most_common(shown)]
+    more = len(counted) - shown
+    return f" (baseline: {'; '.join(groups)}{f'; and {more} more cause(s)' if more > 0 else ''})"
+
+
+def _module_hints(rows: pd.DataFrame) -> list[str]:
+    """What to do about a module that is missing on both sides: the project itself when every case of both cells
+    misses it, else a dependency the cells lack. Modules of the pinned stack are the cell's business, not hinted."""
+    before, after = _missing_module(rows, "_a"), _missing_module(rows, "_b")
+    hints = []
+    for module in dict.fromkeys(name for name in before if name):
+        both_sides = (before == module) & (after == module)
+        if not both_sides.any() or module.split(".")[0] in STACK_MODULES:
+            continue
+        if both_sides.all():
+            hints.append(f"No module named '{module}' in both cells: is the project installed? (--project DIR)")
+        else:
+            hints.append(f"No module named '{module}' in both cells ({int(both_sides.sum())} of {len(rows)} cases): "
+                         "a dependency the cells lack? (--with REQ)")
+    return hints
+
+
+def _missing_module(rows: pd.DataFrame, side: str) -> pd.Series:
+    """Per case, the module a side's ModuleNotFoundError names ('' for anything else)."""
+    def name(message: object, reason: object) -> str:
+        found = _NO_MODULE.search(as_text(message)) or _NO_MODULE.search(as_text(reason))
+        return found.group(1) if found else ""
+
+    return pd.Series([name(message, reason) for message, reason in zip(rows[f"error_message{side}"],
+                                                                       rows[f"reason{side}"], strict=True)],
+                     index=rows.index, dtype=object)
+
+
+def _retried_reason(rows: pd.DataFrame) -> list[str]:
+    if rows.empty:
+        return []
+    return [f"{len(rows)} case(s) passed on the candidate only after a failing attempt (flaky: {_ids(rows)}): a "
+            "regression that shows some of the time is not ruled out"]
+
+
+def _ids(rows: pd.DataFrame, shown: int = 5) -> str:
+    ids = list(dict.fromkeys(rows["case_id"].tolist()))
+    return ", ".join(ids[:shown]) + (f" (+{len(ids) - shown} more)" if len(ids) > shown else "")
+
+
 def _unreadable_reason(unreadable: Sequence[str]) -> list[str]:
     if not unreadable:
         return []
@@ -268,7 +402,9 @@ def _passing(statuses: pd.Series) -> pd.Series:
     return statuses.map(is_passing).astype(bool)
 
 
-def _pick(both: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
+def _pick(both: pd.DataFrame, mask: pd.Series, side: str | None = "_b") -> pd.DataFrame:
+    """The finding table of the masked cases; `detail` is that side's error, warning or reason (None: the side
+    without an answer, the baseline's when both lack one)."""
     rows = both[mask.fillna(False).astype(bool)]
     return pd.DataFrame({
         "baseline": rows["baseline"],
@@ -276,15 +412,37 @@ def _pick(both: pd.DataFrame, mask: pd.Series) -> pd.DataFrame:
         "case_id": rows["case_id"],
         "before": rows["status_a"].fillna(NOT_RECORDED),
         "after": rows["status_b"].fillna(NOT_RECORDED),
-        "detail": [_detail(row) for row in rows.to_dict("records")],
+        "detail": [_detail(row, side or ("_a" if _class(row["status_a"]) in _NO_ANSWER else "_b"))
+                   for row in rows.to_dict("records")],
     }, columns=COLUMNS).reset_index(drop=True)
 
 
-def _detail(row: Mapping[Any, Any]) -> str:
-    error = ": ".join(t for t in (first_line(row.get("error_type_b")), first_line(row.get("error_message_b"))) if t)
-    found = row.get("warnings_b")
+def _flaky(both: pd.DataFrame, mask: pd.Series, flaky_a: pd.Series, flaky_b: pd.Series) -> pd.DataFrame:
+    """The flaky finding table: each side's attempts in order as before and after, and which side was flaky."""
+    rows = both[mask]
+    where = {(True, False): "flaky in the baseline", (False, True): "flaky in the candidate",
+             (True, True): "flaky on both sides"}
+    return pd.DataFrame({
+        "baseline": rows["baseline"],
+        "candidate": rows["candidate"],
+        "case_id": rows["case_id"],
+        "before": [_attempts(found) for found in rows["history_a"]],
+        "after": [_attempts(found) for found in rows["history_b"]],
+        "detail": [where[pair] for pair in zip(flaky_a[mask], flaky_b[mask], strict=True)],
+    }, columns=COLUMNS).reset_index(drop=True)
+
+
+def _attempts(history: object) -> str:
+    """A side's attempts in order, bracketed to read apart from the before-after arrow: '[failed → passed]'."""
+    return f"[{attempts_text(history)}]" if isinstance(history, list) else NOT_RECORDED
+
+
+def _detail(row: Mapping[Any, Any], side: str = "_b") -> str:
+    error = ": ".join(t for t in (first_line(row.get(f"error_type{side}")),
+                                  first_line(row.get(f"error_message{side}"))) if t)
+    found = row.get(f"warnings{side}")
     warned = first_line(found[0]) if isinstance(found, list) and found else ""
-    return error or warned or first_line(row.get("reason_b"))
+    return error or warned or first_line(row.get(f"reason{side}"))
 
 
 def timing(both: pd.DataFrame) -> pd.DataFrame:

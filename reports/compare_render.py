@@ -46,12 +46,16 @@ def headline(comparison: Comparison) -> str:
 #: Per-case sections after the regressions' causes: (Comparison attribute, title).
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("removed", "Gone (passing \N{RIGHTWARDS ARROW} not applicable: an API it uses is absent)"),
-    ("unjudged", "Not judged (crashed, timeout, install_error or an unknown status on a side)"),
+    ("unjudged", "Not judged (crashed, timeout, install_error, an unknown status or conflicting records on a side)"),
     ("missing", "Recorded on one side only"),
+    ("flaky", "Flaky (attempts disagreed)"),
+    ("unrun", "Could not run on the baseline (error: not judged)"),
     ("deprecated", "Newly deprecated (clean pass \N{RIGHTWARDS ARROW} pass with warnings)"),
     ("not_applicable", "Newly not applicable"),
     ("fixed", "Fixed (not passing \N{RIGHTWARDS ARROW} passing)"),
 )
+#: At most this many cases per section in the terminal: a cell that could not run lists every case.
+TEXT_ROWS = 20
 REGRESSIONS_TITLE = "Regressions (passing \N{RIGHTWARDS ARROW} broken)"
 ARROW = "\N{RIGHTWARDS ARROW}"
 
@@ -67,6 +71,7 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     lines = [headline(comparison)]
     if comparison.verdict == UNSAFE and comparison.reasons:
         lines.append(f"also inconclusive: {comparison.reason}")
+    lines += [f"what to do: {hint}" for hint in comparison.hints]
     lines.append("")
     lines += [f"baseline {a}  {ARROW}  candidate {b}" for a, b in comparison.pairs]
     lines += ["", f"{REGRESSIONS_TITLE}: {regressions_count(comparison)}"]
@@ -79,8 +84,10 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     for name, title in SECTIONS:
         found: pd.DataFrame = getattr(comparison, name)
         lines += ["", f"{title}: {len(found)}"]
-        for row in found.to_dict("records"):
+        for row in found.head(TEXT_ROWS).to_dict("records"):
             lines.append(f"  {row['case_id']}: {row['before']} {ARROW} {row['after']}  {row['detail']}".rstrip())
+        if len(found) > TEXT_ROWS:
+            lines.append(f"  ... and {len(found) - TEXT_ROWS} more (compare.md lists every one)")
     slower = comparison.slower
     lines += ["", f"Slower beyond noise (ratio > {TIME_RATIO} and > {TIME_DELTA_S * 1000:.0f} ms more): {len(slower)}"]
     for row in slower.to_dict("records"):
@@ -120,6 +127,7 @@ def render_markdown(comparison: Comparison, links: dict[tuple[str, str], str] | 
     if comparison.reasons:
         parts += [f"**{'Inconclusive' if comparison.verdict == INCONCLUSIVE else 'Also inconclusive'}:** "
                   f"{_cell(comparison.reason)}", ""]
+    parts += [*(f"**What to do:** {_cell(hint)}" for hint in comparison.hints), *([""] if comparison.hints else [])]
     parts += [f"- baseline `{a}` {ARROW} candidate `{b}`" for a, b in comparison.pairs]
     parts += ["", f"## {REGRESSIONS_TITLE}: {regressions_count(comparison)}", "", *markdown_causes(comparison, script)]
     for name, title in SECTIONS:

@@ -1,22 +1,32 @@
 """The compatibility table: one verdict per cell, laid out as flax releases by jax releases.
 
 "Which pairs work?" is the first question a maintainer asks, and the status matrix answers it only after reading
-all of it. Each cell gets one verdict from its collapsed results:
+all of it. `verdict()` is the one rule that turns a cell's evidence (its collapsed results, counted) into one of
+these tokens, the `verdict` column of compat.csv and compat.json, in the order it tries them:
 
-- not built: its environment could not be built (install_error);
-- broken: jax or flax themselves do not import in it, or its backend does not start;
+- not_built: its environment could not be built (every record is install_error);
+- broken: jax or flax themselves do not import in it, its backend does not start, or a smoke case (the core
+  subset, `@case(..., smoke=True)`) does not pass for a reason no documented change explains;
 - interrupted: it never finished, so what is missing is unknown;
-- partial: k of its n applicable cases do not pass (with their causes);
-- works with warnings: every applicable case passes, some with deprecation warnings;
+- no_evidence: no applicable case ran (none recorded, or every one not applicable): never works;
+- partial: an applicable case does not pass and no documented change explains it (its causes are named);
+- works_for_current_code: every failure is a documented change failing as declared, i.e. the right answer for
+  code written the old way ("N changes break older code");
+- works_with_warnings: every applicable case passes, some with deprecation warnings;
 - works: every applicable case passes cleanly.
 
-The same verdicts go to compat.csv and compat.json for other tools.
+Two optional result columns feed it, each False where absent: `documented` (the failure is a documented change
+failing as declared; reports/changes.py decides it, `change_name` naming the change) and `smoke` (the case is in
+the smoke subset).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -26,103 +36,208 @@ from reports.matrix import Matrix, version_key
 from reports.text import as_text
 
 WORKS = "works"
-WARNED = "works with warnings"
+WARNED = "works_with_warnings"
+CURRENT = "works_for_current_code"
 PARTIAL = "partial"
 BROKEN = "broken"
+NOT_BUILT = "not_built"
 INTERRUPTED = "interrupted"
-NOT_BUILT = "not built"
+NO_EVIDENCE = "no_evidence"
 
-#: Verdicts in order of severity, each with its one-line meaning for the legend.
+#: Each token, best first, with its one-line meaning for the legend.
 VERDICTS: dict[str, str] = {
     WORKS: "every applicable case passes",
     WARNED: "every applicable case passes; some raise deprecation warnings",
-    PARTIAL: "some applicable cases do not pass (their causes are listed)",
-    INTERRUPTED: "the cell did not finish; the cases it never ran are unknown",
-    BROKEN: "jax or flax do not import in this cell, or its backend does not start",
+    CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
+    PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
+    BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
+    NO_EVIDENCE: "no applicable case ran: nothing says it works",
+    INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
     NOT_BUILT: "the cell's environment could not be built",
 }
 
-#: How each verdict is drawn: an emoji mark (Markdown), a text symbol and a CSS class (HTML, reports/_page.py).
-LOOKS: dict[str, tuple[str, str, str]] = {
-    WORKS: ("\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
-    WARNED: ("\N{WARNING SIGN}\N{VARIATION SELECTOR-16}", "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
-    PARTIAL: ("\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
-    INTERRUPTED: ("\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}", "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
-    BROKEN: ("\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
-    NOT_BUILT: ("\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
+
+
+class Look(NamedTuple):
+    """How a token reads in a report: its words, an emoji mark (Markdown), a text symbol and a CSS class (HTML,
+    reports/_page.py)."""
+
+    words: str
+    mark: str
+    symbol: str
+    css_class: str
+
+
+LOOKS: dict[str, Look] = {
+    WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
+    WARNED: Look("works with warnings", "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}",
+                 "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
+    CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
+                  "\N{BALLOT BOX WITH CHECK}", "v-current"),
+    PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
+    BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
+    NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
+    INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
+                      "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
+    NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
 }
 
-#: The columns of verdicts(), and of compat.csv.
+#: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
+#: as declared (reports/changes.py), and the case is in the smoke subset.
+DOCUMENTED, SMOKE = "documented", "smoke"
+#: The optional result column naming a documented failure's change; its cause signature stands in without it.
+CHANGE_NAME = "change_name"
+
+#: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,
+#: `documented` those of them a documented change explains; `causes` are the others' signatures, `changes` the
+#: documented changes behind the rest.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verdict", "applicable", "failing",
-                      "warned", "causes"]
+                      "documented", "warned", "causes", "changes"]
 
 
-def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per column key (version order): the cell, its verdict, how many applicable cases, how many of them do
-    not pass, how many passed with warnings, and the causes of the failures (signatures, most cases first).
+@dataclass(frozen=True)
+class Evidence:
+    """What one cell's collapsed results say, counted: everything verdict() decides from."""
 
-    `found` is causes() of the matrix when the caller has it already (a report shows both)."""
-    results = matrix.results
+    #: Results recorded (any status), and how many of them say the environment was built, and that the cell's
+    #: packages imported and its backend started.
+    cases: int = 0
+    built: int = 0
+    usable: int = 0
+    #: Whether the cell finished (its done marker exists).
+    complete: bool = True
+    #: Results that apply to the cell (not not_applicable), and of those: passing, passing with warnings.
+    applicable: int = 0
+    passing: int = 0
+    warned: int = 0
+    #: Applicable results that do not pass but a documented change explains.
+    documented: int = 0
+    #: Smoke cases that do not pass for a reason no documented change explains.
+    smoke_failing: int = 0
+
+    @property
+    def undocumented(self) -> int:
+        """Failures no documented change explains."""
+        return self.applicable - self.passing - self.documented
+
+
+def verdict(evidence: Evidence) -> str:
+    """The one verdict of a cell: the first token of the module docstring's list whose condition its evidence
+    meets."""
+    if evidence.cases and not evidence.built:
+        return NOT_BUILT
+    if (evidence.cases and not evidence.usable) or evidence.smoke_failing:
+        return BROKEN
+    if not evidence.complete:
+        return INTERRUPTED
+    if not evidence.applicable:
+        return NO_EVIDENCE
+    if evidence.undocumented:
+        return PARTIAL
+    if evidence.documented:
+        return CURRENT
+    return WARNED if evidence.warned else WORKS
+
+
+def _flag(results: pd.DataFrame, name: str) -> pd.Series:
+    """An optional boolean result column, False where the column or its value is absent."""
+    if name not in results:
+        return pd.Series(False, index=results.index, dtype=bool)
+    return results[name].eq(True).astype(bool)
+
+
+def _marks(results: pd.DataFrame) -> pd.DataFrame:
+    """Per result: whether it applies, passes, fails, fails as a documented change, and passes with warnings."""
     statuses = results["status"].tolist()
     # Each distinct status asked once, not once per result.
     absent = {status: is_absent(status) for status in set(statuses)}
     passes = {status: is_passing(status) for status in absent}
-    applicable = pd.Series([not absent[status] for status in statuses], index=results.index)
-    passing = pd.Series([passes[status] for status in statuses], index=results.index)
+    applicable = pd.Series([not absent[status] for status in statuses], index=results.index, dtype=bool)
+    passing = applicable & pd.Series([passes[status] for status in statuses], index=results.index, dtype=bool)
     failing = applicable & ~passing
-    warned = passing & results["warnings"].map(len).gt(0)
-    built = results["status"].ne(INSTALL_ERROR)
-    reasons = results["reason"].tolist()
-    failed = {text: is_cell_unusable(text) for text in set(reasons)}
-    unimportable = pd.Series([failed[text] for text in reasons], index=results.index, dtype=bool)
-    by_key = pd.DataFrame({"key": results["key"], "applicable": applicable, "failing": failing, "warned": warned,
-                           "built": built, "importable": ~unimportable, "cases": 1}).groupby("key").sum()
-    by_key = by_key.reindex(matrix.keys, fill_value=0)
+    return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
+                         "documented": failing & _flag(results, DOCUMENTED),
+                         "warned": passing & results["warnings"].map(len).gt(0)})
+
+
+def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evidence]:
+    """The evidence of each cell (`key`) of collapsed results; `complete` gives every key to report, with whether
+    its cell finished (a key without results is counted empty)."""
+    marks = _marks(results)
+    unusable = {text: is_cell_unusable(text) for text in set(results["reason"].tolist())}
+    counts = pd.DataFrame({
+        "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
+        "usable": ~results["reason"].map(unusable).astype(bool),
+        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented")},
+        "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
+    }).groupby("key").sum().reindex(list(complete), fill_value=0)
+    return {str(key): Evidence(complete=complete[str(key)], **{str(name): int(value) for name, value in row.items()})
+            for key, row in counts.to_dict("index").items()}
+
+
+def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per column key (version order): the cell, its verdict, how many applicable cases, how many of them do
+    not pass, how many of those a documented change explains, how many passed with warnings, the causes of the
+    other failures (signatures, most cases first) and the documented changes (by name, else signature).
+
+    `found` is causes() of the matrix when the caller has it already (a report shows both)."""
+    results = matrix.results
+    complete = {str(key): bool(done) for key, done in zip(matrix.cells.index, matrix.cells["complete"], strict=True)}
+    counted = evidence(results, complete)
+    marks = _marks(results)
+    failing = marks["failing"]
     # Signatures once for every failing result, then counted per cell: one causes() call, not one per cell.
     if found is None:
         found = causes(results[failing].assign(flaky=False), matrix.cells)
+    names = results[CHANGE_NAME] if CHANGE_NAME in results else pd.Series(None, index=results.index, dtype=object)
     # Only failures count: a full causes() table also holds flaky passes.
-    failures = set(zip(results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(), strict=True))
-    per_key: dict[str, dict[str, int]] = {}
+    failures = {(key, case): (known, as_text(name)) for key, case, known, name in zip(
+        results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(),
+        marks.loc[failing, "documented"].tolist(), names[failing].tolist(), strict=True)}
+    # Per key: {signature: failures} of the undocumented failures, {change: failures} of the documented ones.
+    tallies: dict[bool, dict[str, dict[str, int]]] = {False: {}, True: {}}
     for signature, cases in zip(found["signature"], found["cases"], strict=True):
         for key, case in cases:
             if (key, case) in failures:
-                per_key.setdefault(key, {}).setdefault(signature, 0)
-                per_key[key][signature] += 1
-    totals = {str(key): {str(name): int(value) for name, value in row.items()}
-              for key, row in by_key.to_dict("index").items()}
+                known, name = failures[key, case]
+                tally = tallies[known].setdefault(key, {})
+                tally[name or signature] = tally.get(name or signature, 0) + 1
     rows = []
     for key, cell in matrix.cells.iterrows():
-        counts = totals[str(key)]
-        mine = per_key.get(str(key), {})
+        counts = counted[str(key)]
+        mine, theirs = tallies[False].get(str(key), {}), tallies[True].get(str(key), {})
         rows.append({
             "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"], "jax": as_text(cell["jax"]),
-            "flax": as_text(cell["flax"]), "python": as_text(cell["python"]),
-            "verdict": _verdict(counts, bool(cell["complete"])),
-            "applicable": int(counts["applicable"]), "failing": int(counts["failing"]), "warned": int(counts["warned"]),
+            "flax": as_text(cell["flax"]), "python": as_text(cell["python"]), "verdict": verdict(counts),
+            "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
+            "documented": counts.documented, "warned": counts.warned,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
+            "changes": sorted(theirs, key=lambda name: -theirs[name]),
         })
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _verdict(counts: dict[str, int], complete: bool) -> str:
-    cases = int(counts["cases"])
-    if cases and not counts["built"]:
-        return NOT_BUILT
-    if cases and not counts["importable"]:
-        return BROKEN
-    if not complete:
-        return INTERRUPTED
-    if counts["failing"]:
-        return PARTIAL
-    return WARNED if counts["warned"] else WORKS
+def label(token: str) -> str:
+    """A token as words: 'works_with_warnings' -> 'works with warnings'."""
+    return LOOKS[token].words if token in LOOKS else token
 
 
-def describe(row: pd.Series) -> str:
-    """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'broken'."""
+def detail(row: Mapping[Any, Any] | pd.Series) -> str:
+    """What a verdict adds to its words: 'k of n fail' (partial), 'N changes break older code' (works for current
+    code); empty otherwise."""
     if row["verdict"] == PARTIAL:
-        return f"{PARTIAL}: {row['failing']} of {row['applicable']} fail"
-    return str(row["verdict"])
+        return f"{row['failing']} of {row['applicable']} fail"
+    if row["verdict"] == CURRENT:
+        count = len(row["changes"])
+        return f"{count} {'change breaks' if count == 1 else 'changes break'} older code"
+    return ""
+
+
+def describe(row: Mapping[Any, Any] | pd.Series) -> str:
+    """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
+    older code'."""
+    extra = detail(row)
+    return f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
 
 
 def grid(table: pd.DataFrame) -> pd.DataFrame:
@@ -140,8 +255,9 @@ def grid(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
-    """compat.csv (causes joined by ' | ') and compat.json (a list of objects) in `report_dir`."""
+    """compat.csv (causes and changes joined by ' | ') and compat.json (a list of objects) in `report_dir`."""
     csv_path, json_path = Path(report_dir) / "compat.csv", Path(report_dir) / "compat.json"
-    table.assign(causes=[" | ".join(found) for found in table["causes"]]).to_csv(csv_path, index=False)
+    table.assign(causes=[" | ".join(found) for found in table["causes"]],
+                 changes=[" | ".join(found) for found in table["changes"]]).to_csv(csv_path, index=False)
     json_path.write_text(json.dumps(table.to_dict("records"), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return csv_path, json_path

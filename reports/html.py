@@ -57,7 +57,7 @@ def render_html(
         incomplete=INCOMPLETE,
         compat=compat_view(matrix, table, shown),
         frontier=frontier_html,
-        verdicts=[(compat.LOOKS[name], name, meaning) for name, meaning in compat.VERDICTS.items()],
+        verdicts=[(compat.LOOKS[token], token, meaning) for token, meaning in compat.VERDICTS.items()],
         causes=[cause_view(view, matrix.keys) for view in shown if not view.known],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
         # Styler and grid_html output is already escaped; the template marks it `safe`.
@@ -91,16 +91,16 @@ def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> 
 
 
 def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:
-    _mark, symbol, css_class = compat.LOOKS[row["verdict"]]
+    look = compat.LOOKS[row["verdict"]]
     found = sorted((numbers[signature], signature) for signature in row["causes"] if signature in numbers)
     python = minor(row["python"])
     title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", compat.describe(row)]
     title += [f"#{number} {signature}" for number, signature in found]
+    title += [f"documented: {change}" for change in row["changes"]]
     return {
-        "key": key, "anchor": column_anchor(key), "symbol": symbol, "css_class": css_class,
-        "label": row["verdict"], "python": python,
-        "detail": f"{row['failing']} of {row['applicable']} fail" if row["verdict"] == compat.PARTIAL else "",
-        "causes": found, "title": "\n".join(title),
+        "key": key, "anchor": column_anchor(key), "symbol": look.symbol, "css_class": look.css_class,
+        "label": look.words, "python": python, "detail": compat.detail(row),
+        "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
 
 

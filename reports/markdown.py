@@ -84,24 +84,27 @@ def render_markdown(
 def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
     """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes."""
     layout = compat.grid(verdicts)
-    rows = verdicts.set_index("key")
+    rows = {row["key"]: row for row in verdicts.to_dict("records")}
     numbers = {view.signature: view.number for view in shown}
 
     def entry(key: str) -> str:
-        row = rows.loc[key]
-        verdict = str(row["verdict"])
-        text = f"[{key} {compat.LOOKS[verdict][0]} {escape(verdict)}](#{column_anchor(key)})"
-        if verdict == compat.PARTIAL:
+        row = rows[key]
+        look = compat.LOOKS[str(row["verdict"])]
+        text = f"[{key} {look.mark} {escape(look.words)}](#{column_anchor(key)})"
+        extra = compat.detail(row)
+        if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
-            text += f" {row['failing']} of {row['applicable']} fail" + (f" ({', '.join(refs)})" if refs else "")
-        return text
+            extra += f" ({', '.join(refs)})" if refs else ""
+        return f"{text} {extra}" if extra else text
 
     table_rows = [[f"**{escape(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
                   for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
     header = ["flax \\ jax", *(escape(jax) for jax in layout.columns)]
-    key = " · ".join(f"{look[0]} {escape(name)}" for name, look in compat.LOOKS.items())
+    key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(compat.VERDICTS[token])}"
+                    for token, look in compat.LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
-            "that pairs them, linking its column in the matrix; a partial one names its causes.\n\n"
+            "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
+            "its token in `compat.csv`, is listed under the table.\n\n"
             + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
 
 

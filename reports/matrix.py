@@ -5,7 +5,8 @@ Columns get short keys (c1, c2, ...) in version order so headers stay narrow and
 
 Records of one case in one cell collapse into one result. A failing case is retried, each attempt its own
 record numbered by `attempt`; the result is the last attempt's, and a case whose attempts disagree is *flaky*.
-Several records of the same attempt are plain repeats: the last one's status stands and timings are medians.
+Several records of the same attempt are plain repeats: the last one's status stands and timings are medians. When
+they disagree on the status, the case's status is harness.vocabulary's CONFLICTING (never passing, an unknown).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 from packaging.version import InvalidVersion, Version
 
+from harness.vocabulary import final_record
 from reports.load import TIMINGS
 from reports.present import display_status, legend
 from reports.text import as_text
@@ -135,6 +137,7 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
         for number, status in zip(statuses["_row"].tolist(), statuses["status"].tolist(), strict=True):
             history.setdefault(number, []).append(status)
         found = [history[number] for number in results.index]
+    _settle_conflicts(ordered, row, results)
     results["history"] = pd.Series(found, index=results.index, dtype=object)
     results["attempts"] = [len(statuses) for statuses in found]
     results["flaky"] = [len(set(statuses)) > 1 for statuses in found]
@@ -144,6 +147,22 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
     ]
     rest = [name for name in results.columns if name not in ROW_KEY]
     return results[[*ROW_KEY, *rest]].reset_index(drop=True)
+
+
+def _settle_conflicts(ordered: pd.DataFrame, row: pd.Series, results: pd.DataFrame) -> None:
+    """Give a case whose records of one attempt disagree on the status the status harness.vocabulary.final_record
+    decides for it (CONFLICTING, its reason naming the statuses), in place; plain repeats are left alone."""
+    keyed = ordered.assign(_row=row)
+    repeated = keyed[keyed.duplicated(["_row", "attempt"], keep=False)]
+    if repeated.empty:
+        return
+    differ = repeated.groupby(["_row", "attempt"])["status"].transform("nunique").gt(1)
+    # Only the cases that disagree are asked, one at a time, through the vocabulary's one rule.
+    suspects = keyed[keyed["_row"].isin(set(repeated.loc[differ, "_row"].tolist()))]
+    for number, records in suspects.groupby("_row", sort=False):
+        final = final_record({str(name): value for name, value in found.items()}
+                             for found in records.drop(columns="_row").to_dict("records"))
+        results.loc[number, ["status", "reason"]] = [final["status"], final["reason"]]
 
 
 def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.DataFrame:

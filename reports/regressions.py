@@ -13,8 +13,12 @@ prints the issue body as Markdown on stdout, and exits with the verdict:
   and any reason the night is also inconclusive.
 - 2, inconclusive: nothing is proven regressed, but the night is not clean: a cell of one run only (its job died
   or was not planned), a cell that did not finish, a case recorded on one side only, an infrastructure status
-  (crashed, timeout, install_error) or a status this reader does not know on either side, unreadable results
-  lines, or results that cannot be read at all (then also one line on stderr). The body says why, one line each.
+  (crashed, timeout, install_error) or a status this reader does not know on either side, a cell in which nothing
+  was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
+  unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
+  why, one line each.
+
+Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer.
 
 The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, and closes
 it only on 0.
@@ -61,9 +65,10 @@ def regressions(previous: Path, current: Path) -> Comparison:
 
 def render(comparison: Comparison, run_url: str = "") -> str:
     """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why."""
+    flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
     if comparison.verdict == SAFE:
-        return ("No regressions against the previous scheduled run: every cell of both runs finished and every case "
-                "was judged.\n")
+        return "\n".join(["No regressions against the previous scheduled run: every cell of both runs finished and "
+                          "every case was judged.", "", *flaky]).rstrip("\n") + "\n"
     where = f" in [this run]({run_url}) (each cell's results are an artifact there)" if run_url else ""
     lines = []
     if comparison.verdict == UNSAFE:
@@ -82,6 +87,7 @@ def render(comparison: Comparison, run_url: str = "") -> str:
                         ("unjudged", "Crashed, timed out, not installed, or an unknown status"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
+    lines += flaky
     cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
     if cells:
         lines += ["Reproduce a cell locally (its case ids are the pytest node ids under `cases/`):", ""]

@@ -38,7 +38,8 @@ def test_interrupted_or_partial_results_are_not_reused(tmp_path: Path) -> None:
 def test_statuses_of_keeps_the_last_record_per_case(tmp_path: Path) -> None:
     path = results_path(tmp_path, "r", "c")
     path.parent.mkdir(parents=True)
-    path.write_text('{"case_id": "m::a", "status": "failed"}\nnot json\n{"case_id": "m::a", "status": "passed"}\n')
+    path.write_text('{"case_id": "m::a", "status": "failed", "attempt": 1}\nnot json\n'
+                    '{"case_id": "m::a", "status": "passed", "attempt": 2}\n')
     assert statuses_of(tmp_path, "r", "c")["m::a"]["status"] == "passed"
 
 

@@ -20,10 +20,19 @@ def write_records(path: Path, *records: dict) -> Path:
 
 
 def test_final_records_keep_the_last_record_of_each_case(tmp_path: Path) -> None:
-    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "crashed"},
-                            {"case_id": "m::b", "status": "passed"}, {"case_id": "m::a", "status": "passed"})
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "crashed", "attempt": 1},
+                            {"case_id": "m::b", "status": "passed"},
+                            {"case_id": "m::a", "status": "passed", "attempt": 2})
     assert {case: r["status"] for case, r in output.final_records(results).items()} == {"m::a": "passed",
                                                                                         "m::b": "passed"}
+
+
+def test_two_statuses_for_one_attempt_make_the_case_unknown(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "failed", "attempt": 1},
+                            {"case_id": "m::a", "status": "passed", "attempt": 1})
+    final = output.final_records(results)["m::a"]
+    assert final["status"] == "conflicting_records" and "attempt 1 was recorded as failed and passed" in final["reason"]
+    assert output.status_counts({"m::a": final}) == {"conflicting_records": 1}
 
 
 def test_status_counts_follow_the_vocabulary_order_with_unknown_statuses_last() -> None:

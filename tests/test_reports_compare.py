@@ -3,10 +3,13 @@ verdicts, each with the lie it used to tell."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from compare_fakes import cases, compare, frame, record
+from compare_fakes import cases, compare, finished, frame, record
 
 from harness import vocabulary
+from reports import compare as compare_module
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
 from reports.compare_render import render_markdown, render_text
 from reports.load import records_frame
@@ -20,7 +23,8 @@ def test_a_pass_that_now_fails_is_a_regression_and_unsafe() -> None:
 
 
 def test_a_failure_that_still_fails_is_no_regression() -> None:
-    found = compare(frame([("a", "failed", {})], [("a", "failed", {})]), "r1", "r2")
+    found = compare(frame([("a", "failed", {}), ("b", "passed", {})], [("a", "failed", {}), ("b", "passed", {})]),
+                    "r1", "r2")
     assert found.verdict == "SAFE" and found.regressions.empty
 
 
@@ -36,8 +40,8 @@ def test_a_pass_that_already_warned_is_not_newly_deprecated() -> None:
     assert found.deprecated.empty
 
 
-def test_a_pass_that_becomes_not_applicable_is_unsafe_an_error_that_does_is_only_listed() -> None:
-    found = compare(frame([("a", "passed", {}), ("b", "error", {})],
+def test_a_pass_that_becomes_not_applicable_is_unsafe_a_failure_that_does_is_only_listed() -> None:
+    found = compare(frame([("a", "passed", {}), ("b", "failed", {})],
                           [("a", "not_applicable", {}), ("b", "not_applicable", {})]), "r1", "r2")
     assert found.verdict == "UNSAFE"
     assert found.removed["case_id"].tolist() == ["fam::a"]
@@ -89,7 +93,7 @@ def test_a_case_new_on_the_candidate_is_inconclusive_too() -> None:
 
 def test_a_status_outside_the_vocabulary_is_never_counted_as_passing() -> None:
     assert "quarantined" not in vocabulary.ALL
-    found = compare(frame(cases("a"), cases("a", status="quarantined")), "r1", "r2")
+    found = compare(frame(cases("a", "b"), [("a", "quarantined", {}), ("b", "passed", {})]), "r1", "r2")
     assert found.verdict == INCONCLUSIVE
     assert found.reasons == ["1 case(s) have a status this reader does not know (first: fam::a is 'quarantined' in "
                              "the candidate new)"]
@@ -161,3 +165,143 @@ def test_a_stale_known_breakage_that_breaks_again_is_a_regression() -> None:
 def test_a_side_without_the_case_reads_not_recorded_not_absent() -> None:
     found = compare(frame(cases("a", "b"), cases("a")), "r1", "r2")
     assert found.missing[["case_id", "before", "after"]].values.tolist() == [["fam::b", "passed", "(not recorded)"]]
+
+
+def test_exit_codes_are_harness_formats_ones() -> None:
+    from harness import formats
+    from reports.compare import EXIT_CODES
+
+    assert EXIT_CODES == {SAFE: formats.SAFE_EXIT, UNSAFE: formats.UNSAFE_EXIT, INCONCLUSIVE: formats.INCONCLUSIVE_EXIT}
+
+
+# --- flakiness: always listed; a pass on the candidate only after a failing attempt cannot prove SAFE ------------
+
+def retried(case: str, first: str = "failed") -> list[tuple[str, str, dict[str, Any]]]:
+    """A case whose first attempt ended `first` and whose second passed."""
+    return [(case, first, {"attempt": 1, "error_type": "AssertionError"}), (case, "passed", {"attempt": 2})]
+
+
+def test_a_candidate_case_that_passed_only_on_retry_is_inconclusive_naming_it() -> None:
+    found = compare(frame(cases("a", "b"), [*retried("a"), ("b", "passed", {})]), "r1", "r2")
+    assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
+    assert found.reasons == ["1 case(s) passed on the candidate only after a failing attempt (flaky: fam::a): a "
+                             "regression that shows some of the time is not ruled out"]
+    assert found.flaky.values.tolist() == [["old", "new", "fam::a", "[passed]", "[failed → passed]",
+                                            "flaky in the candidate"]]
+
+
+def test_a_baseline_case_that_passed_only_on_retry_is_listed_but_the_answer_stays_safe() -> None:
+    found = compare(frame([*retried("a"), ("b", "passed", {})], cases("a", "b")), "r1", "r2")
+    assert (found.verdict, found.reasons) == (SAFE, [])
+    assert found.flaky[["case_id", "before", "after", "detail"]].values.tolist() == [
+        ["fam::a", "[failed → passed]", "[passed]", "flaky in the baseline"]]
+    assert "Flaky (attempts disagreed): 1" in render_text(found)
+    assert "| `fam::a` | [failed → passed] | [passed] | flaky in the baseline |" in render_markdown(found)
+
+
+def test_a_candidate_retry_of_a_case_that_never_passed_before_is_listed_not_decisive() -> None:
+    found = compare(frame([("a", "failed", {}), ("b", "passed", {})], [*retried("a"), ("b", "passed", {})]),
+                    "r1", "r2")
+    assert found.verdict == SAFE and found.flaky["case_id"].tolist() == ["fam::a"]
+    assert found.fixed["case_id"].tolist() == ["fam::a"]
+
+
+def test_a_regression_on_every_attempt_is_unsafe_whatever_the_baseline_attempts() -> None:
+    failing = [("a", "failed", {"attempt": 1}), ("a", "failed", {"attempt": 2})]
+    found = compare(frame(retried("a"), failing), "r1", "r2")
+    assert found.verdict == UNSAFE and found.flaky["detail"].tolist() == ["flaky in the baseline"]
+
+
+# --- two records of one attempt that disagree: the case is unknown ------------------------------------------------
+
+def test_two_records_of_one_attempt_with_different_statuses_are_inconclusive_not_the_last_line() -> None:
+    found = compare(frame(cases("a", "b"), [("a", "failed", {}), ("a", "passed", {}), ("b", "passed", {})]),
+                    "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and found.regressions.empty
+    assert found.reasons == ["1 case(s) have two records of one attempt with different statuses (first: fam::a is "
+                             "'conflicting_records' in the candidate new)"]
+    assert found.unjudged["detail"].tolist() == ["conflicting records: attempt 1 was recorded as failed and passed"]
+    # Repeats that agree are plain repeats.
+    assert compare(frame(cases("a", "b"), [*cases("a", "b"), *cases("a")]), "r1", "r2").verdict == SAFE
+
+
+# --- no evidence: a verdict that judged nothing is never SAFE -----------------------------------------------------
+
+def test_two_cells_where_no_case_applies_are_inconclusive_not_safe() -> None:
+    found = compare(frame(cases("a", "b", status="not_applicable"), cases("a", "b", status="not_applicable")),
+                    "r1", "r2")
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons == ["nothing was judged in old → new: no case ran to an answer on both sides (baseline: 2 "
+                             "not_applicable)"]
+    # One case that ran on both sides is evidence.
+    assert compare(frame([*cases("a", status="not_applicable"), *cases("b")],
+                         [*cases("a", status="not_applicable"), *cases("b")]), "r1", "r2").verdict == SAFE
+
+
+def test_two_empty_finished_results_files_are_inconclusive_not_safe() -> None:
+    rows = frame(cases("a"), cases("a"))
+    cells = finished(rows)
+    found = compare_module.compare(rows.head(0), "r1", "r2", cells)
+    assert found.verdict == INCONCLUSIVE and found.pairs == [("old", "new")]
+    assert found.reasons == ["nothing was judged in old → new: no case ran to an answer on both sides (no case "
+                             "recorded on either side)"]
+
+
+def test_every_record_filtered_out_is_inconclusive_not_safe() -> None:
+    rows = frame(cases("a"), cases("a"))
+    found = compare_module.compare(rows[rows["case_id"] == "fam::asked"], "r1", "r2", finished(rows))
+    assert found.verdict == INCONCLUSIVE and "nothing was judged" in found.reason
+
+
+# --- SAFE only for code that ran: a baseline `error` is not judged --------------------------------------------------
+
+def no_module(name: str) -> dict[str, Any]:
+    return {"error_type": "ModuleNotFoundError", "error_message": f"No module named '{name}'"}
+
+
+def test_a_baseline_error_is_not_judged_nor_a_fix_and_the_rest_still_decides() -> None:
+    found = compare(frame([("a", "error", no_module("helper")), ("b", "passed", {})],
+                          [("a", "passed", {}), ("b", "passed", {})]), "r1", "r2")
+    assert found.verdict == SAFE and found.fixed.empty
+    assert found.unrun[["case_id", "before", "after", "detail"]].values.tolist() == [
+        ["fam::a", "error", "passed", "ModuleNotFoundError: No module named 'helper'"]]
+    assert "Could not run on the baseline (error: not judged): 1" in render_text(found)
+
+
+def test_the_project_missing_in_both_cells_is_inconclusive_grouped_by_cause_with_what_to_do() -> None:
+    broken = [(name, "error", no_module("mytrainer")) for name in ("a", "b", "c")]
+    found = compare(frame(broken, broken), "r1", "r2")
+    assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
+    assert found.reasons == ["nothing was judged in old → new: no case ran to an answer on both sides (baseline: 3 "
+                             "error: ModuleNotFoundError: No module named 'mytrainer')"]
+    assert found.hints == ["No module named 'mytrainer' in both cells: is the project installed? (--project DIR)"]
+    assert "No module named 'mytrainer' in both cells: is the project installed? (--project DIR)" in render_text(found)
+
+
+def test_a_dependency_missing_for_some_cases_hints_with_but_a_stack_module_gets_no_hint() -> None:
+    some = [("a", "error", no_module("sklearn")), ("b", "passed", {})]
+    found = compare(frame(some, some), "r1", "r2")
+    assert found.verdict == SAFE  # the other case was judged, and the baseline passes it
+    assert found.hints == ["No module named 'sklearn' in both cells (1 of 2 cases): a dependency the cells lack? "
+                           "(--with REQ)"]
+    stack = [(name, "error", no_module("jax.experimental.shard")) for name in ("a", "b")]
+    assert compare(frame(stack, stack), "r1", "r2").hints == []
+    # Missing on one side only: not the project's absence, no hint.
+    assert compare(frame(broken := [("a", "error", no_module("x"))], cases("a")), "r1", "r2").hints == []
+    assert broken
+
+
+def test_a_baseline_that_passes_no_case_is_inconclusive_with_its_causes() -> None:
+    before = [("a", "failed", {"error_type": "ValueError", "error_message": "bad 1"}),
+              ("b", "failed", {"error_type": "ValueError", "error_message": "bad 2"}), ("c", "not_applicable", {})]
+    found = compare(frame(before, before), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons == ["the baseline old passes no case, so no regression can show (baseline: 2 failed: "
+                             "ValueError: bad N; 1 not_applicable)"]
+
+
+def test_a_case_not_judged_shows_the_detail_of_the_side_without_an_answer() -> None:
+    crash = {"reason": "Fatal Python error: Segmentation fault"}
+    found = compare(frame([("a", "crashed", crash), ("b", "passed", {})],
+                          [("a", "failed", {"error_type": "ValueError"}), ("b", "passed", {})]), "r1", "r2")
+    assert found.unjudged[["case_id", "detail"]].values.tolist() == [["fam::a", crash["reason"]]]

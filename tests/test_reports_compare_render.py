@@ -35,3 +35,14 @@ def test_regressions_are_one_line_per_cause_with_count_cells_and_one_reproducer(
     assert "| 1 | ValueError: bad shape (8, 2) | 3 | jax 0.5.0 \N{MULTIPLICATION SIGN} flax 0.10.2 | " \
            "[script](out/report/repro/new/fam__b.py) |" in markdown
     assert "- cause 2: `fam::d`" in markdown
+
+
+def test_the_terminal_shows_a_long_section_in_part_and_compare_md_in_full() -> None:
+    broken = [(f"t{n:02}", "error", {"error_type": "ModuleNotFoundError", "error_message": "No module named 'x'"})
+              for n in range(25)]
+    found = compare(frame(broken, broken), "r1", "r2")
+    text = render_text(found)
+    assert "Could not run on the baseline (error: not judged): 25" in text
+    assert "fam::t19: error" in text and "fam::t20" not in text
+    assert "  ... and 5 more (compare.md lists every one)" in text
+    assert "fam::t24" in render_markdown(found)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from reports import compat
-from reports.load import FIELDS, records_frame
+from reports.load import CELL_FIELDS, FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
@@ -22,13 +25,37 @@ def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str
     return {**base, **fields}
 
 
+def with_columns(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> pd.DataFrame:
+    """records_frame() of records, plus the verdict's optional input columns (documented, smoke, change_name) that
+    some of them set."""
+    frame = records_frame(records)
+    for name in (compat.DOCUMENTED, compat.SMOKE, compat.CHANGE_NAME):
+        if any(name in found for found in records):
+            frame[name] = [found.get(name) for found in records]
+    return frame
+
+
 def verdict_of(*records: dict[str, Any], complete: bool = True) -> dict[str, Any]:
-    matrix = build_matrix(records_frame(records))
+    matrix = build_matrix(with_columns(records))
     if not complete:
         matrix.cells["complete"] = False
     (row,) = compat.verdicts(matrix).to_dict("records")
     return row
 
+
+def verdict_of_files(records: list[dict[str, Any]], files: list[tuple[str, bool]]) -> dict[str, str]:
+    """{cell id: verdict} of records plus results files (cell id, finished) that may hold no record."""
+    rows = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": done, "reused_from": None}
+                         for cell, done in files], columns=list(CELL_FIELDS))
+    table = compat.verdicts(build_matrix(records_frame(records) if records else records_frame([record()]).head(0),
+                                         rows))
+    return dict(zip(table["cell_id"], table["verdict"], strict=True))
+
+
+FAILED = {"status": "failed", "error_type": "ShardingTypeError", "error_message": "make_mesh made Explicit axes"}
+
+
+# --- each token, in a pair: one input that gives it, one just beside it that does not -----------------------------
 
 def test_a_cell_whose_applicable_cases_all_pass_works() -> None:
     row = verdict_of(record(case_id="f::a"), record(case_id="f::b", status="not_applicable", reason="absent"))
@@ -37,7 +64,35 @@ def test_a_cell_whose_applicable_cases_all_pass_works() -> None:
 
 def test_a_deprecation_warning_makes_it_works_with_warnings() -> None:
     row = verdict_of(record(case_id="f::a", warnings=["DeprecationWarning: old"]), record(case_id="f::b"))
-    assert (row["verdict"], row["warned"]) == ("works with warnings", 1)
+    assert (row["verdict"], row["warned"]) == ("works_with_warnings", 1)
+    assert compat.describe(pd.Series(row)) == "works with warnings"
+
+
+def test_a_warning_beside_an_undocumented_failure_is_partial_not_works_with_warnings() -> None:
+    row = verdict_of(record(case_id="f::a", warnings=["DeprecationWarning: old"]), record(case_id="f::b", **FAILED))
+    assert row["verdict"] == "partial"
+
+
+def test_only_documented_failures_make_it_works_for_current_code_naming_the_changes() -> None:
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", documented=True, change_name="jax 0.9: make_mesh",
+                                                    **FAILED))
+    assert (row["verdict"], row["failing"], row["documented"]) == ("works_for_current_code", 1, 1)
+    assert (row["causes"], row["changes"]) == ([], ["jax 0.9: make_mesh"])
+    assert compat.describe(pd.Series(row)) == "works for current code: 1 change breaks older code"
+
+
+def test_the_same_failure_undocumented_is_partial_not_works_for_current_code() -> None:
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", documented=False, **FAILED),
+                     record(case_id="f::c", documented=True, **FAILED))
+    assert (row["verdict"], row["failing"], row["documented"]) == ("partial", 2, 1)
+    assert row["causes"] == ["ShardingTypeError: make_mesh made Explicit axes"]
+    # Without a change name, a documented failure is named by its cause.
+    assert row["changes"] == ["ShardingTypeError: make_mesh made Explicit axes"]
+
+
+def test_a_documented_pass_is_not_a_documented_failure() -> None:
+    row = verdict_of(record(case_id="f::a", documented=True))
+    assert (row["verdict"], row["documented"]) == ("works", 0)
 
 
 def test_one_failing_case_makes_it_partial_naming_the_cause() -> None:
@@ -52,6 +107,23 @@ def test_one_failing_case_makes_it_partial_naming_the_cause() -> None:
 def test_an_unknown_or_infrastructure_status_is_never_works() -> None:
     assert verdict_of(record(case_id="f::a", status="crashed"))["verdict"] == "partial"
     assert verdict_of(record(case_id="f::a", status="exploded"))["verdict"] == "partial"
+    assert verdict_of(record(case_id="f::a", status="conflicting_records"))["verdict"] == "partial"
+
+
+def test_a_failing_smoke_case_makes_it_broken() -> None:
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::core", smoke=True, **FAILED))
+    assert row["verdict"] == "broken"
+    assert verdict_of(record(case_id="f::core", smoke=True, status="error"))["verdict"] == "broken"
+
+
+def test_a_failing_case_outside_the_smoke_subset_or_a_passing_smoke_case_is_not_broken() -> None:
+    assert verdict_of(record(case_id="f::a", smoke=True), record(case_id="f::b", **FAILED))["verdict"] == "partial"
+    assert verdict_of(record(case_id="f::core", smoke=False, **FAILED))["verdict"] == "partial"
+    # A smoke case absent from the cell says nothing; one whose failure is a documented change is no break.
+    assert verdict_of(record(case_id="f::core", smoke=True, status="not_applicable"),
+                      record(case_id="f::a"))["verdict"] == "works"
+    assert verdict_of(record(case_id="f::core", smoke=True, documented=True, **FAILED),
+                      record(case_id="f::a"))["verdict"] == "works_for_current_code"
 
 
 def test_packages_that_do_not_import_make_it_broken() -> None:
@@ -70,9 +142,47 @@ def test_a_backend_that_does_not_start_makes_it_broken_too() -> None:
         "partial")
 
 
-def test_an_install_error_makes_it_not_built_and_an_unfinished_cell_interrupted() -> None:
-    assert verdict_of(record(status="install_error", error_type="InstallError"))["verdict"] == "not built"
+def test_an_install_error_makes_it_not_built_but_a_case_beside_it_that_ran_does_not() -> None:
+    assert verdict_of(record(status="install_error", error_type="InstallError"))["verdict"] == "not_built"
+    assert verdict_of(record(case_id="f::a", status="install_error"), record(case_id="f::b"))["verdict"] == "partial"
+
+
+def test_an_unfinished_cell_is_interrupted_a_finished_one_is_not() -> None:
     assert verdict_of(record(), complete=False)["verdict"] == "interrupted"
+    assert verdict_of(record(), complete=True)["verdict"] == "works"
+    # A break the cell already showed is an answer, finished or not.
+    assert verdict_of(record(smoke=True, **FAILED), complete=False)["verdict"] == "broken"
+
+
+def test_a_cell_where_no_case_applies_is_no_evidence_never_works() -> None:
+    row = verdict_of(record(case_id="f::a", status="not_applicable"), record(case_id="f::b", status="not_applicable"))
+    assert (row["verdict"], row["applicable"]) == ("no_evidence", 0)
+    assert verdict_of(record(case_id="f::a", status="not_applicable"), record(case_id="f::b"))["verdict"] == "works"
+
+
+def test_an_empty_finished_results_file_is_no_evidence_an_empty_unfinished_one_interrupted() -> None:
+    found = verdict_of_files([record()], [("jax0.10.2-flax0.12.8-py3.11", True), ("empty-done", True),
+                                          ("empty-running", False)])
+    assert found == {"jax0.10.2-flax0.12.8-py3.11": "works", "empty-done": "no_evidence",
+                     "empty-running": "interrupted"}
+
+
+def test_the_verdict_function_tries_its_tokens_in_the_documented_order() -> None:
+    base = compat.Evidence(cases=3, built=3, usable=3, applicable=3, passing=3)
+    steps = [
+        (replace(base, built=0), "not_built"),
+        (replace(base, usable=0), "broken"),
+        (replace(base, smoke_failing=1, passing=2, complete=False), "broken"),
+        (replace(base, complete=False), "interrupted"),
+        (replace(base, applicable=0, passing=0), "no_evidence"),
+        (replace(base, passing=1, documented=1), "partial"),
+        (replace(base, passing=2, documented=1, warned=2), "works_for_current_code"),
+        (replace(base, warned=1), "works_with_warnings"),
+        (base, "works"),
+        (compat.Evidence(), "no_evidence"),
+    ]
+    assert [compat.verdict(evidence) for evidence, _ in steps] == [token for _, token in steps]
+    assert set(compat.VERDICTS) == set(compat.LOOKS) == {token for _, token in steps} | {"partial"}
 
 
 def matrix_of_pairs() -> Matrix:

@@ -245,6 +245,18 @@ def test_compatibility_table_comes_first_and_links_each_verdict_to_its_matrix_co
     assert 'id="col-c1"' in matrix and 'id="col-c2"' in matrix
 
 
+def test_new_verdicts_read_as_words_and_the_legend_says_each_meaning_and_token() -> None:
+    matrix = matrix_of(record("0.4.38", status="not_applicable"), record("0.10.2", status="failed"))
+    matrix.results["documented"] = matrix.results["status"].eq("failed")
+    page = render_html(matrix)
+    compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
+    assert re.search(r'<div class="verdict v-no-evidence".*<a class="cell" href="#col-c1">.*\? no evidence</a>', compat)
+    assert re.search(r'href="#col-c2">.*☑ works for current code</a> <span class="fails">1 change breaks older code',
+                     compat)
+    assert ("☑ works for current code</span> only documented changes fail: code written for these releases works, "
+            "older code breaks <code>works_for_current_code</code></li>") in compat
+
+
 def test_one_error_across_cases_and_cells_is_one_cause_row_with_its_cases_on_demand() -> None:
     records = [record(jax, case_id=f"fam::t{n}", status="error", error_type="ImportError",
                       error_message=f"cannot import name 'x' (/v/.nox/c{n}/lib/python3.11/site-packages/flax/a.py:{n})")

@@ -37,7 +37,8 @@ def test_columns_include_every_required_field() -> None:
 
 
 def test_repeats_are_one_row_and_cells_come_in_version_order() -> None:
-    table = long_form(matrix_of(record("0.10.2"), record("0.10.2", status="failed"), record("0.4.38")))
+    table = long_form(matrix_of(record("0.10.2", status="failed"), record("0.10.2", status="failed"),
+                                record("0.4.38")))
     assert table[["jax", "status"]].values.tolist() == [["0.4.38", "passed"], ["0.10.2", "failed"]]
 
 

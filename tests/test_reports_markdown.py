@@ -175,6 +175,18 @@ def test_interrupted_cell_is_marked_in_its_header_cells_row_and_a_warning() -> N
     assert [row[2] for row in table_rows(cells)[2:]] == ["yes", "⏸️ **no, interrupted**"]
 
 
+def test_new_verdicts_read_as_words_with_their_detail_and_the_legend_gives_each_token() -> None:
+    matrix = matrix_of(record("0.4.38", status="not_applicable"), record("0.10.2", status="failed"))
+    matrix.results["documented"] = matrix.results["status"].eq("failed")
+    matrix.results["change_name"] = "jax 0.9: make_mesh"
+    text = render_markdown(matrix)
+    compat = text[text.index("## Compatibility") : text.index("## Causes")]
+    assert table_rows(compat)[2][1:] == ["[c1 ❔ no evidence](#col-c1)",
+                                         "[c2 ☑️ works for current code](#col-c2) 1 change breaks older code"]
+    assert "- ☑️ **works for current code** (`works_for_current_code`): only documented changes fail" in compat
+    assert compat.count("\n- ") == 8
+
+
 def test_finished_cells_get_no_interrupted_marks() -> None:
     text = render_markdown(matrix_of(record("0.4.38"), record()))
     header = next(line for line in text.splitlines() if line.startswith("| key<br>"))

@@ -94,15 +94,26 @@ def test_same_cell_in_two_runs_is_two_adjacent_columns() -> None:
 # --- collapsing repeats and attempts --------------------------------------------------------------------------
 
 
-def test_repeats_of_one_attempt_show_the_last_status_and_the_median_duration() -> None:
+def test_repeats_of_one_attempt_show_their_status_and_the_median_duration() -> None:
     matrix = matrix_of(
-        record(status="failed", duration_s=1.0),
-        record(status="failed", duration_s=5.0),
+        record(status="passed", duration_s=1.0),
+        record(status="passed", duration_s=5.0),
         record(status="passed", duration_s=2.0),
     )
     (row,) = matrix.results.to_dict("records")
     assert (row["status"], row["duration_s"], row["repeats"], row["attempts"]) == ("passed", 2.0, 3, 1)
     assert not row["flaky"]
+
+
+def test_two_records_of_one_attempt_with_different_statuses_make_the_case_unknown_not_the_last_line() -> None:
+    matrix = matrix_of(record(case_id="fam::a", status="failed"), record(case_id="fam::a", status="passed"),
+                       record(case_id="fam::b", status="failed"), record(case_id="fam::b", status="passed", attempt=2))
+    found = {row["case_id"]: row for row in matrix.results.to_dict("records")}
+    assert (found["fam::a"]["status"], found["fam::a"]["reason"]) == (
+        "conflicting_records", "conflicting records: attempt 1 was recorded as failed and passed")
+    assert found["fam::a"]["shown"] != "passed"
+    # Two attempts that disagree are a flaky case, not a conflict.
+    assert (found["fam::b"]["status"], found["fam::b"]["flaky"]) == ("passed", True)
 
 
 def test_attempts_that_disagree_are_flaky_and_show_the_last_attempt() -> None:

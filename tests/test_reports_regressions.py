@@ -117,3 +117,33 @@ def test_unreadable_results_exit_2_saying_why(tmp_path: Path, capsys: pytest.Cap
     assert code == 2
     assert err == f"python -m reports.regressions: error: no results folder at {tmp_path / 'missing' / 'results'}\n"
     assert out.startswith("**Inconclusive:** the comparison with the previous scheduled run could not be made")
+
+
+def add_attempt(out: Path, run_id: str, case: str, status: str, attempt: int) -> None:
+    """Append one more attempt of `case` to the cell's results (a retried case)."""
+    target = out / "results" / run_id / f"{CELL}.jsonl"
+    with target.open("a") as stream:
+        stream.write(json.dumps({"schema_version": 2, "run_id": run_id, "cell_id": CELL, "case_id": case,
+                                 "family": "f", "status": status, "attempt": attempt}) + "\n")
+
+
+def test_a_case_flaky_last_night_is_listed_in_a_clean_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "failed", "f::test_y": "passed"})
+    add_attempt(tmp_path / "a", PREVIOUS, "f::test_x", "passed", 2)
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed", "f::test_y": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 0 and body.startswith("No regressions against the previous scheduled run")
+    assert "### Flaky: attempts disagreed (each side's attempts in order) (1)" in body
+    assert f"| `{CELL}` | `f::test_x` | [failed → passed] | [passed] | flaky in the baseline |" in body
+
+
+def test_a_case_passing_tonight_only_on_retry_is_inconclusive_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed"})
+    add_attempt(tmp_path / "b", CURRENT, "f::test_x", "passed", 2)
+    code, body = run(tmp_path, capsys)
+    assert code == 2
+    assert "- 1 case(s) passed on the candidate only after a failing attempt (flaky: f::test_x)" in body
+    assert "| [passed] | [failed → passed] | flaky in the candidate |" in body

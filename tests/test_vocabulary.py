@@ -71,3 +71,44 @@ def test_the_vocabulary_imports_nothing_but_the_standard_library() -> None:
                 for alias in node.names}
     imported |= {str(node.module).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported <= {"__future__", "collections", "pathlib", "re", "typing"}
+
+
+def _record(case: str, status: str, attempt: int | None = 1, **fields: object) -> dict[str, object]:
+    return {"case_id": case, "status": status, "attempt": attempt, **fields}
+
+
+def test_the_final_record_is_the_last_line_of_the_highest_attempt() -> None:
+    first, second = _record("m::t", "failed", 1), _record("m::t", "passed", 2)
+    assert vocabulary.final_record([second, first]) is second  # attempt order, whatever the file order
+    repeat = _record("m::t", "passed", 2, duration_s=2.0)
+    assert vocabulary.final_record([first, second, repeat]) is repeat  # agreeing records are plain repeats
+    # A record without an attempt (made in memory, schema 1) is a first attempt.
+    assert vocabulary.final_record([_record("m::t", "passed", 2), {"status": "failed"}])["status"] == "passed"
+    assert vocabulary.final_record([_record("m::t", "failed", None), {"status": "failed"}])["status"] == "failed"
+
+
+def test_two_statuses_for_one_attempt_make_the_case_unknown() -> None:
+    final = vocabulary.final_record([_record("m::t", "failed", 1, error_type="AssertionError"),
+                                     _record("m::t", "passed", 1)])
+    assert final["status"] == vocabulary.CONFLICTING
+    assert final["reason"] == "conflicting records: attempt 1 was recorded as failed and passed"
+    assert vocabulary.status_class(final["status"]) == vocabulary.UNKNOWN
+    assert vocabulary.is_inconclusive(final["status"]) and not vocabulary.is_passing(final["status"])
+    assert vocabulary.CONFLICTING not in vocabulary.ALL
+
+
+def test_a_conflict_in_an_earlier_attempt_still_makes_the_case_unknown() -> None:
+    records = [_record("m::t", "failed", 1), _record("m::t", "crashed", 1), _record("m::t", "passed", 2)]
+    final = vocabulary.final_record(records)
+    assert final["status"] == vocabulary.CONFLICTING and final["attempt"] == 2
+    assert final["reason"] == "conflicting records: attempt 1 was recorded as failed and crashed"
+    assert records[2]["status"] == "passed"  # the input is left alone
+
+
+def test_final_records_groups_by_case_and_needs_a_record() -> None:
+    records = [_record("m::a", "failed", 1), _record("m::b", "passed"), {"status": "passed"},
+               _record("m::a", "passed", 2)]
+    assert {case: r["status"] for case, r in vocabulary.final_records(records).items()} == {
+        "m::a": "passed", "m::b": "passed"}
+    with pytest.raises(ValueError, match="at least one record"):
+        vocabulary.final_record([])

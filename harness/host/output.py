@@ -18,8 +18,9 @@ from harness.cell.records import read_records
 
 
 def final_records(results: Path) -> dict[str, dict[str, Any]]:
-    """Each case's final record (the last one written for its id): a retried case counts once, as it ended."""
-    return {str(record["case_id"]): record for record in read_records(results) if "case_id" in record}
+    """Each case's final record (harness.vocabulary.final_records: its last attempt; conflicting records of one
+    attempt make it unknown): a retried case counts once, as it ended."""
+    return vocabulary.final_records(read_records(results))
 
 
 def status_counts(records: dict[str, dict[str, Any]]) -> dict[str, int]:
