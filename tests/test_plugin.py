@@ -384,3 +384,49 @@ def test_warnings_from_a_cases_folder_module_count_too(pytester: pytest.Pytester
         "test_mine::test_first": "DeprecationWarning: jax.experimental.shard_map is deprecated",
         "test_mine::test_second": "DeprecationWarning: jax.experimental.shard_map is deprecated",
     }
+
+
+def run_attempts(pytester: pytest.Pytester, source: str, *args: str) -> list[dict]:
+    """Every record of a run, in file order (a retried case has one per attempt)."""
+    pytester.makepyfile(toy_cases=source)
+    out = pytester.path / "out"
+    pytester.runpytest("toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                       "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", *args)
+    return [json.loads(line) for line in (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()]
+
+
+RETRIED = '''
+import pytest
+
+ATTEMPTS = []
+
+def test_fails_once():
+    ATTEMPTS.append(1)
+    assert len(ATTEMPTS) > 1, "first attempt differs"
+
+def test_fails_each_time():
+    raise ValueError("broken every time")
+
+@pytest.fixture
+def flaky_resource():
+    ATTEMPTS.append(2)
+    if ATTEMPTS.count(2) == 1:
+        raise OSError("resource busy")
+
+def test_setup_fails_once(flaky_resource):
+    pass
+'''
+
+
+def test_every_attempt_of_a_retried_case_keeps_its_exception(pytester: pytest.Pytester) -> None:
+    records = run_attempts(pytester, RETRIED, "--reruns", "1")
+    seen = [(r["case_id"].split("::")[1], r["attempt"], r["status"], r["error_type"], r["error_message"])
+            for r in records]
+    assert seen == [
+        ("test_fails_once", 1, "failed", "AssertionError", "first attempt differs"),
+        ("test_fails_once", 2, "passed", None, None),
+        ("test_fails_each_time", 1, "failed", "ValueError", "broken every time"),
+        ("test_fails_each_time", 2, "failed", "ValueError", "broken every time"),
+        ("test_setup_fails_once", 1, "error", "OSError", "resource busy"),
+        ("test_setup_fails_once", 2, "passed", None, None),
+    ]

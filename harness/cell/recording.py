@@ -12,6 +12,9 @@ from harness import vocabulary
 from harness.cell.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
 from harness.cell.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
 
+#: The outcome pytest-rerunfailures gives a failed phase of an attempt it retries (the attempt did fail).
+RERUN = "rerun"
+
 
 def phase_of(report: pytest.TestReport) -> Phase:
     """The parts of a pytest report that decide a status."""
@@ -22,7 +25,7 @@ def phase_of(report: pytest.TestReport) -> Phase:
     data = getattr(report, "shardmatrix", {})
     return Phase(
         when=report.when or "",
-        outcome=report.outcome,
+        outcome=_outcome(report),
         message=message,
         xfail_reason=getattr(report, "wasxfail", None),
         error_type=data.get("error_type"),
@@ -30,6 +33,11 @@ def phase_of(report: pytest.TestReport) -> Phase:
         cell_problem=data.get("cell_problem"),
         missing_name=data.get("missing_name"),
     )
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    """The phase's outcome, with pytest-rerunfailures' 'rerun' (a failure it is about to retry) read as 'failed'."""
+    return "failed" if report.outcome == RERUN else report.outcome
 
 
 def crashed_worker(message: str) -> str | None:
@@ -81,7 +89,7 @@ class Recorder:
     def _write(self, nodeid: str) -> None:
         reports = self._pending.pop(nodeid)
         decided = verdict([phase_of(r) for r in reports])
-        worker = crashed_worker(reports[-1].longreprtext or "") if reports[-1].failed else None
+        worker = crashed_worker(reports[-1].longreprtext or "") if _outcome(reports[-1]) == "failed" else None
         if worker is not None:
             decided = crash_verdict(self._fault_log(worker))
         data: dict[str, Any] = {}
@@ -89,8 +97,8 @@ class Recorder:
             for key, value in getattr(report, "shardmatrix", {}).items():
                 if value is not None or key not in data:
                     data[key] = value
-        # An xfailed known breakage keeps the exception it raised, like a failure.
-        failing = next((r for r in reports if r.failed), None) or next(
+        # An xfailed known breakage keeps the exception it raised, like a failure; so does an attempt to be retried.
+        failing = next((r for r in reports if _outcome(r) == "failed"), None) or next(
             (r for r in reports if r.skipped and getattr(r, "wasxfail", None) is not None), None)
         failing_data = getattr(failing, "shardmatrix", {}) if failing is not None else {}
         timing = next((getattr(r, "shardmatrix", {}) for r in reports if r.when == "call"), {})
