@@ -292,6 +292,22 @@ def test_repeats_time_the_median_run(pytester: pytest.Pytester) -> None:
     assert recorded["toy_cases::test_slow_first"]["duration_s"] < 0.3
 
 
+def test_repeats_record_the_median_body_run_not_the_whole_call_phase(pytester: pytest.Pytester) -> None:
+    # Runs of 0.1, 0.3 and 0.2 s: the median is 0.2 s. The call phase holds all three (0.6 s), and a first run timed
+    # by it made the median 0.3 s.
+    source = (
+        "import time\n"
+        "SLEEPS = [0.1, 0.3, 0.2]\n"
+        "def test_three_runs():\n"
+        "    time.sleep(SLEEPS.pop(0))\n"
+        "def test_ran_three_times():\n"
+        "    assert SLEEPS == []\n"
+    )
+    recorded = run_cases(pytester, source, "--shardmatrix-repeats", "3")
+    assert recorded["toy_cases::test_ran_three_times"]["status"] == "passed"
+    assert 0.2 <= recorded["toy_cases::test_three_runs"]["duration_s"] < 0.28
+
+
 def test_without_repeats_the_single_run_is_the_timing(pytester: pytest.Pytester) -> None:
     source = "import time\ndef test_slow():\n    time.sleep(0.3)\n"
     assert run_cases(pytester, source)["toy_cases::test_slow"]["duration_s"] >= 0.3

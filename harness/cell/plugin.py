@@ -212,23 +212,22 @@ class CellPlugin:
         clock = item.config.stash[CLOCK]
         listening = clock.listen()
         before = clock.total()
-        repeats: list[dict[str, float | None]] = []
-        first_compile: float | None = None
+        start = time.perf_counter()
+        runs: list[dict[str, float | None]] = []
         with deprecations.recording() as caught:
             try:
                 result = yield
-                first_compile = clock.total() - before
-                # Timing is the median of --shardmatrix-repeats runs; each starts cold so each compiles alike.
+                runs.append(split(time.perf_counter() - start, before, clock.total(), listening))
+                # Timing is the median of --shardmatrix-repeats runs of the body alone, each timed on its own (the
+                # call phase's duration holds them all); each starts cold so each compiles alike.
                 for _ in range(item.config.getoption("--shardmatrix-repeats") - 1):
-                    repeats.append(_timed_repeat(item, clock, listening))
+                    runs.append(_timed_repeat(item, clock, listening))
                 return result
             finally:
                 _keep_warnings(item, caught)
-                item.stash[CALL_DATA] = {
-                    "listening": listening,
-                    "compile": first_compile if first_compile is not None else clock.total() - before,
-                    "repeats": repeats,
-                }
+                if not runs:  # the first run raised: its timing is the case's
+                    runs.append(split(time.perf_counter() - start, before, clock.total(), listening))
+                item.stash[CALL_DATA] = {"runs": runs}
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -241,12 +240,9 @@ class CellPlugin:
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))
         if call.when == "call":
-            extra = item.stash.get(CALL_DATA, {})
-            if extra.get("repeats"):
-                first = split(report.duration, 0.0, extra["compile"], extra["listening"])
-                data.update(median_timing([first, *extra["repeats"]]))
-            else:
-                data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
+            runs = item.stash.get(CALL_DATA, {}).get("runs")
+            # No runs: the call hook never got to its end (a time limit's alarm); the phase's duration is all there is.
+            data.update(median_timing(runs) if runs else split(report.duration, 0.0, 0.0, False))
         module = item.getparent(pytest.Module)
         imported: list[str] = module.stash.get(IMPORT_WARNINGS, []) if module is not None else []
         phases: list[str] = item.stash.get(PHASE_WARNINGS, [])
