@@ -140,7 +140,8 @@ def test_a_name_missing_from_an_importable_package_is_failed_naming_it_and_the_v
 def test_a_module_that_is_not_installed_is_error_not_a_missing_name(recorded: dict[str, dict]) -> None:
     record = recorded["toy_cases::test_module_not_installed_at_all"]
     assert (record["status"], record["error_type"]) == ("error", "ModuleNotFoundError")
-    assert record["reason"] == "the case could not import a module it uses"
+    assert record["reason"] == ("No module named 'a_module_that_is_not_installed_xyz': the cell lacks it; add it with "
+                                "--with <its distribution>")
     assert "a_module_that_is_not_installed_xyz" in record["error_message"]
 
 
@@ -446,3 +447,80 @@ def test_every_attempt_of_a_retried_case_keeps_its_exception(pytester: pytest.Py
         ("test_setup_fails_once", 1, "error", "OSError", "resource busy"),
         ("test_setup_fails_once", 2, "passed", None, None),
     ]
+
+
+CLASS_SUITE = '''
+import unittest
+import {missing}
+
+class ClippingTest(unittest.TestCase):
+    def test_clip(self):
+        pass
+'''
+
+
+def run_modules(pytester: pytest.Pytester, modules: dict[str, str], *args: str) -> dict[str, dict]:
+    """Records of a run over several test modules, as the runner runs them (a broken module stops no other)."""
+    if modules:
+        pytester.makepyfile(**modules)
+    out = pytester.path.parent / f"{pytester.path.name}-out"
+    pytester.runpytest("--shardmatrix-out", str(out), "--shardmatrix-run", "r1", "--shardmatrix-cell", "c1",
+                       "--shardmatrix-devices", "0", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+                       *args)
+    lines = (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return {json.loads(line)["case_id"]: json.loads(line) for line in lines}
+
+
+def test_a_module_that_cannot_be_imported_costs_only_its_own_tests(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {
+        "test_optional_dep": CLASS_SUITE.format(missing="sklearn.metrics"),
+        "test_syntax": "def test_a(:\n    pass\n",
+        "test_fine": "def test_a():\n    pass\n",
+    })
+    assert {case: r["status"] for case, r in recorded.items()} == {
+        "test_optional_dep::<collection>": "error", "test_syntax::<collection>": "error", "test_fine::test_a": "passed"}
+    optional = recorded["test_optional_dep::<collection>"]
+    assert (optional["error_type"], optional["error_message"]) == ("ModuleNotFoundError", "No module named 'sklearn'")
+    assert optional["reason"] == "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn"
+    assert optional["family"] == "test_optional_dep"
+    syntax = recorded["test_syntax::<collection>"]
+    assert (syntax["error_type"], syntax["reason"]) == ("SyntaxError", "collection failed")
+    assert syntax["error_message"].startswith("invalid syntax") or "was never closed" in syntax["error_message"]
+
+
+def test_a_module_of_unknown_distribution_is_named_without_a_guess(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_dep": CLASS_SUITE.format(missing="some_dependency_xyz")})
+    assert recorded["test_dep::<collection>"]["reason"] == (
+        "No module named 'some_dependency_xyz': the cell lacks it; add it with --with <its distribution>")
+
+
+def test_the_cases_own_project_missing_asks_for_it(pytester: pytest.Pytester) -> None:
+    (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mytrainer'\n")
+    (pytester.path / "src" / "mytrainer").mkdir(parents=True)
+    (pytester.path / "src" / "mytrainer" / "__init__.py").write_text("")
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_train.py").write_text(CLASS_SUITE.format(missing="mytrainer.steps"))
+    (pytester.path / "tests" / "test_own_case.py").write_text(
+        "def test_step():\n    import mytrainer\n\ndef test_fine():\n    pass\n")
+    recorded = run_modules(pytester, {}, "tests")
+    want = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not have; "
+            "install the project with --project DIR")
+    assert recorded["test_train::<collection>"]["reason"] == want
+    assert (recorded["test_own_case::test_step"]["status"], recorded["test_own_case::test_step"]["reason"]) == (
+        "error", want)
+    assert recorded["test_own_case::test_fine"]["status"] == "passed"
+
+
+def test_a_module_lacking_a_name_of_an_installed_package_is_failed_like_a_case(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_api": CLASS_SUITE.format(missing="json.name_json_lacks_xyz")})
+    record = recorded["test_api::<collection>"]
+    assert (record["status"], record["reason"]) == ("failed", "collection failed")
+    assert record["error_message"].startswith("json has no name_json_lacks_xyz")
+
+
+def test_collection_errors_reach_the_controller_from_xdist_workers(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_optional_dep": CLASS_SUITE.format(missing="sklearn"),
+                                      "test_fine": "def test_a():\n    pass\n"}, "-n", "1")
+    assert recorded["test_fine::test_a"]["status"] == "passed"
+    assert recorded["test_optional_dep::<collection>"]["reason"] == (
+        "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn")

@@ -1,7 +1,9 @@
 """Collection that survives a broken cell: a case module that cannot be imported still yields its cases.
 
 When a case module fails to import, every case of the module is reported carrying the import error, found by
-reading the module's source instead of importing it, so the cell does not vanish. The deprecation warnings
+reading the module's source instead of importing it, so the cell does not vanish. A module whose cases its source
+does not show (classes that inherit their tests, a syntax error) stays one collection error, with its cause kept
+for the record; the runner's --continue-on-collection-errors lets every other module run. The deprecation warnings
 raised while importing a module are kept on it: they count for each of its cases.
 """
 
@@ -19,6 +21,8 @@ from harness.cell.source import static_cases
 
 #: The deprecation warnings raised while importing a module (harness.cell.deprecations texts).
 IMPORT_WARNINGS = pytest.StashKey[list[str]]()
+#: Why a module yielded no case at all (its import error, a syntax error): the record of its collection names it.
+COLLECTION_ERROR = pytest.StashKey[BaseException]()
 
 
 class ResilientModule(pytest.Module):
@@ -34,8 +38,10 @@ class ResilientModule(pytest.Module):
             try:
                 cases = static_cases(self.path)
             except SyntaxError:
+                self.stash[COLLECTION_ERROR] = cause
                 raise exc from None
             if not cases:
+                self.stash[COLLECTION_ERROR] = cause
                 raise
             return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]
         return super().collect()

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
-from harness.cell import deprecations, devices, environment, health, known, snapshot
-from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
+from harness.cell import deprecations, devices, environment, health, imports, known, snapshot
+from harness.cell.collect import COLLECTION_ERROR, IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder
@@ -158,6 +158,14 @@ class CellPlugin:
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
         return ResilientModule.from_parent(parent, path=module_path)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
+        report = yield
+        cause = collector.stash.get(COLLECTION_ERROR, None)
+        if report.failed and cause is not None:
+            report.shardmatrix = _exception_facts(cause, collector.path)
+        return report
+
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """The one place where what a case needs is compared with what the cell has."""
         if config.getoption("--shardmatrix-skip-recorded"):
@@ -257,16 +265,26 @@ def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> 
         cause = exc.problem.cause
         return {"cell_problem": exc.problem.reason, "error_type": type(cause).__name__,
                 "error_message": first_line(cause) or type(cause).__name__}
-    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
-    missing = health.missing_name(exc)
-    if missing is not None:
-        data.update(missing_name=missing, error_message=missing)
+    data = _exception_facts(exc, item.path)
     if report.skipped and getattr(report, "wasxfail", None) is not None:
         unmasked = _not_the_breakage(item, exc)
         if unmasked is not None:
             report.outcome = "failed"
             del report.wasxfail
             data["error_message"] = unmasked or data["error_message"]
+    return data
+
+
+def _exception_facts(exc: BaseException, module: Path) -> dict[str, Any]:
+    """What a record keeps of an exception raised by a case or a test module's import: its type and first line, a
+    name this cell lacks, what to do about a module it lacks."""
+    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
+    missing = health.missing_name(exc)
+    if missing is not None:
+        data.update(missing_name=missing, error_message=missing)
+    hint = imports.hint(exc, module)
+    if hint is not None:
+        data["import_hint"] = hint
     return data
 
 

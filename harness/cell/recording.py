@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from harness import vocabulary
-from harness.cell.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
+from harness.cell.outcomes import CRASH_MARK, Phase, collection_verdict, crash_verdict, verdict
 from harness.cell.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
 
 #: The outcome pytest-rerunfailures gives a failed phase of an attempt it retries (the attempt did fail).
@@ -32,6 +32,7 @@ def phase_of(report: pytest.TestReport) -> Phase:
         exit_code=str(data.get("error_message") or ""),
         cell_problem=data.get("cell_problem"),
         missing_name=data.get("missing_name"),
+        import_hint=data.get("import_hint"),
     )
 
 
@@ -66,16 +67,20 @@ class Recorder:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if not report.failed:
             return
-        message = report.longreprtext or ""
+        data = getattr(report, "shardmatrix", {})
+        decided = collection_verdict(Phase(when="collect", outcome="failed", error_type=data.get("error_type"),
+                                           missing_name=data.get("missing_name"),
+                                           import_hint=data.get("import_hint")))
         self._writer.write(
             make_record(
                 **self._context,
                 case_id=case_id_from_nodeid(report.nodeid),
                 family=family_from_nodeid(report.nodeid),
-                status=vocabulary.ERROR,
-                reason="collection failed",
-                error_type="CollectError",
-                error_message=_last_error_line(message),
+                status=decided.status,
+                reason=decided.reason,
+                # Without the exception (a collector other than a test module failed), pytest's text is all there is.
+                error_type=data.get("error_type") or "CollectError",
+                error_message=data.get("error_message") or _last_error_line(report.longreprtext or ""),
             )
         )
 
