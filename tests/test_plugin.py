@@ -435,8 +435,9 @@ def test_setup_fails_once(flaky_resource):
 '''
 
 
-def test_every_attempt_of_a_retried_case_keeps_its_exception(pytester: pytest.Pytester) -> None:
-    records = run_attempts(pytester, RETRIED, "--reruns", "1")
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
+def test_every_attempt_of_a_retried_case_keeps_its_exception(pytester: pytest.Pytester, workers: list[str]) -> None:
+    records = run_attempts(pytester, RETRIED, "--reruns", "1", *workers)
     seen = [(r["case_id"].split("::")[1], r["attempt"], r["status"], r["error_type"], r["error_message"])
             for r in records]
     assert seen == [
