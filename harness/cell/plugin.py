@@ -36,7 +36,8 @@ from harness.cell.timing import CompileClock, median_timing, split
 from harness.vocabulary import fault_log_path, inflight_path, results_path, sources_dir
 
 CLOCK = pytest.StashKey[CompileClock]()
-CALL_DATA = pytest.StashKey[dict[str, Any]]()
+#: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
+CALL_RUNS = pytest.StashKey[list[dict[str, float | None]]]()
 DEVICE_INFO = pytest.StashKey[dict[str, object]]()
 FAULT_LOG = pytest.StashKey[Any]()
 INFLIGHT = pytest.StashKey[Path]()
@@ -235,7 +236,7 @@ class CellPlugin:
                 _keep_warnings(item, caught)
                 if not runs:  # the first run raised: its timing is the case's
                     runs.append(split(time.perf_counter() - start, before, clock.total(), listening))
-                item.stash[CALL_DATA] = {"runs": runs}
+                item.stash[CALL_RUNS] = runs
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -248,8 +249,8 @@ class CellPlugin:
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))
         if call.when == "call":
-            runs = item.stash.get(CALL_DATA, {}).get("runs")
-            # No runs: the call hook never got to its end (a time limit's alarm); the phase's duration is all there is.
+            runs = item.stash.get(CALL_RUNS, None)
+            # Without runs (the body never started under the hook above), the phase's duration is all there is.
             data.update(median_timing(runs) if runs else split(report.duration, 0.0, 0.0, False))
         module = item.getparent(pytest.Module)
         imported: list[str] = module.stash.get(IMPORT_WARNINGS, []) if module is not None else []
