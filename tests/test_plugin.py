@@ -525,3 +525,46 @@ def test_collection_errors_reach_the_controller_from_xdist_workers(pytester: pyt
     assert recorded["test_fine::test_a"]["status"] == "passed"
     assert recorded["test_optional_dep::<collection>"]["reason"] == (
         "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn")
+
+
+def own_project(pytester: pytest.Pytester) -> None:
+    """A project whose package (under src/) the cell lacks: its tests are not installed with it."""
+    (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mytrainer'\n")
+    (pytester.path / "src" / "mytrainer").mkdir(parents=True)
+    (pytester.path / "src" / "mytrainer" / "__init__.py").write_text("")
+    (pytester.path / "tests" / "unit").mkdir(parents=True)
+    (pytester.path / "tests" / "test_top.py").write_text("def test_top():\n    pass\n")
+    (pytester.path / "tests" / "unit" / "test_step.py").write_text("def test_step():\n    pass\n")
+
+
+OWN_PROJECT_HINT = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not "
+                    "have; install the project with --project DIR")
+
+
+def test_a_folder_whose_conftest_cannot_be_imported_costs_only_that_folder(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "unit" / "conftest.py").write_text("import mytrainer\n")
+    recorded = run_modules(pytester, {}, "tests")
+    assert recorded["test_top::test_top"]["status"] == "passed"
+    folder = recorded["unit::<collection>"]
+    assert (folder["status"], folder["error_type"], folder["reason"]) == ("error", "ModuleNotFoundError",
+                                                                          OWN_PROJECT_HINT)
+
+
+def test_a_conftest_that_stops_pytest_before_any_case_leaves_its_record(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "conftest.py").write_text("import mytrainer\n")
+    recorded = run_modules(pytester, {}, "tests")
+    assert list(recorded) == ["conftest::<collection>"]
+    record = recorded["conftest::<collection>"]
+    assert (record["status"], record["error_type"], record["error_message"], record["reason"]) == (
+        "error", "ModuleNotFoundError", "No module named 'mytrainer'", OWN_PROJECT_HINT)
+    assert record["run_id"] == "r1" and record["cell_id"] == "c1" and record["python"]
+
+
+def test_without_out_a_failing_conftest_is_pytest_s_own_error(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "conftest.py").write_text("import mytrainer\n")
+    result = pytester.runpytest("tests", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not list(pytester.path.rglob("*.jsonl"))

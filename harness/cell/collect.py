@@ -2,8 +2,8 @@
 
 When a case module fails to import, every case of the module is reported carrying the import error, found by
 reading the module's source instead of importing it, so the cell does not vanish. A module whose cases its source
-does not show (classes that inherit their tests, a syntax error) stays one collection error, with its cause kept
-for the record; the runner's --continue-on-collection-errors lets every other module run. The deprecation warnings
+does not show (classes that inherit their tests, a syntax error) stays one collection error, its cause chained for
+the record; the runner's --continue-on-collection-errors lets every other module run. The deprecation warnings
 raised while importing a module are kept on it: they count for each of its cases.
 """
 
@@ -21,8 +21,6 @@ from harness.cell.source import static_cases
 
 #: The deprecation warnings raised while importing a module (harness.cell.deprecations texts).
 IMPORT_WARNINGS = pytest.StashKey[list[str]]()
-#: Why a module yielded no case at all (its import error, a syntax error): the record of its collection names it.
-COLLECTION_ERROR = pytest.StashKey[BaseException]()
 
 
 class ResilientModule(pytest.Module):
@@ -38,10 +36,8 @@ class ResilientModule(pytest.Module):
             try:
                 cases = static_cases(self.path)
             except SyntaxError:
-                self.stash[COLLECTION_ERROR] = cause
-                raise exc from None
+                raise exc from cause  # the module's own error, not static_cases' reading of it
             if not cases:
-                self.stash[COLLECTION_ERROR] = cause
                 raise
             return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]
         return super().collect()

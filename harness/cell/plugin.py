@@ -20,10 +20,10 @@ import pytest
 
 from harness.case import MARKER
 from harness.cell import deprecations, devices, environment, health, imports, known, snapshot
-from harness.cell.collect import COLLECTION_ERROR, IMPORT_WARNINGS, ResilientModule
+from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
-from harness.cell.recording import Recorder
+from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import (
     IN_PROCESS,
     JsonlWriter,
@@ -95,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
     snapshot.snapshot(config.args, sources_dir(Path(out), run, cell))
-    context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
+    context = _context(run, cell)
 
     def read_fault_log(worker: str) -> str:
         path = fault_log_path(Path(out), run, cell, worker)
@@ -103,6 +103,35 @@ def pytest_configure(config: pytest.Config) -> None:
 
     recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, None, None]:
+    # A conftest.py beside the cases that cannot be imported (it imports the project, which the cell lacks) stops
+    # pytest before any session: its record is the only trace the cell keeps of why.
+    try:
+        return (yield)
+    except Exception as exc:
+        known = early_config.known_args_namespace
+        if getattr(known, "shardmatrix_out", None) and not hasattr(early_config, "workerinput"):
+            _record_conftest_failure(Path(known.shardmatrix_out), known.shardmatrix_run, known.shardmatrix_cell, exc)
+        raise
+
+
+def _record_conftest_failure(out: Path, run: str, cell: str, exc: Exception) -> None:
+    """conftest::<collection>, `error` with the exception and what to do about a module the cell lacks."""
+    failed = Path(getattr(exc, "path", "conftest.py"))
+    writer = JsonlWriter(results_path(out, run, cell))
+    try:
+        writer.write(collection_record(_context(run, cell), failed.name, _exception_facts(_unwrapped(exc), failed),
+                                       str(exc)))
+    finally:
+        writer.close()
+
+
+def _context(run: str, cell: str) -> dict[str, Any]:
+    """What every record of this cell's run carries besides its case: run, cell, package versions, interpreter."""
+    return {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
 
 
 def _refuse_options_without_out(config: pytest.Config) -> None:
@@ -162,9 +191,9 @@ class CellPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
         report = yield
-        cause = collector.stash.get(COLLECTION_ERROR, None)
-        if report.failed and cause is not None:
-            report.shardmatrix = _exception_facts(cause, collector.path)
+        call = getattr(report, "call", None)  # pytest keeps it there for pytest_exception_interact
+        if report.failed and call is not None and call.excinfo is not None:
+            report.shardmatrix = _exception_facts(_unwrapped(call.excinfo.value), collector.path)
         return report
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -287,6 +316,17 @@ def _exception_facts(exc: BaseException, module: Path) -> dict[str, Any]:
     if hint is not None:
         data["import_hint"] = hint
     return data
+
+
+#: pytest's wrappers of the error that stopped a module's or a conftest.py's import: the error is their cause.
+_IMPORT_WRAPPERS = ("CollectError", "ConftestImportFailure")
+
+
+def _unwrapped(exc: BaseException) -> BaseException:
+    """The error behind pytest's wrapper of a failed import (the wrapper's text is pytest's, not the error's)."""
+    if type(exc).__name__ in _IMPORT_WRAPPERS and exc.__cause__ is not None:
+        return exc.__cause__
+    return exc
 
 
 def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:

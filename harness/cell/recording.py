@@ -65,24 +65,9 @@ class Recorder:
 
     @pytest.hookimpl
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if not report.failed:
-            return
-        data = getattr(report, "shardmatrix", {})
-        decided = collection_verdict(Phase(when="collect", outcome="failed", error_type=data.get("error_type"),
-                                           missing_name=data.get("missing_name"),
-                                           import_hint=data.get("import_hint")))
-        self._writer.write(
-            make_record(
-                **self._context,
-                case_id=case_id_from_nodeid(report.nodeid),
-                family=family_from_nodeid(report.nodeid),
-                status=decided.status,
-                reason=decided.reason,
-                # Without the exception (a collector other than a test module failed), pytest's text is all there is.
-                error_type=data.get("error_type") or "CollectError",
-                error_message=data.get("error_message") or _last_error_line(report.longreprtext or ""),
-            )
-        )
+        if report.failed:
+            self._writer.write(collection_record(self._context, report.nodeid, getattr(report, "shardmatrix", {}),
+                                                 report.longreprtext or ""))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -132,6 +117,22 @@ class Recorder:
                 warnings=data.get("warnings") or [],
             )
         )
+
+
+def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any], text: str) -> dict[str, Any]:
+    """The record of a test module, a folder or a conftest.py that yielded no case, under vocabulary.COLLECTION_CASE:
+    `facts` are the exception's (plugin._exception_facts), `text` pytest's report of it when the exception is gone."""
+    decided = collection_verdict(Phase(when="collect", outcome="failed", error_type=facts.get("error_type"),
+                                       missing_name=facts.get("missing_name"), import_hint=facts.get("import_hint")))
+    return make_record(
+        **context,
+        case_id=case_id_from_nodeid(nodeid),
+        family=family_from_nodeid(nodeid),
+        status=decided.status,
+        reason=decided.reason,
+        error_type=facts.get("error_type") or "CollectError",
+        error_message=facts.get("error_message") or _last_error_line(text),
+    )
 
 
 def _last_error_line(text: str) -> str:
