@@ -495,21 +495,29 @@ def test_a_module_of_unknown_distribution_is_named_without_a_guess(pytester: pyt
         "No module named 'some_dependency_xyz': the cell lacks it; add it with --with <its distribution>")
 
 
-def test_the_cases_own_project_missing_asks_for_it(pytester: pytest.Pytester) -> None:
+def own_project(pytester: pytest.Pytester) -> None:
+    """A project whose package (under src/) the cell lacks: its tests are not installed with it."""
     (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mytrainer'\n")
     (pytester.path / "src" / "mytrainer").mkdir(parents=True)
     (pytester.path / "src" / "mytrainer" / "__init__.py").write_text("")
-    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "unit").mkdir(parents=True)
+    (pytester.path / "tests" / "test_top.py").write_text("def test_top():\n    pass\n")
+    (pytester.path / "tests" / "unit" / "test_step.py").write_text("def test_step():\n    pass\n")
+
+
+OWN_PROJECT_HINT = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not "
+                    "have; install the project with --project DIR")
+
+
+def test_the_cases_own_project_missing_asks_for_it(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
     (pytester.path / "tests" / "test_train.py").write_text(CLASS_SUITE.format(missing="mytrainer.steps"))
-    (pytester.path / "tests" / "test_own_case.py").write_text(
-        "def test_step():\n    import mytrainer\n\ndef test_fine():\n    pass\n")
+    (pytester.path / "tests" / "test_own_case.py").write_text("def test_step():\n    import mytrainer\n")
     recorded = run_modules(pytester, {}, "tests")
-    want = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not have; "
-            "install the project with --project DIR")
-    assert recorded["test_train::<collection>"]["reason"] == want
+    assert recorded["test_train::<collection>"]["reason"] == OWN_PROJECT_HINT
     assert (recorded["test_own_case::test_step"]["status"], recorded["test_own_case::test_step"]["reason"]) == (
-        "error", want)
-    assert recorded["test_own_case::test_fine"]["status"] == "passed"
+        "error", OWN_PROJECT_HINT)
+    assert recorded["test_top::test_top"]["status"] == "passed"
 
 
 def test_a_module_lacking_a_name_of_an_installed_package_is_failed_like_a_case(pytester: pytest.Pytester) -> None:
@@ -525,20 +533,6 @@ def test_collection_errors_reach_the_controller_from_xdist_workers(pytester: pyt
     assert recorded["test_fine::test_a"]["status"] == "passed"
     assert recorded["test_optional_dep::<collection>"]["reason"] == (
         "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn")
-
-
-def own_project(pytester: pytest.Pytester) -> None:
-    """A project whose package (under src/) the cell lacks: its tests are not installed with it."""
-    (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mytrainer'\n")
-    (pytester.path / "src" / "mytrainer").mkdir(parents=True)
-    (pytester.path / "src" / "mytrainer" / "__init__.py").write_text("")
-    (pytester.path / "tests" / "unit").mkdir(parents=True)
-    (pytester.path / "tests" / "test_top.py").write_text("def test_top():\n    pass\n")
-    (pytester.path / "tests" / "unit" / "test_step.py").write_text("def test_step():\n    pass\n")
-
-
-OWN_PROJECT_HINT = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not "
-                    "have; install the project with --project DIR")
 
 
 def test_a_folder_whose_conftest_cannot_be_imported_costs_only_that_folder(pytester: pytest.Pytester) -> None:
