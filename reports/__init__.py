@@ -1,6 +1,9 @@
 """shardmatrix reports: rebuild the matrix report (CSV, Markdown, HTML) from results files alone.
 
-Nothing here imports `harness`: a report must be reproducible from OUT/results without the code that wrote it.
+Of the harness, reports/ imports only `harness.vocabulary` (statuses and their classes, record fields, schema
+migrations, paths) and `harness.formats` (how a results line is read), which import nothing but the standard
+library; never the code that runs cells, so a report is reproducible from OUT/results alone
+(tests/test_reports_build.py checks it). Importing this package loads pandas and jinja2 (the `report` extra).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harness import vocabulary
-from harness.cell.outcomes import Phase, Verdict, skip_reason, verdict
+from harness.cell.outcomes import Phase, Verdict, collection_verdict, skip_reason, verdict
 
 SETUP_OK = Phase("setup", "passed")
 TEARDOWN_OK = Phase("teardown", "passed")
@@ -40,6 +40,13 @@ TEARDOWN_OK = Phase("teardown", "passed")
          Verdict(vocabulary.FAILED)),
         ([Phase("setup", "failed", "E ModuleNotFoundError", error_type="ModuleNotFoundError"), TEARDOWN_OK],
          Verdict(vocabulary.ERROR, "the case could not import a module it uses")),
+        ([Phase("setup", "failed", "E ModuleNotFoundError", error_type="ModuleNotFoundError",
+                import_hint="No module named 'sklearn': the cell lacks it; add it with --with scikit-learn"),
+          TEARDOWN_OK],
+         Verdict(vocabulary.ERROR, "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn")),
+        ([SETUP_OK, Phase("call", "failed", "E ModuleNotFoundError", error_type="ModuleNotFoundError",
+                          import_hint="No module named 'optax': ..."), TEARDOWN_OK],
+         Verdict(vocabulary.ERROR, "No module named 'optax': ...")),
         ([Phase("setup", "failed", "E RuntimeError", error_type="RuntimeError",
                 cell_problem="backend failed to start: RuntimeError: no GPU"), TEARDOWN_OK],
          Verdict(vocabulary.ERROR, "backend failed to start: RuntimeError: no GPU")),
@@ -53,6 +60,20 @@ TEARDOWN_OK = Phase("teardown", "passed")
 def test_verdict(phases: list[Phase], expected: Verdict) -> None:
     assert verdict(phases) == expected
     assert expected.status in vocabulary.ALL
+
+
+@pytest.mark.parametrize(
+    ("phase", "expected"),
+    [
+        (Phase("collect", "failed", error_type="SyntaxError"), Verdict(vocabulary.ERROR, "collection failed")),
+        (Phase("collect", "failed", error_type="ModuleNotFoundError", import_hint="No module named 'sklearn': ..."),
+         Verdict(vocabulary.ERROR, "No module named 'sklearn': ...")),
+        (Phase("collect", "failed", error_type="ImportError", missing_name="jax.sharding has no use_mesh"),
+         Verdict(vocabulary.FAILED, "collection failed")),
+    ],
+)
+def test_collection_verdict(phase: Phase, expected: Verdict) -> None:
+    assert collection_verdict(phase) == expected
 
 
 def test_skip_reason_strips_prefix() -> None:

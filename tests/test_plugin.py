@@ -140,7 +140,8 @@ def test_a_name_missing_from_an_importable_package_is_failed_naming_it_and_the_v
 def test_a_module_that_is_not_installed_is_error_not_a_missing_name(recorded: dict[str, dict]) -> None:
     record = recorded["toy_cases::test_module_not_installed_at_all"]
     assert (record["status"], record["error_type"]) == ("error", "ModuleNotFoundError")
-    assert record["reason"] == "the case could not import a module it uses"
+    assert record["reason"] == ("No module named 'a_module_that_is_not_installed_xyz': the cell lacks it; add it with "
+                                "--with <its distribution>")
     assert "a_module_that_is_not_installed_xyz" in record["error_message"]
 
 
@@ -292,6 +293,22 @@ def test_repeats_time_the_median_run(pytester: pytest.Pytester) -> None:
     assert recorded["toy_cases::test_slow_first"]["duration_s"] < 0.3
 
 
+def test_repeats_record_the_median_body_run_not_the_whole_call_phase(pytester: pytest.Pytester) -> None:
+    # Runs of 0.1, 0.3 and 0.2 s: the median is 0.2 s. The call phase holds all three (0.6 s), and a first run timed
+    # by it made the median 0.3 s.
+    source = (
+        "import time\n"
+        "SLEEPS = [0.1, 0.3, 0.2]\n"
+        "def test_three_runs():\n"
+        "    time.sleep(SLEEPS.pop(0))\n"
+        "def test_ran_three_times():\n"
+        "    assert SLEEPS == []\n"
+    )
+    recorded = run_cases(pytester, source, "--shardmatrix-repeats", "3")
+    assert recorded["toy_cases::test_ran_three_times"]["status"] == "passed"
+    assert 0.2 <= recorded["toy_cases::test_three_runs"]["duration_s"] < 0.28
+
+
 def test_without_repeats_the_single_run_is_the_timing(pytester: pytest.Pytester) -> None:
     source = "import time\ndef test_slow():\n    time.sleep(0.3)\n"
     assert run_cases(pytester, source)["toy_cases::test_slow"]["duration_s"] >= 0.3
@@ -384,3 +401,164 @@ def test_warnings_from_a_cases_folder_module_count_too(pytester: pytest.Pytester
         "test_mine::test_first": "DeprecationWarning: jax.experimental.shard_map is deprecated",
         "test_mine::test_second": "DeprecationWarning: jax.experimental.shard_map is deprecated",
     }
+
+
+def run_attempts(pytester: pytest.Pytester, source: str, *args: str) -> list[dict]:
+    """Every record of a run, in file order (a retried case has one per attempt)."""
+    pytester.makepyfile(toy_cases=source)
+    out = pytester.path / "out"
+    pytester.runpytest("toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                       "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", *args)
+    return [json.loads(line) for line in (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()]
+
+
+RETRIED = '''
+import pytest
+
+ATTEMPTS = []
+
+def test_fails_once():
+    ATTEMPTS.append(1)
+    assert len(ATTEMPTS) > 1, "first attempt differs"
+
+def test_fails_each_time():
+    raise ValueError("broken every time")
+
+@pytest.fixture
+def flaky_resource():
+    ATTEMPTS.append(2)
+    if ATTEMPTS.count(2) == 1:
+        raise OSError("resource busy")
+
+def test_setup_fails_once(flaky_resource):
+    pass
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
+def test_every_attempt_of_a_retried_case_keeps_its_exception(pytester: pytest.Pytester, workers: list[str]) -> None:
+    records = run_attempts(pytester, RETRIED, "--reruns", "1", *workers)
+    seen = [(r["case_id"].split("::")[1], r["attempt"], r["status"], r["error_type"], r["error_message"])
+            for r in records]
+    assert seen == [
+        ("test_fails_once", 1, "failed", "AssertionError", "first attempt differs"),
+        ("test_fails_once", 2, "passed", None, None),
+        ("test_fails_each_time", 1, "failed", "ValueError", "broken every time"),
+        ("test_fails_each_time", 2, "failed", "ValueError", "broken every time"),
+        ("test_setup_fails_once", 1, "error", "OSError", "resource busy"),
+        ("test_setup_fails_once", 2, "passed", None, None),
+    ]
+
+
+CLASS_SUITE = '''
+import unittest
+import {missing}
+
+class ClippingTest(unittest.TestCase):
+    def test_clip(self):
+        pass
+'''
+
+
+def run_modules(pytester: pytest.Pytester, modules: dict[str, str], *args: str) -> dict[str, dict]:
+    """Records of a run over several test modules, as the runner runs them (a broken module stops no other)."""
+    if modules:
+        pytester.makepyfile(**modules)
+    out = pytester.path.parent / f"{pytester.path.name}-out"
+    pytester.runpytest("--shardmatrix-out", str(out), "--shardmatrix-run", "r1", "--shardmatrix-cell", "c1",
+                       "--shardmatrix-devices", "0", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+                       *args)
+    lines = (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return {json.loads(line)["case_id"]: json.loads(line) for line in lines}
+
+
+def test_a_module_that_cannot_be_imported_costs_only_its_own_tests(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {
+        "test_optional_dep": CLASS_SUITE.format(missing="sklearn.metrics"),
+        "test_syntax": "def test_a(:\n    pass\n",
+        "test_fine": "def test_a():\n    pass\n",
+    })
+    assert {case: r["status"] for case, r in recorded.items()} == {
+        "test_optional_dep::<collection>": "error", "test_syntax::<collection>": "error", "test_fine::test_a": "passed"}
+    optional = recorded["test_optional_dep::<collection>"]
+    assert (optional["error_type"], optional["error_message"]) == ("ModuleNotFoundError", "No module named 'sklearn'")
+    assert optional["reason"] == "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn"
+    assert optional["family"] == "test_optional_dep"
+    syntax = recorded["test_syntax::<collection>"]
+    assert (syntax["error_type"], syntax["reason"]) == ("SyntaxError", "collection failed")
+    assert syntax["error_message"].startswith("invalid syntax") or "was never closed" in syntax["error_message"]
+
+
+def test_a_module_of_unknown_distribution_is_named_without_a_guess(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_dep": CLASS_SUITE.format(missing="some_dependency_xyz")})
+    assert recorded["test_dep::<collection>"]["reason"] == (
+        "No module named 'some_dependency_xyz': the cell lacks it; add it with --with <its distribution>")
+
+
+def own_project(pytester: pytest.Pytester) -> None:
+    """A project whose package (under src/) the cell lacks: its tests are not installed with it."""
+    (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mytrainer'\n")
+    (pytester.path / "src" / "mytrainer").mkdir(parents=True)
+    (pytester.path / "src" / "mytrainer" / "__init__.py").write_text("")
+    (pytester.path / "tests" / "unit").mkdir(parents=True)
+    (pytester.path / "tests" / "test_top.py").write_text("def test_top():\n    pass\n")
+    (pytester.path / "tests" / "unit" / "test_step.py").write_text("def test_step():\n    pass\n")
+
+
+OWN_PROJECT_HINT = ("No module named 'mytrainer': it belongs to the cases' own project, which this cell does not "
+                    "have; install the project with --project DIR")
+
+
+def test_the_cases_own_project_missing_asks_for_it(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "test_train.py").write_text(CLASS_SUITE.format(missing="mytrainer.steps"))
+    (pytester.path / "tests" / "test_own_case.py").write_text("def test_step():\n    import mytrainer\n")
+    recorded = run_modules(pytester, {}, "tests")
+    assert recorded["test_train::<collection>"]["reason"] == OWN_PROJECT_HINT
+    assert (recorded["test_own_case::test_step"]["status"], recorded["test_own_case::test_step"]["reason"]) == (
+        "error", OWN_PROJECT_HINT)
+    assert recorded["test_top::test_top"]["status"] == "passed"
+
+
+def test_a_module_lacking_a_name_of_an_installed_package_is_failed_like_a_case(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_api": CLASS_SUITE.format(missing="json.name_json_lacks_xyz")})
+    record = recorded["test_api::<collection>"]
+    assert (record["status"], record["reason"]) == ("failed", "collection failed")
+    assert record["error_message"].startswith("json has no name_json_lacks_xyz")
+
+
+def test_collection_errors_reach_the_controller_from_xdist_workers(pytester: pytest.Pytester) -> None:
+    recorded = run_modules(pytester, {"test_optional_dep": CLASS_SUITE.format(missing="sklearn"),
+                                      "test_fine": "def test_a():\n    pass\n"}, "-n", "1")
+    assert recorded["test_fine::test_a"]["status"] == "passed"
+    assert recorded["test_optional_dep::<collection>"]["reason"] == (
+        "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn")
+
+
+def test_a_folder_whose_conftest_cannot_be_imported_costs_only_that_folder(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "unit" / "conftest.py").write_text("import mytrainer\n")
+    recorded = run_modules(pytester, {}, "tests")
+    assert recorded["test_top::test_top"]["status"] == "passed"
+    folder = recorded["unit::<collection>"]
+    assert (folder["status"], folder["error_type"], folder["reason"]) == ("error", "ModuleNotFoundError",
+                                                                          OWN_PROJECT_HINT)
+
+
+def test_a_conftest_that_stops_pytest_before_any_case_leaves_its_record(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "conftest.py").write_text("import mytrainer\n")
+    recorded = run_modules(pytester, {}, "tests")
+    assert list(recorded) == ["conftest::<collection>"]
+    record = recorded["conftest::<collection>"]
+    assert (record["status"], record["error_type"], record["error_message"], record["reason"]) == (
+        "error", "ModuleNotFoundError", "No module named 'mytrainer'", OWN_PROJECT_HINT)
+    assert record["run_id"] == "r1" and record["cell_id"] == "c1" and record["python"]
+
+
+def test_without_out_a_failing_conftest_is_pytest_s_own_error(pytester: pytest.Pytester) -> None:
+    own_project(pytester)
+    (pytester.path / "tests" / "conftest.py").write_text("import mytrainer\n")
+    result = pytester.runpytest("tests", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not list(pytester.path.rglob("*.jsonl"))

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from harness.cell.recording import crashed_worker
+import pytest
+
+from harness.cell.recording import crashed_worker, phase_of
 
 
 def test_crashed_worker_pair() -> None:
@@ -18,3 +20,12 @@ def test_the_error_line_is_read_from_pytests_long_form_and_from_a_native_traceba
               "TypeError: jit() got an unexpected keyword")
     assert _last_error_line(native) == "TypeError: jit() got an unexpected keyword"
     assert _last_error_line("collection failed\nmore") == "collection failed"
+
+
+def test_a_phase_retried_by_rerunfailures_is_a_failed_phase_and_keeps_its_facts() -> None:
+    report = pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "rerun", "E   AssertionError: first", "call")
+    report.shardmatrix = {"error_type": "AssertionError", "error_message": "first"}
+    phase = phase_of(report)
+    assert (phase.outcome, phase.error_type) == ("failed", "AssertionError")
+    passed = pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "passed", None, "call")
+    assert phase_of(passed).outcome == "passed"

@@ -1,7 +1,9 @@
 """Collection that survives a broken cell: a case module that cannot be imported still yields its cases.
 
 When a case module fails to import, every case of the module is reported carrying the import error, found by
-reading the module's source instead of importing it, so the cell does not vanish. The deprecation warnings
+reading the module's source instead of importing it, so the cell does not vanish. A module whose cases its source
+does not show (classes that inherit their tests, a syntax error) stays one collection error, its cause chained for
+the record; the runner's --continue-on-collection-errors lets every other module run. The deprecation warnings
 raised while importing a module are kept on it: they count for each of its cases.
 """
 
@@ -34,7 +36,7 @@ class ResilientModule(pytest.Module):
             try:
                 cases = static_cases(self.path)
             except SyntaxError:
-                raise exc from None
+                raise exc from cause  # the module's own error, not static_cases' reading of it
             if not cases:
                 raise
             return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]

@@ -21,6 +21,8 @@ CRASH_MARK = "crashed while running"
 #: harness.cell.health.missing_name), else a module that is not installed at all (`error`).
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 UNIMPORTABLE = "the case could not import a module it uses"
+#: The reason of a test module that could not be collected for another cause than a module or name it lacks.
+COLLECTION_FAILED = "collection failed"
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class Phase:
     cell_problem: str | None = None
     #: 'jax.sharding has no use_mesh (jax 0.4.30)' when the phase raised an ImportError of a missing name.
     missing_name: str | None = None
+    #: What to do about a module the cell lacks entirely (harness.cell.imports.hint), when the phase raised that.
+    import_hint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ def _early(phase: Phase) -> Verdict:
     if phase.missing_name is not None:
         return Verdict(vocabulary.FAILED)
     if phase.error_type in IMPORT_ERRORS:
-        return Verdict(vocabulary.ERROR, UNIMPORTABLE)
+        return Verdict(vocabulary.ERROR, phase.import_hint or UNIMPORTABLE)
     return Verdict(vocabulary.ERROR)
 
 
@@ -97,8 +101,16 @@ def _call(phase: Phase) -> Verdict:
     if phase.error_type == "SystemExit":
         return Verdict(vocabulary.CRASHED, f"the case called sys.exit({phase.exit_code})")
     if phase.error_type in IMPORT_ERRORS and phase.missing_name is None:
-        return Verdict(vocabulary.ERROR, UNIMPORTABLE)
+        return Verdict(vocabulary.ERROR, phase.import_hint or UNIMPORTABLE)
     return Verdict(vocabulary.FAILED)
+
+
+def collection_verdict(phase: Phase) -> Verdict:
+    """The status of a test module that yielded no case (recorded under vocabulary.COLLECTION_CASE): a name this
+    cell lacks is `failed` as in a case; anything else is `error`, a module the cell lacks saying what to do."""
+    if phase.missing_name is not None:
+        return Verdict(vocabulary.FAILED, COLLECTION_FAILED)
+    return Verdict(vocabulary.ERROR, phase.import_hint or COLLECTION_FAILED)
 
 
 def crash_verdict(fault_log: str) -> Verdict:

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
-from harness.cell import deprecations, devices, environment, health, known, snapshot
+from harness.cell import deprecations, devices, environment, health, imports, known, snapshot
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
-from harness.cell.recording import Recorder
+from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import (
     IN_PROCESS,
     JsonlWriter,
@@ -36,7 +36,8 @@ from harness.cell.timing import CompileClock, median_timing, split
 from harness.vocabulary import fault_log_path, inflight_path, results_path, sources_dir
 
 CLOCK = pytest.StashKey[CompileClock]()
-CALL_DATA = pytest.StashKey[dict[str, Any]]()
+#: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
+CALL_RUNS = pytest.StashKey[list[dict[str, float | None]]]()
 DEVICE_INFO = pytest.StashKey[dict[str, object]]()
 FAULT_LOG = pytest.StashKey[Any]()
 INFLIGHT = pytest.StashKey[Path]()
@@ -94,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
     snapshot.snapshot(config.args, sources_dir(Path(out), run, cell))
-    context = {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
+    context = _context(run, cell)
 
     def read_fault_log(worker: str) -> str:
         path = fault_log_path(Path(out), run, cell, worker)
@@ -102,6 +103,35 @@ def pytest_configure(config: pytest.Config) -> None:
 
     recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, None, None]:
+    # A conftest.py beside the cases that cannot be imported (it imports the project, which the cell lacks) stops
+    # pytest before any session: its record is the only trace the cell keeps of why.
+    try:
+        return (yield)
+    except Exception as exc:
+        known = early_config.known_args_namespace
+        if getattr(known, "shardmatrix_out", None) and not hasattr(early_config, "workerinput"):
+            _record_conftest_failure(Path(known.shardmatrix_out), known.shardmatrix_run, known.shardmatrix_cell, exc)
+        raise
+
+
+def _record_conftest_failure(out: Path, run: str, cell: str, exc: Exception) -> None:
+    """conftest::<collection>, `error` with the exception and what to do about a module the cell lacks."""
+    failed = Path(getattr(exc, "path", "conftest.py"))
+    writer = JsonlWriter(results_path(out, run, cell))
+    try:
+        writer.write(collection_record(_context(run, cell), failed.name, _exception_facts(_unwrapped(exc), failed),
+                                       str(exc)))
+    finally:
+        writer.close()
+
+
+def _context(run: str, cell: str) -> dict[str, Any]:
+    """What every record of this cell's run carries besides its case: run, cell, package versions, interpreter."""
+    return {"run_id": run, "cell_id": cell, **environment.package_versions(), **environment.interpreter()}
 
 
 def _refuse_options_without_out(config: pytest.Config) -> None:
@@ -158,6 +188,14 @@ class CellPlugin:
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
         return ResilientModule.from_parent(parent, path=module_path)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
+        report = yield
+        call = getattr(report, "call", None)  # pytest keeps it there for pytest_exception_interact
+        if report.failed and call is not None and call.excinfo is not None:
+            report.shardmatrix = _exception_facts(_unwrapped(call.excinfo.value), collector.path)
+        return report
+
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """The one place where what a case needs is compared with what the cell has."""
         if config.getoption("--shardmatrix-skip-recorded"):
@@ -212,23 +250,22 @@ class CellPlugin:
         clock = item.config.stash[CLOCK]
         listening = clock.listen()
         before = clock.total()
-        repeats: list[dict[str, float | None]] = []
-        first_compile: float | None = None
+        start = time.perf_counter()
+        runs: list[dict[str, float | None]] = []
         with deprecations.recording() as caught:
             try:
                 result = yield
-                first_compile = clock.total() - before
-                # Timing is the median of --shardmatrix-repeats runs; each starts cold so each compiles alike.
+                runs.append(split(time.perf_counter() - start, before, clock.total(), listening))
+                # Timing is the median of --shardmatrix-repeats runs of the body alone, each timed on its own (the
+                # call phase's duration holds them all); each starts cold so each compiles alike.
                 for _ in range(item.config.getoption("--shardmatrix-repeats") - 1):
-                    repeats.append(_timed_repeat(item, clock, listening))
+                    runs.append(_timed_repeat(item, clock, listening))
                 return result
             finally:
                 _keep_warnings(item, caught)
-                item.stash[CALL_DATA] = {
-                    "listening": listening,
-                    "compile": first_compile if first_compile is not None else clock.total() - before,
-                    "repeats": repeats,
-                }
+                if not runs:  # the first run raised: its timing is the case's
+                    runs.append(split(time.perf_counter() - start, before, clock.total(), listening))
+                item.stash[CALL_RUNS] = runs
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
@@ -241,12 +278,9 @@ class CellPlugin:
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))
         if call.when == "call":
-            extra = item.stash.get(CALL_DATA, {})
-            if extra.get("repeats"):
-                first = split(report.duration, 0.0, extra["compile"], extra["listening"])
-                data.update(median_timing([first, *extra["repeats"]]))
-            else:
-                data.update(split(report.duration, 0.0, extra.get("compile", 0.0), extra.get("listening", False)))
+            runs = item.stash.get(CALL_RUNS, None)
+            # Without runs (the body never started under the hook above), the phase's duration is all there is.
+            data.update(median_timing(runs) if runs else split(report.duration, 0.0, 0.0, False))
         module = item.getparent(pytest.Module)
         imported: list[str] = module.stash.get(IMPORT_WARNINGS, []) if module is not None else []
         phases: list[str] = item.stash.get(PHASE_WARNINGS, [])
@@ -261,10 +295,7 @@ def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> 
         cause = exc.problem.cause
         return {"cell_problem": exc.problem.reason, "error_type": type(cause).__name__,
                 "error_message": first_line(cause) or type(cause).__name__}
-    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
-    missing = health.missing_name(exc)
-    if missing is not None:
-        data.update(missing_name=missing, error_message=missing)
+    data = _exception_facts(exc, item.path)
     if report.skipped and getattr(report, "wasxfail", None) is not None:
         unmasked = _not_the_breakage(item, exc)
         if unmasked is not None:
@@ -272,6 +303,30 @@ def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> 
             del report.wasxfail
             data["error_message"] = unmasked or data["error_message"]
     return data
+
+
+def _exception_facts(exc: BaseException, module: Path) -> dict[str, Any]:
+    """What a record keeps of an exception raised by a case or a test module's import: its type and first line, a
+    name this cell lacks, what to do about a module it lacks."""
+    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
+    missing = health.missing_name(exc)
+    if missing is not None:
+        data.update(missing_name=missing, error_message=missing)
+    hint = imports.hint(exc, module)
+    if hint is not None:
+        data["import_hint"] = hint
+    return data
+
+
+#: pytest's wrappers of the error that stopped a module's or a conftest.py's import: the error is their cause.
+_IMPORT_WRAPPERS = ("CollectError", "ConftestImportFailure")
+
+
+def _unwrapped(exc: BaseException) -> BaseException:
+    """The error behind pytest's wrapper of a failed import (the wrapper's text is pytest's, not the error's)."""
+    if type(exc).__name__ in _IMPORT_WRAPPERS and exc.__cause__ is not None:
+        return exc.__cause__
+    return exc
 
 
 def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:

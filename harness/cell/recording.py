@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 
 from harness import vocabulary
-from harness.cell.outcomes import CRASH_MARK, Phase, crash_verdict, verdict
+from harness.cell.outcomes import CRASH_MARK, Phase, collection_verdict, crash_verdict, verdict
 from harness.cell.records import JsonlWriter, case_id_from_nodeid, family_from_nodeid, first_line, make_record
+
+#: The outcome pytest-rerunfailures gives a failed phase of an attempt it retries (the attempt did fail).
+RERUN = "rerun"
 
 
 def phase_of(report: pytest.TestReport) -> Phase:
@@ -22,14 +25,20 @@ def phase_of(report: pytest.TestReport) -> Phase:
     data = getattr(report, "shardmatrix", {})
     return Phase(
         when=report.when or "",
-        outcome=report.outcome,
+        outcome=_outcome(report),
         message=message,
         xfail_reason=getattr(report, "wasxfail", None),
         error_type=data.get("error_type"),
         exit_code=str(data.get("error_message") or ""),
         cell_problem=data.get("cell_problem"),
         missing_name=data.get("missing_name"),
+        import_hint=data.get("import_hint"),
     )
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    """The phase's outcome, with pytest-rerunfailures' 'rerun' (a failure it is about to retry) read as 'failed'."""
+    return "failed" if report.outcome == RERUN else report.outcome
 
 
 def crashed_worker(message: str) -> str | None:
@@ -56,20 +65,9 @@ class Recorder:
 
     @pytest.hookimpl
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if not report.failed:
-            return
-        message = report.longreprtext or ""
-        self._writer.write(
-            make_record(
-                **self._context,
-                case_id=case_id_from_nodeid(report.nodeid),
-                family=family_from_nodeid(report.nodeid),
-                status=vocabulary.ERROR,
-                reason="collection failed",
-                error_type="CollectError",
-                error_message=_last_error_line(message),
-            )
-        )
+        if report.failed:
+            self._writer.write(collection_record(self._context, report.nodeid, getattr(report, "shardmatrix", {}),
+                                                 report.longreprtext or ""))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -81,7 +79,7 @@ class Recorder:
     def _write(self, nodeid: str) -> None:
         reports = self._pending.pop(nodeid)
         decided = verdict([phase_of(r) for r in reports])
-        worker = crashed_worker(reports[-1].longreprtext or "") if reports[-1].failed else None
+        worker = crashed_worker(reports[-1].longreprtext or "") if _outcome(reports[-1]) == "failed" else None
         if worker is not None:
             decided = crash_verdict(self._fault_log(worker))
         data: dict[str, Any] = {}
@@ -89,8 +87,8 @@ class Recorder:
             for key, value in getattr(report, "shardmatrix", {}).items():
                 if value is not None or key not in data:
                     data[key] = value
-        # An xfailed known breakage keeps the exception it raised, like a failure.
-        failing = next((r for r in reports if r.failed), None) or next(
+        # An xfailed known breakage keeps the exception it raised, like a failure; so does an attempt to be retried.
+        failing = next((r for r in reports if _outcome(r) == "failed"), None) or next(
             (r for r in reports if r.skipped and getattr(r, "wasxfail", None) is not None), None)
         failing_data = getattr(failing, "shardmatrix", {}) if failing is not None else {}
         timing = next((getattr(r, "shardmatrix", {}) for r in reports if r.when == "call"), {})
@@ -119,6 +117,22 @@ class Recorder:
                 warnings=data.get("warnings") or [],
             )
         )
+
+
+def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any], text: str) -> dict[str, Any]:
+    """The record of a test module, a folder or a conftest.py that yielded no case, under vocabulary.COLLECTION_CASE:
+    `facts` are the exception's (plugin._exception_facts), `text` pytest's report of it when the exception is gone."""
+    decided = collection_verdict(Phase(when="collect", outcome="failed", error_type=facts.get("error_type"),
+                                       missing_name=facts.get("missing_name"), import_hint=facts.get("import_hint")))
+    return make_record(
+        **context,
+        case_id=case_id_from_nodeid(nodeid),
+        family=family_from_nodeid(nodeid),
+        status=decided.status,
+        reason=decided.reason,
+        error_type=facts.get("error_type") or "CollectError",
+        error_message=facts.get("error_message") or _last_error_line(text),
+    )
 
 
 def _last_error_line(text: str) -> str:

@@ -56,6 +56,7 @@ def pytest_command(cell: Cell, venv: Path, options: Options, paths: list[Path]) 
         *(["--shardmatrix-skip-recorded"] if options.resume else []),
         *(arg for path in known_breakage_files(options.cases) for arg in ("--shardmatrix-known", str(path))),
         "-p", "no:cacheprovider",
+        "--continue-on-collection-errors",
         "-o", "addopts=",
         "-q", "-rfE",
         # Python's own tracebacks in the cell's log: pytest's long form costs about 0.1 s per failure to render
