@@ -9,13 +9,14 @@ from pathlib import Path
 
 from harness.cell import known
 from harness.cell.source import case_files, static_cases
+from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN, Options
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-class CorpusError(ValueError):
+class CorpusError(ShardmatrixError, ValueError):
     """`--cases` entries that cannot make one corpus, phrased as one line; nothing runs."""
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
+from harness.formats import ShardmatrixError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the host runs nox on 3.11+
@@ -57,7 +59,7 @@ def floors(pyproject: Path = corpus.PROJECT_ROOT / "pyproject.toml") -> dict[str
     return found
 
 
-class InstalledError(RuntimeError):
+class InstalledError(ShardmatrixError, RuntimeError):
     """The interpreter cannot run the corpus as it is; the message names what is missing and how to add it."""
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import vocabulary
+from harness.formats import ShardmatrixError
 from harness.host import matrix, options, plan, runner
 from harness.host.corpus import CorpusError, case_paths
 from harness.host.matrix import Cell
@@ -32,7 +33,7 @@ from harness.vocabulary import done_path, results_path
 NO_RESULTS = "its job produced no results"
 
 
-class PlanError(ValueError):
+class PlanError(ShardmatrixError, ValueError):
     """A plan that cannot be matched to the matrix, phrased as one line naming the culprit."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from harness import vocabulary
+from harness.formats import ShardmatrixError
 from harness.host import adhoc, corpus, options
 from harness.host.matrix import Cell
 from harness.tools import index, pins
@@ -36,7 +37,7 @@ INTERRUPTED = "interrupted"
 UNJUDGED = frozenset({vocabulary.INSTALL_ERROR, NO_RECORD, INTERRUPTED})
 
 
-class BisectError(ValueError):
+class BisectError(ShardmatrixError, ValueError):
     """A bisect that cannot be asked as given (an unknown case id), phrased as one line; nothing is built."""
 
 

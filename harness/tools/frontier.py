@@ -35,6 +35,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from harness.formats import ShardmatrixError
 from harness.host import adhoc, corpus, durations, interpreters, options
 from harness.host.options import Options
 from harness.tools import frontier_report, index, pins, releases, smoke
@@ -46,7 +47,7 @@ DEFAULT_FLAX = ">=0.8.0"
 DEFAULT_JAX = ">=0.4.30"
 
 
-class FrontierError(ValueError):
+class FrontierError(ShardmatrixError, ValueError):
     """A frontier that cannot be asked as given, phrased as one line; nothing is built."""
 
 
