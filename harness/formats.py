@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, cast
 
 # --- exit codes ---------------------------------------------------------------------------------------------------
 
@@ -40,24 +40,22 @@ class UsageParser(argparse.ArgumentParser):
         self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
 
 
-def usage_error(error: BaseException) -> NoReturn:
-    """Print `shardmatrix: <line>` on stderr and exit USAGE_EXIT: how every command ends on bad input."""
-    print(f"shardmatrix: {error}", file=sys.stderr)
-    raise SystemExit(USAGE_EXIT)
+Main = TypeVar("Main", bound=Callable[..., int])
 
 
-def command(main: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[str] | None], int]:
+def command(main: Main) -> Main:
     """Wrap a command's `main(argv)`: a ShardmatrixError raised anywhere in it ends the command with one line on
-    stderr and exit USAGE_EXIT (64), never a traceback and never a verdict's code."""
+    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64), never a traceback and never a verdict's code."""
 
     @functools.wraps(main)
     def wrapped(argv: Sequence[str] | None = None) -> int:
         try:
             return main(argv)
         except ShardmatrixError as error:
-            usage_error(error)
+            print(f"shardmatrix: {error}", file=sys.stderr)
+            return USAGE_EXIT
 
-    return wrapped
+    return cast(Main, wrapped)
 
 
 # --- JSONL --------------------------------------------------------------------------------------------------------
