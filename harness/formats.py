@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
@@ -45,7 +46,8 @@ Main = TypeVar("Main", bound=Callable[..., int])
 
 def command(main: Main) -> Main:
     """Wrap a command's `main(argv)`: a ShardmatrixError raised anywhere in it ends the command with one line on
-    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64), never a traceback and never a verdict's code."""
+    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other exception is a bug of ours, shown with its
+    traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a verdict's code (Python's own 1 reads UNSAFE)."""
 
     @functools.wraps(main)
     def wrapped(argv: Sequence[str] | None = None) -> int:
@@ -54,6 +56,10 @@ def command(main: Main) -> Main:
         except ShardmatrixError as error:
             print(f"shardmatrix: {error}", file=sys.stderr)
             return USAGE_EXIT
+        except Exception as error:  # the one place a crash is turned into its own exit code
+            traceback.print_exc()
+            print(f"shardmatrix: internal error ({type(error).__name__}): please report it", file=sys.stderr)
+            return INTERNAL_ERROR_EXIT
 
     return cast(Main, wrapped)
 

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.formats import USAGE_EXIT, UsageParser
+from harness.formats import USAGE_EXIT, UsageParser, command
 from reports.build import build_report, report_dir, results_dir
 from reports.compare import CompareError, compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
@@ -50,6 +50,7 @@ def parser() -> UsageParser:
     return parse
 
 
+@command
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the report, print the summary and the files written; 64 with one line on stderr for bad input."""
     args = parser().parse_args(argv)

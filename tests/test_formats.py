@@ -95,3 +95,14 @@ def test_a_usage_parser_exits_64_on_an_unknown_option(capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit) as exited:
         parser.parse_args(["--nope"])
     assert exited.value.code == 64 and capsys.readouterr().err.endswith("tool: error: unrecognized arguments: --nope\n")
+
+
+def test_a_command_that_breaks_exits_3_never_a_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    @formats.command
+    def main(argv: Sequence[str] | None = None) -> int:
+        """A command with a bug."""
+        raise KeyError("oops")
+
+    assert main([]) == formats.INTERNAL_ERROR_EXIT
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.endswith("shardmatrix: internal error (KeyError): please report it\n")
