@@ -5,7 +5,7 @@
 
 A cell job that died before uploading leaves no results file, and without this its cell would simply vanish from
 the report. So each planned cell without one gets install_error records, "its job produced no results", one per
-expected case (as `unreported.record_missing_cells` does for a local session that never ran), and a done marker:
+expected case (as `cellrun.unreported` does for a local session that never ran), and a done marker:
 the cell is decided, not interrupted. Cells with a results file are left as they are; a second run writes nothing.
 
 With --check nothing is written: exit 1 with one line per planned cell that could not be fully run (no results,
