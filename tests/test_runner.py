@@ -127,3 +127,26 @@ def test_a_finished_cell_keeps_its_seconds_which_order_the_next_run_but_a_reuse_
     assert durations.cell_seconds() == {CELL.id: seconds}
     cellrun.finish(CELL, files.in_run("r2"), 0, started=time.monotonic() - 1.0, reused_from="r1")
     assert durations.cell_seconds() == {CELL.id: seconds}
+
+
+def test_a_module_that_cannot_be_imported_costs_its_own_cases_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Before, one collection error interrupted pytest (exit 2) before any case ran: the cell had no records and no
+    # done marker.
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "test_two.py").write_text(FAILING)
+    # A class-based module: the source scan the plugin falls back on finds no case in it to report the error on.
+    (folder / "test_broken.py").write_text("import unittest\n\nimport no_such_module_anywhere\n\n\n"
+                                           "class BrokenTest(unittest.TestCase):\n    def test_never(self):\n"
+                                           "        pass\n")
+    options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=0)
+    assert cellrun.matrix_cell(CELL, Path(sys.prefix), options) == 0
+    files = CellFiles(options.out, "r", CELL.id)
+    assert files.complete
+    records = map(json.loads, files.results.read_text().splitlines())
+    statuses = {record["case_id"]: record["status"] for record in records}
+    assert statuses["test_two::test_passes"] == "passed" and statuses["test_two::test_fails"] == "failed"

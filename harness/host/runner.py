@@ -82,7 +82,6 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         # without this, pytest stops before running any case of the cell.
         "--continue-on-collection-errors",
         "-p", "no:cacheprovider",
-        "--continue-on-collection-errors",
         "-o", "addopts=",
         "-q", "-rfE",
         # Python's own tracebacks in the cell's log: pytest's long form costs about 0.1 s per failure to render
