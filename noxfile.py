@@ -15,8 +15,10 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from harness.host import corpus, durations, interpreters, matrix, options, runner, unreported  # noqa: E402
-from harness.tools import bisect, pins, upgrade  # noqa: E402
+from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
+from harness.host import cellrun, completeness, corpus, durations, interpreters, matrix, options  # noqa: E402
+from harness.host.cellfiles import CellFiles  # noqa: E402
+from harness.tools import bisect, upgrade  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -34,7 +36,7 @@ REPORT_DEPENDENCIES = nox.project.load_toml(ROOT / "pyproject.toml")["project"][
 MATRIX_FILE = Path(os.environ.get("SHARDMATRIX_MATRIX", ROOT / "matrix.toml"))
 try:
     CELLS = matrix.load(MATRIX_FILE)
-except matrix.MatrixError as error:
+except ShardmatrixError as error:
     sys.exit(f"shardmatrix: {error}")
 # nox starts sessions in this order, so the longest cells (as last measured) start first and no core idles at the
 # end while one long cell runs alone; cells never run come first.
@@ -48,7 +50,7 @@ def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]
         opts = options.parse(session.posargs, prog=f"nox -s {session.name} --")
         corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
         return opts, matrix.select(CELLS, opts.cells)
-    except (options.OptionsError, corpus.CorpusError, matrix.MatrixError) as error:
+    except ShardmatrixError as error:
         session.error(str(error))
 
 
@@ -60,9 +62,9 @@ def cell(session: nox.Session, cell_id: str) -> None:
     chosen_ids = {c.id: c for c in chosen}
     if cell_id not in chosen_ids:
         session.skip("not selected by --cells")
-    if opts.resume and runner.is_complete(chosen_ids[cell_id], opts):
+    if opts.resume and CellFiles(opts.out, opts.run_id, cell_id).complete:
         session.skip(f"already complete in run {opts.run_id}")
-    if runner.run(chosen_ids[cell_id], Path(session.virtualenv.location), opts):
+    if cellrun.matrix_cell(chosen_ids[cell_id], Path(session.virtualenv.location), opts):
         session.error(f"interrupted; finish with: nox -s matrix -- --resume {opts.run_id}")
 
 
@@ -70,12 +72,15 @@ def cell(session: nox.Session, cell_id: str) -> None:
 def matrix_run(session: nox.Session) -> None:
     """Run every selected cell (concurrently, see -j), then build the report of the run."""
     opts, chosen = _selected(session)
-    for line in corpus.stale_known_breakages(chosen, opts):
+    for line in corpus.stale_known_breakages(chosen, opts.cases):
         session.warn(f"known breakage {line}")
-    for missing in unreported.record_missing_cells(chosen, opts):
-        session.warn(f"{missing}: recorded as install_error (its session did not run)")
+    missing = cellrun.unreported(chosen, opts.out, opts.run_id, corpus.case_paths(opts.cases),
+                                 cellrun.session_never_ran)
+    for cell_id in missing:
+        session.warn(f"{cell_id}: recorded as install_error (its session did not run)")
     _build_report(session, opts.out, ["--run", opts.run_id])
-    problems = unreported.infrastructure_problems(chosen, opts)
+    # The rule `planned --check` applies too: install_error, crashed, timeout, a status nobody knows, unfinished.
+    problems = completeness.problems([CellFiles(opts.out, opts.run_id, c.id) for c in chosen])
     if problems:
         session.error("cells the harness could not fully run: " + "; ".join(problems))
 
@@ -85,7 +90,7 @@ def report(session: nox.Session) -> None:
     """Rebuild the report from stored results only (default: the newest run; --run, --all-runs, --compare)."""
     try:
         opts = options.parse_report(session.posargs)
-    except options.OptionsError as error:
+    except ShardmatrixError as error:
         session.error(str(error))
     _build_report(session, opts.out, opts.report_args)
 
@@ -98,7 +103,8 @@ def _build_report(session: nox.Session, out: Path, runs: list[str]) -> None:
 
 
 def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
-    """session.run, except that the command's exit code 2 (INCONCLUSIVE) becomes the exit code of nox itself.
+    """session.run, except that the command's exit codes 2 (INCONCLUSIVE) and 64 (bad input) become the exit code of
+    nox itself.
 
     nox knows a session as passed or failed and exits 0 or 1, so INCONCLUSIVE would read as UNSAFE to a script;
     SystemExit is the one thing a session may raise that nox does not turn into "failed". (Under `nox -j`, a
@@ -106,8 +112,8 @@ def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str]
     try:
         session.run(*args, env=env)
     except nox.command.CommandFailed as failed:
-        if failed.return_code == upgrade.INCONCLUSIVE:
-            raise SystemExit(upgrade.INCONCLUSIVE) from None
+        if failed.return_code in (INCONCLUSIVE_EXIT, USAGE_EXIT):
+            raise SystemExit(failed.return_code) from None
         raise
 
 
@@ -116,12 +122,13 @@ def upgrade_check(session: nox.Session) -> None:
     """Is the bump safe? Run baseline and candidate cells (stored results reused): SAFE (exit 0), UNSAFE (exit 1) or
     INCONCLUSIVE (exit 2, the reason in one line)."""
     try:
-        before, after, opts, asked = upgrade.prepare(session.posargs, CELLS)
-    except (options.OptionsError, corpus.CorpusError, pins.PinError) as error:
+        before, after, opts = upgrade.prepare(session.posargs, CELLS)
+    except ShardmatrixError as error:
         session.error(str(error))
     session.install(".[report]")
+    # Every case either cell recorded is judged: the records are pytest's collection of this corpus in each cell.
     _run_keeping_exit_code(session, "python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref,
-                           after.ref, "--cases-from", str(asked))
+                           after.ref)
 
 
 @nox.session(name="bisect")
@@ -129,8 +136,7 @@ def bisect_releases(session: nox.Session) -> None:
     """The first release between --good and --bad where --case stops passing (binary search, probes cached)."""
     try:
         outcome = bisect.run(session.posargs, CELLS)
-    except (options.OptionsError, corpus.CorpusError, pins.PinError, bisect.index.IndexError_,
-            bisect.BisectError) as error:
+    except ShardmatrixError as error:
         session.error(str(error))
     if outcome.first_bad is None:
         session.error(outcome.refusal or "no first bad release found")
@@ -139,12 +145,11 @@ def bisect_releases(session: nox.Session) -> None:
 @nox.session(name="frontier")
 def frontier_run(session: nox.Session) -> None:
     """The jax range each flax release works with (bisected, smoke cases, probes cached): OUT/report/frontier.*"""
-    from harness.tools import frontier, releases, smoke
+    from harness.tools import frontier
 
     try:
         frontier.run(session.posargs)
-    except (options.OptionsError, corpus.CorpusError, pins.PinError, smoke.SmokeError, frontier.FrontierError,
-            releases.ReleaseError, frontier.index.IndexError_) as error:
+    except ShardmatrixError as error:
         session.error(str(error))
 
 

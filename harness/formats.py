@@ -7,9 +7,15 @@ inside any cell, the host, and reports/ all read a file the same way (two reader
 
 from __future__ import annotations
 
+import argparse
+import functools
 import json
-from collections.abc import Iterator
-from typing import Any
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar, cast
 
 # --- exit codes ---------------------------------------------------------------------------------------------------
 
@@ -25,6 +31,37 @@ class ShardmatrixError(Exception):
     """Input shardmatrix refuses, phrased as one line naming the culprit; nothing runs, nothing recorded is lost.
 
     Every error a user can cause derives from it, so a command's `main()` catches this one class."""
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse whose usage errors exit USAGE_EXIT with one line (argparse's own 2 is INCONCLUSIVE's code)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `<prog>: error: <message>` on stderr and exit USAGE_EXIT."""
+        self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
+
+
+Main = TypeVar("Main", bound=Callable[..., int])
+
+
+def command(main: Main) -> Main:
+    """Wrap a command's `main(argv)`: a ShardmatrixError raised anywhere in it ends the command with one line on
+    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other exception is a bug of ours, shown with its
+    traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a verdict's code (Python's own 1 reads UNSAFE)."""
+
+    @functools.wraps(main)
+    def wrapped(argv: Sequence[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except ShardmatrixError as error:
+            print(f"shardmatrix: {error}", file=sys.stderr)
+            return USAGE_EXIT
+        except Exception as error:  # the one place a crash is turned into its own exit code
+            traceback.print_exc()
+            print(f"shardmatrix: internal error ({type(error).__name__}): please report it", file=sys.stderr)
+            return INTERNAL_ERROR_EXIT
+
+    return cast(Main, wrapped)
 
 
 # --- JSONL --------------------------------------------------------------------------------------------------------
@@ -52,3 +89,88 @@ def parse_jsonl(text: str) -> Iterator[tuple[int, Any]]:
 def dump_jsonl_line(record: dict[str, Any]) -> str:
     """One record as one JSONL line, newline included (non-ASCII kept readable; anything else through str())."""
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
+# --- the done marker ----------------------------------------------------------------------------------------------
+
+#: <cell id>.done.json, written atomically once a cell finished; a results file without one was interrupted.
+#: Version 1: cell_id, finished (ISO time), returncode, fingerprint, reused_from, seconds. A marker without a
+#: schema_version is read as version 1 (hand-made and early markers hold only some of the fields).
+DONE_SCHEMA_VERSION = 1
+
+
+class FormatError(ShardmatrixError):
+    """A file of ours that cannot be read as its format says, phrased as one line naming it: '<path>: <why>'."""
+
+    def __init__(self, path: Path | str, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path, self.why = Path(path), why
+
+
+def write_done(path: Path, *, cell_id: str, finished: str, returncode: int, fingerprint: str | None,
+               reused_from: str | None, seconds: float | None) -> None:
+    """Write a cell's done marker so that readers see either nothing or all of it."""
+    write_json_atomically(path, {
+        "schema_version": DONE_SCHEMA_VERSION, "cell_id": cell_id, "finished": finished, "returncode": returncode,
+        "fingerprint": fingerprint, "reused_from": reused_from, "seconds": seconds,
+    })
+
+
+def read_done(path: Path) -> dict[str, Any] | None:
+    """A done marker's fields; None when there is none, FormatError naming it when it cannot be read as one."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise FormatError(path, f"unreadable ({error})") from None
+    try:
+        marker = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise FormatError(path, f"not valid JSON ({error.msg})") from None
+    if not isinstance(marker, dict):
+        raise FormatError(path, f"a JSON {type(marker).__name__}, not an object")
+    version = marker.get("schema_version", 1)
+    if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
+        raise FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")
+    return marker
+
+
+def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
+    """Write a JSON file through a temporary sibling and a rename, so no reader sees half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(payload) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+# --- frontier.json ------------------------------------------------------------------------------------------------
+
+#: OUT/frontier/flax-<v>.json (one flax release: flax, row, requirement, evidence, candidates, declared_ok, probes)
+#: and OUT/report/frontier.json ({"schema_version", "jax": [versions], "releases": [those documents]}).
+FRONTIER_SCHEMA_VERSION = 1
+FRONTIER_FILENAME = "frontier.json"
+
+
+class FrontierFileError(FormatError):
+    """A frontier file this reader cannot read, phrased as one line naming it."""
+
+
+def frontier_document(jax: list[str], releases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The content of OUT/report/frontier.json: every jax release asked for and one document per flax release."""
+    return {"schema_version": FRONTIER_SCHEMA_VERSION, "jax": jax, "releases": releases}
+
+
+def read_frontier(path: Path) -> dict[str, Any]:
+    """A frontier.json (or one release's flax-<v>.json); FrontierFileError naming it when not of this schema."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FrontierFileError(path, f"unreadable ({error.strerror or error})") from None
+    except ValueError as error:
+        raise FrontierFileError(path, f"not JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("schema_version") != FRONTIER_SCHEMA_VERSION:
+        found = data.get("schema_version") if isinstance(data, dict) else "?"
+        raise FrontierFileError(path, f"frontier schema {found}, this reader knows {FRONTIER_SCHEMA_VERSION}")
+    return data

@@ -1,17 +1,18 @@
 """The command line: `python -m reports --out OUT [--run RUN_ID ... | --all-runs | --compare BASELINE CANDIDATE]`.
 
 --compare (each side RUN or RUN:CELL) prints the verdict first and exits with it: SAFE 0, UNSAFE 1,
-INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input is also 2, with one `error:` line on stderr.
+INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input (an unknown option, no such run, an unreadable
+--cases-from) exits 64 (harness.formats.USAGE_EXIT), with one `error:` line on stderr.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.formats import USAGE_EXIT, UsageParser, command
 from reports.build import build_report, report_dir, results_dir
 from reports.compare import CompareError, compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
@@ -23,9 +24,9 @@ from reports.repro import write_reproducers
 PROG = "python -m reports"
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> UsageParser:
     """The argument parser; more options will join these."""
-    parse = argparse.ArgumentParser(
+    parse = UsageParser(
         prog=PROG,
         description="Build OUT/report/ (results.csv, matrix.md, matrix.html) from the results files in OUT/results/.",
     )
@@ -49,8 +50,9 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+@command
 def main(argv: Sequence[str] | None = None) -> int:
-    """Build the report, print the summary and the files written; 2 with one line on stderr for bad input."""
+    """Build the report, print the summary and the files written; 64 with one line on stderr for bad input."""
     args = parser().parse_args(argv)
     if args.compare:
         before, after = args.compare
@@ -61,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = build_report(args.out, args.runs or None, all_runs=args.all_runs)
         except ResultsError as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return 2
+            return USAGE_EXIT
         finally:
             # Skipped lines are worth one line each, not a Python warning with a source location.
             for warning in caught:
@@ -76,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None) -> int:
     """Print the verdict of `after` against `before`, write compare.md and reproducers; the verdict's exit code
-    (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 2 with one line on stderr for bad input."""
+    (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line on stderr for bad input."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -88,7 +90,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
         except (ResultsError, CompareError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return 2
+            return USAGE_EXIT
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)

@@ -9,14 +9,16 @@ as Markdown (`markdown`), for the report pages to include. Each grid cell says w
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
-FILENAME = "frontier.json"
+from harness.formats import FRONTIER_FILENAME, FRONTIER_SCHEMA_VERSION, read_frontier
+from harness.formats import FrontierFileError as FrontierFileError  # what a reader of this view catches
+
+SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
+FILENAME = FRONTIER_FILENAME
 
 WORKS = "\N{CHECK MARK}"
 BROKEN = "\N{BALLOT X}"
@@ -31,10 +33,6 @@ LEGEND = (
 )
 
 
-class FrontierFileError(ValueError):
-    """A frontier file this reader cannot read, phrased as one line naming it."""
-
-
 @dataclass(frozen=True)
 class Mark:
     """One grid cell: its symbol, its class name, and the hover text (the probe's cell and cause)."""
@@ -45,18 +43,9 @@ class Mark:
 
 
 def load(report_dir: Path) -> dict[str, Any] | None:
-    """The frontier of a report folder; None when `nox -s frontier` wrote none there."""
+    """The frontier of a report folder; None when `nox -s frontier` wrote none there (harness.formats reads it)."""
     path = Path(report_dir) / FILENAME
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise FrontierFileError(f"{path}: not JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else "?"
-        raise FrontierFileError(f"{path}: frontier schema {found}, this reader knows {SCHEMA_VERSION}")
-    return data
+    return read_frontier(path) if path.is_file() else None
 
 
 def _key(version: str) -> tuple[int, ...]:

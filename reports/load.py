@@ -19,7 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from harness.formats import jsonl_lines
+from harness.formats import FormatError, ShardmatrixError, jsonl_lines
+from harness.formats import read_done as read_done_marker
 from harness.vocabulary import FIELDS, SCHEMA_VERSION, SchemaError, done_marker, migrate
 from reports.text import relative_paths
 
@@ -36,7 +37,7 @@ TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from")
 
 
-class ResultsError(Exception):
+class ResultsError(ShardmatrixError):
     """The results tree cannot become a report; the message is one line naming the culprit."""
 
 
@@ -86,24 +87,14 @@ def load_cells(
 
 
 def read_done(results_file: Path) -> Record | None:
-    """The done marker of a results file; None when it is absent, or corrupt (with a warning naming it)."""
-    path = done_marker(results_file)
+    """The done marker of a results file (harness.formats reads it); None when it is absent, or unreadable (with a
+    warning naming it)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        return read_done_marker(done_marker(results_file))
+    except FormatError as exc:
+        warnings.warn(f"{exc.path}: ignored done marker: {exc.why}; the cell counts as interrupted", RuntimeWarning,
+                      stacklevel=2)
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        _ignore_marker(path, f"unreadable ({exc})")
-        return None
-    try:
-        marker = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _ignore_marker(path, f"not valid JSON ({exc.msg})")
-        return None
-    if not isinstance(marker, dict):
-        _ignore_marker(path, f"a JSON {type(marker).__name__}, not an object")
-        return None
-    return marker
 
 
 def choose_runs(results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> list[str]:
@@ -246,7 +237,3 @@ def _normalise(record: Record, path: Path, run_id: str | None) -> str | None:
 
 def _skip(where: str, why: str) -> None:
     warnings.warn(f"{where}: skipped line: {why}", RuntimeWarning, stacklevel=2)
-
-
-def _ignore_marker(path: Path, why: str) -> None:
-    warnings.warn(f"{path}: ignored done marker: {why}; the cell counts as interrupted", RuntimeWarning, stacklevel=3)

@@ -26,7 +26,6 @@ it only on 0.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.formats import UsageParser
 from reports.build import results_dir
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
 from reports.compare_render import markdown_causes
@@ -118,7 +118,7 @@ def _table(found: pd.DataFrame, title: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the issue body; exit 0 clean, 1 regressed, 2 inconclusive (unreadable results included)."""
-    parse = argparse.ArgumentParser(prog="python -m reports.regressions", description=__doc__.splitlines()[0])
+    parse = UsageParser(prog="python -m reports.regressions", description=__doc__.splitlines()[0])
     parse.add_argument("--previous", type=Path, required=True, help="output folder of the earlier run")
     parse.add_argument("--current", type=Path, required=True, help="output folder of this run")
     parse.add_argument("--run-url", default="", help="link to this run, for the issue body")

@@ -107,11 +107,11 @@ def test_request_refuses_ends_of_different_packages() -> None:
         bisect.request(namespace(bad="jax==0.7.2"), pins.make_cell("0.12.0.1", "0.12.12", "3.12"))
 
 
-def test_case_node_finds_the_module_in_the_corpus() -> None:
-    node = bisect.case_node("sharded_gathers::test_take", ["builtin"])
-    assert str(node).endswith("cases/sharded_gathers.py::test_take")
+def test_case_file_finds_the_module_in_the_corpus() -> None:
+    assert str(bisect.case_file("sharded_gathers::test_take", ["builtin"])).endswith("cases/sharded_gathers.py")
+    assert bisect.case_file("sharded_gathers::Class::test_take", ["builtin"]).name == "sharded_gathers.py"
     with pytest.raises(pins.PinError):
-        bisect.case_node("no_such_module::test_x", ["builtin"])
+        bisect.case_file("no_such_module::test_x", ["builtin"])
 
 
 def test_a_probe_reads_exactly_its_case_and_a_missing_record_is_said_not_guessed() -> None:
@@ -129,18 +129,38 @@ def test_a_probe_reads_exactly_its_case_and_a_missing_record_is_said_not_guessed
     assert bisect.probe_record({}, "m::t")["error_message"] == "no record of m::t (nothing recorded)"
 
 
-def test_an_unknown_case_is_refused_with_near_ids_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bisect.adhoc, "run_cell", lambda *args, **kwargs: pytest.fail("a cell was run"))
-    argv = ["--case", "sharded_gathers::test_take_on_sharded_axis", "--good", "jax==0.10.2", "--bad", "jax==0.12.0.1"]
-    with pytest.raises(bisect.BisectError, match=r"^unknown case sharded_gathers::test_take_on_sharded_axis in "
-                                                  r"--cases builtin \(did you mean sharded_gathers::"
-                                                  r"test_take_on_sharded_axis_raises_sharding_type_error"):
+def test_an_unknown_module_is_refused_before_anything_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bisect.cellrun, "probe", lambda *args, **kwargs: pytest.fail("a cell was run"))
+    argv = ["--case", "no_such_module::test_x", "--good", "jax==0.10.2", "--bad", "jax==0.12.0.1"]
+    with pytest.raises(pins.PinError, match=r"^no module no_such_module\.py among the cases \(builtin\)$"):
         bisect.run(argv, CELLS, fetch=lambda url: pytest.fail("the index was asked"))
 
 
-def test_a_known_case_is_accepted_with_or_without_parameters() -> None:
-    bisect.check_case("sharded_gathers::test_einsum_out_sharding", ["builtin"])
-    bisect.check_case("sharded_gathers::test_einsum_out_sharding[x]", ["builtin"])
+COLLECTED = {"_clipping_test::ClippingTest::test_clip_by_block_rms": {"status": "failed"},
+             "_clipping_test::ClippingTest::test_clip_by_global_norm[a]": {"status": "passed"},
+             "_clipping_test::<collection>": {"status": "error"}}
+
+
+def test_a_case_is_judged_against_what_pytest_collected_class_based_tests_included() -> None:
+    # Before, a source scan that sees module-level functions only refused every test of a TestCase class.
+    bisect.check_case("_clipping_test::ClippingTest::test_clip_by_block_rms", COLLECTED, "c")
+    bisect.check_case("_clipping_test::ClippingTest::test_clip_by_global_norm", COLLECTED, "c")
+    bisect.check_case("_clipping_test::ClippingTest::test_clip_by_global_norm[a]", COLLECTED, "c")
+    with pytest.raises(bisect.BisectError, match=r"^unknown case _clipping_test::test_clip_by_block_rms: pytest "
+                                                  r"collected no such case in c \(did you mean "
+                                                  r"_clipping_test::ClippingTest::test_clip_by_block_rms\?\)$"):
+        bisect.check_case("_clipping_test::test_clip_by_block_rms", COLLECTED, "c")
+
+
+def test_a_cell_that_collected_nothing_cannot_refuse_a_case() -> None:
+    bisect.check_case("m::test_x", {"c::<cell>": {"status": "install_error"}}, "c")
+    bisect.check_case("m::test_x", {"m::<collection>": {"status": "error"}}, "c")
+
+
+def test_a_class_based_case_id_is_accepted_on_the_command_line() -> None:
+    req = bisect.request(namespace(case="_clipping_test::ClippingTest::test_clip_by_block_rms"),
+                         pins.make_cell("0.12.0.1", "0.12.12", "3.12"))
+    assert req.case_id == "_clipping_test::ClippingTest::test_clip_by_block_rms"
 
 
 def test_an_unknown_option_is_refused_in_one_line() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import matrix, runner
+from harness.host import cellrun, matrix, runner
 from harness.host.options import Options
 from harness.vocabulary import done_path, results_path
 
@@ -26,7 +26,7 @@ def run_fault(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, **over
     settings: dict = {"out": tmp_path / "out", "run_id": "faults", "timeout": 30.0, "hard_grace": 1.0}
     settings.update(overrides)
     options = Options(**settings)
-    code = runner.run_installed(CELL, Path(sys.prefix), options, [FAULTS / f"test_{name}.py"])
+    code = cellrun.installed(CELL, Path(sys.prefix), options, [FAULTS / f"test_{name}.py"])
     lines = results_path(options.out, options.run_id, CELL.id).read_text().splitlines()
     records: dict[str, list[dict]] = {}
     for line in lines:

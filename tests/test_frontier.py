@@ -7,13 +7,14 @@ import json
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from packaging.version import Version
 
 from harness import vocabulary
-from harness.host import adhoc, durations
+from harness.host import durations
 from harness.tools import frontier, frontier_report, frontier_search
 
 
@@ -43,13 +44,13 @@ def fetch(url: str, accept: str) -> Any:
 
 
 class FakeCells:
-    """adhoc.run_cell and statuses_of over a rule (jax, flax, python) -> status; records which cells ran."""
+    """cellrun.probe over a rule (jax, flax, python) -> status; records which cells ran."""
 
     def __init__(self, rule: Any) -> None:
         self.rule, self.ran, self.lock = rule, [], threading.Lock()
         self.running, self.most_at_once = 0, 0
 
-    def run_cell(self, cell: Any, options: Any, case_ids: set[str], **kwargs: Any) -> adhoc.CellRun:
+    def probe(self, cell: Any, options: Any, paths: Any, **kwargs: Any) -> Any:
         with self.lock:
             self.ran.append(cell.id)
             self.running += 1
@@ -57,9 +58,10 @@ class FakeCells:
         time.sleep(0.01)
         with self.lock:
             self.running -= 1
-        return adhoc.CellRun(cell, "run1", reused=False)
+        return SimpleNamespace(interrupted=False, returncode=0, reused=False,
+                               finals=lambda: self.statuses_of(cell.id))
 
-    def statuses_of(self, out: Path, run_id: str, cell_id: str) -> dict[str, dict[str, object]]:
+    def statuses_of(self, cell_id: str) -> dict[str, dict[str, object]]:
         jax, flax, python = (part[3:] if part.startswith("jax") else part.split("x", 1)[-1] if part.startswith(
             "flax") else part[2:] for part in cell_id.split("-"))
         status, message = self.rule(Version(jax), Version(flax), python)
@@ -82,8 +84,7 @@ def cases(tmp_path: Path) -> Path:
 
 def run(tmp_path: Path, cases: Path, cells: FakeCells, monkeypatch: pytest.MonkeyPatch, *extra: str,
         pythons: tuple[str, ...] = ("3.11", "3.12")) -> tuple[list[frontier.Frontier], list[str]]:
-    monkeypatch.setattr(frontier.adhoc, "run_cell", cells.run_cell)
-    monkeypatch.setattr(frontier.adhoc, "statuses_of", cells.statuses_of)
+    monkeypatch.setattr(frontier.cellrun, "probe", cells.probe)
     said: list[str] = []
     found = frontier.run(["--cases", str(cases), "--out", str(tmp_path / "out"), "--flax", ">=0.10", *extra],
                          fetch=fetch, say=said.append, pythons=list(pythons))

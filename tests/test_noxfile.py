@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -75,3 +76,18 @@ def test_the_verdicts_exit_code_is_the_exit_code_of_nox(tmp_path: Path, code: in
     noxfile.write_text(PASS_THROUGH.format(root=str(ROOT)))
     done = nox("-f", str(noxfile), "-s", "verdict", "--", str(code))
     assert done.returncode == code, done.stderr[-2000:]
+
+
+def test_sessions_catch_the_one_error_base_not_lists_of_classes() -> None:
+    # Before, each session caught its own list of error classes, and a class left out of a list was a traceback.
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    caught = {ast.unparse(handler.type) for handler in ast.walk(tree)
+              if isinstance(handler, ast.ExceptHandler) and handler.type is not None}
+    assert caught == {"ShardmatrixError", "nox.command.CommandFailed"}
+
+
+def test_a_usage_error_of_a_session_ends_it_in_one_line() -> None:
+    done = nox("-s", "upgrade", "--", "jax==0.4.38", "--timout", "5")
+    assert done.returncode != 0
+    assert "unknown option --timout (did you mean --timeout?)" in done.stderr
+    assert "Traceback" not in done.stderr

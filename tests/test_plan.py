@@ -60,7 +60,7 @@ def test_plan_command_emits_every_default_cell_with_its_nox_session() -> None:
 
 def test_plan_command_refuses_an_unknown_backend_in_one_line() -> None:
     done = run_plan("--backend", "rocm")
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 64 and done.stdout == ""
     assert done.stderr.strip() == "shardmatrix: --backend 'rocm' is not a backend (known: cpu, cuda12, cuda13, tpu)"
 
 
@@ -113,6 +113,6 @@ def test_plan_command_with_runners_labels_the_default_cells() -> None:
 
 def test_an_abbreviated_or_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     # argparse alone took `--cell` as `--cells`: a workflow's typo must not select cells by a guess.
-    assert plan.main(["--cell", "jax0.4*"]) == 2
+    assert plan.main(["--cell", "jax0.4*"]) == 64
     assert capsys.readouterr().err.strip() == ("shardmatrix: python -m harness.host.plan: unknown option --cell "
                                                "(did you mean --cells?)")

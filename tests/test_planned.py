@@ -159,7 +159,7 @@ def test_check_counts_a_crash_retried_into_a_pass_as_run(setup: dict[str, Path])
     assert planned.main(args(setup, "--check")) == 0
 
 
-# --- bad input: one line naming the culprit, exit 2 ----------------------------------------------------------------
+# --- bad input: one line naming the culprit, exit 64 ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("plan", "message"), [
     ("{not json", "is not JSON (Expecting property name enclosed in double quotes, line 1)"),
@@ -171,7 +171,7 @@ def test_a_bad_plan_is_refused_in_one_line(
     setup: dict[str, Path], capsys: pytest.CaptureFixture[str], plan: str, message: str
 ) -> None:
     setup["plan"].write_text(plan)
-    assert planned.main(args(setup)) == 2
+    assert planned.main(args(setup)) == 64  # 2 is INCONCLUSIVE's code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
     assert not (setup["out"] / "results").exists()
@@ -194,5 +194,5 @@ def test_the_command_reads_the_plan_from_stdin(setup: dict[str, Path]) -> None:
 
 
 def test_an_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert planned.main(["--plan", "-", "--out", "o", "--run", "r", "--chek"]) == 2
+    assert planned.main(["--plan", "-", "--out", "o", "--run", "r", "--chek"]) == 64
     assert "unknown option --chek (did you mean --check?)" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Tests for reports/cli.py and `python -m reports`: exit 0 with a summary, exit 2 with one line."""
+"""Tests for reports/cli.py and `python -m reports`: exit 0 with a summary, exit 64 (usage) with one line."""
 
 from __future__ import annotations
 
@@ -65,8 +65,9 @@ def test_corrupt_done_marker_warns_on_stderr_and_counts_as_interrupted(
     assert f"{CELL}.done.json: ignored done marker: not valid JSON" in err
 
 
-def test_missing_results_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--out", str(tmp_path)]) == 2
+def test_missing_results_exit_64_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before, bad input exited 2, the code of an INCONCLUSIVE verdict.
+    assert main(["--out", str(tmp_path)]) == 64
     out, err = capsys.readouterr()
     assert out == ""
     assert err == f"python -m reports: error: no results folder at {tmp_path / 'results'}\n"
@@ -80,9 +81,9 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
     assert f"{CELL}.jsonl:2: skipped line: not valid JSON" in err
 
 
-def test_newer_schema_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_newer_schema_exits_64_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=3)))
-    assert main(["--out", str(tmp_path)]) == 2
+    assert main(["--out", str(tmp_path)]) == 64
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"{CELL}.jsonl:2: schema_version 3 is newer than this reader knows (2)" in err
@@ -96,16 +97,16 @@ def test_chosen_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "20261120T000000Z-aaaa" in (tmp_path / "report" / "results.csv").read_text(encoding="utf-8")
 
 
-def test_unknown_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_run_exits_64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_run(tmp_path, json.dumps(record()))
-    assert main(["--out", str(tmp_path), "--run", "nope"]) == 2
+    assert main(["--out", str(tmp_path), "--run", "nope"]) == 64
     assert "no run 'nope'" in capsys.readouterr().err
 
 
 def test_run_and_all_runs_are_exclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["--out", str(tmp_path), "--run", RUN, "--all-runs"])
-    assert exited.value.code == 2
+    assert exited.value.code == 64  # argparse's own 2 would read as INCONCLUSIVE
 
 
 def test_python_dash_m_reports_runs_the_cli(tmp_path: Path) -> None:
@@ -170,7 +171,7 @@ def test_compare_limited_to_cases_still_sees_an_asked_case_missing(tmp_path: Pat
 
 def test_compare_cases_from_a_missing_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"},
-                        also=("--cases-from", str(tmp_path / "nope.txt"))) == 2
+                        also=("--cases-from", str(tmp_path / "nope.txt"))) == 64
     assert "--cases-from" in capsys.readouterr().err
 
 

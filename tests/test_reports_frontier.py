@@ -10,6 +10,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from harness import formats
 from harness.tools import frontier_report, frontier_search
 from reports import frontier
 
@@ -85,3 +86,10 @@ def test_no_frontier_file_reads_as_none_and_a_newer_schema_is_refused(tmp_path: 
     (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
     with pytest.raises(frontier.FrontierFileError, match="frontier schema 99, this reader knows 1"):
         frontier.load(tmp_path)
+
+
+def test_the_report_reads_frontier_json_through_the_one_reader(tmp_path: Path) -> None:
+    (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
+    with pytest.raises(formats.FrontierFileError, match="frontier schema 99, this reader knows 1"):
+        frontier.load(tmp_path)
+    assert frontier.FrontierFileError is formats.FrontierFileError

@@ -147,3 +147,10 @@ def test_a_case_passing_tonight_only_on_retry_is_inconclusive_naming_it(
     assert code == 2
     assert "- 1 case(s) passed on the candidate only after a failing attempt (flaky: f::test_x)" in body
     assert "| [passed] | [failed → passed] | flaky in the candidate |" in body
+
+
+def test_a_usage_error_exits_64_not_the_inconclusive_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        regressions.main(["--previous", "a"])
+    assert exited.value.code == 64
+    assert capsys.readouterr().err.endswith("error: the following arguments are required: --current\n")

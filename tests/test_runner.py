@@ -1,4 +1,5 @@
-"""harness.host.runner: the pytest command and environment of a cell, and what a cell's run shows."""
+"""harness.host.runner: the pytest command and environment of a cell, and what a cell's run shows (through
+harness.host.cellrun, which tells the run)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import durations, matrix, runner
+from harness.host import cache, cellrun, durations, matrix, runner
+from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
 from harness.vocabulary import done_path, log_path
 
@@ -21,30 +23,39 @@ CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npyt
 def test_cell_environment_requests_devices_and_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
     monkeypatch.setenv("PYTHONPATH", "/somewhere")
-    env = runner.cell_environment(CELL, Options(devices=4))
+    env = runner.cell_environment(CELL, runner.devices_for(CELL, 4))
     assert env["XLA_FLAGS"] == "--xla_force_host_platform_device_count=4"
     assert env["JAX_PLATFORMS"] == "cpu" and "PYTHONPATH" not in env
-    assert "=8" in runner.cell_environment(CELL, Options())["XLA_FLAGS"]
+    assert "=8" in runner.cell_environment(CELL, runner.devices_for(CELL, None))["XLA_FLAGS"]
 
 
 def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
-    command = runner.pytest_command(CELL, tmp_path, Options(out=tmp_path / "o", run_id="r", workers=2), [tmp_path])
+    job = cellrun.job_for(CELL, Options(out=tmp_path / "o", run_id="r", workers=2), [tmp_path])
+    command = runner.pytest_command(tmp_path, job)
     assert command[:3] == [str(tmp_path / "bin" / "python"), "-m", "pytest"]
     joined = " ".join(command)
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
+    # One module that cannot be imported costs its own cases only, not the cell's every case.
+    assert "--continue-on-collection-errors" in command
+
+
+def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share(tmp_path: Path) -> None:
+    job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", timeout=7.0, reruns=3, repeats=2, workers=4), [])
+    assert job.settings == cache.Settings(devices=8, backend="cpu", timeout=7.0, reruns=3, hard_grace=10.0, repeats=2)
+    assert cache.OUTCOME_SETTINGS == ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats")
 
 
 def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XLA_FLAGS", raising=False)
-    env = runner.cell_environment(GPU_CELL, Options(devices=4))
+    env = runner.cell_environment(GPU_CELL, runner.devices_for(GPU_CELL, 4))
     assert "XLA_FLAGS" not in env and env["JAX_PLATFORMS"] == "cuda,cpu"
-    assert runner.devices_for(GPU_CELL, Options(devices=4)) == 0  # the plugin leaves XLA_FLAGS alone
+    assert runner.devices_for(GPU_CELL, 4) == 0  # the plugin leaves XLA_FLAGS alone
 
 
 def test_cpu_cell_simulates_devices_on_the_cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XLA_FLAGS", raising=False)
-    env = runner.cell_environment(CELL, Options())
-    assert env["JAX_PLATFORMS"] == "cpu" and runner.devices_for(CELL, Options()) == 8
+    env = runner.cell_environment(CELL, runner.devices_for(CELL, None))
+    assert env["JAX_PLATFORMS"] == "cpu" and runner.devices_for(CELL, None) == 8
 
 
 FAULTS = Path(__file__).parent / "faults"
@@ -52,14 +63,15 @@ FAILING = "def test_passes():\n    assert True\n\n\ndef test_fails():\n    asser
 
 
 def run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Options:
-    """runner.run in this test environment (it has the harness and pytest): no install, a folder of two cases."""
-    monkeypatch.setattr(runner, "install", lambda *a, **k: None)
-    monkeypatch.setattr(runner, "freeze", lambda venv, dest: "")
+    """A matrix cell's run in this test environment (it has the harness and pytest): no install, a folder of two
+    cases."""
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
     folder = tmp_path / "cases"
     folder.mkdir(exist_ok=True)
     (folder / "test_two.py").write_text(FAILING)
     options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=0, **settings)
-    assert runner.run(CELL, Path(sys.prefix), options) == 0
+    assert cellrun.matrix_cell(CELL, Path(sys.prefix), options) == 0
     return options
 
 
@@ -88,7 +100,7 @@ def test_a_restarted_cell_appends_to_its_log_and_counts_each_case_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     options = Options(out=tmp_path / "out", run_id="r", timeout=60.0, hard_grace=1.0)
-    assert runner.run_installed(CELL, Path(sys.prefix), options, [FAULTS / "test_abort.py"]) == 0
+    assert cellrun.installed(CELL, Path(sys.prefix), options, [FAULTS / "test_abort.py"]) == 0
     assert log_path(options.out, "r", CELL.id).read_text().count("=== run") == 2  # the crash, then the rest
     terminal = capfd.readouterr()
     assert re.fullmatch(rf"{re.escape(CELL.id)}: 3/3 cases, \d+ s: 2 passed, 1 crashed \(log: .*\)\n",
@@ -108,10 +120,33 @@ def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_import
 
 
 def test_a_finished_cell_keeps_its_seconds_which_order_the_next_run_but_a_reuse_does_not(tmp_path: Path) -> None:
-    options = Options(out=tmp_path, run_id="20260101T000000Z-aaaa")
-    runner.finish(CELL, options, 0, started=time.monotonic() - 12.0)
-    seconds = json.loads(done_path(tmp_path, options.run_id, CELL.id).read_text(encoding="utf-8"))["seconds"]
+    files = CellFiles(tmp_path, "20260101T000000Z-aaaa", CELL.id)
+    cellrun.finish(CELL, files, 0, started=time.monotonic() - 12.0)
+    seconds = json.loads(done_path(tmp_path, files.run_id, CELL.id).read_text(encoding="utf-8"))["seconds"]
     assert 12.0 <= seconds < 60.0
     assert durations.cell_seconds() == {CELL.id: seconds}
-    runner.finish(CELL, Options(out=tmp_path, run_id="r2"), 0, started=time.monotonic() - 1.0, reused_from="r1")
+    cellrun.finish(CELL, files.in_run("r2"), 0, started=time.monotonic() - 1.0, reused_from="r1")
     assert durations.cell_seconds() == {CELL.id: seconds}
+
+
+def test_a_module_that_cannot_be_imported_costs_its_own_cases_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Before, one collection error interrupted pytest (exit 2) before any case ran: the cell had no records and no
+    # done marker.
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "test_two.py").write_text(FAILING)
+    # A class-based module: the source scan the plugin falls back on finds no case in it to report the error on.
+    (folder / "test_broken.py").write_text("import unittest\n\nimport no_such_module_anywhere\n\n\n"
+                                           "class BrokenTest(unittest.TestCase):\n    def test_never(self):\n"
+                                           "        pass\n")
+    options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=0)
+    assert cellrun.matrix_cell(CELL, Path(sys.prefix), options) == 0
+    files = CellFiles(options.out, "r", CELL.id)
+    assert files.complete
+    records = map(json.loads, files.results.read_text().splitlines())
+    statuses = {record["case_id"]: record["status"] for record in records}
+    assert statuses["test_two::test_passes"] == "passed" and statuses["test_two::test_fails"] == "failed"

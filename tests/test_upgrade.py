@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import adhoc, corpus, matrix, options
+from harness import formats
+from harness.host import adhoc, cellrun, corpus, matrix, options
 from harness.host.matrix import Cell
+from harness.host.runner import Job
 from harness.tools import pins, upgrade
-from harness.vocabulary import done_path, results_path
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 
@@ -60,22 +61,10 @@ def test_two_case_files_of_one_name_are_refused_before_any_cell_is_built(
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "test_same.py").write_text("def test_x(): ...\n")
-    monkeypatch.setattr(adhoc, "run_cell", lambda *args, **kwargs: pytest.fail("a cell was run"))
+    monkeypatch.setattr(cellrun, "probe", lambda *args, **kwargs: pytest.fail("a cell was run"))
     with pytest.raises(corpus.CorpusError, match=r"two case files named test_same\.py"):
         upgrade.prepare(["flax==0.12.8", "--cases", str(tmp_path / "a"), "--cases", str(tmp_path / "b")], CELLS,
                         say=lambda line: None)
-
-
-def test_prepare_lists_the_cases_asked_for_so_a_larger_reused_baseline_is_judged_on_them_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "test_mine.py").write_text("def test_x(): ...\n\n\ndef test_y(): ...\n")
-    monkeypatch.setattr(adhoc, "run_cell", lambda cell, opts, *a, **k: adhoc.CellRun(cell, "r1", reused=True))
-    *_, asked = upgrade.prepare(
-        ["flax==0.12.8", "--out", str(tmp_path / "out"), "--cases", str(tmp_path / "mine")], CELLS,
-        say=lambda line: None)
-    assert asked.read_text(encoding="utf-8").splitlines() == ["test_mine::test_x", "test_mine::test_y"]
 
 
 def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
@@ -86,24 +75,21 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     from reports.cli import main as reports_main
     from reports.load import FIELDS
 
-    def run(cell: Cell, venv: Path, opts: options.Options) -> int:
-        path = results_path(opts.out, opts.run_id, cell.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {**dict.fromkeys(FIELDS), "schema_version": 2, "attempt": 1, "run_id": opts.run_id,
+    def run(cell: Cell, venv: Path, job: Job) -> int:
+        record = {**dict.fromkeys(FIELDS), "schema_version": 2, "attempt": 1, "run_id": job.files.run_id,
                   "cell_id": cell.id, "case_id": "fam::test_a", "family": "fam", "status": "passed", "warnings": [],
                   "jax": cell.jax, "jaxlib": cell.jaxlib, "flax": cell.flax, "python": cell.python}
-        path.write_text(json.dumps(record) + "\n")
-        interrupted = cell.flax == "0.12.8"
-        if not interrupted:
-            done_path(opts.out, opts.run_id, cell.id).write_text('{"returncode": 0}')
-        return 2 if interrupted else 0
+        job.files.results.parent.mkdir(parents=True, exist_ok=True)
+        job.files.results.write_text(json.dumps(record) + "\n")
+        return 2 if cell.flax == "0.12.8" else 0
 
     monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
-    monkeypatch.setattr(adhoc.runner, "run", run)
-    monkeypatch.setattr(corpus, "expected_cases", lambda paths: [("fam::test_a", "fam")])
-    before, after, opts, asked = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
-                                                 say=lambda line: None)
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
+    monkeypatch.setattr(cellrun, "run_pytest", run)
+    before, after, opts = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
+                                          say=lambda line: None)
     assert before.complete and after.interrupted
-    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref, "--cases-from", str(asked)]) \
-        == upgrade.INCONCLUSIVE
+    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref]) == formats.INCONCLUSIVE_EXIT
     assert "INCONCLUSIVE: " in capsys.readouterr().out

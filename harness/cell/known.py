@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.formats import ShardmatrixError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -27,7 +29,7 @@ RANGED = ("jax", "jaxlib", "flax", "python")
 KEYS = ("case", "reason", "link", "raises", *RANGED)
 
 
-class KnownBreakageError(ValueError):
+class KnownBreakageError(ShardmatrixError, ValueError):
     """A malformed known-breakages file, named with the entry at fault."""
 
 

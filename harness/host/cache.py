@@ -1,25 +1,44 @@
 """Results cache: a cell whose inputs did not change is not run again; its stored results are reused.
 
-A cell's inputs are its resolved environment (the `uv pip freeze` of its venv and its interpreter), the case
-sources and known-breakage data, the harness's own sources, and the settings that can change an outcome
-(devices, backend, time limit, retries). Their hash is stored in the cell's done marker; a later run of the same
-cell with the same hash copies that run's records instead of running pytest.
+The one reuse path of every cell run (matrix cells, upgrade, bisect and frontier probes). A cell's inputs are its
+resolved environment (the `uv pip freeze` of its venv and its interpreter), the case sources and known-breakage
+data, which of them pytest is given (a probe of a few cases is not the whole corpus), the harness's own sources,
+and the settings that can change an outcome (`Settings`, the one list). Their hash is stored in the cell's done
+marker; a later run of the same cell with the same hash copies that run's records instead of running pytest.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cell.records import read_records
-from harness.vocabulary import done_path, results_path
+from harness.formats import FormatError, dump_jsonl_line, read_done
+from harness.host.cellfiles import CellFiles
 
 HARNESS = Path(__file__).resolve().parents[1]
-#: Settings that may change a case's outcome or its timing; parallelism and output paths do not.
-OUTCOME_SETTINGS = ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of a cell run that may change a case's outcome or its timing, and so its fingerprint;
+    parallelism, output paths and verbosity do not."""
+
+    devices: int
+    backend: str
+    timeout: float
+    reruns: int
+    hard_grace: float
+    repeats: int
+
+
+#: The names of the outcome settings, in the order the fingerprint hashes them.
+OUTCOME_SETTINGS = tuple(field.name for field in dataclasses.fields(Settings))
 
 
 @dataclass(frozen=True)
@@ -30,17 +49,29 @@ class Hit:
     records: Path
 
 
-def fingerprint(freeze: str, interpreter: str, case_roots: list[Path], settings: dict[str, object]) -> str:
-    """The hash of everything that decides a cell's results."""
+def fingerprint(freeze: str, interpreter: str, case_roots: Sequence[Path], settings: Settings,
+                selection: Sequence[str]) -> str:
+    """The hash of everything that decides a cell's results; `selection` names what pytest is given (selection())."""
     digest = hashlib.sha256()
     digest.update(freeze.encode())
     digest.update(interpreter.encode())
     for root in [HARNESS, *case_roots]:
         for path in _sources(root):
-            digest.update(str(path.relative_to(root)).encode())
+            digest.update(str(path.relative_to(root) if root.is_dir() else path.name).encode())
             digest.update(path.read_bytes())
-    digest.update(json.dumps({k: settings.get(k) for k in OUTCOME_SETTINGS}, sort_keys=True, default=str).encode())
+    digest.update(json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str).encode())
+    digest.update(json.dumps(sorted(selection)).encode())
     return digest.hexdigest()
+
+
+def selection(paths: Sequence[Path]) -> list[str]:
+    """What pytest is given, independent of where the checkout is: each file or folder by name, a node id
+    ('<file>::<Class>::<test>') by its file's name and its node part."""
+    named = []
+    for path in paths:
+        file, sep, node = str(path).partition("::")
+        named.append(Path(file).name + sep + node)
+    return sorted(named)
 
 
 def _sources(root: Path) -> list[Path]:
@@ -50,34 +81,35 @@ def _sources(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def find(out_dir: Path, cell_id: str, key: str, before_run: str) -> Hit | None:
-    """The newest earlier run in which this cell finished with the same fingerprint."""
-    results = Path(out_dir) / "results"
+def find(files: CellFiles, key: str) -> Hit | None:
+    """The newest other run in which this cell finished with the same fingerprint."""
+    results = Path(files.out) / "results"
     if not results.is_dir():
         return None
     for run in sorted((p.name for p in results.iterdir() if p.is_dir()), reverse=True):
-        if run == before_run:
+        if run == files.run_id:
             continue
-        marker = done_path(out_dir, run, cell_id)
+        stored = files.in_run(run)
         try:
-            done = json.loads(marker.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        records = results_path(out_dir, run, cell_id)
-        if done.get("fingerprint") == key and done.get("returncode") in (0, 1) and records.exists():
-            return Hit(run, records)
+            done = read_done(stored.done)
+        except FormatError:
+            continue  # a marker nobody can read vouches for nothing
+        if done is not None and done.get("fingerprint") == key and done.get("returncode") in (0, 1) \
+                and stored.results.exists():
+            return Hit(run, stored.results)
     return None
 
 
-def reuse(hit: Hit, destination: Path, run_id: str) -> int:
-    """Copy a hit's records into this run under this run's id; returns how many were copied."""
+def reuse(hit: Hit, files: CellFiles) -> int:
+    """Copy a hit's records into `files` under their run's id; returns how many were copied."""
+    destination = files.results
     destination.parent.mkdir(parents=True, exist_ok=True)
     copied = 0
     with destination.open("w", encoding="utf-8") as out:
         # A corrupt line stays behind; the report of the old run already warned about it.
         for record in read_records(hit.records):
-            record["run_id"] = run_id
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            record["run_id"] = files.run_id
+            out.write(dump_jsonl_line(record))
             copied += 1
     for sibling in (".freeze.txt", ".install.log"):
         source = hit.records.with_suffix(sibling)
@@ -86,5 +118,5 @@ def reuse(hit: Hit, destination: Path, run_id: str) -> int:
     # The case sources the records came from, which reproducers are built from.
     sources = hit.records.with_suffix("") / "cases"
     if sources.is_dir():
-        shutil.copytree(sources, destination.with_suffix("") / "cases", dirs_exist_ok=True)
+        shutil.copytree(sources, files.sources, dirs_exist_ok=True)
     return copied

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from harness.cell import known
 from harness.cell.source import case_files, static_cases
+from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
-from harness.host.options import BUILTIN, Options
+from harness.host.options import BUILTIN
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-class CorpusError(ValueError):
+class CorpusError(ShardmatrixError, ValueError):
     """`--cases` entries that cannot make one corpus, phrased as one line; nothing runs."""
 
 
@@ -54,7 +55,11 @@ def refuse_shared_names(paths: list[Path]) -> None:
 
 
 def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
-    """(case id, family) of every case in the given files, folders and pytest node ids, read from source."""
+    """(case id, family) of every case in the given files, folders and pytest node ids, read from source.
+
+    Only where pytest cannot say: the cases of a cell that never ran, the families of a dead process's cases, the
+    progress line. A source scan does not see every test pytest collects (a class's inherited tests), so nothing
+    that is judged (upgrade, bisect) takes its case list from here: they read the records."""
     found: list[tuple[str, str]] = []
     for path in paths:
         file_part, node, name = str(path).partition("::")
@@ -78,14 +83,14 @@ def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) ->
     return [root / known.FILENAME for root in case_roots(cases, project_root) if (root / known.FILENAME).is_file()]
 
 
-def stale_known_breakages(cells: list[Cell], options: Options) -> list[str]:
+def stale_known_breakages(cells: list[Cell], cases: list[str]) -> list[str]:
     """One line per known-breakage entry that names no existing case, or whose ranges match no selected cell."""
-    case_ids = {case_id for case_id, _ in expected_cases(case_paths(options.cases))}
+    case_ids = {case_id for case_id, _ in expected_cases(case_paths(cases))}
     pins: list[dict[str, str | None]] = [
         {"jax": c.jax, "jaxlib": c.jaxlib, "flax": c.flax, "python": c.python} for c in cells
     ]
     lines = []
-    for path in known_breakage_files(options.cases):
+    for path in known_breakage_files(cases):
         entries = known.load(path)
         for entry in known.stale(entries, case_ids):
             lines.append(f"{path.name}: {entry.case}: stale, no such case")

@@ -2,7 +2,7 @@
 first, so that the last cells to finish do not leave a core idle while one runs alone.
 
 A duration belongs to the machine and the cell, not to one output folder: it is kept beside the venvs
-(.nox/.shardmatrix-durations/<cell id>.json, written by the runner when a cell finishes), so a matrix into a
+(.nox/.shardmatrix-durations/<cell id>.json, written by harness.host.cellrun when a cell finishes), so a matrix into a
 fresh --out, the bench and the frontier all plan by it.
 """
 

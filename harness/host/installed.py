@@ -2,7 +2,7 @@
 
 This is how a machine with a preinstalled stack is tested (a GPU box with CUDA jaxlib, a TPU VM, a machine with
 no package index): the cell is read off the installed distributions, its id is derived from their versions and
-the backend, and the cases run through the same runner path as a built cell (`runner.run_installed`).
+the backend, and the cases run through the same cell-run story as a built cell (`cellrun.installed`).
 """
 
 from __future__ import annotations
@@ -10,20 +10,24 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+
+from harness.formats import ShardmatrixError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the host runs nox on 3.11+
     import tomli as tomllib
 
-from harness.host import corpus, envbuild, matrix, runner
+from harness.formats import command
+from harness.host import cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
+from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
-from harness.vocabulary import results_path
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
@@ -57,7 +61,7 @@ def floors(pyproject: Path = corpus.PROJECT_ROOT / "pyproject.toml") -> dict[str
     return found
 
 
-class InstalledError(RuntimeError):
+class InstalledError(ShardmatrixError, RuntimeError):
     """The interpreter cannot run the corpus as it is; the message names what is missing and how to add it."""
 
 
@@ -106,12 +110,11 @@ def run(options: Options, backend: str | None = None, python: str = sys.executab
                              "named python in its bin folder")
     found = probe(python)
     cell = cell_of(found, backend, options.devices or 8)
-    target = results_path(options.out, options.run_id, cell.id)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    files = CellFiles(options.out, options.run_id, cell.id)
+    files.freeze.parent.mkdir(parents=True, exist_ok=True)
     dists = dict(found["dists"])  # type: ignore[call-overload]
-    target.with_suffix(".freeze.txt").write_text("".join(f"{n}=={v}\n" for n, v in sorted(dists.items())),
-                                                 encoding="utf-8")
-    runner.run_installed(cell, prefix, options, paths)
+    files.freeze.write_text("".join(f"{n}=={v}\n" for n, v in sorted(dists.items())), encoding="utf-8")
+    cellrun.installed(cell, prefix, options, paths)
     return cell
 
 
@@ -122,16 +125,14 @@ def parser() -> session_options.Parser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m harness.host.installed [--backend NAME] [session options]`: record this interpreter as one cell."""
-    try:
-        namespace = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
-        opts = session_options.from_namespace(namespace)
-        cell = run(opts, namespace.backend)
-    except (InstalledError, session_options.OptionsError, corpus.CorpusError) as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
-    print(f"shardmatrix: recorded {results_path(opts.out, opts.run_id, cell.id)}")
+@command
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m harness.host.installed [--backend NAME] [session options]`: record this interpreter as one cell;
+    bad input exits 64 with one line."""
+    namespace = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
+    opts = session_options.from_namespace(namespace)
+    cell = run(opts, namespace.backend)
+    print(f"shardmatrix: recorded {CellFiles(opts.out, opts.run_id, cell.id).results}")
     return 0
 
 

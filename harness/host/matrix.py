@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.formats import ShardmatrixError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the host runs nox on 3.11+ in CI
@@ -33,7 +35,7 @@ _PYTHON = re.compile(r"^3\.\d{1,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class MatrixError(ValueError):
+class MatrixError(ShardmatrixError, ValueError):
     """A problem with the matrix file, phrased as one line that names where it is."""
 
 

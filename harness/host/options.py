@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.cell.records import new_run_id
+from harness.formats import ShardmatrixError
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
@@ -24,7 +25,7 @@ RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
 REPORT_OPTIONS = ("--run", "--all-runs", "--compare")
 
 
-class OptionsError(ValueError):
+class OptionsError(ShardmatrixError, ValueError):
     """Session arguments that cannot be taken as given, phrased as one line; nothing runs."""
 
 

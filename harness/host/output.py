@@ -35,15 +35,18 @@ def progress_line(
 ) -> str:
     """'<cell>: 75/75 cases, 41 s: 60 passed, 3 failed, 12 not_applicable (log: <path>)'.
 
-    Cases done are the expected cases with a record; without `expected` (a caller that does not know the corpus)
-    only the recorded cases are counted, and without `seconds` the time is left out.
+    Cases done are the cases with a record, of the expected ones and the recorded ones together (the expected are
+    read from source, which does not see every test pytest collects: a class's inherited tests); without
+    `expected` (a caller that does not know the corpus) only the recorded cases are counted, and without `seconds`
+    the time is left out.
     """
     finals = final_records(results)
     if expected is None:
         done = f"{len(finals)} cases"
     else:
         recorded = {case_id.split("[")[0] for case_id in finals}
-        done = f"{sum(case_id.split('[')[0] in recorded for case_id in expected)}/{len(expected)} cases"
+        asked = recorded | {case_id.split("[")[0] for case_id in expected}
+        done = f"{len(recorded)}/{len(asked)} cases"
     head = ", ".join(part for part in (done, f"{seconds:.0f} s" if seconds is not None else "", note) if part)
     counts = ", ".join(f"{n} {status}" for status, n in status_counts(finals).items()) or "no records"
     return f"{cell_id}: {head}: {counts}" + (f" (log: {log})" if log.exists() else "")

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.formats import command
 from harness.host import matrix, options
 
 DEFAULT_MATRIX = Path(__file__).resolve().parents[2] / "matrix.toml"
@@ -77,26 +78,19 @@ def parser() -> options.Parser:
     return p
 
 
+@command
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the plan as one JSON line; 2 with one line on stderr for a bad matrix or selection."""
-    try:
-        args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
-    except options.OptionsError as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
+    """Print the plan as one JSON line; 64 with one line on stderr for a bad matrix or selection."""
+    args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
     # Workflow inputs arrive as strings, possibly empty or space-separated.
     patterns = [glob for value in args.cells for glob in value.split()]
     backends = [name for value in args.backend for name in value.split() if name != "all"]
     runners = dict(value.partition("=")[::2] for value in args.runner)
-    try:
-        entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
-        if runners:
-            entries, left = place(entries, runners)
-            for line in left:
-                print(f"shardmatrix: {line}", file=sys.stderr)
-    except matrix.MatrixError as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
+    entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
+    if runners:
+        entries, left = place(entries, runners)
+        for line in left:
+            print(f"shardmatrix: {line}", file=sys.stderr)
     print(json.dumps(entries))
     return 0
 

@@ -5,12 +5,13 @@
 
 A cell job that died before uploading leaves no results file, and without this its cell would simply vanish from
 the report. So each planned cell without one gets install_error records, "its job produced no results", one per
-expected case (as `unreported.record_missing_cells` does for a local session that never ran), and a done marker:
+expected case (as `cellrun.unreported` does for a local session that never ran), and a done marker:
 the cell is decided, not interrupted. Cells with a results file are left as they are; a second run writes nothing.
 
 With --check nothing is written: exit 1 with one line per planned cell that could not be fully run (no results,
 a case whose final status is inconclusive: install_error, crashed, timeout or unknown; no done marker:
-incomplete), 0 when every planned cell ran to its end. Exit 2, with one line, for a plan or run it cannot read.
+incomplete: the rule harness.host.completeness keeps for `nox -s matrix` too), 0 when every planned cell ran to its
+end. Exit 64, with one line, for a plan or run it cannot read.
 """
 
 from __future__ import annotations
@@ -20,19 +21,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import vocabulary
-from harness.host import matrix, options, plan, runner
-from harness.host.corpus import CorpusError, case_paths
+from harness.formats import ShardmatrixError, command
+from harness.host import cellrun, completeness, matrix, options, plan
+from harness.host.cellfiles import CellFiles
+from harness.host.corpus import case_paths
 from harness.host.matrix import Cell
-from harness.host.options import BUILTIN, Options
-from harness.host.output import final_records, status_counts
-from harness.host.unreported import record_unrun
-from harness.vocabulary import done_path, results_path
+from harness.host.options import BUILTIN
 
 NO_RESULTS = "its job produced no results"
 
 
-class PlanError(ValueError):
+class PlanError(ShardmatrixError, ValueError):
     """A plan that cannot be matched to the matrix, phrased as one line naming the culprit."""
 
 
@@ -61,35 +60,15 @@ def planned_cells(ids: Sequence[str], cells: Sequence[Cell]) -> list[Cell]:
     return [by_id[cell_id] for cell_id in dict.fromkeys(ids)]
 
 
-def record_missing(cells: Sequence[Cell], options: Options) -> list[str]:
+def record_missing(cells: Sequence[Cell], out: Path, run_id: str, cases: list[str]) -> list[str]:
     """Record install_error for every case of each cell that has no results file; the ids of those cells."""
-    missing = [cell for cell in cells if not results_path(options.out, options.run_id, cell.id).exists()]
-    paths = case_paths(options.cases) if missing else []
-    for cell in missing:
-        record_unrun(cell, options, paths, vocabulary.INSTALL_ERROR, "NoResults", NO_RESULTS)
-        runner.finish(cell, options, 0, paths=paths)
-    return [cell.id for cell in missing]
+    paths = case_paths(cases) if any(not CellFiles(out, run_id, c.id).results.exists() for c in cells) else []
+    return cellrun.unreported(cells, out, run_id, paths, lambda cell: ("NoResults", NO_RESULTS))
 
 
-def not_fully_run(cells: Sequence[Cell], options: Options) -> list[str]:
-    """One line per cell the run cannot answer for: no results, inconclusive final statuses, or no done marker.
-
-    Each case counts once, by its final record: a crash retried into a pass is no problem."""
-    lines = []
-    for cell in cells:
-        target = results_path(options.out, options.run_id, cell.id)
-        if not target.exists():
-            lines.append(f"{cell.id}: missing ({NO_RESULTS})")
-            continue
-        finals = final_records(target)
-        why = [f"{n} {status}" for status, n in status_counts(finals).items() if vocabulary.is_inconclusive(status)]
-        if not finals:
-            why.append("no records")
-        if not done_path(options.out, options.run_id, cell.id).exists():
-            why.append("incomplete (no done marker: the cell's run stopped before its end)")
-        if why:
-            lines.append(f"{cell.id}: " + ", ".join(why))
-    return lines
+def not_fully_run(cells: Sequence[Cell], out: Path, run_id: str) -> list[str]:
+    """One line per cell the run cannot answer for (harness.host.completeness's rule)."""
+    return completeness.problems([CellFiles(out, run_id, cell.id) for cell in cells], NO_RESULTS)
 
 
 def parser() -> options.Parser:
@@ -108,27 +87,22 @@ def parser() -> options.Parser:
     return p
 
 
+@command
 def main(argv: Sequence[str] | None = None) -> int:
     """Record the planned cells that have no results (or, with --check, name the cells not fully run)."""
-    try:
-        args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
-    except options.OptionsError as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
-    chosen = Options(out=args.out, run_id=args.run, cases=args.cases or [BUILTIN])
+    args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
     try:
         text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
-        cells = planned_cells(read_plan(text, "stdin" if args.plan == "-" else args.plan), matrix.load(args.matrix))
-        if args.check:
-            problems = not_fully_run(cells, chosen)
-            for line in problems:
-                print(f"shardmatrix: could not fully run {line}", file=sys.stderr)
-            return 1 if problems else 0
-        for cell_id in record_missing(cells, chosen):
-            print(f"shardmatrix: {cell_id}: recorded as install_error ({NO_RESULTS})", file=sys.stderr)
-    except (OSError, PlanError, matrix.MatrixError, CorpusError) as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
+    except OSError as error:
+        raise PlanError(f"--plan {args.plan}: {error.strerror or error}") from None
+    cells = planned_cells(read_plan(text, "stdin" if args.plan == "-" else args.plan), matrix.load(args.matrix))
+    if args.check:
+        problems = not_fully_run(cells, args.out, args.run)
+        for line in problems:
+            print(f"shardmatrix: could not fully run {line}", file=sys.stderr)
+        return 1 if problems else 0
+    for cell_id in record_missing(cells, args.out, args.run, args.cases or [BUILTIN]):
+        print(f"shardmatrix: {cell_id}: recorded as install_error ({NO_RESULTS})", file=sys.stderr)
     return 0
 
 

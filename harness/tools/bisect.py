@@ -1,14 +1,17 @@
 """`nox -s bisect`: the first release between a good and a bad one where a case stops passing.
 
 Released versions come from the index; each probe is an ordinary cell (jaxlib == jax, python per pair) run for
-that one case and stored under OUT/results like any other, so a probe that already ran is read, not rebuilt.
+the case's module and stored under OUT/results like any other, so a probe whose inputs are unchanged is reused
+through the results cache, not rerun.
 A probe that cannot be judged (the cell does not install, the case is not applicable there, or no record of the
 case was written) is skipped and said so; the search narrows around it. Binary search: about log2(n) builds where
 a linear scan needs n.
 
-Refuses instead of guessing: an unknown case id stops it before anything is built (naming near ids), and both
-ends are probed first (unless --trust-ends): when --good does not pass or --bad does not fail, there is nothing to
-search and it says so in one line.
+Refuses instead of guessing: a case whose module the corpus does not have stops it before anything is built; a
+case id the first probe's pytest did not collect from that module stops it after that probe, naming the nearest
+ids pytest collected (class-based tests included: `module::Class::test`). Both ends are probed first (unless
+--trust-ends): when --good does not pass or --bad does not fail, there is nothing to search and it says so in one
+line.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from pathlib import Path
 from packaging.version import Version
 
 from harness import vocabulary
-from harness.host import adhoc, corpus, options
+from harness.formats import ShardmatrixError
+from harness.host import cellrun, corpus, options
 from harness.host.matrix import Cell
 from harness.tools import index, pins
 
@@ -36,7 +40,7 @@ INTERRUPTED = "interrupted"
 UNJUDGED = frozenset({vocabulary.INSTALL_ERROR, NO_RECORD, INTERRUPTED})
 
 
-class BisectError(ValueError):
+class BisectError(ShardmatrixError, ValueError):
     """A bisect that cannot be asked as given (an unknown case id), phrased as one line; nothing is built."""
 
 
@@ -203,28 +207,37 @@ def candidates(req: Request, fetch: index.Fetch = index.fetch_json) -> list[Vers
     return index.between(index.releases(req.package, fetch), req.good, req.bad)
 
 
-def check_case(case_id: str, cases: list[str]) -> None:
-    """BisectError naming the nearest case ids when `case_id` (parameters aside) is no case of the corpus."""
-    known = sorted({found for found, _ in corpus.expected_cases(corpus.case_paths(cases))})
-    if case_id.split("[")[0] in known:
+def check_case(case_id: str, collected: dict[str, dict[str, object]], cell_id: str) -> None:
+    """BisectError naming the nearest ids when `case_id` (parameters aside) is not among the cases pytest collected
+    in a probe's cell; nothing when that cell collected nothing to judge by (it did not install, or the module did
+    not import there)."""
+    known = sorted({found for found, record in collected.items()
+                    if record.get("status") != vocabulary.INSTALL_ERROR and not found.endswith(COLLECTION)})
+    bases = {found.split("[")[0] for found in known}
+    if not known or case_id.split("[")[0] in bases:
         return
     base = case_id.split("[")[0]
     test = base.rpartition("::")[2]
-    # A test name written in part, or under another module, names its case better than spelling likeness does.
+    # A test name written in part, or under another class, names its case better than spelling likeness does.
     containing = [found for found in known if len(test) > 3 and test in found.partition("::")[2]]
     near = containing[:3] or difflib.get_close_matches(base, known, n=3, cutoff=0.5)
-    raise BisectError(f"unknown case {case_id} in --cases {', '.join(cases)}"
-                      + (f" (did you mean {' or '.join(near)}?)" if near else ""))
+    raise BisectError(f"unknown case {case_id}: pytest collected no such case in {cell_id}"
+                      + (f" (did you mean {' or '.join(near)}?)" if near else f" ({len(known)} case(s) collected)"))
 
 
-def case_node(case_id: str, cases: list[str]) -> Path:
-    """The pytest node id of a case ('<file>::<test>') in the shipped corpus or a --cases folder."""
-    module, name = pins.case_module(case_id)
+#: The name a module's collection error is recorded under (harness.vocabulary.COLLECTION_CASE).
+COLLECTION = f"::{vocabulary.COLLECTION_CASE}"
+
+
+def case_file(case_id: str, cases: list[str]) -> Path:
+    """The file of a case's module ('<module>::...' names it by its stem) in the shipped corpus or a --cases
+    folder; PinError naming the corpus when there is none."""
+    module, _name = pins.case_module(case_id)
     for entry in corpus.case_paths(cases):
         files = [entry] if entry.is_file() else sorted(entry.rglob(f"{module}.py"))
         for file in files:
             if file.stem == module:
-                return Path(f"{file}::{name}")
+                return file
     raise pins.PinError(f"no module {module}.py among the cases ({', '.join(cases)})")
 
 
@@ -244,16 +257,19 @@ def run(
     namespace = parser().parse_strictly(argv)
     opts = options.from_namespace(namespace)
     req = request(namespace, pins.default_cell(cells))
-    check_case(req.case_id, opts.cases)
-    node = case_node(req.case_id, opts.cases)
+    module = case_file(req.case_id, opts.cases)
     found = candidates(req, fetch)
     say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
         f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")
 
     def probe(version: Version) -> Probe:
         cell = probe_cell(req.package, version, req.held)
-        ran = adhoc.run_cell(cell, opts, {req.case_id}, force=opts.force, paths=[node], say=say)
-        record = probe_record(adhoc.statuses_of(opts.out, ran.run_id, cell.id), req.case_id)
+        # The whole module: pytest's collection there says whether the case exists (a class's inherited tests
+        # included), and every bisect of a case of this module reuses the probe.
+        ran = cellrun.probe(cell, opts, [module], say=say)
+        finals = ran.finals()
+        check_case(req.case_id, finals, cell.id)
+        record = probe_record(finals, req.case_id)
         if ran.interrupted:  # what it recorded is not a finished run's word
             record = {"status": INTERRUPTED, "error_message": f"the probe's cell stopped (exit {ran.returncode})"}
         error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))

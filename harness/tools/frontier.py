@@ -4,8 +4,9 @@ Flax declares only a lower bound on jax, and some of those bounds are false. For
 (harness.tools.frontier_search) finds a known-good jax, bisects both edges from it and probes inside the range for
 holes; "works" means the smoke subset of the corpus (cases marked `smoke=True`, harness.tools.smoke) passes.
 
-Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.adhoc, so its
-results are stored under OUT/results and reused by matrix, upgrade and bisect, and the other way round. A pair is
+Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.cellrun.probe, so its
+results are stored under OUT/results and reused, through the results cache, by a later probe of the same pair with
+the same inputs (environment, case sources, smoke cases, settings). A pair is
 tried on each Python this machine has that the packages' files admit (harness.tools.releases), the pair's own
 choice first, until one installs: "cannot be installed" then means on none of them. Flax releases are measured
 --jobs at a time, the longest (by the stored durations of their last probes) first.
@@ -35,7 +36,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from harness.host import adhoc, corpus, durations, interpreters, options
+from harness.formats import ShardmatrixError, command
+from harness.host import cellrun, durations, interpreters, options
 from harness.host.options import Options
 from harness.tools import frontier_report, index, pins, releases, smoke
 from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe, judge, measure
@@ -46,7 +48,7 @@ DEFAULT_FLAX = ">=0.8.0"
 DEFAULT_JAX = ">=0.4.30"
 
 
-class FrontierError(ValueError):
+class FrontierError(ShardmatrixError, ValueError):
     """A frontier that cannot be asked as given, phrased as one line; nothing is built."""
 
 
@@ -95,10 +97,9 @@ class Prober:
         first = None
         for python in tried:
             cell = pins.make_cell(str(jax), str(flax), python)
-            ran = adhoc.run_cell(cell, self.opts, set(self.nodes), force=self.opts.force,
-                                 paths=list(self.nodes.values()), say=lambda line: None)
+            ran = cellrun.probe(cell, self.opts, list(self.nodes.values()), say=lambda line: None)
             cause = (f"the probe's cell stopped (exit {ran.returncode})" if ran.interrupted
-                     else judge(adhoc.statuses_of(self.opts.out, ran.run_id, cell.id), list(self.nodes)))
+                     else judge(ran.finals(), list(self.nodes)))
             result = Probe(jax, not cause, cause, cell.id, time.monotonic() - started, ran.reused)
             if not cause.startswith(INSTALL_CAUSE):
                 return self._said(flax, result)
@@ -174,19 +175,20 @@ def plan(flax_spec: str, fetch: index.Fetch = index.fetch_json) -> list[dict[str
     return [{"flax": str(v)} for v in selected]
 
 
+@command
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m harness.tools.frontier run|plan|merge ...`; 2 with one line on stderr for bad input, 1 for an
+    """`python -m harness.tools.frontier run|plan|merge ...`; 64 with one line on stderr for bad input, 1 for an
     incomplete merge."""
     args = list(sys.argv[1:] if argv is None else argv)
-    command, rest = (args[0], args[1:]) if args else ("", [])
+    command_name, rest = (args[0], args[1:]) if args else ("", [])
     try:
-        if command == "run":
+        if command_name == "run":
             run(rest)
-        elif command == "plan":
+        elif command_name == "plan":
             p = options.Parser(prog="python -m harness.tools.frontier plan")
             p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC")
             print(json.dumps(plan(p.parse_strictly(rest).flax or DEFAULT_FLAX)))
-        elif command == "merge":
+        elif command_name == "merge":
             p = options.Parser(prog="python -m harness.tools.frontier merge")
             p.add_argument("--plan", required=True, metavar="FILE", help="the plan's JSON ('-': stdin)")
             p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR")
@@ -195,15 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             planned = [entry["flax"] for entry in json.loads(text)]
             print(f"frontier: {frontier_report.merge(parsed.out, planned)}")
         else:
-            print("usage: python -m harness.tools.frontier run|plan|merge ...", file=sys.stderr)
-            return 2
+            raise FrontierError("usage: python -m harness.tools.frontier run|plan|merge ...")
     except frontier_report.IncompleteFrontier as error:
         print(f"shardmatrix: {error}", file=sys.stderr)
         return 1
-    except (FrontierError, releases.ReleaseError, options.OptionsError, corpus.CorpusError, smoke.SmokeError,
-            pins.PinError, index.IndexError_) as error:
-        print(f"shardmatrix: {error}", file=sys.stderr)
-        return 2
     return 0
 
 

@@ -13,15 +13,23 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from harness.formats import (
+    FRONTIER_FILENAME,
+    FRONTIER_SCHEMA_VERSION,
+    FrontierFileError,
+    ShardmatrixError,
+    frontier_document,
+    read_frontier,
+)
 from harness.tools.frontier_search import Frontier
 from harness.vocabulary import relative_paths
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
 COLUMNS = ("flax", "declared_jax", "works_from", "works_to", "first_broken_below", "first_broken_above",
            "cause_below", "cause_above", "probes", "holes")
 
 
-class IncompleteFrontier(ValueError):
+class IncompleteFrontier(ShardmatrixError, ValueError):
     """A planned flax release has no stored result (or a foreign one): nothing is published."""
 
 
@@ -104,13 +112,10 @@ def store(out: Path, document: dict[str, Any]) -> Path:
 def stored(out: Path, flax: str) -> dict[str, Any] | None:
     """One flax release's stored result, None when there is none or it is not one (another schema, unreadable)."""
     try:
-        document = json.loads(result_path(out, flax).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = read_frontier(result_path(out, flax))
+    except FrontierFileError:
         return None
-    if not isinstance(document, dict) or document.get("schema_version") != SCHEMA_VERSION \
-            or document.get("flax") != flax:
-        return None
-    return document
+    return document if document.get("flax") == flax else None
 
 
 def write_report(out: Path, documents: list[dict[str, Any]]) -> Path:
@@ -130,8 +135,7 @@ def write_report(out: Path, documents: list[dict[str, Any]]) -> Path:
         lines += ["```text", *document["evidence"], "```", ""]
     (folder / "frontier.md").write_text("\n".join(lines), encoding="utf-8")
     jax = sorted({v for d in documents for v in d["candidates"]}, key=Version)
-    (folder / "frontier.json").write_text(json.dumps(
-        {"schema_version": SCHEMA_VERSION, "jax": jax, "releases": documents}, indent=1), encoding="utf-8")
+    (folder / FRONTIER_FILENAME).write_text(json.dumps(frontier_document(jax, documents), indent=1), encoding="utf-8")
     return folder / "frontier.csv"
 
 

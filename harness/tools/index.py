@@ -11,6 +11,8 @@ from typing import Any
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
+from harness.formats import ShardmatrixError
+
 JSON_API = "https://pypi.org/pypi/{name}/json"
 SIMPLE_API = "https://pypi.org/simple/{name}/"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -18,7 +20,7 @@ SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 Fetch = Callable[[str, str], Any]
 
 
-class IndexError_(RuntimeError):
+class IndexError_(ShardmatrixError, RuntimeError):
     """The index could not be read by either API."""
 
 

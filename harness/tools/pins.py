@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+from harness.formats import ShardmatrixError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the host runs nox on 3.11+
@@ -27,7 +29,7 @@ PYTHON_FLOORS: tuple[tuple[str, str, str], ...] = (("jax", "0.11", "3.12"), ("fl
 OLDEST_PYTHON = "3.11"
 
 
-class PinError(ValueError):
+class PinError(ShardmatrixError, ValueError):
     """Pins that cannot make a cell, phrased as one line."""
 
 

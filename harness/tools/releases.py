@@ -24,12 +24,13 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
+from harness.formats import ShardmatrixError
 from harness.tools import index
 
 RELEASE_API = "https://pypi.org/pypi/{name}/{version}/json"
 
 
-class ReleaseError(ValueError):
+class ReleaseError(ShardmatrixError, ValueError):
     """The index cannot answer what was asked (no release selected, no wheel to read), phrased as one line."""
 
 

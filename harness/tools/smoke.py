@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from harness.formats import ShardmatrixError
 from harness.host import corpus
 
 
-class SmokeError(ValueError):
+class SmokeError(ShardmatrixError, ValueError):
     """A corpus with no smoke case, phrased as one line."""
 
 

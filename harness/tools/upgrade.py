@@ -10,13 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from harness.host import adhoc, corpus, options
-from harness.host.adhoc import CellRun
+from harness.host import cellrun, corpus, options
+from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.tools import pins
-
-#: The exit codes of `python -m reports --compare`, and so of `nox -s upgrade`.
-SAFE, UNSAFE, INCONCLUSIVE = 0, 1, 2
 
 
 def parser() -> options.Parser:
@@ -51,18 +48,17 @@ def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, optio
 
 def prepare(
     argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print
-) -> tuple[CellRun, CellRun, options.Options, Path]:
-    """Run or reuse both cells; returns them (RUN:CELL refs for the comparison), the options, and the file listing
-    the case ids asked for (`--cases-from` of the comparison: a reused baseline may hold more).
+) -> tuple[CellRun, CellRun, options.Options]:
+    """Run both cells, each reused through the results cache when its inputs are unchanged; returns them (RUN:CELL
+    refs for the comparison) and the options.
 
-    Every argument and the corpus are checked before anything is built. A cell that stops part way is returned
-    as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
+    Every argument and the corpus are checked before anything is built. The comparison judges every case either
+    cell recorded: the records are what pytest collected from this corpus in each cell (the cache reuses only a
+    run of the same case sources), so no list read from source decides which cases count. A cell that stops part
+    way is returned as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
     baseline, candidate, opts = cells_for(argv, cells)
-    expected = {case_id for case_id, _ in corpus.expected_cases(corpus.case_paths(opts.cases))}
+    corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
-    before = adhoc.run_cell(baseline, opts, expected, force=opts.force, say=say)
-    after = adhoc.run_cell(candidate, opts, expected, force=opts.force, say=say)
-    asked = Path(opts.out) / "report" / f"upgrade-cases-{after.run_id}.txt"
-    asked.parent.mkdir(parents=True, exist_ok=True)
-    asked.write_text("".join(f"{case_id}\n" for case_id in sorted(expected)), encoding="utf-8")
-    return before, after, opts, asked
+    before = cellrun.probe(baseline, opts, say=say)
+    after = cellrun.probe(candidate, opts, say=say)
+    return before, after, opts

@@ -1,0 +1,38 @@
+"""What "could not be fully run" means for a cell of a run: the one rule `nox -s matrix` and `planned --check` share.
+
+A cell could not be fully run when it left no results file, when it recorded nothing, when its run stopped before
+its end (no done marker), or when a case's final status leaves the case unknown: install_error, crashed, timeout,
+or a status the vocabulary does not know (never counted as good). Each case counts once, by its final record, so a
+crash retried into a pass is no problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness import vocabulary
+from harness.host.cellfiles import CellFiles
+from harness.host.output import final_records, status_counts
+
+NO_RESULTS = "no results"
+
+
+def not_fully_run(files: CellFiles, missing: str = NO_RESULTS) -> str | None:
+    """Why the cell could not be fully run, in one line without its id ('2 crashed, 1 mystery'); None when it was.
+
+    `missing` says why a cell left no results file, where the caller knows."""
+    if not files.results.exists():
+        return f"missing ({missing})"
+    finals = final_records(files.results)
+    why = [f"{n} {status}" for status, n in status_counts(finals).items() if vocabulary.is_inconclusive(status)]
+    if not finals:
+        why.append("no records")
+    if not files.complete:
+        why.append("incomplete (no done marker: the cell's run stopped before its end)")
+    return ", ".join(why) or None
+
+
+def problems(cells: Sequence[CellFiles], missing: str = NO_RESULTS) -> list[str]:
+    """One '<cell>: <why>' line per cell that could not be fully run."""
+    found = ((files.cell_id, not_fully_run(files, missing)) for files in cells)
+    return [f"{cell_id}: {why}" for cell_id, why in found if why]

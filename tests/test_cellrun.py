@@ -1,0 +1,160 @@
+"""harness.host.cellrun: one cell's run, build -> reuse -> run -> record what pytest could not -> finish, and its
+variants (matrix cell, command-line probe, installed mode, cells that left nothing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.host import adhoc, cellrun, matrix
+from harness.host.cellfiles import CellFiles
+from harness.host.options import Options
+from harness.host.runner import Job
+from harness.vocabulary import done_path, log_path, results_path
+
+CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+
+
+class FakePytest:
+    """runner.run_pytest as a real one ends: each case file's outcome is whether its source says `assert True`;
+    `returncode` 2 stops part way (interrupted)."""
+
+    def __init__(self, returncode: int = 0) -> None:
+        self.returncode, self.runs = returncode, []
+
+    def __call__(self, cell: matrix.Cell, venv: Path, job: Job) -> int:
+        self.runs.append(job.files.run_id)
+        lines = []
+        for path in job.paths:
+            file, _, node = str(path).partition("::")
+            for case in sorted(Path(file).rglob("test_*.py")) if Path(file).is_dir() else [Path(file)]:
+                status = "passed" if "assert True" in case.read_text() else "failed"
+                lines.append(json.dumps({"run_id": job.files.run_id, "case_id": f"{case.stem}::{node or 'test_a'}",
+                                         "status": status}) + "\n")
+        job.files.results.parent.mkdir(parents=True, exist_ok=True)
+        job.files.results.write_text("".join(lines))
+        return self.returncode
+
+
+@pytest.fixture
+def cases(tmp_path: Path) -> Path:
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "test_a.py").write_text("def test_a():\n    assert True\n")
+    return folder
+
+
+def built_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, returncode: int = 0) -> FakePytest:
+    """No uv, no venv: the install succeeds, the environment freezes the same each time, pytest is faked."""
+    fake = FakePytest(returncode)
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "jax==0.4.38\n")
+    monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.11.7")
+    monkeypatch.setattr(cellrun, "run_pytest", fake)
+    return fake
+
+
+def probe(cases: Path, out: Path, run_id: str, **options: object) -> cellrun.CellRun:
+    return cellrun.probe(CELL, Options(out=out, run_id=run_id, cases=[str(cases)], **options),  # type: ignore[arg-type]
+                         say=lambda line: None)
+
+
+def test_a_probe_with_unchanged_inputs_is_reused_through_the_cache(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = built_here(monkeypatch, tmp_path)
+    first = probe(cases, tmp_path / "out", "r1")
+    again = probe(cases, tmp_path / "out", "r2")
+    assert fake.runs == ["r1"] and not first.reused
+    assert again.reused_from == "r1" and again.run_id == "r2" and again.complete
+    assert again.finals()["test_a::test_a"]["run_id"] == "r2"  # copied into this run, so RUN:CELL names it
+
+
+def test_a_changed_case_file_reruns_and_its_new_outcome_is_read(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, probes were reused by cell id and case-id coverage: the edited test's old outcome came back.
+    fake = built_here(monkeypatch, tmp_path)
+    assert probe(cases, tmp_path / "out", "r1").finals()["test_a::test_a"]["status"] == "passed"
+    (cases / "test_a.py").write_text("def test_a():\n    assert False\n")
+    again = probe(cases, tmp_path / "out", "r2")
+    assert fake.runs == ["r1", "r2"] and not again.reused
+    assert again.finals()["test_a::test_a"]["status"] == "failed"
+
+
+def test_a_probe_of_some_cases_is_not_reused_for_another_selection(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = built_here(monkeypatch, tmp_path)
+    options = Options(out=tmp_path / "out", cases=[str(cases)])
+    cellrun.probe(CELL, Options(**{**vars(options), "run_id": "r1"}), [Path(f"{cases}/test_a.py::test_a")],
+                  say=lambda line: None)
+    cellrun.probe(CELL, Options(**{**vars(options), "run_id": "r2"}), [cases / "test_a.py"], say=lambda line: None)
+    assert fake.runs == ["r1", "r2"]
+
+
+def test_force_reruns_unchanged_inputs(tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = built_here(monkeypatch, tmp_path)
+    probe(cases, tmp_path / "out", "r1")
+    assert not probe(cases, tmp_path / "out", "r2", force=True).reused
+    assert fake.runs == ["r1", "r2"]
+
+
+def test_an_interrupted_probe_reads_as_incomplete_and_is_never_reused(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = built_here(monkeypatch, tmp_path, returncode=2)
+    said: list[str] = []
+    ran = cellrun.probe(CELL, Options(out=tmp_path / "out", run_id="r1", cases=[str(cases)]), say=said.append)
+    assert ran.interrupted and ran.returncode == 2
+    assert said[-1] == f"{CELL.id}: interrupted (exit 2); its results are incomplete and are not reused"
+    fake.returncode = 0
+    assert not probe(cases, tmp_path / "out", "r2").reused
+
+
+def test_a_done_marker_left_by_an_earlier_run_does_not_vouch_for_an_interrupted_one(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built_here(monkeypatch, tmp_path)
+    probe(cases, tmp_path / "out", "r1")
+    built_here(monkeypatch, tmp_path, returncode=2)
+    ran = probe(cases, tmp_path / "out", "r1", force=True)
+    assert ran.interrupted and not done_path(tmp_path / "out", "r1", CELL.id).exists()
+
+
+def test_a_probe_whose_interpreter_is_missing_is_recorded_and_finished(tmp_path: Path, cases: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", "interpreter python3.11: missing"))
+    ran = probe(cases, tmp_path / "out", "r1")
+    assert ran.complete and ran.finals()["test_a::test_a"]["status"] == "install_error"
+
+
+def test_a_matrix_cell_reuses_and_says_so(
+    tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = built_here(monkeypatch, tmp_path)
+    for run_id in ("r1", "r2"):
+        cellrun.matrix_cell(CELL, tmp_path, Options(out=tmp_path / "out", run_id=run_id, cases=[str(cases)]))
+    assert fake.runs == ["r1"]
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1].startswith(f"{CELL.id}: 1/1 cases, ")
+    assert ", reused from run r1 (--force reruns): 1 passed (log: " in said[-1]
+    assert "its output is in" in log_path(tmp_path / "out", "r2", CELL.id).read_text()
+    assert json.loads(done_path(tmp_path / "out", "r2", CELL.id).read_text())["reused_from"] == "r1"
+
+
+def test_cells_that_left_nothing_are_recorded_and_finished(tmp_path: Path, cases: Path) -> None:
+    ghost = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.99"\n')[0]
+    ran = CellFiles(tmp_path / "out", "r", CELL.id)
+    ran.results.parent.mkdir(parents=True)
+    ran.results.write_text("")
+    recorded = cellrun.unreported([ghost, CELL], tmp_path / "out", "r", [cases], cellrun.session_never_ran)
+    assert recorded == [ghost.id]
+    record = json.loads(results_path(tmp_path / "out", "r", ghost.id).read_text().splitlines()[0])
+    assert record["status"] == "install_error" and record["error_type"] == "MissingInterpreter"
+    assert record["error_message"].startswith("interpreter python3.99 not found")
+    # Finished, so a report reads it as not built rather than interrupted.
+    assert done_path(tmp_path / "out", "r", ghost.id).exists()
