@@ -204,8 +204,7 @@ def test_a_flax_source_is_measured_as_one_release_named_by_its_build(tmp_path: P
         return (vocabulary.PASSED, "") if jax <= Version("0.8.2") else (vocabulary.FAILED, "broken")
 
     cells = FakeCells(rule)
-    monkeypatch.setattr(frontier.adhoc, "run_cell", cells.run_cell)
-    monkeypatch.setattr(frontier.adhoc, "statuses_of", cells.statuses_of)
+    monkeypatch.setattr(frontier.cellrun, "probe", cells.probe)
     found = frontier.run(["--cases", str(cases), "--out", str(tmp_path / "out"), "--flax", f"flax @ {tree.as_uri()}"],
                          fetch=fetch, say=lambda line: None, pythons=["3.11"])
     assert len(found) == 1 and str(found[0].flax).startswith("0.11.0+tree.")
