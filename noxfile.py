@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
-from harness.host import cellrun, completeness, corpus, durations, interpreters, matrix, options  # noqa: E402
+from harness.host import cellenv, cellrun, completeness, corpus, durations, interpreters, matrix, options  # noqa: E402
 from harness.host.cellfiles import CellFiles  # noqa: E402
 from harness.tools import bisect, upgrade  # noqa: E402
 
@@ -48,8 +48,9 @@ def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]
     """The session's options and cells, or the session ends in one line naming the culprit: nothing runs on a guess."""
     try:
         opts = options.parse(session.posargs, prog=f"nox -s {session.name} --")
+        additions = cellenv.prepare(opts)  # a bad --project, --with or source: refused before any build
         corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
-        return opts, matrix.select(CELLS, opts.cells)
+        return opts, [cellenv.apply(c, additions) for c in matrix.select(CELLS, opts.cells)]
     except ShardmatrixError as error:
         session.error(str(error))
 
@@ -59,7 +60,8 @@ def _selected(session: nox.Session) -> tuple[options.Options, list[matrix.Cell]]
 def cell(session: nox.Session, cell_id: str) -> None:
     """Build one cell's venv with its exact pins and record the corpus in it."""
     opts, chosen = _selected(session)
-    chosen_ids = {c.id: c for c in chosen}
+    # By the matrix's id: an --override source renames the cell it runs.
+    chosen_ids = dict(zip([c.id for c in matrix.select(CELLS, opts.cells)], chosen, strict=True))
     if cell_id not in chosen_ids:
         session.skip("not selected by --cells")
     if opts.resume and CellFiles(opts.out, opts.run_id, cell_id).complete:

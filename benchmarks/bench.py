@@ -1,4 +1,4 @@
-"""The five figures of `nox -s bench`, each measured side by side in one run on this machine.
+"""The seven figures of `nox -s bench`, each measured side by side in one run on this machine.
 
 1. env build per cell on a warm cache: uv vs `python -m venv` + `pip install` of the same pins;
 2. default-matrix wall time vs its lower bound (bare `import jax, flax` per cell plus the bare case bodies,
@@ -6,12 +6,14 @@
 3. an unchanged re-run (results cache) vs the full run;
 4. harness overhead per case: the plugin recording vs pytest without it, on trivial cases;
 5. report build time for a synthetic 100 cells x 200 cases x 10 runs results tree;
-6. the frontier: probes per flax release against its budget, and seconds per probe (a small frontier, run fresh).
+6. the frontier: probes per flax release against its budget, and seconds per probe (a small frontier, run fresh);
+7. what a project costs a cell (`--project tests/downstream`: optax, a uv.lock, an editable install) on a warm cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,8 +172,28 @@ def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, object]:
             "probes": len(seconds)}
 
 
+def project_cost(scratch: Path) -> dict[str, float]:
+    """Seconds to build and freeze one cell (jax 0.8.3, flax 0.12.6) with and without the fixture project, on a warm
+    package cache: once resolving a new lock, once syncing the lock an earlier build left (a new venv each time)."""
+    plain = matrix.Cell(id="bench", jax="0.8.3", jaxlib="0.8.3", flax="0.12.6", python="3.11")
+    variants = {"plain": plain, "project": replace(plain, project=str(ROOT / "tests" / "downstream"))}
+
+    def build(cell: matrix.Cell, venv: Path) -> None:
+        uv_build(cell, venv)
+        envbuild.freeze(venv, venv.parent / f"{venv.name}.freeze.txt", cell)
+
+    for name, cell in variants.items():
+        build(cell, scratch / "project-warm" / name)  # the package cache and the project's build backend
+    found: dict[str, float] = {}
+    for name, cell in variants.items():
+        folder = scratch / f"project-{name}"  # its own lock folder: the first build resolves, the second syncs
+        found[f"{name}_new_lock_s"] = timed(functools.partial(build, cell, folder / "first"))
+        found[f"{name}_lock_kept_s"] = timed(functools.partial(build, cell, folder / "second"))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the five figures."""
+    """Measure and print the seven figures."""
     parser = argparse.ArgumentParser(prog="nox -s bench --")
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
     parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
@@ -179,10 +202,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="flax releases of figure 6's frontier (default ==0.10.2)")
     parser.add_argument("--frontier-jax", default=">=0.7.0,<=0.9.2", metavar="SPEC",
                         help="jax releases of figure 6's frontier (default >=0.7.0,<=0.9.2)")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 7), metavar="N",
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 8), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 7))
+    wanted = set(args.only or range(1, 8))
     if args.skip_matrix:
         wanted -= {2, 3}
     cores = os.cpu_count() or 1
@@ -215,6 +238,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"6. frontier --flax '{args.frontier_flax}' --jax '{args.frontier_jax}': probes per flax release "
                   f"(of the budget 2*ceil(log2 N)+4) {each} -> {'within' if within else 'OVER'} budget; "
                   f"{found['per_probe_s']:.1f} s per probe ({found['probes']} probes, {found['wall_s']:.0f} s wall)")
+        if 7 in wanted:
+            cost = project_cost(scratch)
+            new = cost["project_new_lock_s"] - cost["plain_new_lock_s"]
+            kept = cost["project_lock_kept_s"] - cost["plain_lock_kept_s"]
+            print(f"7. a project cell (tests/downstream) vs the same cell without it, warm cache: {new:+.2f} s with a "
+                  f"new lock ({cost['project_new_lock_s']:.2f} s vs {cost['plain_new_lock_s']:.2f} s), {kept:+.2f} s "
+                  f"with the lock kept ({cost['project_lock_kept_s']:.2f} s vs {cost['plain_lock_kept_s']:.2f} s) "
+                  "(target <= +3 s)")
     return 0
 
 

@@ -10,8 +10,8 @@ from harness.host import durations
 
 pytest_plugins = ["pytester"]
 
-# Deliberately broken cases, run only through the harness by test_faults.py.
-collect_ignore = ["faults"]
+# Deliberately broken cases, run only through the harness by test_faults.py; a downstream project, only in cells.
+collect_ignore = ["faults", "downstream"]
 
 
 @pytest.fixture(autouse=True)

@@ -51,7 +51,7 @@ def built_here(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, returncode: int 
     fake = FakePytest(returncode)
     monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
     monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "jax==0.4.38\n")
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "jax==0.4.38\n")
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.11.7")
     monkeypatch.setattr(cellrun, "run_pytest", fake)
     return fake

@@ -66,3 +66,36 @@ def test_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatc
     assert matrix.LIBTPU_RELEASES in sync_tpu
     assert envbuild.install(CELL, tmp_path, tmp_path / "log") is None
     assert all(matrix.LIBTPU_RELEASES not in command for command in seen[2:])
+
+
+FIXTURE = Path(__file__).resolve().parent / "downstream"
+PROJECT_CELL = matrix.Cell(id="p", jax="0.9.2", jaxlib="0.9.2", flax="0.12.6", python="3.11", project=str(FIXTURE))
+
+
+def test_a_project_is_installed_editable_at_its_locked_versions_beside_the_cells_pins(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([*envbuild.uv_command(), "venv", "-q", "-p", "3.11", str(venv)], check=True)
+    assert envbuild.install(PROJECT_CELL, venv, tmp_path / "install.log") is None
+    frozen = envbuild.freeze(venv, tmp_path / "freeze.txt", PROJECT_CELL)
+    # The project pins jax==0.8.3; the cell's pin wins. optax is locked at 0.2.5 while newer ones exist: kept.
+    assert "jax==0.9.2" in frozen.splitlines() and "optax==0.2.5" in frozen.splitlines()
+    assert frozen.startswith(f"# project tinytrainer @ {FIXTURE} (tree.")
+    assert any(line.startswith("-e file://") and line.endswith("downstream") for line in frozen.splitlines())
+
+
+def test_a_requirement_conflicting_with_the_projects_names_both(tmp_path: Path) -> None:
+    assert envbuild.resolves(PROJECT_CELL) is None
+    clash = matrix.Cell(**{**PROJECT_CELL.__dict__, "extras": ("optax==0.2.3",)})
+    assert envbuild.resolves(clash) == ("Because you require optax==0.2.3 and optax>=0.2.4, we can conclude that "
+                                        "your requirements are unsatisfiable (tinytrainer requires optax>=0.2.4)")
+
+
+def test_the_install_key_follows_the_projects_lock_and_extras(tmp_path: Path) -> None:
+    from harness.host import project
+
+    found = project.load(FIXTURE)
+    key = envbuild.install_key(PROJECT_CELL, tmp_path, project=found)
+    moved = project.Project(found.root, found.name, found.dependencies, found.locked + "chex==0.1.90\n", None)
+    assert envbuild.install_key(PROJECT_CELL, tmp_path, project=moved) != key
+    extra = matrix.Cell(**{**PROJECT_CELL.__dict__, "extras": ("chex==0.1.90",)})
+    assert envbuild.install_key(extra, tmp_path, project=found) != key

@@ -187,3 +187,37 @@ def test_merge_exits_1_on_an_incomplete_frontier(tmp_path: Path, capsys: pytest.
     plan.write_text(json.dumps([{"flax": "0.11.0"}]), encoding="utf-8")
     assert frontier.main(["merge", "--plan", str(plan), "--out", str(tmp_path)]) == 1
     assert "incomplete frontier" in capsys.readouterr().err
+
+
+def test_a_flax_source_is_measured_as_one_release_named_by_its_build(tmp_path: Path, cases: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = tmp_path / "flax"
+    (tree / "src" / "flax").mkdir(parents=True)
+    (tree / "src" / "flax" / "__init__.py").write_text("")
+    (tree / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["uv_build>=0.8,<0.14"]\nbuild-backend = "uv_build"\n'
+        '[project]\nname = "flax"\nversion = "0.11.0"\ndependencies = ["jax>=0.8.0", "numpy"]\n')
+    monkeypatch.setattr(frontier.sources, "BUILT", tmp_path / "built")
+
+    def rule(jax: Version, flax: Version, python: str) -> tuple[str, str]:
+        assert flax.local  # every probe ran the source, never the released 0.11.0
+        return (vocabulary.PASSED, "") if jax <= Version("0.8.2") else (vocabulary.FAILED, "broken")
+
+    cells = FakeCells(rule)
+    monkeypatch.setattr(frontier.cellrun, "probe", cells.probe)
+    found = frontier.run(["--cases", str(cases), "--out", str(tmp_path / "out"), "--flax", f"flax @ {tree.as_uri()}"],
+                         fetch=fetch, say=lambda line: None, pythons=["3.11"])
+    assert len(found) == 1 and str(found[0].flax).startswith("0.11.0+tree.")
+    assert (str(found[0].works_from), str(found[0].works_to)) == ("0.8.0", "0.8.2")  # its own jax>=0.8.0 declared
+    assert all("-flax0.11.0+tree." in cell for cell in cells.ran)
+
+
+def test_a_project_works_when_every_test_of_it_passes() -> None:
+    tests = Path(__file__).resolve().parent / "downstream" / "tests"
+    nodes = frontier.every_node([str(tests)])
+    assert nodes["test_embed::TestEmbedding::test_lookup_gives_the_rows"] == Path(
+        f"{tests / 'test_embed.py'}::TestEmbedding::test_lookup_gives_the_rows")
+    assert sorted(nodes) == ["test_embed::TestEmbedding::test_lookup_gives_the_rows",
+                             "test_embed::TestEmbedding::test_table_is_split_by_vocab",
+                             "test_model::TestHead::test_the_head_is_affine",
+                             "test_train::TestTrain::test_a_step_lowers_the_loss"]

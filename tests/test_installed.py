@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.host import envbuild, installed
+from harness.host.options import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
@@ -92,3 +93,8 @@ def test_a_missing_cases_folder_is_refused_before_the_interpreter_is_asked(
     monkeypatch.setattr(installed, "probe", lambda python: pytest.fail("the interpreter was probed"))
     assert installed.main(["--cases", str(tmp_path / "nowhere"), "--out", str(tmp_path)]) == 64
     assert capsys.readouterr().err == f"shardmatrix: --cases {tmp_path / 'nowhere'}: no such folder\n"
+
+
+def test_what_only_a_built_cell_can_take_is_refused_in_installed_mode() -> None:
+    with pytest.raises(installed.InstalledError, match="installed mode builds nothing"):
+        installed.run(parse(["--with", "optax==0.2.5"]))

@@ -103,3 +103,13 @@ def test_backend_extra_older_than_the_pinned_jax_is_refused() -> None:
     text = '[[cell]]\njax="0.6.2"\njaxlib="0.6.2"\nflax="0.10.7"\npython="3.11"\nbackend="cuda13"\n'
     with pytest.raises(matrix.MatrixError, match=r"jax 0.6.2 has no \[cuda13\] extra"):
         matrix.parse(text)
+
+
+def test_with_adds_requirements_to_every_cell_and_a_bad_one_is_refused() -> None:
+    cells = matrix.parse('with = ["optax==0.2.5", "orbax-checkpoint"]\n' + GOOD)
+    assert all(c.extras == ("optax==0.2.5", "orbax-checkpoint") for c in cells)
+    assert cells[0].requirements()[-2:] == ["optax==0.2.5", "orbax-checkpoint"]
+    with pytest.raises(matrix.MatrixError, match="with: 'optax=>1' is not a requirement"):
+        matrix.parse('with = ["optax=>1"]\n' + GOOD)
+    with pytest.raises(matrix.MatrixError, match="with must be a list"):
+        matrix.parse('with = "optax"\n' + GOOD)

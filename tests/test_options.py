@@ -99,3 +99,11 @@ def test_no_parser_in_the_harness_passes_unknown_arguments_on() -> None:
                if "parse_known_args(" in path.read_text(encoding="utf-8")]
     assert lenient == []
 
+
+
+def test_the_cell_additions_are_parsed_and_a_project_leaves_the_cases_to_it() -> None:
+    opts = options.parse(["--project", "p", "--with", "optax==0.2.5", "--with", "chex", "--override",
+                          "flax @ file:///src/flax", "--pre", "--index", "https://x/simple"])
+    assert (opts.project, opts.extras, opts.overrides) == (Path("p"), ["optax==0.2.5", "chex"],
+                                                           ["flax @ file:///src/flax"])
+    assert opts.pre and opts.indexes == ["https://x/simple"] and opts.cases == []

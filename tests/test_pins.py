@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host.matrix import Cell
+from harness.host.matrix import Cell, Origin
 from harness.tools import pins
 
 
@@ -79,3 +79,30 @@ def test_case_module_splits_and_refuses_a_bare_name() -> None:
     assert pins.case_module("sharded_gathers::test_take[x]") == ("sharded_gathers", "test_take[x]")
     with pytest.raises(pins.PinError):
         pins.case_module("test_take")
+
+
+def test_a_prerelease_needs_pre_and_a_local_version_is_refused() -> None:
+    assert pins.parse_pins(["jax==0.10.0rc1"], pre=True) == {"jax": "0.10.0rc1"}
+    with pytest.raises(pins.PinError, match="pre-release"):
+        pins.parse_pins(["jax==0.10.0rc1"])
+    with pytest.raises(pins.PinError, match="local version"):
+        pins.parse_pins(["jax==0.10.0+abc"], pre=True)
+
+
+def test_sources_are_told_apart_from_pins() -> None:
+    assert pins.split_sources(["jax==0.9.2", "flax @ file:///src/flax"]) == (["jax==0.9.2"], ["flax @ file:///src/flax"])
+
+
+def test_a_projects_pins_are_its_locked_versions() -> None:
+    from harness.host import project
+
+    found = project.load(Path(__file__).resolve().parent / "downstream")
+    assert pins.project_pins(found) == {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+
+
+def test_a_candidate_from_a_source_is_named_by_it() -> None:
+    origin = Origin("flax", "0.12.6", "tree.1a2b3c4d", "file:///src/flax", "flax @ file:///b/flax-0.12.6.whl")
+    base = cell("0.9.2", "0.12.6", "3.11")
+    candidate = pins.candidate_cell(base, {}, (origin,))
+    assert candidate.id == "jax0.9.2-flax0.12.6+tree.1a2b3c4d-py3.11" and candidate.sources == (origin,)
+    assert candidate.requirements() == ["jax==0.9.2", "jaxlib==0.9.2", "flax @ file:///b/flax-0.12.6.whl"]

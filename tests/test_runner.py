@@ -66,7 +66,7 @@ def run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: object
     """A matrix cell's run in this test environment (it has the harness and pytest): no install, a folder of two
     cases."""
     monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
     folder = tmp_path / "cases"
     folder.mkdir(exist_ok=True)
     (folder / "test_two.py").write_text(FAILING)
@@ -135,7 +135,7 @@ def test_a_module_that_cannot_be_imported_costs_its_own_cases_only(
     # Before, one collection error interrupted pytest (exit 2) before any case ran: the cell had no records and no
     # done marker.
     monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
     folder = tmp_path / "cases"
     folder.mkdir()
     (folder / "test_two.py").write_text(FAILING)

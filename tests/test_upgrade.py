@@ -85,7 +85,7 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
 
     monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
     monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest: "")
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
     monkeypatch.setattr(cellrun, "run_pytest", run)
     before, after, opts = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
@@ -93,3 +93,21 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     assert before.complete and after.interrupted
     assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref]) == formats.INCONCLUSIVE_EXIT
     assert "INCONCLUSIVE: " in capsys.readouterr().out
+
+
+FIXTURE = Path(__file__).resolve().parent / "downstream"
+
+
+def test_with_a_project_the_baseline_is_its_lock_and_its_tests_are_the_cases() -> None:
+    baseline, candidate, opts = upgrade.cells_for(["jax==0.9.2", "--project", str(FIXTURE)], CELLS)
+    assert (baseline.id, candidate.id) == ("jax0.8.3-flax0.12.6-py3.11", "jax0.9.2-flax0.12.6-py3.11")
+    assert baseline.project == candidate.project == str(FIXTURE)
+    assert opts.cases == [str(FIXTURE / "tests")]
+    given, _, _ = upgrade.cells_for(["jax==0.9.2", "--project", str(FIXTURE), "--baseline", "jax==0.8.1"], CELLS)
+    assert (given.jax, given.flax) == ("0.8.1", "0.12.6")  # --baseline wins; the project's flax fills the rest
+
+
+def test_a_requirement_conflicting_with_the_project_is_refused_before_anything_is_built() -> None:
+    with pytest.raises(pins.PinError, match=r"^jax0.8.3-flax0.12.6-py3.11 cannot be installed: Because you require "
+                                            r"optax==0.2.3 and optax>=0.2.4.*\(tinytrainer requires optax>=0.2.4\)$"):
+        upgrade.cells_for(["jax==0.9.2", "--project", str(FIXTURE), "--with", "optax==0.2.3"], CELLS)

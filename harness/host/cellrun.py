@@ -26,12 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
+from harness.cell.records import read_records
 from harness.formats import write_done
-from harness.host import adhoc, cache, corpus, durations, output
+from harness.host import adhoc, cache, cellenv, corpus, durations, output
 from harness.host.cellfiles import CellFiles
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
+from harness.host.project import conftest_failure
 from harness.host.runner import PYTEST_FINISHED, PYTEST_INTERRUPTED, PYTEST_NO_TESTS, Job, devices_for, run_pytest
 from harness.host.unreported import exit_description, record_unrun
 
@@ -86,7 +88,7 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
                               repeats=options.repeats)
     return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
-               resume=options.resume, verbose=options.verbose)
+               resume=options.resume, verbose=options.verbose, config=tuple(cellenv.pytest_arguments(cell, paths)))
 
 
 # --- the story ------------------------------------------------------------------------------------------------------
@@ -107,7 +109,7 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
                 files.results.unlink(missing_ok=True)
             record_unrun(cell, files, paths, vocabulary.INSTALL_ERROR, "InstallError", problem)
             return finish(cell, files, 0, paths=paths, started=started, say=say)
-        frozen = freeze(venv, files.freeze)
+        frozen = freeze(venv, files.freeze, cell)  # its first lines name the project's and sources' content
         key = cache.fingerprint(frozen, interpreter_version(venv), case_roots, job.settings, cache.selection(paths))
         hit = None if force or job.resume else cache.find(files, key)
         if hit is not None:
@@ -132,6 +134,11 @@ def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:
         record_unrun(cell, job.files, [], vocabulary.ERROR, "NoCasesCollected",
                      f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
     elif returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
+        # A conftest.py that did not import stopped pytest before any case: every case is an error that says why.
+        stopped = conftest_failure(read_records(job.files.results))
+        if stopped is not None:
+            record_unrun(cell, job.files, paths, vocabulary.ERROR, *stopped, only_missing=True)
+            return
         record_unrun(cell, job.files, paths, vocabulary.CRASHED, "CellProcessDied", exit_description(returncode),
                      only_missing=True)
 

@@ -1,6 +1,9 @@
 """Building a cell's environment with uv: resolve its pins once into a lock, sync it into the venv, freeze it.
 
-Runs on the host. An install failure is returned as uv's one-line reason, which the caller records.
+Runs on the host. An install failure is returned as uv's one-line reason, which the caller records. A cell with a
+project (`--project`) also gets the project's own requirements, resolved with its lockfile's versions as uv's
+preferences (so whatever the cell's pins do not force stays as locked), and the project itself, editable and
+without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide).
 """
 
 from __future__ import annotations
@@ -8,20 +11,16 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from harness.cell.records import first_line
+from harness.host import project as projects
 from harness.host.corpus import PROJECT_ROOT
 from harness.host.matrix import LIBTPU_RELEASES, Cell
+from harness.host.uv import installer_message, uv_command
 
-
-def uv_command() -> list[str]:
-    """How to call uv: the binary on PATH, else the one pip installed beside this interpreter."""
-    found = shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
+__all__ = ["freeze", "install", "install_key", "installer_message", "interpreter_version", "provenance",
+           "uv_command", "venv_python"]
 
 
 def venv_python(venv: Path) -> Path:
@@ -36,7 +35,8 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     kept as a lock beside the venvs and synced into a new venv in well under a second; a venv already synced
     to the same inputs (its stamp says so) is left alone.
     """
-    key = install_key(cell, venv, project_root)
+    project = projects.load(cell.project) if cell.project else None
+    key = install_key(cell, venv, project_root, project)
     stamp = venv / ".shardmatrix-installed"
     if stamp.exists() and stamp.read_text(encoding="utf-8") == key:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -46,12 +46,21 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     transcript: list[str] = []
     problem = None
     if not lock.exists():
+        wanted = [*cell.requirements(), *(project.dependencies if project else ()), f"-e {project_root}"]
+        if project is not None and project.locked:
+            # uv prefers the versions an existing output file holds: the project's locked environment.
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            lock.write_text(project.locked, encoding="utf-8")
         problem = _uv(["pip", "compile", "-", "--quiet", "--python", str(venv_python(venv)),
                        "--output-file", str(lock), *_index_options(cell)],
-                      transcript, stdin="\n".join([*cell.requirements(), f"-e {project_root}"]) + "\n")
+                      transcript, stdin="\n".join(wanted) + "\n")
     if problem is None:
         # Editable: the cell imports the checkout's harness, so a changed harness never meets a stale wheel.
         problem = _uv(["pip", "sync", "--python", str(venv_python(venv)), str(lock), *_index_options(cell)],
+                      transcript)
+    if problem is None and project is not None:
+        # Editable as `uv sync` installs a project: an edit to its source is what the next run tests.
+        problem = _uv(["pip", "install", "--no-deps", "--python", str(venv_python(venv)), "-e", str(project.root)],
                       transcript)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(transcript), encoding="utf-8")
@@ -62,11 +71,33 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     return problem
 
 
-def install_key(cell: Cell, venv: Path, project_root: Path = PROJECT_ROOT) -> str:
-    """What an install depends on: the pins, the resolution cut-off, the interpreter and the harness's deps."""
+def resolves(cell: Cell, project_root: Path = PROJECT_ROOT) -> str | None:
+    """None when the cell's requirements (its project's included) resolve together for its python, else uv's
+    reason, which names both sides of a conflict; nothing is installed."""
+    project = projects.load(cell.project) if cell.project else None
+    wanted = [*cell.requirements(), *(project.dependencies if project else ()), f"-e {project_root}"]
+    problem = _uv(["pip", "compile", "-", "--quiet", "--python-version", cell.python, "--output-file", os.devnull,
+                   *_index_options(cell)], [], stdin="\n".join(wanted) + "\n")
+    if problem is None or project is None:
+        return problem
+    # uv says "you require" for the project's requirements too: name which of them are the project's.
+    named = [line for line in project.dependencies if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
+    return problem.rstrip(".") + (f" ({project.name} requires {', '.join(named)})" if named else "")
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\s\[<>=!~;@]", requirement.strip(), maxsplit=1)[0]
+
+
+def install_key(cell: Cell, venv: Path, project_root: Path = PROJECT_ROOT,
+                project: projects.Project | None = None) -> str:
+    """What an install depends on: the pins, the resolution cut-off, the interpreter and the harness's deps, and
+    the project's requirements and locked versions."""
     pyproject = project_root / "pyproject.toml"
     parts = [*cell.requirements(), cell.backend, cell.exclude_newer or "", interpreter_version(venv),
-             pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""]
+             pyproject.read_text(encoding="utf-8") if pyproject.exists() else "", *_index_options(cell)]
+    if project is not None:
+        parts += [str(project.root), *project.dependencies, project.locked]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -81,6 +112,8 @@ def interpreter_version(venv: Path) -> str:
 
 def _index_options(cell: Cell) -> list[str]:
     options = ["--exclude-newer", cell.exclude_newer] if cell.exclude_newer else []
+    options += ["--prerelease", "allow"] if cell.pre else []
+    options += [arg for url in cell.indexes for arg in ("--extra-index-url", url)]
     if cell.backend == "tpu":
         options += ["--find-links", LIBTPU_RELEASES]
     return options
@@ -94,28 +127,19 @@ def _uv(arguments: list[str], transcript: list[str], stdin: str | None = None) -
     return None if done.returncode == 0 else installer_message(done.stderr or done.stdout)
 
 
-def installer_message(output: str) -> str:
-    """The sentence of an installer's output that says why, e.g. uv's 'Because jax==9.9 was not found ...'."""
-    # uv draws its error tree with box characters; strip them to reach the sentence.
-    lines = [re.sub(r"^[\s×╰─▶│]+", "", line).strip() for line in output.splitlines()]  # noqa: RUF001
-    lines = [line for line in lines if line]
-    for index, line in enumerate(lines):
-        if "Because" in line:
-            sentence = [line[line.index("Because"):]]
-            for more in lines[index + 1:]:
-                if re.match(r"^(cause|hint|help|error|warning):", more) or "Because" in more:
-                    break
-                sentence.append(more)
-            return first_line(" ".join(sentence))
-    for line in lines:
-        if line.startswith("error:"):
-            return first_line(line)
-    return first_line(lines[-1] if lines else "installer failed without output")
-
-
-def freeze(venv: Path, destination: Path) -> str:
-    """Save the cell's fully resolved environment beside its results, and return it."""
+def freeze(venv: Path, destination: Path, cell: Cell | None = None) -> str:
+    """Save the cell's fully resolved environment beside its results, and return it; comment lines first say
+    where its unreleased packages and its project came from (so the results cache keys on their content)."""
     done = subprocess.run([*uv_command(), "pip", "freeze", "--python", str(venv_python(venv))],
                           capture_output=True, text=True, check=False)
-    destination.write_text(done.stdout, encoding="utf-8")
-    return done.stdout
+    text = (provenance(cell) if cell is not None else "") + done.stdout
+    destination.write_text(text, encoding="utf-8")
+    return text
+
+
+def provenance(cell: Cell) -> str:
+    """Comment lines naming the cell's sources and project, each with the hash of its content now."""
+    lines = [f"# {o.package} {o.version} from {o.where} ({o.label})" for o in cell.sources]
+    if cell.project:
+        lines.append(projects.provenance(cell.project))
+    return "".join(f"{line}\n" for line in lines)

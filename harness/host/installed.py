@@ -103,6 +103,9 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
 
 def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:
     """Run the corpus on `python`'s installed packages (default: this interpreter) and record it as one cell."""
+    if options.project or options.extras or options.overrides or options.indexes or options.pre:
+        raise InstalledError("--project, --with, --override, --index and --pre build into a cell, and installed mode "
+                             "builds nothing: install them into this interpreter instead")
     paths = corpus.case_paths(options.cases)  # a bad --cases is refused before the interpreter is asked anything
     prefix = Path(python).absolute().parent.parent
     if not envbuild.venv_python(prefix).exists():

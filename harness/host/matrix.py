@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
@@ -19,11 +19,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the host runs nox on 3.11+ in CI
     import tomli as tomllib
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 PINNED = ("jax", "jaxlib", "flax")
 REQUIRED = (*PINNED, "python")
 OPTIONAL = ("id", "note", "backend", "devices", "exclude_newer")
+#: Top-level keys besides the cells: `with`, extra requirements installed in every cell (orbax, a test helper).
+TOP_LEVEL = ("cell", "with")
 #: cpu cells simulate their devices; the others run on the runner's real accelerators through a jax extra.
 BACKENDS = ("cpu", "cuda12", "cuda13", "tpu")
 #: The first jax release whose metadata declares the extra (PyPI: 0.6.2 lacks [cuda13], 0.7.0 has it); [cuda12]
@@ -40,6 +43,23 @@ class MatrixError(ShardmatrixError, ValueError):
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where an unreleased package comes from (harness.host.sources): its version, a label naming the build
+    (tree.<hash>, wheel.<hash>, git.<commit>), the reference the user gave, and the requirement a cell installs."""
+
+    package: str
+    version: str
+    label: str
+    where: str
+    requirement: str
+
+    @property
+    def tag(self) -> str:
+        """How a cell id names it: the version, '+', the label (0.12.6+tree.1a2b3c4d)."""
+        return f"{self.version}+{self.label}"
+
+
+@dataclass(frozen=True)
 class Cell:
     """One (jax, jaxlib, flax, python) combination and how to run it."""
 
@@ -52,6 +72,15 @@ class Cell:
     devices: int = 8
     note: str = ""
     exclude_newer: str | None = None
+    #: Extra requirements installed beside the pins (`--with`, `with = [...]`).
+    extras: tuple[str, ...] = ()
+    #: Packages installed from an unreleased source instead of their pin.
+    sources: tuple[Origin, ...] = ()
+    #: A downstream project installed into the cell (its folder), its locked versions preferred; "" for none.
+    project: str = ""
+    #: Pre-releases allowed (`--pre`), and extra package indexes (`--index`).
+    pre: bool = False
+    indexes: tuple[str, ...] = ()
 
     @property
     def accelerated(self) -> bool:
@@ -61,7 +90,12 @@ class Cell:
     def requirements(self) -> list[str]:
         """The exact pins this cell installs; an accelerator cell installs jax with its backend's extra."""
         extra = f"[{self.backend}]" if self.accelerated else ""
-        return [f"jax{extra}=={self.jax}", f"jaxlib=={self.jaxlib}", f"flax=={self.flax}"]
+        pins = {"jax": f"jax{extra}=={self.jax}", "jaxlib": f"jaxlib=={self.jaxlib}", "flax": f"flax=={self.flax}"}
+        for origin in self.sources:
+            pins[origin.package] = origin.requirement.replace("jax @", f"jax{extra} @", 1)
+            if origin.package == "jax" and not re.fullmatch(r"\d+(\.\d+)+", self.jaxlib):
+                pins.pop("jaxlib")  # an unreleased jax takes the jaxlib its own metadata asks for
+        return [*pins.values(), *self.extras]
 
     def sort_key(self) -> tuple[Version, Version, Version]:
         """Cells order by jax, then flax, then python release."""
@@ -89,9 +123,18 @@ def parse(text: str, source: str = "matrix.toml") -> list[Cell]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MatrixError(f"{source}: malformed TOML: {exc}") from None
-    unknown_top = set(data) - {"cell"}
+    unknown_top = set(data) - set(TOP_LEVEL)
     if unknown_top:
-        raise MatrixError(f"{source}: unknown top-level key {sorted(unknown_top)[0]!r} (expected [[cell]] tables)")
+        raise MatrixError(f"{source}: unknown top-level key {sorted(unknown_top)[0]!r} (expected [[cell]] tables "
+                          "and with = [...])")
+    extras = data.get("with", [])
+    if not isinstance(extras, list) or not all(isinstance(item, str) for item in extras):
+        raise MatrixError(f"{source}: with must be a list of requirement strings, got {extras!r}")
+    for item in extras:
+        try:
+            Requirement(item)
+        except InvalidRequirement:
+            raise MatrixError(f"{source}: with: {item!r} is not a requirement like 'optax==0.2.8'") from None
     tables = data.get("cell", [])
     if not isinstance(tables, list) or not tables:
         raise MatrixError(f"{source}: no [[cell]] tables")
@@ -100,7 +143,7 @@ def parse(text: str, source: str = "matrix.toml") -> list[Cell]:
     seen: dict[str, int] = {}
     for index, table in enumerate(tables):
         where = f"{source}:{lines[index] if index < len(lines) else '?'}: cell #{index + 1}"
-        cell = _cell(table, where)
+        cell = replace(_cell(table, where), extras=tuple(extras))
         if cell.id in seen:
             raise MatrixError(f"{where}: duplicate id {cell.id!r} (first at cell #{seen[cell.id] + 1})")
         seen[cell.id] = index

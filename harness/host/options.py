@@ -81,6 +81,12 @@ class Options:
     repeats: int = 1
     verbose: bool = False
     report_args: list[str] = field(default_factory=list)
+    #: What every cell's environment gets besides its pins (harness.host.cellenv checks and applies them).
+    project: Path | None = None
+    extras: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)
+    pre: bool = False
+    indexes: list[str] = field(default_factory=list)
 
 
 def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
@@ -112,6 +118,17 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     p.add_argument("-v", "--verbose", action="store_true",
                    help="print each cell's pytest output as it runs (default: one progress line per cell; the "
                         "output goes to the cell's log file)")
+    p.add_argument("--project", type=Path, default=None, metavar="DIR",
+                   help="build this project (its pyproject.toml) into every cell with its dependencies, at its "
+                        "lockfile's versions where the cell's pins allow; its tests are the cases unless --cases")
+    p.add_argument("--with", dest="extras", action="append", default=[], metavar="REQ",
+                   help="an extra requirement in every cell, e.g. 'optax==0.2.8' (repeatable)")
+    p.add_argument("--override", action="append", default=[], metavar="PIN",
+                   help="every cell's jax or flax from this pin or source instead, e.g. 'flax @ file:///src/flax' "
+                        "(repeatable)")
+    p.add_argument("--pre", action="store_true", help="allow pre-releases (jax==0.10.0rc1)")
+    p.add_argument("--index", dest="indexes", action="append", default=[], metavar="URL",
+                   help="an extra package index, e.g. for nightly wheels (repeatable)")
     return p
 
 
@@ -151,7 +168,8 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         cells=namespace.cells,
         out=namespace.out,
         run_id=run_id,
-        cases=namespace.cases or [BUILTIN],
+        # With a project and no --cases, its own tests are the corpus (harness.host.cellenv.prepare finds them).
+        cases=namespace.cases or ([] if namespace.project else [BUILTIN]),
         workers=namespace.workers,
         timeout=namespace.timeout,
         devices=namespace.devices,
@@ -160,5 +178,10 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         force=namespace.force,
         repeats=namespace.repeats,
         verbose=namespace.verbose,
+        project=namespace.project,
+        extras=namespace.extras,
+        overrides=namespace.override,
+        pre=namespace.pre,
+        indexes=namespace.indexes,
     )
 

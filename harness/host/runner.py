@@ -49,6 +49,8 @@ class Job:
     workers: int = 0
     resume: bool = False
     verbose: bool = False
+    #: pytest's rootdir and configuration file when the cases are a project's own (harness.host.cellenv).
+    config: tuple[str, ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -88,6 +90,7 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         # (measured: 2.5 s of a 31 s cell with 32 failing attempts), and the record takes its error from the
         # exception itself, not from this text.
         "--tb=native",
+        *job.config,
     ]
 
 

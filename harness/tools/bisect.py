@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from harness import vocabulary
 from harness.formats import ShardmatrixError
-from harness.host import cellrun, corpus, options
+from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
 from harness.tools import index, pins
 
@@ -256,6 +256,7 @@ def run(
     """`nox -s bisect --`: list the releases, probe them by binary search, print the answer."""
     namespace = parser().parse_strictly(argv)
     opts = options.from_namespace(namespace)
+    additions = cellenv.prepare(opts)  # with --project, its tests are the cases
     req = request(namespace, pins.default_cell(cells))
     module = case_file(req.case_id, opts.cases)
     found = candidates(req, fetch)
@@ -263,7 +264,7 @@ def run(
         f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")
 
     def probe(version: Version) -> Probe:
-        cell = probe_cell(req.package, version, req.held)
+        cell = cellenv.apply(probe_cell(req.package, version, req.held), additions)
         # The whole module: pytest's collection there says whether the case exists (a class's inherited tests
         # included), and every bisect of a case of this module reuses the probe.
         ran = cellrun.probe(cell, opts, [module], say=say)

@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from harness.formats import ShardmatrixError, command
-from harness.host import cellrun, durations, interpreters, options
+from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, sources
 from harness.host.options import Options
 from harness.tools import frontier_report, index, pins, releases, smoke
 from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe, judge, measure
@@ -66,7 +67,8 @@ def parser() -> options.Parser:
     """Arguments of `nox -s frontier --`: which flax and jax releases, and the shared options of a run."""
     p = options.Parser(prog="nox -s frontier --", parents=[options.parser(add_help=False)])
     p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC",
-                   help=f"flax releases to measure, a PEP 440 specifier (default {DEFAULT_FLAX})")
+                   help=f"flax releases to measure, a PEP 440 specifier (default {DEFAULT_FLAX}), or one source "
+                        "such as 'flax @ file:///src/flax'")
     p.add_argument("--jax", default=DEFAULT_JAX, metavar="SPEC",
                    help=f"jax releases to measure against (default {DEFAULT_JAX})")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
@@ -78,8 +80,9 @@ class Prober:
     """Probes for one frontier run: each (jax, flax) pair as a cell on the first Python it installs on."""
 
     def __init__(self, opts: Options, nodes: dict[str, Path], found: releases.Releases, pythons: list[str],
-                 say: Callable[[str], object]) -> None:
+                 say: Callable[[str], object], additions: cellenv.Additions | None = None) -> None:
         self.opts, self.nodes, self.found, self.pythons, self.say = opts, nodes, found, pythons, say
+        self.additions = additions or cellenv.Additions()
 
     def pythons_for(self, jax: Version, flax: Version) -> list[str]:
         """The Pythons to try for a pair: those its files admit, from the pair's own choice (pins.python_for)."""
@@ -96,7 +99,7 @@ class Prober:
             return self._said(flax, Probe(jax, False, cause, "", time.monotonic() - started))
         first = None
         for python in tried:
-            cell = pins.make_cell(str(jax), str(flax), python)
+            cell = cellenv.apply(pins.make_cell(str(jax), str(flax), python), self.additions)
             ran = cellrun.probe(cell, self.opts, list(self.nodes.values()), say=lambda line: None)
             cause = (f"the probe's cell stopped (exit {ran.returncode})" if ran.interrupted
                      else judge(ran.finals(), list(self.nodes)))
@@ -119,6 +122,13 @@ class Prober:
         return probe
 
 
+def every_node(cases: list[str]) -> dict[str, Path]:
+    """{case id: pytest node} of every test in the corpus (a project's tests)."""
+    return {case_id: Path(f"{file}::{case_id.partition('::')[2]}")
+            for path in corpus.case_paths(cases) for file in ([path] if path.is_file() else sorted(path.rglob("*.py")))
+            for case_id, _ in corpus.expected_cases([file])}
+
+
 def expected_seconds(out: Path, flax: Version, seconds: dict[str, float]) -> float | None:
     """What measuring a flax release cost last time: the durations of the cells its stored result probed."""
     document = frontier_report.stored(out, str(flax))
@@ -134,25 +144,35 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
     """`nox -s frontier --`: measure every flax release asked for, write the results and the report."""
     namespace = parser().parse_strictly(argv)
     opts = options.from_namespace(namespace)
-    flax_spec, jax_spec = parse_spec(namespace.flax, "--flax"), parse_spec(namespace.jax, "--jax")
+    additions = cellenv.prepare(opts)
+    source = sources.resolve(namespace.flax) if sources.is_reference(namespace.flax) else None
+    flax_spec = SpecifierSet() if source else parse_spec(namespace.flax, "--flax")
+    jax_spec = parse_spec(namespace.jax, "--jax")
     if namespace.jobs < 1:
         raise FrontierError(f"--jobs {namespace.jobs}: must be at least 1")
-    nodes = smoke.smoke_nodes(opts.cases)
+    # A project works when all its tests pass; the shipped corpus, when its smoke cases do.
+    nodes = every_node(opts.cases) if additions.project else smoke.smoke_nodes(opts.cases)
     found = releases.releases(flax_spec, jax_spec, fetch)
+    declared: dict[Version, SpecifierSet] = {}
+    if source is not None:
+        # One flax, from its source: named by version and build, its declared jax read from what was built.
+        found.flax = [Version(source.tag)]
+        additions = replace(additions, origins=(*additions.origins, source))
+        declared[found.flax[0]] = releases.jax_requirement(sources.requires(source))
     pythons = interpreters.available() if pythons is None else pythons
     say(f"frontier: {len(found.flax)} flax release(s) x {len(found.jax)} jax release(s) "
         f"({found.jax[0]} to {found.jax[-1]}), Python {', '.join(pythons) or '(none found)'}, {namespace.jobs} at "
         f"once; smoke: {', '.join(sorted(nodes))}")
-    prober = Prober(opts, nodes, found, pythons, say)
+    prober = Prober(opts, nodes, found, pythons, say, additions)
     seconds = durations.cell_seconds()
     order = durations.longest_first(found.flax, lambda flax: expected_seconds(opts.out, flax, seconds))
     lock = threading.Lock()
 
     def one(flax: Version) -> tuple[Frontier, dict[str, Any]]:
-        declared = releases.declared_jax(flax, found.flax_document, fetch)
+        requirement = declared.get(flax) or releases.declared_jax(flax, found.flax_document, fetch)
         start = releases.contemporary(found.flax_dates.get(flax), found.jax_dates, found.jax)
-        result = measure(flax, declared, found.jax, lambda jax: prober.probe(jax, flax), start)
-        document = frontier_report.to_json(result, declared)
+        result = measure(flax, requirement, found.jax, lambda jax: prober.probe(jax, flax), start)
+        document = frontier_report.to_json(result, requirement)
         frontier_report.store(opts.out, document)
         with lock:  # one release's evidence stays together while other releases are measured
             for line in document["evidence"]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
@@ -20,7 +21,9 @@ else:  # pragma: no cover - the host runs nox on 3.11+
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from harness.host.matrix import Cell, default_id
+from harness.host import cellenv, sources
+from harness.host.matrix import Cell, Origin, default_id
+from harness.host.project import Project
 
 #: The packages a pin set may name; jaxlib is accepted and must equal jax.
 PACKAGES = ("jax", "jaxlib", "flax")
@@ -33,8 +36,9 @@ class PinError(ShardmatrixError, ValueError):
     """Pins that cannot make a cell, phrased as one line."""
 
 
-def parse_pins(specs: list[str]) -> dict[str, str]:
-    """'jax==0.11.2', 'flax==0.12.12' (or one comma-separated string) -> {'jax': '0.11.2', 'flax': '0.12.12'}."""
+def parse_pins(specs: list[str], pre: bool = False) -> dict[str, str]:
+    """'jax==0.11.2', 'flax==0.12.12' (or one comma-separated string) -> {'jax': '0.11.2', 'flax': '0.12.12'};
+    pre-releases only with `pre` (--pre)."""
     pins: dict[str, str] = {}
     for spec in (part.strip() for text in specs for part in text.split(",")):
         if not spec:
@@ -49,18 +53,36 @@ def parse_pins(specs: list[str]) -> dict[str, str]:
             raise PinError(f"{spec!r}: only {', '.join(PACKAGES)} can be pinned")
         if len(specifiers) != 1 or specifiers[0].operator != "==" or "*" in specifiers[0].version:
             raise PinError(f"{spec!r}: pin an exact release with ==")
-        pins[name] = _exact(specifiers[0].version, spec)
+        pins[name] = _exact(specifiers[0].version, spec, pre)
     return pins
 
 
-def _exact(text: str, where: str) -> str:
+def split_sources(specs: list[str]) -> tuple[list[str], list[str]]:
+    """Pins and direct references ('flax @ file:///src/flax') apart; a reference is never split at its commas."""
+    references = [spec for spec in specs if sources.is_reference(spec)]
+    return [spec for spec in specs if spec not in references], references
+
+
+def _exact(text: str, where: str, pre: bool = False) -> str:
     try:
         version = Version(text)
     except InvalidVersion:
         raise PinError(f"{where}: {text!r} is not a version") from None
-    if version.is_prerelease or version.is_devrelease or version.local:
-        raise PinError(f"{where}: {text!r} is not a final release")
+    if (version.is_prerelease or version.is_devrelease) and not pre:
+        raise PinError(f"{where}: {text!r} is a pre-release (--pre to allow it)")
+    if version.local:
+        raise PinError(f"{where}: {text!r} is not a released version (a local version: give its source instead)")
     return text
+
+
+def project_pins(project: Project) -> dict[str, str]:
+    """The jax and flax a project runs today: its lockfile's versions, else the exact pins of its pyproject."""
+    if not project.locked:
+        return read_pins(project.root / "pyproject.toml")
+    locked = project.locked_versions()
+    if "jax" not in locked:
+        raise PinError(f"{project.lockfile}: no jax in the project's locked environment")
+    return {name: locked[name] for name in PACKAGES if name in locked}
 
 
 def read_pins(path: Path) -> dict[str, str]:
@@ -131,14 +153,19 @@ def baseline_cell(cells: list[Cell], pins: dict[str, str] | None = None) -> Cell
     return make_cell(jax, flax, python_for(jax, flax), devices=default.devices)
 
 
-def candidate_cell(baseline: Cell, pins: dict[str, str]) -> Cell:
-    """The candidate: the baseline with the given pins changed; python is the baseline's unless the pair needs
-    a newer one."""
-    if not pins:
-        raise PinError("name the candidate, e.g. jax==0.12.0.1 (and flax==X)")
+def candidate_cell(baseline: Cell, pins: dict[str, str], origins: tuple[Origin, ...] = ()) -> Cell:
+    """The candidate: the baseline with the given pins changed, or packages from sources (named by them); python
+    is the baseline's unless the pair needs a newer one."""
+    if not pins and not origins:
+        raise PinError("name the candidate, e.g. jax==0.12.0.1 (and flax==X), or 'flax @ file:///src/flax'")
     _check_jaxlib(pins)
-    jax, flax = pins.get("jax", baseline.jax), pins.get("flax", baseline.flax)
-    return make_cell(jax, flax, python_for(jax, flax, floor=baseline.python), devices=baseline.devices)
+    versions = {**pins, **{o.package: o.version for o in origins}}
+    jax, flax = versions.get("jax", baseline.jax), versions.get("flax", baseline.flax)
+    cell = make_cell(jax, flax, python_for(jax, flax, floor=baseline.python), devices=baseline.devices)
+    if not origins:
+        return cell
+    cell = cellenv.with_sources(replace(cell, jaxlib=pins.get("jax", baseline.jaxlib)), origins)
+    return replace(cell, id=cellenv.named(cell))
 
 
 def default_cell(cells: list[Cell]) -> Cell:

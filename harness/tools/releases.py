@@ -54,8 +54,13 @@ def declared_jax(flax: Version, document: dict[str, Any], fetch: index.Fetch = i
         lines = fetch(RELEASE_API.format(name="flax", version=flax), "application/json")["info"]["requires_dist"]
     except (OSError, ValueError, KeyError, TypeError):
         lines = _wheel_requires(flax, document, download or _get)
+    return jax_requirement(lines or [])
+
+
+def jax_requirement(lines: list[str]) -> SpecifierSet:
+    """The jax requirement of Requires-Dist lines (unconditional ones only)."""
     found = SpecifierSet()
-    for line in lines or []:
+    for line in lines:
         try:
             requirement = Requirement(line)
         except InvalidRequirement:

@@ -1,6 +1,7 @@
 """`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; reports/compare.py gives the verdict.
 
-`nox -s upgrade -- jax==X [flax==Y] [--baseline jax==A,flax==B | --baseline-from FILE] [--out DIR] [--force]`.
+`nox -s upgrade -- jax==X [flax==Y | 'flax @ file:///src/flax'] [--project DIR] [--baseline jax==A,flax==B |
+--baseline-from FILE] [--out DIR] [--force]`. With --project, the baseline is the project's locked environment.
 The answer is the exit code of `python -m reports --compare`, passed on by the session: SAFE, UNSAFE or
 INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the reason is printed in one line).
 """
@@ -10,20 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from harness.host import cellrun, corpus, options
+from harness.host import cellenv, cellrun, corpus, envbuild, options, sources
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
-from harness.tools import pins
+from harness.tools import moved, pins
 
 
 def parser() -> options.Parser:
     """Arguments of `nox -s upgrade --`: the candidate's pins, the baseline, and the shared options."""
     p = options.Parser(prog="nox -s upgrade --", parents=[options.parser(add_help=False)])
     p.add_argument("candidate", nargs="*", metavar="PKG==X",
-                   help="the candidate's pins: jax==X and/or flax==Y (jaxlib follows jax)")
+                   help="the candidate's pins: jax==X and/or flax==Y (jaxlib follows jax), or a source such as "
+                        "'flax @ file:///src/flax'")
     baseline = p.add_mutually_exclusive_group()
     baseline.add_argument("--baseline", action="append", default=[], metavar="jax==A,flax==B",
-                          help="baseline pins (default: the matrix's newest diagonal cell)")
+                          help="baseline pins (default: the --project's locked versions, else the matrix's newest "
+                               "diagonal cell)")
     baseline.add_argument("--baseline-from", type=Path, metavar="FILE",
                           help="read the baseline pins from a project's uv.lock, pyproject.toml or requirements file")
     return p
@@ -35,14 +38,26 @@ def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, optio
     OptionsError for an undeclared option, PinError for pins that make no cell."""
     namespace = parser().parse_strictly(argv)
     opts = options.from_namespace(namespace)
+    additions = cellenv.prepare(opts)
+    # A project's own pins fill what --baseline leaves out; without one, the default cell's do.
+    given = pins.project_pins(additions.project) if additions.project else {}
     if namespace.baseline_from:
-        given: dict[str, str] | None = pins.read_pins(namespace.baseline_from)
-    else:
-        given = pins.parse_pins(namespace.baseline) or None
-    baseline = pins.baseline_cell(cells, given)
-    candidate = pins.candidate_cell(baseline, pins.parse_pins(namespace.candidate))
+        given = pins.read_pins(namespace.baseline_from)
+    elif namespace.baseline:
+        named = pins.parse_pins(namespace.baseline, pre=opts.pre)
+        given = {**{k: v for k, v in given.items() if k != "jaxlib" or "jax" not in named}, **named}
+    baseline = pins.baseline_cell(cells, given or None)
+    asked, origins = pins.split_sources(namespace.candidate)
+    built = tuple(map(sources.resolve, origins))
+    candidate = pins.candidate_cell(baseline, pins.parse_pins(asked, pre=opts.pre), built)
+    baseline, candidate = cellenv.apply(baseline, additions), cellenv.apply(candidate, additions)
     if candidate.id == baseline.id:
         raise pins.PinError(f"the candidate is the baseline ({baseline.id})")
+    if additions.project or additions.extras or candidate.sources:
+        for cell in (baseline, candidate):  # a conflict with the project's other pins, named by uv, before a build
+            problem = envbuild.resolves(cell)
+            if problem:
+                raise pins.PinError(f"{cell.id} cannot be installed: {problem}")
     return baseline, candidate, opts
 
 
@@ -61,4 +76,7 @@ def prepare(
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     before = cellrun.probe(baseline, opts, say=say)
     after = cellrun.probe(candidate, opts, say=say)
+    line = moved.line(moved.freeze_of(before), moved.freeze_of(after))
+    if line:
+        say(line)
     return before, after, opts

@@ -1,0 +1,220 @@
+"""A user's project in every cell (`--project DIR`): its dependencies, its locked versions, its tests, its content.
+
+Runs on the host. uv answers every question about the project (`uv lock --check`, `uv export`, `uv pip compile`);
+nothing here resolves or parses a lockfile. The cell's own jax, jaxlib and flax pins stand in for the project's
+requirements on them; every other package is installed at the version the project locked when the cell allows it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the host runs nox on 3.11+
+    import tomli as tomllib
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from harness.formats import ShardmatrixError
+from harness.host.matrix import PINNED
+from harness.host.uv import installer_message, uv_command
+from harness.vocabulary import COLLECTION_CASE, ERROR
+
+#: Lockfiles, in the order a project's own tools would trust them.
+LOCKFILES = ("uv.lock", "pylock.toml", "requirements.lock", "requirements.txt")
+#: Extras and dependency groups its CI installs to run the tests.
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+#: Folders that are never part of a project's source: virtual environments, caches, build output, VCS data.
+NOT_SOURCE = frozenset({"__pycache__", "build", "dist", "node_modules", "venv"})
+
+
+#: The record a cell leaves when a conftest.py stops pytest before any session (harness.cell.plugin).
+CONFTEST_CASE = f"conftest::{COLLECTION_CASE}"
+
+
+class ProjectError(ShardmatrixError, ValueError):
+    """A project that cannot be put into cells as given, phrased as one line naming it; nothing is built."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A downstream project: where it is, what it needs besides the cell's pins, and what it locked."""
+
+    root: Path
+    name: str
+    #: Its declared requirements (and its test extras' and groups'), without jax, jaxlib and flax.
+    dependencies: tuple[str, ...]
+    #: Its locked environment as exact requirement lines (`uv export`), "" without a lockfile.
+    locked: str
+    lockfile: Path | None
+
+    def locked_versions(self) -> dict[str, str]:
+        """{package: version} of the lock's exact pins that apply on any platform the lock names first."""
+        found: dict[str, str] = {}
+        for line in self.locked.splitlines():
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            exact = [s.version for s in requirement.specifier if s.operator in ("==", "===")]
+            if exact:
+                found.setdefault(requirement.name.lower().replace("_", "-"), exact[0])
+        return found
+
+    def testpaths(self) -> list[Path]:
+        """Where its tests are: pytest's configured `testpaths`, else tests/ (else the project itself)."""
+        configured = [self.root / entry for entry in _ini_testpaths(pytest_config(self.root))]
+        existing = [path for path in configured if path.exists()]
+        if existing:
+            return existing
+        return [self.root / "tests"] if (self.root / "tests").is_dir() else [self.root]
+
+def load(root: Path | str) -> Project:
+    """Read a project folder; ProjectError (one line) for no pyproject.toml or a lock that does not match it."""
+    root = Path(root).expanduser().resolve()
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        raise ProjectError(f"--project {root}: no pyproject.toml there")
+    data = _toml(pyproject)
+    project = data.get("project", {})
+    name = str(project.get("name") or root.name)
+    if "dependencies" in project.get("dynamic", []):
+        raise ProjectError(f"--project {root}: its dependencies are dynamic; declare them in [project] dependencies")
+    lines = [*project.get("dependencies", [])]
+    for extra in TEST_EXTRAS:
+        lines += project.get("optional-dependencies", {}).get(extra, [])
+        lines += [line for line in data.get("dependency-groups", {}).get(extra, []) if isinstance(line, str)]
+    lockfile = next((root / name for name in LOCKFILES if (root / name).is_file()), None)
+    return Project(root=root, name=name, dependencies=tuple(_without_pins(lines, pyproject)),
+                   locked=_locked(root, lockfile), lockfile=lockfile)
+
+
+def pytest_config(root: Path) -> Path:
+    """The file pytest reads its configuration from in the project's own CI (pyproject.toml when none has it)."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        if (root / name).is_file():
+            return root / name
+    pyproject = root / "pyproject.toml"
+    if "pytest" in _toml(pyproject).get("tool", {}):
+        return pyproject
+    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        if (root / name).is_file() and _ini(root / name).has_section(section):
+            return root / name
+    return pyproject
+
+
+def pytest_arguments(root: Path) -> list[str]:
+    """What makes pytest read the project as its CI does: its rootdir and its configuration file."""
+    return ["--rootdir", str(root), "-c", str(pytest_config(root))]
+
+
+def provenance(root: Path | str) -> str:
+    """One line saying which project, in which state (the hash of its tree now), a cell ran."""
+    root = Path(root)
+    name = _toml(root / "pyproject.toml").get("project", {}).get("name") or root.name
+    return f"# project {name} @ {root} (tree.{tree_hash(root)[:12]})"
+
+
+def _without_pins(lines: list[str], where: Path) -> list[str]:
+    kept = []
+    for line in lines:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            raise ProjectError(f"{where}: {line!r} is not a requirement") from None
+        if requirement.name.lower() not in PINNED:  # the cell's own pins stand in for these
+            kept.append(line)
+    return kept
+
+
+def _locked(root: Path, lockfile: Path | None) -> str:
+    """The lock's exact pins as requirement lines, read by uv; ProjectError when the lock is stale."""
+    if lockfile is None:
+        return ""
+    if lockfile.name == "uv.lock":
+        _uv(["lock", "--check", "--project", str(root)], f"--project {root}: uv.lock does not match pyproject.toml "
+            "(run `uv lock`)")
+        return _uv(["export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header", "--no-annotate",
+                    "--project", str(root)], f"--project {root}: uv export")
+    if lockfile.name == "pylock.toml":
+        return _uv(["pip", "compile", str(lockfile), "--no-deps", "--no-header", "--no-annotate", "--quiet",
+                    "--output-file", "-"], f"{lockfile}")
+    text = lockfile.read_text(encoding="utf-8")
+    lines = [line.split("#")[0].strip() for line in text.splitlines()]
+    loose = [line for line in lines if line and not line.startswith("-") and "==" not in line and " @ " not in line]
+    if loose:
+        raise ProjectError(f"{lockfile}: {loose[0]!r} is not an exact pin; a lockfile pins every package with ==")
+    return text
+
+
+def _uv(arguments: list[str], what: str) -> str:
+    done = subprocess.run([*uv_command(), *arguments], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ProjectError(f"{what}: {installer_message(done.stderr or done.stdout)}")
+    return done.stdout
+
+
+def conftest_failure(records: Iterable[dict[str, Any]]) -> tuple[str, str] | None:
+    """(exception type, message) of a conftest.py that could not be imported and so stopped pytest before any case
+    (a project's conftest importing the project, when the cell lacks it), as the cell recorded it; else None."""
+    for record in records:
+        if record.get("case_id") == CONFTEST_CASE and record.get("status") == ERROR:
+            return str(record.get("error_type") or "ImportError"), str(record.get("error_message") or "")
+    return None
+
+
+def tree_hash(root: Path) -> str:
+    """The sha256 of a source tree's files, by relative path and content (caches, venvs and build output aside)."""
+    digest = hashlib.sha256()
+    for path in sorted(_source_files(root)):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _source_files(folder: Path) -> list[Path]:
+    found = []
+    for entry in folder.iterdir():
+        if entry.is_symlink():
+            continue
+        if entry.is_dir():
+            if not (entry.name.startswith(".") or entry.name in NOT_SOURCE or entry.name.endswith(".egg-info")):
+                found += _source_files(entry)
+        elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
+            found.append(entry)
+    return found
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ProjectError(f"{path}: {exc}") from None
+
+
+def _ini(path: Path) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(path, encoding="utf-8")
+    return parser
+
+
+def _ini_testpaths(config: Path) -> list[str]:
+    if config.suffix == ".toml":
+        tool = _toml(config).get("tool", {})
+        options = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+        options = options.get("ini_options", options) if isinstance(options, dict) else {}
+        paths = options.get("testpaths", []) if isinstance(options, dict) else []
+        return [paths] if isinstance(paths, str) else [str(p) for p in paths]
+    parser = _ini(config)
+    for section in ("pytest", "tool:pytest"):
+        if parser.has_option(section, "testpaths"):
+            return parser.get(section, "testpaths").split()
+    return []

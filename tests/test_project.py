@@ -1,0 +1,105 @@
+"""A downstream project in cells: loading it, its lock read by uv, its tests and pytest configuration, its content."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.host import project
+
+FIXTURE = Path(__file__).resolve().parent / "downstream"
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    target = tmp_path / "tinytrainer"
+    shutil.copytree(FIXTURE, target, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
+    return target
+
+
+def test_the_fixture_loads_with_its_dependencies_and_its_locked_versions() -> None:
+    found = project.load(FIXTURE)
+    assert found.name == "tinytrainer" and found.lockfile == FIXTURE / "uv.lock"
+    # The cell's pins stand in for jax and flax; the rest, and the dev group its CI installs, are kept.
+    assert found.dependencies == ("optax>=0.2.4", "pytest>=8.2")
+    locked = found.locked_versions()
+    assert (locked["jax"], locked["flax"], locked["optax"]) == ("0.8.3", "0.12.6", "0.2.5")
+    assert "tinytrainer" not in locked  # the project itself is installed from its folder, not the lock
+
+
+def test_a_folder_without_pyproject_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(project.ProjectError, match=r"^--project .*: no pyproject.toml there$"):
+        project.load(tmp_path)
+
+
+def test_a_lock_that_does_not_match_its_pyproject_is_refused(copy: Path) -> None:
+    pyproject = copy / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('"optax>=0.2.4"', '"optax>=0.2.4", "chex"'))
+    with pytest.raises(project.ProjectError, match=r"uv.lock does not match pyproject.toml \(run `uv lock`\)"):
+        project.load(copy)
+
+
+def test_a_requirements_lockfile_must_pin_exactly(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "1"\ndependencies = ["optax"]\n')
+    (tmp_path / "requirements.txt").write_text("jax==0.8.3\noptax==0.2.5\n")
+    assert project.load(tmp_path).locked_versions() == {"jax": "0.8.3", "optax": "0.2.5"}
+    (tmp_path / "requirements.txt").write_text("jax==0.8.3\noptax>=0.2\n")
+    with pytest.raises(project.ProjectError, match=r"'optax>=0\.2' is not an exact pin"):
+        project.load(tmp_path)
+
+
+def test_dynamic_dependencies_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "1"\ndynamic = ["dependencies"]\n')
+    with pytest.raises(project.ProjectError, match="dependencies are dynamic"):
+        project.load(tmp_path)
+
+
+def test_testpaths_come_from_pytest_configuration_else_tests(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "1"\n')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "checks").mkdir()
+    assert project.load(tmp_path).testpaths() == [tmp_path / "tests"]
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = checks\n")
+    assert project.load(tmp_path).testpaths() == [tmp_path / "checks"]
+    assert project.pytest_arguments(tmp_path) == ["--rootdir", str(tmp_path), "-c", str(tmp_path / "pytest.ini")]
+
+
+@pytest.mark.parametrize(("name", "text"), [("tox.ini", "[pytest]\n"), ("setup.cfg", "[tool:pytest]\n"),
+                                            ("pyproject.toml", '[project]\nname = "p"\n[tool.pytest.ini_options]\n')])
+def test_the_configuration_file_is_the_one_pytest_would_read(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / name).write_text(text)
+    assert project.pytest_config(tmp_path) == tmp_path / name
+
+
+def test_without_any_pytest_section_pyproject_is_the_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "tox.ini").write_text("[tox]\n")
+    assert project.pytest_config(tmp_path) == tmp_path / "pyproject.toml"
+
+
+def test_the_tree_hash_follows_sources_and_ignores_caches_and_venvs(copy: Path) -> None:
+    before = project.tree_hash(copy)
+    (copy / "src" / "tinytrainer" / "__pycache__").mkdir()
+    (copy / "src" / "tinytrainer" / "__pycache__" / "embed.cpython-311.pyc").write_bytes(b"\0")
+    (copy / ".venv").mkdir()
+    (copy / ".venv" / "pyvenv.cfg").write_text("home = /x\n")
+    assert project.tree_hash(copy) == before
+    embed = copy / "src" / "tinytrainer" / "embed.py"
+    embed.write_text(embed.read_text() + "\n")
+    assert project.tree_hash(copy) != before
+    assert project.provenance(copy).startswith(f"# project tinytrainer @ {copy} (tree.")
+
+
+def test_a_conftest_that_did_not_import_is_read_from_the_cells_record() -> None:
+    records = [{"case_id": "conftest::<collection>", "status": "error", "error_type": "ModuleNotFoundError",
+                "error_message": "No module named 'tinytrainer'"}]
+    assert project.conftest_failure(records) == ("ModuleNotFoundError", "No module named 'tinytrainer'")
+
+
+def test_a_run_that_got_past_its_conftests_has_no_conftest_failure() -> None:
+    records = [{"case_id": "test_embed::<collection>", "status": "error", "error_type": "ModuleNotFoundError"},
+               {"case_id": "test_train::TestTrain::test_a_step_lowers_the_loss", "status": "passed"}]
+    assert project.conftest_failure(records) is None
