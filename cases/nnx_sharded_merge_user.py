@@ -19,9 +19,14 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from cases._support import FEATURES, IN_DIM, ambient_mesh, mesh_2x4
-from harness.case import api, case
+from harness.case import Change, api, case
 
 FAMILY = "nnx_sharded_merge"
+
+# The flax 0.12.0 change cases in this file and partitioned_metadata_user.py document, worded the same in both.
+ALWAYS_SHARD = "flax_always_shard_variable is on by default: a partitioned model built with no mesh raises"
+ALWAYS_SHARD_FIX = ("build the model under jax.set_mesh(mesh), or set flax.config.update('flax_always_shard_variable', "
+                    "False)")
 
 
 def _x() -> jax.Array:
@@ -58,7 +63,8 @@ def _sharded_mlp():  # type: ignore[no-untyped-def]
     return model
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")],
+      changed=Change("flax>=0.12.0", ALWAYS_SHARD, raises="ValueError", kind="default", fix=ALWAYS_SHARD_FIX))
 def test_restore_state_onto_mesh() -> None:
     """A model built with no mesh, its state placed with get_named_sharding and nnx.update, is sharded.
 
@@ -75,7 +81,9 @@ def test_restore_state_onto_mesh() -> None:
     np.testing.assert_allclose(np.asarray(model(_x())), expected, rtol=1e-5)
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.Optimizer"), api("flax.nnx.get_named_sharding")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.Optimizer"), api("flax.nnx.get_named_sharding")],
+      changed=Change("flax>=0.11.0", "nnx.Optimizer needs wrt=, and update takes (model, grads)", raises="TypeError",
+                     kind="api", fix="nnx.Optimizer(model, tx, wrt=nnx.Param) and optimizer.update(model, grads)"))
 def test_optimizer_without_wrt_follows_param_sharding() -> None:
     """nnx.Optimizer(model, tx) and optimizer.update(grads) keep Adam's moments sharded like the params.
 
@@ -103,7 +111,9 @@ def test_optimizer_without_wrt_follows_param_sharding() -> None:
     assert model.up.kernel[...].sharding.spec == P(None, "model")
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")],
+      changed=Change(None, "Variable.value is deprecated", kind="deprecation", warned="flax>=0.12.1",
+                     fix="read and write variable[...] (or variable.get_value() / set_value())"))
 def test_sgd_step_with_value_access_keeps_sharding() -> None:
     """A hand-written SGD step reading and writing `.value` keeps the kernel's sharding and moves it downhill.
 
@@ -122,7 +132,9 @@ def test_sgd_step_with_value_access_keeps_sharding() -> None:
     assert float(loss(model)) < before
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.State.to_pure_dict"), api("flax.nnx.get_named_sharding")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.State.to_pure_dict"), api("flax.nnx.get_named_sharding")],
+      changed=Change(None, "nnx.State methods are deprecated: State will be the built-in dict", kind="deprecation",
+                     warned="flax>=0.10.6", fix="nnx.to_pure_dict(state) and nnx.replace_by_pure_dict(state, d)"))
 def test_pure_dict_checkpoint_restored_onto_mesh() -> None:
     """A checkpoint saved with state.to_pure_dict() and loaded with replace_by_pure_dict lands sharded on the mesh.
 

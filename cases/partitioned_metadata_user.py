@@ -22,9 +22,14 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from cases._support import FEATURES, IN_DIM, ambient_mesh, mesh_2x4
-from harness.case import api, case
+from harness.case import Change, api, case
 
 FAMILY = "partitioned_metadata"
+
+# The flax 0.12.0 change cases in this file and nnx_sharded_merge_user.py document, worded the same in both.
+ALWAYS_SHARD = "flax_always_shard_variable is on by default: a partitioned model built with no mesh raises"
+ALWAYS_SHARD_FIX = ("build the model under jax.set_mesh(mesh), or set flax.config.update('flax_always_shard_variable', "
+                    "False)")
 
 
 def _kernel_init():  # type: ignore[no-untyped-def]
@@ -33,7 +38,10 @@ def _kernel_init():  # type: ignore[no-untyped-def]
     return nnx.with_partitioning(nnx.initializers.lecun_normal(), (None, "model"))
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.with_partitioning")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.with_partitioning")],
+      changed=Change("flax>=0.11.2", "the NNX metadata key `sharding` is `sharding_names`: `.sharding` silently "
+                     "returns the array's jax Sharding", raises="AssertionError", kind="api",
+                     fix="read `.sharding_names` (or nnx.get_partition_spec of the state)"))
 def test_param_sharding_attribute_names_the_axes() -> None:
     """`model.kernel.sharding` gives the partition names a trainer turns into a PartitionSpec.
 
@@ -49,7 +57,10 @@ def test_param_sharding_attribute_names_the_axes() -> None:
     assert placed.sharding.spec == P(None, "model")
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.get_named_sharding")],
+      changed=Change("flax>=0.12.1", "variables are placed through jax's abstract mesh: the legacy `with mesh:` no "
+                     "longer counts", raises=["RuntimeError", "ValueError"], kind="behaviour",
+                     fix="jax.set_mesh(mesh) (jax.sharding.use_mesh on older jax) instead of `with mesh:`"))
 def test_legacy_with_mesh_builds_sharded_nnx_model() -> None:
     """A partitioned NNX Linear built under the legacy `with mesh:` and placed by its names is sharded.
 
@@ -66,7 +77,8 @@ def test_legacy_with_mesh_builds_sharded_nnx_model() -> None:
     assert model.kernel[...].sharding.spec == P(None, "model")
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToNNX"), api("flax.nnx.bridge.lazy_init")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToNNX"), api("flax.nnx.bridge.lazy_init")],
+      changed=Change("flax>=0.12.0", ALWAYS_SHARD, raises="ValueError", kind="default", fix=ALWAYS_SHARD_FIX))
 def test_linen_to_nnx_bridge_then_placed_on_mesh() -> None:
     """A linen Dense with `nn.with_partitioning`, bridged with ToNNX and placed by its names, keeps its spec.
 
@@ -85,7 +97,8 @@ def test_linen_to_nnx_bridge_then_placed_on_mesh() -> None:
     np.testing.assert_allclose(np.asarray(model(x)), expected, rtol=1e-6)
 
 
-@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToLinen"), api("flax.nnx.with_partitioning")])
+@case(FAMILY, devices=8, needs=[api("flax.nnx.bridge.ToLinen"), api("flax.nnx.with_partitioning")],
+      changed=Change("flax>=0.12.0", ALWAYS_SHARD, raises="ValueError", kind="default", fix=ALWAYS_SHARD_FIX))
 def test_nnx_to_linen_bridge_init_gives_partition_spec() -> None:
     """An NNX Linear with a partitioned kernel, wrapped in ToLinen and initialised, yields its PartitionSpec.
 
@@ -112,7 +125,7 @@ class _AxesDense(nn.Module):
         return x @ kernel
 
 
-@case(FAMILY, devices=8)
+@case(FAMILY, devices=8, changed=None)  # no upstream change known: a guard of the T5X-era path
 def test_legacy_param_with_axes_under_axis_rules() -> None:
     """param_with_axes names map to mesh axes with nn_partitioning.axis_rules and place the kernel."""
     variables = _AxesDense().init(jax.random.PRNGKey(0), jnp.ones((2, IN_DIM)))

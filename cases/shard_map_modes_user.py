@@ -13,7 +13,7 @@ import numpy as np
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from harness.case import accepts, api, case
+from harness.case import Change, accepts, api, case
 
 # Imported at the top, as code written for jax 0.4 to 0.7 does: from jax 0.8.0 this import is where the
 # DeprecationWarning is raised (jax warns once per process, at the first access). Kept importable when it is gone so
@@ -52,7 +52,11 @@ def _experimental_shard_map():  # type: ignore[no-untyped-def]
     return experimental_shard_map
 
 
-@case(FAMILY, devices=8, needs=[api("jax.make_mesh"), JAX_SHARD_MAP])
+@case(FAMILY, devices=8, needs=[api("jax.make_mesh"), JAX_SHARD_MAP],
+      changed=Change("jax>=0.9.1", "on an Explicit mesh jax.shard_map checks, no longer reshards, its inputs",
+                     raises="ValueError", kind="behaviour", warned="jax>=0.8.1,<0.9.0",
+                     fix="jax.device_put the batch with NamedSharding(mesh, P('data')) first, or make the mesh "
+                         "with axis_types=(jax.sharding.AxisType.Auto,)"))
 def test_data_parallel_loss_on_make_mesh() -> None:
     """jax.shard_map over a jax.make_mesh mesh sums per-device losses of a batch straight from the loader.
 
@@ -67,7 +71,10 @@ def test_data_parallel_loss_on_make_mesh() -> None:
     np.testing.assert_allclose(np.asarray(loss), np.sum(_batch() ** 2), rtol=1e-5)
 
 
-@case(FAMILY, devices=8)
+@case(FAMILY, devices=8,
+      changed=Change("jax>=0.6.0", "jax_varying_axes_in_types is on by default: shard_map types a loop carry as "
+                     "varying or invariant", raises="TypeError", kind="default",
+                     fix="make the carry varying (jax.lax.pvary(jnp.zeros(...), 'data')), or check_vma=False"))
 def test_experimental_shard_map_gradient_accumulation_loop() -> None:
     """A fori_loop accumulating into jnp.zeros inside jax.experimental.shard_map gives the accumulated blocks.
 
@@ -85,7 +92,9 @@ def test_experimental_shard_map_gradient_accumulation_loop() -> None:
     np.testing.assert_allclose(np.asarray(out), 3 * _batch(), rtol=1e-6)
 
 
-@case(FAMILY, devices=8)
+@case(FAMILY, devices=8,
+      changed=Change(None, "jax.experimental.shard_map is deprecated", kind="deprecation", warned="jax>=0.8.0",
+                     fix="jax.shard_map(f, mesh=mesh, in_specs=..., out_specs=...)"))
 def test_experimental_shard_map_positional_mesh_psum() -> None:
     """jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs) with a psum gives the global loss.
 
@@ -97,7 +106,10 @@ def test_experimental_shard_map_positional_mesh_psum() -> None:
     np.testing.assert_allclose(np.asarray(step(_batch())), np.sum(_batch() ** 2), rtol=1e-5)
 
 
-@case(FAMILY, devices=8)
+@case(FAMILY, devices=8,
+      changed=Change("jax>=0.8.0", "jax.lib.xla_bridge.get_backend is removed (the module itself in 0.9.0)",
+                     raises=["AttributeError", "AssertionError"], kind="removal", warned="jax>=0.4.32,<0.8.0",
+                     fix="jax.device_count(), or jax.extend.backend.get_backend()"))
 def test_mesh_sized_by_xla_bridge_device_count() -> None:
     """A data mesh sized by jax.lib.xla_bridge.get_backend().device_count() runs a psum loss step over the batch.
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION
+from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, DEPRECATION
 
 
 class ChangeError(ValueError):
@@ -28,24 +28,32 @@ class ChangeError(ValueError):
 class Change:
     """The upstream change a case documents: from which release (`since`, "jax>=0.9.0") what changed, the exception
     code written the old way fails with there (`raises`, class names), where it warned first (`warned`, or None),
-    the fix, and its kind (harness.vocabulary.CHANGE_KINDS)."""
+    the fix, and its kind (harness.vocabulary.CHANGE_KINDS). A deprecation that has not broken anything yet has no
+    `since` and no `raises`: kind "deprecation", and `warned` says from which release."""
 
-    since: str
+    since: str | None
     what: str
-    raises: str | tuple[str, ...]
-    fix: str
-    kind: str
+    raises: str | tuple[str, ...] = ()
+    fix: str = ""
+    kind: str = ""
     warned: str | None = None
 
     def __post_init__(self) -> None:
         names = (self.raises,) if isinstance(self.raises, str) else tuple(self.raises)
         object.__setattr__(self, "raises", names)
-        _range(self.since, "since", self)
-        if self.warned is not None:
-            _range(self.warned, "warned", self)
         if self.kind not in CHANGE_KINDS:
             raise ChangeError(f"{self.label}: kind {self.kind!r} is not one of {', '.join(CHANGE_KINDS)}")
-        if not names or not all(isinstance(name, str) and name.isidentifier() for name in names):
+        for field, text in (("since", self.since), ("warned", self.warned)):
+            if text is not None:
+                _range(text, field, self)
+        if (self.since is None) != (self.kind == DEPRECATION):
+            raise ChangeError(f"{self.label}: a change with no `since` (nothing broken yet) is kind {DEPRECATION!r}, "
+                              "and only such a change")
+        if self.since is None and (self.warned is None or names):
+            raise ChangeError(f"{self.label}: a deprecation gives `warned` and raises nothing")
+        if self.since is not None and not names:
+            raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
+        if not all(isinstance(name, str) and name.isidentifier() for name in names):
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         if not self.what.strip() or not self.fix.strip():
             raise ChangeError(f"{self.label}: `what` and `fix` must each say something")
@@ -78,7 +86,8 @@ def _range(text: object, field: str, change: Change) -> None:
 
 def declared(path: Path) -> dict[str, Change]:
     """{test name: Change} of a case module, read from its source alone: each `@case(..., changed=...)` given a
-    `Change(...)` written with literals, or a module-level name bound to one. ChangeError names anything else."""
+    `Change(...)` written with literals (or module-level names bound to literals), or a module-level name bound to
+    one. `changed=None` says so explicitly: no change documented (see `explicit()`). ChangeError names anything else."""
     source = Path(path)
     tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
     bound = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
@@ -93,7 +102,9 @@ def declared(path: Path) -> dict[str, Change]:
                 continue
             if isinstance(value, ast.Name) and value.id in bound:
                 value = bound[value.id]
-            found[node.name] = _literal_change(value, f"{source.name}::{node.name}")
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            found[node.name] = _literal_change(value, bound, f"{source.name}::{node.name}")
     return found
 
 
@@ -107,20 +118,35 @@ def _changed_argument(decorator: ast.expr) -> ast.expr | None:
     return next((kw.value for kw in decorator.keywords if kw.arg == "changed"), None)
 
 
-def _literal_change(node: ast.expr, where: str) -> Change:
+def _literal_change(node: ast.expr, bound: dict[str, ast.expr], where: str) -> Change:
     func = node.func if isinstance(node, ast.Call) else None
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     if not isinstance(node, ast.Call) or name != "Change":
         raise ChangeError(f"{where}: changed= must be Change(...) written with literals, or a module-level name "
                           "bound to one (the host reads it without importing the case)")
     try:
-        args = [ast.literal_eval(arg) for arg in node.args]
-        kwargs = {str(kw.arg): ast.literal_eval(kw.value) for kw in node.keywords}
+        args = [_literal(arg, bound) for arg in node.args]
+        kwargs = {str(kw.arg): _literal(kw.value, bound) for kw in node.keywords}
         return Change(*args, **kwargs)
     except ChangeError as exc:
         raise ChangeError(f"{where}: {exc}") from None
     except (ValueError, TypeError) as exc:
         raise ChangeError(f"{where}: Change(...) must be written with literals ({exc})") from None
+
+
+def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
+    if isinstance(node, ast.Name) and node.id in bound:
+        node = bound[node.id]
+    return ast.literal_eval(node)
+
+
+def explicit(path: Path) -> dict[str, bool]:
+    """{test name: whether its `@case(...)` passes `changed=` at all} for each case of a module (a user-style case
+    must say, even if only `changed=None`)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    return {node.name: any(_changed_argument(decorator) is not None for decorator in node.decorator_list)
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}
 
 
 # --- the declarations file ------------------------------------------------------------------------------------------

@@ -174,20 +174,29 @@ MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_t
 # --- documented changes ---------------------------------------------------------------------------------------------
 
 #: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the
-#: requirement the change holds in ("jax>=0.9.0"); `what` changed; `raises`, the exception class names a case written
-#: the old way fails with there; `warned`, the requirement that warned before (or null); `fix`; `kind`.
+#: requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet); `what` changed;
+#: `raises`, the exception class names a case written the old way fails with there; `warned`, the requirement that
+#: warned (or null); `fix`; `kind`.
 CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind")
+
+#: The kind of a change that warns and has broken nothing yet: it has no `since` and no `raises`.
+DEPRECATION = "deprecation"
 
 #: Each kind of change, with how a report words it.
 CHANGE_KINDS: dict[str, str] = {
     "default": "changed default",
     "removal": "removal after a warning",
     "api": "API change",
-    "behaviour": "changed behaviour, no warning",
+    "behaviour": "changed behaviour",
+    DEPRECATION: "deprecated, not removed yet",
 }
 
 #: The packages a change's `since` may name: the releases a report and `nox -s upgrade` compare.
 CHANGE_PACKAGES: tuple[str, ...] = ("jax", "flax")
+
+#: Version of the declarations file the host writes for a report that ran no case declaring them (`nox -s upgrade`):
+#: {"schema_version": 1, "changes": [{"case_id": ..., "change": {CHANGE_KEYS...}}, ...]}.
+DECLARATIONS_VERSION = 1
 
 
 def migrate(record: Record) -> Record:
