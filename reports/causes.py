@@ -309,4 +309,4 @@ def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, s
 def _release_order(text: str) -> tuple[object, ...]:
     """'jax 0.9.0: ...' sorts jax before flax, then by release."""
     package, _, rest = text.partition(" ")
-    return (package != "jax", version_key(rest.partition(":")[0]), text)
+    return (package != "jax", changes.version_order(rest.partition(":")[0]), text)

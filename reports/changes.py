@@ -26,10 +26,13 @@ from packaging.version import InvalidVersion, Version
 
 from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, FAILED, is_passing
 from reports.load import ResultsError
-from reports.matrix import version_key
 from reports.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
+
+#: The result columns mark() adds (reports.compat's verdict reads them): whether the failure is documented, and the
+#: label of the change that documents it.
+DOCUMENTED_COLUMN, CHANGE_NAME_COLUMN = "documented", "change_name"
 
 #: The columns of table(), and of changes.csv.
 COLUMNS: list[str] = ["package", "release", "kind", "what", "since", "warned", "cells_warned", "last_passing",
@@ -96,6 +99,25 @@ def documented(results: pd.DataFrame) -> pd.Series:
     return classify(results).eq(DOCUMENTED)
 
 
+def mark(results: pd.DataFrame) -> pd.DataFrame:
+    """`results` with the `documented` and `change_name` columns every verdict reads (reports.matrix.build_matrix
+    adds them to each matrix): a documented failure is named by its change's label()."""
+    judged = classify(results)
+    declared = results["change"].tolist() if "change" in results.columns else [None] * len(results)
+    names = [label(change) if verdict == DOCUMENTED else None
+             for change, verdict in zip(declared, judged.tolist(), strict=True)]
+    return results.assign(**{DOCUMENTED_COLUMN: judged.eq(DOCUMENTED).astype(bool),
+                             CHANGE_NAME_COLUMN: pd.Series(names, index=results.index, dtype=object)})
+
+
+def version_order(text: object) -> tuple[int, Version, str]:
+    """Sort key of a release: releases in release order, then text that is not one."""
+    try:
+        return (0, Version(as_text(text)), "")
+    except InvalidVersion:
+        return (1, Version("0"), as_text(text))
+
+
 def release(change: Mapping[str, Any]) -> tuple[str, str]:
     """(package, release) a change dates from: 'jax', '0.9.0' for since 'jax>=0.9.0' (a deprecation: its `warned`);
     the whole range when it has no lower bound."""
@@ -154,7 +176,7 @@ def table(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
             "unexpected": _keys(mine[judged.eq(UNEXPECTED)], order),
         })
     rows.sort(key=lambda row: (CHANGE_PACKAGES.index(row["package"]) if row["package"] in CHANGE_PACKAGES else 9,
-                               version_key(row["release"]), row["what"]))
+                               version_order(row["release"]), row["what"]))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -172,7 +194,7 @@ def _order(cells: pd.DataFrame, package: str) -> dict[str, tuple[Any, ...]]:
     position = {key: number for number, key in enumerate(cells.index)}
     if package not in cells.columns:
         return {str(key): (position[key],) for key in cells.index}
-    return {str(key): (version_key(cells.at[key, package]), version_key(cells.at[key, other]), position[key])
+    return {str(key): (version_order(cells.at[key, package]), version_order(cells.at[key, other]), position[key])
             for key in cells.index}
 
 
@@ -226,7 +248,7 @@ def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping
             as_text(change.get("kind")), "?"), "fix": as_text(change.get("fix")), "cases": [],
             "order": (*release(change), as_text(change.get("what")))})
         entry["cases"].append(case_id)
-    return sorted(found.values(), key=lambda entry: (entry["order"][0], version_key(entry["order"][1]),
+    return sorted(found.values(), key=lambda entry: (entry["order"][0] != "jax", version_order(entry["order"][1]),
                                                      entry["order"][2]))
 
 
