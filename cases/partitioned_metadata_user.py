@@ -21,15 +21,10 @@ from flax.linen import partitioning as nn_partitioning  # the legacy module many
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import FEATURES, IN_DIM, ambient_mesh, mesh_2x4
+from cases._support import ALWAYS_SHARD, ALWAYS_SHARD_FIX, FEATURES, IN_DIM, ambient_mesh, mesh_2x4
 from harness.case import Change, api, case
 
 FAMILY = "partitioned_metadata"
-
-# The flax 0.12.0 change cases in this file and nnx_sharded_merge_user.py document, worded the same in both.
-ALWAYS_SHARD = "flax_always_shard_variable is on by default: a partitioned model built with no mesh raises"
-ALWAYS_SHARD_FIX = ("build the model under jax.set_mesh(mesh), or set flax.config.update('flax_always_shard_variable', "
-                    "False)")
 
 
 def _kernel_init():  # type: ignore[no-untyped-def]

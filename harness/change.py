@@ -90,8 +90,7 @@ def declared(path: Path) -> dict[str, Change]:
     one. `changed=None` says so explicitly: no change documented (see `explicit()`). ChangeError names anything else."""
     source = Path(path)
     tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
-    bound = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-             for target in node.targets if isinstance(target, ast.Name)}
+    bound = {**_imported(tree, source.parent), **_assigned(tree)}
     found: dict[str, Change] = {}
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
@@ -105,6 +104,25 @@ def declared(path: Path) -> dict[str, Change]:
             if isinstance(value, ast.Constant) and value.value is None:
                 continue
             found[node.name] = _literal_change(value, bound, f"{source.name}::{node.name}")
+    return found
+
+
+def _assigned(tree: ast.Module) -> dict[str, ast.expr]:
+    return {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _imported(tree: ast.Module, folder: Path) -> dict[str, ast.expr]:
+    """Names a module imports from a sibling module (`from cases._support import X`), bound as that module binds
+    them: one wording shared by the cases of several files."""
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            sibling = folder / f"{node.module.rsplit('.', 1)[-1]}.py"
+            if sibling.is_file():
+                theirs = _assigned(ast.parse(sibling.read_text(encoding="utf-8"), filename=str(sibling)))
+                found.update({alias.asname or alias.name: theirs[alias.name] for alias in node.names
+                              if alias.name in theirs})
     return found
 
 

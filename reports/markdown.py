@@ -131,8 +131,10 @@ def _causes(matrix: Matrix, shown: list[CauseView]) -> str:
                      f"{_plural(len(known), 'known upstream breakage')} (xfailed as declared), listed below",
                      _statuses([KNOWN]), "", str(sum(view.case_count for view in known)), "", ""])
     lines = [f"- **#{view.number}** ({view.case_count}): " + _cases(view, matrix.keys) for view in unexpected]
-    lines += [f'- <a id="cause-{view.number}"></a>**#{view.number}** {escape(view.example)} in {escape(view.cells)} '
-              f"({view.case_count}): " + _cases(view, matrix.keys) for view in [*documented, *known]]
+    lines += [f'- <a id="cause-{view.number}"></a>**#{view.number}** '
+              + (f"documented change {escape(view.change)}, as " if view.documented else "")
+              + f"{escape(view.example)} in {escape(view.cells)} ({view.case_count}): " + _cases(view, matrix.keys)
+              for view in [*documented, *known]]
     listed = len(unexpected) + bool(documented) + bool(known)
     return (f"## Causes ({listed})\n\nEvery result that neither passed nor was not "
             "applicable, and every flaky one, grouped by its error (paths, addresses and numbers made alike).\n\n"
