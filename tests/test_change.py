@@ -4,13 +4,15 @@ reaches each record of its case."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from harness.case import MARKER, case
-from harness.change import Change, ChangeError, declared, write_declarations
+from harness.change import Change, ChangeError, declared, explicit, write_declarations
 from harness.vocabulary import CHANGE_KEYS, DECLARATIONS_VERSION
+from reports.changes import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",
              "warned": "jax>=0.8.1,<0.9.0"}
@@ -33,11 +35,20 @@ def test_a_whole_declaration_becomes_the_records_object() -> None:
     ("jax>=0.9.0", {"raises": ()}, "is not one or more exception class names"),
     ("jax>=0.9.0", {"raises": "not a name"}, "is not one or more exception class names"),
     ("jax>=0.9.0", {"fix": " "}, "must each say something"),
+    (None, {"kind": "default"}, "a change with no `since` (nothing broken yet) is kind 'deprecation'"),
+    ("jax>=0.9.0", {"kind": "deprecation"}, "a change with no `since` (nothing broken yet) is kind 'deprecation'"),
+    (None, {"kind": "deprecation", "raises": (), "warned": None}, "a deprecation gives `warned` and raises nothing"),
+    (None, {"kind": "deprecation", "raises": "E"}, "a deprecation gives `warned` and raises nothing"),
 ])
 def test_a_declaration_that_does_not_hold_together_names_its_fault(since: str, overrides: dict[str, object],
                                                                      fault: str) -> None:
-    with pytest.raises(ChangeError, match=fault.replace("(", r"\(")):
+    with pytest.raises(ChangeError, match=re.escape(fault)):
         Change(since, "what", **{**MAKE_MESH, **overrides})  # type: ignore[arg-type]
+
+
+def test_a_deprecation_that_broke_nothing_yet_has_no_since_and_raises_nothing() -> None:
+    change = Change(None, "pjit is deprecated", kind="deprecation", warned="jax>=0.8.0", fix="jax.jit")
+    assert change.as_record()["since"] is None and change.as_record()["raises"] == []
 
 
 def test_case_carries_its_change_on_the_marker_and_a_case_without_one_does_not() -> None:
@@ -69,6 +80,10 @@ def test_shared():
 def test_literal():
     pass
 
+@case("fam", changed=None)
+def test_nothing_changed():
+    pass
+
 @case("fam")
 def test_undeclared():
     pass
@@ -83,6 +98,16 @@ def test_declarations_read_from_source_literal_or_bound_to_a_module_name(tmp_pat
     assert found["test_shared"].raises == ("ShardingTypeError", "ValueError")
     assert found["test_literal"] == Change("flax>=0.11.0", "wrt= is required", raises="TypeError", fix="wrt=",
                                            kind="api")
+    assert explicit(path) == {"test_shared": True, "test_literal": True, "test_nothing_changed": True,
+                              "test_undeclared": False}
+
+
+def test_a_wording_imported_from_a_sibling_module_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "_support.py").write_text('WHAT = "shared wording"\nFIX = "the fix"\n')
+    path = tmp_path / "mod_user.py"
+    path.write_text("from cases._support import WHAT, FIX as F\n\n@case('fam', changed=Change('flax>=0.12.0', WHAT, "
+                    "raises='ValueError', fix=F, kind='default'))\ndef test_x():\n    pass\n")
+    assert declared(path)["test_x"].what == "shared wording" and declared(path)["test_x"].fix == "the fix"
 
 
 @pytest.mark.parametrize(("argument", "fault"), [
@@ -93,7 +118,7 @@ def test_declarations_read_from_source_literal_or_bound_to_a_module_name(tmp_pat
 def test_a_declaration_the_host_cannot_read_is_named(tmp_path: Path, argument: str, fault: str) -> None:
     path = tmp_path / "mod_user.py"
     path.write_text(f"@case('fam', changed={argument})\ndef test_x():\n    pass\n")
-    with pytest.raises(ChangeError, match=fault.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ChangeError, match=re.escape(fault)):
         declared(path)
 
 
@@ -104,6 +129,8 @@ def test_the_declarations_file_holds_each_case_with_its_change(tmp_path: Path) -
     assert data["schema_version"] == DECLARATIONS_VERSION
     assert [row["case_id"] for row in data["changes"]] == ["mod::test_a", "mod::test_b"]
     assert data["changes"][0]["change"] == change.as_record()
+    # One format, one reader: the report reads what the host wrote.
+    assert read_declarations(path) == [("mod::test_a", change.as_record()), ("mod::test_b", change.as_record())]
 
 
 PLUGIN_CASES = '''
