@@ -17,10 +17,11 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from harness.formats import ShardmatrixError
 from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, DEPRECATION
 
 
-class ChangeError(ValueError):
+class ChangeError(ShardmatrixError):
     """A declaration that cannot be read or does not hold together, in one line naming it."""
 
 

@@ -252,6 +252,21 @@ def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping
                                                      entry["order"][2]))
 
 
+def crossed(records: pd.DataFrame, runs: Sequence[str], pairs: Sequence[tuple[str, str]],
+            declared: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """between_text() for each (baseline cell, candidate cell) of an upgrade, their versions read from the records of
+    the two runs (`runs`: baseline's, candidate's)."""
+    def versions(run: str, cell: str) -> dict[str, str]:
+        rows = records[(records["run_id"] == run) & (records["cell_id"] == cell)]
+        return {name: next((as_text(v) for v in rows[name].tolist() if as_text(v)), "") for name in CHANGE_PACKAGES}
+
+    texts = []
+    for cell_a, cell_b in pairs:
+        baseline, candidate = versions(runs[0], cell_a), versions(runs[-1], cell_b)
+        texts.append(between_text(between(declared, baseline, candidate), cell_a, cell_b))
+    return "\n\n".join(texts)
+
+
 def between_text(crossed: Sequence[Mapping[str, Any]], baseline: str, candidate: str) -> str:
     """The upgrade's list of crossed changes, as plain text (Markdown reads it as a list too)."""
     head = f"Documented changes between baseline {baseline} and candidate {candidate}"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from reports import changes
+from reports.cli import main
 from reports.html import render_html
 from reports.load import FIELDS, ResultsError, records_frame
 from reports.markdown import render_markdown
@@ -226,3 +227,33 @@ def test_matrix_html_has_the_changes_section_and_the_folded_causes() -> None:
     assert changes_table.count("<tr><td") == 3
     assert "<strong>stale</strong> in c7" in changes_table
     assert "2 documented\nchanges (failing as their cases declare" in page
+
+
+def test_the_upgrade_verdict_is_followed_by_the_changes_it_crosses_in_text_and_compare_md(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for run, jax in (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2")):
+        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.8-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record(jax, run_id=run, case_id="mine::test_own")) + "\n")
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    declared = tmp_path / "declared.json"
+    rows = [{"case_id": case_id, "change": change} for case_id, change in DECLARED]
+    declared.write_text(json.dumps({"schema_version": 1, "changes": rows}))
+    code = main(["--out", str(tmp_path), "--compare", "20261124T010000Z-aaaa", "20261124T020000Z-bbbb",
+                 "--changes-from", str(declared)])
+    printed = capsys.readouterr().out
+    assert code == 0 and printed.startswith("SAFE")  # the user's own case passes on both sides
+    assert ("Documented changes between baseline jax0.8.3-flax0.12.8-py3.11 and candidate jax0.9.2-flax0.12.8-py3.11 "
+            "(1; your code may hit them even where your cases pass):\n- jax 0.9.0: make_mesh makes Explicit axes "
+            "(changed default). Fix: pass axis_types=.") in printed
+    assert printed.index("SAFE") < printed.index("Documented changes")
+    assert "## Documented changes" in (tmp_path / "report" / "compare.md").read_text(encoding="utf-8")
+
+
+def test_a_bad_declarations_file_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "results" / RUN / "jax0.9.2-flax0.12.8-py3.11.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record("0.9.2")) + "\n")
+    (tmp_path / "bad.json").write_text("[]")
+    assert main(["--out", str(tmp_path), "--compare", RUN, RUN, "--changes-from", str(tmp_path / "bad.json")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
