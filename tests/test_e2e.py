@@ -237,6 +237,18 @@ def test_matrix_writes_all_report_files(matrix_run: tuple[subprocess.CompletedPr
 
 
 @pytest.mark.e2e
+def test_the_real_cell_shows_no_declared_change_stale_or_unexpected(
+    matrix_run: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    # jax 0.4.38 x flax 0.10.2 predates every declared change: its cases pass (some warn), none stale or unexpected.
+    _, out = matrix_run
+    rows = list(csv.DictReader((out / "report" / "changes.csv").open(encoding="utf-8")))
+    assert len(rows) >= 20
+    assert [row["release"] for row in rows if row["stale"] or row["unexpected"] or row["first_failing"]] == []
+    assert {row["last_passing"] for row in rows} <= {REAL_CELL, ""}
+
+
+@pytest.mark.e2e
 def test_real_cell_runs_every_family_with_real_versions(
     matrix_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
