@@ -126,3 +126,29 @@ def test_mesh_sized_by_xla_bridge_device_count() -> None:
     loss = step(_batch())
     np.testing.assert_allclose(np.asarray(loss), np.sum(_batch()), rtol=1e-5)
     assert len(loss.sharding.device_set) == devices and loss.sharding.is_fully_replicated
+
+
+@case(FAMILY, devices=8, changed=None)  # pmap-era data parallelism; no upstream change declared
+def test_pmap_step_on_state_from_jax_utils_replicate() -> None:
+    """Params put on every device with flax.jax_utils.replicate take a pmapped SGD step (gradients pmean-ed over the
+    batch) that equals the step on the whole batch, and jax_utils.unreplicate gives them back.
+
+    Cells: passes jax 0.4.38 to 0.12.0.1 with the flax released beside each; flax's replicate called
+    jax.device_put_replicated (removed in jax 0.10.0) up to flax 0.12.3, so an older flax on a newer jax fails here."""
+    from flax import jax_utils
+
+    params = {"w": jnp.ones((DIM, 2), jnp.float32)}
+    replicated = jax_utils.replicate(params, devices=jax.devices()[:8])
+    batch = jnp.asarray(_batch())
+
+    def loss(p: dict[str, jax.Array], x: jax.Array) -> jax.Array:
+        return jnp.mean((x @ p["w"]) ** 2)
+
+    def step(p: dict[str, jax.Array], x: jax.Array) -> dict[str, jax.Array]:
+        grads = jax.lax.pmean(jax.grad(loss)(p, x), "batch")
+        return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+
+    stepped = jax.pmap(step, axis_name="batch")(replicated, batch.reshape(8, BATCH // 8, DIM))
+    assert stepped["w"].shape == (8, DIM, 2)
+    expected = params["w"] - 0.1 * jax.grad(loss)(params, batch)["w"]
+    np.testing.assert_allclose(np.asarray(jax_utils.unreplicate(stepped)["w"]), np.asarray(expected), rtol=1e-5)
