@@ -211,7 +211,8 @@ its token in <code>compat.csv</code>, is listed under the table.</p>
 {% for c in rows %}
 <tr id="{{ c.anchor }}">
 <td class="n">#{{ c.view.number }}</td>
-<td class="sig" title="grouped as: {{ c.view.signature }}"><code>{{ c.view.example }}</code></td>
+<td class="sig" title="grouped as: {{ c.view.signature }}">{% if c.view.change %}<strong>{{ c.view.change }}</strong>,
+as {% endif %}<code>{{ c.view.example }}</code></td>
 <td>{% for p in c.statuses %}<span class="chip {{ p.css_class }}">{{ p.symbol }} {{ p.label }}</span>
 {%- endfor %}</td>
 <td class="where">{{ c.view.cells }}</td>

@@ -227,6 +227,7 @@ def test_matrix_html_has_the_changes_section_and_the_folded_causes() -> None:
     assert changes_table.count("<tr><td") == 3
     assert "<strong>stale</strong> in c7" in changes_table
     assert "2 documented\nchanges (failing as their cases declare" in page
+    assert "<strong>jax 0.9.0: make_mesh makes Explicit axes</strong>,\nas <code>ShardingTypeError: boom</code>" in page
 
 
 def test_the_upgrade_verdict_is_followed_by_the_changes_it_crosses_in_text_and_compare_md(
