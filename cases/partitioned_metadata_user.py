@@ -145,7 +145,10 @@ class _Mlp(nn.Module):
 @case(FAMILY, devices=8, changed=None)  # no upstream change known: a guard of the linen sharded-training recipe
 def test_linen_train_state_sharded_by_get_sharding_trains() -> None:
     """A TrainState made under jit with out_shardings=nn.get_sharding(eval_shape(...)) keeps its kernels and Adam
-    moments sharded through a jitted apply_gradients step, and the loss goes down."""
+    moments sharded through a jitted apply_gradients step, and the loss goes down.
+
+    Cells: passes jax 0.4.38 to 0.12.0.1 with the flax beside each; jax 0.12.0.1 with flax 0.11.2 fails (flax's linen
+    calls jax.core.get_opaque_trace_state, gone)."""
     import optax
     from flax.training import train_state
 

@@ -165,7 +165,8 @@ def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
         return "; ".join(text for text in (code(row["warned"]) if row["warned"] else "", measured) if text)
 
     def flags(row: pd.Series) -> str:
-        found = [f"**{name}** in {', '.join(row[name])}" for name in ("stale", "unexpected") if row[name]]
+        found = [f"**{name}** in {', '.join(cell(key) for key in row[name])}" for name in ("stale", "unexpected")
+                 if row[name]]
         return f" ({'; '.join(found)})" if found else ""
 
     rows = [[f"{escape(row['package'])} {escape(row['release'])}", escape(row["what"]) + flags(row),
