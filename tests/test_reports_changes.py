@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from reports import changes
+from reports import changes, compat
 from reports.cli import main
 from reports.html import render_html
 from reports.load import FIELDS, ResultsError, records_frame
@@ -259,3 +259,22 @@ def test_a_bad_declarations_file_is_one_error_line(tmp_path: Path, capsys: pytes
     (tmp_path / "bad.json").write_text("[]")
     assert main(["--out", str(tmp_path), "--compare", RUN, RUN, "--changes-from", str(tmp_path / "bad.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# --- what the compatibility verdict reads -------------------------------------------------------------------------
+
+
+def test_a_cell_whose_only_failures_are_documented_works_for_current_code_and_one_more_makes_it_partial() -> None:
+    plain = {"case_id": "gathers::test_plain"}
+    matrix = matrix_of(failed("0.10.2"), record("0.10.2", **plain),
+                       failed("0.12.0.1"), record("0.12.0.1", status="failed", error_type="TypeError", **plain))
+    table = compat.verdicts(matrix).set_index("cell_id")
+    documented_only = table.loc["jax0.10.2-flax0.12.8-py3.11"]
+    assert documented_only["verdict"] == compat.CURRENT == "works_for_current_code"
+    assert documented_only["changes"] == ["jax 0.9.0: make_mesh makes Explicit axes"]
+    assert compat.describe(documented_only) == "works for current code: 1 change breaks older code"
+    assert table.loc["jax0.12.0.1-flax0.12.8-py3.11", "verdict"] == compat.PARTIAL
+
+
+def test_the_columns_mark_writes_are_the_ones_the_verdict_reads() -> None:
+    assert (changes.DOCUMENTED_COLUMN, changes.CHANGE_NAME_COLUMN) == (compat.DOCUMENTED, compat.CHANGE_NAME)
