@@ -117,7 +117,8 @@ def is_cell_unusable(reason: object) -> bool:
 # --- records ----------------------------------------------------------------------------------------------------
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
-#: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null).
+#: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null) and `smoke` (whether
+#: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know).
 SCHEMA_VERSION = 3
 
 #: Every field a record carries, in order; absent values are written as null.
@@ -137,6 +138,7 @@ FIELDS: tuple[str, ...] = (
     "error_message",
     "warnings",
     "change",
+    "smoke",
     "jax",
     "jaxlib",
     "flax",
@@ -162,8 +164,8 @@ def update_to_2(record: Record) -> Record:
 
 
 def update_to_3(record: Record) -> Record:
-    """Schema 2 -> 3: a version 2 writer declared no change on any case."""
-    return {**record, "change": None, "schema_version": 3}
+    """Schema 2 -> 3: a version 2 writer declared no change on any case, and did not say which were smoke cases."""
+    return {**record, "change": None, "smoke": None, "schema_version": 3}
 
 
 #: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`

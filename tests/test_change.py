@@ -140,7 +140,7 @@ from harness.case import Change, case
 def test_declared():
     raise ValueError("as documented")
 
-@case("fam")
+@case("fam", smoke=True)
 def test_plain():
     pass
 '''
@@ -158,3 +158,5 @@ def test_each_record_of_a_declaring_case_carries_its_change(pytester: pytest.Pyt
     assert declared_record["change"] == {"since": "jax>=0.0.1", "what": "every jax", "raises": ["ValueError"],
                                          "warned": None, "fix": "none", "kind": "behaviour"}
     assert records["toy_cases::test_plain"]["change"] is None
+    # Whether a case is a smoke case is recorded beside it: the compatibility verdict reads it.
+    assert (records["toy_cases::test_plain"]["smoke"], declared_record["smoke"]) == (True, False)

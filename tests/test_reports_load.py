@@ -139,8 +139,8 @@ def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
 
 def test_schema_2_is_read_migrated_to_no_declared_change(tmp_path: Path) -> None:
     path = write_records(tmp_path, RUN, CELL, record(status="failed"), record(status="passed", attempt=2))
-    assert [(r["schema_version"], r["attempt"], r["change"]) for r in read_jsonl(path)] == [(3, 1, None),
-                                                                                             (3, 2, None)]
+    assert [(r["schema_version"], r["attempt"], r["change"], r["smoke"]) for r in read_jsonl(path)] == [
+        (3, 1, None, None), (3, 2, None, None)]
 
 
 def test_schema_3_keeps_its_declared_change(tmp_path: Path) -> None:

@@ -116,6 +116,7 @@ class Recorder:
                 error_message=error_message if failing is not None else None,
                 warnings=data.get("warnings") or [],
                 change=data.get("change"),
+                smoke=data.get("smoke"),
             )
         )
 
