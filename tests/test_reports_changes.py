@@ -257,7 +257,7 @@ def test_a_bad_declarations_file_is_one_error_line(tmp_path: Path, capsys: pytes
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(record("0.9.2")) + "\n")
     (tmp_path / "bad.json").write_text("[]")
-    assert main(["--out", str(tmp_path), "--compare", RUN, RUN, "--changes-from", str(tmp_path / "bad.json")]) == 2
+    assert main(["--out", str(tmp_path), "--compare", RUN, RUN, "--changes-from", str(tmp_path / "bad.json")]) == 64
     assert capsys.readouterr().err.count("\n") == 1
 
 
