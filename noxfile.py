@@ -124,13 +124,13 @@ def upgrade_check(session: nox.Session) -> None:
     """Is the bump safe? Run baseline and candidate cells (stored results reused): SAFE (exit 0), UNSAFE (exit 1) or
     INCONCLUSIVE (exit 2, the reason in one line)."""
     try:
-        before, after, opts = upgrade.prepare(session.posargs, CELLS)
+        before, after, opts, changes = upgrade.prepare(session.posargs, CELLS)
     except ShardmatrixError as error:
         session.error(str(error))
     session.install(".[report]")
     # Every case either cell recorded is judged: the records are pytest's collection of this corpus in each cell.
     _run_keeping_exit_code(session, "python", "-m", "reports", "--out", str(opts.out), "--compare", before.ref,
-                           after.ref)
+                           after.ref, "--changes-from", str(changes))
 
 
 @nox.session(name="bisect")

@@ -1,4 +1,5 @@
-"""The `case` decorator: how a corpus function declares its family, devices, needs and time limit."""
+"""The `case` decorator: how a corpus function declares its family, devices, needs, time limit and the upstream
+change it documents."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import TypeVar
 import pytest
 
 from harness.cell.needs import Need, accepts, api, version
+from harness.change import Change
 
-__all__ = ["MARKER", "accepts", "api", "case", "version"]
+__all__ = ["MARKER", "Change", "accepts", "api", "case", "version"]
 
 MARKER = "shardmatrix"
 
@@ -23,14 +25,20 @@ def case(
     needs: Iterable[Need] = (),
     timeout: float | None = None,
     smoke: bool = False,
+    changed: Change | None = None,
 ) -> Callable[[F], F]:
     """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`.
 
     `smoke=True` puts it in the smoke subset that `nox -s frontier` runs per (jax, flax) pair; the host reads that
-    flag from the source (harness.tools.smoke), so it must be written as a literal."""
+    flag from the source (harness.tools.smoke), so it must be written as a literal.
+
+    `changed=Change(...)` declares the upstream change the case was written to catch (harness.change): each record
+    of the case carries it, and the host reads it from source, so it is written with literals too."""
 
     def mark(fn: F) -> F:
-        extra = {"smoke": True} if smoke else {}
+        extra: dict[str, object] = {"smoke": True} if smoke else {}
+        if changed is not None:
+            extra["changed"] = changed
         marked = pytest.mark.shardmatrix(family=family, devices=devices, needs=tuple(needs), **extra)(fn)
         if timeout is not None:
             marked = pytest.mark.timeout(timeout)(marked)

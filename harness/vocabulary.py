@@ -116,8 +116,10 @@ def is_cell_unusable(reason: object) -> bool:
 
 # --- records ----------------------------------------------------------------------------------------------------
 
-#: 2 added `attempt` (failing cases are retried; each attempt is its own record).
-SCHEMA_VERSION = 2
+#: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
+#: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null) and `smoke` (whether
+#: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know).
+SCHEMA_VERSION = 3
 
 #: Every field a record carries, in order; absent values are written as null.
 FIELDS: tuple[str, ...] = (
@@ -135,6 +137,8 @@ FIELDS: tuple[str, ...] = (
     "error_type",
     "error_message",
     "warnings",
+    "change",
+    "smoke",
     "jax",
     "jaxlib",
     "flax",
@@ -159,9 +163,42 @@ def update_to_2(record: Record) -> Record:
     return {**record, "attempt": 1, "schema_version": 2}
 
 
+def update_to_3(record: Record) -> Record:
+    """Schema 2 -> 3: a version 2 writer declared no change on any case, and did not say which were smoke cases."""
+    return {**record, "change": None, "smoke": None, "schema_version": 3}
+
+
 #: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`
 #: here and raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2}
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3}
+
+
+# --- documented changes ---------------------------------------------------------------------------------------------
+
+#: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the
+#: requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet); `what` changed;
+#: `raises`, the exception class names a case written the old way fails with there; `warned`, the requirement that
+#: warned (or null); `fix`; `kind`.
+CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind")
+
+#: The kind of a change that warns and has broken nothing yet: it has no `since` and no `raises`.
+DEPRECATION = "deprecation"
+
+#: Each kind of change, with how a report words it.
+CHANGE_KINDS: dict[str, str] = {
+    "default": "changed default",
+    "removal": "removal after a warning",
+    "api": "API change",
+    "behaviour": "changed behaviour",
+    DEPRECATION: "deprecated, not removed yet",
+}
+
+#: The packages a change's `since` may name: the releases a report and `nox -s upgrade` compare.
+CHANGE_PACKAGES: tuple[str, ...] = ("jax", "flax")
+
+#: Version of the declarations file the host writes for a report that ran no case declaring them (`nox -s upgrade`):
+#: {"schema_version": 1, "changes": [{"case_id": ..., "change": {CHANGE_KEYS...}}, ...]}.
+DECLARATIONS_VERSION = 1
 
 
 def migrate(record: Record) -> Record:

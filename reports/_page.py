@@ -158,7 +158,8 @@ TEMPLATE = """<!DOCTYPE html>
  {{ label ~ " " if runs | length > 1 }}<code>{{ run_id }}</code>{{ "," if not loop.last }}
 {% endfor %}
  · {{ n_cells }} cell{{ "s" if n_cells != 1 }} &times; {{ n_cases }} case{{ "s" if n_cases != 1 }}</p>
-<nav><a href="#compat">Compatibility</a><a href="#causes">Causes</a><a href="#matrix">Matrix</a>
+<nav><a href="#compat">Compatibility</a><a href="#causes">Causes</a>{% if changes %}<a href="#changes">Changes</a>
+{%- endif %}<a href="#matrix">Matrix</a>
 {% if warnings %}<a href="#warnings">Warnings</a>{% endif %}<a href="#cells">Cells</a><a href="#timing">Timing</a>
 {%- if frontier %}<a href="#frontier">Frontier</a>{% endif %}</nav>
 {% if interrupted %}
@@ -210,7 +211,8 @@ its token in <code>compat.csv</code>, is listed under the table.</p>
 {% for c in rows %}
 <tr id="{{ c.anchor }}">
 <td class="n">#{{ c.view.number }}</td>
-<td class="sig" title="grouped as: {{ c.view.signature }}"><code>{{ c.view.example }}</code></td>
+<td class="sig" title="grouped as: {{ c.view.signature }}">{% if c.view.change %}<strong>{{ c.view.change }}</strong>,
+as {% endif %}<code>{{ c.view.example }}</code></td>
 <td>{% for p in c.statuses %}<span class="chip {{ p.css_class }}">{{ p.symbol }} {{ p.label }}</span>
 {%- endfor %}</td>
 <td class="where">{{ c.view.cells }}</td>
@@ -229,12 +231,24 @@ its token in <code>compat.csv</code>, is listed under the table.</p>
 <p class="note">Every result that neither passed nor was not applicable, and every flaky one, grouped by its error
 (paths, addresses and numbers made alike): where it shows, in how many cases (expand for them), the first cell in
 version order, and a script that reproduces it there.</p>
-{% if causes or known %}
+{% if causes or documented or known %}
 <table class="causes" id="T_causes">
 <thead><tr><th>#</th><th>cause</th><th>status</th><th>cells</th><th>cases</th><th>first cell</th><th>reproduce</th>
 </tr></thead>
 <tbody>
 {{ cause_rows(causes) }}
+{% if documented %}
+{% set documented_cases = documented | sum(attribute="view.case_count") %}
+<tr><td class="known" colspan="7"><details><summary>{{ documented | length }} documented
+change{{ "s" if documented | length != 1 }} (failing as their cases declare, see <a href="#changes">Changes</a>),
+{{ documented_cases }} case{{ "s" if documented_cases != 1 }}</summary>
+<table class="causes">
+<thead><tr><th>#</th><th>change</th><th>status</th><th>cells</th><th>cases</th><th>first cell</th><th>reproduce</th>
+</tr></thead>
+<tbody>
+{{ cause_rows(documented) }}
+</tbody></table></details></td></tr>
+{% endif %}
 {% if known %}
 {% set known_cases = known | sum(attribute="view.case_count") %}
 <tr><td class="known" colspan="7"><details><summary>{{ known | length }} known upstream
@@ -251,6 +265,31 @@ breakage{{ "s" if known | length != 1 }} (xfailed as declared), {{ known_cases }
 </table>
 {% else %}
 <p>None: every case passed or was not applicable.</p>
+{% endif %}
+{% if changes %}
+<h2 id="changes">Changes</h2>
+<p class="note">Each upstream change a case documents: the release it came with, its kind, the cells that warned
+before it, the last passing and first failing cells, the cases and the fix. A case failing inside its change's range
+with the exception it declares is documented; one passing there is <strong>stale</strong>, one failing elsewhere or
+otherwise <strong>unexpected</strong>. <code>changes.csv</code> holds the same rows.</p>
+<table class="causes" id="T_changes">
+<thead><tr><th>release</th><th>what changed</th><th>kind</th><th>warned</th><th>last passing</th>
+<th>first failing</th><th>cases</th><th>fix</th></tr></thead>
+<tbody>
+{% for c in changes %}
+<tr><td class="first">{{ c.package }} {{ c.release }}</td>
+<td class="sig">{{ c.what }}
+{%- for name in ("stale", "unexpected") if c[name] %} <strong>{{ name }}</strong> in {{ c[name] | join(", ") }}
+{%- endfor %}</td>
+<td>{{ c.kind }}</td>
+<td>{% if c.warned %}<code>{{ c.warned }}</code>{% endif %}
+{%- for key in c.cells_warned %} <a href="#{{ c.anchors[key] }}">{{ key }}</a>{% endfor %}</td>
+<td class="first">{{ c.last_passing }}</td><td class="first">{{ c.first_failing }}</td>
+<td>{% for case in c.cases %}<code>{{ case }}</code>{{ "<br>" | safe if not loop.last }}{% endfor %}</td>
+<td>{{ c.fix }}</td></tr>
+{% endfor %}
+</tbody>
+</table>
 {% endif %}
 <h2 id="matrix">Matrix</h2>
 <ul class="legend">

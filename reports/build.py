@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports import compat, frontier
+from reports import changes, compat, frontier
 from reports.causes import causes
 from reports.html import render_html
 from reports.load import choose_runs, load_cells, load_results
@@ -30,11 +30,13 @@ class Report:
     summary: str
     compat_csv_path: Path
     compat_json_path: Path
+    changes_csv_path: Path
 
     @property
     def paths(self) -> tuple[Path, ...]:
         """Every file written."""
-        return (self.csv_path, self.markdown_path, self.html_path, self.compat_csv_path, self.compat_json_path)
+        return (self.csv_path, self.markdown_path, self.html_path, self.compat_csv_path, self.compat_json_path,
+                self.changes_csv_path)
 
 
 def results_dir(out_dir: Path) -> Path:
@@ -49,7 +51,7 @@ def report_dir(out_dir: Path) -> Path:
 
 def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
     """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html, and
-    the compatibility verdicts as compat.csv and compat.json."""
+    the compatibility verdicts as compat.csv and compat.json, and the documented changes as changes.csv."""
     with collector_paused():
         return _build(out_dir, run_ids, all_runs=all_runs)
 
@@ -78,6 +80,7 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)
+    changed = changes.table(matrix.results, matrix.cells)
     # `nox -s frontier` leaves frontier.json in the same folder; its view joins the pages when it is there.
     try:
         measured = frontier.load(target)
@@ -85,10 +88,10 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
         warnings.warn(f"frontier left out of the report: {exc}", stacklevel=2)
         measured = None
     markdown_path = target / "matrix.md"
-    markdown = render_markdown(matrix, repros, found, verdicts)
+    markdown = render_markdown(matrix, repros, found, verdicts, changed)
     markdown_path.write_text(markdown + ("\n" + frontier.markdown(measured) if measured else ""), encoding="utf-8")
     html_path = target / "matrix.html"
-    html_path.write_text(render_html(matrix, repros, found, verdicts,
+    html_path.write_text(render_html(matrix, repros, found, verdicts, changed=changed,
                                      frontier_html=frontier.html_fragment(measured) if measured else ""),
                          encoding="utf-8")
     compat_csv, compat_json = compat.write(verdicts, target)
@@ -99,4 +102,5 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
         summary=summary(matrix),
         compat_csv_path=compat_csv,
         compat_json_path=compat_json,
+        changes_csv_path=changes.write_csv(changed, matrix.cells, target / "changes.csv"),
     )

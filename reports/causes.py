@@ -9,6 +9,9 @@ The signature is the exception type and its message's first sentence with what v
 made alike: paths become package-relative, `PartitionSpec(` is spelt `P(`, then addresses, shapes and numbers
 become placeholders. A name that is gone is keyed by that name alone, as releases word its absence differently.
 Display texts keep their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
+
+A failure documented by its case's declared change (reports/changes.py) is keyed by that change instead: however
+each release words it, it is one cause, named after the change, and reports fold it under the Changes view.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_problem
+from reports import changes
 from reports.matrix import version_key
 from reports.text import as_text, first_line, relative_paths
 
@@ -89,6 +93,8 @@ class Cause:
     keys: list[str] = field(default_factory=list)
     cases: list[tuple[str, str]] = field(default_factory=list)
     example: str = ""
+    #: The label of the declared change that documents every result behind it (reports.changes.label), else "".
+    change: str = ""
 
     @property
     def first_key(self) -> str:
@@ -97,7 +103,11 @@ class Cause:
 
 
 #: The columns of causes(): one row per cause.
-COLUMNS: list[str] = ["signature", "statuses", "keys", "cells", "cases", "case_count", "first_key", "example"]
+COLUMNS: list[str] = ["signature", "statuses", "keys", "cells", "cases", "case_count", "first_key", "example",
+                      "change"]
+
+#: How the signature of a documented cause begins: 'documented: jax 0.9.0: what changed'.
+DOCUMENTED_PREFIX = "documented: "
 
 
 def problem_rows(results: pd.DataFrame) -> pd.DataFrame:
@@ -116,10 +126,14 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     order = {key: number for number, key in enumerate(cells.index)}
     found: dict[str, Cause] = {}
     read = ["key", "case_id", "status", "flaky", "error_type", "error_message", "reason", "history"]
-    for values in zip(*(rows[name].tolist() for name in read), strict=True):
+    judged = changes.classify(rows).tolist()
+    declared = rows["change"].tolist() if "change" in rows.columns else [None] * len(rows)
+    for values, verdict, change in zip(zip(*(rows[name].tolist() for name in read), strict=True), judged, declared,
+                                       strict=True):
         row = dict(zip(read, values, strict=True))
-        key = _signature_of(row)
-        cause = found.setdefault(key, Cause(key, example=_example(row)))
+        named = changes.label(change) if verdict == changes.DOCUMENTED else ""
+        key = DOCUMENTED_PREFIX + named if named else _signature_of(row)
+        cause = found.setdefault(key, Cause(key, example=_example(row), change=named))
         status = as_text(row["status"])
         if status not in cause.statuses:
             cause.statuses.append(status)
@@ -139,6 +153,7 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
             "case_count": len(cause.cases),
             "first_key": keys[0],
             "example": cause.example,
+            "change": cause.change,
         })
     return pd.DataFrame(table, columns=COLUMNS)
 
@@ -243,6 +258,8 @@ class CauseView:
     reproducer: Path | None
     #: (case id, the column keys it shows in), in version order of its first key.
     cases: list[tuple[str, list[str]]]
+    #: The declared change documenting every result behind it (reports.changes.label), else "".
+    change: str = ""
 
     def by_keys(self) -> list[tuple[list[str], list[str]]]:
         """The cases grouped by the column keys they show in: (keys, case ids), so a cause of 40 cases in the same
@@ -257,11 +274,21 @@ class CauseView:
         """Whether every result behind the cause is a declared known breakage (xfailed)."""
         return self.statuses == [KNOWN]
 
+    @property
+    def documented(self) -> bool:
+        """Whether every result behind the cause is a failure its case's declared change documents."""
+        return bool(self.change)
+
+    @property
+    def unexpected(self) -> bool:
+        """Neither a known breakage nor a documented change: what a reader looks at first."""
+        return not self.known and not self.documented
+
 
 def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, str], Path]) -> list[CauseView]:
-    """The rows of causes() as a report lists them: unexpected causes first (their order kept), then the known
-    breakages; numbered from 1 in that order. `repros` maps (cell id, case id) to a reproducer: each cause links
-    the first of its cases, in version order, that has one."""
+    """The rows of causes() as a report lists them: unexpected causes first (their order kept), then the documented
+    changes (in release order), then the known breakages; numbered from 1 in that order. `repros` maps (cell id,
+    case id) to a reproducer: each cause links the first of its cases, in version order, that has one."""
     cell_ids = cells["cell_id"].to_dict()
     shown = []
     for row in found.to_dict("records"):
@@ -271,6 +298,15 @@ def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, s
         reproducer = next((repros[pair] for pair in ((str(cell_ids[key]), case) for key, case in row["cases"])
                            if pair in repros), None)
         shown.append(CauseView(0, row["signature"], row["example"], row["statuses"], row["cells"], row["case_count"],
-                               row["first_key"], str(cell_ids[row["first_key"]]), reproducer, list(by_case.items())))
-    ordered = [view for view in shown if not view.known] + [view for view in shown if view.known]
+                               row["first_key"], str(cell_ids[row["first_key"]]), reproducer, list(by_case.items()),
+                               change=str(row.get("change") or "")))
+    documented = sorted((view for view in shown if view.documented), key=lambda view: _release_order(view.change))
+    ordered = ([view for view in shown if view.unexpected] + documented
+               + [view for view in shown if view.known and not view.documented])
     return [replace(view, number=number) for number, view in enumerate(ordered, start=1)]
+
+
+def _release_order(text: str) -> tuple[object, ...]:
+    """'jax 0.9.0: ...' sorts jax before flax, then by release."""
+    package, _, rest = text.partition(" ")
+    return (package != "jax", changes.version_order(rest.partition(":")[0]), text)

@@ -2,7 +2,8 @@
 
 --compare (each side RUN or RUN:CELL) prints the verdict first and exits with it: SAFE 0, UNSAFE 1,
 INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input (an unknown option, no such run, an unreadable
---cases-from) exits 64 (harness.formats.USAGE_EXIT), with one `error:` line on stderr.
+--cases-from or --changes-from) exits 64 (harness.formats.USAGE_EXIT), with one `error:` line on stderr. With
+--changes-from, the documented changes between baseline and candidate follow the verdict.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.formats import USAGE_EXIT, UsageParser, command
+from reports import changes
 from reports.build import build_report, report_dir, results_dir
 from reports.compare import CompareError, compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
@@ -47,6 +49,11 @@ def parser() -> UsageParser:
         help="with --compare: judge only the case ids listed in FILE, one per line (parameters ignored): a stored "
              "baseline reused for a smaller corpus is not 'recorded on one side only' for the cases not asked for",
     )
+    parse.add_argument(
+        "--changes-from", type=Path, metavar="FILE",
+        help="with --compare: after the verdict, list the documented changes (a declarations file, written by `nox -s "
+             "upgrade`) whose range starts between baseline and candidate, with their fixes",
+    )
     return parse
 
 
@@ -56,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.compare:
         before, after = args.compare
-        return compare_main(args.out, before, after, cases_from=args.cases_from)
+        return compare_main(args.out, before, after, cases_from=args.cases_from, changes_from=args.changes_from)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -76,9 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None) -> int:
-    """Print the verdict of `after` against `before`, write compare.md and reproducers; the verdict's exit code
-    (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line on stderr for bad input."""
+def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None,
+                 changes_from: Path | None = None) -> int:
+    """Print the verdict of `after` against `before` (then the documented changes between them, from `changes_from`),
+    write compare.md and reproducers; the verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line
+    on stderr for bad input."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -88,6 +97,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
                 records = records[records["case_id"].str.split("[").str[0].isin(case_ids(cases_from))]
             cells = load_cells(results_dir(out), runs)
             comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
+            declared = changes.read_declarations(changes_from) if changes_from is not None else None
         except (ResultsError, CompareError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
@@ -99,9 +109,14 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target)
     links = {key: str(target / path) for key, path in repros.items()}
+    crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
+               if declared is not None else "")
     (target / "compare.md").write_text(
-        render_compare(comparison, {key: str(path) for key, path in repros.items()}), encoding="utf-8")
+        render_compare(comparison, {key: str(path) for key, path in repros.items()})
+        + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""), encoding="utf-8")
     print(render_text(comparison, links))
+    if crossed:
+        print(f"\n{crossed}")
     print(f"\nwrote {target / 'compare.md'}")
     return comparison.exit_code
 

@@ -17,7 +17,7 @@ import pandas as pd
 from jinja2 import Environment, Template
 from pandas.io.formats.style import Styler
 
-from reports import _page, compat
+from reports import _page, changes, compat
 from reports.causes import CauseView, causes, views
 from reports.findings import deprecations, key_ranges
 from reports.grid import grid_html
@@ -31,17 +31,19 @@ from reports.text import as_text, seconds_each
 
 def render_html(
     matrix: Matrix, repros: Repros | None = None, found: pd.DataFrame | None = None,
-    table: pd.DataFrame | None = None, frontier_html: str = "",
+    table: pd.DataFrame | None = None, frontier_html: str = "", changed: pd.DataFrame | None = None,
 ) -> str:
     """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
     (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already; `frontier_html`
-    (reports.frontier.html_fragment, already escaped) is shown after the matrix when given."""
+    (reports.frontier.html_fragment, already escaped) is shown after the matrix when given; `changed`
+    (reports.changes.table()) is computed unless given."""
     template = _template()
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
     found = causes(matrix.results, cells) if found is None else found
     table = compat.verdicts(matrix, found) if table is None else table
     shown = views(found, cells, repros or {})
+    changed = changes.table(matrix.results, cells) if changed is None else changed
     hovered = hovers(matrix)
     warned = deprecations(matrix)
     return template.render(
@@ -58,8 +60,10 @@ def render_html(
         compat=compat_view(matrix, table, shown),
         frontier=frontier_html,
         verdicts=[(compat.LOOKS[token], token, meaning) for token, meaning in compat.VERDICTS.items()],
-        causes=[cause_view(view, matrix.keys) for view in shown if not view.known],
+        causes=[cause_view(view, matrix.keys) for view in shown if view.unexpected],
+        documented=[cause_view(view, matrix.keys) for view in shown if view.documented],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
+        changes=changes_view(changed, cells),
         # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix, hovered),
@@ -102,6 +106,19 @@ def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, 
         "label": look.words, "python": python, "detail": compat.detail(row),
         "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
+
+
+def changes_view(changed: pd.DataFrame, cells: pd.DataFrame) -> list[dict[str, Any]]:
+    """The Changes section's rows: each documented change with its cells named by key and versions."""
+    def cell(key: str) -> str:
+        jax, flax = as_text(cells.at[key, "jax"]), as_text(cells.at[key, "flax"])
+        return f"{key} jax {jax} \N{MULTIPLICATION SIGN} flax {flax}"
+
+    rows: list[dict[str, Any]] = [{str(name): value for name, value in row.items()}
+                                  for row in changed.to_dict("records")]
+    return [{**row, "last_passing": cell(row["last_passing"]) if row["last_passing"] else "",
+             "first_failing": cell(row["first_failing"]) if row["first_failing"] else "",
+             "anchors": {key: column_anchor(key) for key in row["cells_warned"]}} for row in rows]
 
 
 def cause_view(view: CauseView, order: list[str]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 import pandas as pd
 
-from reports import compat
+from reports import changes, compat
 from reports.causes import KNOWN, CauseView, causes, views
 from reports.findings import deprecations, key_ranges
 from reports.matrix import Matrix, column_anchor, counts, header_versions, pivot
@@ -58,12 +58,14 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[
 
 def render_markdown(
     matrix: Matrix, repros: Repros | None = None, found: pd.DataFrame | None = None,
-    verdicts: pd.DataFrame | None = None,
+    verdicts: pd.DataFrame | None = None, changed: pd.DataFrame | None = None,
 ) -> str:
     """The whole matrix.md: header, the compatibility table, the causes (linking `repros`, the reproducer scripts
-    by (cell id, case id)), legend, one status table per family, warnings, then the cells. `found` (causes()) and
-    `verdicts` (compat.verdicts()) are computed unless the caller has them already."""
+    by (cell id, case id)), the documented changes, legend, one status table per family, warnings, then the cells.
+    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (changes.table()) are computed unless the
+    caller has them already."""
     found = causes(matrix.results, matrix.cells) if found is None else found
+    changed = changes.table(matrix.results, matrix.cells) if changed is None else changed
     verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
     shown = views(found, matrix.cells, repros or {})
     sections = [
@@ -71,6 +73,7 @@ def render_markdown(
         _interrupted(matrix),
         _compat(verdicts, shown),
         _causes(matrix, shown),
+        changes_section(changed, matrix.cells),
         _legend(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
@@ -112,24 +115,71 @@ def _causes(matrix: Matrix, shown: list[CauseView]) -> str:
     """One row per cause, the known breakages folded into one, then the cases behind each as a compact list."""
     if not shown:
         return "## Causes\n\nNone: every case passed or was not applicable."
-    unexpected = [view for view in shown if not view.known]
+    unexpected = [view for view in shown if view.unexpected]
+    documented = [view for view in shown if view.documented]
     known = [view for view in shown if view.known]
     rows = [[f'<a id="cause-{view.number}"></a>#{view.number}', escape(view.example), _statuses(view.statuses),
              escape(view.cells), str(view.case_count), f"**{view.first_key}** {code(view.first_cell)}",
              f"[{view.reproducer.name}]({view.reproducer.as_posix()})" if view.reproducer else ""]
             for view in unexpected]
+    if documented:
+        rows.append([_numbers(documented), f"{_plural(len(documented), 'documented change')} (failing as their cases "
+                     "declare, see [Changes](#changes)), listed below", _statuses(["failed"]), "",
+                     str(sum(view.case_count for view in documented)), "", ""])
     if known:
-        rows.append([f"#{known[0].number}\N{EN DASH}#{known[-1].number}" if len(known) > 1 else f"#{known[0].number}",
+        rows.append([_numbers(known),
                      f"{_plural(len(known), 'known upstream breakage')} (xfailed as declared), listed below",
                      _statuses([KNOWN]), "", str(sum(view.case_count for view in known)), "", ""])
     lines = [f"- **#{view.number}** ({view.case_count}): " + _cases(view, matrix.keys) for view in unexpected]
-    lines += [f'- <a id="cause-{view.number}"></a>**#{view.number}** {escape(view.example)} in {escape(view.cells)} '
-              f"({view.case_count}): " + _cases(view, matrix.keys) for view in known]
-    return (f"## Causes ({len(unexpected) + (1 if known else 0)})\n\nEvery result that neither passed nor was not "
+    lines += [f'- <a id="cause-{view.number}"></a>**#{view.number}** '
+              + (f"documented change {escape(view.change)}, as " if view.documented else "")
+              + f"{escape(view.example)} in {escape(view.cells)} ({view.case_count}): " + _cases(view, matrix.keys)
+              for view in [*documented, *known]]
+    listed = len(unexpected) + bool(documented) + bool(known)
+    return (f"## Causes ({listed})\n\nEvery result that neither passed nor was not "
             "applicable, and every flaky one, grouped by its error (paths, addresses and numbers made alike).\n\n"
             + table(["#", "Cause", "Status", "Cells", "Cases", "First cell", "Reproduce"], rows,
                     ["r", "l", "l", "l", "r", "l", "l"])
             + "\n\nThe cases behind each cause, with the column keys they show in:\n\n" + "\n".join(lines))
+
+
+def _numbers(folded: list[CauseView]) -> str:
+    """'#4', or '#4' to '#9' joined by an en dash: the numbers of causes folded into one row."""
+    first, last = folded[0].number, folded[-1].number
+    return f"#{first}\N{EN DASH}#{last}" if last != first else f"#{first}"
+
+
+def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
+    """## Changes: one row per upstream change a case documents (reports.changes.table()), the cells named by their
+    versions so that the table reads the same copied elsewhere (the README shows one)."""
+    if changed.empty:
+        return ""
+
+    def cell(key: str) -> str:
+        return (f"jax {as_text(cells.at[key, 'jax'])} \N{MULTIPLICATION SIGN} flax {as_text(cells.at[key, 'flax'])}"
+                if key else "")
+
+    def seen(row: pd.Series) -> str:
+        versions = dict.fromkeys(as_text(cells.at[key, row["package"]]) for key in row["cells_warned"])
+        measured = f"seen in {row['package']} {', '.join(versions)}" if versions else ""
+        return "; ".join(text for text in (code(row["warned"]) if row["warned"] else "", measured) if text)
+
+    def flags(row: pd.Series) -> str:
+        found = [f"**{name}** in {', '.join(cell(key) for key in row[name])}" for name in ("stale", "unexpected")
+                 if row[name]]
+        return f" ({'; '.join(found)})" if found else ""
+
+    rows = [[f"{escape(row['package'])} {escape(row['release'])}", escape(row["what"]) + flags(row),
+             escape(row["kind"]), seen(row), escape(cell(row["last_passing"])), escape(cell(row["first_failing"])),
+             "<br>".join(code(case) for case in row["cases"]), escape(row["fix"])]
+            for _, row in changed.iterrows()]
+    return ("## Changes\n\nEach upstream change a case documents (`@case(changed=Change(...))`): "
+            "the release it came with, its kind, the cells that warned before it, the last passing and first failing "
+            "cells, the cases and the fix. A case failing inside its change's range with the exception it declares is "
+            "documented; one passing there is **stale**, one failing elsewhere or otherwise **unexpected**. "
+            "`changes.csv` holds the same rows.\n\n"
+            + table(["release", "what changed", "kind", "warned", "last passing", "first failing", "cases", "fix"],
+                    rows))
 
 
 def _statuses(statuses: list[str]) -> str:

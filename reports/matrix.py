@@ -19,6 +19,7 @@ import pandas as pd
 from packaging.version import InvalidVersion, Version
 
 from harness.vocabulary import final_record
+from reports import changes
 from reports.load import TIMINGS
 from reports.present import display_status, legend
 from reports.text import as_text
@@ -108,7 +109,8 @@ def build_matrix(records: pd.DataFrame, files: pd.DataFrame | None = None) -> Ma
     position = {key: number for number, key in enumerate(cells.index)}
     results["_position"] = results["key"].map(position)
     results = results.sort_values(["_position", "family", "case_id"], kind="stable").drop(columns="_position")
-    return Matrix(results=results.reset_index(drop=True), cells=cells)
+    # Whether each failure is one its case's declared change documents: every verdict of the matrix reads it.
+    return Matrix(results=changes.mark(results.reset_index(drop=True)), cells=cells)
 
 
 def collapse(records: pd.DataFrame) -> pd.DataFrame:

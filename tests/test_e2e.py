@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.cell.records import read_records
+from harness.change import declared as declared_in
 from harness.vocabulary import final_records, results_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +124,7 @@ PASSED = [
     "partitioned_metadata_user::test_legacy_param_with_axes_under_axis_rules",
     "partitioned_metadata_user::test_legacy_with_mesh_builds_sharded_nnx_model",
     "partitioned_metadata_user::test_linen_to_nnx_bridge_then_placed_on_mesh",
+    "partitioned_metadata_user::test_linen_train_state_sharded_by_get_sharding_trains",
     "partitioned_metadata_user::test_nnx_to_linen_bridge_init_gives_partition_spec",
     "partitioned_metadata_user::test_param_sharding_attribute_names_the_axes",
     "shard_map_modes::test_experimental_shard_map_check_rep_off",
@@ -131,6 +133,7 @@ PASSED = [
     "shard_map_modes_user::test_experimental_shard_map_gradient_accumulation_loop",
     "shard_map_modes_user::test_experimental_shard_map_positional_mesh_psum",
     "shard_map_modes_user::test_mesh_sized_by_xla_bridge_device_count",
+    "shard_map_modes_user::test_pmap_step_on_state_from_jax_utils_replicate",
     "sharded_gathers::test_auto_mesh_jit_indexing_on_sharded_table",
     "sharded_gathers::test_auto_mesh_take_on_sharded_table",
     "sharded_gathers::test_nnx_embed_on_vocab_sharded_table_auto_mesh",
@@ -234,6 +237,21 @@ def test_matrix_writes_all_report_files(matrix_run: tuple[subprocess.CompletedPr
     # is only text.
     assert not re.search(r"""\b(?:src|href)=["']?(?:https?:)?//""", html)
     assert "url(" not in html and "@import" not in html
+
+
+@pytest.mark.e2e
+def test_the_real_cell_shows_no_declared_change_stale_or_unexpected(
+    matrix_run: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    # jax 0.4.38 x flax 0.10.2 predates every declared change: its cases pass (some warn), none stale or unexpected.
+    _, out = matrix_run
+    rows = list(csv.DictReader((out / "report" / "changes.csv").open(encoding="utf-8")))
+    # Every change the corpus declares has its row (one per release and wording).
+    declared = {(change.since or change.warned, change.what) for path in sorted((ROOT / "cases").glob("*.py"))
+                for change in declared_in(path).values()}
+    assert len(rows) == len(declared)
+    assert [row["release"] for row in rows if row["stale"] or row["unexpected"] or row["first_failing"]] == []
+    assert {row["last_passing"] for row in rows} <= {REAL_CELL, ""}
 
 
 @pytest.mark.e2e

@@ -238,7 +238,8 @@ def test_build_report_writes_every_file(tmp_path: Path) -> None:
     write_synthetic_tree(tmp_path)
     report = synthetic_report(tmp_path)
     assert report.paths == tuple(report_dir(tmp_path) / name
-                                 for name in ("results.csv", "matrix.md", "matrix.html", "compat.csv", "compat.json"))
+                                 for name in ("results.csv", "matrix.md", "matrix.html", "compat.csv", "compat.json",
+                                              "changes.csv"))
     for path in report.paths:
         assert path.is_file() and path.stat().st_size > 0
     assert "jax0.4.30-flax0.8.5-py3.10" in report.summary.splitlines()[2]

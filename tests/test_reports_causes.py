@@ -186,3 +186,39 @@ def test_missing_names_from_imports_objects_and_the_health_check_name_owner_and_
         "missing name: jax.sharding.AbstractMesh")
     # Not a name error: the message is the cause, as before.
     assert signature("AssertionError", "jax.lib.xla_bridge is gone") == "AssertionError: jax.lib.xla_bridge is gone"
+
+
+# --- documented changes -----------------------------------------------------------------------------------------
+
+CHANGE = {"since": "jax>=0.9.0", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError", "ValueError"],
+          "warned": None, "fix": "axis_types=", "kind": "default"}
+
+
+def test_documented_failures_worded_differently_are_one_cause_named_after_their_change() -> None:
+    matrix = matrix_of(
+        record("0.9.2", status="failed", error_type="ShardingTypeError", error_message="use out_sharding",
+               change=CHANGE),
+        record("0.10.2", status="failed", error_type="ValueError", error_message="pass out_sharding", change=CHANGE),
+    )
+    found = causes_of(matrix)
+    assert [(row["signature"], row["change"], row["case_count"]) for row in found] == [
+        ("documented: jax 0.9.0: make_mesh makes Explicit axes", "jax 0.9.0: make_mesh makes Explicit axes", 2)]
+
+
+def test_a_declared_change_failing_outside_its_range_keeps_its_own_signature() -> None:
+    matrix = matrix_of(record("0.8.3", status="failed", error_type="ShardingTypeError", error_message="early",
+                              change=CHANGE))
+    assert [(row["signature"], row["change"]) for row in causes_of(matrix)] == [("ShardingTypeError: early", "")]
+
+
+def test_views_list_unexpected_causes_first_then_documented_changes_then_known_breakages() -> None:
+    matrix = matrix_of(
+        record("0.10.2", case_id="fam::test_doc", status="failed", error_type="ValueError", error_message="x",
+               change=CHANGE),
+        record("0.10.2", case_id="fam::test_known", status="xfailed", error_type="KeyError", error_message="k"),
+        record("0.10.2", case_id="fam::test_new", status="failed", error_type="TypeError", error_message="t"),
+    )
+    shown = views(causes(matrix.results, matrix.cells), matrix.cells, {})
+    assert [(view.number, view.unexpected, view.documented, view.known) for view in shown] == [
+        (1, True, False, False), (2, False, True, False), (3, False, False, True)]
+    assert shown[1].change == "jax 0.9.0: make_mesh makes Explicit axes"

@@ -82,11 +82,11 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
 
 
 def test_newer_schema_exits_64_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=3)))
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=4)))
     assert main(["--out", str(tmp_path)]) == 64
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{CELL}.jsonl:2: schema_version 3 is newer than this reader knows (2)" in err
+    assert f"{CELL}.jsonl:2: schema_version 4 is newer than this reader knows (3)" in err
     assert not (tmp_path / "report").exists()
 
 

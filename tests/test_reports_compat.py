@@ -26,10 +26,10 @@ def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str
 
 
 def with_columns(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> pd.DataFrame:
-    """records_frame() of records, plus the verdict's optional input columns (documented, smoke, change_name) that
-    some of them set."""
+    """records_frame() of records, plus the verdict's optional `smoke` column where some of them set it (`documented`
+    and `change_name` come from a record's declared `change`, as build_matrix judges it: reports/changes.py)."""
     frame = records_frame(records)
-    for name in (compat.DOCUMENTED, compat.SMOKE, compat.CHANGE_NAME):
+    for name in (compat.SMOKE,):
         if any(name in found for found in records):
             frame[name] = [found.get(name) for found in records]
     return frame
@@ -53,6 +53,9 @@ def verdict_of_files(records: list[dict[str, Any]], files: list[tuple[str, bool]
 
 
 FAILED = {"status": "failed", "error_type": "ShardingTypeError", "error_message": "make_mesh made Explicit axes"}
+#: The change a case declares whose failure above it documents (jax 0.10.2 is inside its range).
+MAKE_MESH = {"since": "jax>=0.9.0", "what": "make_mesh", "raises": ["ShardingTypeError"], "warned": None,
+             "fix": "axis_types=", "kind": "default"}
 
 
 # --- each token, in a pair: one input that gives it, one just beside it that does not -----------------------------
@@ -74,24 +77,22 @@ def test_a_warning_beside_an_undocumented_failure_is_partial_not_works_with_warn
 
 
 def test_only_documented_failures_make_it_works_for_current_code_naming_the_changes() -> None:
-    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", documented=True, change_name="jax 0.9: make_mesh",
-                                                    **FAILED))
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", change=MAKE_MESH, **FAILED))
     assert (row["verdict"], row["failing"], row["documented"]) == ("works_for_current_code", 1, 1)
-    assert (row["causes"], row["changes"]) == ([], ["jax 0.9: make_mesh"])
+    assert (row["causes"], row["changes"]) == ([], ["jax 0.9.0: make_mesh"])
     assert compat.describe(pd.Series(row)) == "works for current code: 1 change breaks older code"
 
 
 def test_the_same_failure_undocumented_is_partial_not_works_for_current_code() -> None:
-    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", documented=False, **FAILED),
-                     record(case_id="f::c", documented=True, **FAILED))
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", **FAILED),
+                     record(case_id="f::c", change=MAKE_MESH, **FAILED))
     assert (row["verdict"], row["failing"], row["documented"]) == ("partial", 2, 1)
     assert row["causes"] == ["ShardingTypeError: make_mesh made Explicit axes"]
-    # Without a change name, a documented failure is named by its cause.
-    assert row["changes"] == ["ShardingTypeError: make_mesh made Explicit axes"]
+    assert row["changes"] == ["jax 0.9.0: make_mesh"]
 
 
 def test_a_documented_pass_is_not_a_documented_failure() -> None:
-    row = verdict_of(record(case_id="f::a", documented=True))
+    row = verdict_of(record(case_id="f::a", change=MAKE_MESH))
     assert (row["verdict"], row["documented"]) == ("works", 0)
 
 
@@ -122,7 +123,7 @@ def test_a_failing_case_outside_the_smoke_subset_or_a_passing_smoke_case_is_not_
     # A smoke case absent from the cell says nothing; one whose failure is a documented change is no break.
     assert verdict_of(record(case_id="f::core", smoke=True, status="not_applicable"),
                       record(case_id="f::a"))["verdict"] == "works"
-    assert verdict_of(record(case_id="f::core", smoke=True, documented=True, **FAILED),
+    assert verdict_of(record(case_id="f::core", smoke=True, change=MAKE_MESH, **FAILED),
                       record(case_id="f::a"))["verdict"] == "works_for_current_code"
 
 

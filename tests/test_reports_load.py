@@ -137,15 +137,22 @@ def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
 # --- schema versions ------------------------------------------------------------------------------------------
 
 
-def test_schema_2_is_read_as_written(tmp_path: Path) -> None:
+def test_schema_2_is_read_migrated_to_no_declared_change(tmp_path: Path) -> None:
     path = write_records(tmp_path, RUN, CELL, record(status="failed"), record(status="passed", attempt=2))
-    assert [(r["schema_version"], r["attempt"]) for r in read_jsonl(path)] == [(2, 1), (2, 2)]
+    assert [(r["schema_version"], r["attempt"], r["change"], r["smoke"]) for r in read_jsonl(path)] == [
+        (3, 1, None, None), (3, 2, None, None)]
+
+
+def test_schema_3_keeps_its_declared_change(tmp_path: Path) -> None:
+    change = {"since": "jax>=0.9.0", "what": "x", "raises": ["E"], "warned": None, "fix": "f", "kind": "default"}
+    path = write_records(tmp_path, RUN, CELL, record(schema_version=3, change=change))
+    assert [r["change"] for r in read_jsonl(path)] == [change]
 
 
 def test_schema_1_file_loads_migrated_to_first_attempts(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record_v1(case_id="fam::a"), record_v1(case_id="fam::b"))
     frame = load_results(tmp_path)
-    assert frame["schema_version"].tolist() == [2, 2]
+    assert frame["schema_version"].tolist() == [3, 3]
     assert frame["attempt"].tolist() == [1, 1]
 
 
@@ -156,8 +163,8 @@ def test_mixed_file_of_schema_1_and_2_lines_loads(tmp_path: Path) -> None:
 
 
 def test_newer_schema_refuses_the_whole_load(tmp_path: Path) -> None:
-    write_records(tmp_path, RUN, CELL, record(), record(schema_version=3))
-    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 3 is newer than this reader knows \(2\)"):
+    write_records(tmp_path, RUN, CELL, record(), record(schema_version=4))
+    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 4 is newer than this reader knows \(3\)"):
         load_results(tmp_path)
 
 

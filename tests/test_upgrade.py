@@ -88,11 +88,29 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
     monkeypatch.setattr(cellrun, "run_pytest", run)
-    before, after, opts = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
-                                          say=lambda line: None)
+    before, after, opts, declared = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
+                                                    say=lambda line: None)
     assert before.complete and after.interrupted
-    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref]) == formats.INCONCLUSIVE_EXIT
-    assert "INCONCLUSIVE: " in capsys.readouterr().out
+    # The shipped corpus's documented changes are written for the report, whichever cases ran.
+    assert "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh" in declared.read_text()
+    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref, "--changes-from",
+                         str(declared)]) == formats.INCONCLUSIVE_EXIT
+    printed = capsys.readouterr().out
+    assert printed.startswith("INCONCLUSIVE: ")
+    # flax 0.12.12 -> 0.12.8 starts no declared change; the list follows the verdict all the same.
+    assert ("Documented changes between baseline jax0.12.0.1-flax0.12.12-py3.12 and candidate "
+            "jax0.12.0.1-flax0.12.8-py3.12: none declared.") in printed
+
+
+def test_declare_reads_the_shipped_corpus_and_the_cases_asked_for_from_source(tmp_path: Path) -> None:
+    (tmp_path / "test_mine.py").write_text(
+        "from harness.case import Change, case\n\n@case('mine', changed=Change('jax>=0.9.0', 'x', raises='E', "
+        "fix='f', kind='default'))\ndef test_x():\n    pass\n")
+    found = upgrade.declare(["builtin", str(tmp_path)])
+    assert found["test_mine::test_x"].since == "jax>=0.9.0"
+    assert found["sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh"].kind == "default"
+    # Without builtin asked for, the shipped corpus's changes are still listed: the user's code may hit them.
+    assert upgrade.declare([str(tmp_path)]).keys() == found.keys()
 
 
 FIXTURE = Path(__file__).resolve().parent / "downstream"

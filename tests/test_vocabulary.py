@@ -56,6 +56,20 @@ def test_update_to_2_leaves_its_input_alone() -> None:
     assert vocabulary.MIGRATIONS[2] is vocabulary.update_to_2
 
 
+def test_update_to_3_declares_no_change_and_leaves_its_input_alone() -> None:
+    old = {"schema_version": 2, "attempt": 1}
+    assert vocabulary.update_to_3(old) == {"schema_version": 3, "attempt": 1, "change": None, "smoke": None}
+    assert old == {"schema_version": 2, "attempt": 1}
+    assert vocabulary.MIGRATIONS[3] is vocabulary.update_to_3
+
+
+def test_a_version_1_record_reaches_the_current_schema_with_every_step() -> None:
+    record = vocabulary.migrate({"schema_version": 1, "status": "failed"})
+    assert record == {"schema_version": vocabulary.SCHEMA_VERSION, "status": "failed", "attempt": 1, "change": None,
+                      "smoke": None}
+    assert "change" in vocabulary.FIELDS and "smoke" in vocabulary.FIELDS
+
+
 def test_one_function_decides_each_path() -> None:
     out = Path("OUT")
     assert vocabulary.results_path(out, "r", "c") == Path("OUT/results/r/c.jsonl")

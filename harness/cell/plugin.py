@@ -273,6 +273,8 @@ class CellPlugin:
         data: dict[str, Any] = {
             "case_id": case_id_from_nodeid(item.nodeid),
             "family": _family(item),
+            "change": _declared_change(item),
+            "smoke": _is_smoke(item),
             "device": _device_info(item.config) if "jax" in sys.modules else None,
         }
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
@@ -379,6 +381,19 @@ def _family(item: pytest.Item) -> str:
     if mark is not None and mark.kwargs.get("family"):
         return str(mark.kwargs["family"])
     return family_from_nodeid(item.nodeid)
+
+
+def _is_smoke(item: pytest.Item) -> bool:
+    """Whether the case is in the smoke subset (`@case(smoke=True)`), which a verdict reads as the cell's core."""
+    mark = item.get_closest_marker(MARKER)
+    return bool(mark is not None and mark.kwargs.get("smoke"))
+
+
+def _declared_change(item: pytest.Item) -> dict[str, Any] | None:
+    """The upstream change the case declares (`@case(changed=...)`), as the record's `change` object."""
+    mark = item.get_closest_marker(MARKER)
+    change = mark.kwargs.get("changed") if mark is not None else None
+    return change.as_record() if change is not None else None
 
 
 def _device_info(config: pytest.Config) -> dict[str, object]:

@@ -115,6 +115,8 @@ class Recorder:
                 error_type=error_type if failing is not None else None,
                 error_message=error_message if failing is not None else None,
                 warnings=data.get("warnings") or [],
+                change=data.get("change"),
+                smoke=data.get("smoke"),
             )
         )
 

@@ -4,6 +4,7 @@
 --baseline-from FILE] [--out DIR] [--force]`. With --project, the baseline is the project's locked environment.
 The answer is the exit code of `python -m reports --compare`, passed on by the session: SAFE, UNSAFE or
 INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the reason is printed in one line).
+After it come the documented changes between baseline and candidate, read from the cases' source (`declare`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from harness.cell.source import case_files
+from harness.change import Change, declared, write_declarations
 from harness.host import cellenv, cellrun, corpus, envbuild, options, sources
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
@@ -63,9 +66,9 @@ def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, optio
 
 def prepare(
     argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print
-) -> tuple[CellRun, CellRun, options.Options]:
+) -> tuple[CellRun, CellRun, options.Options, Path]:
     """Run both cells, each reused through the results cache when its inputs are unchanged; returns them (RUN:CELL
-    refs for the comparison) and the options.
+    refs for the comparison), the options, and the file of documented changes (`--changes-from`, see `declare`).
 
     Every argument and the corpus are checked before anything is built. The comparison judges every case either
     cell recorded: the records are what pytest collected from this corpus in each cell (the cache reuses only a
@@ -73,10 +76,20 @@ def prepare(
     way is returned as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
     baseline, candidate, opts = cells_for(argv, cells)
     corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
+    documented = declare(opts.cases)  # a declaration the host cannot read: refused before any build too
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     before = cellrun.probe(baseline, opts, say=say)
     after = cellrun.probe(candidate, opts, say=say)
     line = moved.line(moved.freeze_of(before), moved.freeze_of(after))
     if line:
         say(line)
-    return before, after, opts
+    changes = write_declarations(Path(opts.out) / "report" / f"upgrade-changes-{after.run_id}.json", documented)
+    return before, after, opts, changes
+
+
+def declare(cases: list[str]) -> dict[str, Change]:
+    """{case id: Change} of the shipped corpus and of the cases asked for, read from source: an upgrade lists the
+    documented changes it crosses even where the cases it ran do not cover them. ChangeError names a bad one."""
+    paths = [*corpus.case_paths([corpus.BUILTIN]), *corpus.case_paths([c for c in cases if c != corpus.BUILTIN])]
+    files = dict.fromkeys(file for path in paths for file in ([path] if path.is_file() else case_files(path, False)))
+    return {f"{file.stem}::{name}": change for file in files for name, change in declared(file).items()}

@@ -1,0 +1,179 @@
+"""A documented upstream change, declared on the case written to catch it: `@case(..., changed=Change(...))`.
+
+The declaration is data: the cell's plugin writes it into each record of the case (`change`), and the host reads it
+from source without importing anything (`declared()`, for `nox -s upgrade`), so both see the same value. What a
+declaration means for a result (documented, stale, unexpected) is decided once, in reports/changes.py.
+
+Imports nothing but the standard library, packaging and the vocabulary: it runs inside every cell and on the host.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from harness.formats import ShardmatrixError
+from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, DEPRECATION
+
+
+class ChangeError(ShardmatrixError):
+    """A declaration that cannot be read or does not hold together, in one line naming it."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """The upstream change a case documents: from which release (`since`, "jax>=0.9.0") what changed, the exception
+    code written the old way fails with there (`raises`, class names), where it warned first (`warned`, or None),
+    the fix, and its kind (harness.vocabulary.CHANGE_KINDS). A deprecation that has not broken anything yet has no
+    `since` and no `raises`: kind "deprecation", and `warned` says from which release."""
+
+    since: str | None
+    what: str
+    raises: str | tuple[str, ...] = ()
+    fix: str = ""
+    kind: str = ""
+    warned: str | None = None
+
+    def __post_init__(self) -> None:
+        names = (self.raises,) if isinstance(self.raises, str) else tuple(self.raises)
+        object.__setattr__(self, "raises", names)
+        if self.kind not in CHANGE_KINDS:
+            raise ChangeError(f"{self.label}: kind {self.kind!r} is not one of {', '.join(CHANGE_KINDS)}")
+        for field, text in (("since", self.since), ("warned", self.warned)):
+            if text is not None:
+                _range(text, field, self)
+        if (self.since is None) != (self.kind == DEPRECATION):
+            raise ChangeError(f"{self.label}: a change with no `since` (nothing broken yet) is kind {DEPRECATION!r}, "
+                              "and only such a change")
+        if self.since is None and (self.warned is None or names):
+            raise ChangeError(f"{self.label}: a deprecation gives `warned` and raises nothing")
+        if self.since is not None and not names:
+            raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
+        if not all(isinstance(name, str) and name.isidentifier() for name in names):
+            raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
+        if not self.what.strip() or not self.fix.strip():
+            raise ChangeError(f"{self.label}: `what` and `fix` must each say something")
+
+    @property
+    def label(self) -> str:
+        """How the declaration is named in an error: Change('jax>=0.9.0', 'make_mesh ...')."""
+        return f"Change({self.since!r}, {self.what[:40]!r})"
+
+    def as_record(self) -> dict[str, Any]:
+        """The record's `change` object (keys harness.vocabulary.CHANGE_KEYS)."""
+        found = {"since": self.since, "what": self.what, "raises": list(self.raises), "warned": self.warned,
+                 "fix": self.fix, "kind": self.kind}
+        return {key: found[key] for key in CHANGE_KEYS}
+
+
+def _range(text: object, field: str, change: Change) -> None:
+    """`text` must be a requirement on jax or flax with a version range ("jax>=0.8.1,<0.9.0")."""
+    try:
+        requirement = Requirement(str(text))
+    except InvalidRequirement as exc:
+        raise ChangeError(f"{change.label}: {field} {text!r} is not a requirement ({exc})") from None
+    if requirement.name not in CHANGE_PACKAGES or not str(requirement.specifier):
+        raise ChangeError(f"{change.label}: {field} {text!r} must give a version range of "
+                          f"{' or '.join(CHANGE_PACKAGES)}")
+
+
+# --- read from source -----------------------------------------------------------------------------------------------
+
+
+def declared(path: Path) -> dict[str, Change]:
+    """{test name: Change} of a case module, read from its source alone: each `@case(..., changed=...)` given a
+    `Change(...)` written with literals (or module-level names bound to literals), or a module-level name bound to
+    one. `changed=None` says so explicitly: no change documented (see `explicit()`). ChangeError names anything else."""
+    source = Path(path)
+    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    bound = {**_imported(tree, source.parent), **_assigned(tree)}
+    found: dict[str, Change] = {}
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+            continue
+        for decorator in node.decorator_list:
+            value = _changed_argument(decorator)
+            if value is None:
+                continue
+            if isinstance(value, ast.Name) and value.id in bound:
+                value = bound[value.id]
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            found[node.name] = _literal_change(value, bound, f"{source.name}::{node.name}")
+    return found
+
+
+def _assigned(tree: ast.Module) -> dict[str, ast.expr]:
+    return {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _imported(tree: ast.Module, folder: Path) -> dict[str, ast.expr]:
+    """Names a module imports from a sibling module (`from cases._support import X`), bound as that module binds
+    them: one wording shared by the cases of several files."""
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            sibling = folder / f"{node.module.rsplit('.', 1)[-1]}.py"
+            if sibling.is_file():
+                theirs = _assigned(ast.parse(sibling.read_text(encoding="utf-8"), filename=str(sibling)))
+                found.update({alias.asname or alias.name: theirs[alias.name] for alias in node.names
+                              if alias.name in theirs})
+    return found
+
+
+def _changed_argument(decorator: ast.expr) -> ast.expr | None:
+    if not isinstance(decorator, ast.Call):
+        return None
+    func = decorator.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name != "case":
+        return None
+    return next((kw.value for kw in decorator.keywords if kw.arg == "changed"), None)
+
+
+def _literal_change(node: ast.expr, bound: dict[str, ast.expr], where: str) -> Change:
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if not isinstance(node, ast.Call) or name != "Change":
+        raise ChangeError(f"{where}: changed= must be Change(...) written with literals, or a module-level name "
+                          "bound to one (the host reads it without importing the case)")
+    try:
+        args = [_literal(arg, bound) for arg in node.args]
+        kwargs = {str(kw.arg): _literal(kw.value, bound) for kw in node.keywords}
+        return Change(*args, **kwargs)
+    except ChangeError as exc:
+        raise ChangeError(f"{where}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise ChangeError(f"{where}: Change(...) must be written with literals ({exc})") from None
+
+
+def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
+    if isinstance(node, ast.Name) and node.id in bound:
+        node = bound[node.id]
+    return ast.literal_eval(node)
+
+
+def explicit(path: Path) -> dict[str, bool]:
+    """{test name: whether its `@case(...)` passes `changed=` at all} for each case of a module (a user-style case
+    must say, even if only `changed=None`)."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    return {node.name: any(_changed_argument(decorator) is not None for decorator in node.decorator_list)
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}
+
+
+# --- the declarations file ------------------------------------------------------------------------------------------
+
+def write_declarations(path: Path, found: dict[str, Change]) -> Path:
+    """Write {case id: Change} as the declarations file reports read (reports/changes.py: read_declarations)."""
+    rows = [{"case_id": case_id, "change": change.as_record()} for case_id, change in sorted(found.items())]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps({"schema_version": DECLARATIONS_VERSION, "changes": rows}, indent=1) + "\n",
+                          encoding="utf-8")
+    return Path(path)

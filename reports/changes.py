@@ -1,0 +1,279 @@
+"""Documented changes: what a case's declared upstream change (the record's `change`) means for its results.
+
+The one place that decides, from records alone (packaging's specifiers against the record's own jax and flax):
+
+- documented: the case failed inside its change's `since` range with one of the exceptions it declares. The status
+  stays `failed` (that is the answer for code written that way); the report knows the failure was documented.
+- stale: the case passed inside that range: the declaration no longer describes the release.
+- unexpected: the case failed outside the range, or with another exception.
+
+Then the Changes view (one row per declared change: its release, kind, the cells that warned, the last passing and
+first failing cells, the cases and the fix; `changes.csv`), and for `nox -s upgrade` the changes whose range starts
+between a baseline and a candidate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, FAILED, is_passing
+from reports.load import ResultsError
+from reports.text import as_text
+
+DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
+
+#: The result columns mark() adds (reports.compat's verdict reads them): whether the failure is documented, and the
+#: label of the change that documents it.
+DOCUMENTED_COLUMN, CHANGE_NAME_COLUMN = "documented", "change_name"
+
+#: The columns of table(), and of changes.csv.
+COLUMNS: list[str] = ["package", "release", "kind", "what", "since", "warned", "cells_warned", "last_passing",
+                      "first_failing", "cases", "fix", "documented", "stale", "unexpected"]
+
+
+# --- a declaration and a result ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def _requirement(text: str) -> tuple[str, SpecifierSet] | None:
+    """'jax>=0.9.0' -> ('jax', >=0.9.0); None for text that is not one (a report never fails on a declaration)."""
+    for package in CHANGE_PACKAGES:
+        if text.startswith(package) and not text[len(package):len(package) + 1].isalnum():
+            try:
+                return package, SpecifierSet(text[len(package):].strip())
+            except InvalidSpecifier:
+                return None
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _contains(text: str, version: str) -> bool:
+    found = _requirement(text)
+    if found is None:
+        return False
+    try:
+        return found[1].contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def in_range(requirement: object, versions: Mapping[Any, object]) -> bool:
+    """Whether a change's requirement ('jax>=0.9.0') holds for a record's versions ({'jax': '0.9.2', ...})."""
+    if not isinstance(requirement, str):
+        return False
+    found = _requirement(requirement)
+    return found is not None and _contains(requirement, as_text(versions.get(found[0])))
+
+
+def judge(change: object, status: object, error_type: object, versions: Mapping[str, object]) -> str:
+    """DOCUMENTED, STALE, UNEXPECTED or '' for one result of a case that declares `change` (a record's object)."""
+    if not isinstance(change, dict) or not change.get("since"):
+        return ""
+    inside = in_range(change["since"], versions)
+    if status == FAILED:
+        raises = change.get("raises") or []
+        return DOCUMENTED if inside and as_text(error_type) in raises else UNEXPECTED
+    return STALE if inside and is_passing(status) else ""
+
+
+def classify(results: pd.DataFrame) -> pd.Series:
+    """judge() of every result (records or collapsed results with `change`, `status`, `error_type`, jax, flax)."""
+    if "change" not in results.columns:
+        return pd.Series("", index=results.index, dtype=object)
+    columns = ["change", "status", "error_type", *CHANGE_PACKAGES]
+    found = [judge(change, status, error, dict(zip(CHANGE_PACKAGES, versions, strict=True)))
+             for change, status, error, *versions in zip(*(results[name].tolist() for name in columns), strict=True)]
+    return pd.Series(found, index=results.index, dtype=object)
+
+
+def documented(results: pd.DataFrame) -> pd.Series:
+    """Per result: whether it is a documented failure (the `documented` column a verdict takes)."""
+    return classify(results).eq(DOCUMENTED)
+
+
+def mark(results: pd.DataFrame) -> pd.DataFrame:
+    """`results` with the `documented` and `change_name` columns every verdict reads (reports.matrix.build_matrix
+    adds them to each matrix): a documented failure is named by its change's label()."""
+    judged = classify(results)
+    declared = results["change"].tolist() if "change" in results.columns else [None] * len(results)
+    names = [label(change) if verdict == DOCUMENTED else None
+             for change, verdict in zip(declared, judged.tolist(), strict=True)]
+    return results.assign(**{DOCUMENTED_COLUMN: judged.eq(DOCUMENTED).astype(bool),
+                             CHANGE_NAME_COLUMN: pd.Series(names, index=results.index, dtype=object)})
+
+
+def version_order(text: object) -> tuple[int, Version, str]:
+    """Sort key of a release: releases in release order, then text that is not one."""
+    try:
+        return (0, Version(as_text(text)), "")
+    except InvalidVersion:
+        return (1, Version("0"), as_text(text))
+
+
+def release(change: Mapping[str, Any]) -> tuple[str, str]:
+    """(package, release) a change dates from: 'jax', '0.9.0' for since 'jax>=0.9.0' (a deprecation: its `warned`);
+    the whole range when it has no lower bound."""
+    text = as_text(change.get("since") or change.get("warned"))
+    found = _requirement(text)
+    if found is None:
+        return "", text
+    lower = [spec.version for spec in found[1] if spec.operator in (">=", "==", "===")]
+    return found[0], lower[0] if len(lower) == 1 else str(found[1])
+
+
+def label(change: Mapping[str, Any]) -> str:
+    """'jax 0.9.0: what changed', how causes and verdicts name a change."""
+    package, version = release(change)
+    return f"{package} {version}: {as_text(change.get('what'))}".strip()
+
+
+# --- the Changes view -------------------------------------------------------------------------------------------
+
+
+def table(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per declared change (its release and `what`), oldest jax first then flax: the kind, the declared
+    ranges, the column keys that warned inside the declared `warned` range, the last passing and first failing keys
+    (in the change's package's order), the cases, the fix, and the keys where it was documented, stale or
+    unexpected. `results` are a matrix's
+    (with `key`); `cells` its cell table (keys as index, jax, flax)."""
+    if "change" not in results.columns:
+        return pd.DataFrame(columns=COLUMNS)
+    declared = results[results["change"].map(lambda value: isinstance(value, dict))]
+    verdict = classify(declared)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, change in zip(declared.index, declared["change"], strict=True):
+        groups.setdefault((as_text(change.get("since") or change.get("warned")), as_text(change.get("what"))),
+                          []).append(index)
+    rows = []
+    for indexes in groups.values():
+        mine = declared.loc[indexes]
+        change = mine["change"].iloc[0]
+        package, version = release(change)
+        judged = verdict.loc[indexes]
+        order = _order(cells, package)
+        passing = mine[mine["status"].map(is_passing).astype(bool)]
+        earlier = [bool(change.get("since")) and not in_range(change.get("since"), row)
+                   for row in passing[list(CHANGE_PACKAGES)].to_dict("records")]
+        before = passing[pd.Series(earlier, index=passing.index, dtype=bool)]
+        failing = mine[judged.eq(DOCUMENTED)]
+        rows.append({
+            "package": package, "release": version, "kind": CHANGE_KINDS.get(as_text(change.get("kind")), "?"),
+            "what": as_text(change.get("what")), "since": as_text(change.get("since")),
+            "warned": as_text(change.get("warned")),
+            "cells_warned": _keys(_warned(passing, change.get("warned")), order),
+            "last_passing": (_keys(before, order)[-1:] or [""])[0],
+            "first_failing": (_keys(failing, order)[:1] or [""])[0],
+            "cases": sorted(dict.fromkeys(mine["case_id"])), "fix": as_text(change.get("fix")),
+            "documented": _keys(failing, order), "stale": _keys(mine[judged.eq(STALE)], order),
+            "unexpected": _keys(mine[judged.eq(UNEXPECTED)], order),
+        })
+    rows.sort(key=lambda row: (CHANGE_PACKAGES.index(row["package"]) if row["package"] in CHANGE_PACKAGES else 9,
+                               version_order(row["release"]), row["what"]))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _warned(passing: pd.DataFrame, warned: object) -> pd.DataFrame:
+    """The passing results that warned inside the declared `warned` range (a case also carries the warnings of its
+    module's imports, so a warning elsewhere says nothing of this change)."""
+    inside = [bool(found) and in_range(warned, row) for found, row in
+              zip(passing["warnings"], passing[list(CHANGE_PACKAGES)].to_dict("records"), strict=True)]
+    return passing[pd.Series(inside, index=passing.index, dtype=bool)]
+
+
+def _order(cells: pd.DataFrame, package: str) -> dict[str, tuple[Any, ...]]:
+    """Each column key's place in `package`'s release order (then the other package's, then the key's own)."""
+    other = next((name for name in CHANGE_PACKAGES if name != package), package)
+    position = {key: number for number, key in enumerate(cells.index)}
+    if package not in cells.columns:
+        return {str(key): (position[key],) for key in cells.index}
+    return {str(key): (version_order(cells.at[key, package]), version_order(cells.at[key, other]), position[key])
+            for key in cells.index}
+
+
+def _keys(rows: pd.DataFrame, order: Mapping[str, tuple[Any, ...]]) -> list[str]:
+    return sorted(dict.fromkeys(str(key) for key in rows["key"]), key=lambda key: order.get(key, (key,)))
+
+
+def write_csv(found: pd.DataFrame, cells: pd.DataFrame, path: Path) -> Path:
+    """changes.csv: table() with column keys written as cell ids and lists joined by ' | '."""
+    ids = {str(key): as_text(cell) for key, cell in cells["cell_id"].items()}
+    frame = found.copy()
+    for name in ("cells_warned", "documented", "stale", "unexpected"):
+        frame[name] = [" | ".join(ids.get(key, key) for key in keys) for keys in frame[name]]
+    for name in ("last_passing", "first_failing"):
+        frame[name] = [ids.get(key, key) for key in frame[name]]
+    frame["cases"] = [" | ".join(cases) for cases in frame["cases"]]
+    frame.to_csv(path, index=False)
+    return Path(path)
+
+
+# --- between two releases (nox -s upgrade) ----------------------------------------------------------------------
+
+
+def read_declarations(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(case id, change) of each entry of a declarations file (harness.change.write_declarations); ResultsError
+    naming the file when it cannot be read."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: declarations file unreadable ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema_version") != DECLARATIONS_VERSION:
+        raise ResultsError(f"{path}: not a declarations file of version {DECLARATIONS_VERSION}")
+    rows = data.get("changes")
+    if not isinstance(rows, list) or not all(isinstance(row, dict) and isinstance(row.get("change"), dict)
+                                             for row in rows):
+        raise ResultsError(f"{path}: `changes` is not a list of {{case_id, change}} objects")
+    return [(as_text(row.get("case_id")), row["change"]) for row in rows]
+
+
+def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, object],
+            candidate: Mapping[str, object]) -> list[dict[str, Any]]:
+    """The declared changes a move from `baseline` to `candidate` versions ({'jax': ..., 'flax': ...}) crosses: those
+    whose range (a deprecation's `warned`) holds for the candidate and not for the baseline, so whose start lies
+    in (baseline, candidate]. One entry per change (its label, kind, fix, cases), in release order."""
+    found: dict[str, dict[str, Any]] = {}
+    for case_id, change in declared:
+        requirement = change.get("since") or change.get("warned")
+        if not in_range(requirement, candidate) or in_range(requirement, baseline):
+            continue
+        entry = found.setdefault(label(change), {"label": label(change), "kind": CHANGE_KINDS.get(
+            as_text(change.get("kind")), "?"), "fix": as_text(change.get("fix")), "cases": [],
+            "order": (*release(change), as_text(change.get("what")))})
+        entry["cases"].append(case_id)
+    return sorted(found.values(), key=lambda entry: (entry["order"][0] != "jax", version_order(entry["order"][1]),
+                                                     entry["order"][2]))
+
+
+def crossed(records: pd.DataFrame, runs: Sequence[str], pairs: Sequence[tuple[str, str]],
+            declared: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """between_text() for each (baseline cell, candidate cell) of an upgrade, their versions read from the records of
+    the two runs (`runs`: baseline's, candidate's)."""
+    def versions(run: str, cell: str) -> dict[str, str]:
+        rows = records[(records["run_id"] == run) & (records["cell_id"] == cell)]
+        return {name: next((as_text(v) for v in rows[name].tolist() if as_text(v)), "") for name in CHANGE_PACKAGES}
+
+    texts = []
+    for cell_a, cell_b in pairs:
+        baseline, candidate = versions(runs[0], cell_a), versions(runs[-1], cell_b)
+        texts.append(between_text(between(declared, baseline, candidate), cell_a, cell_b))
+    return "\n\n".join(texts)
+
+
+def between_text(crossed: Sequence[Mapping[str, Any]], baseline: str, candidate: str) -> str:
+    """The upgrade's list of crossed changes, as plain text (Markdown reads it as a list too)."""
+    head = f"Documented changes between baseline {baseline} and candidate {candidate}"
+    if not crossed:
+        return f"{head}: none declared."
+    lines = [f"{head} ({len(crossed)}; your code may hit them even where your cases pass):"]
+    for entry in crossed:
+        lines.append(f"- {entry['label']} ({entry['kind']}). Fix: {entry['fix']}. Cases: "
+                     f"{', '.join(sorted(entry['cases']))}")
+    return "\n".join(lines)

@@ -1,0 +1,280 @@
+"""Tests for reports/changes.py: documented, stale and unexpected in pairs, the Changes view and changes.csv from
+synthetic records, and the changes an upgrade crosses."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import changes, compat
+from reports.cli import main
+from reports.html import render_html
+from reports.load import FIELDS, ResultsError, records_frame
+from reports.markdown import render_markdown
+from reports.matrix import Matrix, build_matrix
+
+RUN = "20261124T030000Z-ab12"
+
+MAKE_MESH = {"since": "jax>=0.9.0", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError"],
+             "warned": "jax>=0.8.1,<0.9.0", "fix": "pass axis_types=", "kind": "default"}
+WRT = {"since": "flax>=0.11.0", "what": "Optimizer needs wrt=", "raises": ["TypeError"], "warned": None,
+       "fix": "wrt=nnx.Param", "kind": "api"}
+VALUE = {"since": None, "what": ".value is deprecated", "raises": [], "warned": "flax>=0.12.1", "fix": "[...]",
+         "kind": "deprecation"}
+
+
+def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str, Any]:
+    """A complete schema-3 record of the cell named by its versions; keyword arguments override fields."""
+    base: dict[str, Any] = {name: None for name in FIELDS}
+    base.update(schema_version=3, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py3.11",
+                case_id="gathers_user::test_lookup", family="gathers", status="passed", duration_s=0.5, warnings=[],
+                jax=jax, jaxlib=jax, flax=flax, python="3.11.7", device_count=8)
+    return {**base, **fields}
+
+
+def failed(jax: str, error_type: str = "ShardingTypeError", change: dict[str, Any] | None = None,
+           **fields: Any) -> dict[str, Any]:
+    return record(jax, status="failed", error_type=error_type, error_message="boom", change=change or MAKE_MESH,
+                  **fields)
+
+
+def matrix_of(*records: dict[str, Any]) -> Matrix:
+    return build_matrix(records_frame(records))
+
+
+# --- one result, in pairs ----------------------------------------------------------------------------------------
+
+
+def test_a_failure_inside_the_range_with_the_declared_exception_is_documented_one_before_it_is_unexpected() -> None:
+    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.9.0"}) == changes.DOCUMENTED
+    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.8.3"}) == changes.UNEXPECTED
+
+
+def test_a_failure_with_another_exception_is_unexpected_even_inside_the_range() -> None:
+    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.12.0.1"}) == changes.DOCUMENTED
+    assert changes.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.12.0.1"}) == changes.UNEXPECTED
+
+
+def test_a_pass_after_the_release_is_stale_and_one_before_it_is_nothing() -> None:
+    assert changes.judge(MAKE_MESH, "passed", None, {"jax": "0.10.2"}) == changes.STALE
+    assert changes.judge(MAKE_MESH, "passed", None, {"jax": "0.8.3"}) == ""
+
+
+@pytest.mark.parametrize("status", ["error", "not_applicable", "xfailed", "crashed", "timeout"])
+def test_a_result_that_is_neither_a_failure_nor_a_pass_is_not_judged(status: str) -> None:
+    assert changes.judge(MAKE_MESH, status, "ShardingTypeError", {"jax": "0.10.2"}) == ""
+
+
+def test_no_declaration_or_a_deprecation_judges_nothing() -> None:
+    assert changes.judge(None, "failed", "ShardingTypeError", {"jax": "0.10.2"}) == ""
+    assert changes.judge(VALUE, "failed", "TypeError", {"flax": "0.12.8"}) == ""
+
+
+def test_a_version_range_is_read_against_the_records_own_package() -> None:
+    assert changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.11.2"})
+    assert not changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.10.7"})
+    assert not changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": None})
+    assert not changes.in_range("numpy>=2", {"numpy": "2.1"})
+
+
+def test_mark_gives_every_result_its_documented_flag_and_change_name() -> None:
+    matrix = matrix_of(failed("0.10.2"), failed("0.8.3"), record("0.10.2", case_id="gathers::test_plain"))
+    results = matrix.results.set_index(["cell_id", "case_id"])
+    documented = results.loc[("jax0.10.2-flax0.12.8-py3.11", "gathers_user::test_lookup")]
+    assert bool(documented["documented"])
+    assert documented["change_name"] == "jax 0.9.0: make_mesh makes Explicit axes"
+    outside = results.loc[("jax0.8.3-flax0.12.8-py3.11", "gathers_user::test_lookup")]
+    assert not outside["documented"] and outside["change_name"] is None
+    assert not results.loc[("jax0.10.2-flax0.12.8-py3.11", "gathers::test_plain"), "documented"]
+
+
+def test_release_and_label_name_the_lower_bound_or_else_the_whole_range() -> None:
+    assert changes.release(MAKE_MESH) == ("jax", "0.9.0")
+    assert changes.release(VALUE) == ("flax", "0.12.1")
+    assert changes.release({**MAKE_MESH, "since": "jax>=0.5.0,<0.7.0"}) == ("jax", "0.5.0")
+    assert changes.release({**MAKE_MESH, "since": "jax<0.7.0"}) == ("jax", "<0.7.0")
+    assert changes.label(WRT) == "flax 0.11.0: Optimizer needs wrt="
+
+
+# --- the Changes view ---------------------------------------------------------------------------------------------
+
+
+def changes_matrix() -> Matrix:
+    warned = ["DeprecationWarning: The default axis_types will change in JAX v0.9.0"]
+    return matrix_of(
+        record("0.7.2", change=MAKE_MESH, warnings=["DeprecationWarning: pjit is deprecated"]),  # outside `warned`
+        record("0.8.1", change=MAKE_MESH, warnings=warned),
+        record("0.8.3", change=MAKE_MESH, warnings=warned),
+        failed("0.9.2"), failed("0.10.2"),
+        failed("0.12.0.1", "ValueError"),  # another exception: unexpected
+        record("0.8.3", case_id="gathers_user::test_wrt", change=WRT, flax="0.10.7"),
+        failed("0.10.2", "TypeError", WRT, case_id="gathers_user::test_wrt", flax="0.11.2"),
+        record("0.10.2", case_id="gathers_user::test_wrt", change=WRT, flax="0.12.8"),  # passes after: stale
+        record("0.10.2", case_id="gathers_user::test_value", change=VALUE, warnings=["DeprecationWarning: .value"]),
+    )
+
+
+def test_the_changes_view_has_one_row_per_change_with_its_cells() -> None:
+    matrix = changes_matrix()
+    table = changes.table(matrix.results, matrix.cells)
+    key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
+    rows = {row["what"]: row for row in table.to_dict("records")}
+    assert list(table["release"]) == ["0.9.0", "0.11.0", "0.12.1"]  # jax first, then flax, by release
+    mesh = rows["make_mesh makes Explicit axes"]
+    assert mesh["kind"] == "changed default" and mesh["fix"] == "pass axis_types="
+    assert mesh["cells_warned"] == [key["jax0.8.1-flax0.12.8-py3.11"], key["jax0.8.3-flax0.12.8-py3.11"]]
+    assert mesh["last_passing"] == key["jax0.8.3-flax0.12.8-py3.11"]
+    assert mesh["first_failing"] == key["jax0.9.2-flax0.12.8-py3.11"]
+    assert mesh["unexpected"] == [key["jax0.12.0.1-flax0.12.8-py3.11"]] and mesh["stale"] == []
+    wrt = rows["Optimizer needs wrt="]
+    assert wrt["last_passing"] == key["jax0.8.3-flax0.10.7-py3.11"]
+    assert wrt["first_failing"] == key["jax0.10.2-flax0.11.2-py3.11"]
+    assert wrt["stale"] == [key["jax0.10.2-flax0.12.8-py3.11"]]
+    value = rows[".value is deprecated"]
+    assert value["kind"] == "deprecated, not removed yet" and value["first_failing"] == ""
+    assert value["cells_warned"] == [key["jax0.10.2-flax0.12.8-py3.11"]]
+
+
+def test_records_without_declarations_make_no_changes_view() -> None:
+    matrix = matrix_of(record(), record("0.8.3", status="failed", error_type="TypeError"))
+    assert changes.table(matrix.results, matrix.cells).empty
+
+
+def test_changes_csv_names_cells_by_id(tmp_path: Path) -> None:
+    matrix = changes_matrix()
+    path = changes.write_csv(changes.table(matrix.results, matrix.cells), matrix.cells, tmp_path / "changes.csv")
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    assert list(rows[0]) == changes.COLUMNS
+    assert rows[0]["release"] == "0.9.0" and rows[0]["package"] == "jax"
+    assert rows[0]["last_passing"] == "jax0.8.3-flax0.12.8-py3.11"
+    assert rows[0]["first_failing"] == "jax0.9.2-flax0.12.8-py3.11"
+    assert rows[0]["cells_warned"] == "jax0.8.1-flax0.12.8-py3.11 | jax0.8.3-flax0.12.8-py3.11"
+    assert rows[0]["cases"] == "gathers_user::test_lookup"
+    assert rows[1]["stale"] == "jax0.10.2-flax0.12.8-py3.11"
+
+
+# --- between a baseline and a candidate ------------------------------------------------------------------------
+
+
+DECLARED = [("gathers_user::test_a", MAKE_MESH), ("gathers_user::test_b", MAKE_MESH), ("merge_user::test_w", WRT),
+            ("merge_user::test_v", VALUE)]
+
+
+def test_an_upgrade_crosses_the_changes_whose_range_starts_after_the_baseline_up_to_the_candidate() -> None:
+    crossed = changes.between(DECLARED, {"jax": "0.8.3", "flax": "0.10.7"}, {"jax": "0.9.0", "flax": "0.12.1"})
+    assert [entry["label"] for entry in crossed] == ["jax 0.9.0: make_mesh makes Explicit axes",
+                                                     "flax 0.11.0: Optimizer needs wrt=",
+                                                     "flax 0.12.1: .value is deprecated"]
+    assert crossed[0]["cases"] == ["gathers_user::test_a", "gathers_user::test_b"]
+    assert crossed[0]["fix"] == "pass axis_types="
+
+
+def test_an_upgrade_that_stays_on_one_side_of_every_change_crosses_none() -> None:
+    assert changes.between(DECLARED, {"jax": "0.9.0", "flax": "0.12.1"}, {"jax": "0.10.2", "flax": "0.12.8"}) == []
+    text = changes.between_text([], "b", "c")
+    assert text == "Documented changes between baseline b and candidate c: none declared."
+
+
+def test_the_crossed_changes_read_as_one_line_each() -> None:
+    crossed = changes.between(DECLARED, {"jax": "0.8.3", "flax": "0.12.8"}, {"jax": "0.9.2", "flax": "0.12.8"})
+    text = changes.between_text(crossed, "jax0.8.3", "jax0.9.2")
+    assert text.splitlines() == [
+        "Documented changes between baseline jax0.8.3 and candidate jax0.9.2 (1; your code may hit them even where "
+        "your cases pass):",
+        "- jax 0.9.0: make_mesh makes Explicit axes (changed default). Fix: pass axis_types=. Cases: "
+        "gathers_user::test_a, gathers_user::test_b"]
+
+
+def test_a_declarations_file_reads_back_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "changes.json"
+    path.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "m::t", "change": WRT}]}))
+    assert changes.read_declarations(path) == [("m::t", WRT)]
+    path.write_text(json.dumps({"schema_version": 9, "changes": []}))
+    with pytest.raises(ResultsError, match="not a declarations file of version 1"):
+        changes.read_declarations(path)
+    path.write_text("{")
+    with pytest.raises(ResultsError, match=r"changes\.json: declarations file unreadable"):
+        changes.read_declarations(path)
+
+
+# --- as matrix.md and matrix.html show it ---------------------------------------------------------------------
+
+
+def test_matrix_md_has_the_changes_section_and_folds_documented_causes_under_it() -> None:
+    markdown = render_markdown(changes_matrix())
+    section = markdown.split("## Changes\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| jax") or line.startswith("| flax")]
+    assert [row.split(" | ")[0] for row in rows] == ["| jax 0.9.0", "| flax 0.11.0", "| flax 0.12.1"]
+    times = "\N{MULTIPLICATION SIGN}"
+    assert (f"| jax 0.9.0 | make\\_mesh makes Explicit axes (**unexpected** in jax 0.12.0.1 {times} flax 0.12.8) | "
+            "changed default | "
+            f"`jax>=0.8.1,<0.9.0`; seen in jax 0.8.1, 0.8.3 | jax 0.8.3 {times} flax 0.12.8 | "
+            f"jax 0.9.2 {times} flax 0.12.8 | `gathers_user::test_lookup` | pass axis\\_types= |") in rows
+    causes = markdown.split("## Causes", 1)[1].split("\n## ", 1)[0]
+    assert "2 documented changes (failing as their cases declare, see [Changes](#changes)), listed below" in causes
+    assert "documented change jax 0.9.0: make\\_mesh makes Explicit axes, as ShardingTypeError: boom" in causes
+    # The failure with another exception is not folded: it leads the causes.
+    assert causes.index("ValueError: boom") < causes.index("documented changes")
+
+
+def test_matrix_html_has_the_changes_section_and_the_folded_causes() -> None:
+    page = render_html(changes_matrix())
+    assert '<a href="#changes">Changes</a>' in page and '<h2 id="changes">Changes</h2>' in page
+    changes_table = page.split('id="T_changes"', 1)[1].split("</table>", 1)[0]
+    assert changes_table.count("<tr><td") == 3
+    assert "<strong>stale</strong> in c7" in changes_table
+    assert "2 documented\nchanges (failing as their cases declare" in page
+    assert "<strong>jax 0.9.0: make_mesh makes Explicit axes</strong>,\nas <code>ShardingTypeError: boom</code>" in page
+
+
+def test_the_upgrade_verdict_is_followed_by_the_changes_it_crosses_in_text_and_compare_md(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for run, jax in (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2")):
+        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.8-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record(jax, run_id=run, case_id="mine::test_own")) + "\n")
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    declared = tmp_path / "declared.json"
+    rows = [{"case_id": case_id, "change": change} for case_id, change in DECLARED]
+    declared.write_text(json.dumps({"schema_version": 1, "changes": rows}))
+    code = main(["--out", str(tmp_path), "--compare", "20261124T010000Z-aaaa", "20261124T020000Z-bbbb",
+                 "--changes-from", str(declared)])
+    printed = capsys.readouterr().out
+    assert code == 0 and printed.startswith("SAFE")  # the user's own case passes on both sides
+    assert ("Documented changes between baseline jax0.8.3-flax0.12.8-py3.11 and candidate jax0.9.2-flax0.12.8-py3.11 "
+            "(1; your code may hit them even where your cases pass):\n- jax 0.9.0: make_mesh makes Explicit axes "
+            "(changed default). Fix: pass axis_types=.") in printed
+    assert printed.index("SAFE") < printed.index("Documented changes")
+    assert "## Documented changes" in (tmp_path / "report" / "compare.md").read_text(encoding="utf-8")
+
+
+def test_a_bad_declarations_file_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "results" / RUN / "jax0.9.2-flax0.12.8-py3.11.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record("0.9.2")) + "\n")
+    (tmp_path / "bad.json").write_text("[]")
+    assert main(["--out", str(tmp_path), "--compare", RUN, RUN, "--changes-from", str(tmp_path / "bad.json")]) == 64
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+# --- what the compatibility verdict reads -------------------------------------------------------------------------
+
+
+def test_a_cell_whose_only_failures_are_documented_works_for_current_code_and_one_more_makes_it_partial() -> None:
+    plain = {"case_id": "gathers::test_plain"}
+    matrix = matrix_of(failed("0.10.2"), record("0.10.2", **plain),
+                       failed("0.12.0.1"), record("0.12.0.1", status="failed", error_type="TypeError", **plain))
+    table = compat.verdicts(matrix).set_index("cell_id")
+    documented_only = table.loc["jax0.10.2-flax0.12.8-py3.11"]
+    assert documented_only["verdict"] == compat.CURRENT == "works_for_current_code"
+    assert documented_only["changes"] == ["jax 0.9.0: make_mesh makes Explicit axes"]
+    assert compat.describe(documented_only) == "works for current code: 1 change breaks older code"
+    assert table.loc["jax0.12.0.1-flax0.12.8-py3.11", "verdict"] == compat.PARTIAL
+
+
+def test_the_columns_mark_writes_are_the_ones_the_verdict_reads() -> None:
+    assert (changes.DOCUMENTED_COLUMN, changes.CHANGE_NAME_COLUMN) == (compat.DOCUMENTED, compat.CHANGE_NAME)
