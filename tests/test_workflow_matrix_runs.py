@@ -56,10 +56,31 @@ def copy_repository(target: Path, matrix: str = MATRIX_TOML) -> Path:
     return target
 
 
+def make_driver(base: Path, matrix: str = MATRIX_TOML) -> Driver:
+    return Driver(WORKFLOWS / "matrix.yml", copy_repository(base / "repo", matrix), GitHub(base / "github"),
+                  base / "driver")
+
+
 @pytest.fixture
-def driver(tmp_path: Path) -> Driver:
-    return Driver(WORKFLOWS / "matrix.yml", copy_repository(tmp_path / "repo"), GitHub(tmp_path / "github"),
-                  tmp_path / "driver")
+def fresh(tmp_path: Path) -> Driver:
+    """A repository whose workflow never ran."""
+    return make_driver(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def first_night(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
+    """Night 100, clean and green, run once for the tests that start after it."""
+    base = tmp_path_factory.mktemp("first-night")
+    return base, night(make_driver(base), 100)
+
+
+@pytest.fixture
+def driver(first_night: tuple[Path, Run], tmp_path: Path) -> Driver:
+    """A repository after night 100 (the artifacts and runs GitHub keeps, copied)."""
+    base, _ = first_night
+    shutil.copytree(base / "repo", tmp_path / "repo")
+    shutil.copytree(base / "github", tmp_path / "github")
+    return Driver(WORKFLOWS / "matrix.yml", tmp_path / "repo", GitHub(tmp_path / "github"), tmp_path / "driver")
 
 
 def night(driver: Driver, run_id: int, cells: dict[str, Any] | None = None, previous: Run | None = None,
@@ -98,25 +119,23 @@ CHECK = "Fail when a planned cell could not be fully run"
 # --- a first night, and the nights after it -----------------------------------------------------------------------
 
 
-def test_a_first_night_reports_every_cell_compares_nothing_and_is_green(driver: Driver) -> None:
-    run = night(driver, 100)
+def test_a_first_night_reports_every_cell_compares_nothing_and_is_green(first_night: tuple[Path, Run]) -> None:
+    _, run = first_night
     assert run.colours() == {"plan": "success", "queue guard": "skipped", OLD: "success", MID: "success",
                              NEW: "success", "report": "success"}
     assert set(merged(run)) == {OLD, MID, NEW}
     assert "nothing to compare with" in run.job("report").log
     report = (run.job("report").workspace / "out" / "report" / "matrix.md").read_text()  # type: ignore[operator]
     assert all(cell in report for cell in (OLD, MID, NEW))
-    assert driver.github.issue_calls() == []
+    assert GitHub(first_night[0] / "github").issue_calls() == []
 
 
 def test_artifacts_are_kept_7_days_per_cell_and_30_days_merged(driver: Driver) -> None:
-    night(driver, 100)
     kept = {name: a["retention_days"] for name, a in driver.github.artifacts(100).items()}
     assert kept == {f"results-{OLD}": 7, f"results-{MID}": 7, f"results-{NEW}": 7, "report": 30, "results": 30}
 
 
 def test_a_regressed_night_files_the_issue_titled_regressed_and_is_red(driver: Driver) -> None:
-    night(driver, 100)
     run = night(driver, 101, {MID: "fail"})
     assert cells_of(run) == dict.fromkeys((OLD, MID, NEW), "success"), "a failing case is a result"
     assert run.result("report") == "failure" and report_step(run, TRACK) == "failure"
@@ -127,7 +146,6 @@ def test_a_regressed_night_files_the_issue_titled_regressed_and_is_red(driver: D
 
 
 def test_a_night_still_regressed_updates_the_one_issue_and_a_clean_one_closes_it(driver: Driver) -> None:
-    night(driver, 100)
     night(driver, 101, {MID: "fail"})
     still = night(driver, 102, {MID: "fail"})
     assert still.result("report") == "failure"
@@ -143,7 +161,6 @@ def test_a_night_still_regressed_updates_the_one_issue_and_a_clean_one_closes_it
 
 def test_an_inconclusive_night_files_the_issue_titled_inconclusive_and_stays_green(driver: Driver) -> None:
     """A cell new to matrix.toml has no counterpart the night before: not clean, but nothing is wrong with the run."""
-    night(driver, 100)
     with (driver.repo / "matrix.toml").open("a") as handle:
         handle.write('\n[[cell]]\njax = "0.5.3"\njaxlib = "0.5.3"\nflax = "0.10.6"\npython = "3.11"\n')
     run = night(driver, 101)
@@ -159,39 +176,37 @@ def test_an_inconclusive_night_files_the_issue_titled_inconclusive_and_stays_gre
 # --- the night before: earlier, successful, with results ----------------------------------------------------------
 
 
-def downloads(driver: Driver) -> list[str]:
-    return [call[2] for call in driver.github.load()["calls"] if call[:2] == ["run", "download"]]
+def downloads(github: GitHub) -> list[str]:
+    """The runs whose results were downloaded, in order."""
+    return [call[2] for call in github.load()["calls"] if call[:2] == ["run", "download"]]
 
 
 def test_a_night_whose_previous_night_left_no_results_compares_with_the_one_before(driver: Driver) -> None:
-    night(driver, 100)
     night(driver, 101)
     state = driver.github.load()
     state["artifacts"]["101"]["results"]["expired"] = True
     driver.github.save(state)
     run = night(driver, 102)
-    assert downloads(driver) == ["100", "100"], "101's results expired: 100 instead"
+    assert downloads(driver.github) == ["100", "100"], "101's results expired: 100 instead"
     assert "### Against nightly run 100: clean" in run.job("report").summary
 
 
 def test_a_re_run_of_an_old_night_never_compares_with_a_later_night(driver: Driver) -> None:
-    night(driver, 100)
     first = night(driver, 101, {MID: "die"})
     assert first.conclusion == "failure"
     night(driver, 102)
     night(driver, 101, {MID: "pass"}, previous=first)
-    assert downloads(driver) == ["100", "100", "100"], "101 (re-run) compares with 100, never 102"
+    assert downloads(driver.github) == ["100", "100", "100"], "101 (re-run) compares with 100, never 102"
 
 
-def test_a_night_with_no_previous_results_at_all_says_so_and_touches_no_issue(driver: Driver) -> None:
-    run = night(driver, 100)
-    assert report_step(run, TRACK) == "success" and downloads(driver) == []
-    assert driver.github.issue_calls() == []
+def test_a_night_with_no_previous_results_at_all_says_so_and_touches_no_issue(first_night: tuple[Path, Run]) -> None:
+    base, run = first_night
+    assert report_step(run, TRACK) == "success" and "nothing to compare with" in run.job("report").log
+    assert GitHub(base / "github").issue_calls() == [] and downloads(GitHub(base / "github")) == []
 
 
 @pytest.mark.parametrize("failing", ["run list", "api", "run download"])
 def test_a_gh_failure_fails_the_step_instead_of_reading_as_no_previous_results(driver: Driver, failing: str) -> None:
-    night(driver, 100)
     night(driver, 101, {MID: "fail"})
     state = driver.github.load()
     state["fail"] = [failing]
@@ -206,7 +221,6 @@ def test_a_gh_failure_fails_the_step_instead_of_reading_as_no_previous_results(d
 
 
 def test_re_running_the_one_failed_cell_merges_every_attempts_results(driver: Driver) -> None:
-    night(driver, 100)
     first = night(driver, 101, {MID: "die"})
     assert cells_of(first) == {OLD: "success", MID: "failure", NEW: "success"}
     assert report_step(first, CHECK) == "failure"
@@ -225,7 +239,6 @@ def test_re_running_the_one_failed_cell_merges_every_attempts_results(driver: Dr
 
 
 def test_a_cell_that_hangs_uploads_what_it_recorded_and_reads_as_stopped_not_as_uninstalled(driver: Driver) -> None:
-    night(driver, 100)
     run = night(driver, 101, {MID: "hang"})
     job = run.job(MID)
     assert job.result == "failure" and "the step timed out after" in job.log
@@ -242,7 +255,6 @@ def test_a_cell_that_hangs_uploads_what_it_recorded_and_reads_as_stopped_not_as_
 
 
 def test_a_crash_of_the_regression_tool_leaves_the_issue_alone_and_fails_the_step(driver: Driver) -> None:
-    night(driver, 100)
     night(driver, 101, {MID: "fail"})
     with (driver.repo / "reports" / "compare.py").open("a") as handle:
         handle.write("\n\ndef compare(*args, **kwargs):\n    raise RuntimeError('a bug in the comparison')\n")
@@ -257,14 +269,14 @@ def test_a_crash_of_the_regression_tool_leaves_the_issue_alone_and_fails_the_ste
 # --- the plan, the report's installs, the queue guard ----------------------------------------------------------------
 
 
-def test_a_failed_plan_skips_every_other_job(driver: Driver) -> None:
+def test_a_failed_plan_skips_every_other_job(fresh: Driver) -> None:
+    driver = fresh
     (driver.repo / "matrix.toml").write_text("[[cell]]\njax = 'x'\n")
     run = night(driver, 100)
     assert run.colours() == {"plan": "failure", "queue guard": "skipped", "cell": "skipped", "report": "skipped"}
 
 
 def test_the_report_job_installs_the_report_dependencies_once(driver: Driver) -> None:
-    night(driver, 100)
     installs = [i for i in driver.github.load()["installs"] if i["job"].startswith("report-")]
     report_deps = [i for i in installs if "report" in " ".join(i["args"])]
     assert len(report_deps) == 1, installs
@@ -272,8 +284,7 @@ def test_the_report_job_installs_the_report_dependencies_once(driver: Driver) ->
 
 @pytest.mark.parametrize("status", ["in_progress", "completed"])
 def test_the_queue_guard_passes_once_every_accelerator_job_has_a_runner(tmp_path: Path, status: str) -> None:
-    driver = Driver(WORKFLOWS / "matrix.yml", copy_repository(tmp_path / "repo", MATRIX_TOML + GPU),
-                    GitHub(tmp_path / "github"), tmp_path / "driver")
+    driver = make_driver(tmp_path, MATRIX_TOML + GPU)
     state = driver.github.load()
     state["jobs"] = [{"name": GPU_CELL, "status": status}]
     driver.github.save(state)
@@ -282,6 +293,6 @@ def test_the_queue_guard_passes_once_every_accelerator_job_has_a_runner(tmp_path
     assert driver.github.load().get("cancelled") is None
 
 
-def test_the_queue_guard_stays_off_while_no_accelerator_is_switched_on(driver: Driver) -> None:
-    run = night(driver, 100)
+def test_the_queue_guard_stays_off_while_no_accelerator_is_switched_on(first_night: tuple[Path, Run]) -> None:
+    _, run = first_night
     assert run.colours()["queue guard"] == "skipped"

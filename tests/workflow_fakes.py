@@ -8,8 +8,8 @@
 - nox runs a cell as the scenario ($DRIVER_SCENARIO) says: "pass", "fail" (its first case fails), "die" (nothing
   written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
   `frontier` stores a release's result. Installs (pip, uv, a nox session's own) are recorded, never made.
-- python is the test venv's, except `-m pip` (recorded) and `-m harness.tools.frontier plan` (the scenario's plan:
-  the real one asks PyPI).
+- python is the test venv's, except `-m pip` (recorded) and `-m harness.tools.frontier plan` (the scenario's plan,
+  or a failure where it is null: the real one asks PyPI).
 """
 
 from __future__ import annotations
@@ -260,7 +260,11 @@ def python(args: list[str]) -> int:
     if args[:2] == ["-m", "pip"]:
         return record_install("pip", args[2:])
     if args[:3] == ["-m", "harness.tools.frontier", "plan"]:
-        print(json.dumps(scenario()["frontier_plan"]))
+        plan = scenario()["frontier_plan"]
+        if plan is None:
+            print("shardmatrix: cannot read https://pypi.org/simple/flax/: HTTP 503", file=sys.stderr)
+            return 2
+        print(json.dumps(plan))
         return 0
     os.execv(os.environ["DRIVER_PYTHON"], [os.environ["DRIVER_PYTHON"], *args])
     return 0
