@@ -1,9 +1,11 @@
 """Run against run: the cases that passed in a previous run and no longer pass, as the body of a tracking issue.
 
-    python -m reports.regressions --previous OLD_OUT --current NEW_OUT [--run-url URL]
+    python -m reports.regressions --previous OLD_OUT --current NEW_OUT [--run-url URL] [--full FILE]
 
 compares the newest run under each folder's results/ with reports.compare, cells matched by id (an outer join),
-prints the issue body as Markdown on stdout, and exits with the verdict:
+prints the issue body as Markdown on stdout, cut to GitHub's limit on an issue body (65,536 characters) with a line
+saying that the whole of it (written to FILE with --full) is in the job summary of the run at --run-url, and exits
+with the verdict:
 
 - 0, clean: every cell of both runs finished, every case was judged on both sides, and none regressed. The body
   starts "No regressions against the previous scheduled run".
@@ -17,11 +19,15 @@ prints the issue body as Markdown on stdout, and exits with the verdict:
   was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
   unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
   why, one line each.
+- 3, internal error: this tool broke (an uncaught exception, or a --full file it cannot write; harness.formats'
+  `command`). The traceback and one line on stderr, nothing on stdout: it is never a verdict, so the workflow
+  leaves the issue as it is. A crash before this module runs (its imports) exits 1 with nothing on stdout: the
+  workflow takes no body as no verdict either.
 
 Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer.
 
-The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, and closes
-it only on 0.
+The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, closes it on
+0, and touches it on nothing else.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.formats import UsageParser
+from harness.formats import INCONCLUSIVE_EXIT, UsageParser, command
 from reports.build import results_dir
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
 from reports.compare_render import markdown_causes
@@ -41,6 +47,8 @@ from reports.load import ResultsError, choose_runs, load_cells, load_results
 
 #: At most this many rows per table of cases in the issue body: an install_error night lists every case.
 ROWS = 50
+#: GitHub refuses an issue body longer than this many characters.
+BODY_LIMIT = 65_536
 
 
 def newest_run(out_dir: Path) -> tuple[str, pd.DataFrame, pd.DataFrame, list[str]]:
@@ -116,22 +124,40 @@ def _table(found: pd.DataFrame, title: str) -> list[str]:
     return [*lines, ""]
 
 
+def cut(body: str, limit: int = BODY_LIMIT, run_url: str = "") -> str:
+    """The body within `limit` characters: whole lines, then one line saying where the whole of it is."""
+    if len(body) <= limit:
+        return body
+    where = f"the job summary of [this run]({run_url})" if run_url else "this run's job summary"
+    note = f"\n**Cut at {limit:,} characters** (GitHub's limit on an issue body): the whole comparison is in {where}.\n"
+    kept = body[:limit - len(note)]
+    return kept[:kept.rfind("\n") + 1] + note
+
+
+@command
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the issue body; exit 0 clean, 1 regressed, 2 inconclusive (unreadable results included)."""
+    """Print the issue body; exit 0 clean, 1 regressed, 2 inconclusive (unreadable results included), 3 broken."""
     parse = UsageParser(prog="python -m reports.regressions", description=__doc__.splitlines()[0])
     parse.add_argument("--previous", type=Path, required=True, help="output folder of the earlier run")
     parse.add_argument("--current", type=Path, required=True, help="output folder of this run")
     parse.add_argument("--run-url", default="", help="link to this run, for the issue body")
+    parse.add_argument("--full", type=Path, help="also write the whole body here (the printed one may be cut)")
     args = parse.parse_args(argv)
     try:
         comparison = regressions(args.previous, args.current)
     except (ResultsError, CompareError) as exc:
         print(f"{parse.prog}: error: {exc}", file=sys.stderr)
-        print(f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}")
-        return 2
-    print(render(comparison, args.run_url), end="")
-    # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
-    return comparison.exit_code
+        body = f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}\n"
+        code = INCONCLUSIVE_EXIT
+    else:
+        # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
+        body, code = render(comparison, args.run_url), comparison.exit_code
+    if args.full:
+        args.full.parent.mkdir(parents=True, exist_ok=True)
+        args.full.write_text(body, encoding="utf-8")
+    # Printed last: a crash above leaves stdout empty, which the workflow reads as no verdict.
+    print(cut(body, run_url=args.run_url), end="")
+    return code
 
 
 if __name__ == "__main__":

@@ -54,4 +54,4 @@ def test_no_results_no_records_and_no_done_marker_each_count(tmp_path: Path) -> 
         "gone: missing (its job produced no results)"]
     assert completeness.not_fully_run(cell(tmp_path / "empty", [])) == "no records"
     assert completeness.not_fully_run(cell(tmp_path / "stopped", [("m::a", "passed")], done=False)) == (
-        "incomplete (no done marker: the cell's run stopped before its end)")
+        "incomplete (no done marker: its run stopped after 1 case(s), before its end: interrupted, or timed out)")

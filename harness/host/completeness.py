@@ -28,7 +28,9 @@ def not_fully_run(files: CellFiles, missing: str = NO_RESULTS) -> str | None:
     if not finals:
         why.append("no records")
     if not files.complete:
-        why.append("incomplete (no done marker: the cell's run stopped before its end)")
+        # A CI step timeout stops a cell so: what it recorded was uploaded, and this names it stopped, not missing.
+        why.append(f"incomplete (no done marker: its run stopped after {len(finals)} case(s), before its end: "
+                   "interrupted, or timed out)")
     return ", ".join(why) or None
 
 

@@ -1,0 +1,275 @@
+"""The commands a workflow's steps call, faked for tests/workflow_driver.py: `gh`, `nox`, `uv` and `python`.
+
+    python tests/workflow_fakes.py TOOL ARGS...
+
+- gh answers from, and records every call into, the driver's GitHub state ($DRIVER_GITHUB/state.json): runs,
+  artifacts, issues and jobs; `--jq` goes through the real jq, as gh's own does. A call whose words start with an
+  entry of the state's "fail" list fails as a server error would.
+- nox runs a cell as the scenario ($DRIVER_SCENARIO) says: "pass", "fail" (its first case fails), "die" (nothing
+  written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
+  `frontier` stores a release's result. Installs (pip, uv, a nox session's own) are recorded, never made.
+- python is the test venv's, except `-m pip` (recorded) and `-m harness.tools.frontier plan` (the scenario's plan,
+  or a failure where it is null: the real one asks PyPI).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+STATE = Path(os.environ.get("DRIVER_GITHUB", ".")) / "state.json"
+
+
+def load() -> dict[str, Any]:
+    return json.loads(STATE.read_text())
+
+
+def save(state: dict[str, Any]) -> None:
+    STATE.write_text(json.dumps(state, indent=1))
+
+
+def scenario() -> dict[str, Any]:
+    return json.loads(Path(os.environ["DRIVER_SCENARIO"]).read_text())
+
+
+def record_install(tool: str, args: list[str]) -> int:
+    state = load()
+    state.setdefault("installs", []).append({"job": Path(os.environ["GITHUB_WORKSPACE"]).name, "tool": tool,
+                                             "args": args})
+    save(state)
+    return 0
+
+
+# --- gh ---------------------------------------------------------------------------------------------------------
+
+
+def option(args: list[str], name: str, default: str | None = None) -> str | None:
+    return args[args.index(name) + 1] if name in args else default
+
+
+def emit(value: Any, args: list[str]) -> int:
+    """Print `value` as gh does: JSON, or through --jq (strings raw, one result a line)."""
+    jq = option(args, "--jq")
+    if jq is None:
+        print(json.dumps(value))
+        return 0
+    done = subprocess.run(["jq", "-r", "-c", jq], input=json.dumps(value), capture_output=True, text=True,
+                          check=False)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    return done.returncode
+
+
+def gh(args: list[str]) -> int:
+    state = load()
+    state["calls"].append(args)
+    save(state)
+    if not os.environ.get("GH_TOKEN"):
+        print("gh: To use GitHub CLI in a GitHub Actions workflow, set the GH_TOKEN environment variable.",
+              file=sys.stderr)
+        return 4
+    words = " ".join(a for a in args if not a.startswith("-"))
+    if any(words.startswith(prefix) for prefix in state["fail"]):
+        print("HTTP 502: Server Error (https://api.github.com/graphql)", file=sys.stderr)
+        return 1
+    command = args[:2]
+    if command == ["run", "list"]:
+        return run_list(state, args)
+    if command == ["run", "download"]:
+        return run_download(state, args)
+    if command == ["run", "cancel"]:
+        state["cancelled"] = [*state.get("cancelled", []), args[2]]
+        save(state)
+        return 0
+    if args[0] == "api":
+        return api(state, args)
+    if args[0] == "issue":
+        return issue(state, args)
+    print(f"fake gh: {' '.join(args)} is not emulated", file=sys.stderr)
+    return 2
+
+
+def run_list(state: dict[str, Any], args: list[str]) -> int:
+    wanted = option(args, "--status")
+    runs = [r for r in state["runs"]
+            if r["event"] == option(args, "--event", r["event"]) and r["headBranch"] == option(args, "--branch", "main")
+            and (wanted is None or wanted in (r["status"], r["conclusion"]))]
+    runs.sort(key=lambda r: -r["databaseId"])
+    fields = (option(args, "--json") or "databaseId").split(",")
+    limit = int(option(args, "--limit", "20") or 20)
+    return emit([{f: r[f] for f in fields} for r in runs[:limit]], args)
+
+
+def run_download(state: dict[str, Any], args: list[str]) -> int:
+    run, name, target = args[2], option(args, "--name"), Path(option(args, "--dir", ".") or ".")
+    listed = state["artifacts"].get(run, {})
+    if name not in listed or listed[name]["expired"]:
+        print("no valid artifacts found to download", file=sys.stderr)
+        return 1
+    shutil.copytree(STATE.parent / "artifacts" / run / str(name), target, dirs_exist_ok=True)
+    return 0
+
+
+def api(state: dict[str, Any], args: list[str]) -> int:
+    path = next(a for a in args[1:] if not a.startswith("-") and a != option(args, "--jq"))
+    artifacts = re.fullmatch(r"repos/\{owner\}/\{repo\}/actions/runs/(\d+)/artifacts(?:\?name=(\S+))?", path)
+    if artifacts:
+        listed = state["artifacts"].get(artifacts.group(1), {})
+        found = [{"name": n, "expired": a["expired"]} for n, a in listed.items()
+                 if artifacts.group(2) in (None, n)]
+        return emit({"total_count": len(found), "artifacts": found}, args)
+    if re.fullmatch(r"repos/\{owner\}/\{repo\}/actions/runs/\d+/attempts/\d+/jobs", path):
+        return emit({"total_count": len(state["jobs"]), "jobs": state["jobs"]}, args)
+    print(f"fake gh: api {path} is not emulated", file=sys.stderr)
+    return 2
+
+
+def issue(state: dict[str, Any], args: list[str]) -> int:
+    verb = args[1]
+    if verb == "list":
+        wanted = option(args, "--state", "open")
+        return emit([{"number": i["number"], "title": i["title"]} for i in state["issues"] if i["state"] == wanted],
+                    args)
+    body_file = option(args, "--body-file")
+    body = Path(body_file).read_text() if body_file else None
+    if verb == "create":
+        number = 1 + max((i["number"] for i in state["issues"]), default=0)
+        state["issues"].append({"number": number, "title": option(args, "--title"), "body": body, "state": "open",
+                                "comments": []})
+        print(f"https://github.com/owner/repo/issues/{number}")
+    else:
+        found = next(i for i in state["issues"] if i["number"] == int(args[2]))
+        if verb == "edit":
+            found["title"] = option(args, "--title", found["title"])
+            found["body"] = body if body is not None else found["body"]
+        elif verb == "comment":
+            found["comments"].append(option(args, "--body"))
+        elif verb == "close":
+            found["state"] = "closed"
+            found["comments"] += [c for c in [option(args, "--comment")] if c]
+        else:
+            print(f"fake gh: issue {verb} is not emulated", file=sys.stderr)
+            return 2
+    save(state)
+    return 0
+
+
+# --- nox --------------------------------------------------------------------------------------------------------
+
+
+def cases(root: Path, count: int = 4) -> list[str]:
+    """The first `count` real case ids of the corpus: reports and reproducers read their modules."""
+    found = []
+    for path in sorted((root / "cases").glob("[!_]*.py")):
+        tree = ast.parse(path.read_text())
+        found += [f"{path.stem}::{n.name}" for n in tree.body if isinstance(n, ast.FunctionDef)
+                  and n.name.startswith("test_")]
+    return found[:count]
+
+
+def nox(args: list[str]) -> int:
+    session, rest = option(args, "-s"), args[args.index("--") + 1:] if "--" in args else []
+    out = Path(option(rest, "--out", "out") or "out")
+    if session == "report":
+        record_install("nox", ["report", "the report's dependencies"])
+        return subprocess.run([os.environ["DRIVER_PYTHON"], "-m", "reports", *rest], check=False).returncode
+    if session == "frontier":
+        return frontier((option(rest, "--flax") or "").removeprefix("=="), out)
+    cell = re.fullmatch(r"cell\((.+)\)", session or "")
+    if cell is None:
+        print(f"fake nox: session {session} is not emulated", file=sys.stderr)
+        return 2
+    return run_cell(cell.group(1), out, option(rest, "--run-id") or "")
+
+
+def behaviour(kind: str, name: str) -> str:
+    setting = scenario().get(kind, {}).get(name, "pass")
+    if isinstance(setting, dict):
+        setting = setting.get(str(scenario()["attempt"]), setting.get("*", "pass"))
+    return str(setting)
+
+
+def run_cell(cell_id: str, out: Path, run_id: str) -> int:
+    from harness.cell.records import make_record
+    from harness.host import matrix
+    from harness.vocabulary import done_path, results_path
+
+    what = behaviour("cells", cell_id)
+    print(f"fake nox: cell {cell_id}: {what}")
+    if what == "die":
+        return 1
+    cell = next(c for c in matrix.load(Path("matrix.toml")) if c.id == cell_id)
+    ids = cases(Path.cwd())
+    target = results_path(out, run_id, cell_id)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w") as handle:
+        for number, case in enumerate(ids):
+            if what == "hang" and number == len(ids) // 2:
+                handle.flush()
+                Path(os.environ["DRIVER_HANG"]).touch()
+                time.sleep(3600)
+            failed = what == "fail" and number == 0
+            handle.write(json.dumps(make_record(
+                run_id=run_id, cell_id=cell_id, case_id=case, family=case.split("::")[0],
+                status="failed" if failed else "passed", jax=cell.jax, jaxlib=cell.jaxlib, flax=cell.flax,
+                python=cell.python, backend=cell.backend,
+                error_type="AssertionError" if failed else None,
+                error_message="AssertionError: the sharding moved" if failed else None)) + "\n")
+    done_path(out, run_id, cell_id).write_text(json.dumps({"schema_version": 1, "cell_id": cell_id, "returncode": 0}))
+    return 0
+
+
+def frontier(flax: str, out: Path) -> int:
+    sys.path.insert(0, str(Path.cwd() / "tests"))
+    from frontier_fakes import fake, jax_versions
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from harness.tools import frontier_report, frontier_search
+
+    what = behaviour("frontier", flax)
+    print(f"fake nox: frontier of flax {flax}: {what}")
+    if what == "die":
+        return 1
+    candidates = jax_versions(8)
+    _, probe = fake(candidates, {2, 3, 4, 5})
+    found = frontier_search.measure(Version(flax), SpecifierSet(), candidates, probe, contemporary=candidates[3])
+    frontier_report.store(out, frontier_report.to_json(found, SpecifierSet(">=0.5.0")))
+    return 0
+
+
+# --- uv, python -------------------------------------------------------------------------------------------------
+
+
+def uv(args: list[str]) -> int:
+    if args[:2] == ["pip", "install"]:
+        return record_install("uv", args[2:])
+    print(f"fake uv: {' '.join(args)} is not emulated", file=sys.stderr)
+    return 2
+
+
+def python(args: list[str]) -> int:
+    if args[:2] == ["-m", "pip"]:
+        return record_install("pip", args[2:])
+    if args[:3] == ["-m", "harness.tools.frontier", "plan"]:
+        plan = scenario()["frontier_plan"]
+        if plan is None:
+            print("shardmatrix: cannot read https://pypi.org/simple/flax/: HTTP 503", file=sys.stderr)
+            return 2
+        print(json.dumps(plan))
+        return 0
+    os.execv(os.environ["DRIVER_PYTHON"], [os.environ["DRIVER_PYTHON"], *args])
+    return 0
+
+
+if __name__ == "__main__":
+    tool = sys.argv[1]
+    raise SystemExit({"gh": gh, "nox": nox, "uv": uv, "python": python}[tool](sys.argv[2:]))
