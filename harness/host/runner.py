@@ -119,7 +119,7 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
         returncode = output.run_logged(command, environment, job.files.log, verbose=job.verbose)
         if job.workers or not job.files.inflight.exists():
             break
-        if not record_death(cell, job.files, fault_log, list(job.paths)):
+        if not record_death(cell, job.files, fault_log, list(job.paths), job.settings.reruns):
             break  # the death was not during a case: nothing to pin it on, so no restart would get further
         if "--shardmatrix-skip-recorded" not in command:
             command = [*command, "--shardmatrix-skip-recorded"]
