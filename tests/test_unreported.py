@@ -69,3 +69,15 @@ def test_a_death_after_the_cases_last_attempt_is_not_pinned_on_it(tmp_path: Path
     assert not pinned and len(records) == 1
     pinned, records = died_during(tmp_path / "passed", [{"status": "passed", "attempt": 1}], reruns=1)
     assert not pinned and len(records) == 1
+
+
+def test_record_unrun_only_missing_leaves_a_module_its_collection_record_answers_for(tmp_path: Path) -> None:
+    files = CellFiles(tmp_path / "out", "r", CELL.id)
+    folder = folder_of_two_cases(tmp_path)
+    (folder / "broken_test.py").write_text("import unittest\n\nclass BrokenTest(unittest.TestCase):\n"
+                                           "    def test_never(self): ...\n")
+    files.results.parent.mkdir(parents=True)
+    files.results.write_text(json.dumps({"case_id": "broken_test::<collection>", "status": "error"}) + "\n")
+    unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
+    assert [(r["case_id"], r["status"]) for r in read(files.results)] == [
+        ("broken_test::<collection>", "error"), ("test_one::test_a", "crashed"), ("test_one::test_b", "crashed")]

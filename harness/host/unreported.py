@@ -22,7 +22,7 @@ from harness.cell.records import (
     recorded_case_ids,
 )
 from harness.host.cellfiles import CellFiles
-from harness.host.corpus import expected_cases
+from harness.host.corpus import answered, expected_cases
 from harness.host.matrix import Cell
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
@@ -50,7 +50,7 @@ def record_unrun(
 ) -> None:
     """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known)."""
     done = {case_id.split("[")[0] for case_id in recorded_case_ids(files.results)} if only_missing else set()
-    cases = [(cid, fam) for cid, fam in expected_cases(paths) if cid.split("[")[0] not in done]
+    cases = [(cid, fam) for cid, fam in expected_cases(paths) if not answered(cid, done)]
     if not cases and not done:
         cases = [(f"{cell.id}::{placeholder}", "cell")]
     writer = JsonlWriter(files.results)
