@@ -35,8 +35,8 @@ class _Resolved:
     methods: list[str]
     certain: bool
     testcase: bool
-    #: `__test__ = False` in the class body: pytest skips it (it may still be a base).
-    hidden: bool = False
+    #: `__test__ = False`, set in the class or inherited (None: never set): pytest skips it (it may be a base).
+    hidden: bool | None = None
 
 
 def class_tests(path: Path) -> ClassTests:
@@ -109,7 +109,7 @@ class _Module:
         if depth > MAX_DEPTH:
             return _Resolved([], certain=False, testcase=False)
         methods: list[str] = []
-        certain, testcase = True, False
+        certain, testcase, hidden = True, False, _hidden(node)
         for base in node.bases:
             inherited = self._base(base, depth)
             if inherited is None:
@@ -117,13 +117,14 @@ class _Module:
                 continue
             methods += [m for m in inherited.methods if m not in methods]
             certain, testcase = certain and inherited.certain, testcase or inherited.testcase
+            hidden = inherited.hidden if hidden is None else hidden  # the first in the MRO that sets it
         for member in node.body:
             if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name.startswith("test"):
                 if any(_decorator_name(d) in GENERATED for d in member.decorator_list):
                     certain = False
                 elif member.name not in methods:
                     methods.append(member.name)
-        return _Resolved(methods, certain, testcase, hidden=_hidden(node))
+        return _Resolved(methods, certain, testcase, hidden)
 
     def _base(self, base: ast.expr, depth: int) -> _Resolved | None:
         """A base class resolved: one of this module's, one a sibling module defines, a TestCase root; None when the
@@ -148,9 +149,13 @@ def _in_sibling(path: Path, name: str, depth: int) -> _Resolved | None:
     return module.resolve(name, depth + 1)
 
 
-def _hidden(node: ast.ClassDef) -> bool:
-    return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__test__" for t in s.targets)
-               and isinstance(s.value, ast.Constant) and s.value.value is False for s in node.body)
+def _hidden(node: ast.ClassDef) -> bool | None:
+    """What the class body sets `__test__` to, negated (True: `__test__ = False`); None where it sets nothing."""
+    for statement in node.body:
+        if (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                and any(isinstance(t, ast.Name) and t.id == "__test__" for t in statement.targets)):
+            return not statement.value.value
+    return None
 
 
 def _decorator_name(decorator: ast.expr) -> str:
