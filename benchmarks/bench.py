@@ -93,12 +93,13 @@ def import_seconds(cell: matrix.Cell) -> float:
     return best
 
 
-def matrix_runs(out: Path, cores: int) -> dict[str, float]:
-    """The default matrix from scratch (--force), its lower bound, then the same matrix unchanged."""
-    nox = [sys.executable, "-m", "nox", "-s", "matrix", "--"]
+def matrix_runs(out: Path, cores: int, patterns: list[str] | None = None) -> dict[str, float]:
+    """The default matrix (or its cells matching `patterns`) from scratch (--force), its lower bound, then the same
+    matrix unchanged."""
+    nox = [sys.executable, "-m", "nox", "-s", "matrix", "--", *(f"--cells={p}" for p in patterns or [])]
     full = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-full", "--force", cwd=ROOT))
     again = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-again", cwd=ROOT))
-    cells = matrix.load(ROOT / "matrix.toml")
+    cells = matrix.select(matrix.load(ROOT / "matrix.toml"), patterns or [])
     imports, bodies = 0.0, 0.0
     for cell in cells:
         imports += import_seconds(cell)
@@ -197,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nox -s bench --")
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
     parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
+    parser.add_argument("--matrix-cells", action="append", metavar="GLOB",
+                        help="figures 2 and 3 on the cells whose id matches GLOB (repeatable; default: every cell), "
+                        "for a quick comparison of two checkouts")
     parser.add_argument("--out", type=Path, default=None, help="where the matrix runs write (default: scratch)")
     parser.add_argument("--frontier-flax", default="==0.10.2", metavar="SPEC",
                         help="flax releases of figure 6's frontier (default ==0.10.2)")
@@ -219,8 +223,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"1. env build per cell (warm cache): uv {builds['uv_s']:.2f} s vs venv+pip {builds['pip_s']:.1f} s "
                   f"-> {builds['pip_s'] / builds['uv_s']:.0f}x faster (target >= 25x and <= 1.5 s)")
         if wanted & {2, 3}:
-            figures = matrix_runs(args.out or scratch / "out", cores)
-            print(f"2. default matrix: {figures['full_s']:.0f} s vs lower bound {figures['bound_s']:.0f} s "
+            figures = matrix_runs(args.out or scratch / "out", cores, args.matrix_cells)
+            which = f"cells {' '.join(args.matrix_cells)}" if args.matrix_cells else "default matrix"
+            print(f"2. {which}: {figures['full_s']:.0f} s vs lower bound {figures['bound_s']:.0f} s "
                   f"(imports {figures['imports_s']:.0f} s + case bodies {figures['bodies_s']:.0f} s over "
                   f"{figures['cores']} cores) -> {figures['full_s'] / figures['bound_s']:.2f}x (target <= 1.2x)")
             print(f"3. unchanged re-run: {figures['again_s']:.1f} s vs full {figures['full_s']:.0f} s "

@@ -4,7 +4,8 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
 
 - UNSAFE (1): a regression is proven. A case passing on the baseline (harness.vocabulary's PASSING class) is
   broken on the candidate (BROKEN: failed, error, or xfailed by a known breakage), or becomes not applicable (an
-  API it uses is gone), and both cells finished.
+  API it uses is gone), and both cells finished. A module that no longer imports (its `mod::<collection>` error)
+  breaks each of that module's cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
 - INCONCLUSIVE (2): nothing is proven, and something could not be judged:
   - a case recorded on one side only, a cell that did not finish (no done marker) or has no counterpart, an
     infrastructure status (crashed, timeout, install_error) or a status this reader does not know on either side,
@@ -45,6 +46,7 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.vocabulary import (
     ABSENT,
     BROKEN,
+    COLLECTION_CASE,
     CONFLICTING,
     ERROR,
     INFRASTRUCTURE,
@@ -189,6 +191,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     for cell_a, cell_b in pairs or [("", "")]:
         a = results[(results["run_id"] == side_a[0]) & (results["cell_id"] == cell_a)].set_index("case_id")
         b = results[(results["run_id"] == side_b[0]) & (results["cell_id"] == cell_b)].set_index("case_id")
+        a, b = _by_module(a, b), _by_module(b, a)
         joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
         joined["baseline"], joined["candidate"] = cell_a, cell_b
         joined["complete"] = (side_a[0], cell_a) in finished and (side_b[0], cell_b) in finished
@@ -248,6 +251,28 @@ STACK_MODULES = frozenset({"jax", "jaxlib", "flax", "numpy", "ml_dtypes", "opt_e
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
+def _module(case_id: str) -> str:
+    return case_id.partition("::")[0]
+
+
+def _by_module(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """`mine` (case_id-indexed) where a module that did not import (its `mod::<collection>` record) answers for
+    the cases of that module recorded only in `theirs` (a class-based module's `mod::Class::test_x`): each gets a
+    copy of the collection record, which then stands for them and is dropped. So a candidate module that no longer
+    imports is a regression of the baseline's passing cases, and a baseline's is `error` there (not judged)."""
+    failed = [case for case in mine.index if case.endswith(f"::{COLLECTION_CASE}") and not is_passing(
+        mine.at[case, "status"])]
+    answered: dict[str, str] = {}
+    for collection in failed:
+        for case in theirs.index:
+            if _module(case) == _module(collection) and case not in mine.index:
+                answered[case] = collection
+    if not answered:
+        return mine
+    copies = mine.loc[list(answered.values())].set_axis(pd.Index(list(answered), name=mine.index.name))
+    return pd.concat([mine.drop(index=list(set(answered.values()))), copies])
+
+
 def _class(status: object) -> str:
     """A status's class (harness.vocabulary); a side the outer join left empty is MISSING, not UNKNOWN."""
     if status == CONFLICTING:
@@ -264,9 +289,12 @@ def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple
     """The regressions grouped by root cause over the candidate's cells (reports.causes), and those cells."""
     cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
     key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
-    wanted = set(zip(regressed["candidate"], regressed["case_id"], strict=True))
-    hit = [pair in wanted for pair in zip(candidate["cell_id"], candidate["case_id"], strict=True)]
-    rows = candidate[pd.Series(hit, index=candidate.index, dtype=bool)]
+    # A module that did not import regressed each of its cases through its one collection record (_by_module).
+    at = {pair: number for number, pair in enumerate(zip(candidate["cell_id"], candidate["case_id"], strict=True))}
+    picked = [(at.get((cell, case), at.get((cell, f"{_module(case)}::{COLLECTION_CASE}"))), case)
+              for cell, case in zip(regressed["candidate"], regressed["case_id"], strict=True)]
+    found = [(number, case) for number, case in picked if number is not None]
+    rows = candidate.iloc[[number for number, _ in found]].assign(case_id=[case for _, case in found])
     rows = rows.assign(key=rows["cell_id"].map(key_of))
     return causes(rows, cells), cells
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import corpus
+from harness.cell import known
+from harness.host import corpus, matrix
 
 
 def folder_of_two_cases(tmp_path: Path) -> Path:
@@ -60,3 +61,38 @@ def test_expected_cases_of_a_node_id_is_that_one_case(tmp_path: Path) -> None:
     folder = folder_of_two_cases(tmp_path)
     node = Path(f"{folder / 'test_one.py'}::test_b")
     assert corpus.expected_cases([node]) == [("test_one::test_b", "test_one")]
+
+
+CLASS_SUITE = ("import unittest\n\nfrom elsewhere import parameterized\n\n\n"
+               "class _Base(unittest.TestCase):\n    def test_inherited(self): ...\n\n\n"
+               "class ClippingTest(_Base):\n    def test_clip(self): ...\n\n\n"
+               "class GeneratedTest(parameterized.TestCase):\n"
+               "    @parameterized.parameters(1, 2)\n    def test_many(self, n): ...\n")
+CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+
+
+def stale_of(tmp_path: Path, *cases: str) -> list[str]:
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "clipping_test.py").write_text(CLASS_SUITE)
+    entry = '[[breakage]]\ncase = "{}"\nreason = "r"\nlink = "https://example.org"\n\n'
+    (folder / known.FILENAME).write_text("".join(entry.format(case) for case in cases))
+    return corpus.stale_known_breakages([CELL], [str(folder)])
+
+
+def test_a_known_breakage_naming_a_class_test_is_not_stale(tmp_path: Path) -> None:
+    # Before, the scan saw no unittest class and called these stale.
+    assert stale_of(tmp_path, "clipping_test::ClippingTest::test_clip", "clipping_test::ClippingTest::test_inherited",
+                    "clipping_test::GeneratedTest::test_many0") == []
+
+
+def test_a_known_breakage_naming_a_class_test_that_is_gone_is_stale(tmp_path: Path) -> None:
+    assert stale_of(tmp_path, "clipping_test::ClippingTest::test_renamed") == [
+        f"{known.FILENAME}: clipping_test::ClippingTest::test_renamed: stale, no such case"]
+
+
+def test_expected_cases_count_class_tests_own_and_inherited(tmp_path: Path) -> None:
+    stale_of(tmp_path)
+    assert [case for case, _ in corpus.expected_cases([tmp_path / "suite"])] == [
+        "clipping_test::_Base::test_inherited", "clipping_test::ClippingTest::test_inherited",
+        "clipping_test::ClippingTest::test_clip"]

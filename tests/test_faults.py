@@ -85,6 +85,19 @@ def test_retry_marks_differing_attempts_and_keeps_consistent_failures(
     assert [r["status"] for r in records["test_after"]] == ["passed"]
 
 
+def test_a_retry_that_dies_is_the_cases_next_attempt_and_the_rest_still_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the death went unrecorded (attempt 1 was already there), the runner stopped restarting, and every case
+    # after it was recorded crashed without having run.
+    code, records = run_fault(tmp_path, "retried_abort", monkeypatch, reruns=1)
+    assert code == 0
+    died = records["test_aborts_on_its_retry"]
+    assert [(r["attempt"], r["status"]) for r in died] == [(1, "failed"), (2, "crashed")]
+    assert died[0]["error_type"] == "AssertionError" and died[1]["reason"] == "Fatal Python error: Aborted"
+    assert_neighbours_survived(records, "retried_abort")
+
+
 def test_no_retry_when_reruns_is_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _, records = run_fault(tmp_path, "flaky", monkeypatch, reruns=0)
     assert [r["status"] for r in records["test_fails_once_then_passes"]] == ["failed"]

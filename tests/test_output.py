@@ -50,6 +50,14 @@ def test_progress_line_counts_cases_once_and_names_the_log(tmp_path: Path) -> No
     assert line == f"cell: 2/3 cases, 41 s: 1 passed, 1 failed (log: {log})"
 
 
+def test_a_module_that_did_not_import_is_done_by_its_collection_record_and_only_that_module(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::<collection>", "status": "error"},
+                            {"case_id": "n::a", "status": "passed"})
+    expected = ["m::ClippingTest::test_a", "m::ClippingTest::test_b", "n::a", "n::b"]
+    line = output.progress_line("cell", results, tmp_path / "c.log", expected=expected, seconds=None)
+    assert line == "cell: 2/3 cases: 1 passed, 1 error"
+
+
 def test_progress_line_says_what_it_does_not_know(tmp_path: Path) -> None:
     line = output.progress_line("cell", tmp_path / "none.jsonl", tmp_path / "none.log", expected=None,
                                 seconds=None, note="interrupted")

@@ -305,3 +305,35 @@ def test_a_case_not_judged_shows_the_detail_of_the_side_without_an_answer() -> N
     found = compare(frame([("a", "crashed", crash), ("b", "passed", {})],
                           [("a", "failed", {"error_type": "ValueError"}), ("b", "passed", {})]), "r1", "r2")
     assert found.unjudged[["case_id", "detail"]].values.tolist() == [["fam::a", crash["reason"]]]
+
+
+# --- a module that did not import answers for its cases, matched by module ------------------------------------------
+
+NO_SKLEARN = {"error_type": "ModuleNotFoundError", "error_message": "No module named 'sklearn'"}
+#: A case of another module, passing on both sides.
+OTHER = ("other", "passed", {"case_id": "mod2::other"})
+
+
+def test_a_candidate_module_that_no_longer_imports_regresses_the_baselines_passing_cases_of_it() -> None:
+    # Before: fam::<collection> only in the candidate, fam::ClippingTest::* only in the baseline: INCONCLUSIVE.
+    found = compare(frame([*cases("ClippingTest::test_a", "ClippingTest::test_b"), OTHER],
+                          [("<collection>", "error", NO_SKLEARN), OTHER]), "r1", "r2")
+    assert found.verdict == UNSAFE and found.missing.empty
+    assert found.regressions[["case_id", "after", "detail"]].values.tolist() == [
+        ["fam::ClippingTest::test_a", "error", "ModuleNotFoundError: No module named 'sklearn'"],
+        ["fam::ClippingTest::test_b", "error", "ModuleNotFoundError: No module named 'sklearn'"]]
+    assert found.causes["cases"].tolist() == [
+        [("c1", "fam::ClippingTest::test_a"), ("c1", "fam::ClippingTest::test_b")]]
+
+
+def test_a_candidate_module_that_imports_in_neither_cell_is_no_regression() -> None:
+    both = [("<collection>", "error", NO_SKLEARN), OTHER]
+    found = compare(frame(both, both), "r1", "r2")
+    assert found.regressions.empty and found.unrun["case_id"].tolist() == ["fam::<collection>"]
+
+
+def test_a_baseline_module_that_did_not_import_leaves_its_cases_unjudged_not_missing() -> None:
+    found = compare(frame([("<collection>", "error", NO_SKLEARN), OTHER],
+                          [*cases("ClippingTest::test_a"), OTHER]), "r1", "r2")
+    assert found.verdict == SAFE and found.missing.empty and found.regressions.empty
+    assert found.unrun["case_id"].tolist() == ["fam::ClippingTest::test_a"]

@@ -47,3 +47,37 @@ def test_record_unrun_only_missing_keeps_what_was_recorded(tmp_path: Path) -> No
 def test_exit_description() -> None:
     assert unreported.exit_description(-11) == "cell process killed by SIGSEGV"
     assert unreported.exit_description(3) == "pytest exited with code 3"
+
+
+def died_during(tmp_path: Path, recorded: list[dict], reruns: int) -> tuple[bool, list[dict]]:
+    """record_death after the process died while test_one::test_a was in flight, with `recorded` already written."""
+    files = CellFiles(tmp_path / "out", "r", CELL.id)
+    files.results.parent.mkdir(parents=True)
+    files.results.write_text("".join(json.dumps({"case_id": "test_one::test_a", **r}) + "\n" for r in recorded))
+    folder = folder_of_two_cases(tmp_path)
+    files.inflight.write_text(f"{folder / 'test_one.py'}::test_a")
+    return unreported.record_death(CELL, files, tmp_path / "no-fault-log", [folder], reruns), read(files.results)
+
+
+def test_a_death_on_a_retry_is_the_cases_next_attempt(tmp_path: Path) -> None:
+    pinned, records = died_during(tmp_path, [{"status": "failed", "attempt": 1}], reruns=1)
+    assert pinned and [(r["attempt"], r["status"]) for r in records] == [(1, "failed"), (2, "crashed")]
+
+
+def test_a_death_after_the_cases_last_attempt_is_not_pinned_on_it(tmp_path: Path) -> None:
+    pinned, records = died_during(tmp_path, [{"status": "failed", "attempt": 1}], reruns=0)
+    assert not pinned and len(records) == 1
+    pinned, records = died_during(tmp_path / "passed", [{"status": "passed", "attempt": 1}], reruns=1)
+    assert not pinned and len(records) == 1
+
+
+def test_record_unrun_only_missing_leaves_a_module_its_collection_record_answers_for(tmp_path: Path) -> None:
+    files = CellFiles(tmp_path / "out", "r", CELL.id)
+    folder = folder_of_two_cases(tmp_path)
+    (folder / "broken_test.py").write_text("import unittest\n\nclass BrokenTest(unittest.TestCase):\n"
+                                           "    def test_never(self): ...\n")
+    files.results.parent.mkdir(parents=True)
+    files.results.write_text(json.dumps({"case_id": "broken_test::<collection>", "status": "error"}) + "\n")
+    unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
+    assert [(r["case_id"], r["status"]) for r in read(files.results)] == [
+        ("broken_test::<collection>", "error"), ("test_one::test_a", "crashed"), ("test_one::test_b", "crashed")]

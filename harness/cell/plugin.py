@@ -90,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if not getattr(config.option, "numprocesses", None):
         # Cases run in this very process: a death is pinned on the case named in the in-flight file, and the
-        # runner starts a fresh process for the rest (see harness.host.runner.run_installed).
+        # runner starts a fresh process for the rest (see harness.host.runner.run_pytest).
         _watch_for_faults(config, fault_log_path(Path(out), run, cell, IN_PROCESS))
         config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.

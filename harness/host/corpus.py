@@ -12,6 +12,8 @@ from harness.cell.source import case_files, static_cases
 from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN
+from harness.host.testclasses import class_tests
+from harness.vocabulary import COLLECTION_CASE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,8 +60,9 @@ def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
     """(case id, family) of every case in the given files, folders and pytest node ids, read from source.
 
     Only where pytest cannot say: the cases of a cell that never ran, the families of a dead process's cases, the
-    progress line. A source scan does not see every test pytest collects (a class's inherited tests), so nothing
-    that is judged (upgrade, bisect) takes its case list from here: they read the records."""
+    progress line. Class-based tests count (harness.host.testclasses), but a source scan does not see every test
+    pytest collects (names generated at import), so nothing that is judged (upgrade, bisect) takes its case list from
+    here: they read the records."""
     found: list[tuple[str, str]] = []
     for path in paths:
         file_part, node, name = str(path).partition("::")
@@ -69,9 +72,22 @@ def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
             found.append((f"{file.stem}::{name}", families.get(name.split("[")[0]) or file.stem))
             continue
         for file in _files(path):
-            for test, family in static_cases(file):
-                found.append((f"{file.stem}::{test}", family or file.stem))
+            tests = dict(static_cases(file))
+            tests.update({test: None for test in class_tests(file).found if test not in tests})
+            found += [(f"{file.stem}::{test}", family or file.stem) for test, family in tests.items()]
     return found
+
+
+def answered(case_id: str, recorded: set[str]) -> bool:
+    """Whether an expected case has a record: its own (`recorded` holds ids without parameters), or its module's
+    collection error, which stands for every case of a module that did not import."""
+    return case_id.split("[")[0] in recorded or f"{case_id.partition('::')[0]}::{COLLECTION_CASE}" in recorded
+
+
+def unknowable_classes(paths: list[Path]) -> list[str]:
+    """'<file stem>::<class>' of each class whose tests a source scan cannot show (harness.host.testclasses)."""
+    return [f"{file.stem}::{name}" for path in paths if "::" not in str(path) for file in _files(path)
+            for name in class_tests(file).unknown]
 
 
 def _files(path: Path) -> list[Path]:
@@ -84,14 +100,17 @@ def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) ->
 
 
 def stale_known_breakages(cells: list[Cell], cases: list[str]) -> list[str]:
-    """One line per known-breakage entry that names no existing case, or whose ranges match no selected cell."""
-    case_ids = {case_id for case_id, _ in expected_cases(case_paths(cases))}
+    """One line per known-breakage entry that names no existing case, or whose ranges match no selected cell. An entry
+    under a class whose tests the source cannot show is neither: the scan cannot know."""
+    paths = case_paths(cases)
+    case_ids = {case_id for case_id, _ in expected_cases(paths)}
+    unknowable = tuple(f"{name}::" for name in unknowable_classes(paths))
     pins: list[dict[str, str | None]] = [
         {"jax": c.jax, "jaxlib": c.jaxlib, "flax": c.flax, "python": c.python} for c in cells
     ]
     lines = []
     for path in known_breakage_files(cases):
-        entries = known.load(path)
+        entries = [entry for entry in known.load(path) if not entry.case.startswith(unknowable)]
         for entry in known.stale(entries, case_ids):
             lines.append(f"{path.name}: {entry.case}: stale, no such case")
         for entry in entries:

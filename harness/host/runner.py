@@ -108,8 +108,9 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     """Run pytest until every case is recorded or it stops for good; its output goes to the cell's log.
 
     Without xdist workers the cases run in the cell's own pytest process: when it dies (a segfault in XLA, an
-    abort, the hard-timeout watchdog), the case it was running is recorded as crashed or timeout and a fresh
-    process runs the cases not yet recorded, so one bad case costs one restart, and none costs nothing.
+    abort, the hard-timeout watchdog), the case it was running is recorded as crashed or timeout (as its next attempt
+    when it died on a retry) and a fresh process runs the cases not yet recorded, so one bad case costs one restart,
+    and none costs nothing.
     """
     command = pytest_command(venv, job)
     environment = cell_environment(cell, job.settings.devices)
@@ -119,7 +120,7 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
         returncode = output.run_logged(command, environment, job.files.log, verbose=job.verbose)
         if job.workers or not job.files.inflight.exists():
             break
-        if not record_death(cell, job.files, fault_log, list(job.paths)):
+        if not record_death(cell, job.files, fault_log, list(job.paths), job.settings.reruns):
             break  # the death was not during a case: nothing to pin it on, so no restart would get further
         if "--shardmatrix-skip-recorded" not in command:
             command = [*command, "--shardmatrix-skip-recorded"]

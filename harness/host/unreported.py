@@ -18,11 +18,15 @@ from harness.cell.records import (
     case_id_from_nodeid,
     family_from_nodeid,
     make_record,
+    read_records,
     recorded_case_ids,
 )
 from harness.host.cellfiles import CellFiles
-from harness.host.corpus import expected_cases
+from harness.host.corpus import answered, expected_cases
 from harness.host.matrix import Cell
+
+#: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
+RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
 
 
 def cell_record(cell: Cell, run_id: str, **fields: Any) -> dict[str, Any]:
@@ -46,7 +50,7 @@ def record_unrun(
 ) -> None:
     """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known)."""
     done = {case_id.split("[")[0] for case_id in recorded_case_ids(files.results)} if only_missing else set()
-    cases = [(cid, fam) for cid, fam in expected_cases(paths) if cid.split("[")[0] not in done]
+    cases = [(cid, fam) for cid, fam in expected_cases(paths) if not answered(cid, done)]
     if not cases and not done:
         cases = [(f"{cell.id}::{placeholder}", "cell")]
     writer = JsonlWriter(files.results)
@@ -58,12 +62,18 @@ def record_unrun(
         writer.close()
 
 
-def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path]) -> bool:
-    """Record the case a dead cell process was running, named by faulthandler's log; False if there is none."""
+def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path], reruns: int) -> bool:
+    """Record the case a dead cell process was running, named by faulthandler's log, as its next attempt; False if
+    there is none (the process died outside a case, or after the case's last attempt was recorded)."""
     nodeid = files.inflight.read_text(encoding="utf-8").strip()
     files.inflight.unlink(missing_ok=True)
     case_id = case_id_from_nodeid(nodeid)
-    if not nodeid or case_id in recorded_case_ids(files.results):
+    if not nodeid:
+        return False
+    attempts = [r for r in read_records(files.results) if r.get("case_id") == case_id]
+    # A case whose failed attempt pytest-rerunfailures was retrying died on its retry: that retry is its next
+    # attempt. One whose last attempt needs no retry had ended: the death is not its own.
+    if attempts and not (attempts[-1].get("status") in RETRIED and vocabulary.attempt_of(attempts[-1]) <= reruns):
         return False
     verdict = crash_verdict(fault_log.read_text(encoding="utf-8", errors="replace") if fault_log.exists() else "")
     families = dict(expected_cases(paths))
@@ -72,7 +82,7 @@ def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path
         writer.write(cell_record(
             cell, files.run_id, case_id=case_id,
             family=families.get(case_id.split("[")[0], family_from_nodeid(nodeid)), status=verdict.status,
-            reason=verdict.reason,
+            attempt=1 + max((vocabulary.attempt_of(r) for r in attempts), default=0), reason=verdict.reason,
             error_type="ProcessTimeout" if verdict.status == vocabulary.TIMEOUT else "ProcessDied",
             error_message=verdict.reason,
         ))
