@@ -126,6 +126,12 @@ table.causes td { vertical-align: top; }
 table.causes td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.causes td.sig { min-width: 26em; }
 table.causes td.sig code { overflow-wrap: anywhere; }
+/* Case ids have no spaces to break at: a fixed layout keeps the Changes table inside a 1400 px page. */
+#T_changes { table-layout: fixed; width: 100%; } #T_changes td { overflow-wrap: anywhere; white-space: normal; }
+#T_changes th:nth-child(1) { width: 6%; } #T_changes th:nth-child(2) { width: 19%; }
+#T_changes th:nth-child(3) { width: 8%; } #T_changes th:nth-child(4) { width: 10%; }
+#T_changes th:nth-child(5), #T_changes th:nth-child(6) { width: 10%; }
+#T_changes th:nth-child(7) { width: 20%; } #T_changes th:nth-child(8) { width: 17%; }
 table.causes td.where { min-width: 14em; }
 table.causes td.first { white-space: nowrap; }
 table.causes .chip { display: inline-block; margin: 0 2px 2px 0; padding: 0 6px; border-radius: 10px;
@@ -285,8 +291,8 @@ otherwise <strong>unexpected</strong>. <code>changes.csv</code> holds the same r
 <td>{% if c.warned %}<code>{{ c.warned }}</code>{% endif %}
 {%- for key in c.cells_warned %} <a href="#{{ c.anchors[key] }}">{{ key }}</a>{% endfor %}</td>
 <td class="first">{{ c.last_passing }}</td><td class="first">{{ c.first_failing }}</td>
-<td>{% for case in c.cases %}<code>{{ case }}</code>{{ "<br>" | safe if not loop.last }}{% endfor %}</td>
-<td>{{ c.fix }}</td></tr>
+<td class="cases">{% for case in c.cases %}<code>{{ case }}</code>{{ "<br>" | safe if not loop.last }}{% endfor %}</td>
+<td class="fix">{{ c.fix }}</td></tr>
 {% endfor %}
 </tbody>
 </table>
