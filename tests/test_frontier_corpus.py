@@ -8,7 +8,7 @@ from frontier_fakes import FLAX, core_asked, fake, jax_versions
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier_report, frontier_search
+from harness.tools import frontier_corpus, frontier_report, frontier_search
 
 SCAN = "linen_scan::test_scan_metadata"
 SHARD_MAP = "nnx_shard_map::test_auto"
@@ -18,7 +18,7 @@ def measure(n: int, works: set[int], seed: int, fails: dict[str, set[int]]) -> t
                                                                                       frontier_search.Frontier]:
     candidates = jax_versions(n)
     asked, probe = fake(candidates, works, fails=fails)
-    return asked, frontier_search.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[seed])
+    return asked, frontier_corpus.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[seed])
 
 
 def test_a_case_failing_at_the_lower_core_edge_gets_its_own_edge_and_narrows_the_range() -> None:
@@ -83,7 +83,7 @@ def test_the_first_broken_jax_of_a_core_edge_runs_every_case_unless_its_verdict_
         return frontier_search.Probe(version, verdict == "works", "" if verdict == "works" else verdict, f"c{i}",
                                      verdict=verdict, corpus=corpus)
 
-    found = frontier_search.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[4])
+    found = frontier_corpus.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[4])
     assert ("corpus", candidates[1]) in asked and ("corpus", candidates[6]) not in asked
     assert found.below is not None and found.below.corpus and found.above is not None and not found.above.corpus
 

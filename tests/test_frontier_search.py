@@ -9,13 +9,13 @@ import pytest
 from frontier_fakes import FLAX, core_asked, fake, jax_versions
 from packaging.specifiers import SpecifierSet
 
-from harness.tools import frontier_report, frontier_search
+from harness.tools import frontier_corpus, frontier_report, frontier_search
 
 
 def measure(n: int, works: set[int], seed: int, **kwargs: object) -> tuple[list[object], frontier_search.Frontier]:
     candidates = jax_versions(n)
     asked, probe = fake(candidates, works, **kwargs)  # type: ignore[arg-type]
-    found = frontier_search.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[seed])
+    found = frontier_corpus.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[seed])
     return asked, found
 
 
@@ -139,7 +139,7 @@ def test_an_upper_edge_at_the_newest_release_has_no_broken_above() -> None:
 def test_a_failing_contemporary_seed_falls_back_to_the_middle_of_the_declared_range() -> None:
     candidates = jax_versions(16)
     asked, probe = fake(candidates, set(range(9, 13)))
-    found = frontier_search.measure(FLAX, SpecifierSet(f">={candidates[4]}"), candidates, probe,
+    found = frontier_corpus.measure(FLAX, SpecifierSet(f">={candidates[4]}"), candidates, probe,
                                     contemporary=candidates[5])
     assert asked[:2] == [candidates[5], candidates[10]]  # the middle of the 12 declared-compatible releases
     assert (found.core_from, found.core_to) == (candidates[9], candidates[12])
@@ -194,7 +194,7 @@ def test_the_seed_search_stops_where_the_budget_could_no_longer_pay_for_both_bis
 def test_a_jax_outside_the_declaration_is_never_probed_and_the_declaration_is_the_edge() -> None:
     candidates = jax_versions(16)
     asked, probe = fake(candidates, set(range(6, 13)))
-    found = frontier_search.measure(FLAX, SpecifierSet(f">={candidates[6]}"), candidates, probe,
+    found = frontier_corpus.measure(FLAX, SpecifierSet(f">={candidates[6]}"), candidates, probe,
                                     contemporary=candidates[9])
     assert min(core_asked(asked)) == candidates[6]
     assert (found.works_from, found.works_to) == (candidates[6], candidates[12])

@@ -13,12 +13,22 @@ broken or not built: no further case can change that verdict.
 
 from __future__ import annotations
 
-from harness.tools.frontier_search import CaseRange, Frontier, Probe, Probes, find_edge, interior_points
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from harness.tools import frontier_search
+from harness.tools.frontier_search import CaseRange, Frontier, Probe, ProbeFn, Probes, find_edge, interior_points
 
 #: Verdicts that answer for no case: nothing installed, or the cell stopped before recording every case.
 UNANSWERED = ("not_built", "interrupted")
 #: Verdicts of a core probe that running every case cannot change.
 FINAL = ("broken", "not_built")
+
+
+def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], probe: ProbeFn,
+            contemporary: Version | None = None) -> Frontier:
+    """The whole search for one flax release: the core range (frontier_search.measure), then confirm()."""
+    return frontier_search.measure(flax, declared, candidates, probe, contemporary, confirm)
 
 
 def case_works(probe: Probe, case: str) -> bool:

@@ -235,14 +235,16 @@ def interior_points(start: int, end: int, probed: set[int], count: int = INTERIO
     return sorted(chosen)
 
 
-def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], probe: ProbeFn,
-            contemporary: Version | None = None, corpus: bool = True) -> Frontier:
-    """Measure one flax release: the core range, then (with `corpus`) the whole-corpus range and the cases that
-    narrow it. A jax outside the declaration is never probed (no installer pairs them): where the range ends at the
-    declaration, the next jax beyond it is the edge, its cause the declaration. Over the budget, the search stops
-    and says so in `stopped`; what it found until then stays."""
-    from harness.tools import frontier_corpus  # the second half of the search, which needs this module's types
+#: The second half of a search (harness.tools.frontier_corpus.confirm): given the core range's indices.
+Confirm = Callable[[Frontier, Probes, int, int], None]
 
+
+def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], probe: ProbeFn,
+            contemporary: Version | None = None, confirm: Confirm | None = None) -> Frontier:
+    """Measure one flax release: the core range, then (`confirm`, harness.tools.frontier_corpus.measure passes it)
+    the whole-corpus range and the cases that narrow it. A jax outside the declaration is never probed (no installer
+    pairs them): where the range ends at the declaration, the next jax beyond it is the edge, its cause the
+    declaration. Over the budget, the search stops and says so in `stopped`; what it found until then stays."""
     found = Frontier(flax, str(declared), list(candidates), budget(len(candidates)))
     everything = candidates
     candidates = [v for v in candidates if v in declared] or candidates
@@ -251,8 +253,8 @@ def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], pr
         core = _core(found, probes, declared, contemporary)
         if core is not None:
             _excluded_edges(found, everything, candidates, declared, *core)
-            if corpus:
-                frontier_corpus.confirm(found, probes, *core)
+            if confirm is not None:
+                confirm(found, probes, *core)
     except BudgetSpent as spent:
         found.stopped = str(spent)
     return found
