@@ -77,8 +77,8 @@ class FakeCells:
             other = self.other(Version(jax), Version(flax)) if self.other else (vocabulary.PASSED, "")
             found.append((OTHER, *other))
         return [{"schema_version": 2, "case_id": case, "status": status, "attempt": 1, "cell_id": cell_id,
-                 "error_type": "E" if message else None, "error_message": message or None, "warnings": [], "reason": None,
-                 "jax": jax, "flax": flax, "python": python} for case, status, message in found]
+                 "error_type": "E" if message else None, "error_message": message or None, "warnings": [],
+                 "reason": None, "jax": jax, "flax": flax, "python": python} for case, status, message in found]
 
 
 SMOKE = ["partitioned_metadata::test_smoke"]
