@@ -91,13 +91,17 @@ def _chance(found: Frontier) -> str:
 
 def requirement(found: Frontier) -> str:
     """The suggested jax requirement line: the whole-corpus range minus its holes, naming the narrower cases."""
-    narrower = f"  # narrower than the core's jax>={found.core_from},<={found.core_to}: " + ", ".join(
-        f"{c.case} ({_span(c.works_from, c.works_to)})" for c in found.cases) if found.cases else ""
+    cases = ", ".join(f"{c.case} ({_span(c.works_from, c.works_to)})" for c in found.cases)
+    core = f"jax>={found.core_from},<={found.core_to}"
     if found.stopped and found.works_from is None:
         return f"# flax {found.flax}: no range: the search {found.stopped}"
+    if found.core_from is None:
+        return f"# flax {found.flax}: no jax release works ({found.nowhere})"
     if found.works_from is None:
-        return f"# flax {found.flax}: no jax release works ({found.nowhere}){narrower}"
+        return (f"# flax {found.flax}: no jax release passes the whole corpus; the core cases work with {core}"
+                + (f"; narrower: {cases}" if cases else f" ({found.nowhere})"))
     holes = "".join(f",!={p.jax}" for p in _holes(found))
+    narrower = f"  # narrower than the core's {core}: {cases}" if cases else ""
     return f"jax>={found.works_from},<={found.works_to}{holes}{narrower}"
 
 
@@ -249,12 +253,15 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
 
 
 def _edge(row: dict[str, str], side: str) -> str:
+    """A table cell for the first broken jax on one side: the jax and its cause, or why there is none."""
     jax, cause = row[f"first_broken_{side}"], row[f"cause_{side}"]
     if not jax:
-        return "(newest asked works)" if side == "above" and row["works_to"] else (
-            "(none older asked)" if row["works_from"] else cause or "-")
+        if row["works_from"]:
+            return "(newest asked works)" if side == "above" else "(none older asked)"
+        # No whole-corpus range: the narrower cases say why when the core works; else the cause, once.
+        cause = cause if side == "below" and not row["core_from"] else "-"
     cut = cause if len(cause) <= 120 else cause[:117] + "..."
-    return f"{jax}: {cut}".replace("|", "\\|")
+    return (f"{jax}: {cut}" if jax else cut).replace("|", "\\|")
 
 
 def _relative(document: dict[str, Any]) -> dict[str, Any]:
