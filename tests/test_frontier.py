@@ -262,3 +262,18 @@ def test_a_case_failing_inside_the_core_range_narrows_the_whole_corpus_range_and
     # Whole-corpus probes are ordinary cells of the run; core probes keep theirs apart.
     assert (tmp_path / "out" / "results").is_dir() and (tmp_path / "out" / "frontier" / "core" / "results").is_dir()
     assert any(cells.corpus) and not all(cells.corpus)
+
+
+def test_a_projects_whole_corpus_probe_is_its_core_probe_run_once(tmp_path: Path, cases: Path) -> None:
+    """With --project every test is core: the whole-corpus probe of a pair reuses its core probe, no second cell."""
+    cells = FakeCells(lambda jax, flax, python: (vocabulary.PASSED, ""))
+    found = frontier.releases.releases(frontier.SpecifierSet("==0.10.2"), frontier.SpecifierSet(">=0.7.0"), fetch)
+    opts = frontier.options.from_namespace(frontier.parser().parse_strictly(["--out", str(tmp_path / "out")]))
+    additions = frontier.cellenv.Additions(project=SimpleNamespace(root=tmp_path))  # type: ignore[arg-type]
+    prober = frontier.Prober(opts, {SMOKE[0]: cases / "partitioned_metadata.py"}, found, ["3.11"], lambda line: None,
+                             additions)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(frontier.cellrun, "probe", cells.probe)
+        core = prober.probe(Version("0.7.0"), Version("0.10.2"))
+        whole = prober.probe(Version("0.7.0"), Version("0.10.2"), corpus=True)
+    assert len(cells.ran) == 1 and core.works and whole.works and whole.corpus and not core.corpus

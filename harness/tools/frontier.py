@@ -88,6 +88,9 @@ class Prober:
                  say: Callable[[str], object], additions: cellenv.Additions | None = None) -> None:
         self.opts, self.nodes, self.found, self.pythons, self.say = opts, nodes, found, pythons, say
         self.additions = additions or cellenv.Additions()
+        # A project's core is every test of it: its whole-corpus probe is its core probe, run once.
+        self.core_is_everything = bool(self.additions.project)
+        self.made: dict[tuple[Version, Version], Probe] = {}
         # Core probes keep their results apart (OUT/frontier/core): a cell id of one run holds one selection's
         # records, and the whole-corpus probes under OUT/results are ordinary cells a report shows.
         self.core_opts = replace(opts, out=Path(opts.out) / "frontier" / "core")
@@ -99,6 +102,8 @@ class Prober:
 
     def probe(self, jax: Version, flax: Version, corpus: bool = False) -> Probe:
         """One pair's verdict; an install error moves on to the next Python, and each try is its own cell."""
+        if corpus and self.core_is_everything:
+            return replace(self.made.get((jax, flax)) or self.probe(jax, flax), corpus=True)
         started = time.monotonic()
         tried = self.pythons_for(jax, flax)
         if not tried:
@@ -111,6 +116,7 @@ class Prober:
             cell = cellenv.apply(pins.make_cell(str(jax), str(flax), python), self.additions)
             result = self._one(cell, jax, corpus, started)
             if not result.cause.startswith(INSTALL_CAUSE):
+                self.made[jax, flax] = result
                 return self._said(flax, result)
             first = first or result
             if not PYTHON_SPECIFIC.search(result.cause):  # a conflict of the pins themselves: no Python does better
