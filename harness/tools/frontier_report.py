@@ -126,9 +126,9 @@ def evidence(found: Frontier) -> list[str]:
             lines.append(f"  broken {side}: jax {probe.jax} ({probe.cell_id or 'not probed'}"
                          f"{', every case' if probe.corpus else ''}): {probe.verdict or 'broken'}: {probe.cause}")
     for case in found.cases:
-        lines.append(f"  narrower: {case.case}: {_span(case.works_from, case.works_to)}; below "
-                     f"{_jax(case.below) or '-'}: {case.cause(case.below) or '-'}; above {_jax(case.above) or '-'}: "
-                     f"{case.cause(case.above) or '-'}")
+        sides = "".join(f"; broken {side} at {probe.jax}: {case.cause(probe)}"
+                        for side, probe in (("below", case.below), ("above", case.above)) if probe is not None)
+        lines.append(f"  narrower: {case.case}: {_span(case.works_from, case.works_to)}{sides}")
     for hole in _holes(found):
         lines.append(f"  hole: jax {hole.jax} ({hole.cell_id}): {hole.cause}")
     if found.stopped:
@@ -241,7 +241,8 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
               "widest unprobed stretch inside the range. So one failing release at a random place inside the core "
               "range is found with the chance in the column *hole found with*: the share of the releases inside the "
               "range that were probed (exact: the search with the hole probes what it would without, until it probes "
-              "the hole). A hole it misses is reported as working. A hole that only a non-core case shows is found "
+              "the hole; but for the jax it starts from, which is found only when another seed works). A hole it "
+              "misses is reported as working. A hole that only a non-core case shows is found "
               "only where a whole-corpus probe lands.", "",
               "Probe budget per flax release over N jax releases, L = ceil(log2 N): core 3L + "
               f"{SEEDS + CHECKS + 1 + INTERIOR} (the seeds, both edges bisected and checked, one hole at an edge "

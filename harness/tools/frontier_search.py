@@ -335,7 +335,8 @@ def hole_chance(start: int, end: int, probed: Sequence[int]) -> float:
     """The chance that the search finds one failing release placed at random strictly inside a works-range
     [start, end]: the share of those releases the hole-free search probes. Exact, because the search with the hole
     probes exactly what the hole-free one does until it probes the hole, and once it has, reports it as a hole (the
-    check past an edge's first-broken release tells it from the edge)."""
+    check past an edge's first-broken release tells it from the edge); but for a hole at the seed it starts from,
+    which is found only when another seed works."""
     inside = end - start - 1
     return 1.0 if inside <= 0 else len({i for i in probed if start < i < end}) / inside
 
