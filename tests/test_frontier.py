@@ -260,7 +260,7 @@ def test_a_case_failing_inside_the_core_range_narrows_the_whole_corpus_range_and
     assert any(line.startswith(f"flax 0.10.2: jax>=0.7.2,<=0.8.2  # narrower than the core's jax>=0.7.0,<=0.8.2: "
                                f"{OTHER} (0.7.2 to 0.8.2)") for line in said)
     # Whole-corpus probes are ordinary cells of the run; core probes keep theirs apart.
-    assert (tmp_path / "out" / "results").is_dir() and (tmp_path / "out" / "frontier" / "core" / "results").is_dir()
+    assert (tmp_path / "out" / "results").is_dir() and (tmp_path / "out" / "frontier-core" / "results").is_dir()
     assert any(cells.corpus) and not all(cells.corpus)
 
 

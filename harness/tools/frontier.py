@@ -9,7 +9,7 @@ harness.tools.frontier_judge; documented changes excepted), and each case that n
 Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.cellrun.probe, so its
 results are reused, through the results cache, by a later probe of the same pair with the same inputs (environment,
 case sources, selection, settings). Whole-corpus probes are cells of the run under OUT/results (a report shows them,
-and a matrix cell of the same pair answers for one); core probes keep theirs under OUT/frontier/core. A pair is
+and a matrix cell of the same pair answers for one); core probes keep theirs under OUT/frontier-core. A pair is
 tried on each Python this machine has that the packages' files admit (harness.tools.releases), the pair's own
 choice first, until one installs: "cannot be installed" then means on none of them. Flax releases are measured
 --jobs at a time, the longest (by the stored durations of their last probes) first.
@@ -91,9 +91,10 @@ class Prober:
         # A project's core is every test of it: its whole-corpus probe is its core probe, run once.
         self.core_is_everything = bool(self.additions.project)
         self.made: dict[tuple[Version, Version], Probe] = {}
-        # Core probes keep their results apart (OUT/frontier/core): a cell id of one run holds one selection's
-        # records, and the whole-corpus probes under OUT/results are ordinary cells a report shows.
-        self.core_opts = replace(opts, out=Path(opts.out) / "frontier" / "core")
+        # Core probes keep their results apart (OUT/frontier-core): a cell id of one run holds one selection's
+        # records, the whole-corpus probes under OUT/results are ordinary cells a report shows, and a CI job uploads
+        # OUT/frontier alone.
+        self.core_opts = replace(opts, out=Path(opts.out) / "frontier-core")
 
     def pythons_for(self, jax: Version, flax: Version) -> list[str]:
         """The Pythons to try for a pair: those its files admit, from the pair's own choice (pins.python_for)."""
