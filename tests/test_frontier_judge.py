@@ -87,3 +87,19 @@ def test_a_failure_the_matrix_marks_documented_works_for_current_code(tmp_path: 
         tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
         ("b::test_mesh", vocabulary.FAILED, {"error_type": "ShardingTypeError"})), True, SMOKE)
     assert (judged.verdict, judged.works, judged.failing) == (compat.CURRENT, True, {})
+
+
+def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path: Path) -> None:
+    """Through reports/changes.py, unpatched: the record's declared change, failing inside its range with the
+    exception it declares, is documented; with another exception it is not."""
+    change = {"since": "jax>=0.4.30", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError"],
+              "warned": None, "fix": "pass axis_types=", "kind": "api"}
+    declared = {"change": change, "schema_version": 3}
+    documented = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_mesh", vocabulary.FAILED, {"error_type": "ShardingTypeError", **declared})), True, SMOKE)
+    assert (documented.verdict, documented.works, documented.failing) == (compat.CURRENT, True, {})
+    other = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_mesh", vocabulary.FAILED, {"error_type": "TypeError", **declared})), True, SMOKE)
+    assert (other.verdict, other.works) == (compat.PARTIAL, False)
