@@ -6,7 +6,8 @@
 3. an unchanged re-run (results cache) vs the full run;
 4. harness overhead per case: the plugin recording vs pytest without it, on trivial cases;
 5. report build time for a synthetic 100 cells x 200 cases x 10 runs results tree;
-6. the frontier: probes per flax release against its budget, and seconds per probe (a small frontier, run fresh);
+6. the frontier: probes per flax release of each kind against its budget, seconds per probe and minutes (a small
+   frontier, run fresh);
 7. what a project costs a cell (`--project tests/downstream`: optax, a uv.lock, an editable install) on a warm cache.
 """
 
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -159,18 +161,18 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
     return wall, time.process_time() - cpu
 
 
-def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, object]:
+def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, Any]:
     """Run a frontier into a fresh folder (every probe built and run, on a warm package cache) and read back each
-    flax release's probes, its budget and the probes' seconds."""
-    from harness.tools import frontier_search
-
+    flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the search
+    enforces), and the probes' seconds."""
     wall = timed(lambda: run(sys.executable, "-m", "harness.tools.frontier", "run", "--flax", flax, "--jax", jax,
                              "--out", out, cwd=ROOT))
     documents = [json.loads(path.read_text()) for path in sorted((out / "frontier").glob("flax-*.json"))]
-    releases = {d["flax"]: (len(d["probes"]), frontier_search.budget(len(d["candidates"]))) for d in documents}
+    releases = {d["flax"]: {kind: (sum(1 for p in d["probes"] if p["corpus"] == (kind == "corpus")),
+                                   d["budget"][kind]) for kind in ("core", "corpus")} for d in documents}
     seconds = [p["seconds"] for d in documents for p in d["probes"] if not p["reused"]]
     return {"releases": releases, "wall_s": wall, "per_probe_s": statistics.mean(seconds) if seconds else 0.0,
-            "probes": len(seconds)}
+            "probes": len(seconds), "stopped": [d["flax"] for d in documents if d["row"].get("stopped")]}
 
 
 def project_cost(scratch: Path) -> dict[str, float]:
@@ -238,11 +240,14 @@ def main(argv: list[str] | None = None) -> int:
                   "(target <= 1.5 s)")
         if 6 in wanted:
             found = frontier_probes(scratch / "frontier", args.frontier_flax, args.frontier_jax)
-            within = all(probes <= limit for probes, limit in found["releases"].values())
-            each = ", ".join(f"flax {flax}: {probes} of {limit}" for flax, (probes, limit) in found["releases"].items())
+            spent: dict[str, dict[str, tuple[int, int]]] = found["releases"]
+            within = all(n <= limit for kinds in spent.values() for n, limit in kinds.values()) and not found["stopped"]
+            each = ", ".join(f"flax {flax}: {kinds['core'][0]} of {kinds['core'][1]} core, {kinds['corpus'][0]} of "
+                             f"{kinds['corpus'][1]} whole-corpus" for flax, kinds in spent.items())
             print(f"6. frontier --flax '{args.frontier_flax}' --jax '{args.frontier_jax}': probes per flax release "
-                  f"(of the budget 2*ceil(log2 N)+4) {each} -> {'within' if within else 'OVER'} budget; "
-                  f"{found['per_probe_s']:.1f} s per probe ({found['probes']} probes, {found['wall_s']:.0f} s wall)")
+                  f"(budget core 3L+7, whole corpus 2L+4, L = ceil(log2 N)) {each} -> "
+                  f"{'within' if within else 'OVER'} budget; {found['per_probe_s']:.1f} s per probe "
+                  f"({found['probes']} probes, {found['wall_s'] / 60:.1f} min wall)")
         if 7 in wanted:
             cost = project_cost(scratch)
             new = cost["project_new_lock_s"] - cost["plain_new_lock_s"]

@@ -147,9 +147,10 @@ def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
 
 # --- frontier.json ------------------------------------------------------------------------------------------------
 
-#: OUT/frontier/flax-<v>.json (one flax release: flax, row, requirement, evidence, candidates, declared_ok, probes)
-#: and OUT/report/frontier.json ({"schema_version", "jax": [versions], "releases": [those documents]}).
-FRONTIER_SCHEMA_VERSION = 1
+#: OUT/frontier/flax-<v>.json (one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
+#: budget, probes) and OUT/report/frontier.json ({"schema_version", "jax": [versions], "releases": [those documents]}).
+#: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
+FRONTIER_SCHEMA_VERSION = 2
 FRONTIER_FILENAME = "frontier.json"
 
 

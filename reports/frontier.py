@@ -1,7 +1,9 @@
 """The frontier view: flax releases (rows, newest first) by jax releases, the measured range beside the declared one.
 
 Reads OUT/report/frontier.json, written by `nox -s frontier`; renders it as an HTML fragment (`html_fragment`) and
-as Markdown (`markdown`), for the report pages to include. Each grid cell says what is known of that pair:
+as Markdown (`markdown`), for the report pages to include. "Measured" is the whole corpus's range (documented
+changes excepted), "core cases" the smoke cases' range it was confirmed inside. Each grid cell says what is known of
+that pair:
 
     probed and works / probed and broken / inside the measured range, not probed /
     allowed by flax's declared bound but outside the measured range, not probed / neither.
@@ -25,8 +27,8 @@ BROKEN = "\N{BALLOT X}"
 IN_RANGE = "\N{MIDDLE DOT}"
 DECLARED_ONLY = "\N{WHITE CIRCLE}"
 LEGEND = (
-    (WORKS, "probed: the smoke cases pass"),
-    (BROKEN, "probed: a smoke case is broken, or the pair does not install"),
+    (WORKS, "probed: works (every case where it ran them all, else the core cases)"),
+    (BROKEN, "probed: does not work (a case fails undocumented, a core case is broken, or the pair does not install)"),
     (IN_RANGE, "inside the measured range, not probed"),
     (DECLARED_ONLY, "allowed by flax's declared jax bound, outside the measured range, not probed"),
     ("(blank)", "outside flax's declared jax requirement: no installer pairs them, so never probed"),
@@ -54,7 +56,8 @@ def _key(version: str) -> tuple[int, ...]:
 
 def mark(release: dict[str, Any], jax: str) -> Mark:
     """What is known of one (flax, jax) pair."""
-    probed = {probe["jax"]: probe for probe in release["probes"]}
+    # A pair probed twice (core cases, then every case) shows the whole corpus's word.
+    probed = {probe["jax"]: probe for probe in sorted(release["probes"], key=lambda p: bool(p.get("corpus")))}
     row = release["row"]
     if jax in probed:
         probe = probed[jax]
@@ -69,8 +72,14 @@ def mark(release: dict[str, Any], jax: str) -> Mark:
     return Mark("", "", "")
 
 
+def core(release: dict[str, Any]) -> str:
+    """The core (smoke) cases' range as text: 'A to B', or 'none'."""
+    row = release["row"]
+    return f"{row['core_from']} to {row['core_to']}" if row.get("core_from") else "none"
+
+
 def measured(release: dict[str, Any]) -> str:
-    """The measured range as text: 'A to B', 'A to B except H', or 'none'."""
+    """The measured (whole-corpus) range as text: 'A to B', 'A to B except H', or 'none'."""
     row = release["row"]
     if not row["works_from"]:
         return "none"
@@ -88,13 +97,13 @@ def markdown(data: dict[str, Any]) -> str:
     releases, jax = _ordered(data)
     lines = ["## Frontier: the jax range each flax release works with", "",
              "; ".join(f"{symbol} {meaning}" for symbol, meaning in LEGEND), "",
-             "| flax | declared | measured | probes | " + " | ".join(jax) + " |",
-             "| --- | --- | --- | --- | " + " | ".join("---" for _ in jax) + " |"]
+             "| flax | declared | core cases | measured | probes | " + " | ".join(jax) + " |",
+             "| --- | --- | --- | --- | --- | " + " | ".join("---" for _ in jax) + " |"]
     for release in releases:
         row = release["row"]
         cells = " | ".join(mark(release, version).symbol for version in jax)
-        lines.append(f"| {row['flax']} | jax{row['declared_jax'] or ' (any)'} | {measured(release)} | "
-                     f"{row['probes']} | {cells} |")
+        lines.append(f"| {row['flax']} | jax{row['declared_jax'] or ' (any)'} | {core(release)} | "
+                     f"{measured(release)} | {row['probes']} | {cells} |")
     lines += ["", "Suggested requirements:", ""]
     lines += [f"- flax {r['flax']}: `{r['requirement']}`" for r in releases]
     return "\n".join(lines) + "\n"
@@ -111,10 +120,11 @@ def html_fragment(data: dict[str, Any]) -> str:
         cells = "".join(f'<td class="frontier-{m.kind}" title="{escape(m.title)}">{escape(m.symbol)}</td>'
                         if m.kind else "<td></td>" for m in marks)
         body.append(f"<tr><th>{escape(row['flax'])}</th><td>jax{escape(row['declared_jax'] or ' (any)')}</td>"
-                    f"<td>{escape(measured(release))}</td><td>{escape(row['probes'])}</td>{cells}"
+                    f"<td>{escape(core(release))}</td><td>{escape(measured(release))}</td>"
+                    f"<td>{escape(row['probes'])}</td>{cells}"
                     f"<td><code>{escape(release['requirement'])}</code></td></tr>")
     legend = "".join(f"<li>{escape(symbol)} {escape(meaning)}</li>" for symbol, meaning in LEGEND)
     return ('<section id="frontier"><h2>Frontier: the jax range each flax release works with</h2>'
             f'<ul class="legend">{legend}</ul><table class="frontier"><thead><tr><th>flax</th><th>declared</th>'
-            f"<th>measured</th><th>probes</th>{head}<th>suggested</th></tr></thead>"
+            f"<th>core cases</th><th>measured</th><th>probes</th>{head}<th>suggested</th></tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table></section>")

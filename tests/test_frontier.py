@@ -3,6 +3,7 @@ measured at once longest-first, and what a whole (faked) run writes."""
 
 from __future__ import annotations
 
+import csv
 import json
 import threading
 import time
@@ -15,6 +16,7 @@ from packaging.version import Version
 
 from harness import vocabulary
 from harness.host import durations
+from harness.host.cellfiles import CellFiles
 from harness.tools import frontier, frontier_report, frontier_search
 
 
@@ -44,32 +46,43 @@ def fetch(url: str, accept: str) -> Any:
 
 
 class FakeCells:
-    """cellrun.probe over a rule (jax, flax, python) -> status; records which cells ran."""
+    """cellrun.probe over a rule (jax, flax, python) -> status of the smoke case (every other case passes, or fails
+    where `other` says so); writes each cell's results file and records which cells ran and with what."""
 
-    def __init__(self, rule: Any) -> None:
-        self.rule, self.ran, self.lock = rule, [], threading.Lock()
-        self.running, self.most_at_once = 0, 0
+    def __init__(self, rule: Any, other: Any = None) -> None:
+        self.rule, self.other, self.ran, self.lock = rule, other, [], threading.Lock()
+        self.running, self.most_at_once, self.corpus = 0, 0, []
 
     def probe(self, cell: Any, options: Any, paths: Any, **kwargs: Any) -> Any:
         with self.lock:
             self.ran.append(cell.id)
+            self.corpus.append(paths is None)
             self.running += 1
             self.most_at_once = max(self.most_at_once, self.running)
         time.sleep(0.01)
         with self.lock:
             self.running -= 1
-        return SimpleNamespace(interrupted=False, returncode=0, reused=False,
-                               finals=lambda: self.statuses_of(cell.id))
+        files = CellFiles(options.out, options.run_id, cell.id)
+        files.results.parent.mkdir(parents=True, exist_ok=True)
+        records = self.records_of(cell.id, every_case=paths is None)
+        files.results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        return SimpleNamespace(interrupted=False, complete=True, returncode=0, reused=False, files=files)
 
-    def statuses_of(self, cell_id: str) -> dict[str, dict[str, object]]:
+    def records_of(self, cell_id: str, every_case: bool) -> list[dict[str, object]]:
         jax, flax, python = (part[3:] if part.startswith("jax") else part.split("x", 1)[-1] if part.startswith(
             "flax") else part[2:] for part in cell_id.split("-"))
         status, message = self.rule(Version(jax), Version(flax), python)
-        return {case: {"status": status, "error_type": "E" if message else None, "error_message": message}
-                for case in SMOKE}
+        found = [(SMOKE[0], status, message)]
+        if every_case and status != vocabulary.INSTALL_ERROR:
+            other = self.other(Version(jax), Version(flax)) if self.other else (vocabulary.PASSED, "")
+            found.append((OTHER, *other))
+        return [{"schema_version": 2, "case_id": case, "status": status, "attempt": 1, "cell_id": cell_id,
+                 "error_type": "E" if message else None, "error_message": message or None, "warnings": [],
+                 "reason": None, "jax": jax, "flax": flax, "python": python} for case, status, message in found]
 
 
 SMOKE = ["partitioned_metadata::test_smoke"]
+OTHER = "partitioned_metadata::test_other"
 
 
 @pytest.fixture
@@ -221,3 +234,46 @@ def test_a_project_works_when_every_test_of_it_passes() -> None:
                              "test_embed::TestEmbedding::test_table_is_split_by_vocab",
                              "test_model::TestHead::test_the_head_is_affine",
                              "test_train::TestTrain::test_a_step_lowers_the_loss"]
+
+
+def test_a_case_failing_inside_the_core_range_narrows_the_whole_corpus_range_and_gets_its_row(
+        tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def rule(jax: Version, flax: Version, python: str) -> tuple[str, str]:
+        return (vocabulary.PASSED, "") if jax <= Version("0.8.2") else (vocabulary.FAILED, f"broken with jax {jax}")
+
+    def other(jax: Version, flax: Version) -> tuple[str, str]:
+        return (vocabulary.FAILED, "AttributeError: jax.api_util has no attribute debug_info") if jax < Version(
+            "0.7.2") else (vocabulary.PASSED, "")
+
+    cells = FakeCells(rule, other)
+    found, said = run(tmp_path, cases, cells, monkeypatch, "--flax", "==0.10.2")
+    assert (str(found[0].core_from), str(found[0].core_to)) == ("0.7.0", "0.8.2")
+    assert (str(found[0].works_from), str(found[0].works_to)) == ("0.7.2", "0.8.2")
+    report = tmp_path / "out" / "report"
+    rows = list(csv.DictReader((report / "frontier_cases.csv").open(encoding="utf-8")))
+    assert rows == [{"flax": "0.10.2", "case": OTHER, "works_from": "0.7.2", "works_to": "0.8.2",
+                     "first_broken_below": "0.7.1", "first_broken_above": "0.9.0",
+                     "cause_below": "failed: E: AttributeError: jax.api_util has no attribute debug_info",
+                     "cause_above": f"{SMOKE[0]}: failed: E: broken with jax 0.9.0"}]
+    markdown = (report / "frontier.md").read_text(encoding="utf-8")
+    assert "| 0.10.2 | jax>=0.7.0 | 0.7.0 to 0.8.2 | 0.7.2 to 0.8.2 | 0.7.1: " in markdown
+    assert any(line.startswith(f"flax 0.10.2: jax>=0.7.2,<=0.8.2  # narrower than the core's jax>=0.7.0,<=0.8.2: "
+                               f"{OTHER} (0.7.2 to 0.8.2)") for line in said)
+    # Whole-corpus probes are ordinary cells of the run; core probes keep theirs apart.
+    assert (tmp_path / "out" / "results").is_dir() and (tmp_path / "out" / "frontier-core" / "results").is_dir()
+    assert any(cells.corpus) and not all(cells.corpus)
+
+
+def test_a_projects_whole_corpus_probe_is_its_core_probe_run_once(tmp_path: Path, cases: Path) -> None:
+    """With --project every test is core: the whole-corpus probe of a pair reuses its core probe, no second cell."""
+    cells = FakeCells(lambda jax, flax, python: (vocabulary.PASSED, ""))
+    found = frontier.releases.releases(frontier.SpecifierSet("==0.10.2"), frontier.SpecifierSet(">=0.7.0"), fetch)
+    opts = frontier.options.from_namespace(frontier.parser().parse_strictly(["--out", str(tmp_path / "out")]))
+    additions = frontier.cellenv.Additions(project=SimpleNamespace(root=tmp_path))  # type: ignore[arg-type]
+    prober = frontier.Prober(opts, {SMOKE[0]: cases / "partitioned_metadata.py"}, found, ["3.11"], lambda line: None,
+                             additions)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(frontier.cellrun, "probe", cells.probe)
+        core = prober.probe(Version("0.7.0"), Version("0.10.2"))
+        whole = prober.probe(Version("0.7.0"), Version("0.10.2"), corpus=True)
+    assert len(cells.ran) == 1 and core.works and whole.works and whole.corpus and not core.corpus

@@ -12,13 +12,13 @@ from frontier_fakes import fake, jax_versions
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier_report, frontier_search
+from harness.tools import frontier_corpus, frontier_report
 
 
 def store(out: Path, flax: str, works: set[int]) -> None:
     candidates = jax_versions(8)
     _, probe = fake(candidates, works)
-    found = frontier_search.measure(Version(flax), SpecifierSet(), candidates, probe, contemporary=candidates[3])
+    found = frontier_corpus.measure(Version(flax), SpecifierSet(), candidates, probe, contemporary=candidates[3])
     frontier_report.store(out, frontier_report.to_json(found, SpecifierSet(">=0.5.0")))
 
 

@@ -317,9 +317,10 @@ def test_a_measured_frontier_joins_both_pages_and_a_bad_one_is_left_out_with_a_w
     write_synthetic_tree(tmp_path)
     report = synthetic_report(tmp_path)
     assert 'id="frontier"' not in report.html_path.read_text(encoding="utf-8")  # none measured: no section
-    frontier = {"schema_version": 1, "jax": ["0.7.0", "0.7.1"], "releases": [{
+    frontier = {"schema_version": 2, "jax": ["0.7.0", "0.7.1"], "releases": [{
         "flax": "0.10.2", "requirement": "jax>=0.7.0,<=0.7.0",
-        "row": {"flax": "0.10.2", "declared_jax": ">=0.4.27", "works_from": "0.7.0", "works_to": "0.7.0",
+        "row": {"flax": "0.10.2", "declared_jax": ">=0.4.27", "core_from": "0.7.0", "core_to": "0.7.0",
+                "works_from": "0.7.0", "works_to": "0.7.0",
                 "first_broken_below": "", "first_broken_above": "0.7.1", "cause_below": "",
                 "cause_above": "TypeError: boom", "probes": "2", "holes": ""},
         "probes": [{"jax": "0.7.0", "works": True, "cell": "jax0.7.0-flax0.10.2-py3.11", "cause": "", "seconds": 1},

@@ -11,7 +11,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness import formats
-from harness.tools import frontier_report, frontier_search
+from harness.tools import frontier_corpus, frontier_report, frontier_search
 from reports import frontier
 
 JAX = ["0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.9.0.1"]
@@ -22,12 +22,13 @@ def written(tmp_path: Path, works: dict[str, set[int]], holes: bool = False) -> 
     candidates = [Version(v) for v in JAX]
     documents = []
     for flax, good in works.items():
-        def probe(version: Version, good: set[int] = good) -> frontier_search.Probe:
+        def probe(version: Version, corpus: bool = False, good: set[int] = good) -> frontier_search.Probe:
             i = candidates.index(version)
             cause = "" if i in good else f"TypeError: at {version}"
-            return frontier_search.Probe(version, i in good, cause, f"cell{i}")
+            return frontier_search.Probe(version, i in good, cause, f"cell{i}", corpus=corpus,
+                                         verdict="works" if i in good else "broken")
 
-        found = frontier_search.measure(Version(flax), SpecifierSet(">=0.7.1"), candidates, probe, candidates[1])
+        found = frontier_corpus.measure(Version(flax), SpecifierSet(">=0.7.1"), candidates, probe, candidates[1])
         documents.append(frontier_report.to_json(found, SpecifierSet(">=0.7.1")))
     frontier_report.write_report(tmp_path, documents)
     data = frontier.load(tmp_path / "report")
@@ -41,9 +42,9 @@ def test_the_markdown_grid_shows_probes_range_and_declared_bound_newest_flax_fir
     rows = [line for line in text.splitlines() if line.startswith("| 0.")]
     assert [row.split(" | ")[0] for row in rows] == ["| 0.11.0", "| 0.10.2"]
     old = rows[1].split(" | ")
-    assert old[1:4] == ["jax>=0.7.1", "0.7.1 to 0.8.1", str(len(data["releases"][1]["probes"]))]
+    assert old[1:5] == ["jax>=0.7.1", "0.7.1 to 0.8.1", "0.7.1 to 0.8.1", str(len(data["releases"][1]["probes"]))]
     probed = {p["jax"]: p["works"] for p in data["releases"][1]["probes"]}
-    for version, symbol in zip(JAX, old[4:], strict=True):
+    for version, symbol in zip(JAX, old[5:], strict=True):
         symbol = symbol.rstrip(" |")
         if version in probed:
             assert symbol == (frontier.WORKS if probed[version] else frontier.BROKEN), version
@@ -84,12 +85,14 @@ def test_the_html_fragment_escapes_causes_and_puts_them_in_the_hover(tmp_path: P
 def test_no_frontier_file_reads_as_none_and_a_newer_schema_is_refused(tmp_path: Path) -> None:
     assert frontier.load(tmp_path) is None
     (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
-    with pytest.raises(frontier.FrontierFileError, match="frontier schema 99, this reader knows 1"):
+    knows = f"frontier schema 99, this reader knows {formats.FRONTIER_SCHEMA_VERSION}"
+    with pytest.raises(frontier.FrontierFileError, match=knows):
         frontier.load(tmp_path)
 
 
 def test_the_report_reads_frontier_json_through_the_one_reader(tmp_path: Path) -> None:
     (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
-    with pytest.raises(formats.FrontierFileError, match="frontier schema 99, this reader knows 1"):
+    knows = f"frontier schema 99, this reader knows {formats.FRONTIER_SCHEMA_VERSION}"
+    with pytest.raises(formats.FrontierFileError, match=knows):
         frontier.load(tmp_path)
     assert frontier.FrontierFileError is formats.FrontierFileError

@@ -1,12 +1,15 @@
 """`nox -s frontier`: the range of jax releases each flax release really works with, measured, not declared.
 
 Flax declares only a lower bound on jax, and some of those bounds are false. For each flax release the search
-(harness.tools.frontier_search) finds a known-good jax, bisects both edges from it and probes inside the range for
-holes; "works" means the smoke subset of the corpus (cases marked `smoke=True`, harness.tools.smoke) passes.
+(harness.tools.frontier_search, then harness.tools.frontier_corpus) finds the core range, where the smoke subset of
+the corpus (cases marked `smoke=True`, harness.tools.smoke) works, then confirms it with every case: the range
+reported is where the whole corpus works by the compatibility verdict (reports.compat, through
+harness.tools.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
 
 Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.cellrun.probe, so its
-results are stored under OUT/results and reused, through the results cache, by a later probe of the same pair with
-the same inputs (environment, case sources, smoke cases, settings). A pair is
+results are reused, through the results cache, by a later probe of the same pair with the same inputs (environment,
+case sources, selection, settings). Whole-corpus probes are cells of the run under OUT/results (a report shows them,
+and a matrix cell of the same pair answers for one); core probes keep theirs under OUT/frontier-core. A pair is
 tried on each Python this machine has that the packages' files admit (harness.tools.releases), the pair's own
 choice first, until one installs: "cannot be installed" then means on none of them. Flax releases are measured
 --jobs at a time, the longest (by the stored durations of their last probes) first.
@@ -16,7 +19,7 @@ choice first, until one installs: "cannot be installed" then means on none of th
     python -m harness.tools.frontier merge --plan FILE [--out DIR]   the jobs' results into one report; refuses
                                                                      (exit 1) when a planned release has none
 
-Writes OUT/frontier/flax-<v>.json per flax release, then OUT/report/frontier.csv, .md and .json
+Writes OUT/frontier/flax-<v>.json per flax release, then OUT/report/frontier.csv, frontier_cases.csv, .md and .json
 (harness.tools.frontier_report).
 """
 
@@ -39,9 +42,10 @@ from packaging.version import Version
 
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, sources
+from harness.host.matrix import Cell
 from harness.host.options import Options
-from harness.tools import frontier_report, index, pins, releases, smoke
-from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe, judge, measure
+from harness.tools import frontier_corpus, frontier_report, index, pins, releases, smoke
+from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe
 
 #: An install failure that another Python may not have: the installer names the Python, a wheel or an ABI tag.
 PYTHON_SPECIFIC = re.compile(r"python|wheel|\babi\b|\bcp3\d+", re.IGNORECASE)
@@ -77,48 +81,70 @@ def parser() -> options.Parser:
 
 
 class Prober:
-    """Probes for one frontier run: each (jax, flax) pair as a cell on the first Python it installs on."""
+    """Probes for one frontier run: each (jax, flax) pair as a cell on the first Python it installs on, running the
+    core (smoke) cases or every case."""
 
     def __init__(self, opts: Options, nodes: dict[str, Path], found: releases.Releases, pythons: list[str],
                  say: Callable[[str], object], additions: cellenv.Additions | None = None) -> None:
         self.opts, self.nodes, self.found, self.pythons, self.say = opts, nodes, found, pythons, say
         self.additions = additions or cellenv.Additions()
+        # A project's core is every test of it: its whole-corpus probe is its core probe, run once.
+        self.core_is_everything = bool(self.additions.project)
+        self.made: dict[tuple[Version, Version], Probe] = {}
+        # Core probes keep their results apart (OUT/frontier-core): a cell id of one run holds one selection's
+        # records, the whole-corpus probes under OUT/results are ordinary cells a report shows, and a CI job uploads
+        # OUT/frontier alone.
+        self.core_opts = replace(opts, out=Path(opts.out) / "frontier-core")
 
     def pythons_for(self, jax: Version, flax: Version) -> list[str]:
         """The Pythons to try for a pair: those its files admit, from the pair's own choice (pins.python_for)."""
         admitted = self.found.pythons(jax, flax, self.pythons)
         return releases.preferred_order(admitted, pins.python_for(str(jax), str(flax)))
 
-    def probe(self, jax: Version, flax: Version) -> Probe:
+    def probe(self, jax: Version, flax: Version, corpus: bool = False) -> Probe:
         """One pair's verdict; an install error moves on to the next Python, and each try is its own cell."""
+        if corpus and self.core_is_everything:
+            return replace(self.made.get((jax, flax)) or self.probe(jax, flax), corpus=True)
         started = time.monotonic()
         tried = self.pythons_for(jax, flax)
         if not tried:
             cause = (f"{INSTALL_CAUSE}: no Python of this machine ({', '.join(self.pythons)}) has files of jax, "
                      f"jaxlib {jax} and flax {flax}")
-            return self._said(flax, Probe(jax, False, cause, "", time.monotonic() - started))
+            return self._said(flax, Probe(jax, False, cause, "", time.monotonic() - started, verdict="not_built",
+                                          corpus=corpus))
         first = None
         for python in tried:
             cell = cellenv.apply(pins.make_cell(str(jax), str(flax), python), self.additions)
-            ran = cellrun.probe(cell, self.opts, list(self.nodes.values()), say=lambda line: None)
-            cause = (f"the probe's cell stopped (exit {ran.returncode})" if ran.interrupted
-                     else judge(ran.finals(), list(self.nodes)))
-            result = Probe(jax, not cause, cause, cell.id, time.monotonic() - started, ran.reused)
-            if not cause.startswith(INSTALL_CAUSE):
+            result = self._one(cell, jax, corpus, started)
+            if not result.cause.startswith(INSTALL_CAUSE):
+                self.made[jax, flax] = result
                 return self._said(flax, result)
             first = first or result
-            if not PYTHON_SPECIFIC.search(cause):  # a conflict of the pins themselves: no Python will do better
+            if not PYTHON_SPECIFIC.search(result.cause):  # a conflict of the pins themselves: no Python does better
                 tried = tried[:tried.index(python) + 1]
                 break
         assert first is not None
         on = "Python " + ", ".join(tried)
         cause = first.cause.replace(INSTALL_CAUSE, f"{INSTALL_CAUSE} on {on}", 1) if len(tried) > 1 else first.cause
-        return self._said(flax, Probe(jax, False, cause, first.cell_id, time.monotonic() - started, first.reused))
+        return self._said(flax, replace(first, cause=cause, seconds=time.monotonic() - started))
+
+    def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
+        """One cell's run and its verdict (harness.tools.frontier_judge: reports.compat's)."""
+        from harness.tools import frontier_judge  # pandas: only a run needs it, not `plan` or `merge`
+
+        if corpus:
+            ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
+        else:
+            ran = cellrun.probe(cell, self.core_opts, list(self.nodes.values()), say=lambda line: None)
+        judged = frontier_judge.judge(ran.files.results, ran.complete, list(self.nodes))
+        return Probe(jax, judged.works, judged.cause, cell.id, time.monotonic() - started, ran.reused,
+                     judged.verdict, corpus, judged.failing)
 
     def _said(self, flax: Version, probe: Probe) -> Probe:
-        verdict = "works" if probe.works else "broken: " + probe.cause
-        self.say(f"  flax {flax} x jax {probe.jax}: {verdict} ({probe.cell_id or 'no cell'}, {probe.seconds:.0f} s"
-                 f"{', reused' if probe.reused else ''})")
+        kind = "every case" if probe.corpus else "core"
+        verdict = probe.verdict or ("works" if probe.works else "broken")
+        self.say(f"  flax {flax} x jax {probe.jax} ({kind}): {verdict}{'' if probe.works else ': ' + probe.cause} "
+                 f"({probe.cell_id or 'no cell'}, {probe.seconds:.0f} s{', reused' if probe.reused else ''})")
         return probe
 
 
@@ -171,7 +197,8 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
     def one(flax: Version) -> tuple[Frontier, dict[str, Any]]:
         requirement = declared.get(flax) or releases.declared_jax(flax, found.flax_document, fetch)
         start = releases.contemporary(found.flax_dates.get(flax), found.jax_dates, found.jax)
-        result = measure(flax, requirement, found.jax, lambda jax: prober.probe(jax, flax), start)
+        result = frontier_corpus.measure(flax, requirement, found.jax,
+                                         lambda jax, corpus: prober.probe(jax, flax, corpus), start)
         document = frontier_report.to_json(result, requirement)
         frontier_report.store(opts.out, document)
         with lock:  # one release's evidence stays together while other releases are measured

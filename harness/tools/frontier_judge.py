@@ -1,0 +1,89 @@
+"""A frontier probe's cell judged the way the compatibility table judges a cell: its results file read by reports'
+loader, collapsed by reports.matrix (which marks the documented failures), and given reports.compat.verdict, the one
+verdict of a cell. A pair works when that verdict is works, works_with_warnings or works_for_current_code.
+
+Imports pandas (through reports): `nox -s frontier` installs the report's dependencies; `plan` and `merge` need
+none of this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harness import vocabulary
+from harness.tools.frontier_search import INSTALL_CAUSE, one_line
+from reports import compat
+from reports.load import read_jsonl, records_frame
+from reports.matrix import build_matrix
+
+#: The verdicts that count as working for the frontier's ranges.
+WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A probe's verdict token, why it does not work in one line (empty when it does), and the cases that fail for a
+    reason no documented change explains, each with its cause."""
+
+    verdict: str
+    cause: str
+    failing: dict[str, str]
+
+    @property
+    def works(self) -> bool:
+        """Whether the verdict counts as working."""
+        return self.verdict in WORKING
+
+
+def judge(results: Path, complete: bool, smoke_ids: Collection[str]) -> Judged:
+    """The verdict of one probe's cell from its results file (`complete`: it finished), the smoke cases its core."""
+    records = list(read_jsonl(results)) if Path(results).exists() else []
+    if not records:
+        verdict = compat.verdict(compat.Evidence(complete=complete))
+        return Judged(verdict, "the probe's cell stopped before recording any case" if not complete
+                      else "no case recorded", {})
+    frame = records_frame(records)
+    cells = frame[["run_id", "cell_id"]].drop_duplicates().assign(complete=complete)
+    found = build_matrix(frame, cells)
+    results_ = found.results.assign(**{compat.SMOKE: found.results["case_id"].isin(set(smoke_ids))})
+    evidence = compat.evidence(results_, {str(key): complete for key in found.cells.index})
+    key = str(found.cells.index[0])
+    verdict = compat.verdict(evidence[key])
+    failing = _failing(results_)
+    return Judged(verdict, "" if verdict in WORKING else _cause(verdict, results_, failing, smoke_ids), failing)
+
+
+def _failing(results: pd.DataFrame) -> dict[str, str]:
+    """{case: cause} of every applicable case that does not pass and no documented change explains."""
+    documented = results[compat.DOCUMENTED].eq(True) if compat.DOCUMENTED in results else pd.Series(
+        False, index=results.index)
+    found = {}
+    for case, status, error_type, message, reason, known in zip(
+            results["case_id"], results["status"], results["error_type"], results["error_message"],
+            results["reason"], documented, strict=True):
+        if vocabulary.is_absent(status) or vocabulary.is_passing(status) or known:
+            continue
+        error = ": ".join(str(part) for part in (error_type, message) if isinstance(part, str) and part)
+        found[str(case)] = one_line(f"{status}: {error or (reason if isinstance(reason, str) else '')}")
+    return found
+
+
+def _cause(verdict: str, results: pd.DataFrame, failing: dict[str, str], smoke_ids: Collection[str]) -> str:
+    """Why a probe does not work, in one line: the first core case that fails, else the first case."""
+    if verdict == compat.NOT_BUILT:
+        message = next((m for m in results["error_message"] if isinstance(m, str) and m), "")
+        return one_line(f"{INSTALL_CAUSE}: {message}")
+    if verdict == compat.INTERRUPTED:
+        return "the probe's cell stopped before every case was recorded"
+    if verdict == compat.NO_EVIDENCE:
+        return "no case applies (every one not applicable)"
+    first = next((c for c in sorted(failing) if c in smoke_ids), None) or next(iter(sorted(failing)), "")
+    if not first:
+        reason = next((r for r in results["reason"] if vocabulary.is_cell_unusable(r)), verdict)
+        return one_line(str(reason))
+    more = f" (and {len(failing) - 1} more)" if len(failing) > 1 else ""
+    return one_line(f"{first}: {failing[first]}")[: 200] + more

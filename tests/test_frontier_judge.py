@@ -1,0 +1,105 @@
+"""A probe's cell judged by reports.compat's one verdict: the token, the cause in one line, the undocumented failures
+by case; works_for_current_code counts as working."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import vocabulary
+from harness.tools import frontier_judge
+from reports import compat
+
+SMOKE = ["a::test_linen"]
+
+
+def results(tmp_path: Path, *cases: tuple[str, str, dict[str, Any]]) -> Path:
+    path = tmp_path / "results" / "r1" / "jax0.4.30-flax0.10.4-py3.11.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"schema_version": 2, "case_id": case, "status": status, "attempt": 1, "reason": None, "warnings": [],
+              "error_type": None, "error_message": None, "jax": "0.4.30", "flax": "0.10.4", "python": "3.11", **extra}
+             for case, status, extra in cases]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_every_case_passing_works_and_a_warning_is_works_with_warnings(tmp_path: Path) -> None:
+    clean = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {})), True, SMOKE)
+    assert (clean.verdict, clean.works, clean.cause, clean.failing) == (compat.WORKS, True, "", {})
+    warned = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {"warnings": ["Deprecated"]})),
+                                  True, SMOKE)
+    assert (warned.verdict, warned.works) == (compat.WARNED, True)
+
+
+def test_a_failing_non_core_case_is_partial_and_named_with_its_cause(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_scan", vocabulary.FAILED, {"error_type": "AttributeError",
+                                             "error_message": "jax.api_util has no attribute debug_info\nmore"})),
+        True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.PARTIAL, False)
+    assert judged.failing == {"b::test_scan": "failed: AttributeError: jax.api_util has no attribute debug_info"}
+    assert judged.cause == "b::test_scan: failed: AttributeError: jax.api_util has no attribute debug_info"
+
+
+def test_a_failing_core_case_is_broken_and_named_first(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(
+        tmp_path, ("b::test_other", vocabulary.FAILED, {"error_type": "E"}),
+        (SMOKE[0], vocabulary.ERROR, {"error_type": "ImportError", "error_message": "no AbstractMesh"})), True, SMOKE)
+    assert judged.verdict == compat.BROKEN
+    assert judged.cause == f"{SMOKE[0]}: error: ImportError: no AbstractMesh (and 1 more)"
+
+
+def test_an_install_error_is_not_built_and_says_cannot_be_installed(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.INSTALL_ERROR,
+                                                     {"error_message": "no wheel for cp311"})), True, SMOKE)
+    assert judged.verdict == compat.NOT_BUILT and judged.cause == "cannot be installed: no wheel for cp311"
+
+
+def test_a_cell_that_stopped_is_interrupted_never_works(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {})), False, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.INTERRUPTED, False)
+    empty = frontier_judge.judge(tmp_path / "none.jsonl", False, SMOKE)
+    assert (empty.verdict, empty.works) == (compat.INTERRUPTED, False)
+
+
+def test_nothing_applicable_is_no_evidence_never_works(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.NOT_APPLICABLE, {})), True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.NO_EVIDENCE, False)
+
+
+def test_a_failure_the_matrix_marks_documented_works_for_current_code(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented column is what reports.matrix.build_matrix marks (reports/changes.py decides it): a probe
+    whose only failure is documented works, and the case is not among its failures."""
+    real = frontier_judge.build_matrix
+
+    def marked(*args: Any) -> Any:
+        found = real(*args)
+        return type(found)(results=found.results.assign(**{compat.DOCUMENTED: found.results["case_id"].eq(
+            "b::test_mesh")}), cells=found.cells)
+
+    monkeypatch.setattr(frontier_judge, "build_matrix", marked)
+    judged = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_mesh", vocabulary.FAILED, {"error_type": "ShardingTypeError"})), True, SMOKE)
+    assert (judged.verdict, judged.works, judged.failing) == (compat.CURRENT, True, {})
+
+
+def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path: Path) -> None:
+    """Through reports/changes.py, unpatched: the record's declared change, failing inside its range with the
+    exception it declares, is documented; with another exception it is not."""
+    change = {"since": "jax>=0.4.30", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError"],
+              "warned": None, "fix": "pass axis_types=", "kind": "api"}
+    declared = {"change": change, "schema_version": 3}
+    documented = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_mesh", vocabulary.FAILED, {"error_type": "ShardingTypeError", **declared})), True, SMOKE)
+    assert (documented.verdict, documented.works, documented.failing) == (compat.CURRENT, True, {})
+    other = frontier_judge.judge(results(
+        tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+        ("b::test_mesh", vocabulary.FAILED, {"error_type": "TypeError", **declared})), True, SMOKE)
+    assert (other.verdict, other.works) == (compat.PARTIAL, False)
