@@ -168,7 +168,8 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evid
     """The evidence of each cell (`key`) of collapsed results; `complete` gives every key to report, with whether
     its cell finished (a key without results is counted empty)."""
     marks = _marks(results)
-    unusable = {text: is_cell_unusable(text) for text in set(results["reason"].tolist())}
+    # drop_duplicates(), not set(): records without a reason hold distinct NaNs, and a set keeps each of them.
+    unusable = {text: is_cell_unusable(text) for text in results["reason"].drop_duplicates().tolist()}
     counts = pd.DataFrame({
         "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
         "usable": ~results["reason"].map(unusable).astype(bool),

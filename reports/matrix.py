@@ -189,8 +189,9 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     order = sorted(
         range(len(cells)),
         key=lambda i: (
-            version_key(cells["jax"].iloc[i]),
-            version_key(cells["flax"].iloc[i]),
+            # A package built from a source sorts after the release it carries the version of.
+            version_key(tagged(cells["jax"].iloc[i], cells["sources"].iloc[i], "jax")),
+            version_key(tagged(cells["flax"].iloc[i], cells["sources"].iloc[i], "flax")),
             version_key(minor(cells["python"].iloc[i])),
             str(cells["cell_id"].iloc[i]),
             str(cells["run_id"].iloc[i]),

@@ -179,7 +179,7 @@ def _pin(package: str, version: str, source: Source | None) -> str:
 def _recorded(pin: str, sources: Mapping[str, Source]) -> str:
     """The TOML comment after a source-built pin: the version and content hash the cell recorded."""
     source = sources.get(pin.partition(" @ ")[0]) if " @ " in pin else None
-    return f"  # recorded as {source.tag} ({source.label}: the hash of its content then)" if source else ""
+    return f"  # recorded as {source.version}, content hash {source.label}" if source else ""
 
 
 def _plain_function(text: str, name: str) -> str | None:
