@@ -412,7 +412,9 @@ def test_a_source_built_flax_is_named_by_its_source_in_every_report_file(tmp_pat
     compat_md = markdown.split("## Compatibility", 1)[1].split("##", 1)[0]
     assert "| **0.12.6+tree.5a0b5832 (from `/src/flax`)** |" in compat_md
     assert "| **0.12.6** |" in compat_md
-    assert "0.12.6+tree.5a0b5832 (from /src/flax)" in report.html_path.read_text(encoding="utf-8")
+    html = report.html_path.read_text(encoding="utf-8")
+    assert "0.12.6+tree.5a0b5832 (from /src/flax)" in html  # its compatibility row
+    assert "flax 0.12.6+tree.5a0b5832 from /src/flax" in html  # its Cells note
     table = pd.read_csv(report.compat_csv_path, keep_default_na=False).set_index("cell_id")
     assert table.at[branch, "flax"] == "0.12.6+tree.5a0b5832"
     assert table.at[branch, "sources"] == "flax 0.12.6+tree.5a0b5832 from file:///src/flax"
