@@ -11,11 +11,13 @@ import argparse
 import functools
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, NamedTuple, NoReturn, TypeVar, cast
+from urllib.parse import unquote, urlparse
 
 # --- exit codes ---------------------------------------------------------------------------------------------------
 
@@ -175,3 +177,65 @@ def read_frontier(path: Path) -> dict[str, Any]:
         found = data.get("schema_version") if isinstance(data, dict) else "?"
         raise FrontierFileError(path, f"frontier schema {found}, this reader knows {FRONTIER_SCHEMA_VERSION}")
     return data
+
+
+# --- the freeze ---------------------------------------------------------------------------------------------------
+
+#: <cell id>.freeze.txt beside <cell id>.jsonl: the cell's `uv pip freeze`, after comment lines naming where its
+#: unreleased packages came from (one SOURCE_LINE each) and its project.
+FREEZE_SUFFIX = ".freeze.txt"
+#: One unreleased package of a cell: '# flax 0.12.6 from file:///src/flax (tree.5a0b5832)', the label naming the
+#: build by the hash of its content (tree.<hash>, wheel.<hash>, git.<commit>).
+SOURCE_LINE = "# {package} {version} from {where} ({label})\n"
+_SOURCE = re.compile(r"# (?P<package>\S+) (?P<version>\S+) from (?P<where>\S.*) \((?P<label>[^()\s]+)\)")
+
+
+class Source(NamedTuple):
+    """Where a cell's unreleased package came from, as its freeze records it."""
+
+    package: str
+    version: str
+    where: str
+    label: str
+
+    @property
+    def tag(self) -> str:
+        """The version as the cell id names it: '0.12.6+tree.5a0b5832'."""
+        return f"{self.version}+{self.label}"
+
+    @property
+    def shown(self) -> str:
+        """Where it came from as a reader knows it: a file:// URL as its path, anything else as given."""
+        return unquote(urlparse(self.where).path) if self.where.startswith("file:") else self.where
+
+
+def freeze_file(results_file: Path) -> Path:
+    """<cell id>.freeze.txt beside a results file <cell id>.jsonl."""
+    return Path(results_file).with_suffix(FREEZE_SUFFIX)
+
+
+def source_line(source: Source) -> str:
+    """The freeze's comment line for one unreleased package (SOURCE_LINE), newline included."""
+    return SOURCE_LINE.format(**source._asdict())
+
+
+def parse_sources(text: str) -> dict[str, Source]:
+    """The unreleased packages a freeze's leading comment lines name, by package (other lines are left alone)."""
+    found = {}
+    for line in text.split("\n"):
+        if not line.startswith("#"):
+            break  # the comments come first; `uv pip freeze` follows
+        match = _SOURCE.fullmatch(line.rstrip())
+        if match:
+            found[match["package"]] = Source(**match.groupdict())
+    return found
+
+
+def read_sources(results_file: Path) -> dict[str, Source]:
+    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
+    try:
+        return parse_sources(freeze_file(results_file).read_text(encoding="utf-8", errors="replace"))
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise FormatError(freeze_file(results_file), f"unreadable ({error.strerror or error})") from None

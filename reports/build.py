@@ -76,7 +76,7 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
     target = report_dir(out_dir)
     target.mkdir(parents=True, exist_ok=True)
-    repros = write_reproducers(matrix.results, target)
+    repros = write_reproducers(matrix.results, target, matrix.cells)
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)

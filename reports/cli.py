@@ -107,7 +107,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     target = report_dir(out)
     target.mkdir(parents=True, exist_ok=True)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
-    repros = write_reproducers(candidate, target)
+    repros = write_reproducers(candidate, target, cells)
     links = {key: str(target / path) for key, path in repros.items()}
     crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")

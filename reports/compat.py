@@ -30,9 +30,10 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
 from reports.causes import causes
-from reports.matrix import Matrix, version_key
+from reports.matrix import Matrix, tagged, version_key
 from reports.text import as_text
 
 WORKS = "works"
@@ -91,8 +92,11 @@ CHANGE_NAME = "change_name"
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,
 #: `documented` those of them a documented change explains; `causes` are the others' signatures, `changes` the
 #: documented changes behind the rest.
+#: `sources` maps each package the cell built from a source to where it came from (harness.formats.Source), and
+#: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
+#: branch never shares a row with the release it is compared to.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verdict", "applicable", "failing",
-                      "documented", "warned", "causes", "changes"]
+                      "documented", "warned", "causes", "changes", "sources"]
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,8 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evid
     """The evidence of each cell (`key`) of collapsed results; `complete` gives every key to report, with whether
     its cell finished (a key without results is counted empty)."""
     marks = _marks(results)
-    unusable = {text: is_cell_unusable(text) for text in set(results["reason"].tolist())}
+    # drop_duplicates(), not set(): records without a reason hold distinct NaNs, and a set keeps each of them.
+    unusable = {text: is_cell_unusable(text) for text in results["reason"].drop_duplicates().tolist()}
     counts = pd.DataFrame({
         "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
         "usable": ~results["reason"].map(unusable).astype(bool),
@@ -205,14 +210,17 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     rows = []
     for key, cell in matrix.cells.iterrows():
         counts = counted[str(key)]
+        sources = cell["sources"] if isinstance(cell.get("sources"), dict) else {}
         mine, theirs = tallies[False].get(str(key), {}), tallies[True].get(str(key), {})
         rows.append({
-            "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"], "jax": as_text(cell["jax"]),
-            "flax": as_text(cell["flax"]), "python": as_text(cell["python"]), "verdict": verdict(counts),
+            "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"],
+            "jax": tagged(cell["jax"], sources, "jax"), "flax": tagged(cell["flax"], sources, "flax"),
+            "python": as_text(cell["python"]), "verdict": verdict(counts),
             "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
             "documented": counts.documented, "warned": counts.warned,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
             "changes": sorted(theirs, key=lambda name: -theirs[name]),
+            "sources": sources,
         })
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -254,10 +262,28 @@ def grid(table: pd.DataFrame) -> pd.DataFrame:
     return layout
 
 
+def origins(table: pd.DataFrame) -> dict[str, str]:
+    """Where each source-built version of the table came from, by the version grid() names it: {'0.12.6+tree.5a0b
+    5832': '/src/flax'}; a row or column label reads '0.12.6+tree.5a0b5832 (from /src/flax)'."""
+    if "sources" not in table:
+        return {}
+    return {source.tag: source.shown for found in table["sources"] if isinstance(found, dict)
+            for source in found.values()}
+
+
 def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
-    """compat.csv (causes and changes joined by ' | ') and compat.json (a list of objects) in `report_dir`."""
+    """compat.csv (causes and changes joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
+    file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}})."""
     csv_path, json_path = Path(report_dir) / "compat.csv", Path(report_dir) / "compat.json"
+    sources: list[dict[str, Source]] = ([found if isinstance(found, dict) else {} for found in table["sources"]]
+                                        if "sources" in table else [{} for _ in range(len(table))])
     table.assign(causes=[" | ".join(found) for found in table["causes"]],
-                 changes=[" | ".join(found) for found in table["changes"]]).to_csv(csv_path, index=False)
-    json_path.write_text(json.dumps(table.to_dict("records"), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+                 changes=[" | ".join(found) for found in table["changes"]],
+                 sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
+                          for found in sources]).to_csv(csv_path, index=False)
+    records = table.to_dict("records")
+    for record, found in zip(records, sources, strict=True):
+        record["sources"] = {name: {"version": s.version, "where": s.where, "label": s.label}
+                             for name, s in sorted(found.items())}
+    json_path.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return csv_path, json_path

@@ -23,7 +23,7 @@ from reports.findings import deprecations, key_ranges
 from reports.grid import grid_html
 from reports.hover import FIELDS as HOVER_FIELDS
 from reports.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
-from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps
+from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps, source_notes
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros
 from reports.text import as_text, seconds_each
@@ -84,14 +84,19 @@ def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> 
     jax release, the verdicts of its cells (each linking its matrix column, a partial one its causes)."""
     layout = compat.grid(table)
     rows = table.set_index("key")
+    where = compat.origins(table)
+
+    def release(version: str) -> str:
+        return f"{version} (from {where[version]})" if version in where else version
+
     numbers = {view.signature: view.number for view in shown}
     slots = []
     for flax, keys_by_jax in zip(layout.index, layout.to_numpy().tolist(), strict=True):
         entries = []
         for keys in keys_by_jax:
             entries.append([_verdict_entry(matrix, key, rows.loc[key], numbers) for key in keys])
-        slots.append((flax, entries))
-    return {"jaxes": list(layout.columns), "rows": slots}
+        slots.append((release(flax), entries))
+    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots}
 
 
 def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:
@@ -165,6 +170,9 @@ def cells_table(matrix: Matrix) -> Styler:
             ],
         }
     )
+    notes = [source_notes(found) for found in cells["sources"]]
+    if any(notes):  # only when a cell built a package from a source: a matrix of releases keeps its width
+        frame["source"] = ["; ".join(found) for found in notes]
     labels = {status: f"{present(status).symbol} {present(status).label}" for status in tally.columns}
     flaky_label = f"{FLAKY.symbol} {FLAKY.label}"
     flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0).astype(int)

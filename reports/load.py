@@ -19,8 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from harness.formats import FormatError, ShardmatrixError, jsonl_lines
+from harness.formats import FormatError, ShardmatrixError, Source, jsonl_lines
 from harness.formats import read_done as read_done_marker
+from harness.formats import read_sources as read_freeze_sources
 from harness.vocabulary import FIELDS, SCHEMA_VERSION, SchemaError, done_marker, migrate
 from reports.text import relative_paths
 
@@ -33,8 +34,9 @@ TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 
 
 
-#: The columns of load_cells(): one row per results file.
-CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from")
+#: The columns of load_cells(): one row per results file; `sources` maps each unreleased package of the cell to
+#: where it came from (harness.formats.Source, read from its freeze), {} for a cell of releases only.
+CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from", "sources")
 
 
 class ResultsError(ShardmatrixError):
@@ -82,7 +84,7 @@ def load_cells(
             # A cell whose inputs were unchanged copies an earlier run's records; the marker names that run.
             reused = done.get("reused_from") if done is not None else None
             rows.append({"run_id": run_id, "cell_id": path.stem, "complete": done is not None,
-                         "reused_from": reused if isinstance(reused, str) else None})
+                         "reused_from": reused if isinstance(reused, str) else None, "sources": read_sources(path)})
     return pd.DataFrame(rows, columns=list(CELL_FIELDS)).astype({"complete": bool})
 
 
@@ -95,6 +97,16 @@ def read_done(results_file: Path) -> Record | None:
         warnings.warn(f"{exc.path}: ignored done marker: {exc.why}; the cell counts as interrupted", RuntimeWarning,
                       stacklevel=2)
         return None
+
+
+def read_sources(results_file: Path) -> dict[str, Source]:
+    """Where each unreleased package of a cell came from (its freeze names them, harness.formats reads it); {} when
+    it has none, or when its freeze is unreadable (with a warning naming it)."""
+    try:
+        return read_freeze_sources(results_file)
+    except FormatError as exc:
+        warnings.warn(f"{exc.path}: sources not shown: {exc.why}", RuntimeWarning, stacklevel=2)
+        return {}
 
 
 def choose_runs(results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> list[str]:

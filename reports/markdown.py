@@ -14,7 +14,7 @@ import pandas as pd
 from reports import changes, compat
 from reports.causes import KNOWN, CauseView, causes, views
 from reports.findings import deprecations, key_ranges
-from reports.matrix import Matrix, column_anchor, counts, header_versions, pivot
+from reports.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes
 from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
 from reports.repro import Repros
 from reports.text import as_text
@@ -100,9 +100,14 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
             extra += f" ({', '.join(refs)})" if refs else ""
         return f"{text} {extra}" if extra else text
 
-    table_rows = [[f"**{escape(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
+    where = compat.origins(verdicts)
+
+    def release(version: str) -> str:
+        return escape(version) + (f" (from {code(where[version])})" if version in where else "")
+
+    table_rows = [[f"**{release(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
                   for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
-    header = ["flax \\ jax", *(escape(jax) for jax in layout.columns)]
+    header = ["flax \\ jax", *(release(jax) for jax in layout.columns)]
     key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(compat.VERDICTS[token])}"
                     for token, look in compat.LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
@@ -251,12 +256,15 @@ def _cells(matrix: Matrix) -> str:
     tally = counts(matrix)
     multi = len(matrix.run_ids) > 1
     flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0)
+    # A source note only when a cell built a package from a source: a matrix of releases keeps its width.
+    notes = [source_notes(found) for found in matrix.cells["sources"]]
+    sourced = any(notes)
     header = ["Key", *(["Run"] if multi else []), "Cell", "Finished", "jax", "jaxlib", "flax", "python", "numpy",
-              "devices", *(present(s).mark for s in tally.columns), FLAKY.mark]
+              "devices", *(["source"] if sourced else []), *(present(s).mark for s in tally.columns), FLAKY.mark]
     interrupted = set(matrix.incomplete)
     # Plain rows, not iterrows() and .loc per row.
     tallies = dict(zip(tally.index, tally.to_numpy().tolist(), strict=True))
-    rows = []
+    rows: list[list[str]] = []
     for key, cell in zip(matrix.cells.index, matrix.cells.to_dict("records"), strict=True):
         run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
         reused = cell["reused_from"]
@@ -267,7 +275,9 @@ def _cells(matrix: Matrix) -> str:
         versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
         devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
         shown = [str(n) if n else "" for n in [*tallies[key], flaky[key]]]
-        rows.append([_key(str(key), interrupted), *run, code(cell["cell_id"]), finished, *versions, devices, *shown])
+        note = ["<br>".join(escape(text) for text in notes[len(rows)])] if sourced else []
+        rows.append([_key(str(key), interrupted), *run, code(cell["cell_id"]), finished, *versions, devices, *note,
+                     *shown])
     align = ["l"] * (len(header) - len(tally.columns) - 1) + ["r"] * (len(tally.columns) + 1)
     return "## Cells\n\n" + table(header, rows, align)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from packaging.version import InvalidVersion, Version
 
+from harness.formats import Source
 from harness.vocabulary import final_record
 from reports import changes
 from reports.load import TIMINGS
@@ -173,19 +174,24 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
-        wanted = ["run_id", "cell_id", "complete", *(["reused_from"] if "reused_from" in files else [])]
+        wanted = ["run_id", "cell_id", "complete", *(name for name in ("reused_from", "sources") if name in files)]
         cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
         cells["complete"] = True
     if "reused_from" not in cells:
         cells["reused_from"] = None
+    # Where each unreleased package came from: {} for a cell of releases (or one no freeze describes).
+    found = cells["sources"].tolist() if "sources" in cells else [None] * len(cells)
+    cells["sources"] = pd.Series([value if isinstance(value, dict) else {} for value in found], index=cells.index,
+                                 dtype=object)
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(
         range(len(cells)),
         key=lambda i: (
-            version_key(cells["jax"].iloc[i]),
-            version_key(cells["flax"].iloc[i]),
+            # A package built from a source sorts after the release it carries the version of.
+            version_key(tagged(cells["jax"].iloc[i], cells["sources"].iloc[i], "jax")),
+            version_key(tagged(cells["flax"].iloc[i], cells["sources"].iloc[i], "flax")),
             version_key(minor(cells["python"].iloc[i])),
             str(cells["cell_id"].iloc[i]),
             str(cells["run_id"].iloc[i]),
@@ -199,6 +205,20 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
 def minor(version: object) -> str:
     """'3.11.7' -> '3.11': a cell pins python by minor release, and the patch may differ between runs."""
     return ".".join(as_text(version).split(".")[:2])
+
+
+def tagged(version: object, sources: object, package: str) -> str:
+    """A package's version as its cell id names it: '0.12.6+tree.5a0b5832' when the cell built it from a source
+    (its `sources`, harness.formats.Source by package), the plain version otherwise."""
+    source = sources.get(package) if isinstance(sources, dict) else None
+    return source.tag if isinstance(source, Source) else as_text(version)
+
+
+def source_notes(sources: object) -> list[str]:
+    """One note per unreleased package of a cell: 'flax 0.12.6+tree.5a0b5832 from /src/flax'."""
+    if not isinstance(sources, dict):
+        return []
+    return [f"{s.package} {s.tag} from {s.shown}" for _, s in sorted(sources.items()) if isinstance(s, Source)]
 
 
 def header_versions(matrix: Matrix) -> pd.DataFrame:

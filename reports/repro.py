@@ -1,9 +1,10 @@
 """Reproducers: one self-contained script per failing (cell, case), runnable with `uv run` on any machine.
 
-Each script carries PEP 723 inline metadata pinning the cell's exact jax, jaxlib, flax (and numpy) and its
-python, requests the cell's simulated devices before jax is imported, replaces the shardmatrix decorator with a
-no-op, holds the case module verbatim (and the helper modules it imports from its own folder), then runs the one
-case and prints the exception. The case sources are the copies the harness kept when the cell ran:
+Each script carries PEP 723 inline metadata pinning the cell's exact jax, jaxlib, flax (and numpy) and its python (a
+package the cell built from a source tree, wheel or VCS URL by that direct reference, commented with the content
+hash it was recorded with), requests the cell's simulated devices before jax is imported, replaces the shardmatrix
+decorator with a no-op, holds the case module verbatim (and the helper modules it imports from its own folder), then
+runs the one case and prints the exception. The case sources are the copies the harness kept when the cell ran:
 OUT/results/<run>/<cell>/cases/<module>.py (when a cell's results were reused, another run's copy of that cell).
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.matrix import Matrix
 from reports.text import as_text, first_line
@@ -103,12 +105,15 @@ def helpers(text: str, folder: Path) -> dict[str, str]:
     return found
 
 
-def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str]) -> str:
-    """The reproducer for one collapsed result row, holding `module_text` and its helpers."""
+def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str],
+           sources: Mapping[str, Source] | None = None) -> str:
+    """The reproducer for one collapsed result row, holding `module_text` and its helpers; a package the cell built
+    from a source (`sources`, by package) is required by its direct reference, not by its version."""
     module, _, name = str(row["case_id"]).partition("::")
     python = ".".join(as_text(row.get("python")).split(".")[:2]) or "3.12"
-    pins = [f"{package}=={as_text(row.get(package))}" for package in ("jax", "jaxlib", "flax", "numpy")
-            if as_text(row.get(package))]
+    sources = sources or {}
+    pins = [_pin(package, as_text(row.get(package)), sources.get(package)) for package in ("jax", "jaxlib", "flax",
+            "numpy") if as_text(row.get(package)) or package in sources]
     function = _plain_function(module_text, name)
     if function is None or "pytest" in module_text:
         pins.append("pytest")
@@ -126,7 +131,12 @@ def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str
     else:  # parametrized, fixtures or a class: let pytest pick the one case
         run = ("    import pytest\n\n"
                f"    sys.exit(pytest.main([f\"{{__file__}}::{name}\", \"-p\", \"no:cacheprovider\", \"-q\"]))\n")
-    dependencies = ", ".join(f'"{pin}"' for pin in pins)
+    if sources:  # one per line, each source-built one with the content it was recorded with (a TOML comment)
+        dependencies = "\n" + "".join(f'#   "{pin}",{_recorded(pin, sources)}\n' for pin in pins) + "# "
+    else:
+        dependencies = ", ".join(f'"{pin}"' for pin in pins)
+    built = "".join(f"\n{s.package} came from {s.where}, built as {s.tag}: this script builds it from there as it is "
+                    "now, so an edit since is not what ran." for _, s in sorted(sources.items()))
     return f'''# /// script
 # requires-python = "=={python}.*"
 # dependencies = [{dependencies}]
@@ -135,7 +145,7 @@ def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str
 
     {row["status"]}: {error or first_line(row.get("reason"))}
 
-Run it with `uv run <this file>` in any folder; the cell's full environment is in its .freeze.txt.
+Run it with `uv run <this file>` in any folder; the cell's full environment is in its .freeze.txt.{built}
 """
 
 {FUTURE}
@@ -159,6 +169,17 @@ HELPERS = {{{", ".join(f"{key!r}: {value!r}" for key, value in helper_texts.item
 
 if __name__ == "__main__":
 {run}'''
+
+
+def _pin(package: str, version: str, source: Source | None) -> str:
+    """'flax==0.12.6' for a release; the direct reference it was built from for a source ('flax @ file:///src/flax')."""
+    return f"{package} @ {source.where}" if source is not None else f"{package}=={version}"
+
+
+def _recorded(pin: str, sources: Mapping[str, Source]) -> str:
+    """The TOML comment after a source-built pin: the version and content hash the cell recorded."""
+    source = sources.get(pin.partition(" @ ")[0]) if " @ " in pin else None
+    return f"  # recorded as {source.version}, content hash {source.label}" if source else ""
 
 
 def _plain_function(text: str, name: str) -> str | None:
@@ -185,10 +206,15 @@ def path_for(target: Path, cell_id: str, case_id: str) -> Path:
     return Path(target) / "repro" / cell_id / (re.sub(r"[^\w.-]+", "_", case_id.replace("::", "__")) + ".py")
 
 
-def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
+def write_reproducers(results: pd.DataFrame, report_dir: Path, cells: pd.DataFrame | None = None) -> Repros:
     """Write a script for every reproducible (cell, case) of collapsed results whose source was kept; returns
-    (cell id, case id) -> path, relative to `report_dir`."""
+    (cell id, case id) -> path, relative to `report_dir`. `cells` (Matrix.cells) says which packages each cell
+    built from a source (its `sources`), which the script then installs from there."""
     written: Repros = {}
+    built: dict[tuple[str, str], dict[str, Source]] = {}
+    if cells is not None and "sources" in cells:
+        built = {(str(run), str(cell)): found for run, cell, found in zip(
+            cells["run_id"], cells["cell_id"], cells["sources"], strict=True) if isinstance(found, dict) and found}
     # One look per (results file, module), not per case: each may search every other run's folder.
     sources: dict[tuple[str, str], Path | None] = {}
     kept: dict[tuple[Path, str], list[Path]] = {}
@@ -223,7 +249,7 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path) -> Repros:
         if ready is None:
             continue
         try:
-            content = script(row, *ready)
+            content = script(row, *ready, built.get((str(row["run_id"]), str(row["cell_id"]))))
         except SyntaxError:
             continue
         path = path_for(report_dir, str(row["cell_id"]), str(row["case_id"]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,39 @@ def test_a_command_that_breaks_exits_3_never_a_verdict(capsys: pytest.CaptureFix
     assert main([]) == formats.INTERNAL_ERROR_EXIT
     err = capsys.readouterr().err
     assert "Traceback" in err and err.endswith("shardmatrix: internal error (KeyError): please report it\n")
+
+
+# --- the freeze's source lines: written by the harness (envbuild.provenance), read by reports/ through formats ---
+
+def sourced_cell(where: str = "file:///src/flax", label: str = "tree.5a0b5832") -> Any:
+    """A cell whose flax came from `where`, as harness.host builds it (its Origin)."""
+    from harness.host.matrix import Cell, Origin
+    origin = Origin(package="flax", version="0.12.6", label=label, where=where,
+                    requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")
+    return Cell(id=f"jax0.9.2-flax{origin.tag}-py3.11", jax="0.9.2", jaxlib="0.9.2", flax="0.12.6", python="3.11",
+                sources=(origin,))
+
+
+@pytest.mark.parametrize(("where", "label"), [("file:///src/flax", "tree.5a0b5832"),
+                                              ("file:///tmp/w/flax-0.12.6-py3-none-any.whl", "wheel.0badc0de"),
+                                              ("git+https://github.com/google/flax@main", "git.1a2b3c4d")])
+def test_the_harness_freeze_names_a_source_that_formats_reads_back(tmp_path: Path, where: str, label: str) -> None:
+    from harness.host import envbuild
+    results = tmp_path / "cell.jsonl"
+    formats.freeze_file(results).write_text(envbuild.provenance(sourced_cell(where, label)) + "flax==0.12.6\n")
+    assert formats.read_sources(results) == {"flax": formats.Source("flax", "0.12.6", where, label)}
+    assert formats.read_sources(results)["flax"].tag == f"0.12.6+{label}"
+
+
+def test_a_freeze_of_releases_names_no_source(tmp_path: Path) -> None:
+    results = tmp_path / "cell.jsonl"
+    assert formats.read_sources(results) == {}  # no freeze at all (an old run)
+    # A project line is no source; a `# ... from ... (...)` text after the comments is not read.
+    formats.freeze_file(results).write_text("# project tiny @ /p (tree.0123456789ab)\nflax==0.12.6\n"
+                                            "# flax 0.1 from file:///x (tree.1)\n")
+    assert formats.read_sources(results) == {}
+
+
+def test_a_source_shows_a_file_url_as_its_path_and_a_vcs_url_as_given() -> None:
+    assert formats.Source("flax", "0.12.6", "file:///src/my%20flax", "tree.1").shown == "/src/my flax"
+    assert formats.Source("flax", "0.12.6", "git+https://h/f@main", "git.1").shown == "git+https://h/f@main"

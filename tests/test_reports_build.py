@@ -365,3 +365,82 @@ def test_the_cycle_collector_is_paused_during_a_build_and_restored_after_even_a_
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# --- a released cell beside one whose flax was built from a source tree -------------------------------------------
+
+BRANCH_CASE = '"""A case."""\n\n\ndef test_take():\n    """It breaks."""\n    raise ValueError("boom")\n'
+
+
+def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> tuple[str, str]:
+    """A run of two cells on jax 0.9.2 and flax 0.12.6, the second's flax built from /src/flax, each with its freeze
+    written by the harness's own writer and one failing case whose module was kept; returns their cell ids."""
+    from harness.formats import freeze_file
+    from harness.host import envbuild
+    from harness.host.matrix import Cell, Origin
+
+    origin = Origin(package="flax", version="0.12.6", label="tree.5a0b5832", where="file:///src/flax",
+                    requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")
+    released = Cell(id="jax0.9.2-flax0.12.6-py3.11", jax="0.9.2", jaxlib="0.9.2", flax="0.12.6", python="3.11")
+    branch = Cell(id=f"jax0.9.2-flax{origin.tag}-py3.11", jax="0.9.2", jaxlib="0.9.2", flax="0.12.6",
+                  python="3.11", sources=(origin,))
+    run_dir = results_dir(out_dir) / run_id
+    for cell in (released, branch):
+        results = run_dir / f"{cell.id}.jsonl"
+        (results.with_suffix("") / "cases").mkdir(parents=True)
+        (results.with_suffix("") / "cases" / "gathers.py").write_text(BRANCH_CASE, encoding="utf-8")
+        record = {"schema_version": 2, "run_id": run_id, "cell_id": cell.id, "case_id": "gathers::test_take",
+                  "family": "gathers", "status": "failed", "attempt": 1, "error_type": "ValueError",
+                  "error_message": "boom", "warnings": [], "jax": "0.9.2", "jaxlib": "0.9.2", "flax": "0.12.6",
+                  "numpy": "2.1.3", "python": "3.11.9", "backend": "cpu", "device_kind": "cpu", "device_count": 8}
+        results.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        freeze_file(results).write_text(envbuild.provenance(cell) + "flax==0.12.6\njax==0.9.2\n", encoding="utf-8")
+        (run_dir / f"{cell.id}.done.json").write_text('{"returncode": 1}\n', encoding="utf-8")
+    return released.id, branch.id
+
+
+def test_a_source_built_flax_is_named_by_its_source_in_every_report_file(tmp_path: Path) -> None:
+    released, branch = write_source_pair(tmp_path)
+    report = build_report(tmp_path)
+    markdown = report.markdown_path.read_text(encoding="utf-8")
+    cells = markdown.split("## Cells", 1)[1]
+    rows = {line.split("|")[2].strip(" `"): line for line in cells.splitlines() if line.startswith("| **c")}
+    assert "flax 0.12.6+tree.5a0b5832 from /src/flax" in rows[branch]
+    assert "from" not in rows[released]
+    assert list(rows) == [released, branch]  # the branch after the release whose version it carries
+    # Its own row of the compatibility table, never the release's: the released 0.12.6 has one too.
+    compat_md = markdown.split("## Compatibility", 1)[1].split("##", 1)[0]
+    assert "| **0.12.6+tree.5a0b5832 (from `/src/flax`)** |" in compat_md
+    assert "| **0.12.6** |" in compat_md
+    html = report.html_path.read_text(encoding="utf-8")
+    assert "0.12.6+tree.5a0b5832 (from /src/flax)" in html  # its compatibility row
+    assert "flax 0.12.6+tree.5a0b5832 from /src/flax" in html  # its Cells note
+    table = pd.read_csv(report.compat_csv_path, keep_default_na=False).set_index("cell_id")
+    assert table.at[branch, "flax"] == "0.12.6+tree.5a0b5832"
+    assert table.at[branch, "sources"] == "flax 0.12.6+tree.5a0b5832 from file:///src/flax"
+    assert (table.at[released, "flax"], table.at[released, "sources"]) == ("0.12.6", "")
+    verdicts = {row["cell_id"]: row for row in json.loads(report.compat_json_path.read_text(encoding="utf-8"))}
+    assert verdicts[branch]["sources"] == {"flax": {"version": "0.12.6", "where": "file:///src/flax",
+                                                    "label": "tree.5a0b5832"}}
+    assert verdicts[released]["sources"] == {}
+
+
+def test_a_reproducer_installs_a_source_built_flax_from_its_source_and_a_released_one_by_version(
+        tmp_path: Path) -> None:
+    import tomllib
+
+    released, branch = write_source_pair(tmp_path)
+    build_report(tmp_path)
+
+    def metadata(cell_id: str) -> tuple[dict[str, Any], str]:
+        text = (report_dir(tmp_path) / "repro" / cell_id / "gathers__test_take.py").read_text(encoding="utf-8")
+        block = text.split("# /// script\n", 1)[1].split("# ///\n", 1)[0]
+        return tomllib.loads("".join(line[2:] + "\n" for line in block.splitlines())), text
+
+    plain, _ = metadata(released)
+    assert plain["dependencies"] == ["jax==0.9.2", "jaxlib==0.9.2", "flax==0.12.6", "numpy==2.1.3"]
+    built, text = metadata(branch)
+    assert built["dependencies"] == ["jax==0.9.2", "jaxlib==0.9.2", "flax @ file:///src/flax", "numpy==2.1.3"]
+    assert '"flax @ file:///src/flax",  # recorded as 0.12.6, content hash tree.5a0b5832' in text
+    assert "flax came from file:///src/flax, built as 0.12.6+tree.5a0b5832" in text
+    ast.parse(text)

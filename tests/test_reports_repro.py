@@ -89,3 +89,22 @@ def test_an_unknown_status_gets_a_reproducer(tmp_path: Path) -> None:
     frame = records_frame([row(status="quarantined", source=str(results))])
     frame["source"] = str(results)
     assert list(write_reproducers(collapse(frame), tmp_path / "report")) == [("cellA", "mod::test_breaks")]
+
+
+@pytest.mark.parametrize(("where", "label"), [("file:///tmp/w/flax-0.12.6-py3-none-any.whl", "wheel.0badc0de"),
+                                              ("git+https://github.com/google/flax@main", "git.1a2b3c4d")])
+def test_a_source_built_package_is_required_by_its_reference_and_a_release_by_its_version(where: str,
+                                                                                        label: str) -> None:
+    import tomllib
+
+    from harness.formats import Source
+
+    def dependencies(text: str) -> list[str]:
+        block = text.split("# /// script\n", 1)[1].split("# ///\n", 1)[0]
+        return list(tomllib.loads("".join(line[2:] + "\n" for line in block.splitlines()))["dependencies"])
+
+    released = script(row(), CASE, {})
+    built = script(row(), CASE, {}, {"flax": Source("flax", "0.12.8", where, label)})
+    assert dependencies(released) == ["jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "numpy==2.1.0"]
+    assert dependencies(built) == ["jax==0.10.2", "jaxlib==0.10.2", f"flax @ {where}", "numpy==2.1.0"]
+    assert f"content hash {label}" in built and "content hash" not in released

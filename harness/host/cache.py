@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cell.records import read_records
-from harness.formats import FormatError, dump_jsonl_line, read_done
+from harness.formats import FREEZE_SUFFIX, FormatError, dump_jsonl_line, read_done
 from harness.host.cellfiles import CellFiles
 
 HARNESS = Path(__file__).resolve().parents[1]
@@ -111,7 +111,7 @@ def reuse(hit: Hit, files: CellFiles) -> int:
             record["run_id"] = files.run_id
             out.write(dump_jsonl_line(record))
             copied += 1
-    for sibling in (".freeze.txt", ".install.log"):
+    for sibling in (FREEZE_SUFFIX, ".install.log"):
         source = hit.records.with_suffix(sibling)
         if source.exists() and not destination.with_suffix(sibling).exists():
             shutil.copyfile(source, destination.with_suffix(sibling))

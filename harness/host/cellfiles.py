@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import vocabulary
+from harness import formats, vocabulary
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class CellFiles:
     @property
     def freeze(self) -> Path:
         """The cell's resolved environment (`uv pip freeze`)."""
-        return self.results.with_suffix(".freeze.txt")
+        return formats.freeze_file(self.results)
 
     @property
     def sources(self) -> Path:

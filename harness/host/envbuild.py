@@ -14,6 +14,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from harness import formats
 from harness.host import project as projects
 from harness.host.corpus import PROJECT_ROOT
 from harness.host.matrix import LIBTPU_RELEASES, Cell
@@ -139,7 +140,7 @@ def freeze(venv: Path, destination: Path, cell: Cell | None = None) -> str:
 
 def provenance(cell: Cell) -> str:
     """Comment lines naming the cell's sources and project, each with the hash of its content now."""
-    lines = [f"# {o.package} {o.version} from {o.where} ({o.label})" for o in cell.sources]
+    lines = [formats.source_line(formats.Source(o.package, o.version, o.where, o.label)) for o in cell.sources]
     if cell.project:
-        lines.append(projects.provenance(cell.project))
-    return "".join(f"{line}\n" for line in lines)
+        lines.append(f"{projects.provenance(cell.project)}\n")
+    return "".join(lines)
