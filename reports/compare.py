@@ -34,8 +34,6 @@ by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,10 +53,20 @@ from harness.vocabulary import (
     is_passing,
     status_class,
 )
-from reports.causes import causes, signature
+from reports.causes import causes
 from reports.matrix import cell_table, collapse
 from reports.present import attempts_text
-from reports.text import as_text, first_line
+from reports.text import first_line
+from reports.unjudged import (
+    CONFLICT,
+    MISSING,
+    NO_ANSWER,
+    case_reasons,
+    evidence_reasons,
+    incomplete_reason,
+    retried_reason,
+    unreadable_reason,
+)
 
 TIME_RATIO = 1.5
 TIME_DELTA_S = 0.05
@@ -204,7 +212,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     removed = was_passing & (b_class == ABSENT)
     # A recorded non-pass that did not just vanish: a change from it is listed, never decisive.
     other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN, CONFLICT]) & ~unrun
-    unjudged = a_class.isin(_NO_ANSWER) | b_class.isin(_NO_ANSWER)
+    unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
     flaky_a, flaky_b = _flag(both, "flaky_a"), _flag(both, "flaky_b")
     # Passing on the candidate only after a failing attempt: a regression that shows some of the time.
@@ -213,7 +221,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
     incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
                   for cell in dict.fromkeys(pair[side] for pair in pairs) if (run, cell) not in finished]
-    evidence, hints = _evidence_reasons(both, pairs, a_class, b_class)
+    evidence, hints = evidence_reasons(both, pairs, a_class, b_class)
     return Comparison(
         pairs=pairs,
         regressions=_pick(both, regressed),
@@ -230,25 +238,14 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
-        reasons=[*unpaired, *_incomplete_reason(incomplete), *_case_reasons(both, a_class, b_class), *evidence,
-                 *_retried_reason(both[retried]), *_unreadable_reason(unreadable)],
+        reasons=[*unpaired, *incomplete_reason(incomplete), *case_reasons(both, a_class, b_class), *evidence,
+                 *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
 
 
-#: The class of a side the outer join left empty: the case was not recorded there.
-MISSING = "missing"
-#: The class of a case whose records of one attempt disagree (harness.vocabulary.CONFLICTING), told apart from an
-#: unknown status only to say why it was not judged.
-CONFLICT = "conflicting"
-#: Classes that leave a case without an answer on a side.
-_NO_ANSWER = (INFRASTRUCTURE, UNKNOWN, CONFLICT)
 #: What the finding tables show for that side ("absent" would read as not applicable).
 NOT_RECORDED = "(not recorded)"
-
-#: Top-level modules of the stack every cell pins or brings: one missing is the cell's fault, not the project's.
-STACK_MODULES = frozenset({"jax", "jaxlib", "flax", "numpy", "ml_dtypes", "opt_einsum", "scipy", "pytest"})
-_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 def _module(case_id: str) -> str:
@@ -299,124 +296,6 @@ def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple
     return causes(rows, cells), cells
 
 
-def _incomplete_reason(incomplete: list[str]) -> list[str]:
-    if not incomplete:
-        return []
-    return [f"{'cell' if len(incomplete) == 1 else 'cells'} {', '.join(incomplete)} did not finish (no done marker: "
-            "interrupted, or still running)"]
-
-
-#: Kinds of case that cannot be judged: the class a side has, and what the reason says of them.
-_UNJUDGED: tuple[tuple[str, str], ...] = (
-    (MISSING, "recorded on one side only"),
-    (INFRASTRUCTURE, "ended without an answer (crashed, timeout or install_error)"),
-    (UNKNOWN, "have a status this reader does not know"),
-    (CONFLICT, "have two records of one attempt with different statuses"),
-)
-
-
-def _case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> list[str]:
-    """One line per kind of case that could not be judged: how many, and the first one."""
-    reasons = []
-    for kind, text in _UNJUDGED:
-        hits = both[(a_class == kind) | (b_class == kind)]
-        if hits.empty:
-            continue
-        first = hits.iloc[0]
-        if kind == MISSING:
-            side = "baseline" if pd.notna(first["status_a"]) else "candidate"
-            example = f"{first['case_id']} only in the {side} {first[side]}"
-        else:
-            side, status = (("baseline", first["status_a"]) if a_class[hits.index[0]] == kind
-                            else ("candidate", first["status_b"]))
-            example = f"{first['case_id']} is {status!r} in the {side} {first[side]}"
-        reasons.append(f"{len(hits)} case(s) {text} (first: {example})")
-    return reasons
-
-
-def _evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: pd.Series,
-                      b_class: pd.Series) -> tuple[list[str], list[str]]:
-    """Per pair of cells, a reason when nothing was judged there or its baseline passes no case (the baseline's
-    cases grouped by cause), and the hints for a module missing in both cells."""
-    # Judged: an answer on both sides, the baseline's not `error` (that case could not run there).
-    answered = (a_class.isin([PASSING, BROKEN]) & both["status_a"].ne(ERROR)
-                & b_class.isin([PASSING, BROKEN, ABSENT]))
-    reasons: list[str] = []
-    hints: list[str] = []
-    for cell_a, cell_b in pairs:
-        mine = ((both["baseline"] == cell_a) & (both["candidate"] == cell_b)).to_numpy(dtype=bool)
-        rows = both[mine]
-        pair = cell_a if cell_a == cell_b else f"{cell_a} \N{RIGHTWARDS ARROW} {cell_b}"
-        if not answered[mine].any():
-            reasons.append(f"nothing was judged in {pair}: no case ran to an answer on both sides{_by_cause(rows)}")
-        elif not (a_class[mine] == PASSING).any():
-            reasons.append(f"the baseline {cell_a} passes no case, so no regression can show{_by_cause(rows)}")
-        hints += _module_hints(rows)
-    return reasons, list(dict.fromkeys(hints))
-
-
-def _by_cause(rows: pd.DataFrame, shown: int = 3) -> str:
-    """' (baseline: 12 error: ModuleNotFoundError: No module named 'x'; 2 failed: ...)': the baseline's recorded
-    cases counted by status and cause (reports.causes' signature), most first."""
-    recorded = rows[rows["status_a"].notna()]
-    if recorded.empty:
-        return " (no case recorded on either side)" if rows.empty else " (no case recorded in the baseline)"
-    counted = Counter(
-        (as_text(status), "" if is_passing(status) else signature(kind, message, reason or status))
-        for status, kind, message, reason in zip(recorded["status_a"], recorded["error_type_a"],
-                                                 recorded["error_message_a"], recorded["reason_a"], strict=True))
-    groups = [f"{count} {status}: {cause}" if cause and cause != status else f"{count} {status}"
-              for (status, cause), count in counted.most_common(shown)]
-    more = len(counted) - shown
-    return f" (baseline: {'; '.join(groups)}{f'; and {more} more cause(s)' if more > 0 else ''})"
-
-
-def _module_hints(rows: pd.DataFrame) -> list[str]:
-    """What to do about a module that is missing on both sides: the project itself when every case of both cells
-    misses it, else a dependency the cells lack. Modules of the pinned stack are the cell's business, not hinted."""
-    before, after = _missing_module(rows, "_a"), _missing_module(rows, "_b")
-    hints = []
-    for module in dict.fromkeys(name for name in before if name):
-        both_sides = (before == module) & (after == module)
-        if not both_sides.any() or module.split(".")[0] in STACK_MODULES:
-            continue
-        if both_sides.all():
-            hints.append(f"No module named '{module}' in both cells: is the project installed? (--project DIR)")
-        else:
-            hints.append(f"No module named '{module}' in both cells ({int(both_sides.sum())} of {len(rows)} cases): "
-                         "a dependency the cells lack? (--with REQ)")
-    return hints
-
-
-def _missing_module(rows: pd.DataFrame, side: str) -> pd.Series:
-    """Per case, the module a side's ModuleNotFoundError names ('' for anything else)."""
-    def name(message: object, reason: object) -> str:
-        found = _NO_MODULE.search(as_text(message)) or _NO_MODULE.search(as_text(reason))
-        return found.group(1) if found else ""
-
-    return pd.Series([name(message, reason) for message, reason in zip(rows[f"error_message{side}"],
-                                                                       rows[f"reason{side}"], strict=True)],
-                     index=rows.index, dtype=object)
-
-
-def _retried_reason(rows: pd.DataFrame) -> list[str]:
-    if rows.empty:
-        return []
-    return [f"{len(rows)} case(s) passed on the candidate only after a failing attempt (flaky: {_ids(rows)}): a "
-            "regression that shows some of the time is not ruled out"]
-
-
-def _ids(rows: pd.DataFrame, shown: int = 5) -> str:
-    ids = list(dict.fromkeys(rows["case_id"].tolist()))
-    return ", ".join(ids[:shown]) + (f" (+{len(ids) - shown} more)" if len(ids) > shown else "")
-
-
-def _unreadable_reason(unreadable: Sequence[str]) -> list[str]:
-    if not unreadable:
-        return []
-    return [f"{len(unreadable)} results line(s) could not be read (first: {first_line(unreadable[0])})"]
-
-
 def _warned(found: object) -> bool:
     return isinstance(found, list) and len(found) > 0
 
@@ -440,7 +319,7 @@ def _pick(both: pd.DataFrame, mask: pd.Series, side: str | None = "_b") -> pd.Da
         "case_id": rows["case_id"],
         "before": rows["status_a"].fillna(NOT_RECORDED),
         "after": rows["status_b"].fillna(NOT_RECORDED),
-        "detail": [_detail(row, side or ("_a" if _class(row["status_a"]) in _NO_ANSWER else "_b"))
+        "detail": [_detail(row, side or ("_a" if _class(row["status_a"]) in NO_ANSWER else "_b"))
                    for row in rows.to_dict("records")],
     }, columns=COLUMNS).reset_index(drop=True)
 
