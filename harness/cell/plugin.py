@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from harness.case import MARKER
-from harness.cell import deprecations, devices, environment, health, imports, known, snapshot
+from harness.cell import declared, deprecations, devices, environment, exceptions, health, known, snapshot
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
@@ -28,7 +28,6 @@ from harness.cell.records import (
     IN_PROCESS,
     JsonlWriter,
     case_id_from_nodeid,
-    family_from_nodeid,
     first_line,
     recorded_case_ids,
 )
@@ -123,8 +122,8 @@ def _record_conftest_failure(out: Path, run: str, cell: str, exc: Exception) -> 
     failed = Path(getattr(exc, "path", "conftest.py"))
     writer = JsonlWriter(results_path(out, run, cell))
     try:
-        writer.write(collection_record(_context(run, cell), failed.name, _exception_facts(_unwrapped(exc), failed),
-                                       str(exc)))
+        facts = exceptions.exception_facts(exceptions.unwrapped(exc), failed)
+        writer.write(collection_record(_context(run, cell), failed.name, facts, str(exc)))
     finally:
         writer.close()
 
@@ -166,7 +165,7 @@ class CellPlugin:
         if inflight is not None:
             inflight.write_text(item.nodeid, encoding="utf-8")
         handle = item.config.stash.get(FAULT_LOG, None)
-        limit = _time_limit(item)
+        limit = declared.time_limit(item)
         if handle is None or not limit:
             return (yield)
         # pytest-timeout's alarm cannot interrupt code stuck in C; this watchdog thread can, by ending the worker.
@@ -193,7 +192,7 @@ class CellPlugin:
         report = yield
         call = getattr(report, "call", None)  # pytest keeps it there for pytest_exception_interact
         if report.failed and call is not None and call.excinfo is not None:
-            report.shardmatrix = _exception_facts(_unwrapped(call.excinfo.value), collector.path)
+            report.shardmatrix = exceptions.exception_facts(exceptions.unwrapped(call.excinfo.value), collector.path)
         return report
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -272,9 +271,9 @@ class CellPlugin:
         report = yield
         data: dict[str, Any] = {
             "case_id": case_id_from_nodeid(item.nodeid),
-            "family": _family(item),
-            "change": _declared_change(item),
-            "smoke": _is_smoke(item),
+            "family": declared.family(item),
+            "change": declared.declared_change(item),
+            "smoke": declared.is_smoke(item),
             "device": _device_info(item.config) if "jax" in sys.modules else None,
         }
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
@@ -297,7 +296,7 @@ def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> 
         cause = exc.problem.cause
         return {"cell_problem": exc.problem.reason, "error_type": type(cause).__name__,
                 "error_message": first_line(cause) or type(cause).__name__}
-    data = _exception_facts(exc, item.path)
+    data = exceptions.exception_facts(exc, item.path)
     if report.skipped and getattr(report, "wasxfail", None) is not None:
         unmasked = _not_the_breakage(item, exc)
         if unmasked is not None:
@@ -305,30 +304,6 @@ def _error(item: pytest.Item, exc: BaseException, report: pytest.TestReport) -> 
             del report.wasxfail
             data["error_message"] = unmasked or data["error_message"]
     return data
-
-
-def _exception_facts(exc: BaseException, module: Path) -> dict[str, Any]:
-    """What a record keeps of an exception raised by a case or a test module's import: its type and first line, a
-    name this cell lacks, what to do about a module it lacks."""
-    data: dict[str, Any] = {"error_type": type(exc).__name__, "error_message": first_line(exc) or type(exc).__name__}
-    missing = health.missing_name(exc)
-    if missing is not None:
-        data.update(missing_name=missing, error_message=missing)
-    hint = imports.hint(exc, module)
-    if hint is not None:
-        data["import_hint"] = hint
-    return data
-
-
-#: pytest's wrappers of the error that stopped a module's or a conftest.py's import: the error is their cause.
-_IMPORT_WRAPPERS = ("CollectError", "ConftestImportFailure")
-
-
-def _unwrapped(exc: BaseException) -> BaseException:
-    """The error behind pytest's wrapper of a failed import (the wrapper's text is pytest's, not the error's)."""
-    if type(exc).__name__ in _IMPORT_WRAPPERS and exc.__cause__ is not None:
-        return exc.__cause__
-    return exc
 
 
 def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:
@@ -343,16 +318,6 @@ def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:
 def _keep_warnings(item: pytest.Item, caught: list[warnings.WarningMessage]) -> None:
     earlier: list[str] = item.stash.get(PHASE_WARNINGS, [])
     item.stash[PHASE_WARNINGS] = deprecations.merge(earlier, deprecations.texts(caught))
-
-
-def _time_limit(item: pytest.Item) -> float:
-    mark = item.get_closest_marker("timeout")
-    if mark is not None and mark.args:
-        return float(mark.args[0])
-    try:
-        return float(item.config.getoption("timeout") or 0)
-    except ValueError:
-        return 0.0
 
 
 def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -374,26 +339,6 @@ def _timed_repeat(item: pytest.Item, clock: CompileClock, listening: bool) -> di
     start = time.perf_counter()
     item.runtest()
     return split(time.perf_counter() - start, before, clock.total(), listening)
-
-
-def _family(item: pytest.Item) -> str:
-    mark = item.get_closest_marker(MARKER)
-    if mark is not None and mark.kwargs.get("family"):
-        return str(mark.kwargs["family"])
-    return family_from_nodeid(item.nodeid)
-
-
-def _is_smoke(item: pytest.Item) -> bool:
-    """Whether the case is in the smoke subset (`@case(smoke=True)`), which a verdict reads as the cell's core."""
-    mark = item.get_closest_marker(MARKER)
-    return bool(mark is not None and mark.kwargs.get("smoke"))
-
-
-def _declared_change(item: pytest.Item) -> dict[str, Any] | None:
-    """The upstream change the case declares (`@case(changed=...)`), as the record's `change` object."""
-    mark = item.get_closest_marker(MARKER)
-    change = mark.kwargs.get("changed") if mark is not None else None
-    return change.as_record() if change is not None else None
 
 
 def _device_info(config: pytest.Config) -> dict[str, object]:

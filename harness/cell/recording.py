@@ -123,7 +123,8 @@ class Recorder:
 
 def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any], text: str) -> dict[str, Any]:
     """The record of a test module, a folder or a conftest.py that yielded no case, under vocabulary.COLLECTION_CASE:
-    `facts` are the exception's (plugin._exception_facts), `text` pytest's report of it when the exception is gone."""
+    `facts` are the exception's (harness.cell.exceptions.exception_facts), `text` pytest's report of it when the
+    exception is gone."""
     decided = collection_verdict(Phase(when="collect", outcome="failed", error_type=facts.get("error_type"),
                                        missing_name=facts.get("missing_name"), import_hint=facts.get("import_hint")))
     return make_record(
