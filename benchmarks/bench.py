@@ -29,6 +29,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -162,17 +164,44 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
 
 
 def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, Any]:
-    """Run a frontier into a fresh folder (every probe built and run, on a warm package cache) and read back each
-    flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the search
-    enforces), and the probes' seconds."""
+    """Run a frontier into a fresh folder (every probe built and run, on a warm package cache) and read back what
+    it spent (frontier_spent)."""
     wall = timed(lambda: run(sys.executable, "-m", "harness.tools.frontier", "run", "--flax", flax, "--jax", jax,
                              "--out", out, cwd=ROOT))
+    return {**frontier_spent(out), "wall_s": wall}
+
+
+def frontier_spent(out: Path) -> dict[str, Any]:
+    """Each flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the
+    search enforces), its minutes, and the seconds of the probes made (not reused), from OUT/frontier/."""
     documents = [json.loads(path.read_text()) for path in sorted((out / "frontier").glob("flax-*.json"))]
+    if not documents:
+        raise SystemExit(f"bench: {out / 'frontier'} holds no flax-*.json: not a frontier's --out")
+    documents.sort(key=lambda d: Version(d["flax"]))
     releases = {d["flax"]: {kind: (sum(1 for p in d["probes"] if p["corpus"] == (kind == "corpus")),
                                    d["budget"][kind]) for kind in ("core", "corpus")} for d in documents}
+    minutes = {d["flax"]: d["seconds"] / 60 for d in documents if "seconds" in d}
     seconds = [p["seconds"] for d in documents for p in d["probes"] if not p["reused"]]
-    return {"releases": releases, "wall_s": wall, "per_probe_s": statistics.mean(seconds) if seconds else 0.0,
+    return {"releases": releases, "minutes": minutes, "per_probe_s": statistics.mean(seconds) if seconds else 0.0,
             "probes": len(seconds), "stopped": [d["flax"] for d in documents if d["row"].get("stopped")]}
+
+
+def frontier_figure(found: dict[str, Any], what: str) -> str:
+    """Figure 6's lines: one per flax release, then the totals."""
+    spent: dict[str, dict[str, tuple[int, int]]] = found["releases"]
+    within = all(n <= limit for kinds in spent.values() for n, limit in kinds.values()) and not found["stopped"]
+    lines = [f"6. {what}: probes per flax release (budget core 3L+7, whole corpus 2L+4, L = ceil(log2 N))"]
+    for flax, kinds in spent.items():
+        took = f", {found['minutes'][flax]:.1f} min" if flax in found["minutes"] else ""
+        lines.append(f"   flax {flax}: {kinds['core'][0]} of {kinds['core'][1]} core, {kinds['corpus'][0]} of "
+                     f"{kinds['corpus'][1]} whole-corpus{took}")
+    core = [kinds["core"][0] for kinds in spent.values()]
+    corpus = [kinds["corpus"][0] for kinds in spent.values()]
+    wall = f", {found['wall_s'] / 60:.1f} min wall" if "wall_s" in found else ""
+    lines.append(f"   -> {'within' if within else 'OVER'} budget; {len(spent)} releases, core {min(core)} to "
+                 f"{max(core)} per release, whole corpus {min(corpus)} to {max(corpus)}; {found['per_probe_s']:.1f} s "
+                 f"per probe ({found['probes']} probes made{wall})")
+    return "\n".join(lines)
 
 
 def project_cost(scratch: Path) -> dict[str, float]:
@@ -208,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="flax releases of figure 6's frontier (default ==0.10.2)")
     parser.add_argument("--frontier-jax", default=">=0.7.0,<=0.9.2", metavar="SPEC",
                         help="jax releases of figure 6's frontier (default >=0.7.0,<=0.9.2)")
+    parser.add_argument("--frontier-from", type=Path, default=None, metavar="OUT",
+                        help="figure 6 from the frontier an earlier `nox -s frontier -- --out OUT` measured (the "
+                        "default one takes most of an hour) instead of running a small one")
     parser.add_argument("--only", type=int, action="append", choices=range(1, 8), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     args = parser.parse_args(argv)
@@ -239,15 +271,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"5. report build, 100 cells x 200 cases x 10 runs: {wall:.2f} s ({cpu:.2f} s CPU) "
                   "(target <= 1.5 s)")
         if 6 in wanted:
-            found = frontier_probes(scratch / "frontier", args.frontier_flax, args.frontier_jax)
-            spent: dict[str, dict[str, tuple[int, int]]] = found["releases"]
-            within = all(n <= limit for kinds in spent.values() for n, limit in kinds.values()) and not found["stopped"]
-            each = ", ".join(f"flax {flax}: {kinds['core'][0]} of {kinds['core'][1]} core, {kinds['corpus'][0]} of "
-                             f"{kinds['corpus'][1]} whole-corpus" for flax, kinds in spent.items())
-            print(f"6. frontier --flax '{args.frontier_flax}' --jax '{args.frontier_jax}': probes per flax release "
-                  f"(budget core 3L+7, whole corpus 2L+4, L = ceil(log2 N)) {each} -> "
-                  f"{'within' if within else 'OVER'} budget; {found['per_probe_s']:.1f} s per probe "
-                  f"({found['probes']} probes, {found['wall_s'] / 60:.1f} min wall)")
+            if args.frontier_from:
+                print(frontier_figure(frontier_spent(args.frontier_from), f"the frontier in {args.frontier_from}"))
+            else:
+                found = frontier_probes(scratch / "frontier", args.frontier_flax, args.frontier_jax)
+                print(frontier_figure(found, f"frontier --flax '{args.frontier_flax}' --jax '{args.frontier_jax}'"))
         if 7 in wanted:
             cost = project_cost(scratch)
             new = cost["project_new_lock_s"] - cost["plain_new_lock_s"]

@@ -150,7 +150,8 @@ def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
 # --- frontier.json ------------------------------------------------------------------------------------------------
 
 #: OUT/frontier/flax-<v>.json (one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
-#: budget, probes) and OUT/report/frontier.json ({"schema_version", "jax": [versions], "releases": [those documents]}).
+#: budget, probes; seconds, the wall of measuring it, absent before 2026-11-24) and OUT/report/frontier.json
+#: ({"schema_version", "jax": [versions], "releases": [those documents]}).
 #: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
 FRONTIER_SCHEMA_VERSION = 2
 FRONTIER_FILENAME = "frontier.json"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from harness.host import sources
+from harness.host.matrix import Origin
 
 PYPROJECT = """[build-system]
 requires = ["uv_build>=0.8,<0.14"]
@@ -71,3 +74,42 @@ def test_a_source_that_does_not_build_says_why_in_one_line(tmp_path: Path) -> No
 def test_a_tree_of_another_package_is_refused(tmp_path: Path) -> None:
     with pytest.raises(sources.SourceError, match="builds flax, not jax"):
         sources.resolve(f"jax @ {tree(tmp_path / 'flax').as_uri()}", tmp_path / "built")
+
+
+def repository(root: Path) -> tuple[Path, list[str]]:
+    """A git repository of the tree with two commits (VALUE = 1, then 2) on its default branch, tagged v1 at the
+    first; its commit ids, oldest first."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+    tree(root)
+    git("init", "--quiet")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "one")
+    git("tag", "v1")
+    tree(root, "VALUE = 2\n")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-am", "two")
+    return root, [line.strip() for line in git("rev-list", "--reverse", "HEAD").splitlines()]
+
+
+def built_value(origin: Origin) -> str:
+    wheel = Path(origin.requirement.partition("file://")[2])
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.read("flax/__init__.py").decode()
+
+
+@pytest.mark.parametrize("ref", ["", "@v1", "@FIRST", "@FIRST_ABBREVIATED"])
+def test_a_git_url_is_built_at_the_ref_it_names(tmp_path: Path, ref: str) -> None:
+    repo, (first, second) = repository(tmp_path / "flax")
+    ref = ref.replace("FIRST_ABBREVIATED", first[:10]).replace("FIRST", first)
+    origin = sources.resolve(f"flax @ git+{repo.as_uri()}{ref}", tmp_path / "built")
+    commit, value = (second, "VALUE = 2\n") if not ref else (first, "VALUE = 1\n")
+    assert built_value(origin) == value
+    assert (origin.label, origin.version) == (f"git.{commit[:8]}", "0.12.6")  # the commit names the cell
+
+
+def test_a_git_ref_nobody_has_is_refused_in_one_line(tmp_path: Path) -> None:
+    repo, _ = repository(tmp_path / "flax")
+    with pytest.raises(sources.SourceError, match=r"cannot be cloned: .*no-such-branch") as caught:
+        sources.resolve(f"flax @ git+{repo.as_uri()}@no-such-branch", tmp_path / "built")
+    assert "\n" not in str(caught.value)

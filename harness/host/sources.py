@@ -111,8 +111,7 @@ def _from_vcs(name: str, url: str, built: Path) -> Origin:
     repository, ref = rest.rsplit("@", 1) if "@" in tail.partition("/")[2] else (rest, "")
     clone = _made(built) / f".clone-{hashlib.sha256(url.encode()).hexdigest()[:16]}"
     shutil.rmtree(clone, ignore_errors=True)
-    command = ["git", "clone", "--quiet", *(["--branch", ref] if ref else []), "--depth", "1", repository, str(clone)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = _checkout(repository, ref, clone)
     if done.returncode != 0:
         raise SourceError(f"'{name} @ {url}' cannot be cloned: {installer_message(done.stderr)}")
     commit = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -121,6 +120,27 @@ def _from_vcs(name: str, url: str, built: Path) -> Origin:
         return _from_tree(name, clone, url, "git", commit, built)
     finally:
         shutil.rmtree(clone, ignore_errors=True)
+
+
+def _checkout(repository: str, ref: str, clone: Path) -> subprocess.CompletedProcess[str]:
+    """The tree at `ref` (a branch, a tag or a commit id; the default branch when empty) checked out in `clone`.
+    Fetched alone where the server hands it out by name, a full commit id included; an abbreviated commit id is no
+    name a server knows, so it is looked for in a whole clone."""
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+
+    git("init", "--quiet", str(clone))
+    fetched = git("-C", str(clone), "fetch", "--quiet", "--depth", "1", repository, ref or "HEAD")
+    if fetched.returncode == 0:
+        return git("-C", str(clone), "checkout", "--quiet", "FETCH_HEAD")
+    if not ref:
+        return fetched
+    shutil.rmtree(clone, ignore_errors=True)
+    cloned = git("clone", "--quiet", "--no-checkout", repository, str(clone))
+    if cloned.returncode != 0:
+        return cloned
+    checked = git("-C", str(clone), "checkout", "--quiet", ref)
+    return checked if checked.returncode == 0 else fetched  # the fetch names the ref nobody has
 
 
 def _made(folder: Path) -> Path:

@@ -195,11 +195,13 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
     lock = threading.Lock()
 
     def one(flax: Version) -> tuple[Frontier, dict[str, Any]]:
+        began = time.monotonic()
         requirement = declared.get(flax) or releases.declared_jax(flax, found.flax_document, fetch)
         start = releases.contemporary(found.flax_dates.get(flax), found.jax_dates, found.jax)
         result = frontier_corpus.measure(flax, requirement, found.jax,
                                          lambda jax, corpus: prober.probe(jax, flax, corpus), start)
         document = frontier_report.to_json(result, requirement)
+        document["seconds"] = round(time.monotonic() - began, 1)  # this release's wall, for `nox -s bench`
         frontier_report.store(opts.out, document)
         with lock:  # one release's evidence stays together while other releases are measured
             for line in document["evidence"]:
