@@ -190,7 +190,7 @@ def frontier_figure(found: dict[str, Any], what: str) -> str:
     """Figure 6's lines: one per flax release, then the totals."""
     spent: dict[str, dict[str, tuple[int, int]]] = found["releases"]
     within = all(n <= limit for kinds in spent.values() for n, limit in kinds.values()) and not found["stopped"]
-    lines = [f"6. {what}: probes per flax release (budget core 3L+7, whole corpus 2L+4, L = ceil(log2 N))"]
+    lines = [f"6. {what}: probes per flax release (budget core 3L+7, whole corpus 2L+6, L = ceil(log2 N))"]
     for flax, kinds in spent.items():
         took = f", {found['minutes'][flax]:.1f} min" if flax in found["minutes"] else ""
         lines.append(f"   flax {flax}: {kinds['core'][0]} of {kinds['core'][1]} core, {kinds['corpus'][0]} of "

@@ -13,7 +13,7 @@ from benchmarks import bench
 
 def stored(out: Path, flax: str, probes: list[tuple[str, bool, bool]], seconds: float | None) -> None:
     """One flax release's OUT/frontier/flax-<v>.json with probes (jax, whole corpus?, reused?), 10 s each."""
-    document = {"flax": flax, "row": {"stopped": ""}, "budget": {"core": 22, "corpus": 14},
+    document = {"flax": flax, "row": {"stopped": ""}, "budget": {"core": 22, "corpus": 16},
                 "probes": [{"jax": jax, "corpus": corpus, "reused": reused, "seconds": 10.0}
                            for jax, corpus, reused in probes]}
     if seconds is not None:
@@ -29,17 +29,17 @@ def test_frontier_spent_counts_each_kind_against_its_budget_in_version_order(tmp
     found = bench.frontier_spent(tmp_path)
 
     assert list(found["releases"]) == ["0.10.9", "0.10.10"]
-    assert found["releases"]["0.10.10"] == {"core": (2, 22), "corpus": (1, 14)}
+    assert found["releases"]["0.10.10"] == {"core": (2, 22), "corpus": (1, 16)}
     assert found["minutes"] == {"0.10.10": 1.5}
     assert (found["probes"], found["per_probe_s"]) == (3, 10.0)  # the reused probe cost nothing
     figure = bench.frontier_figure(found, "the frontier in out")
-    assert "flax 0.10.10: 2 of 22 core, 1 of 14 whole-corpus, 1.5 min" in figure
-    assert "flax 0.10.9: 1 of 22 core, 0 of 14 whole-corpus\n" in figure
+    assert "flax 0.10.10: 2 of 22 core, 1 of 16 whole-corpus, 1.5 min" in figure
+    assert "flax 0.10.9: 1 of 22 core, 0 of 16 whole-corpus\n" in figure
     assert "-> within budget; 2 releases" in figure
 
 
 def test_frontier_over_budget_or_stopped_reads_over(tmp_path: Path) -> None:
-    stored(tmp_path, "0.12.0", [(f"0.8.{i}", True, False) for i in range(15)], 60.0)
+    stored(tmp_path, "0.12.0", [(f"0.8.{i}", True, False) for i in range(17)], 60.0)
 
     assert "-> OVER budget" in bench.frontier_figure(bench.frontier_spent(tmp_path), "x")
 

@@ -96,3 +96,18 @@ def test_the_whole_corpus_budget_is_enforced_too(monkeypatch: pytest.MonkeyPatch
     assert len([v for v in asked if isinstance(v, tuple)]) == 3
     assert found.stopped.startswith("stopped: its budget of 3 whole-corpus probes is spent")
     assert found.core_from is not None and found.works_from is None
+
+
+def test_a_hole_the_whole_corpus_finds_is_widened_to_every_failing_release_around_it() -> None:
+    # The scan case narrows the lower edge, so its bisection lands inside the range; the shard_map case fails in a
+    # stretch of three releases in the middle, which one landed probe sees as a single failing release.
+    candidates = jax_versions(16)
+    stretch = {6, 7, 8}
+    asked, found = measure(16, set(range(0, 16)), 12, {SCAN: {0, 1, 2, 3}, SHARD_MAP: stretch})
+    assert (found.works_from, found.works_to) == (candidates[4], candidates[15]) and not found.stopped
+    assert [p.jax for p in found.holes] == [candidates[i] for i in sorted(stretch)]
+    corpus = {v for v in asked if isinstance(v, tuple)}
+    assert ("corpus", candidates[5]) in corpus and ("corpus", candidates[9]) in corpus  # where the hole ends
+    assert len(corpus) <= frontier_search.budget(16).corpus
+    assert frontier_report.requirement(found).startswith(
+        f"jax>={candidates[4]},<={candidates[15]},!={candidates[6]},!={candidates[7]},!={candidates[8]}")

@@ -162,8 +162,8 @@ def test_every_works_range_costs_at_most_the_budget_and_never_stops(n: int) -> N
 
 
 def test_the_budget_is_stated_per_kind() -> None:
-    assert frontier_search.budget(32) == frontier_search.Budget(core=3 * 5 + 7, corpus=2 * 5 + 4)
-    assert frontier_search.budget(1) == frontier_search.Budget(core=7, corpus=4)
+    assert frontier_search.budget(32) == frontier_search.Budget(core=3 * 5 + 7, corpus=2 * 5 + 6)
+    assert frontier_search.budget(1) == frontier_search.Budget(core=7, corpus=6)
 
 
 def test_a_search_that_would_exceed_its_budget_stops_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,9 @@ that reads works_for_current_code works. Every case runs at the last-good jax of
 there, for a reason no documented change explains, gets its own edge, bisected inside the core range with
 whole-corpus probes (each one answers for every case at once, and is an ordinary cell the results cache keeps);
 the whole-corpus range is where every such case works, and its edges are confirmed the same way until both read
-working. The first-broken jax of an edge is a whole-corpus probe too, except where its core probe already reads
-broken or not built: no further case can change that verdict.
+working. A whole-corpus probe that fails inside that range is a hole, and its neighbours are probed outwards until
+one works: a hole is as wide as the failing releases around it. The first-broken jax of an edge is a whole-corpus
+probe too, except where its core probe already reads broken or not built: no further case can change that verdict.
 """
 
 from __future__ import annotations
@@ -71,8 +72,34 @@ def confirm(found: Frontier, probes: Probes, start: int, end: int) -> None:
     found.works_from, found.works_to = candidates[low], candidates[high]
     found.below = _first_broken(found, probes, low - 1, start - 1, found.core_below)
     found.above = _first_broken(found, probes, high + 1, end + 1, found.core_above)
+    found.holes = _with_holes(found.holes, probes, low, high)
+    for i in [i for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]:
+        _widen(probes, i, low, high)
+        found.holes = _with_holes(found.holes, probes, low, high)  # kept as it grows: the budget may stop it
+
+
+def _with_holes(holes: list[Probe], probes: Probes, low: int, high: int) -> list[Probe]:
+    """The holes so far and every failing whole-corpus probe strictly inside [low, high], by jax."""
     inside = [p for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]
-    found.holes = sorted({p.jax: p for p in [*found.holes, *inside]}.values(), key=lambda p: p.jax)
+    return sorted({p.jax: p for p in [*holes, *inside]}.values(), key=lambda p: p.jax)
+
+
+def _widen(probes: Probes, hole: int, low: int, high: int) -> None:
+    """A whole-corpus probe failing inside the range [low, high]: its neighbours are probed outwards with every case,
+    each way until one works, so the hole reported is every failing release around it, not one release by
+    assumption (a case that fails in a stretch of releases fails in all of them)."""
+    for step in (-1, +1):
+        i = hole + step
+        while low < i < high and _fails(probes, i):
+            i += step
+
+
+def _fails(probes: Probes, i: int) -> bool:
+    """Whether the whole corpus fails at candidate i: a core probe there that is already final answers for it."""
+    core = probes.core.get(i)
+    if core is not None and core.verdict in FINAL:
+        return True
+    return not probes.look(i, corpus=True).works
 
 
 def case_range(probes: Probes, case: str, start: int, end: int) -> tuple[int, int] | None:

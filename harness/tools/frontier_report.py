@@ -21,7 +21,7 @@ from harness.formats import (
     frontier_document,
     read_frontier,
 )
-from harness.tools.frontier_search import CHECKS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
+from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 from harness.vocabulary import relative_paths
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
@@ -243,11 +243,13 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
               "range that were probed (exact: the search with the hole probes what it would without, until it probes "
               "the hole; but for the jax it starts from, which is found only when another seed works). A hole it "
               "misses is reported as working. A hole that only a non-core case shows is found "
-              "only where a whole-corpus probe lands.", "",
+              "only where a whole-corpus probe lands; once found, its neighbours are probed with every case, outwards "
+              "until one works, so a hole is reported as wide as the failing releases around it.", "",
               "Probe budget per flax release over N jax releases, L = ceil(log2 N): core 3L + "
               f"{SEEDS + CHECKS + 1 + INTERIOR} (the seeds, both edges bisected and checked, one hole at an edge "
-              "paid for, the interior probes), whole corpus 2L + 4 (both edges' last-good and first-broken jax, "
-              "each edge bisected once more for the cases that narrow it)"
+              "paid for, the interior probes), whole corpus 2L + "
+              f"{4 + HOLE_NEIGHBOURS} (both edges' last-good and first-broken jax, each edge bisected once more for "
+              "the cases that narrow it, a hole the whole corpus finds widened by a release each way)"
               + "".join(f"; N = {n}: {core} core, {corpus} whole-corpus" for n, core, corpus in budgets)
               + ". The search stops at it and says so in the csv's `stopped` column.", ""]
     return lines

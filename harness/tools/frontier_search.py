@@ -31,6 +31,8 @@ SEEDS = 2
 CHECKS = 2
 #: Probes inside every core range found, beyond its edges and bisections: a failing one is a hole.
 INTERIOR = 2
+#: Whole-corpus probes next to a hole the whole corpus finds, one each way, which tell how wide it is.
+HOLE_NEIGHBOURS = 2
 CAUSE_CHARS = 240
 INSTALL_CAUSE = "cannot be installed"
 EXCLUDED_CAUSE = "excluded by the flax release's declared requirement"
@@ -78,11 +80,11 @@ def log2_ceil(n: int) -> int:
 
 def budget(n: int) -> Budget:
     """The probe budget over n jax releases, with L = ceil(log2 n): core 3L + SEEDS + CHECKS + 1 + INTERIOR (both
-    edges bisected and checked, and one hole found at an edge paid for: its edge is bisected again), corpus 2L + 4
-    (both core edges confirmed at their last-good and first-broken release, and each bisected once more for the cases
-    that narrow it)."""
+    edges bisected and checked, and one hole found at an edge paid for: its edge is bisected again), corpus 2L + 6
+    (both core edges confirmed at their last-good and first-broken release, each bisected once more for the cases
+    that narrow it, and a hole the whole corpus finds widened by a release each way)."""
     bits = log2_ceil(n)
-    return Budget(core=3 * bits + SEEDS + CHECKS + 1 + INTERIOR, corpus=2 * bits + 4)
+    return Budget(core=3 * bits + SEEDS + CHECKS + 1 + INTERIOR, corpus=2 * bits + 4 + HOLE_NEIGHBOURS)
 
 
 class BudgetSpent(Exception):
