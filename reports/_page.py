@@ -277,7 +277,8 @@ breakage{{ "s" if known | length != 1 }} (xfailed as declared), {{ known_cases }
 <p class="note">Each upstream change a case documents: the release it came with, its kind, the cells that warned
 before it, the last passing and first failing cells, the cases and the fix. A case failing inside its change's range
 with the exception it declares is documented; one passing there is <strong>stale</strong>, one failing elsewhere or
-otherwise <strong>unexpected</strong>. <code>changes.csv</code> holds the same rows.</p>
+otherwise <strong>unexpected</strong> (but in a broken cell, where nothing works). <code>changes.csv</code> holds the
+same rows.</p>
 <table class="causes" id="T_changes">
 <thead><tr><th>release</th><th>what changed</th><th>kind</th><th>warned</th><th>last passing</th>
 <th>first failing</th><th>cases</th><th>fix</th></tr></thead>

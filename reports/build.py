@@ -80,7 +80,7 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)
-    changed = changes.table(matrix.results, matrix.cells)
+    changed = changes.table(matrix.results, matrix.cells, compat.broken(verdicts))
     # `nox -s frontier` leaves frontier.json in the same folder; its view joins the pages when it is there.
     try:
         measured = frontier.load(target)

@@ -15,7 +15,7 @@ between a baseline and a candidate.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -138,12 +138,13 @@ def label(change: Mapping[str, Any]) -> str:
 # --- the Changes view -------------------------------------------------------------------------------------------
 
 
-def table(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+def table(results: pd.DataFrame, cells: pd.DataFrame, broken: Collection[str] = ()) -> pd.DataFrame:
     """One row per declared change (its release and `what`), oldest jax first then flax: the kind, the declared
     ranges, the column keys that warned inside the declared `warned` range, the last passing and first failing keys
     (in the change's package's order), the cases, the fix, and the keys where it was documented, stale or
-    unexpected. `results` are a matrix's
-    (with `key`); `cells` its cell table (keys as index, jax, flax)."""
+    unexpected. `results` are a matrix's (with `key`); `cells` its cell table (keys as index, jax, flax); `broken`
+    the keys whose compatibility verdict is broken, where a failure says nothing of one change (nothing works
+    there), so none is called unexpected."""
     if "change" not in results.columns:
         return pd.DataFrame(columns=COLUMNS)
     declared = results[results["change"].map(lambda value: isinstance(value, dict))]
@@ -173,7 +174,7 @@ def table(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
             "first_failing": (_keys(failing, order)[:1] or [""])[0],
             "cases": sorted(dict.fromkeys(mine["case_id"])), "fix": as_text(change.get("fix")),
             "documented": _keys(failing, order), "stale": _keys(mine[judged.eq(STALE)], order),
-            "unexpected": _keys(mine[judged.eq(UNEXPECTED)], order),
+            "unexpected": [key for key in _keys(mine[judged.eq(UNEXPECTED)], order) if key not in broken],
         })
     rows.sort(key=lambda row: (CHANGE_PACKAGES.index(row["package"]) if row["package"] in CHANGE_PACKAGES else 9,
                                version_order(row["release"]), row["what"]))

@@ -225,6 +225,11 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def broken(table: pd.DataFrame) -> set[str]:
+    """The column keys of verdicts() whose cell is broken: where one case's failure says nothing of that case."""
+    return {str(key) for key in table.loc[table["verdict"].eq(BROKEN), "key"]}
+
+
 def label(token: str) -> str:
     """A token as words: 'works_with_warnings' -> 'works with warnings'."""
     return LOOKS[token].words if token in LOOKS else token

@@ -43,7 +43,7 @@ def render_html(
     found = causes(matrix.results, cells) if found is None else found
     table = compat.verdicts(matrix, found) if table is None else table
     shown = views(found, cells, repros or {})
-    changed = changes.table(matrix.results, cells) if changed is None else changed
+    changed = changes.table(matrix.results, cells, compat.broken(table)) if changed is None else changed
     hovered = hovers(matrix)
     warned = deprecations(matrix)
     return template.render(

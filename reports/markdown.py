@@ -65,8 +65,8 @@ def render_markdown(
     `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (changes.table()) are computed unless the
     caller has them already."""
     found = causes(matrix.results, matrix.cells) if found is None else found
-    changed = changes.table(matrix.results, matrix.cells) if changed is None else changed
     verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
+    changed = changes.table(matrix.results, matrix.cells, compat.broken(verdicts)) if changed is None else changed
     shown = views(found, matrix.cells, repros or {})
     sections = [
         _header(matrix),
@@ -181,7 +181,8 @@ def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
     return ("## Changes\n\nEach upstream change a case documents (`@case(changed=Change(...))`): "
             "the release it came with, its kind, the cells that warned before it, the last passing and first failing "
             "cells, the cases and the fix. A case failing inside its change's range with the exception it declares is "
-            "documented; one passing there is **stale**, one failing elsewhere or otherwise **unexpected**. "
+            "documented; one passing there is **stale**, one failing elsewhere or otherwise **unexpected** (but in "
+            "a broken cell, where nothing works). "
             "`changes.csv` holds the same rows.\n\n"
             + table(["release", "what changed", "kind", "warned", "last passing", "first failing", "cases", "fix"],
                     rows))

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from reports import changes, compat
@@ -137,6 +138,17 @@ def test_the_changes_view_has_one_row_per_change_with_its_cells() -> None:
     value = rows[".value is deprecated"]
     assert value["kind"] == "deprecated, not removed yet" and value["first_failing"] == ""
     assert value["cells_warned"] == [key["jax0.10.2-flax0.12.8-py3.11"]]
+
+
+def test_a_failure_in_a_broken_cell_is_not_called_unexpected() -> None:
+    """Where nothing works (the compatibility verdict is broken), a failure says nothing of one change."""
+    matrix = changes_matrix()
+    key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
+    broken = key["jax0.12.0.1-flax0.12.8-py3.11"]
+    table = changes.table(matrix.results, matrix.cells, {broken})
+    mesh = next(row for row in table.to_dict("records") if row["what"] == "make_mesh makes Explicit axes")
+    assert mesh["unexpected"] == [] and mesh["first_failing"] == key["jax0.9.2-flax0.12.8-py3.11"]
+    assert compat.broken(pd.DataFrame({"key": [broken, "x"], "verdict": [compat.BROKEN, compat.PARTIAL]})) == {broken}
 
 
 def test_records_without_declarations_make_no_changes_view() -> None:
