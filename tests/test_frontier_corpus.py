@@ -111,3 +111,13 @@ def test_a_hole_the_whole_corpus_finds_is_widened_to_every_failing_release_aroun
     assert len(corpus) <= frontier_search.budget(16).corpus
     assert frontier_report.requirement(found).startswith(
         f"jax>={candidates[4]},<={candidates[15]},!={candidates[6]},!={candidates[7]},!={candidates[8]}")
+
+
+def test_a_case_failing_inside_its_own_range_at_the_new_edge_moves_that_edge_inward() -> None:
+    # The shard_map case narrows the lower edge to 5, where the scan case fails at that one release only: its
+    # bisected range is the whole core range, so the edge steps past 5 rather than giving up.
+    candidates = jax_versions(16)
+    _, found = measure(16, set(range(0, 16)), 12, {SHARD_MAP: {0, 1, 2, 3, 4}, SCAN: {5}})
+    assert not found.nowhere and not found.stopped
+    assert (found.works_from, found.works_to) == (candidates[6], candidates[15])
+    assert found.below is not None and found.below.jax == candidates[5] and SCAN in found.below.failing

@@ -7,7 +7,8 @@ that reads works_for_current_code works. Every case runs at the last-good jax of
 there, for a reason no documented change explains, gets its own edge, bisected inside the core range with
 whole-corpus probes (each one answers for every case at once, and is an ordinary cell the results cache keeps);
 the whole-corpus range is where every such case works, and its edges are confirmed the same way until both read
-working. A whole-corpus probe that fails inside that range is a hole, and its neighbours are probed outwards until
+working (an edge where only cases with a known range fail, each at a release inside it, moves inward past that
+release). A whole-corpus probe that fails inside that range is a hole, and its neighbours are probed outwards until
 one works: a hole is as wide as the failing releases around it. The first-broken jax of an edge is a whole-corpus
 probe too, except where its core probe already reads broken or not built: no further case can change that verdict.
 """
@@ -47,6 +48,15 @@ def confirm(found: Frontier, probes: Probes, start: int, end: int) -> None:
         if all(p.works for p in edges):
             break
         new = [case for p in edges if not p.works for case in p.failing if case not in ranges]
+        if not new and all(p.works or p.failing for p in edges):
+            # Cases whose range is known fail at an edge inside it: a release they fail at inside their range (not
+            # one stretch), so that edge moves inward past it.
+            low, high = low + (not edges[0].works), high - (not edges[1].works)
+            if low > high:
+                found.nowhere = "no jax release of the core range passes the whole corpus: the narrower cases " \
+                                "each fail somewhere inside the others' ranges"
+                break
+            continue
         if not new:  # not working for a reason no case explains: not built, interrupted, the core broken
             unconfirmed = next(p for p in edges if not p.works)
             found.nowhere = f"the whole corpus does not confirm the core range: jax {unconfirmed.jax}: " \
