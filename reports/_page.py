@@ -87,7 +87,9 @@ table.problems td.col1 { font-family: ui-monospace, SFMono-Regular, Menlo, Conso
   white-space: nowrap; }
 table.problems td.col3 { max-width: 70em; overflow-wrap: anywhere; }
 td.chip { white-space: nowrap; font-weight: 600; }
-table.frontier td, table.frontier th { padding: 2px 5px; text-align: center; }
+.frontier-scroll { overflow-x: auto; max-width: 100%; }
+table.frontier td, table.frontier th { padding: 2px 5px; text-align: center; white-space: nowrap; }
+ul.frontier-lines code { white-space: normal; }
 table.frontier tbody th { text-align: right; }
 .frontier-works { background: #d3f5dc; color: #116329; }
 .frontier-broken { background: #ffcfcc; color: #a40e26; }

@@ -121,10 +121,22 @@ def html_fragment(data: dict[str, Any]) -> str:
                         if m.kind else "<td></td>" for m in marks)
         body.append(f"<tr><th>{escape(row['flax'])}</th><td>jax{escape(row['declared_jax'] or ' (any)')}</td>"
                     f"<td>{escape(core(release))}</td><td>{escape(measured(release))}</td>"
-                    f"<td>{escape(row['probes'])}</td>{cells}"
-                    f"<td><code>{escape(release['requirement'])}</code></td></tr>")
+                    f"<td>{escape(row['probes'])}</td>{cells}{_suggested(release['requirement'])}</tr>")
     legend = "".join(f"<li>{escape(symbol)} {escape(meaning)}</li>" for symbol, meaning in LEGEND)
+    lines = "".join(f"<li>flax {escape(r['flax'])}: <code>{escape(r['requirement'])}</code></li>" for r in releases)
+    # The grid scrolls inside its own box: 30-odd jax columns do not fit a page, and the page should not scroll.
     return ('<section id="frontier"><h2>Frontier: the jax range each flax release works with</h2>'
-            f'<ul class="legend">{legend}</ul><table class="frontier"><thead><tr><th>flax</th><th>declared</th>'
-            f"<th>core cases</th><th>measured</th><th>probes</th>{head}<th>suggested</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table></section>")
+            f'<ul class="legend">{legend}</ul><div class="frontier-scroll"><table class="frontier"><thead><tr>'
+            f"<th>flax</th><th>declared</th><th>core cases</th><th>measured</th><th>probes</th>{head}"
+            f"<th>suggested</th></tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+            f'<p>Suggested requirements, with the cases that narrow them:</p><ul class="frontier-lines">{lines}</ul>'
+            "</section>")
+
+
+def _suggested(requirement: str) -> str:
+    """The grid's last cell: the requirement itself (none where nothing works), its comment in the hover text; the
+    whole lines are listed under the grid."""
+    spec, _, comment = requirement.partition("#")
+    shown = spec.strip() or "none"
+    return f'<td title="{escape(comment.strip())}"><code>{escape(shown)}</code></td>'
+

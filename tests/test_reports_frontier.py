@@ -96,3 +96,16 @@ def test_the_report_reads_frontier_json_through_the_one_reader(tmp_path: Path) -
     with pytest.raises(formats.FrontierFileError, match=knows):
         frontier.load(tmp_path)
     assert frontier.FrontierFileError is formats.FrontierFileError
+
+
+def test_the_html_grid_shows_the_requirement_and_lists_the_whole_lines_under_it(tmp_path: Path) -> None:
+    data = written(tmp_path, {"0.10.2": {1, 2, 3, 4}})
+    release = data["releases"][0]
+    release["requirement"] = "jax>=0.7.1,<=0.8.1  # narrower than the core's jax>=0.7.0,<=0.8.1: gathers::test_take (x)"
+    html = frontier.html_fragment(data)
+    grid, _, lines = html.partition("</table>")
+    assert '<td title="narrower than the core&#x27;s jax&gt;=0.7.0,&lt;=0.8.1: gathers::test_take (x)"><code>' \
+           "jax&gt;=0.7.1,&lt;=0.8.1</code></td>" in grid
+    assert "gathers::test_take" in lines and '<div class="frontier-scroll">' in grid
+    release["requirement"] = "# flax 0.10.2: no jax release passes the whole corpus"
+    assert "<code>none</code>" in frontier.html_fragment(data)
