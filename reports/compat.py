@@ -226,7 +226,8 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def broken(table: pd.DataFrame) -> set[str]:
-    """The column keys of verdicts() whose cell is broken: where one case's failure says nothing of that case."""
+    """The column keys of verdicts() whose cell is broken: nothing works there, so one case's failure says nothing
+    of the change that case documents."""
     return {str(key) for key in table.loc[table["verdict"].eq(BROKEN), "key"]}
 
 

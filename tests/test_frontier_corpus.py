@@ -121,3 +121,11 @@ def test_a_case_failing_inside_its_own_range_at_the_new_edge_moves_that_edge_inw
     assert not found.nowhere and not found.stopped
     assert (found.works_from, found.works_to) == (candidates[6], candidates[15])
     assert found.below is not None and found.below.jax == candidates[5] and SCAN in found.below.failing
+
+
+def test_a_hole_whose_widening_the_budget_stops_keeps_what_it_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    candidates = jax_versions(16)
+    monkeypatch.setattr(frontier_search, "budget", lambda n: frontier_search.Budget(core=22, corpus=7))
+    _, found = measure(16, set(range(0, 16)), 12, {SCAN: {0, 1, 2, 3}, SHARD_MAP: {6, 7, 8}})
+    assert found.stopped.startswith("stopped: its budget of 7 whole-corpus probes is spent")
+    assert [p.jax for p in found.holes] == [candidates[6], candidates[7]]  # 8 would have been the eighth probe

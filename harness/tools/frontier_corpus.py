@@ -82,16 +82,12 @@ def confirm(found: Frontier, probes: Probes, start: int, end: int) -> None:
     found.works_from, found.works_to = candidates[low], candidates[high]
     found.below = _first_broken(found, probes, low - 1, start - 1, found.core_below)
     found.above = _first_broken(found, probes, high + 1, end + 1, found.core_above)
-    found.holes = _with_holes(found.holes, probes, low, high)
-    for i in [i for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]:
-        _widen(probes, i, low, high)
-        found.holes = _with_holes(found.holes, probes, low, high)  # kept as it grows: the budget may stop it
-
-
-def _with_holes(holes: list[Probe], probes: Probes, low: int, high: int) -> list[Probe]:
-    """The holes so far and every failing whole-corpus probe strictly inside [low, high], by jax."""
-    inside = [p for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]
-    return sorted({p.jax: p for p in [*holes, *inside]}.values(), key=lambda p: p.jax)
+    try:
+        for i in [i for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]:
+            _widen(probes, i, low, high)
+    finally:  # the holes found so far are kept when the budget stops the widening
+        inside = [p for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]
+        found.holes = sorted({p.jax: p for p in [*found.holes, *inside]}.values(), key=lambda p: p.jax)
 
 
 def _widen(probes: Probes, hole: int, low: int, high: int) -> None:
