@@ -5,17 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from record_factory import record
 
 from reports import compare as compare_module
 from reports.compare import Comparison
-from reports.load import CELL_FIELDS, FIELDS, records_frame
+from reports.load import CELL_FIELDS, records_frame
 
 
-def record(run: str, cell: str, case: str, status: str = "passed", **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=run, cell_id=cell, case_id=f"fam::{case}", family="fam",
-                status=status, duration_s=0.5, compile_s=0.2, execute_s=0.3, warnings=[])
-    return {**base, **fields}
+def case_record(run: str, cell: str, case: str, status: str = "passed", **fields: Any) -> dict[str, Any]:
+    """The factory's record of case `fam::<case>` in cell `cell` (no versions) of run `run`."""
+    fields = {"jax": None, "flax": None, "python": None, "case_id": f"fam::{case}", "compile_s": 0.2,
+              "execute_s": 0.3, **fields}
+    return record(run_id=run, cell_id=cell, status=status, **fields)
 
 
 def finished(records: pd.DataFrame, unfinished: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -33,8 +34,8 @@ def compare(records: pd.DataFrame, before: str, after: str, unfinished: tuple[st
 
 
 def frame(before: list[tuple[str, str, dict[str, Any]]], after: list[tuple[str, str, dict[str, Any]]]) -> pd.DataFrame:
-    rows = [record("r1", "old", case, status, **extra) for case, status, extra in before]
-    rows += [record("r2", "new", case, status, **extra) for case, status, extra in after]
+    rows = [case_record("r1", "old", case, status, **extra) for case, status, extra in before]
+    rows += [case_record("r2", "new", case, status, **extra) for case, status, extra in after]
     return records_frame(rows)
 
 

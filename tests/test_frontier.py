@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from packaging.version import Version
+from record_factory import record
 
 from harness import vocabulary
 from harness.host import durations
@@ -76,9 +77,9 @@ class FakeCells:
         if every_case and status != vocabulary.INSTALL_ERROR:
             other = self.other(Version(jax), Version(flax)) if self.other else (vocabulary.PASSED, "")
             found.append((OTHER, *other))
-        return [{"schema_version": 2, "case_id": case, "status": status, "attempt": 1, "cell_id": cell_id,
-                 "error_type": "E" if message else None, "error_message": message or None, "warnings": [],
-                 "reason": None, "jax": jax, "flax": flax, "python": python} for case, status, message in found]
+        return [record(jax, flax, python, case_id=case, status=status, cell_id=cell_id,
+                       error_type="E" if message else None, error_message=message or None)
+                for case, status, message in found]
 
 
 SMOKE = ["partitioned_metadata::test_smoke"]

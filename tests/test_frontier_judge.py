@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from record_factory import record
 
 from harness import vocabulary
 from harness.tools import frontier_judge
@@ -19,9 +20,7 @@ SMOKE = ["a::test_linen"]
 def results(tmp_path: Path, *cases: tuple[str, str, dict[str, Any]]) -> Path:
     path = tmp_path / "results" / "r1" / "jax0.4.30-flax0.10.4-py3.11.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"schema_version": 2, "case_id": case, "status": status, "attempt": 1, "reason": None, "warnings": [],
-              "error_type": None, "error_message": None, "jax": "0.4.30", "flax": "0.10.4", "python": "3.11", **extra}
-             for case, status, extra in cases]
+    lines = [record("0.4.30", "0.10.4", "3.11", case_id=case, status=status, **extra) for case, status, extra in cases]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 

@@ -65,7 +65,7 @@ def test_the_check_finds_a_cycle_through_a_function_level_import(tmp_path: Path)
     (tmp_path / "harness" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "runner.py").write_text("from harness.host.unreported import record\n")
-    (package / "unreported.py").write_text("def record():\n    from harness.host import runner\n")
+    (package / "unreported.py").write_text("def record_missing():\n    from harness.host import runner\n")
     assert cycle(graph(tmp_path / "harness")) == ["harness.host.runner", "harness.host.unreported",
                                                   "harness.host.runner"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from record_factory import record
 
 from reports.build import build_report, results_dir
 
@@ -37,11 +38,8 @@ def test_a_browser_is_there_when_required() -> None:
 
 
 def _record(jax: str, case: str, status: str = "passed", **fields: Any) -> str:
-    record = {"schema_version": 2, "run_id": RUN, "cell_id": f"jax{jax}-flax0.12.8-py3.11", "case_id": f"fam::{case}",
-              "family": "fam", "status": status, "attempt": 1, "duration_s": 0.5, "compile_s": 0.3, "execute_s": 0.2,
-              "warnings": [], "jax": jax, "jaxlib": jax, "flax": "0.12.8", "python": "3.11.7", "device_count": 8,
-              "device_kind": "cpu", "backend": "cpu", **fields}
-    return json.dumps(record)
+    return json.dumps(record(jax, run_id=RUN, case_id=f"fam::{case}", status=status, compile_s=0.3, execute_s=0.2,
+                             device_kind="cpu", backend="cpu", **fields))
 
 
 @pytest.fixture(scope="module")

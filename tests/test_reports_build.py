@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from record_factory import record
 
 import reports
 from reports.build import Report, build_report, report_dir, results_dir
@@ -140,28 +141,26 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
             duration = round(rng.uniform(0.05, 2.5) * (1 + _v(jax)[1] / 20), 4) if installed else None
             compile_s = round(duration * rng.uniform(0.5, 0.8), 4) if duration else None
             family = case_id.partition("::")[0]
-            record = {
-                "schema_version": 2, "run_id": run_id, "cell_id": cell_id, "case_id": case_id, "family": family,
-                "status": outcome["status"], "attempt": 1, "reason": outcome.get("reason"),
-                "duration_s": duration, "compile_s": compile_s,
-                "execute_s": round(duration - compile_s, 4) if duration and compile_s else None,
-                "error_type": outcome.get("error_type"), "error_message": outcome.get("error_message"),
-                "warnings": outcome.get("warnings", []),
-                "jax": jax, "jaxlib": jaxlib, "flax": flax, "numpy": "2.1.3" if installed else None,
-                "python": f"{python}.{patch}" if installed else python,
-                "backend": "cpu" if installed else None, "device_kind": "cpu" if installed else None,
-                "device_count": 8 if installed else None, "platform": "Linux-x86_64" if installed else None,
-                "timestamp": "2026-11-21T08:45:12.123456+00:00",
-            }
+            made = record(
+                jax, flax, f"{python}.{patch}" if installed else python, run_id=run_id, cell_id=cell_id,
+                case_id=case_id, family=family, status=outcome["status"], reason=outcome.get("reason"),
+                duration_s=duration, compile_s=compile_s,
+                execute_s=round(duration - compile_s, 4) if duration and compile_s else None,
+                error_type=outcome.get("error_type"), error_message=outcome.get("error_message"),
+                warnings=outcome.get("warnings", []), jaxlib=jaxlib, numpy="2.1.3" if installed else None,
+                backend="cpu" if installed else None, device_kind="cpu" if installed else None,
+                device_count=8 if installed else None, platform="Linux-x86_64" if installed else None,
+                timestamp="2026-11-21T08:45:12.123456+00:00",
+            )
             attempts = RETRIED.get((cell_id, case_id), (outcome["status"],))
             for number, status in enumerate(attempts, start=1):
                 final = number == len(attempts)
                 details = {} if final and status == outcome["status"] else ATTEMPT_ERRORS.get(status, {})
                 keep = {"error_type": None, "error_message": None, "reason": None} if status == "passed" else {}
-                lines.append(json.dumps({**record, **keep, **details, "status": status, "attempt": number}))
+                lines.append(json.dumps({**made, **keep, **details, "status": status, "attempt": number}))
             if case_id.endswith("test_take_along_axis") and installed:
                 # A plain repeat, not a retry: the report shows the last record and the median duration.
-                lines.append(json.dumps({**record, "duration_s": record["duration_s"] * 1.1}))
+                lines.append(json.dumps({**made, "duration_s": made["duration_s"] * 1.1}))
         if cell_id == INTERRUPTED[0]:
             # Stopped part-way: the last case's line was torn mid-write, and no done marker follows.
             kept = [line for line in lines if json.loads(line)["case_id"] in CASES[: INTERRUPTED[1]]]
@@ -389,11 +388,10 @@ def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> t
         results = run_dir / f"{cell.id}.jsonl"
         (results.with_suffix("") / "cases").mkdir(parents=True)
         (results.with_suffix("") / "cases" / "gathers.py").write_text(BRANCH_CASE, encoding="utf-8")
-        record = {"schema_version": 2, "run_id": run_id, "cell_id": cell.id, "case_id": "gathers::test_take",
-                  "family": "gathers", "status": "failed", "attempt": 1, "error_type": "ValueError",
-                  "error_message": "boom", "warnings": [], "jax": "0.9.2", "jaxlib": "0.9.2", "flax": "0.12.6",
-                  "numpy": "2.1.3", "python": "3.11.9", "backend": "cpu", "device_kind": "cpu", "device_count": 8}
-        results.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        made = record("0.9.2", "0.12.6", "3.11.9", run_id=run_id, cell_id=cell.id, case_id="gathers::test_take",
+                      family="gathers", status="failed", error_type="ValueError", error_message="boom",
+                      numpy="2.1.3", backend="cpu", device_kind="cpu")
+        results.write_text(json.dumps(made) + "\n", encoding="utf-8")
         freeze_file(results).write_text(envbuild.provenance(cell) + "flax==0.12.6\njax==0.9.2\n", encoding="utf-8")
         (run_dir / f"{cell.id}.done.json").write_text('{"returncode": 1}\n', encoding="utf-8")
     return released.id, branch.id

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from record_factory import matrix_of, record
 
 from reports.causes import causes, signature, version_ranges, views
-from reports.load import FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
+from reports.matrix import Matrix
 
 RUN = "20261121T084500Z-ab12"
 ARROW = "\N{RIGHTWARDS ARROW}"
@@ -17,17 +17,8 @@ TIMES, DASH, AT_LEAST = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}", "\N{GREATER-TH
 VENV = "/home/ci/work/.nox/cell-jax0-4-30-flax0-10-4-py3-11/lib/python3.11/site-packages"
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py3.11", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
 
 
 def causes_of(matrix: Matrix) -> list[dict[str, Any]]:

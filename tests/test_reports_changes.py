@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import csv
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+import record_factory as factory
+from record_factory import matrix_of
 
 from reports import changes, compat
 from reports.cli import main
 from reports.html import render_html
-from reports.load import FIELDS, ResultsError, records_frame
+from reports.load import ResultsError
 from reports.markdown import render_markdown
-from reports.matrix import Matrix, build_matrix
+from reports.matrix import Matrix
 
 RUN = "20261124T030000Z-ab12"
+#: This file's records: the factory's, with what its tests read set.
+record = partial(factory.record, run_id=RUN, case_id="gathers_user::test_lookup", family="gathers")
 
 MAKE_MESH = {"since": "jax>=0.9.0", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError"],
              "warned": "jax>=0.8.1,<0.9.0", "fix": "pass axis_types=", "kind": "default"}
@@ -28,13 +33,6 @@ VALUE = {"since": None, "what": ".value is deprecated", "raises": [], "warned": 
          "kind": "deprecation"}
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str, Any]:
-    """A complete schema-3 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=3, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py3.11",
-                case_id="gathers_user::test_lookup", family="gathers", status="passed", duration_s=0.5, warnings=[],
-                jax=jax, jaxlib=jax, flax=flax, python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
 def failed(jax: str, error_type: str = "ShardingTypeError", change: dict[str, Any] | None = None,
@@ -43,8 +41,6 @@ def failed(jax: str, error_type: str = "ShardingTypeError", change: dict[str, An
                   **fields)
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
 
 
 # --- one result, in pairs ----------------------------------------------------------------------------------------

@@ -6,25 +6,17 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from record_factory import record
 
 import reports
 from reports.cli import main
-from reports.load import FIELDS
 
 RUN = "20261121T084500Z-ab12"
 CELL = "jax0.10.2-flax0.12.8-py3.11"
 
 
-def record(**fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1,
-                run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
-                duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8", python="3.11.7")
-    return {**base, **fields}
 
 
 def write_run(out: Path, *lines: str, run_id: str = RUN, done: str | None = '{"returncode": 0}') -> None:

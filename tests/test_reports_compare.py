@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from compare_fakes import cases, compare, finished, frame, record
+from compare_fakes import case_record, cases, compare, finished, frame
 
 from harness import vocabulary
 from reports import compare as compare_module
@@ -64,7 +64,7 @@ def test_timing_flags_only_changes_beyond_ratio_and_delta() -> None:
 
 
 def test_runs_with_several_cells_pair_by_cell_id_and_refuse_a_missing_cell() -> None:
-    rows = records_frame([record("r1", c, "a") for c in ("x", "y")] + [record("r2", c, "a") for c in ("x", "y")])
+    rows = records_frame([case_record(run, c, "a") for run in ("r1", "r2") for c in ("x", "y")])
     assert compare(rows, "r1", "r2").pairs == [("x", "x"), ("y", "y")]
     with pytest.raises(CompareError, match="no cell z"):
         compare(rows, "r1:z", "r2:x")
@@ -121,14 +121,14 @@ def test_an_unfinished_cell_is_inconclusive_even_when_its_cases_agree() -> None:
 
 
 def test_a_cell_of_one_run_only_is_inconclusive_not_skipped() -> None:
-    rows = records_frame([record("r1", c, "a") for c in ("x", "y")] + [record("r2", "x", "a")])
+    rows = records_frame([case_record("r1", c, "a") for c in ("x", "y")] + [case_record("r2", "x", "a")])
     found = compare(rows, "r1", "r2")
     assert found.pairs == [("x", "x")]
     assert found.verdict == INCONCLUSIVE and found.reasons == ["cell y of run r1 has no counterpart in run r2"]
 
 
 def test_pairing_by_id_refuses_to_pair_two_different_single_cells() -> None:
-    rows = records_frame([record("r1", "x", "a"), record("r2", "y", "a")])
+    rows = records_frame([case_record("r1", "x", "a"), case_record("r2", "y", "a")])
     assert compare(rows, "r1", "r2").pairs == [("x", "y")]
     found = compare(rows, "r1", "r2", by_id=True)
     assert found.pairs == [] and found.verdict == INCONCLUSIVE

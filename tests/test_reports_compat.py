@@ -8,21 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from record_factory import record
 
 from reports import compat
-from reports.load import CELL_FIELDS, FIELDS, records_frame
+from reports.load import CELL_FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py3.11", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
 def with_columns(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> pd.DataFrame:

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from record_factory import matrix_of, record
 
 from harness import vocabulary
 from reports.findings import deprecations, grouped_problems, key_ranges, problems
-from reports.load import FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
 
 
-def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its jax version; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
 
 
 def test_problems_list_failures_and_known_breakages() -> None:

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import re
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
+import record_factory as factory
+from record_factory import matrix_of
 
 from reports.html import render_html
-from reports.load import FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
+#: This file's records: the factory's, with what its tests read set.
+record = partial(factory.record, compile_s=0.3, execute_s=0.2, device_kind="cpu", backend="cpu")
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line `tick` *star* [x](y) &amp; </style>'
 
 #: Every element the page may hold: no script, no link, no img, nothing that could fetch or run anything.
@@ -23,21 +25,8 @@ ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p
                 "span", "table", "thead", "tbody", "tr", "th", "td", "footer", "div", "strong", "details", "summary"}
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1,
-                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, compile_s=0.3, execute_s=0.2, warnings=[], jax=jax,
-                jaxlib=jax, flax=flax, python=python, device_count=8, device_kind="cpu", backend="cpu")
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
-    """The matrix of `records`; the cells named in `interrupted` have no done marker."""
-    cells = {r["cell_id"] for r in records}
-    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
-    return build_matrix(records_frame(records), files)
 
 
 def flaky_pair() -> tuple[dict[str, Any], dict[str, Any]]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from record_factory import record
 
 from harness import vocabulary
 from harness.vocabulary import done_marker as done_path
@@ -26,13 +27,6 @@ RUN = "20261121T084500Z-ab12"
 CELL = "jax0.10.2-flax0.12.8-py3.11"
 
 
-def record(**fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record; keyword arguments override its fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, run_id=RUN, cell_id=CELL, case_id="fam::test_a", family="fam", status="passed",
-                attempt=1, duration_s=0.5, warnings=[], jax="0.10.2", jaxlib="0.10.2", flax="0.12.8",
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
 def record_v1(**fields: Any) -> dict[str, Any]:

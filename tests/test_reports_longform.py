@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
+from record_factory import matrix_of, record
 
-from reports.load import FIELDS, records_frame
+from reports.load import records_frame
 from reports.longform import COLUMNS, long_form, write_csv
-from reports.matrix import Matrix, build_matrix
+from reports.matrix import build_matrix
 
 RUN = "20261121T084500Z-ab12"
 HOSTILE = '<script>alert(1)</script> | "q", x\nsecond line'
@@ -18,17 +18,8 @@ REQUIRED = ["run_id", "cell", "case", "family", "status", "attempts", "flaky", "
             "device_count", "platform", "error_type", "error_message", "reason", "deprecations", "timestamp"]
 
 
-def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any]) -> Matrix:
-    return build_matrix(records_frame(records))
 
 
 def test_columns_include_every_required_field() -> None:

@@ -3,33 +3,21 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import partial
 
-import pandas as pd
+import record_factory as factory
+from record_factory import matrix_of
 
-from reports.load import FIELDS, records_frame
 from reports.markdown import code, escape, render_markdown, table
-from reports.matrix import Matrix, build_matrix
 
 RUN = "20261121T084500Z-ab12"
+#: This file's records: the factory's, with what its tests read set.
+record = partial(factory.record, device_kind="cpu")
 HOSTILE = "<script>alert(1)</script> | pipe\nnew line `tick` ``two`` *star* _under_ [x](y) &amp; $x$ ~~s~~ \\"
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1,
-                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
-                python=python, device_count=8, device_kind="cpu")
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
-    """The matrix of `records`; the cells named in `interrupted` have no done marker."""
-    cells = {r["cell_id"] for r in records}
-    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
-    return build_matrix(records_frame(records), files)
 
 
 def cells_of(row: str) -> list[str]:

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
+from record_factory import matrix_of, record
 
-from reports.load import FIELDS, records_frame
 from reports.matrix import (
-    Matrix,
-    build_matrix,
     case_name,
     counts,
     header_versions,
@@ -21,18 +17,8 @@ from reports.matrix import (
 RUN = "20261121T084500Z-ab12"
 
 
-def record(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record of the cell named by its versions; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1,
-                run_id=RUN, cell_id=f"jax{jax}-flax{flax}-py{python}", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax,
-                python=python, device_count=8)
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any], files: pd.DataFrame | None = None) -> Matrix:
-    return build_matrix(records_frame(records), files)
 
 
 def files_of(*cells: tuple[str, bool]) -> pd.DataFrame:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from record_factory import record
 
 from reports import regressions
 
@@ -19,9 +20,9 @@ def write_run(out: Path, run_id: str, statuses: dict[str, str], cell: str = CELL
     """One cell's results (case -> status) under OUT/results/<run_id>/, with its done marker unless `done` is off."""
     target = out / "results" / run_id / f"{cell}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps({"schema_version": 2, "run_id": run_id, "cell_id": cell, "case_id": case,
-                         "family": case.split("::")[0], "status": status, "attempt": 1, "jax": "0.4.38",
-                         "flax": "0.10.2", "error_message": error if status == "failed" else None})
+    lines = [json.dumps(record("0.4.38", "0.10.2", run_id=run_id, cell_id=cell, case_id=case,
+                                family=case.split("::")[0], status=status,
+                                error_message=error if status == "failed" else None))
              for case, status in statuses.items()]
     target.write_text("\n".join(lines) + "\n")
     if done:
@@ -123,8 +124,8 @@ def add_attempt(out: Path, run_id: str, case: str, status: str, attempt: int) ->
     """Append one more attempt of `case` to the cell's results (a retried case)."""
     target = out / "results" / run_id / f"{CELL}.jsonl"
     with target.open("a") as stream:
-        stream.write(json.dumps({"schema_version": 2, "run_id": run_id, "cell_id": CELL, "case_id": case,
-                                 "family": "f", "status": status, "attempt": attempt}) + "\n")
+        stream.write(json.dumps(record("0.4.38", "0.10.2", run_id=run_id, cell_id=CELL, case_id=case, family="f",
+                                       status=status, attempt=attempt)) + "\n")
 
 
 def test_a_case_flaky_last_night_is_listed_in_a_clean_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

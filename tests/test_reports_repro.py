@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from record_factory import record
 
 from harness import vocabulary
-from reports.load import FIELDS, records_frame
+from reports.load import records_frame
 from reports.matrix import collapse
 from reports.repro import helpers, path_for, reproducible, script, write_reproducers
 
@@ -31,11 +32,10 @@ def test_breaks():
 
 
 def row(**fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id="r1", cell_id="cellA", case_id="mod::test_breaks", family="fam",
-                status="failed", error_type="ValueError", error_message="boom", jax="0.10.2", jaxlib="0.10.2",
-                flax="0.12.8", numpy="2.1.0", python="3.11.9", device_count=8, warnings=[])
-    return {**base, **fields}
+    """A failing record of `mod::test_breaks` in `cellA` of run r1; keyword arguments override fields."""
+    return record(**{"run_id": "r1", "cell_id": "cellA", "case_id": "mod::test_breaks", "status": "failed",
+                     "error_type": "ValueError", "error_message": "boom", "numpy": "2.1.0", "python": "3.11.9",
+                     **fields})
 
 
 def test_script_pins_the_cell_and_runs_the_one_case() -> None:

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from record_factory import matrix_of, record
 
-import pandas as pd
-
-from reports.load import FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
 from reports.summary import summary, summary_table
 
 RUN = "20261121T084500Z-ab12"
 
 
-def record(jax: str = "0.10.2", **fields: Any) -> dict[str, Any]:
-    """A complete schema-2 record; keyword arguments override fields."""
-    base: dict[str, Any] = {name: None for name in FIELDS}
-    base.update(schema_version=2, attempt=1, run_id=RUN, cell_id=f"jax{jax}-flax0.12.8-py3.11", case_id="fam::test_a",
-                family="fam", status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax="0.12.8",
-                python="3.11.7", device_count=8)
-    return {**base, **fields}
 
 
-def matrix_of(*records: dict[str, Any], interrupted: tuple[str, ...] = ()) -> Matrix:
-    """The matrix of `records`; the cells named in `interrupted` have no done marker (and maybe no records)."""
-    cells = {r["cell_id"] for r in records} | set(interrupted)
-    files = pd.DataFrame([{"run_id": RUN, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
-    return build_matrix(records_frame(records), files)
 
 
 def test_counts_per_status_per_cell_in_version_order_with_totals() -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from record_factory import record
 
 from harness import formats
 from harness.host import adhoc, cellrun, corpus, matrix, options
@@ -73,14 +74,11 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     # The candidate's cell stops part way: what it recorded passed, but it has no done marker, so the comparison
     # must not answer SAFE (before, adhoc dropped the return code and nothing marked the cell unfinished).
     from reports.cli import main as reports_main
-    from reports.load import FIELDS
 
     def run(cell: Cell, venv: Path, job: Job) -> int:
-        record = {**dict.fromkeys(FIELDS), "schema_version": 2, "attempt": 1, "run_id": job.files.run_id,
-                  "cell_id": cell.id, "case_id": "fam::test_a", "family": "fam", "status": "passed", "warnings": [],
-                  "jax": cell.jax, "jaxlib": cell.jaxlib, "flax": cell.flax, "python": cell.python}
+        made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib)
         job.files.results.parent.mkdir(parents=True, exist_ok=True)
-        job.files.results.write_text(json.dumps(record) + "\n")
+        job.files.results.write_text(json.dumps(made) + "\n")
         return 2 if cell.flax == "0.12.8" else 0
 
     monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))

@@ -195,7 +195,7 @@ class Driver:
                   "token": "ghs_faketoken", "workflow": self.spec.get("name", "")}
         base = {"github": github, "inputs": inputs or {}, "vars": variables or {}}
         self.scenario_file.write_text(json.dumps({**self.scenario, "run_id": run_id, "attempt": attempt}))
-        self.record(run, event, "in_progress")
+        self.log_status(run, event, "in_progress")
         for job_id in self.order():
             spec = self.spec["jobs"][job_id]
             if previous is not None and job_id not in rerun:
@@ -207,7 +207,7 @@ class Driver:
             else:
                 kept = []
             run.jobs[job_id] = kept + self.run_job(job_id, spec, base, run, skip={r.name for r in kept})
-        self.record(run, event, "completed")
+        self.log_status(run, event, "completed")
         return run
 
     def ancestors(self, job_id: str) -> set[str]:
@@ -217,7 +217,7 @@ class Driver:
             found |= {need} | self.ancestors(need)
         return found
 
-    def record(self, run: Run, event: str, status: str) -> None:
+    def log_status(self, run: Run, event: str, status: str) -> None:
         """The run as `gh run list` shows it: in progress while an attempt runs, then its conclusion."""
         state = self.github.load()
         state["runs"] = [r for r in state["runs"] if r["databaseId"] != run.run_id]

@@ -1,0 +1,57 @@
+"""The one test-record factory: complete records at the current schema, built from the vocabulary's fields.
+
+Every test that needs a record asks here, so the reader's fast path (records already at SCHEMA_VERSION) is what
+the tests exercise; records of an older schema appear only in the migration tests, written out there on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import pandas as pd
+
+from harness.vocabulary import FIELDS, SCHEMA_VERSION
+from reports.load import SOURCE_FIELDS, records_frame
+from reports.matrix import Matrix, build_matrix
+
+#: The run every factory record belongs to unless told otherwise.
+RUN = "20261121T084500Z-ab12"
+
+
+def cell_id(jax: str = "0.10.2", flax: str = "0.12.8", python: str = "3.11") -> str:
+    """The id the default matrix gives the cell of these versions."""
+    return f"jax{jax}-flax{flax}-py{python}"
+
+
+def record(jax: str | None = "0.10.2", flax: str | None = "0.12.8", python: str | None = "3.11",
+           **fields: Any) -> dict[str, Any]:
+    """A complete record at SCHEMA_VERSION of a passing case `fam::test_a` in the cell of these versions, run RUN;
+    keyword arguments override any field (a field neither the schema nor the loader knows is refused)."""
+    unknown = set(fields) - set(FIELDS) - set(SOURCE_FIELDS)
+    if unknown:
+        raise TypeError(f"not record fields: {sorted(unknown)}")
+    base: dict[str, Any] = dict.fromkeys(FIELDS)
+    base.update(schema_version=SCHEMA_VERSION, attempt=1, run_id=RUN, case_id="fam::test_a", family="fam",
+                status="passed", duration_s=0.5, warnings=[], jax=jax, jaxlib=jax, flax=flax, python=python,
+                device_count=8)
+    if jax is not None and flax is not None and python is not None:
+        base["cell_id"] = cell_id(jax, flax, python)
+    return {**base, **fields}
+
+
+def cell_files(records: Collection[dict[str, Any]], interrupted: Collection[str] = (),
+               run: str = RUN) -> pd.DataFrame:
+    """What load_cells() would say of the records' cells (and of the `interrupted` ones): each finished, but those
+    named in `interrupted`, which have no done marker."""
+    cells = dict.fromkeys([r["cell_id"] for r in records] + list(interrupted))
+    return pd.DataFrame([{"run_id": run, "cell_id": cell, "complete": cell not in interrupted} for cell in cells])
+
+
+def matrix_of(*records: dict[str, Any], files: pd.DataFrame | None = None,
+              interrupted: Collection[str] = ()) -> Matrix:
+    """The matrix of `records` (with `files` as load_cells() read them, or each cell finished but the
+    `interrupted`)."""
+    if files is None and interrupted:
+        files = cell_files(records, interrupted)
+    return build_matrix(records_frame(list(records)), files)
