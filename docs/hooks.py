@@ -1,9 +1,10 @@
 """MkDocs hooks: every table the tool can write is generated at build time, from the code or a stored run.
 
-A page asks for a table with a marker, `<!-- shardmatrix:NAME -->` (a line of its own for a table); `on_page_markdown` replaces
-it with `TABLES[NAME]()`. Tables from the code (statuses, verdicts, file columns, the documented changes read from
-the cases' source) cannot drift from it; tables from a run (the frontier, the bench figures) come from the files
-under docs/data/, each named in docs/data/runs.toml with the date, commit and machine that produced it.
+A page asks for a table with a marker, `<!-- shardmatrix:NAME -->` (on a line of its own for a table);
+`on_page_markdown` replaces it with `TABLES[NAME]()`. Tables from the code (statuses, verdicts, file columns, the
+documented changes read from the cases' source) cannot drift from it; tables from a run (the frontier, the bench
+figures) come from the files under docs/data/, each named in docs/data/runs.toml with the date, commit and machine
+that produced it.
 tests/test_docs.py checks what these tables say against the code.
 """
 
