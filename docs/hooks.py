@@ -39,8 +39,9 @@ def cell(text: object) -> str:
     parts = str(text).replace("\n", " ").split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
         return _SPECIAL.sub(r"\\\1", "`".join(parts))
-    return "`".join(part.replace("|", "\\|") if odd else _SPECIAL.sub(r"\\\1", part)
-                    for odd, part in ((i % 2 == 1, p) for i, p in enumerate(parts)))
+    # Odd parts are inside code spans: only a pipe needs its escape there.
+    return "`".join(part.replace("|", "\\|") if index % 2 else _SPECIAL.sub(r"\\\1", part)
+                    for index, part in enumerate(parts))
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
