@@ -183,3 +183,11 @@ def minimums(session: nox.Session) -> None:
     # false (a release the harness cannot work with, or that cannot be installed with the others) fails here.
     session.install("--resolution=lowest-direct", "-e", ".")
     session.run("python", "-m", "pytest", "-p", "no:cacheprovider", "tests/test_faults.py", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site into site/ (`mkdocs build --strict`: a broken link or a missing page fails)."""
+    session.install("-e", ".[docs]")
+    # The theme prints a banner about its successor on every build; it says nothing about these docs.
+    session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})

@@ -1,0 +1,242 @@
+"""MkDocs hooks: every table the tool can write is generated at build time, from the code or a stored run.
+
+A page asks for a table with a marker, `<!-- shardmatrix:NAME -->` (on a line of its own for a table);
+`on_page_markdown` replaces it with `TABLES[NAME]()`. Tables from the code (statuses, verdicts, file columns, the
+documented changes read from the cases' source) cannot drift from it; tables from a run (the frontier, the bench
+figures) come from the files under docs/data/, each named in docs/data/runs.toml with the date, commit and machine
+that produced it.
+tests/test_docs.py checks what these tables say against the code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "docs" / "data"
+RUNS = DATA / "runs.toml"
+MARKER = re.compile(r"<!-- shardmatrix:([a-z0-9-]+) -->")
+
+# Outside a code span these would start emphasis, a link or HTML, or end a table cell.
+_SPECIAL = re.compile(r"([\\*_\[\]<|])")
+
+
+class DocsError(Exception):
+    """A marker no table answers, or a stored run that cannot be read: the build stops naming it."""
+
+
+def cell(text: object) -> str:
+    """Text made safe for a Markdown table cell: code spans kept, everything else escaped, no line breaks."""
+    parts = str(text).replace("\n", " ").split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        return _SPECIAL.sub(r"\\\1", "`".join(parts))
+    # Odd parts are inside code spans: only a pipe needs its escape there.
+    return "`".join(part.replace("|", "\\|") if index % 2 else _SPECIAL.sub(r"\\\1", part)
+                    for index, part in enumerate(parts))
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table of already escaped cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def codes(names: list[str] | tuple[str, ...]) -> str:
+    """Names as a comma-separated list of code spans."""
+    return ", ".join(f"`{name}`" for name in names)
+
+
+# --- tables from the code -----------------------------------------------------------------------------------------
+
+
+def statuses() -> str:
+    """Every status with its class and meaning (harness.vocabulary.MEANINGS), then what any other status means."""
+    from harness import vocabulary
+
+    rows = [[f"`{status}`", vocabulary.status_class(status), cell(meaning)]
+            for status, meaning in vocabulary.MEANINGS.items()]
+    rows.append(["anything else", vocabulary.UNKNOWN,
+                 "a status this vocabulary does not know (a newer writer, a corrupt file): never passing, and any "
+                 "verdict that meets it is inconclusive"])
+    return table(["status", "class", "meaning"], rows)
+
+
+def verdicts() -> str:
+    """Every compatibility verdict, best first, with its words, its token and its meaning (reports.compat)."""
+    from reports import compat
+
+    rows = [[cell(compat.label(token)), f"`{token}`", cell(meaning)] for token, meaning in compat.VERDICTS.items()]
+    return table(["verdict", "token in compat.csv", "meaning"], rows)
+
+
+def change_kinds() -> str:
+    """Each kind a documented change declares, with how a report words it (harness.vocabulary.CHANGE_KINDS)."""
+    from harness.vocabulary import CHANGE_KINDS
+
+    return table(["kind=", "the report says"], [[f"`{kind}`", cell(words)] for kind, words in CHANGE_KINDS.items()])
+
+
+def compat_columns() -> str:
+    """The columns of compat.csv and compat.json (reports.compat.COLUMNS)."""
+    from reports.compat import COLUMNS
+
+    return codes(COLUMNS)
+
+
+def changes_columns() -> str:
+    """The columns of changes.csv (reports.changes.COLUMNS)."""
+    from reports.changes import COLUMNS
+
+    return codes(COLUMNS)
+
+
+def frontier_columns() -> str:
+    """The columns of frontier.csv (harness.tools.frontier_report.COLUMNS)."""
+    from harness.tools.frontier_report import COLUMNS
+
+    return codes(COLUMNS)
+
+
+def frontier_case_columns() -> str:
+    """The columns of frontier_cases.csv (harness.tools.frontier_report.CASE_COLUMNS)."""
+    from harness.tools.frontier_report import CASE_COLUMNS
+
+    return codes(CASE_COLUMNS)
+
+
+def record_fields() -> str:
+    """Every field of a results record, in order, and the schema version (harness.vocabulary)."""
+    from harness.vocabulary import FIELDS, SCHEMA_VERSION
+
+    return f"{codes(FIELDS)} (schema version {SCHEMA_VERSION})"
+
+
+def declared_changes() -> list[dict[str, Any]]:
+    """One row per documented change of the shipped corpus, read from the cases' source as `nox -s upgrade` reads
+    them (nothing is imported), in the order the report's Changes view lists them."""
+    from harness.tools.upgrade import declare
+    from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES
+    from reports.changes import release, version_order
+
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for case_id, change in sorted(declare([]).items()):
+        record = change.as_record()
+        package, version = release(record)
+        row = rows.setdefault((change.since or change.warned or "", change.what), {
+            "package": package, "release": version, "what": change.what, "kind": CHANGE_KINDS[change.kind],
+            "warned": change.warned or "", "fix": change.fix, "cases": []})
+        row["cases"].append(case_id)
+    return sorted(rows.values(), key=lambda row: (
+        CHANGE_PACKAGES.index(row["package"]) if row["package"] in CHANGE_PACKAGES else len(CHANGE_PACKAGES),
+        version_order(row["release"]), row["what"]))
+
+
+def changes() -> str:
+    """The documented changes table: release, what changed, kind, where it warned first, the cases and the fix."""
+    rows = [[cell(f"{row['package']} {row['release']}"), cell(row["what"]), cell(row["kind"]),
+             f"`{row['warned']}`" if row["warned"] else "", "<br>".join(f"`{case}`" for case in row["cases"]),
+             cell(row["fix"])] for row in declared_changes()]
+    return table(["release", "what changed", "kind", "warned from", "cases", "fix"], rows)
+
+
+# --- tables from a stored run --------------------------------------------------------------------------------------
+
+
+def stored_runs() -> dict[str, dict[str, str]]:
+    """docs/data/runs.toml: for each stored run, its file, date, commit, machine and command."""
+    try:
+        runs = tomllib.loads(RUNS.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DocsError(f"{RUNS}: cannot read the stored runs ({exc})") from None
+    for name, run in runs.items():
+        missing = [key for key in ("file", "date", "commit", "machine", "command") if not run.get(key)]
+        if missing:
+            raise DocsError(f"{RUNS}: [{name}] lacks {', '.join(missing)}")
+        if not (DATA / run["file"]).is_file():
+            raise DocsError(f"{RUNS}: [{name}] names {run['file']}, which is not in {DATA}")
+    return runs
+
+
+def _stored(name: str) -> tuple[dict[str, str], str]:
+    runs = stored_runs()
+    if name not in runs:
+        raise DocsError(f"{RUNS}: no [{name}]")
+    run = runs[name]
+    return run, (DATA / run["file"]).read_text(encoding="utf-8")
+
+
+def provenance(run: dict[str, str]) -> str:
+    """The line that says where a stored table came from."""
+    note = f" {run['note']}" if run.get("note") else ""
+    return (f"*Generated from `docs/data/{run['file']}`: `{run['command']}` on {run['date']}, commit "
+            f"`{run['commit']}`, on {run['machine']}.{note}*")
+
+
+def frontier_table(text: str) -> list[str]:
+    """The table at the top of a frontier.md (its lines that start with '|')."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("| flax |")), None)
+    if start is None:
+        raise DocsError("the stored frontier.md has no table ('| flax | ...')")
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start:end]
+
+
+def frontier() -> str:
+    """The default frontier's table, as `nox -s frontier` wrote it at the top of frontier.md."""
+    run, text = _stored("frontier")
+    return provenance(run) + "\n\n" + "\n".join(frontier_table(text))
+
+
+def _text_block(name: str) -> str:
+    run, text = _stored(name)
+    return provenance(run) + "\n\n```text\n" + text.rstrip("\n") + "\n```"
+
+
+def bench() -> str:
+    """The figures of one full `nox -s bench`, as it printed them."""
+    return _text_block("bench")
+
+
+def bench_frontier() -> str:
+    """Figure 6 of `nox -s bench` for the default frontier, read from that run's results."""
+    return _text_block("bench-frontier")
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "statuses": statuses,
+    "verdicts": verdicts,
+    "change-kinds": change_kinds,
+    "compat-columns": compat_columns,
+    "changes-columns": changes_columns,
+    "frontier-columns": frontier_columns,
+    "frontier-case-columns": frontier_case_columns,
+    "record-fields": record_fields,
+    "changes": changes,
+    "frontier": frontier,
+    "bench": bench,
+    "bench-frontier": bench_frontier,
+}
+
+
+def render(markdown: str) -> str:
+    """The page with every marker replaced by its table; DocsError naming a marker no table answers."""
+    unknown = sorted(set(MARKER.findall(markdown)) - set(TABLES))
+    if unknown:
+        raise DocsError(f"unknown marker(s): {', '.join(unknown)} (known: {', '.join(TABLES)})")
+    return MARKER.sub(lambda found: TABLES[found.group(1)](), markdown)
+
+
+def on_page_markdown(markdown: str, **_: object) -> str:
+    """MkDocs' hook: a page's Markdown before it is rendered."""
+    return render(markdown)

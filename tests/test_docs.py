@@ -1,0 +1,221 @@
+"""The docs cannot drift: docs/hooks.py's generated tables say what the code says, every marker a page uses has a
+table, the stored runs name where they came from, and the README stays a screen long with commands that work."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+from harness import vocabulary
+from harness.host import matrix
+from harness.tools import frontier_report, pins, upgrade
+from reports import changes as report_changes
+from reports import compat
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+
+def _load_hooks() -> ModuleType:
+    """docs/hooks.py, loaded from its path as MkDocs loads it (docs/ is no package)."""
+    spec = importlib.util.spec_from_file_location("shardmatrix_docs_hooks", DOCS / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+hooks = _load_hooks()
+
+
+def rows_of(markdown: str) -> list[list[str]]:
+    """The body rows of a Markdown table, each cell stripped (escaped pipes kept inside their cell)."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")][2:]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
+
+
+# --- tables from the code ---------------------------------------------------------------------------------------
+
+
+def test_every_status_appears_with_its_class_and_meaning() -> None:
+    rows = {row[0]: row for row in rows_of(hooks.statuses())}
+    for status, meaning in vocabulary.MEANINGS.items():
+        assert rows[f"`{status}`"][1:] == [vocabulary.status_class(status), hooks.cell(meaning)]
+    assert rows["anything else"][1] == vocabulary.UNKNOWN
+    assert len(rows) == len(vocabulary.MEANINGS) + 1
+
+
+def test_a_status_missing_from_the_meanings_is_missing_from_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocabulary, "MEANINGS", {vocabulary.PASSED: "it worked"})
+    assert [row[0] for row in rows_of(hooks.statuses())] == ["`passed`", "anything else"]
+
+
+def test_every_verdict_appears_with_its_words_token_and_meaning() -> None:
+    rows = rows_of(hooks.verdicts())
+    assert [row[1] for row in rows] == [f"`{token}`" for token in compat.VERDICTS]
+    for (words, _, meaning), (token, said) in zip(rows, compat.VERDICTS.items(), strict=True):
+        assert (words, meaning) == (hooks.cell(compat.label(token)), hooks.cell(said))
+
+
+def test_every_change_kind_appears_with_its_wording() -> None:
+    rows = rows_of(hooks.change_kinds())
+    assert rows == [[f"`{kind}`", hooks.cell(words)] for kind, words in vocabulary.CHANGE_KINDS.items()]
+
+
+def test_the_file_column_lists_are_the_code_s_own() -> None:
+    assert hooks.compat_columns() == ", ".join(f"`{name}`" for name in compat.COLUMNS)
+    assert "`sources`" in hooks.compat_columns()
+    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in report_changes.COLUMNS)
+    assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
+    assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
+    fields = hooks.record_fields()
+    assert all(f"`{name}`" in fields for name in vocabulary.FIELDS)
+    assert f"schema version {vocabulary.SCHEMA_VERSION}" in fields
+
+
+def test_the_changes_table_has_one_row_per_declared_change_with_all_its_cases() -> None:
+    declared = upgrade.declare([])
+    distinct = {(change.since or change.warned, change.what) for change in declared.values()}
+    rows = rows_of(hooks.changes())
+    assert len(rows) == len(distinct) > 0
+    listed = [case.strip("`") for row in rows for case in row[4].split("<br>")]
+    assert sorted(listed) == sorted(declared)
+    for case_id, change in declared.items():
+        row = next(row for row in rows if f"`{case_id}`" in row[4].split("<br>"))
+        package, version = report_changes.release(change.as_record())
+        assert row[:3] == [f"{package} {version}", hooks.cell(change.what), vocabulary.CHANGE_KINDS[change.kind]]
+        assert row[5] == hooks.cell(change.fix)
+
+
+def test_the_changes_table_lists_jax_before_flax_in_release_order() -> None:
+    releases = [row[0].split(" ", 1) for row in rows_of(hooks.changes())]
+    keys = [(vocabulary.CHANGE_PACKAGES.index(package), report_changes.version_order(version))
+            for package, version in releases]
+    assert keys == sorted(keys)
+
+
+def test_a_cell_keeps_code_spans_and_escapes_the_rest() -> None:
+    assert hooks.cell("a `x | y` and *b* | c") == r"a `x \| y` and \*b\* \| c"
+    assert hooks.cell("x * y") == r"x \* y"
+
+
+def test_a_cell_with_an_unpaired_backtick_escapes_everything() -> None:
+    assert hooks.cell("it's `odd | so") == r"it's `odd \| so"
+
+
+# --- markers --------------------------------------------------------------------------------------------------------
+
+
+def test_a_known_marker_is_replaced_by_its_table() -> None:
+    rendered = hooks.render("before\n\n<!-- shardmatrix:statuses -->\n\nafter")
+    assert "shardmatrix:" not in rendered and "| `passed` | passing |" in rendered
+
+
+def test_an_unknown_marker_stops_the_build_naming_it() -> None:
+    with pytest.raises(hooks.DocsError, match=r"unknown marker.*: statusses"):
+        hooks.render("<!-- shardmatrix:statusses -->")
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_every_page_renders_with_no_marker_left(page: Path) -> None:
+    rendered = hooks.render(page.read_text(encoding="utf-8"))
+    assert "<!-- shardmatrix:" not in rendered
+
+
+def test_the_nav_lists_every_page_once() -> None:
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed = [next(iter(entry.values())) for entry in config["nav"]]
+    assert sorted(listed) == sorted(page.name for page in DOCS.glob("*.md"))
+    assert config["hooks"] == ["docs/hooks.py"]
+
+
+# --- stored runs ----------------------------------------------------------------------------------------------------
+
+
+def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> None:
+    runs = hooks.stored_runs()
+    assert set(runs) == {"frontier", "bench", "bench-frontier"}
+    for run in runs.values():
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"])
+        assert re.search(r"\b[0-9a-f]{7,40}\b", run["commit"])
+        assert (hooks.DATA / run["file"]).is_file()
+
+
+def test_a_stored_run_without_its_commit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bench.txt").write_text("1. figures\n")
+    (tmp_path / "runs.toml").write_text('[bench]\nfile = "bench.txt"\ndate = "2026-11-24"\nmachine = "m"\n'
+                                        'command = "nox -s bench"\n')
+    monkeypatch.setattr(hooks, "DATA", tmp_path)
+    monkeypatch.setattr(hooks, "RUNS", tmp_path / "runs.toml")
+    with pytest.raises(hooks.DocsError, match=r"\[bench\] lacks commit"):
+        hooks.stored_runs()
+
+
+def test_the_stored_frontier_table_has_the_shape_the_frontier_writes_today() -> None:
+    header = next(line for line in frontier_report.summary([]) if line.startswith("| flax |"))
+    table = hooks.frontier_table((hooks.DATA / hooks.stored_runs()["frontier"]["file"]).read_text())
+    assert table[0] == header
+    width = header.count(" | ") + 1
+    assert all(len(row) == width for row in rows_of("\n".join(table)))
+    assert len(table) > 2
+
+
+def test_the_stored_bench_output_holds_the_figures_the_bench_prints() -> None:
+    lines = (hooks.DATA / hooks.stored_runs()["bench"]["file"]).read_text().splitlines()
+    assert [line.split(".", 1)[0] for line in lines if re.match(r"\d\. ", line)] == [str(n) for n in range(1, 8)]
+    figure = (hooks.DATA / hooks.stored_runs()["bench-frontier"]["file"]).read_text()
+    assert figure.startswith("6. the frontier in ") and "probes per flax release" in figure.splitlines()[0]
+
+
+def test_a_stored_table_says_where_it_came_from() -> None:
+    run = hooks.stored_runs()["frontier"]
+    said = hooks.frontier().splitlines()[0]
+    assert all(run[key] in said for key in ("date", "commit", "command", "file"))
+
+
+# --- the README -----------------------------------------------------------------------------------------------------
+
+
+def test_the_readme_fits_on_a_screen_and_opens_with_the_two_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    first_block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    assert first_block.splitlines()[0].startswith("python3 -m pip install nox uv && nox -s matrix ")
+    assert first_block.splitlines()[1].startswith("nox -s tests ")
+
+
+def test_every_link_of_the_readme_names_a_file_of_the_repository() -> None:
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    assert targets
+    assert [target for target in targets if not (ROOT / target).exists()] == []
+
+
+def first_upgrade_example() -> list[str]:
+    """The arguments of the README's first `nox -s upgrade --` line (its comment left out)."""
+    line = next(line for line in README.read_text(encoding="utf-8").splitlines()
+                if line.startswith("nox -s upgrade -- "))
+    return shlex.split(line.removeprefix("nox -s upgrade -- "), comments=True)
+
+
+def test_the_first_upgrade_example_passes_option_parsing_and_names_a_bundled_project() -> None:
+    namespace = upgrade.parser().parse_strictly(first_upgrade_example())
+    assert pins.parse_pins(namespace.candidate)
+    if namespace.project:
+        assert (ROOT / namespace.project / "pyproject.toml").is_file()
+
+
+@pytest.mark.e2e
+def test_the_first_upgrade_example_makes_a_baseline_and_a_different_candidate(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    baseline, candidate, _ = upgrade.cells_for(first_upgrade_example(), matrix.load(ROOT / "matrix.toml"))
+    assert baseline.id != candidate.id
