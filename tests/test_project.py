@@ -63,7 +63,7 @@ def test_testpaths_come_from_pytest_configuration_else_tests(tmp_path: Path) -> 
     assert project.load(tmp_path).testpaths() == [tmp_path / "tests"]
     (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = checks\n")
     assert project.load(tmp_path).testpaths() == [tmp_path / "checks"]
-    assert project.pytest_arguments(tmp_path) == ["--rootdir", str(tmp_path), "-c", str(tmp_path / "pytest.ini")]
+    assert project.pytest_config(tmp_path) == tmp_path / "pytest.ini"
 
 
 @pytest.mark.parametrize(("name", "text"), [("tox.ini", "[pytest]\n"), ("setup.cfg", "[tool:pytest]\n"),
