@@ -170,6 +170,22 @@ def test_a_project_that_disables_xdist_runs_with_workers_asked_and_says_so_first
                        "test runs (--maxfail 0)")
 
 
+def test_options_of_pytests_cache_are_left_out_of_the_addopts_and_the_rest_still_applies(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # A cell runs without pytest's cache (-p no:cacheprovider): --sw would not even parse there, and would stop the
+    # run at its first failure.
+    root = make_project(tmp_path / "p", 'addopts = "--sw -Werror --lfnf all"', {"tests/test_mesh.py": WARNS})
+    own = projectsettings.read(root)
+    assert own.cache_options == ("--sw", "--lfnf", "all") and own.addopts_without_cache == ("-Werror",)
+    cell = cell_run(root, tmp_path)
+    assert {case: record["status"] for case, record in cell.items()} == {
+        "test_mesh::test_warns": vocabulary.FAILED, "test_mesh::test_quiet": vocabulary.PASSED}
+    assert capfd.readouterr().out.splitlines()[0] == (
+        f"{CELL.id}: project pytest settings (pyproject.toml): its --sw --lfnf all (pytest's cache) are left out: a "
+        "cell runs without that cache, every test from the first")
+
+
 def test_the_projects_settings_are_read_as_pytest_reads_them(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", 'addopts = "-pno:xdist --timeout=5 -p no:randomly"\ntimeout = 100', {})
     own = projectsettings.read(root)

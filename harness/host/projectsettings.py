@@ -23,6 +23,12 @@ HARNESS_PLUGINS = ("xdist", "rerunfailures", "timeout")
 SHARDMATRIX = "shardmatrix"
 #: Options that stop a session at its first failures: a cell records every test, so it runs them all.
 STOPS_EARLY = ("-x", "--exitfirst", "--maxfail")
+#: Options of pytest's cache (its cacheprovider and stepwise plugins). A cell runs without that cache
+#: (-p no:cacheprovider: each run starts from nothing, and a run's selection never depends on the last), so they are
+#: left out of the project's addopts; with a value where the option takes one.
+CACHE_OPTIONS = ("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--cache-clear",
+                 "--cache-show", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset", "--stepwise-reset")
+CACHE_OPTIONS_WITH_VALUE = ("--lfnf", "--last-failed-no-failures")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,27 @@ class ProjectSettings:
             if name.startswith("no:"):
                 found.add(name[3:])
         return frozenset(found)
+
+    @property
+    def cache_options(self) -> tuple[str, ...]:
+        """The options of pytest's cache among its addopts (a value given apart included)."""
+        return tuple(self.addopts[i] for i in self._cache_positions())
+
+    @property
+    def addopts_without_cache(self) -> tuple[str, ...]:
+        """Its addopts less the options of pytest's cache."""
+        left_out = self._cache_positions()
+        return tuple(arg for i, arg in enumerate(self.addopts) if i not in left_out)
+
+    def _cache_positions(self) -> list[int]:
+        found: list[int] = []
+        for i, arg in enumerate(self.addopts):
+            name = arg.partition("=")[0]
+            if name in CACHE_OPTIONS or name in CACHE_OPTIONS_WITH_VALUE:
+                found.append(i)
+                if name in CACHE_OPTIONS_WITH_VALUE and "=" not in arg and i + 1 < len(self.addopts):
+                    found.append(i + 1)
+        return found
 
     @property
     def stops_early(self) -> bool:
@@ -114,6 +141,9 @@ def conflicts(settings: ProjectSettings | None, workers: int, reruns: int, timeo
         found.append(f"its -p no:timeout sets no time limit (--timeout {timeout:g} is not used)")
     elif settings.timeout and timeout and settings.timeout > timeout:
         found.append(f"its timeout of {settings.timeout:g} s is cut to the cell's --timeout {timeout:g}")
+    if settings.cache_options:
+        found.append(f"its {' '.join(settings.cache_options)} (pytest's cache) are left out: a cell runs without that "
+                     "cache, every test from the first")
     if settings.stops_early:
         found.append("its -x/--maxfail would stop at the first failures: every test runs (--maxfail 0)")
     return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +68,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
 
     Our corpus runs under the harness's settings alone (`-o addopts=` empties those of the checkout it sits in). A
     project's tests run under the project's whole configuration: the harness's options come after its addopts,
-    less those of a plugin the project disables, and with every test run though its addopts stop early."""
+    less those of a plugin the project disables, and with every test run though its addopts stop early; only the
+    options of pytest's cache, which a cell runs without, are taken out of its addopts."""
     settings, own = job.settings, job.project
     disabled = own.disabled if own is not None else frozenset()
     needs = {
@@ -95,6 +97,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         "--continue-on-collection-errors",
         "-p", "no:cacheprovider",
         *(["-o", "addopts="] if own is None else ["--maxfail", "0"] if own.stops_early else []),
+        *(["-o", f"addopts={shlex.join(own.addopts_without_cache)}"] if own is not None and own.cache_options
+          else []),
         "-q", "-rfE",
         # Python's own tracebacks in the cell's log: pytest's long form costs about 0.1 s per failure to render
         # (measured: 2.5 s of a 31 s cell with 32 failing attempts), and the record takes its error from the
