@@ -132,6 +132,7 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
     conflict = conflict_line(job)
     if conflict:
         say(f"{cell.id}: {conflict}")
+        output.append_to_log(files.log, "settings", f"{conflict}\n")
     returncode = run_pytest(cell, venv, job)
     if returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.
