@@ -280,15 +280,21 @@ def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping
             candidate: Mapping[str, object]) -> list[dict[str, Any]]:
     """The declared changes a move from `baseline` to `candidate` versions ({'jax': ..., 'flax': ...}) crosses: those
     whose range (a deprecation's `warned`) holds for the candidate and not for the baseline, so whose start lies
-    in (baseline, candidate]. One entry per change (its label, kind, fix, cases), in release order."""
+    in (baseline, candidate], and the changes whose warning starts there (where warnings are errors, that is the
+    break). One entry per change (its label, kind, fix, cases), in release order."""
     found: dict[str, dict[str, Any]] = {}
     for case_id, change in declared:
         requirement = change.get("since") or change.get("warned")
+        kind = CHANGE_KINDS.get(as_text(change.get("kind")), "?")
         if not in_range(requirement, candidate) or in_range(requirement, baseline):
-            continue
-        entry = found.setdefault(label(change), {"label": label(change), "kind": CHANGE_KINDS.get(
-            as_text(change.get("kind")), "?"), "fix": as_text(change.get("fix")), "cases": [],
-            "order": (*release(change), as_text(change.get("what")))})
+            warned = change.get("warned")
+            if not change.get("since") or not in_range(warned, candidate) or in_range(warned, baseline):
+                continue
+            package, version = release({"warned": warned})
+            kind = f"{kind}; it warns from {package} {version}, an error where warnings are errors"
+        entry = found.setdefault(label(change), {"label": label(change), "kind": kind,
+                                                 "fix": as_text(change.get("fix")), "cases": [],
+                                                 "order": (*release(change), as_text(change.get("what")))})
         entry["cases"].append(case_id)
     return sorted(found.values(), key=lambda entry: (entry["order"][0] != "jax", version_order(entry["order"][1]),
                                                      entry["order"][2]))

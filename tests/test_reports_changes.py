@@ -99,6 +99,14 @@ def test_a_projects_failure_that_is_a_declared_warning_takes_that_change_and_oth
                        "test_mesh::test_early": None}
 
 
+def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_within_it_does_not() -> None:
+    declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS)]
+    [entry] = changes.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
+    assert (entry["label"], entry["kind"]) == ("jax 0.9.0: make_mesh makes Explicit axes", "changed default; it warns "
+                                               "from jax 0.8.1, an error where warnings are errors")
+    assert changes.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
+
+
 def test_an_upgrade_names_the_documented_change_a_projects_warning_failure_is(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = (("20261124T010000Z-aaaa", "0.8.0"), ("20261124T020000Z-bbbb", "0.8.1"))
