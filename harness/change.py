@@ -30,7 +30,9 @@ class Change:
     """The upstream change a case documents: from which release (`since`, "jax>=0.9.0") what changed, the exception
     code written the old way fails with there (`raises`, class names), where it warned first (`warned`, or None),
     the fix, and its kind (harness.vocabulary.CHANGE_KINDS). A deprecation that has not broken anything yet has no
-    `since` and no `raises`: kind "deprecation", and `warned` says from which release."""
+    `since` and no `raises`: kind "deprecation", and `warned` says from which release. `warning` is a part of the
+    warning's own text there ("The default axis_types will change"): how a project whose settings make warnings
+    errors (-Werror) fails inside `warned`, which a report then calls this change."""
 
     since: str | None
     what: str
@@ -38,6 +40,7 @@ class Change:
     fix: str = ""
     kind: str = ""
     warned: str | None = None
+    warning: str = ""
 
     def __post_init__(self) -> None:
         names = (self.raises,) if isinstance(self.raises, str) else tuple(self.raises)
@@ -56,6 +59,8 @@ class Change:
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         if not all(isinstance(name, str) and name.isidentifier() for name in names):
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
+        if self.warning and self.warned is None:
+            raise ChangeError(f"{self.label}: a `warning` needs the `warned` range it is given in")
         if not self.what.strip() or not self.fix.strip():
             raise ChangeError(f"{self.label}: `what` and `fix` must each say something")
 
@@ -67,7 +72,7 @@ class Change:
     def as_record(self) -> dict[str, Any]:
         """The record's `change` object (keys harness.vocabulary.CHANGE_KEYS)."""
         found = {"since": self.since, "what": self.what, "raises": list(self.raises), "warned": self.warned,
-                 "fix": self.fix, "kind": self.kind}
+                 "fix": self.fix, "kind": self.kind, "warning": self.warning or None}
         return {key: found[key] for key in CHANGE_KEYS}
 
 

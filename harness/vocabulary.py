@@ -178,8 +178,9 @@ MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_t
 #: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the
 #: requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet); `what` changed;
 #: `raises`, the exception class names a case written the old way fails with there; `warned`, the requirement that
-#: warned (or null); `fix`; `kind`.
-CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind")
+#: warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or null). A
+#: record written before `warning` existed lacks that key, which reads as null: no schema bump for an optional key.
+CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind", "warning")
 
 #: The kind of a change that warns and has broken nothing yet: it has no `since` and no `raises`.
 DEPRECATION = "deprecation"

@@ -7,6 +7,11 @@ The one place that decides, from records alone (packaging's specifiers against t
 - stale: the case passed inside that range: the declaration no longer describes the release.
 - unexpected: the case failed outside the range, or with another exception.
 
+A failure that is the change's declared `warning` made an error (a project whose settings turn warnings into errors,
+-Werror), inside its `warned` range, is documented too: for such a project the deprecation is the break, a release
+before the removal. A project's tests declare no change; `adopt` gives each of their failures the declared change
+whose warning it is, so an upgrade names it.
+
 Then the Changes view (one row per declared change: its release, kind, the cells that warned, the last passing and
 first failing cells, the cases and the fix; `changes.csv`), and for `nox -s upgrade` the changes whose range starts
 between a baseline and a candidate.
@@ -73,9 +78,14 @@ def in_range(requirement: object, versions: Mapping[Any, object]) -> bool:
     return found is not None and _contains(requirement, as_text(versions.get(found[0])))
 
 
-def judge(change: object, status: object, error_type: object, versions: Mapping[str, object]) -> str:
+def judge(change: object, status: object, error_type: object, versions: Mapping[str, object],
+          message: object = "") -> str:
     """DOCUMENTED, STALE, UNEXPECTED or '' for one result of a case that declares `change` (a record's object)."""
-    if not isinstance(change, dict) or not change.get("since"):
+    if not isinstance(change, dict):
+        return ""
+    if status == FAILED and is_its_warning(change, error_type, message, versions):
+        return DOCUMENTED
+    if not change.get("since"):
         return ""
     inside = in_range(change["since"], versions)
     if status == FAILED:
@@ -84,14 +94,45 @@ def judge(change: object, status: object, error_type: object, versions: Mapping[
     return STALE if inside and is_passing(status) else ""
 
 
+def is_its_warning(change: Mapping[str, Any], error_type: object, message: object,
+                   versions: Mapping[str, object]) -> bool:
+    """Whether an error is the change's declared `warning` made an error, inside its `warned` range."""
+    text = as_text(change.get("warning"))
+    return (bool(text) and as_text(error_type).endswith("Warning") and text in as_text(message)
+            and in_range(change.get("warned"), versions))
+
+
 def classify(results: pd.DataFrame) -> pd.Series:
-    """judge() of every result (records or collapsed results with `change`, `status`, `error_type`, jax, flax)."""
+    """judge() of every result (records or collapsed results with `change`, `status`, `error_type`, jax, flax, and
+    `error_message` where they have it)."""
     if "change" not in results.columns:
         return pd.Series("", index=results.index, dtype=object)
+    messages = results["error_message"].tolist() if "error_message" in results.columns else [""] * len(results)
     columns = ["change", "status", "error_type", *CHANGE_PACKAGES]
-    found = [judge(change, status, error, dict(zip(CHANGE_PACKAGES, versions, strict=True)))
-             for change, status, error, *versions in zip(*(results[name].tolist() for name in columns), strict=True)]
+    found = [judge(change, status, error, dict(zip(CHANGE_PACKAGES, versions, strict=True)), message)
+             for (change, status, error, *versions), message
+             in zip(zip(*(results[name].tolist() for name in columns), strict=True), messages, strict=True)]
     return pd.Series(found, index=results.index, dtype=object)
+
+
+def adopt(records: pd.DataFrame, declared: Sequence[tuple[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """`records` where a failure of a test that declares no change (a project's) is a declared change's warning made
+    an error inside its `warned` range: that failure carries the change, so its cause is named after it. Records
+    are not rewritten; only this frame is."""
+    warned = [dict(change) for _, change in declared if change.get("warning")]
+    if not warned or records.empty:
+        return records
+    own = records["change"].tolist() if "change" in records.columns else [None] * len(records)
+    columns = ["status", "error_type", "error_message", *CHANGE_PACKAGES]
+    found: list[object] = []
+    for change, (status, error, message, *versions) in zip(own, zip(*(records[name].tolist() for name in columns),
+                                                                    strict=True), strict=True):
+        if isinstance(change, dict) or status != FAILED:
+            found.append(change)
+            continue
+        at = dict(zip(CHANGE_PACKAGES, versions, strict=True))
+        found.append(next((c for c in warned if is_its_warning(c, error, message, at)), change))
+    return records.assign(change=pd.Series(found, index=records.index, dtype=object))
 
 
 def documented(results: pd.DataFrame) -> pd.Series:
@@ -239,15 +280,21 @@ def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping
             candidate: Mapping[str, object]) -> list[dict[str, Any]]:
     """The declared changes a move from `baseline` to `candidate` versions ({'jax': ..., 'flax': ...}) crosses: those
     whose range (a deprecation's `warned`) holds for the candidate and not for the baseline, so whose start lies
-    in (baseline, candidate]. One entry per change (its label, kind, fix, cases), in release order."""
+    in (baseline, candidate], and the changes whose warning starts there (where warnings are errors, that is the
+    break). One entry per change (its label, kind, fix, cases), in release order."""
     found: dict[str, dict[str, Any]] = {}
     for case_id, change in declared:
         requirement = change.get("since") or change.get("warned")
+        kind = CHANGE_KINDS.get(as_text(change.get("kind")), "?")
         if not in_range(requirement, candidate) or in_range(requirement, baseline):
-            continue
-        entry = found.setdefault(label(change), {"label": label(change), "kind": CHANGE_KINDS.get(
-            as_text(change.get("kind")), "?"), "fix": as_text(change.get("fix")), "cases": [],
-            "order": (*release(change), as_text(change.get("what")))})
+            warned = change.get("warned")
+            if not change.get("since") or not in_range(warned, candidate) or in_range(warned, baseline):
+                continue
+            package, version = release({"warned": warned})
+            kind = f"{kind}; it warns from {package} {version}, an error where warnings are errors"
+        entry = found.setdefault(label(change), {"label": label(change), "kind": kind,
+                                                 "fix": as_text(change.get("fix")), "cases": [],
+                                                 "order": (*release(change), as_text(change.get("what")))})
         entry["cases"].append(case_id)
     return sorted(found.values(), key=lambda entry: (entry["order"][0] != "jax", version_order(entry["order"][1]),
                                                      entry["order"][2]))

@@ -96,8 +96,10 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             if cases_from is not None:
                 records = records[records["case_id"].str.split("[").str[0].isin(case_ids(cases_from))]
             cells = load_cells(results_dir(out), runs)
-            comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
             declared = changes.read_declarations(changes_from) if changes_from is not None else None
+            # A project's failure that is a declared change's warning made an error is named after that change.
+            records = changes.adopt(records, declared or [])
+            comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
         except (ResultsError, CompareError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT

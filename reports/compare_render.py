@@ -21,12 +21,15 @@ class CauseLine:
     cells: str
     #: (candidate cell id, case id) in version order.
     cases: list[tuple[str, str]]
+    #: The declared change that documents it (reports.changes.label), else "".
+    change: str = ""
 
 
 def cause_lines(comparison: Comparison) -> list[CauseLine]:
     """The regressions' causes, most widespread first, each with its candidate cells as version ranges."""
     cell_ids = comparison.cells["cell_id"].to_dict() if len(comparison.cells) else {}
-    return [CauseLine(number, row["example"], row["cells"], [(str(cell_ids[key]), case) for key, case in row["cases"]])
+    return [CauseLine(number, row["example"], row["cells"], [(str(cell_ids[key]), case) for key, case in row["cases"]],
+                      str(row.get("change") or ""))
             for number, row in enumerate(comparison.causes.to_dict("records"), start=1)]
 
 
@@ -78,6 +81,8 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     for cause in cause_lines(comparison):
         lines += [f"  {cause.number}. [{len(cause.cases)} case(s)] {cause.example}",
                   f"     cells: {cause.cells}", f"     cases: {case_list(cause.cases)}"]
+        if cause.change:
+            lines.append(f"     documented change: {cause.change}")
         link = next((links[pair] for pair in cause.cases if pair in links), None)
         if link:
             lines.append(f"     reproduce: uv run {link}")
@@ -104,7 +109,8 @@ def markdown_causes(comparison: Comparison, reproduce: Callable[[list[tuple[str,
         return ["None."]
     lines = ["| # | Cause | Cases | Cells | Reproduce |", "| ---: | --- | ---: | --- | --- |"]
     for cause in found:
-        lines.append(f"| {cause.number} | {_cell(cause.example)} | {len(cause.cases)} | {_cell(cause.cells)} | "
+        named = f" (documented change: {cause.change})" if cause.change else ""
+        lines.append(f"| {cause.number} | {_cell(cause.example + named)} | {len(cause.cases)} | {_cell(cause.cells)} | "
                      f"{reproduce(cause.cases)} |")
     lines.append("")
     lines += [f"- cause {cause.number}: {case_list(cause.cases, shown=20, quote='`')}" for cause in found]

@@ -10,8 +10,8 @@ from harness.host import durations
 
 pytest_plugins = ["pytester"]
 
-# Deliberately broken cases, run only through the harness by test_faults.py; a downstream project, only in cells.
-collect_ignore = ["faults", "downstream"]
+# Deliberately broken cases, run only through the harness by test_faults.py; downstream projects, only in cells.
+collect_ignore = ["faults", "downstream", "werror_project"]
 
 
 @pytest.fixture(autouse=True)

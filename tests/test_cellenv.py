@@ -65,7 +65,7 @@ def test_a_source_names_the_cell_and_replaces_the_pin() -> None:
 
 def test_pytest_reads_the_projects_configuration_only_for_its_own_tests() -> None:
     cell = cellenv.apply(CELL, cellenv.Additions(project=cellenv.projects.load(FIXTURE)))
-    assert cellenv.pytest_arguments(cell, [FIXTURE / "tests"]) == [
-        "--rootdir", str(FIXTURE), "-c", str(FIXTURE / "pyproject.toml")]
-    assert cellenv.pytest_arguments(cell, [Path("cases/sharded_gathers.py")]) == []
-    assert cellenv.pytest_arguments(CELL, [FIXTURE / "tests"]) == []
+    own = cellenv.project_settings(cell, [FIXTURE / "tests"])
+    assert own is not None and own.arguments() == ["--rootdir", str(FIXTURE), "-c", str(FIXTURE / "pyproject.toml")]
+    assert cellenv.project_settings(cell, [Path("cases/sharded_gathers.py")]) is None
+    assert cellenv.project_settings(CELL, [FIXTURE / "tests"]) is None

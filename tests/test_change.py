@@ -23,8 +23,17 @@ def test_a_whole_declaration_becomes_the_records_object() -> None:
     assert change.raises == ("ShardingTypeError",)
     assert change.as_record() == {"since": "jax>=0.9.0", "what": "make_mesh makes Explicit axes",
                                   "raises": ["ShardingTypeError"], "warned": "jax>=0.8.1,<0.9.0",
-                                  "fix": "pass axis_types=", "kind": "default"}
+                                  "fix": "pass axis_types=", "kind": "default", "warning": None}
     assert tuple(change.as_record()) == CHANGE_KEYS
+
+
+def test_the_warning_a_change_gives_is_kept_with_the_range_it_warns_in_and_refused_without_one() -> None:
+    warned = Change("jax>=0.9.0", "make_mesh makes Explicit axes", warning="The default axis_types will change",
+                    **MAKE_MESH)  # type: ignore[arg-type]
+    assert warned.as_record()["warning"] == "The default axis_types will change"
+    with pytest.raises(ChangeError, match=r"a `warning` needs the `warned` range it is given in"):
+        Change("jax>=0.9.0", "make_mesh makes Explicit axes", raises="ShardingTypeError", fix="pass axis_types=",
+               kind="default", warning="The default axis_types will change")
 
 
 @pytest.mark.parametrize(("since", "overrides", "fault"), [
@@ -156,7 +165,7 @@ def test_each_record_of_a_declaring_case_carries_its_change(pytester: pytest.Pyt
     declared_record = records["toy_cases::test_declared"]
     assert declared_record["status"] == "failed" and declared_record["error_type"] == "ValueError"
     assert declared_record["change"] == {"since": "jax>=0.0.1", "what": "every jax", "raises": ["ValueError"],
-                                         "warned": None, "fix": "none", "kind": "behaviour"}
+                                         "warned": None, "fix": "none", "kind": "behaviour", "warning": None}
     assert records["toy_cases::test_plain"]["change"] is None
     # Whether a case is a smoke case is recorded beside it: the compatibility verdict reads it.
     assert (records["toy_cases::test_plain"]["smoke"], declared_record["smoke"]) == (True, False)

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from harness.cell import known
+from harness.cell.records import read_records
 from harness.host import corpus
+from harness.vocabulary import final_records, results_path
 
 GOOD = """
 [[breakage]]
@@ -81,6 +83,9 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
                                 "--shardmatrix-out", str(pytester.path / "out"), "-p", "no:cacheprovider")
     result.assert_outcomes(xfailed=1, failed=1)  # strict: an unexpected pass fails the run
     result.stdout.fnmatch_lines(["*XPASS(strict)*"])
+    # The record of a known breakage that passes says it is stale (xpassed), not failed like a test's own strict xfail.
+    records = final_records(read_records(results_path(pytester.path / "out", "adhoc", "local")))
+    assert (records["toy::test_broken"]["status"], records["toy::test_fixed"]["status"]) == ("xfailed", "xpassed")
 
 
 class ShardingTypeError(ValueError):

@@ -21,8 +21,11 @@ TEARDOWN_OK = Phase("teardown", "passed")
          Verdict(vocabulary.XFAILED, "upstream bug")),
         ([SETUP_OK, Phase("call", "passed", "", xfail_reason="flaky"), TEARDOWN_OK],
          Verdict(vocabulary.XPASSED, "flaky")),
-        ([SETUP_OK, Phase("call", "failed", "[XPASS(strict)] fixed upstream"), TEARDOWN_OK],
+        ([SETUP_OK, Phase("call", "failed", "[XPASS(strict)] fixed upstream", known_breakage=True), TEARDOWN_OK],
          Verdict(vocabulary.XPASSED, "fixed upstream")),
+        # A test's own strict xfail (a project's xfail_strict) that passes fails, as in its own pytest run.
+        ([SETUP_OK, Phase("call", "failed", "[XPASS(strict)] not fixed yet"), TEARDOWN_OK],
+         Verdict(vocabulary.FAILED)),
         ([SETUP_OK, Phase("call", "failed", "Failed: Timeout (>1.0s) from pytest-timeout."), TEARDOWN_OK],
          Verdict(vocabulary.TIMEOUT)),
         ([SETUP_OK, Phase("call", "passed"), Phase("teardown", "failed", "boom")],

@@ -63,7 +63,7 @@ def test_testpaths_come_from_pytest_configuration_else_tests(tmp_path: Path) -> 
     assert project.load(tmp_path).testpaths() == [tmp_path / "tests"]
     (tmp_path / "pytest.ini").write_text("[pytest]\ntestpaths = checks\n")
     assert project.load(tmp_path).testpaths() == [tmp_path / "checks"]
-    assert project.pytest_arguments(tmp_path) == ["--rootdir", str(tmp_path), "-c", str(tmp_path / "pytest.ini")]
+    assert project.pytest_config(tmp_path) == tmp_path / "pytest.ini"
 
 
 @pytest.mark.parametrize(("name", "text"), [("tox.ini", "[pytest]\n"), ("setup.cfg", "[tool:pytest]\n"),
@@ -78,6 +78,17 @@ def test_without_any_pytest_section_pyproject_is_the_configuration(tmp_path: Pat
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
     (tmp_path / "tox.ini").write_text("[tox]\n")
     assert project.pytest_config(tmp_path) == tmp_path / "pyproject.toml"
+
+
+def test_an_ini_option_is_read_as_written_and_none_where_unset(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = ["-ra", "-Werror"]\ntimeout = 5\n')
+    config = project.pytest_config(tmp_path)
+    assert project.ini_option(config, "addopts") == ["-ra", "-Werror"] and project.ini_option(config, "timeout") == "5"
+    assert project.ini_option(config, "xfail_strict") is None
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\naddopts = -Werror -p no:xdist\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    config = project.pytest_config(tmp_path)
+    assert project.ini_option(config, "addopts") == "-Werror -p no:xdist" and project.ini_option(config, "x") is None
 
 
 def test_the_tree_hash_follows_sources_and_ignores_caches_and_venvs(copy: Path) -> None:

@@ -61,6 +61,71 @@ def test_a_pass_after_the_release_is_stale_and_one_before_it_is_nothing() -> Non
     assert changes.judge(MAKE_MESH, "passed", None, {"jax": "0.8.3"}) == ""
 
 
+WARNING = "The default axis_types will change in JAX v0.9.0"
+MAKE_MESH_WARNS = {**MAKE_MESH, "warning": WARNING}
+AS_ERROR = f"{WARNING} to jax.sharding.AxisType.Explicit. To maintain the old behavior, pass ..."
+
+
+def test_its_warning_made_an_error_where_it_warns_is_documented_and_outside_that_range_unexpected() -> None:
+    # A project whose settings make warnings errors (-Werror) fails a release before the change itself.
+    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == \
+        changes.DOCUMENTED
+    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.0"}, AS_ERROR) == \
+        changes.UNEXPECTED
+
+
+def test_another_warning_or_a_change_that_declares_none_is_not_its_warning() -> None:
+    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, "x is deprecated") == \
+        changes.UNEXPECTED
+    assert changes.judge(MAKE_MESH, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == changes.UNEXPECTED
+
+
+def test_a_projects_failure_that_is_a_declared_warning_takes_that_change_and_others_keep_none() -> None:
+    declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS), ("m::t", WRT)]
+    frame = records_frame([
+        record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+               case_id="test_mesh::test_auto"),
+        record("0.8.1", status="failed", error_type="AssertionError", error_message=AS_ERROR,
+               case_id="test_mesh::test_other"),
+        record("0.8.0", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+               case_id="test_mesh::test_early"),
+    ])
+    adopted = changes.adopt(frame, declared).set_index("case_id")["change"].to_dict()
+    assert adopted == {"test_mesh::test_auto": MAKE_MESH_WARNS, "test_mesh::test_other": None,
+                       "test_mesh::test_early": None}
+
+
+def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_within_it_does_not() -> None:
+    declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS)]
+    [entry] = changes.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
+    assert (entry["label"], entry["kind"]) == ("jax 0.9.0: make_mesh makes Explicit axes", "changed default; it warns "
+                                               "from jax 0.8.1, an error where warnings are errors")
+    assert changes.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
+
+
+def test_an_upgrade_names_the_documented_change_a_projects_warning_failure_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = (("20261124T010000Z-aaaa", "0.8.0"), ("20261124T020000Z-bbbb", "0.8.1"))
+    for run, jax in runs:
+        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        outcome = {} if jax == "0.8.0" else {"status": "failed", "error_type": "DeprecationWarning",
+                                              "error_message": AS_ERROR}
+        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_mesh::test_auto", **outcome))
+                        + "\n")
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    declared = tmp_path / "declared.json"
+    declared.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "gathers_user::test_lookup",
+                                                                      "change": MAKE_MESH_WARNS}]}))
+    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+    printed = capsys.readouterr().out
+    assert code == 1 and printed.startswith("UNSAFE")
+    assert f"1. [1 case(s)] DeprecationWarning: {AS_ERROR}" in printed
+    assert "cases: test_mesh::test_auto\n     documented change: jax 0.9.0: make_mesh makes Explicit axes\n" in printed
+    compare_md = (tmp_path / "report" / "compare.md").read_text(encoding="utf-8")
+    assert "(documented change: jax 0.9.0: make_mesh makes Explicit axes)" in compare_md
+
+
 @pytest.mark.parametrize("status", ["error", "not_applicable", "xfailed", "crashed", "timeout"])
 def test_a_result_that_is_neither_a_failure_nor_a_pass_is_not_judged(status: str) -> None:
     assert changes.judge(MAKE_MESH, status, "ShardingTypeError", {"jax": "0.10.2"}) == ""

@@ -3,6 +3,7 @@ harness.host.cellrun, which tells the run)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -37,6 +38,19 @@ def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
     # One module that cannot be imported costs its own cases only, not the cell's every case.
     assert "--continue-on-collection-errors" in command
+
+
+def test_our_corpus_runs_without_the_checkouts_addopts_and_a_projects_tests_with_their_own(tmp_path: Path) -> None:
+    corpus = runner.pytest_command(tmp_path, cellrun.job_for(CELL, Options(out=tmp_path), [tmp_path / "cases"]))
+    assert "addopts=" in corpus and "-c" not in corpus
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-Werror"\n')
+    cell = dataclasses.replace(CELL, project=str(root))
+    own = runner.pytest_command(tmp_path, cellrun.job_for(cell, Options(out=Path("out")), [root / "tests"]))
+    assert "addopts=" not in own and own[-4:] == ["--rootdir", str(root), "-c", str(root / "pyproject.toml")]
+    # It runs from the project's folder, so what is named from here is absolute.
+    assert own[own.index("--shardmatrix-out") + 1] == str(Path("out").resolve())
 
 
 def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share(tmp_path: Path) -> None:

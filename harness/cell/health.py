@@ -14,6 +14,7 @@ import importlib.util
 import platform
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 
 from harness.vocabulary import BACKEND_FAILED, PACKAGES_FAILED
@@ -41,7 +42,15 @@ class CellUnusable(Exception):
 def check(packages: tuple[str, ...] = PACKAGES) -> Unusable | None:
     """The cell's problem, or None: each installed package must import, then jax's backend must start.
 
-    A package that is not installed at all is not checked (the harness's own tests run cases without jax)."""
+    A package that is not installed at all is not checked (the harness's own tests run cases without jax). The check
+    runs under no warning filter of the cases': a project whose settings make warnings errors (-Werror) fails the
+    tests that import a warning package, not the cell that checks it (flax is in every cell, used or not)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _check(packages)
+
+
+def _check(packages: tuple[str, ...]) -> Unusable | None:
     for name in packages:
         if importlib.util.find_spec(name) is None:
             continue

@@ -37,6 +37,8 @@ class Phase:
     exit_code: str = ""
     #: Why no case of the cell can run (harness.cell.health); decides the status before anything else.
     cell_problem: str | None = None
+    #: Whether its xfail is a known breakage of ours (harness.cell.known), not a mark of the test's own.
+    known_breakage: bool = False
     #: 'jax.sharding has no use_mesh (jax 0.4.30)' when the phase raised an ImportError of a missing name.
     missing_name: str | None = None
     #: What to do about a module the cell lacks entirely (harness.cell.imports.hint), when the phase raised that.
@@ -93,7 +95,11 @@ def _call(phase: Phase) -> Verdict:
             return Verdict(vocabulary.XFAILED, phase.xfail_reason)
         return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if STRICT_XPASS_MARK in phase.message:
-        return Verdict(vocabulary.XPASSED, phase.message.replace(STRICT_XPASS_MARK, "").strip() or None)
+        # A known breakage that no longer fails is stale; a test's own strict xfail that passes fails, as in its CI
+        # (a project's xfail_strict).
+        if phase.known_breakage:
+            return Verdict(vocabulary.XPASSED, phase.message.replace(STRICT_XPASS_MARK, "").strip() or None)
+        return Verdict(vocabulary.FAILED)
     if TIMEOUT_MARK in phase.message:
         return Verdict(vocabulary.TIMEOUT)
     if CRASH_MARK in phase.message:

@@ -275,6 +275,7 @@ class CellPlugin:
             "change": declared.declared_change(item),
             "smoke": declared.is_smoke(item),
             "device": _device_info(item.config) if "jax" in sys.modules else None,
+            "known_breakage": BREAKAGE in item.stash,
         }
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))

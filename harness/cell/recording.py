@@ -33,6 +33,7 @@ def phase_of(report: pytest.TestReport) -> Phase:
         cell_problem=data.get("cell_problem"),
         missing_name=data.get("missing_name"),
         import_hint=data.get("import_hint"),
+        known_breakage=bool(data.get("known_breakage")),
     )
 
 

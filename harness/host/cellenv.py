@@ -15,7 +15,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from harness.host import project as projects
-from harness.host import sources
+from harness.host import projectsettings, sources
 from harness.host.matrix import PINNED, Cell, Origin, default_id
 from harness.host.options import BUILTIN, Options, OptionsError
 
@@ -36,6 +36,8 @@ def prepare(opts: Options) -> Additions:
     """Check the additions the options ask for and build their sources; with a project and no --cases, its
     tests become the corpus. ProjectError, SourceError or OptionsError in one line; nothing else is built."""
     project = projects.load(opts.project) if opts.project else None
+    if project is not None:
+        projectsettings.read(project.root)  # addopts pytest could not read: refused before any build
     if project is not None and not opts.cases:
         opts.cases = [str(path) for path in project.testpaths()]
     elif not opts.cases:
@@ -108,11 +110,12 @@ def _label(cell: Cell) -> str:
     return f"jax{tags.get('jax', cell.jax)}-flax{tags.get('flax', cell.flax)}"
 
 
-def pytest_arguments(cell: Cell, paths: Sequence[Path]) -> list[str]:
-    """pytest's rootdir and configuration file for a project's own tests, as in its CI ([] for other cases)."""
+def project_settings(cell: Cell, paths: Sequence[Path]) -> projectsettings.ProjectSettings | None:
+    """The project's own pytest settings when the cases are its own tests, as in its CI (None for other cases:
+    they keep the harness's)."""
     if not cell.project:
-        return []
+        return None
     root = Path(cell.project)
     if not paths or not all(Path(str(path).partition("::")[0]).resolve().is_relative_to(root) for path in paths):
-        return []
-    return projects.pytest_arguments(root)
+        return None
+    return projectsettings.read(root)

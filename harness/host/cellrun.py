@@ -34,7 +34,16 @@ from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
 from harness.host.project import conftest_failure
-from harness.host.runner import PYTEST_FINISHED, PYTEST_INTERRUPTED, PYTEST_NO_TESTS, Job, devices_for, run_pytest
+from harness.host.projectsettings import time_limit
+from harness.host.runner import (
+    PYTEST_FINISHED,
+    PYTEST_INTERRUPTED,
+    PYTEST_NO_TESTS,
+    Job,
+    conflict_line,
+    devices_for,
+    run_pytest,
+)
 from harness.host.unreported import exit_description, record_unrun
 
 Say = Callable[[str], object]
@@ -83,12 +92,14 @@ class CellRun:
 
 def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
     """What a cell's run takes of the options: its files, what pytest is given, and the outcome settings."""
+    own = cellenv.project_settings(cell, paths)
+    # A project's own time limit applies where it is stricter than the cell's, as in its CI.
     settings = cache.Settings(devices=devices_for(cell, options.devices), backend=cell.backend,
-                              timeout=options.timeout, reruns=options.reruns, hard_grace=options.hard_grace,
-                              repeats=options.repeats)
+                              timeout=time_limit(own, options.timeout), reruns=options.reruns,
+                              hard_grace=options.hard_grace, repeats=options.repeats)
     return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
-               resume=options.resume, verbose=options.verbose, config=tuple(cellenv.pytest_arguments(cell, paths)))
+               resume=options.resume, verbose=options.verbose, project=own)
 
 
 # --- the story ------------------------------------------------------------------------------------------------------
@@ -118,6 +129,10 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
                                  f"were copied; its output is in {files.in_run(hit.run_id).log}\n")
             return finish(cell, files, 0, paths=paths, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
+    conflict = conflict_line(job)
+    if conflict:
+        say(f"{cell.id}: {conflict}")
+        output.append_to_log(files.log, "settings", f"{conflict}\n")
     returncode = run_pytest(cell, venv, job)
     if returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.

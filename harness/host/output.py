@@ -74,15 +74,17 @@ def copy_into_log(log: Path, source: Path) -> None:
         append_to_log(log, source.name, source.read_text(encoding="utf-8", errors="replace"))
 
 
-def run_logged(command: list[str], environment: dict[str, str], log: Path, *, verbose: bool) -> int:
-    """Run a command with its output appended to the log (and streamed to the terminal too when `verbose`)."""
+def run_logged(command: list[str], environment: dict[str, str], log: Path, *, verbose: bool,
+               cwd: Path | None = None) -> int:
+    """Run a command (in `cwd`, else here) with its output appended to the log (and streamed to the terminal too
+    when `verbose`)."""
     append_to_log(log, "run", f"$ {shlex.join(command)}\n")
     with log.open("a", encoding="utf-8") as sink:
         if not verbose:
             return subprocess.run(command, env=environment, stdout=sink, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, check=False).returncode
+                                   stdin=subprocess.DEVNULL, cwd=cwd, check=False).returncode
         with subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, text=True, errors="replace") as process:
+                              stdin=subprocess.DEVNULL, cwd=cwd, text=True, errors="replace") as process:
             for line in process.stdout or ():
                 sys.stdout.write(line)
                 sys.stdout.flush()

@@ -111,11 +111,6 @@ def pytest_config(root: Path) -> Path:
     return pyproject
 
 
-def pytest_arguments(root: Path) -> list[str]:
-    """What makes pytest read the project as its CI does: its rootdir and its configuration file."""
-    return ["--rootdir", str(root), "-c", str(pytest_config(root))]
-
-
 def provenance(root: Path | str) -> str:
     """One line saying which project, in which state (the hash of its tree now), a cell ran."""
     root = Path(root)
@@ -207,14 +202,26 @@ def _ini(path: Path) -> configparser.ConfigParser:
 
 
 def _ini_testpaths(config: Path) -> list[str]:
+    paths = ini_option(config, "testpaths")
+    if paths is None or isinstance(paths, list):
+        return paths or []
+    # TOML text is one path; an ini file's text is paths apart by whitespace, as pytest reads each.
+    return [paths] if config.suffix == ".toml" else paths.split()
+
+
+def ini_option(config: Path, name: str) -> str | list[str] | None:
+    """The value of pytest's ini option `name` in a configuration file (pytest_config()) as written there: text, or
+    a TOML list of text; None where the file does not set it."""
     if config.suffix == ".toml":
         tool = _toml(config).get("tool", {})
         options = tool.get("pytest", {}) if isinstance(tool, dict) else {}
         options = options.get("ini_options", options) if isinstance(options, dict) else {}
-        paths = options.get("testpaths", []) if isinstance(options, dict) else []
-        return [paths] if isinstance(paths, str) else [str(p) for p in paths]
+        value = options.get(name) if isinstance(options, dict) else None
+        if value is None:
+            return None
+        return [str(item) for item in value] if isinstance(value, list) else str(value)
     parser = _ini(config)
     for section in ("pytest", "tool:pytest"):
-        if parser.has_option(section, "testpaths"):
-            return parser.get(section, "testpaths").split()
-    return []
+        if parser.has_option(section, name):
+            return parser.get(section, name)
+    return None

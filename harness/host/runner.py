@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
-from harness.host import output
+from harness.host import output, projectsettings
 from harness.host.cache import Settings
 from harness.host.cellfiles import CellFiles
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
+from harness.host.projectsettings import ProjectSettings
 from harness.host.unreported import record_death
 
 #: pytest exit codes after which every case that was collected has been reported.
@@ -49,8 +51,8 @@ class Job:
     workers: int = 0
     resume: bool = False
     verbose: bool = False
-    #: pytest's rootdir and configuration file when the cases are a project's own (harness.host.cellenv).
-    config: tuple[str, ...] = ()
+    #: The project's own pytest settings when the cases are its tests (harness.host.cellenv), else None.
+    project: ProjectSettings | None = None
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -62,36 +64,59 @@ def devices_for(cell: Cell, requested: int | None) -> int:
 
 
 def pytest_command(venv: Path, job: Job) -> list[str]:
-    """The pytest invocation that runs the cases of one cell and records them."""
-    settings = job.settings
+    """The pytest invocation that runs the cases of one cell and records them.
+
+    Our corpus runs under the harness's settings alone (`-o addopts=` empties those of the checkout it sits in). A
+    project's tests run under the project's whole configuration: the harness's options come after its addopts,
+    less those of a plugin the project disables, and with every test run though its addopts stop early; only the
+    options of pytest's cache, which a cell runs without, are taken out of its addopts."""
+    settings, own = job.settings, job.project
+    disabled = own.disabled if own is not None else frozenset()
+    needs = {
+        "timeout": ["--timeout", str(settings.timeout)],
+        # Every crash costs a worker; never stop replacing them while cases remain.
+        "xdist": ["-n", str(job.workers), "--max-worker-restart", "100000"],
+        "rerunfailures": ["--reruns", str(settings.reruns),
+                          *(arg for pattern in NOT_RETRIED for arg in ("--rerun-except", pattern))],
+    }
+    # A project's tests run from its folder: what is named from here is named absolutely.
+    where = str if own is None else _absolute
     return [
-        str(venv_python(venv)), "-m", "pytest", *map(str, job.paths),
-        "--shardmatrix-out", str(job.files.out),
+        str(venv_python(venv)), "-m", "pytest", *map(where, job.paths),
+        "--shardmatrix-out", where(job.files.out),
         "--shardmatrix-run", job.files.run_id,
         "--shardmatrix-cell", job.files.cell_id,
         "--shardmatrix-devices", str(settings.devices),
-        "--timeout", str(settings.timeout),
         "--shardmatrix-hard-grace", str(settings.hard_grace),
         "--shardmatrix-repeats", str(settings.repeats),
-        "-n", str(job.workers),
-        # Every crash costs a worker; never stop replacing them while cases remain.
-        "--max-worker-restart", "100000",
-        "--reruns", str(settings.reruns),
-        *(arg for pattern in NOT_RETRIED for arg in ("--rerun-except", pattern)),
+        *(arg for plugin, args in needs.items() if plugin not in disabled for arg in args),
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
-        *(arg for path in job.known for arg in ("--shardmatrix-known", str(path))),
+        *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
         # A module that cannot be imported costs its own cases only (the plugin records its collection error);
         # without this, pytest stops before running any case of the cell.
         "--continue-on-collection-errors",
         "-p", "no:cacheprovider",
-        "-o", "addopts=",
+        *(["-o", "addopts="] if own is None else ["--maxfail", "0"] if own.stops_early else []),
+        *(["-o", f"addopts={shlex.join(own.addopts_without_cache)}"] if own is not None and own.cache_options
+          else []),
         "-q", "-rfE",
         # Python's own tracebacks in the cell's log: pytest's long form costs about 0.1 s per failure to render
         # (measured: 2.5 s of a 31 s cell with 32 failing attempts), and the record takes its error from the
         # exception itself, not from this text.
         "--tb=native",
-        *job.config,
+        *(own.arguments() if own is not None else []),
     ]
+
+
+def _absolute(path: Path) -> str:
+    """A file, folder or node id (`file::test`) named from anywhere."""
+    file, separator, rest = str(path).partition("::")
+    return str(Path(file).resolve()) + separator + rest
+
+
+def conflict_line(job: Job) -> str:
+    """The one line said before a project's cell runs where its pytest settings and the harness's conflict."""
+    return projectsettings.conflict_line(job.project, job.workers, job.settings.reruns, job.settings.timeout)
 
 
 def cell_environment(cell: Cell, devices: int) -> dict[str, str]:
@@ -117,7 +142,9 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     fault_log = job.files.fault_log(IN_PROCESS)
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)
-        returncode = output.run_logged(command, environment, job.files.log, verbose=job.verbose)
+        # A project's tests run from its folder, as its CI runs them (relative paths, `-p` of a module there).
+        returncode = output.run_logged(command, environment, job.files.log, verbose=job.verbose,
+                                       cwd=job.project.root if job.project is not None else None)
         if job.workers or not job.files.inflight.exists():
             break
         if not record_death(cell, job.files, fault_log, list(job.paths), job.settings.reruns):
