@@ -88,7 +88,8 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
                               repeats=options.repeats)
     return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
-               resume=options.resume, verbose=options.verbose, config=tuple(cellenv.pytest_arguments(cell, paths)))
+               resume=options.resume, verbose=options.verbose, config=tuple(cellenv.pytest_arguments(cell, paths)),
+               left_out=tuple(options.left_out.pytest_args()))
 
 
 # --- the story ------------------------------------------------------------------------------------------------------
@@ -110,7 +111,9 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
             record_unrun(cell, files, paths, vocabulary.INSTALL_ERROR, "InstallError", problem)
             return finish(cell, files, 0, paths=paths, started=started, say=say)
         frozen = freeze(venv, files.freeze, cell)  # its first lines name the project's and sources' content
-        key = cache.fingerprint(frozen, interpreter_version(venv), case_roots, job.settings, cache.selection(paths))
+        # What is left out on purpose decides which cases have results, so a run with another selection is no hit.
+        key = cache.fingerprint(frozen, interpreter_version(venv), case_roots, job.settings,
+                                [*cache.selection(paths), *cache.left_out(job.left_out)])
         hit = None if force or job.resume else cache.find(files, key)
         if hit is not None:
             copied = cache.reuse(hit, files)

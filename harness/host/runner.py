@@ -51,6 +51,8 @@ class Job:
     verbose: bool = False
     #: pytest's rootdir and configuration file when the cases are a project's own (harness.host.cellenv).
     config: tuple[str, ...] = ()
+    #: The arguments that leave tests out on purpose (harness.host.options.LeftOut.pytest_args).
+    left_out: tuple[str, ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -90,6 +92,7 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         # (measured: 2.5 s of a 31 s cell with 32 failing attempts), and the record takes its error from the
         # exception itself, not from this text.
         "--tb=native",
+        *job.left_out,
         *job.config,
     ]
 
