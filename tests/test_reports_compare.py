@@ -381,3 +381,49 @@ def test_a_baseline_module_that_did_not_import_leaves_its_cases_unjudged_not_mis
                           [*cases("ClippingTest::test_a"), OTHER]), "r1", "r2")
     assert found.verdict == INCONCLUSIVE and found.missing.empty and found.regressions.empty
     assert found.unrun["case_id"].tolist() == ["fam::ClippingTest::test_a"]
+
+
+# --- the invariant, over every pair of statuses: no SAFE without an answer on both sides ---------------------------
+
+#: The statuses that are an answer (reports/compare.py's docstring), and two that are not in the vocabulary at all:
+#: one nobody knows, and None for a case not recorded on that side.
+ANSWERS = {"passed", "xpassed", "failed", "xfailed", "not_applicable"}
+EVERY = [*vocabulary.ALL, "quarantined", None]
+PAIRS = [(before, after) for before in EVERY for after in EVERY if before is not None or after is not None]
+
+
+def test_every_pair_of_statuses_is_judged_proven_or_named_as_not_judged() -> None:
+    """One case per pair of statuses: a case is a proven regression, or listed as not judged unless both sides are
+    an answer; so a verdict is never better than its evidence."""
+    before = [(f"{a}-{b}", a, {}) for a, b in PAIRS if a is not None]
+    after = [(f"{a}-{b}", b, {}) for a, b in PAIRS if b is not None]
+    found = compare(frame(before, after), "r1", "r2")
+    proven = set(found.regressions["case_id"]) | set(found.removed["case_id"])
+    unjudged = set(found.unjudged["case_id"]) | set(found.missing["case_id"]) | set(found.unrun["case_id"])
+    for a, b in PAIRS:
+        case = f"fam::{a}-{b}"
+        if a in ("passed", "xpassed") and b in ("failed", "xfailed", "error", "not_applicable"):
+            assert case in proven and case not in unjudged, case
+        elif a in ANSWERS and b in ANSWERS:
+            assert case not in proven | unjudged, case
+        else:
+            assert case in unjudged and case not in proven, case
+    # Proven regressions win, and each kind of case not judged is still a reason (missing, infrastructure, unknown,
+    # error).
+    assert found.verdict == UNSAFE and len(found.reasons) == 4
+
+
+#: Each status that is no answer, beside a pass or a failure on the other side.
+NO_ANSWERS = [status for status in EVERY if status not in ANSWERS]
+BESIDE = [*((odd, good) for odd in NO_ANSWERS for good in ("passed", "failed")),
+          *((good, odd) for odd in NO_ANSWERS for good in ("failed",))]
+
+
+@pytest.mark.parametrize(("before", "after"), BESIDE)
+def test_a_case_without_an_answer_on_a_side_is_never_safe(before: str | None, after: str | None) -> None:
+    steady = ("b", "passed", {})
+    found = compare(frame([*([("a", before, {})] if before else []), steady],
+                          [*([("a", after, {})] if after else []), steady]), "r1", "r2")
+    assert found.verdict != SAFE
+    if found.verdict == INCONCLUSIVE:
+        assert "fam::a" in found.reason  # the reason names the case it could not judge
