@@ -54,7 +54,8 @@ VERDICTS: dict[str, str] = {
     WORKS: "every applicable case passes",
     WARNED: "every applicable case passes; some raise deprecation warnings",
     CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
-    FLAKY: "a case passed only after a failing attempt: a failure that shows some of the time is not ruled out",
+    FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not ruled "
+           "out",
     PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
     BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
     NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
