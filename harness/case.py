@@ -9,7 +9,7 @@ from typing import TypeVar
 import pytest
 
 from harness.cell.needs import Need, accepts, api, version
-from harness.change import Change
+from harness.change import Change, ChangeError
 
 __all__ = ["MARKER", "Change", "accepts", "api", "case", "version"]
 
@@ -34,6 +34,10 @@ def case(
 
     `changed=Change(...)` declares the upstream change the case was written to catch (harness.change): each record
     of the case carries it, and the host reads it from source, so it is written with literals too."""
+
+    if changed is not None and not isinstance(changed, Change):
+        # The plugin writes changed.as_record() into every record: anything else would fail there, case by case.
+        raise ChangeError(f"@case({family!r}): changed= must be a Change(...) or None, not {type(changed).__name__}")
 
     def mark(fn: F) -> F:
         extra: dict[str, object] = {"smoke": True} if smoke else {}

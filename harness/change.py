@@ -28,7 +28,8 @@ class ChangeError(ShardmatrixError):
 @dataclass(frozen=True)
 class Change:
     """The upstream change a case documents: from which release (`since`, "jax>=0.9.0") what changed, the exception
-    code written the old way fails with there (`raises`, class names), where it warned first (`warned`, or None),
+    code written the old way fails with there (`raises`: one class name as a string, or several; each matches a
+    recorded error type exactly, the class raised and not its bases), where it warned first (`warned`, or None),
     the fix, and its kind (harness.vocabulary.CHANGE_KINDS). A deprecation that has not broken anything yet has no
     `since` and no `raises`: kind "deprecation", and `warned` says from which release. `warning` is a part of the
     warning's own text there ("The default axis_types will change"): how a project whose settings make warnings
@@ -57,6 +58,11 @@ class Change:
             raise ChangeError(f"{self.label}: a deprecation gives `warned` and raises nothing")
         if self.since is not None and not names:
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
+        qualified = next((name for name in names if isinstance(name, str) and "." in name), None)
+        if qualified is not None:
+            # A record keeps type(exc).__name__ alone, and a name must match it exactly (reports/changes.py).
+            raise ChangeError(f"{self.label}: raises {qualified!r} is qualified: give the class name alone "
+                              f"({qualified.rpartition('.')[2]!r}), the name a record keeps and matches exactly")
         if not all(isinstance(name, str) and name.isidentifier() for name in names):
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         if self.warning and self.warned is None:

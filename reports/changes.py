@@ -4,6 +4,12 @@ The one place that decides, from records alone (packaging's specifiers against t
 
 - documented: the case failed inside its change's `since` range with one of the exceptions it declares. The status
   stays `failed` (that is the answer for code written that way); the report knows the failure was documented.
+  "One of the exceptions it declares" is exact (`same_type`): the record's `error_type` is the class name of the
+  exception the case raised (`type(exc).__name__`), and it must equal a declared name, never contain it, so
+  `TypeError` does not match `ShardingTypeError` and an absent or empty error type matches nothing. A `raises`
+  given as a string (a declaration written by hand, or by another writer) is one class name, never a set of
+  substrings. A qualified name on one side is compared by its class name (`jax.errors.ShardingTypeError` and
+  `ShardingTypeError` are the same class: the record keeps no module), and two qualified names must be equal.
 - stale: the case passed inside that range: the declaration no longer describes the release.
 - unexpected: the case failed outside the range, or with another exception.
 
@@ -89,8 +95,8 @@ def judge(change: object, status: object, error_type: object, versions: Mapping[
         return ""
     inside = in_range(change["since"], versions)
     if status == FAILED:
-        raises = change.get("raises") or []
-        return DOCUMENTED if inside and as_text(error_type) in raises else UNEXPECTED
+        declared = declared_types(change.get("raises"))
+        return DOCUMENTED if inside and any(same_type(name, error_type) for name in declared) else UNEXPECTED
     return STALE if inside and is_passing(status) else ""
 
 
@@ -100,6 +106,25 @@ def is_its_warning(change: Mapping[str, Any], error_type: object, message: objec
     text = as_text(change.get("warning"))
     return (bool(text) and as_text(error_type).endswith("Warning") and text in as_text(message)
             and in_range(change.get("warned"), versions))
+
+
+def declared_types(raises: object) -> tuple[str, ...]:
+    """The exception class names a change's `raises` declares: a string is one name (a substring of it is not
+    another), a list its non-empty strings; anything else declares none (a report never fails on a declaration)."""
+    names = [raises] if isinstance(raises, str) else raises if isinstance(raises, (list, tuple)) else []
+    return tuple(name.strip() for name in names if isinstance(name, str) and name.strip())
+
+
+def same_type(declared: str, recorded: object) -> bool:
+    """Whether a recorded `error_type` is the declared exception class exactly: equal names, or, where only one side
+    is qualified ('jax.errors.ShardingTypeError'), equal class names (its last part). Never a substring; an
+    absent or empty error type is no class."""
+    if not isinstance(recorded, str) or not recorded.strip() or not declared:
+        return False
+    recorded = recorded.strip()
+    if "." in declared and "." in recorded:
+        return declared == recorded
+    return declared.rpartition(".")[2] == recorded.rpartition(".")[2]
 
 
 def classify(results: pd.DataFrame) -> pd.Series:

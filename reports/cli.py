@@ -2,8 +2,9 @@
 
 --compare (each side RUN or RUN:CELL) prints the verdict first and exits with it: SAFE 0, UNSAFE 1,
 INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input (an unknown option, no such run, an unreadable
---cases-from or --changes-from) exits 64 (harness.formats.USAGE_EXIT), with one `error:` line on stderr. With
---changes-from, the documented changes between baseline and candidate follow the verdict.
+--cases-from or --changes-from, a --cases-from id neither run recorded) exits 64 (harness.formats.USAGE_EXIT), with
+one `error:` line on stderr. With --changes-from, the documented changes between baseline and candidate follow the
+verdict.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from harness.formats import USAGE_EXIT, UsageParser, command
+from harness.vocabulary import COLLECTION_CASE
 from reports import changes
 from reports.build import build_report, report_dir, results_dir
 from reports.compare import CompareError, compare, refs_runs
@@ -47,7 +51,8 @@ def parser() -> UsageParser:
     parse.add_argument(
         "--cases-from", type=Path, metavar="FILE",
         help="with --compare: judge only the case ids listed in FILE, one per line (parameters ignored): a stored "
-             "baseline reused for a smaller corpus is not 'recorded on one side only' for the cases not asked for",
+             "baseline reused for a smaller corpus is not 'recorded on one side only' for the cases not asked for; an "
+             "id neither run recorded is refused (exit 64)",
     )
     parse.add_argument(
         "--changes-from", type=Path, metavar="FILE",
@@ -94,7 +99,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             runs = refs_runs([before, after])
             records = load_results(results_dir(out), runs)
             if cases_from is not None:
-                records = records[records["case_id"].str.split("[").str[0].isin(case_ids(cases_from))]
+                records = only_asked(records, case_ids(cases_from), cases_from)
             cells = load_cells(results_dir(out), runs)
             declared = changes.read_declarations(changes_from) if changes_from is not None else None
             # A project's failure that is a declared change's warning made an error is named after that change.
@@ -129,7 +134,26 @@ def case_ids(path: Path) -> set[str]:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ResultsError(f"--cases-from {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ResultsError(f"--cases-from {path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     return {line.strip().split("[")[0] for line in lines if line.strip()}
+
+
+def only_asked(records: pd.DataFrame, asked: set[str], path: Path) -> pd.DataFrame:
+    """The records of the `asked` case ids (parameters ignored), with the collection record of each asked case's
+    module (a module that did not import answers for its cases); ResultsError naming the ids neither run recorded
+    (misspelt, or recorded nowhere): dropping them would judge less than was asked, and call it SAFE."""
+    base = records["case_id"].astype(str).str.split("[").str[0]
+    module = base.str.partition("::")[0]
+    collected = base.str.endswith(f"::{COLLECTION_CASE}")
+    seen = set(base) | {f"{name}::" for name in module[collected]}
+    unseen = sorted(case for case in asked if case not in seen and f"{case.partition('::')[0]}::" not in seen)
+    if unseen:
+        shown = ", ".join(unseen[:5]) + (f" (+{len(unseen) - 5} more)" if len(unseen) > 5 else "")
+        raise ResultsError(f"--cases-from {path}: {len(unseen)} case id(s) recorded in neither run (misspelt, or "
+                           f"never collected): {shown}")
+    modules = {case.partition("::")[0] for case in asked}
+    return records[base.isin(asked) | (collected & module.isin(modules))]
 
 
 def skipped_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:

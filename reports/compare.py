@@ -1,27 +1,38 @@
 """Upgrade safety: a candidate cell against a baseline cell, from loaded records alone (pure pandas).
 
+What counts as an answer. A case has an answer on a side when its final record there says what the code does in
+that cell: passed or xpassed (harness.vocabulary's PASSING class), failed or xfailed (it ran, and broke), or
+not_applicable (the API or devices it needs are absent: an answer about the cell). Everything else is no answer:
+`error` (the case could not run: a module that does not import, a setup that failed, a cell whose jax does not
+start), crashed, timeout and install_error (INFRASTRUCTURE: it never ran to an end), a status this reader does not
+know (UNKNOWN), two records of one attempt that disagree (CONFLICTING), and no record at all on that side. A case
+is judged when it has an answer on both sides.
+
 Three verdicts, each an exit code of `python -m reports --compare` (harness.formats):
 
-- UNSAFE (1): a regression is proven. A case passing on the baseline (harness.vocabulary's PASSING class) is
-  broken on the candidate (BROKEN: failed, error, or xfailed by a known breakage), or becomes not applicable (an
-  API it uses is gone), and both cells finished. A module that no longer imports (its `mod::<collection>` error)
-  breaks each of that module's cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
-- INCONCLUSIVE (2): nothing is proven, and something could not be judged:
-  - a case recorded on one side only, a cell that did not finish (no done marker) or has no counterpart, an
-    infrastructure status (crashed, timeout, install_error) or a status this reader does not know on either side,
-    two records of one attempt that disagree (harness.vocabulary's CONFLICTING), or results lines that could not be
-    read;
-  - a pair of cells in which nothing was judged (no case recorded with an answer on both sides: a cell with no
-    applicable case, an empty results file, every case filtered out), or whose baseline passes no case: no
-    regression could show. The reason groups the baseline's cases by cause (reports.causes' signatures), and a
-    module that is missing in both cells says what to do (`--project DIR`, `--with REQ`);
+- UNSAFE (1): a regression is proven. A case passing on the baseline is broken on the candidate (failed, xfailed,
+  or `error`: code that ran before no longer runs), or becomes not applicable (an API it uses is gone), and both
+  cells finished. A module that no longer imports (its `mod::<collection>` error) breaks each of that module's
+  cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
+- INCONCLUSIVE (2): nothing is proven, and something was not judged. The reason names the cases:
+  - a case without an answer on either side (above): `error` on the baseline (whatever the candidate says), `error`
+    on the candidate of a case the baseline did not pass, an infrastructure, unknown or conflicting status, or a
+    case recorded on one side only;
+  - a cell that did not finish (no done marker) or has no counterpart, or results lines that could not be read;
+  - a pair of cells in which nothing was judged (a cell with no applicable case, an empty results file, every case
+    filtered out), or whose baseline passes no case: no regression could show. The reason groups the baseline's
+    cases by cause (reports.causes' signatures), and a module that is missing in both cells says what to do
+    (`--project DIR`, `--with REQ`);
   - a flaky candidate: a case passing on the baseline that passed on the candidate only after a failing attempt.
-    Its attempts disagree, so a regression that shows some of the time cannot be ruled out; the reason names the
-    cases. (A candidate case whose final attempt fails is a regression as usual.)
-- SAFE (0): every case was judged on both sides, none regressed, and none passed only on retry.
+    Its attempts disagree, so a regression that shows some of the time cannot be ruled out. (A candidate case
+    whose final attempt fails is a regression as usual.)
+- SAFE (0): every case recorded on either side was judged (an answer on both sides), none regressed, and none
+  passed only on retry. A test that can never run in a cell is left out of both on purpose (`nox -s upgrade --
+  -m/-k/--deselect`, passed to pytest), so it is recorded nowhere and asks for no answer.
 
-A case that is `error` in the baseline could not run there: it is not judged (listed as such, never a regression
-nor a fix). Flaky cases on either side (attempts that disagreed) are always listed, whether or not they decide.
+A not_applicable case is an answer on either side: passing -> not applicable is a removal (UNSAFE above), not
+applicable -> ran is an API that arrived (nothing the baseline's code did can be lost), and not applicable on both
+sides agrees. Flaky cases on either side (attempts that disagreed) are always listed, whether or not they decide.
 
 UNSAFE wins over INCONCLUSIVE, and the reasons a verdict is also inconclusive are still given. Everything else is
 listed but does not decide: newly deprecated (a clean pass now warns), newly not applicable from a non-pass, fixed
@@ -100,7 +111,7 @@ class Comparison:
     missing: pd.DataFrame
     #: Cases with an infrastructure, unknown or conflicting status on either side.
     unjudged: pd.DataFrame
-    #: Cases that could not run on the baseline (`error`): not judged.
+    #: Cases that could not run (`error`) on a side and are not a proven regression: not judged.
     unrun: pd.DataFrame
     #: Cases whose attempts disagreed on either side, their attempts as before and after.
     flaky: pd.DataFrame
@@ -117,7 +128,7 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """UNSAFE when a regression is proven, else INCONCLUSIVE when anything was not judged, else SAFE."""
+        """UNSAFE when a regression is proven, else INCONCLUSIVE when any case or cell was not judged, else SAFE."""
         if self.proven:
             return UNSAFE
         return INCONCLUSIVE if self.reasons else SAFE
@@ -129,7 +140,7 @@ class Comparison:
 
     @property
     def safe(self) -> bool:
-        """Every case judged, and none regressed."""
+        """Every case answered on both sides, none regressed, none passed only on retry."""
         return self.verdict == SAFE
 
     @property
@@ -206,14 +217,16 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         frames.append(joined.rename_axis("case_id").reset_index())
     both = pd.concat(frames, ignore_index=True)
     a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
-    unrun = both["status_a"].eq(ERROR)
     was_passing = a_class == PASSING
     regressed = was_passing & (b_class == BROKEN)
     removed = was_passing & (b_class == ABSENT)
-    # A recorded non-pass that did not just vanish: a change from it is listed, never decisive.
-    other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN, CONFLICT]) & ~unrun
     unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
+    # `error` is no answer (the case did not run), but code that ran before and no longer runs is a regression.
+    baseline_error = both["status_a"].eq(ERROR)
+    unrun = (baseline_error | both["status_b"].eq(ERROR)) & ~regressed & ~unjudged & ~missing
+    # A recorded non-pass that did not just vanish: a change from it is listed, never decisive.
+    other = a_class.isin([BROKEN, INFRASTRUCTURE, UNKNOWN, CONFLICT]) & ~baseline_error
     flaky_a, flaky_b = _flag(both, "flaky_a"), _flag(both, "flaky_b")
     # Passing on the candidate only after a failing attempt: a regression that shows some of the time.
     retried = was_passing & (b_class == PASSING) & flaky_b
@@ -233,12 +246,12 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         timing=timing(both),
         missing=_pick(both, missing),
         unjudged=_pick(both, unjudged, side=None),
-        unrun=_pick(both, unrun, side="_a"),
+        unrun=_pick(both, unrun, side=None),
         flaky=_flaky(both, flaky_a | flaky_b, flaky_a, flaky_b),
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
-        reasons=[*unpaired, *incomplete_reason(incomplete), *case_reasons(both, a_class, b_class), *evidence,
+        reasons=[*unpaired, *incomplete_reason(incomplete), *case_reasons(both, a_class, b_class, unrun), *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
@@ -275,6 +288,11 @@ def _class(status: object) -> str:
     if status == CONFLICTING:
         return CONFLICT
     return status_class(status) if isinstance(status, str) else MISSING
+
+
+def _unanswered(status: object) -> bool:
+    """Whether a side's status is no answer for the case (module docstring): `error` or a class in NO_ANSWER."""
+    return status == ERROR or _class(status) in NO_ANSWER
 
 
 def _flag(both: pd.DataFrame, name: str) -> pd.Series:
@@ -319,7 +337,7 @@ def _pick(both: pd.DataFrame, mask: pd.Series, side: str | None = "_b") -> pd.Da
         "case_id": rows["case_id"],
         "before": rows["status_a"].fillna(NOT_RECORDED),
         "after": rows["status_b"].fillna(NOT_RECORDED),
-        "detail": [_detail(row, side or ("_a" if _class(row["status_a"]) in NO_ANSWER else "_b"))
+        "detail": [_detail(row, side or ("_a" if _unanswered(row["status_a"]) else "_b"))
                    for row in rows.to_dict("records")],
     }, columns=COLUMNS).reset_index(drop=True)
 

@@ -52,7 +52,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("unjudged", "Not judged (crashed, timeout, install_error, an unknown status or conflicting records on a side)"),
     ("missing", "Recorded on one side only"),
     ("flaky", "Flaky (attempts disagreed)"),
-    ("unrun", "Could not run on the baseline (error: not judged)"),
+    ("unrun", "Could not run (error on a side: not judged)"),
     ("deprecated", "Newly deprecated (clean pass \N{RIGHTWARDS ARROW} pass with warnings)"),
     ("not_applicable", "Newly not applicable"),
     ("fixed", "Fixed (not passing \N{RIGHTWARDS ARROW} passing)"),

@@ -8,8 +8,11 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
 - broken: jax or flax themselves do not import in it, its backend does not start, or a smoke case (the core
   subset, `@case(..., smoke=True)`) does not pass for a reason no documented change explains;
 - interrupted: it never finished, so what is missing is unknown;
-- no_evidence: no applicable case ran (none recorded, or every one not applicable): never works;
+- no_evidence: no applicable case ran (none recorded, or every one not applicable), or the cell recorded smoke
+  cases and every one of them is not applicable (its core was never exercised): never works;
 - partial: an applicable case does not pass and no documented change explains it (its causes are named);
+- flaky: an applicable case's attempts disagreed (failed, then passed): a failure that shows some of the time is not
+  ruled out, so the cell is never a works tier (reports/compare.py reads the same retry as INCONCLUSIVE);
 - works_for_current_code: every failure is a documented change failing as declared, i.e. the right answer for
   code written the old way ("N changes break older code");
 - works_with_warnings: every applicable case passes, some with deprecation warnings;
@@ -44,15 +47,18 @@ BROKEN = "broken"
 NOT_BUILT = "not_built"
 INTERRUPTED = "interrupted"
 NO_EVIDENCE = "no_evidence"
+FLAKY = "flaky"
 
 #: Each token, best first, with its one-line meaning for the legend.
 VERDICTS: dict[str, str] = {
     WORKS: "every applicable case passes",
     WARNED: "every applicable case passes; some raise deprecation warnings",
     CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
+    FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not ruled "
+           "out",
     PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
     BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
-    NO_EVIDENCE: "no applicable case ran: nothing says it works",
+    NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
     INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
     NOT_BUILT: "the cell's environment could not be built",
 }
@@ -75,6 +81,8 @@ LOOKS: dict[str, Look] = {
                  "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
     CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
                   "\N{BALLOT BOX WITH CHECK}", "v-current"),
+    FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}", "\N{CLOCKWISE OPEN CIRCLE ARROW}",
+                "v-flaky"),
     PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
     BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
     NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
@@ -88,15 +96,17 @@ LOOKS: dict[str, Look] = {
 DOCUMENTED, SMOKE = "documented", "smoke"
 #: The optional result column naming a documented failure's change; its cause signature stands in without it.
 CHANGE_NAME = "change_name"
+#: The result column saying a case's attempts disagreed (reports.matrix.collapse); False where absent.
+FLAKY_COLUMN = "flaky"
 
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,
-#: `documented` those of them a documented change explains; `causes` are the others' signatures, `changes` the
-#: documented changes behind the rest.
+#: `documented` those of them a documented change explains, `flaky` the applicable cases whose attempts disagreed;
+#: `causes` are the undocumented failures' signatures, `changes` the documented changes behind the rest.
 #: `sources` maps each package the cell built from a source to where it came from (harness.formats.Source), and
 #: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
 #: branch never shares a row with the release it is compared to.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verdict", "applicable", "failing",
-                      "documented", "warned", "causes", "changes", "sources"]
+                      "documented", "warned", "flaky", "causes", "changes", "sources"]
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,11 @@ class Evidence:
     documented: int = 0
     #: Smoke cases that do not pass for a reason no documented change explains.
     smoke_failing: int = 0
+    #: Smoke cases recorded, and of those the ones that apply to the cell.
+    smoke: int = 0
+    smoke_applicable: int = 0
+    #: Applicable results whose attempts disagreed (failed, then passed).
+    flaky: int = 0
 
     @property
     def undocumented(self) -> int:
@@ -134,10 +149,12 @@ def verdict(evidence: Evidence) -> str:
         return BROKEN
     if not evidence.complete:
         return INTERRUPTED
-    if not evidence.applicable:
+    if not evidence.applicable or (evidence.smoke and not evidence.smoke_applicable):
         return NO_EVIDENCE
     if evidence.undocumented:
         return PARTIAL
+    if evidence.flaky:
+        return FLAKY
     if evidence.documented:
         return CURRENT
     return WARNED if evidence.warned else WORKS
@@ -161,7 +178,8 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
     failing = applicable & ~passing
     return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
                          "documented": failing & _flag(results, DOCUMENTED),
-                         "warned": passing & results["warnings"].map(len).gt(0)})
+                         "warned": passing & results["warnings"].map(len).gt(0),
+                         "flaky": applicable & _flag(results, FLAKY_COLUMN)})
 
 
 def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evidence]:
@@ -173,8 +191,9 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evid
     counts = pd.DataFrame({
         "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
         "usable": ~results["reason"].map(unusable).astype(bool),
-        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented")},
+        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented", "flaky")},
         "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
+        "smoke": _flag(results, SMOKE), "smoke_applicable": marks["applicable"] & _flag(results, SMOKE),
     }).groupby("key").sum().reindex(list(complete), fill_value=0)
     return {str(key): Evidence(complete=complete[str(key)], **{str(name): int(value) for name, value in row.items()})
             for key, row in counts.to_dict("index").items()}
@@ -217,7 +236,7 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
             "jax": tagged(cell["jax"], sources, "jax"), "flax": tagged(cell["flax"], sources, "flax"),
             "python": as_text(cell["python"]), "verdict": verdict(counts),
             "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
-            "documented": counts.documented, "warned": counts.warned,
+            "documented": counts.documented, "warned": counts.warned, "flaky": counts.flaky,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
             "changes": sorted(theirs, key=lambda name: -theirs[name]),
             "sources": sources,
@@ -237,10 +256,12 @@ def label(token: str) -> str:
 
 
 def detail(row: Mapping[Any, Any] | pd.Series) -> str:
-    """What a verdict adds to its words: 'k of n fail' (partial), 'N changes break older code' (works for current
-    code); empty otherwise."""
+    """What a verdict adds to its words: 'k of n fail' (partial), 'attempts disagreed in k of n' (flaky), 'N changes
+    break older code' (works for current code); empty otherwise."""
     if row["verdict"] == PARTIAL:
         return f"{row['failing']} of {row['applicable']} fail"
+    if row["verdict"] == FLAKY and row.get("flaky"):
+        return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
     if row["verdict"] == CURRENT:
         count = len(row["changes"])
         return f"{count} {'change breaks' if count == 1 else 'changes break'} older code"

@@ -14,8 +14,9 @@ with the verdict:
   (one row per cause: its case count, the cells as version ranges, the command that reproduces its first cell),
   and any reason the night is also inconclusive.
 - 2, inconclusive: nothing is proven regressed, but the night is not clean: a cell of one run only (its job died
-  or was not planned), a cell that did not finish, a case recorded on one side only, an infrastructure status
-  (crashed, timeout, install_error) or a status this reader does not know on either side, a cell in which nothing
+  or was not planned), a cell that did not finish, a case recorded on one side only, a case that could not run
+  (`error`) on either side and is no proven regression, an infrastructure status (crashed, timeout, install_error)
+  or a status this reader does not know on either side (reports/compare.py: no answer), a cell in which nothing
   was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
   unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
   why, one line each.
@@ -93,6 +94,7 @@ def render(comparison: Comparison, run_url: str = "") -> str:
                   "cause(s))", "", *markdown_causes(comparison, _reproduce), ""]
     for name, title in (("removed", "Gone: an API the case uses is absent now"),
                         ("unjudged", "Crashed, timed out, not installed, or an unknown status"),
+                        ("unrun", "Could not run (error) in a run"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
     lines += flaky

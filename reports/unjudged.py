@@ -43,13 +43,20 @@ _UNJUDGED: tuple[tuple[str, str], ...] = (
     (UNKNOWN, "have a status this reader does not know"),
     (CONFLICT, "have two records of one attempt with different statuses"),
 )
+#: What the reason says of cases that could not run (`error`) on a side and are no proven regression.
+_UNRUN = "could not run (error), so they have no answer on that side"
 
 
-def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> list[str]:
-    """One line per kind of case that could not be judged: how many, and the first one."""
+def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series,
+                 unrun: pd.Series | None = None) -> list[str]:
+    """One line per kind of case that could not be judged: how many, the first one with its side, and the others
+    by id (the first few)."""
+    kinds = [((a_class == kind) | (b_class == kind), kind, text) for kind, text in _UNJUDGED]
+    if unrun is not None:
+        kinds.append((unrun.astype(bool), ERROR, _UNRUN))
     reasons = []
-    for kind, text in _UNJUDGED:
-        hits = both[(a_class == kind) | (b_class == kind)]
+    for mask, kind, text in kinds:
+        hits = both[mask]
         if hits.empty:
             continue
         first = hits.iloc[0]
@@ -57,10 +64,12 @@ def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> 
             side = "baseline" if pd.notna(first["status_a"]) else "candidate"
             example = f"{first['case_id']} only in the {side} {first[side]}"
         else:
-            side, status = (("baseline", first["status_a"]) if a_class[hits.index[0]] == kind
-                            else ("candidate", first["status_b"]))
+            on_a = (first["status_a"] == ERROR) if kind == ERROR else a_class[hits.index[0]] == kind
+            side, status = ("baseline", first["status_a"]) if on_a else ("candidate", first["status_b"])
             example = f"{first['case_id']} is {status!r} in the {side} {first[side]}"
-        reasons.append(f"{len(hits)} case(s) {text} (first: {example})")
+        others = hits.iloc[1:]
+        also = f"; also: {_ids(others)}" if len(others) else ""
+        reasons.append(f"{len(hits)} case(s) {text} (first: {example}{also})")
     return reasons
 
 

@@ -43,6 +43,10 @@ def test_the_warning_a_change_gives_is_kept_with_the_range_it_warns_in_and_refus
     ("jax>=0.9.0", {"kind": "renamed"}, "kind 'renamed' is not one of default, removal, api, behaviour"),
     ("jax>=0.9.0", {"raises": ()}, "is not one or more exception class names"),
     ("jax>=0.9.0", {"raises": "not a name"}, "is not one or more exception class names"),
+    ("jax>=0.9.0", {"raises": ""}, "is not one or more exception class names"),
+    ("jax>=0.9.0", {"raises": ["ValueError", ""]}, "is not one or more exception class names"),
+    ("jax>=0.9.0", {"raises": "jax.errors.ShardingTypeError"},
+     "raises 'jax.errors.ShardingTypeError' is qualified: give the class name alone ('ShardingTypeError')"),
     ("jax>=0.9.0", {"fix": " "}, "must each say something"),
     (None, {"kind": "default"}, "a change with no `since` (nothing broken yet) is kind 'deprecation'"),
     ("jax>=0.9.0", {"kind": "deprecation"}, "a change with no `since` (nothing broken yet) is kind 'deprecation'"),
@@ -53,6 +57,19 @@ def test_a_declaration_that_does_not_hold_together_names_its_fault(since: str, o
                                                                      fault: str) -> None:
     with pytest.raises(ChangeError, match=re.escape(fault)):
         Change(since, "what", **{**MAKE_MESH, **overrides})  # type: ignore[arg-type]
+
+
+def test_raises_as_a_string_is_one_class_name_and_as_a_list_each_name() -> None:
+    one = Change("jax>=0.9.0", "what", raises="ValueError", fix="f", kind="api")
+    several = Change("jax>=0.9.0", "what", raises=["ValueError", "TypeError"], fix="f", kind="api")
+    assert (one.raises, one.as_record()["raises"]) == (("ValueError",), ["ValueError"])
+    assert several.raises == ("ValueError", "TypeError")
+
+
+def test_case_refuses_a_change_that_is_not_a_change() -> None:
+    with pytest.raises(ChangeError, match=r"@case\('fam'\): changed= must be a Change\(\.\.\.\) or None, not dict"):
+        case("fam", changed={"since": "jax>=0.9.0"})  # type: ignore[arg-type]
+    assert case("fam", changed=None) is not None
 
 
 def test_a_deprecation_that_broke_nothing_yet_has_no_since_and_raises_nothing() -> None:

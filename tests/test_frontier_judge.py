@@ -70,6 +70,26 @@ def test_nothing_applicable_is_no_evidence_never_works(tmp_path: Path) -> None:
     assert (judged.verdict, judged.works) == (compat.NO_EVIDENCE, False)
 
 
+def test_core_cases_that_all_do_not_apply_are_no_evidence_named_so_one_that_applies_is_evidence(
+    tmp_path: Path
+) -> None:
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.NOT_APPLICABLE, {}),
+                                          ("b::test_other", vocabulary.PASSED, {})), True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.NO_EVIDENCE, False)
+    assert judged.cause == "no smoke (core) case applies (every one not applicable)"
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+                                          ("b::test_other", vocabulary.NOT_APPLICABLE, {})), True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.WORKS, True)
+
+
+def test_a_case_that_passed_only_on_retry_is_flaky_never_works_and_named(tmp_path: Path) -> None:
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+                                          ("b::test_scan", vocabulary.FAILED, {"attempt": 1}),
+                                          ("b::test_scan", vocabulary.PASSED, {"attempt": 2})), True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.FLAKY, False)
+    assert judged.cause == "b::test_scan: flaky, passed only after a failing attempt"
+
+
 def test_a_failure_the_matrix_marks_documented_works_for_current_code(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The documented column is what reports.matrix.build_matrix marks (reports/changes.py decides it): a probe

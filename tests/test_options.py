@@ -107,3 +107,13 @@ def test_the_cell_additions_are_parsed_and_a_project_leaves_the_cases_to_it() ->
     assert (opts.project, opts.extras, opts.overrides) == (Path("p"), ["optax==0.2.5", "chex"],
                                                            ["flax @ file:///src/flax"])
     assert opts.pre and opts.indexes == ["https://x/simple"] and opts.cases == []
+
+
+def test_a_run_of_cells_leaves_nothing_out_and_upgrades_left_out_becomes_pytest_arguments() -> None:
+    assert options.parse([]).left_out == options.LeftOut()
+    p = options.parser(add_help=False)
+    options.add_left_out(p)
+    found = options.from_namespace(p.parse_strictly(["-m", "not gpu", "--deselect", "net::test_get",
+                                                     "--deselect", "net::test_get"])).left_out
+    assert found == options.LeftOut("not gpu", None, ("net::test_get",))
+    assert found.pytest_args() == ["-m", "not gpu", "--shardmatrix-deselect", "net::test_get"]

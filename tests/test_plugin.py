@@ -271,6 +271,17 @@ def test_parametrized_cases_get_one_record_each(pytester: pytest.Pytester) -> No
     assert recorded["toy_cases::test_p[2]"]["status"] == "failed"
 
 
+def test_a_case_deselected_by_id_is_never_collected_nor_recorded_the_others_are(pytester: pytest.Pytester) -> None:
+    source = ("import pytest\n@pytest.mark.parametrize('n', [1, 2])\ndef test_gpu(n):\n    pass\n"
+              "def test_net():\n    pass\ndef test_cpu():\n    pass\n")
+    recorded = run_cases(pytester, source, "--shardmatrix-deselect", "toy_cases::test_gpu",
+                         "--shardmatrix-deselect", "toy_cases::test_net")
+    assert sorted(recorded) == ["toy_cases::test_cpu"]
+    # With its parameters, one parametrization alone.
+    recorded = run_cases(pytester, source, "--shardmatrix-deselect", "toy_cases::test_gpu[2]")
+    assert sorted(recorded) == ["toy_cases::test_cpu", "toy_cases::test_gpu[1]", "toy_cases::test_net"]
+
+
 def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) -> None:
     recorded = run_cases(pytester, "def test_a():\n    pass\ndef test_b():\n    assert False\n", "-n", "2")
     statuses = {k: v["status"] for k, v in recorded.items()}

@@ -17,7 +17,7 @@ from record_factory import matrix_of
 from reports import changes, compat
 from reports.cli import main
 from reports.html import render_html
-from reports.load import ResultsError
+from reports.load import ResultsError, records_frame
 from reports.markdown import render_markdown
 from reports.matrix import Matrix
 
@@ -54,6 +54,42 @@ def test_a_failure_inside_the_range_with_the_declared_exception_is_documented_on
 def test_a_failure_with_another_exception_is_unexpected_even_inside_the_range() -> None:
     assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.12.0.1"}) == changes.DOCUMENTED
     assert changes.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.12.0.1"}) == changes.UNEXPECTED
+
+
+@pytest.mark.parametrize("error_type", ["", None, "Error", "Value", "alueErro", "ValueErrors", "ValueError2"])
+def test_raises_given_as_a_string_is_one_exact_name_never_its_substrings(error_type: str | None) -> None:
+    # Was documented: a string's `in` matched any substring, "" and a missing error type included.
+    declared = {**MAKE_MESH, "raises": "ValueError"}
+    assert changes.judge(declared, "failed", error_type, {"jax": "0.10.2"}) == changes.UNEXPECTED
+    assert changes.judge(declared, "failed", "ValueError", {"jax": "0.10.2"}) == changes.DOCUMENTED
+
+
+def test_a_declared_name_matches_its_own_class_not_a_subclass_or_base_that_contains_it() -> None:
+    assert changes.judge(WRT, "failed", "ShardingTypeError", {"flax": "0.12.8"}) == changes.UNEXPECTED
+    assert changes.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.10.2"}) == changes.UNEXPECTED
+    assert changes.judge(WRT, "failed", "TypeError", {"flax": "0.12.8"}) == changes.DOCUMENTED
+
+
+@pytest.mark.parametrize(("declared", "recorded", "same"), [
+    ("ShardingTypeError", "jax.errors.ShardingTypeError", True),
+    ("jax.errors.ShardingTypeError", "ShardingTypeError", True),
+    ("jax.errors.ShardingTypeError", "jax.errors.ShardingTypeError", True),
+    ("jax.errors.ShardingTypeError", "jax._src.core.ShardingTypeError", False),
+    ("TypeError", "jax.errors.ShardingTypeError", False),
+    ("errors.ShardingTypeError", "ShardingTypeError", True),
+    ("ShardingTypeError", " ", False),
+    ("", "ValueError", False),
+])
+def test_a_qualified_name_on_one_side_matches_by_class_name_two_qualified_names_must_be_equal(
+    declared: str, recorded: str, same: bool
+) -> None:
+    assert changes.same_type(declared, recorded) is same
+
+
+def test_only_strings_are_declared_names() -> None:
+    assert changes.declared_types("ValueError") == ("ValueError",)
+    assert changes.declared_types(["ValueError", "", 3, " TypeError "]) == ("ValueError", "TypeError")
+    assert changes.declared_types(None) == changes.declared_types({"ValueError": 1}) == ()
 
 
 def test_a_pass_after_the_release_is_stale_and_one_before_it_is_nothing() -> None:

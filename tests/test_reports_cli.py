@@ -139,7 +139,7 @@ def test_compare_against_half_the_records_is_inconclusive_exit_2(
     cases = {f"fam::{name}": "passed" for name in "abcd"}
     assert compare_runs(tmp_path, cases, dict(list(cases.items())[:2])) == 2
     assert capsys.readouterr().out.splitlines()[0] == (
-        f"INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline {CELL})")
+        f"INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline {CELL}; also: fam::d)")
 
 
 def test_compare_limited_to_the_cases_asked_for_ignores_a_reused_baselines_extra_cases(
@@ -165,6 +165,50 @@ def test_compare_cases_from_a_missing_file_is_one_line(tmp_path: Path, capsys: p
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"},
                         also=("--cases-from", str(tmp_path / "nope.txt"))) == 64
     assert "--cases-from" in capsys.readouterr().err
+
+
+def test_compare_cases_from_an_id_neither_run_recorded_is_one_line_exit_64(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = tmp_path / "asked.txt"
+    asked.write_text("fam::a\nfam::tset_b[8]\n", encoding="utf-8")  # misspelt: was SAFE, fam::a alone judged
+    assert compare_runs(tmp_path, {"fam::a": "passed", "fam::test_b": "passed"},
+                        {"fam::a": "passed", "fam::test_b": "passed"}, also=("--cases-from", str(asked))) == 64
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"python -m reports: error: --cases-from {asked}: 1 case id(s) recorded in neither run "
+                                "(misspelt, or never collected): fam::tset_b"]
+    assert out == ""
+
+
+def test_compare_cases_from_a_module_that_did_not_import_keeps_its_collection_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = tmp_path / "asked.txt"
+    asked.write_text("fam::Suite::test_a\n", encoding="utf-8")
+    # The candidate's module no longer imports: its collection record answers for the asked case, a regression.
+    assert compare_runs(tmp_path, {"fam::Suite::test_a": "passed"}, {"fam::<collection>": "error"},
+                        also=("--cases-from", str(asked))) == 1
+    assert capsys.readouterr().out.splitlines()[0] == "UNSAFE"
+
+
+def test_compare_cases_from_a_file_that_is_not_utf8_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = tmp_path / "asked.txt"
+    asked.write_bytes(b"fam::a\n\xff\xfe\n")
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, also=("--cases-from", str(asked))) == 64
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"python -m reports: error: --cases-from {asked}: not UTF-8 text (byte 7")
+
+
+def test_compare_of_a_case_that_errors_on_both_sides_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was SAFE (exit 0): fam::b passed on both sides, and fam::a could not run on either.
+    assert compare_runs(tmp_path, {"fam::a": "error", "fam::b": "passed"}, {"fam::a": "error", "fam::b": "passed"}) == 2
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "INCONCLUSIVE: 1 case(s) could not run (error), so they have no answer on that side (first: fam::a is 'error' "
+        f"in the baseline {CELL})")
 
 
 def test_compare_with_a_status_outside_the_vocabulary_is_inconclusive(

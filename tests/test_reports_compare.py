@@ -81,9 +81,11 @@ def test_every_case_judged_and_none_regressed_is_safe_exit_0() -> None:
 def test_half_the_candidate_records_missing_is_inconclusive_not_safe() -> None:
     found = compare(frame(cases("a", "b", "c", "d"), cases("a", "b")), "r1", "r2")
     assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
-    assert found.reasons == ["2 case(s) recorded on one side only (first: fam::c only in the baseline old)"]
+    # The reason names every such case (the first few), not only the first.
+    assert found.reasons == ["2 case(s) recorded on one side only (first: fam::c only in the baseline old; also: "
+                             "fam::d)"]
     assert render_text(found).splitlines()[0] == (
-        "INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline old)")
+        "INCONCLUSIVE: 2 case(s) recorded on one side only (first: fam::c only in the baseline old; also: fam::d)")
 
 
 def test_a_case_new_on_the_candidate_is_inconclusive_too() -> None:
@@ -253,26 +255,68 @@ def test_every_record_filtered_out_is_inconclusive_not_safe() -> None:
     assert found.verdict == INCONCLUSIVE and "nothing was judged" in found.reason
 
 
-# --- SAFE only for code that ran: a baseline `error` is not judged --------------------------------------------------
+# --- SAFE only for code that ran: `error` on either side is no answer ---------------------------------------------
 
 def no_module(name: str) -> dict[str, Any]:
     return {"error_type": "ModuleNotFoundError", "error_message": f"No module named '{name}'"}
 
 
-def test_a_baseline_error_is_not_judged_nor_a_fix_and_the_rest_still_decides() -> None:
+def test_a_baseline_error_is_not_judged_nor_a_fix_and_makes_the_verdict_inconclusive() -> None:
     found = compare(frame([("a", "error", no_module("helper")), ("b", "passed", {})],
                           [("a", "passed", {}), ("b", "passed", {})]), "r1", "r2")
-    assert found.verdict == SAFE and found.fixed.empty
+    assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2) and found.fixed.empty
+    assert found.reasons == ["1 case(s) could not run (error), so they have no answer on that side (first: fam::a is "
+                             "'error' in the baseline old)"]
     assert found.unrun[["case_id", "before", "after", "detail"]].values.tolist() == [
         ["fam::a", "error", "passed", "ModuleNotFoundError: No module named 'helper'"]]
-    assert "Could not run on the baseline (error: not judged): 1" in render_text(found)
+    assert "Could not run (error on a side: not judged): 1" in render_text(found)
+
+
+def test_an_error_on_both_sides_is_inconclusive_where_every_case_answered_is_safe() -> None:
+    both = [("a", "error", no_module("helper")), ("b", "passed", {})]
+    found = compare(frame(both, both), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and "fam::a is 'error' in the baseline old" in found.reason
+    assert compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2").verdict == SAFE
+
+
+def test_five_of_six_cases_error_then_failed_is_inconclusive_naming_them_not_safe_on_one_judged_case() -> None:
+    # Was SAFE: one judged case was enough.
+    names = ["a", "b", "c", "d", "e"]
+    found = compare(frame([*[(n, "error", {}) for n in names], ("f", "passed", {})],
+                          [*[(n, "failed", {}) for n in names], ("f", "passed", {})]), "r1", "r2")
+    assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
+    assert found.reasons == ["5 case(s) could not run (error), so they have no answer on that side (first: fam::a is "
+                             "'error' in the baseline old; also: fam::b, fam::c, fam::d, fam::e)"]
+    assert found.unrun["case_id"].tolist() == [f"fam::{n}" for n in names]
+
+
+def test_a_candidate_error_of_a_case_not_passing_before_is_inconclusive_of_a_passing_one_a_regression() -> None:
+    found = compare(frame(cases("a", "b", status="failed") + cases("c"),
+                          [("a", "error", {}), ("b", "failed", {}), ("c", "passed", {})]), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and found.regressions.empty
+    assert found.unrun[["case_id", "before", "after"]].values.tolist() == [["fam::a", "failed", "error"]]
+    assert "fam::a is 'error' in the candidate new" in found.reason
+    # Code that ran before and no longer runs is proven broken, not merely unjudged.
+    found = compare(frame(cases("a", "c"), [("a", "error", {}), ("c", "passed", {})]), "r1", "r2")
+    assert found.verdict == UNSAFE and found.unrun.empty and found.reasons == []
+
+
+def test_not_applicable_on_either_side_is_an_answer_but_a_pass_that_becomes_one_is_a_removal() -> None:
+    # An API that arrived: the baseline's code could not use it, so nothing is lost.
+    found = compare(frame([*cases("a", status="not_applicable"), *cases("b")], [("a", "failed", {}), *cases("b")]),
+                    "r1", "r2")
+    assert (found.verdict, found.reasons) == (SAFE, [])
+    assert compare(frame(cases("a", "b"), [*cases("a", status="not_applicable"), *cases("b")]),
+                   "r1", "r2").verdict == UNSAFE
 
 
 def test_the_project_missing_in_both_cells_is_inconclusive_grouped_by_cause_with_what_to_do() -> None:
     broken = [(name, "error", no_module("mytrainer")) for name in ("a", "b", "c")]
     found = compare(frame(broken, broken), "r1", "r2")
     assert (found.verdict, found.exit_code) == (INCONCLUSIVE, 2)
-    assert found.reasons == ["nothing was judged in old → new: no case ran to an answer on both sides (baseline: 3 "
+    assert found.reasons == ["3 case(s) could not run (error), so they have no answer on that side (first: fam::a is "
+                             "'error' in the baseline old; also: fam::b, fam::c)",
+                             "nothing was judged in old → new: no case ran to an answer on both sides (baseline: 3 "
                              "error: ModuleNotFoundError: No module named 'mytrainer')"]
     assert found.hints == ["No module named 'mytrainer' in both cells: is the project installed? (--project DIR)"]
     assert "No module named 'mytrainer' in both cells: is the project installed? (--project DIR)" in render_text(found)
@@ -281,7 +325,7 @@ def test_the_project_missing_in_both_cells_is_inconclusive_grouped_by_cause_with
 def test_a_dependency_missing_for_some_cases_hints_with_but_a_stack_module_gets_no_hint() -> None:
     some = [("a", "error", no_module("sklearn")), ("b", "passed", {})]
     found = compare(frame(some, some), "r1", "r2")
-    assert found.verdict == SAFE  # the other case was judged, and the baseline passes it
+    assert found.verdict == INCONCLUSIVE  # the case that could not run leaves the answer open
     assert found.hints == ["No module named 'sklearn' in both cells (1 of 2 cases): a dependency the cells lack? "
                            "(--with REQ)"]
     stack = [(name, "error", no_module("jax.experimental.shard")) for name in ("a", "b")]
@@ -335,5 +379,51 @@ def test_a_candidate_module_that_imports_in_neither_cell_is_no_regression() -> N
 def test_a_baseline_module_that_did_not_import_leaves_its_cases_unjudged_not_missing() -> None:
     found = compare(frame([("<collection>", "error", NO_SKLEARN), OTHER],
                           [*cases("ClippingTest::test_a"), OTHER]), "r1", "r2")
-    assert found.verdict == SAFE and found.missing.empty and found.regressions.empty
+    assert found.verdict == INCONCLUSIVE and found.missing.empty and found.regressions.empty
     assert found.unrun["case_id"].tolist() == ["fam::ClippingTest::test_a"]
+
+
+# --- the invariant, over every pair of statuses: no SAFE without an answer on both sides ---------------------------
+
+#: The statuses that are an answer (reports/compare.py's docstring), and two that are not in the vocabulary at all:
+#: one nobody knows, and None for a case not recorded on that side.
+ANSWERS = {"passed", "xpassed", "failed", "xfailed", "not_applicable"}
+EVERY = [*vocabulary.ALL, "quarantined", None]
+PAIRS = [(before, after) for before in EVERY for after in EVERY if before is not None or after is not None]
+
+
+def test_every_pair_of_statuses_is_judged_proven_or_named_as_not_judged() -> None:
+    """One case per pair of statuses: a case is a proven regression, or listed as not judged unless both sides are
+    an answer; so a verdict is never better than its evidence."""
+    before = [(f"{a}-{b}", a, {}) for a, b in PAIRS if a is not None]
+    after = [(f"{a}-{b}", b, {}) for a, b in PAIRS if b is not None]
+    found = compare(frame(before, after), "r1", "r2")
+    proven = set(found.regressions["case_id"]) | set(found.removed["case_id"])
+    unjudged = set(found.unjudged["case_id"]) | set(found.missing["case_id"]) | set(found.unrun["case_id"])
+    for a, b in PAIRS:
+        case = f"fam::{a}-{b}"
+        if a in ("passed", "xpassed") and b in ("failed", "xfailed", "error", "not_applicable"):
+            assert case in proven and case not in unjudged, case
+        elif a in ANSWERS and b in ANSWERS:
+            assert case not in proven | unjudged, case
+        else:
+            assert case in unjudged and case not in proven, case
+    # Proven regressions win, and each kind of case not judged is still a reason (missing, infrastructure, unknown,
+    # error).
+    assert found.verdict == UNSAFE and len(found.reasons) == 4
+
+
+#: Each status that is no answer, beside a pass or a failure on the other side.
+NO_ANSWERS = [status for status in EVERY if status not in ANSWERS]
+BESIDE = [*((odd, good) for odd in NO_ANSWERS for good in ("passed", "failed")),
+          *((good, odd) for odd in NO_ANSWERS for good in ("failed",))]
+
+
+@pytest.mark.parametrize(("before", "after"), BESIDE)
+def test_a_case_without_an_answer_on_a_side_is_never_safe(before: str | None, after: str | None) -> None:
+    steady = ("b", "passed", {})
+    found = compare(frame([*([("a", before, {})] if before else []), steady],
+                          [*([("a", after, {})] if after else []), steady]), "r1", "r2")
+    assert found.verdict != SAFE
+    if found.verdict == INCONCLUSIVE:
+        assert "fam::a" in found.reason  # the reason names the case it could not judge

@@ -42,7 +42,7 @@ def test_the_terminal_shows_a_long_section_in_part_and_compare_md_in_full() -> N
               for n in range(25)]
     found = compare(frame(broken, broken), "r1", "r2")
     text = render_text(found)
-    assert "Could not run on the baseline (error: not judged): 25" in text
+    assert "Could not run (error on a side: not judged): 25" in text
     assert "fam::t19: error" in text and "fam::t20" not in text
     assert "  ... and 5 more (compare.md lists every one)" in text
     assert "fam::t24" in render_markdown(found)

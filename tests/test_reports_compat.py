@@ -114,9 +114,10 @@ def test_a_failing_smoke_case_makes_it_broken() -> None:
 def test_a_failing_case_outside_the_smoke_subset_or_a_passing_smoke_case_is_not_broken() -> None:
     assert verdict_of(record(case_id="f::a", smoke=True), record(case_id="f::b", **FAILED))["verdict"] == "partial"
     assert verdict_of(record(case_id="f::core", smoke=False, **FAILED))["verdict"] == "partial"
-    # A smoke case absent from the cell says nothing; one whose failure is a documented change is no break.
+    # A smoke case absent from the cell breaks nothing (but with no other smoke case it leaves no evidence: below);
+    # one whose failure is a documented change is no break.
     assert verdict_of(record(case_id="f::core", smoke=True, status="not_applicable"),
-                      record(case_id="f::a"))["verdict"] == "works"
+                      record(case_id="f::core2", smoke=True), record(case_id="f::a"))["verdict"] == "works"
     assert verdict_of(record(case_id="f::core", smoke=True, change=MAKE_MESH, **FAILED),
                       record(case_id="f::a"))["verdict"] == "works_for_current_code"
 
@@ -162,6 +163,45 @@ def test_an_empty_finished_results_file_is_no_evidence_an_empty_unfinished_one_i
                      "empty-running": "interrupted"}
 
 
+def retried(case: str = "fam::a", first: str = "failed") -> list[dict[str, Any]]:
+    """A case whose first attempt ended `first` and whose second passed."""
+    return [record(case_id=case, status=first, attempt=1, error_type="AssertionError"),
+            record(case_id=case, status="passed", attempt=2)]
+
+
+def test_a_case_that_passed_only_after_a_failing_attempt_makes_it_flaky_never_works() -> None:
+    # Was works: compat read the final attempt alone, where compare calls the same retry INCONCLUSIVE.
+    row = verdict_of(*retried(), record(case_id="fam::b"))
+    assert (row["verdict"], row["flaky"], row["failing"]) == ("flaky", 1, 0)
+    assert compat.describe(row) == "flaky: attempts disagreed in 1 of 2"
+    assert compat.LOOKS["flaky"].mark != compat.LOOKS["works"].mark
+    # Every attempt agreeing (repeats of one status) is no flakiness.
+    steady = verdict_of(record(case_id="fam::a", attempt=1), record(case_id="fam::a", attempt=2),
+                        record(case_id="fam::b"))
+    assert (steady["verdict"], steady["flaky"]) == ("works", 0)
+
+
+def test_flakiness_beside_documented_failures_is_flaky_beside_an_undocumented_one_partial() -> None:
+    change = {"since": "jax>=0.9.0", "what": "w", "raises": ["ValueError"], "warned": None, "fix": "f",
+              "kind": "default"}
+    documented = record(case_id="fam::c", status="failed", error_type="ValueError", change=change)
+    assert verdict_of(*retried(), documented)["verdict"] == "flaky"
+    assert verdict_of(documented)["verdict"] == "works_for_current_code"
+    assert verdict_of(*retried(), record(case_id="fam::c", status="failed", error_type="KeyError"))["verdict"] == (
+        "partial")
+
+
+def test_a_cell_whose_smoke_cases_are_all_not_applicable_is_no_evidence_one_applicable_smoke_case_counts() -> None:
+    # Was works: its other cases passed, but its core was never exercised.
+    core = [record(case_id=f"fam::core{n}", status="not_applicable", smoke=True) for n in range(2)]
+    row = verdict_of(*core, record(case_id="fam::other", smoke=False))
+    assert (row["verdict"], row["applicable"]) == ("no_evidence", 1)
+    assert verdict_of(core[0], record(case_id="fam::core1", smoke=True),
+                      record(case_id="fam::other", smoke=False))["verdict"] == "works"
+    # A writer that does not say which cases are smoke (smoke null) is read as before.
+    assert verdict_of(record(case_id="fam::a", smoke=None))["verdict"] == "works"
+
+
 def test_the_verdict_function_tries_its_tokens_in_the_documented_order() -> None:
     base = compat.Evidence(cases=3, built=3, usable=3, applicable=3, passing=3)
     steps = [
@@ -170,7 +210,9 @@ def test_the_verdict_function_tries_its_tokens_in_the_documented_order() -> None
         (replace(base, smoke_failing=1, passing=2, complete=False), "broken"),
         (replace(base, complete=False), "interrupted"),
         (replace(base, applicable=0, passing=0), "no_evidence"),
-        (replace(base, passing=1, documented=1), "partial"),
+        (replace(base, smoke=2, smoke_applicable=0, flaky=1), "no_evidence"),
+        (replace(base, passing=1, documented=1, flaky=1), "partial"),
+        (replace(base, passing=2, documented=1, flaky=1), "flaky"),
         (replace(base, passing=2, documented=1, warned=2), "works_for_current_code"),
         (replace(base, warned=1), "works_with_warnings"),
         (base, "works"),

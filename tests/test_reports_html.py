@@ -292,3 +292,13 @@ def test_timing_shades_by_share_of_the_slowest_of_the_row_and_leaves_gaps_and_un
         ["", "", "", ""],
         ["shade-34", "shade-19", "shade-12", "shade-4"],
     ]
+
+
+def test_a_flaky_cell_reads_flaky_with_its_own_mark_and_a_steady_one_works() -> None:
+    matrix = matrix_of(record("0.4.38", status="failed", attempt=1, error_type="AssertionError"),
+                       record("0.4.38", status="passed", attempt=2), record("0.10.2"))
+    compat = " ".join(render_html(matrix).split())
+    compat = compat[compat.index('id="T_compat"') : compat.index('id="causes"')]
+    assert re.search(r'<div class="verdict v-flaky".*<a class="cell" href="#col-c1">.*↻ flaky</a> '
+                     r'<span class="fails">attempts disagreed in 1 of 1', compat)
+    assert re.search(r'<a class="cell" href="#col-c2">.*✓ works</a>', compat)

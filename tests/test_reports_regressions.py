@@ -94,6 +94,18 @@ def test_an_infrastructure_or_unknown_status_is_inconclusive(
     assert f"| `{CELL}` | `f::test_x` | passed | {status} |" in body
 
 
+def test_a_case_that_errors_in_both_runs_is_inconclusive_and_listed_never_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was clean (exit 0): f::test_y passed in both runs, and one judged case was enough.
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "error", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "error", "f::test_y": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 2
+    assert "- 1 case(s) could not run (error), so they have no answer on that side (first: f::test_x" in body
+    assert f"| `{CELL}` | `f::test_x` | error | error |" in body
+
+
 def test_a_case_missing_from_one_run_is_inconclusive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed", "f::test_y": "passed"})
     write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"})

@@ -33,3 +33,24 @@ def test_unreadable_lines_are_counted_with_the_first_one() -> None:
 
 def test_no_unreadable_line_says_nothing() -> None:
     assert unjudged.unreadable_reason([]) == []
+
+
+def _pair(statuses_a: list[object], statuses_b: list[object]) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
+    from harness.vocabulary import status_class
+
+    both = pd.DataFrame({"case_id": [f"m::t{n}" for n in range(len(statuses_a))], "status_a": statuses_a,
+                         "status_b": statuses_b, "baseline": "old", "candidate": "new"})
+    return both, both["status_a"].map(status_class), both["status_b"].map(status_class)
+
+
+def test_cases_that_could_not_run_are_named_with_their_side() -> None:
+    both, a_class, b_class = _pair(["error", "failed", "passed"], ["error", "error", "passed"])
+    unrun = pd.Series([True, True, False])
+    assert unjudged.case_reasons(both, a_class, b_class, unrun) == [
+        "2 case(s) could not run (error), so they have no answer on that side (first: m::t0 is 'error' in the "
+        "baseline old; also: m::t1)"]
+
+
+def test_cases_with_an_answer_on_both_sides_say_nothing() -> None:
+    both, a_class, b_class = _pair(["passed", "not_applicable"], ["failed", "passed"])
+    assert unjudged.case_reasons(both, a_class, b_class, pd.Series([False, False])) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,71 @@ def test_a_requirement_conflicting_with_the_project_is_refused_before_anything_i
     with pytest.raises(pins.PinError, match=r"^jax0.8.3-flax0.12.6-py3.11 cannot be installed: Because you require "
                                             r"optax==0.2.3 and optax>=0.2.4.*\(tinytrainer requires optax>=0.2.4\)$"):
         upgrade.cells_for(["jax==0.9.2", "--project", str(FIXTURE), "--with", "optax==0.2.3"], CELLS)
+
+
+# --- leaving out tests that can never run in a cell: -m, -k, --deselect -------------------------------------------
+
+def test_marks_keywords_and_case_ids_left_out_reach_every_cells_pytest_and_its_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.host.runner import pytest_command
+
+    seen: list[list[str]] = []
+    keys: list[list[str]] = []
+
+    def run(cell: Cell, venv: Path, job: Job) -> int:
+        seen.append(pytest_command(venv, job))
+        made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib)
+        job.files.results.parent.mkdir(parents=True, exist_ok=True)
+        job.files.results.write_text(json.dumps(made) + "\n")
+        return 0
+
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
+    monkeypatch.setattr(cellrun, "run_pytest", run)
+    fingerprint = cellrun.cache.fingerprint
+    monkeypatch.setattr(cellrun.cache, "fingerprint",
+                        lambda *args: keys.append(list(args[4])) or fingerprint(*args))  # type: ignore[func-returns-value]
+    said: list[str] = []
+    case_id = "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh"
+    upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r", "-m", "not gpu", "-k", "not download",
+                     "--deselect", case_id], CELLS, say=said.append)
+    assert len(seen) == 2
+    for command in seen:
+        tail = command[command.index("--tb=native") + 1:]
+        assert tail[:6] == ["-m", "not gpu", "-k", "not download", "--shardmatrix-deselect", case_id]
+    assert all(any(entry.startswith("left out: ") for entry in key) for key in keys)
+    assert (f"left out on purpose in both cells (never collected, never judged): -m 'not gpu', -k 'not download', "
+            f"--deselect {case_id}") in said
+    # The progress line counts what was recorded, not the cases read from source (-m and -k cannot be read there).
+    assert any(line.startswith("jax0.12.0.1-flax0.12.8-py3.12: 1 cases, ") for line in said), said
+
+
+def test_nothing_left_out_adds_no_argument_and_keeps_the_fingerprint_it_had() -> None:
+    assert options.LeftOut().pytest_args() == [] and options.LeftOut().describe() == ""
+    from harness.host import cache
+
+    assert cache.left_out([]) == []
+    assert cache.left_out(["-m", "not gpu"]) == ['left out: ["-m", "not gpu"]']
+
+
+def test_a_deselected_id_no_case_file_holds_is_refused_before_any_cell_is_built(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cellrun, "probe", lambda *args, **kwargs: pytest.fail("a cell was run"))
+    with pytest.raises(options.OptionsError, match=r"^--deselect sharded_gathers_user::test_embeding_lookup: no such "
+                                                   r"case in the corpus"):
+        upgrade.prepare(["flax==0.12.8", "--deselect", "sharded_gathers_user::test_embeding_lookup"], CELLS,
+                        say=lambda line: None)
+
+
+@pytest.mark.parametrize(("argv", "fault"), [
+    (["-m", " "], "-m needs an expression"),
+    (["-k", ""], "-k needs an expression"),
+    (["--deselect", "cases/sharded_gathers.py"], "--deselect 'cases/sharded_gathers.py': expected a case id"),
+])
+def test_an_empty_expression_or_a_path_for_a_case_id_is_one_line(argv: list[str], fault: str) -> None:
+    with pytest.raises(options.OptionsError, match=re.escape(fault)):
+        upgrade.cells_for(["flax==0.12.8", *argv], CELLS)

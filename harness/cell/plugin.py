@@ -58,6 +58,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run each passing case N times; its timing is the median (compile and execute apart)")
     group.addoption("--shardmatrix-skip-recorded", action="store_true",
                     help="deselect cases that already have a record in this run and cell (resume)")
+    group.addoption("--shardmatrix-deselect", action="append", default=[], metavar="CASE_ID",
+                    help="leave this case out on purpose (<file stem>::<test>, with or without its parameters)")
     group.addoption(
         "--shardmatrix-devices",
         type=int,
@@ -197,6 +199,8 @@ class CellPlugin:
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """The one place where what a case needs is compared with what the cell has."""
+        if config.getoption("--shardmatrix-deselect"):
+            _deselect_asked(config, items, set(config.getoption("--shardmatrix-deselect")))
         if config.getoption("--shardmatrix-skip-recorded"):
             _deselect_recorded(config, items)
         problem = health.check() if items else None
@@ -319,6 +323,18 @@ def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:
 def _keep_warnings(item: pytest.Item, caught: list[warnings.WarningMessage]) -> None:
     earlier: list[str] = item.stash.get(PHASE_WARNINGS, [])
     item.stash[PHASE_WARNINGS] = deprecations.merge(earlier, deprecations.texts(caught))
+
+
+def _deselect_asked(config: pytest.Config, items: list[pytest.Item], asked: set[str]) -> None:
+    """Leave out the cases asked for by id (with its parameters, or without them for every parametrization)."""
+    def left_out(item: pytest.Item) -> bool:
+        case_id = case_id_from_nodeid(item.nodeid)
+        return case_id in asked or case_id.split("[")[0] in asked
+
+    dropped = [item for item in items if left_out(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not left_out(item)]
 
 
 def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:

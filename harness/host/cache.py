@@ -74,6 +74,12 @@ def selection(paths: Sequence[Path]) -> list[str]:
     return sorted(named)
 
 
+def left_out(arguments: Sequence[str]) -> list[str]:
+    """The arguments that leave tests out (harness.host.options.LeftOut), as one selection entry; none without any,
+    so a run that leaves nothing out keeps the fingerprint it always had."""
+    return [f"left out: {json.dumps(list(arguments))}"] if arguments else []
+
+
 def _sources(root: Path) -> list[Path]:
     if root.is_file():
         return [root]

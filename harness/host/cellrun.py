@@ -99,7 +99,8 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
                               hard_grace=options.hard_grace, repeats=options.repeats)
     return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
-               resume=options.resume, verbose=options.verbose, project=own)
+               resume=options.resume, verbose=options.verbose, project=own,
+               left_out=tuple(options.left_out.pytest_args()))
 
 
 # --- the story ------------------------------------------------------------------------------------------------------
@@ -110,6 +111,9 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
     could not, finish. Without `build` the env is taken as it is and nothing is reused (installed mode)."""
     started = time.monotonic()
     files, paths = job.files, list(job.paths)
+    # The progress line counts cases against those read from source, unless some are left out on purpose (pytest's
+    # -m and -k cannot be read from source): then it counts what was recorded.
+    shown = None if job.left_out else paths
     output.start_log(files.log, keep=job.resume)
     key = None
     if build:
@@ -119,15 +123,17 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
             if job.resume:  # an earlier attempt may have recorded the same install error
                 files.results.unlink(missing_ok=True)
             record_unrun(cell, files, paths, vocabulary.INSTALL_ERROR, "InstallError", problem)
-            return finish(cell, files, 0, paths=paths, started=started, say=say)
+            return finish(cell, files, 0, paths=shown, started=started, say=say)
         frozen = freeze(venv, files.freeze, cell)  # its first lines name the project's and sources' content
-        key = cache.fingerprint(frozen, interpreter_version(venv), case_roots, job.settings, cache.selection(paths))
+        # What is left out on purpose decides which cases have results, so a run with another selection is no hit.
+        key = cache.fingerprint(frozen, interpreter_version(venv), case_roots, job.settings,
+                                [*cache.selection(paths), *cache.left_out(job.left_out)])
         hit = None if force or job.resume else cache.find(files, key)
         if hit is not None:
             copied = cache.reuse(hit, files)
             output.append_to_log(files.log, "reused", f"inputs unchanged since run {hit.run_id}: its {copied} records "
                                  f"were copied; its output is in {files.in_run(hit.run_id).log}\n")
-            return finish(cell, files, 0, paths=paths, started=started, fingerprint=key, reused_from=hit.run_id,
+            return finish(cell, files, 0, paths=shown, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
     conflict = conflict_line(job)
     if conflict:
@@ -136,10 +142,10 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
     returncode = run_pytest(cell, venv, job)
     if returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.
-        say(progress(files, paths, started, note="interrupted"))
+        say(progress(files, shown, started, note="interrupted"))
         return CellRun(cell, files, returncode=returncode)
     record_what_pytest_could_not(cell, job, returncode)
-    return finish(cell, files, returncode, paths=paths, started=started, fingerprint=key, say=say)
+    return finish(cell, files, returncode, paths=shown, started=started, fingerprint=key, say=say)
 
 
 def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:

@@ -63,6 +63,60 @@ class Parser(argparse.ArgumentParser):
         return f"unknown option {option}" + (f" (did you mean {known[near[0]]}?)" if near else "")
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """Tests left out of every cell on purpose (a GPU-only or network-only test on CPU cells): pytest's own `-m` and
+    `-k` expressions, and case ids deselected by name. They are never collected, so no cell records them and no
+    verdict waits for their answer; the cache keys on them, so a stored run with another selection is not reused."""
+
+    markers: str | None = None
+    keywords: str | None = None
+    deselect: tuple[str, ...] = ()
+
+    def pytest_args(self) -> list[str]:
+        """What every cell's pytest is given (the plugin deselects case ids: harness.cell.plugin)."""
+        return [*(["-m", self.markers] if self.markers else []), *(["-k", self.keywords] if self.keywords else []),
+                *(arg for case_id in self.deselect for arg in ("--shardmatrix-deselect", case_id))]
+
+    def describe(self) -> str:
+        """'-m "not gpu", --deselect net::test_download' ('' when nothing is left out)."""
+        return ", ".join([*([f"-m {self.markers!r}"] if self.markers else []),
+                          *([f"-k {self.keywords!r}"] if self.keywords else []),
+                          *(f"--deselect {case_id}" for case_id in self.deselect)])
+
+
+def add_left_out(p: Parser) -> None:
+    """The one documented way to leave out tests that can never run in a cell (`nox -s upgrade`)."""
+    group = p.add_argument_group("leaving out tests that can never run in these cells (never collected, so never "
+                                 "recorded and never waited for; the same in both cells)")
+    group.add_argument("-m", dest="left_out_markers", default=None, metavar="EXPR",
+                       help="pytest's -m: run only the tests whose marks match EXPR, e.g. 'not gpu'")
+    group.add_argument("-k", dest="left_out_keywords", default=None, metavar="EXPR",
+                       help="pytest's -k: run only the tests whose names match EXPR, e.g. 'not download'")
+    group.add_argument("--deselect", dest="left_out_cases", action="append", default=[], metavar="CASE_ID",
+                       help="leave out this case (<file stem>::<test>, as reports name it; repeatable); an id no "
+                            "case file holds is refused")
+
+
+def left_out(namespace: argparse.Namespace) -> LeftOut:
+    """The tests a namespace leaves out; nothing for a parser without add_left_out(). OptionsError for an empty
+    expression (pytest would read it as no filter at all) or a malformed case id."""
+    markers, keywords = getattr(namespace, "left_out_markers", None), getattr(namespace, "left_out_keywords", None)
+    for flag, text in (("-m", markers), ("-k", keywords)):
+        if text is not None and not text.strip():
+            raise OptionsError(f"{flag} needs an expression (for example -m 'not gpu')")
+    cases = tuple(dict.fromkeys(getattr(namespace, "left_out_cases", []) or []))
+    bad = next((case_id for case_id in cases if not _is_case_id(case_id)), None)
+    if bad is not None:
+        raise OptionsError(f"--deselect {bad!r}: expected a case id, <file stem>::<test> (as reports name it)")
+    return LeftOut(markers or None, keywords or None, cases)
+
+
+def _is_case_id(text: str) -> bool:
+    module, sep, name = text.partition("::")
+    return bool(sep) and module.isidentifier() and bool(name.split("[")[0]) and "/" not in text
+
+
 @dataclass
 class Options:
     """What a matrix run was asked to do."""
@@ -87,6 +141,8 @@ class Options:
     overrides: list[str] = field(default_factory=list)
     pre: bool = False
     indexes: list[str] = field(default_factory=list)
+    #: Tests left out of every cell on purpose (`nox -s upgrade -- -m/-k/--deselect`).
+    left_out: LeftOut = field(default_factory=LeftOut)
 
 
 def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
@@ -183,5 +239,6 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         overrides=namespace.override,
         pre=namespace.pre,
         indexes=namespace.indexes,
+        left_out=left_out(namespace),
     )
 

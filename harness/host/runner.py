@@ -53,6 +53,8 @@ class Job:
     verbose: bool = False
     #: The project's own pytest settings when the cases are its tests (harness.host.cellenv), else None.
     project: ProjectSettings | None = None
+    #: The arguments that leave tests out on purpose (harness.host.options.LeftOut.pytest_args).
+    left_out: tuple[str, ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -104,6 +106,7 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         # (measured: 2.5 s of a 31 s cell with 32 failing attempts), and the record takes its error from the
         # exception itself, not from this text.
         "--tb=native",
+        *job.left_out,
         *(own.arguments() if own is not None else []),
     ]
 

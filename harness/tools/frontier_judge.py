@@ -80,7 +80,14 @@ def _cause(verdict: str, results: pd.DataFrame, failing: dict[str, str], smoke_i
     if verdict == compat.INTERRUPTED:
         return "the probe's cell stopped before every case was recorded"
     if verdict == compat.NO_EVIDENCE:
+        smoke = results["case_id"].isin(set(smoke_ids))
+        if smoke.any() and results.loc[smoke, "status"].map(vocabulary.is_absent).all():
+            return "no smoke (core) case applies (every one not applicable)"
         return "no case applies (every one not applicable)"
+    if verdict == compat.FLAKY:
+        flaky = [str(case) for case, found in zip(results["case_id"], results["flaky"], strict=True) if found is True]
+        more = f" (and {len(flaky) - 1} more)" if len(flaky) > 1 else ""
+        return one_line(f"{flaky[0] if flaky else 'a case'}: flaky, passed only after a failing attempt")[:200] + more
     first = next((c for c in sorted(failing) if c in smoke_ids), None) or next(iter(sorted(failing)), "")
     if not first:
         reason = next((r for r in results["reason"] if vocabulary.is_cell_unusable(r)), verdict)

@@ -1,7 +1,10 @@
 """`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; reports/compare.py gives the verdict.
 
 `nox -s upgrade -- jax==X [flax==Y | 'flax @ file:///src/flax'] [--project DIR] [--baseline jax==A,flax==B |
---baseline-from FILE] [--out DIR] [--force]`. With --project, the baseline is the project's locked environment.
+--baseline-from FILE] [--out DIR] [--force] [-m EXPR] [-k EXPR] [--deselect CASE_ID ...]`. `-m`, `-k` and
+`--deselect` leave out, in both cells, tests that can never run there (GPU-only, network-only): they are never
+collected, so they are recorded nowhere and the verdict does not wait for them (options.LeftOut). With --project,
+the baseline is the project's locked environment.
 The answer is the exit code of `python -m reports --compare`, passed on by the session: SAFE, UNSAFE or
 INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the reason is printed in one line).
 After it come the documented changes between baseline and candidate, read from the cases' source (`declare`).
@@ -23,6 +26,7 @@ from harness.tools import moved, pins
 def parser() -> options.Parser:
     """Arguments of `nox -s upgrade --`: the candidate's pins, the baseline, and the shared options."""
     p = options.Parser(prog="nox -s upgrade --", parents=[options.parser(add_help=False)])
+    options.add_left_out(p)
     p.add_argument("candidate", nargs="*", metavar="PKG==X",
                    help="the candidate's pins: jax==X and/or flax==Y (jaxlib follows jax), or a source such as "
                         "'flax @ file:///src/flax'")
@@ -75,9 +79,12 @@ def prepare(
     run of the same case sources), so no list read from source decides which cases count. A cell that stops part
     way is returned as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
     baseline, candidate, opts = cells_for(argv, cells)
-    corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
+    paths = corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
+    refuse_unknown_deselected(opts.left_out.deselect, paths)
     documented = declare(opts.cases)  # a declaration the host cannot read: refused before any build too
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
+    if opts.left_out.describe():
+        say(f"left out on purpose in both cells (never collected, never judged): {opts.left_out.describe()}")
     before = cellrun.probe(baseline, opts, say=say)
     after = cellrun.probe(candidate, opts, say=say)
     line = moved.line(moved.freeze_of(before), moved.freeze_of(after))
@@ -85,6 +92,19 @@ def prepare(
         say(line)
     changes = write_declarations(Path(opts.out) / "report" / f"upgrade-changes-{after.run_id}.json", documented)
     return before, after, opts, changes
+
+
+def refuse_unknown_deselected(asked: Sequence[str], paths: list[Path]) -> None:
+    """OptionsError naming the `--deselect` ids that no case file holds (misspelt: leaving out nothing would run and
+    judge the very test meant to be left out). A test of a class whose tests a source scan cannot list is taken on
+    trust."""
+    known = {case_id.split("[")[0] for case_id, _ in corpus.expected_cases(paths)}
+    opaque = corpus.unknowable_classes(paths)
+    unknown = [case_id for case_id in asked if case_id.split("[")[0] not in known
+               and not any(case_id.startswith(f"{prefix}::") for prefix in opaque)]
+    if unknown:
+        raise options.OptionsError(f"--deselect {', '.join(unknown)}: no such case in the corpus (case ids read "
+                                   "<file stem>::<test>, as reports name them)")
 
 
 def declare(cases: list[str]) -> dict[str, Change]:
