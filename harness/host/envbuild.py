@@ -16,9 +16,13 @@ from pathlib import Path
 
 from harness import formats
 from harness.host import project as projects
-from harness.host.corpus import PROJECT_ROOT
 from harness.host.matrix import LIBTPU_RELEASES, Cell
+from harness.host.shipped import shipped
 from harness.host.uv import installer_message, uv_command
+
+#: What a cell installs the harness from (editable): the checkout. (From an installed wheel, whose _shipped folder
+#: holds no harness, building a cell is not supported yet.)
+PROJECT_ROOT = shipped("pyproject.toml").parent
 
 __all__ = ["freeze", "install", "install_key", "installer_message", "interpreter_version", "provenance",
            "uv_command", "venv_python"]
