@@ -86,3 +86,11 @@ def test_a_project_or_cases_given_is_kept(tmp_path: Path, argv: list[str]) -> No
 def test_shardmatrix_itself_and_a_folder_without_a_project_are_no_project(tmp_path: Path) -> None:
     assert command.project_here(["jax==0.9.0"], write_project(tmp_path / "sm", "shardmatrix")) == ["jax==0.9.0"]
     assert command.project_here(["jax==0.9.0"], tmp_path) == ["jax==0.9.0"]
+
+
+def test_matrix_refuses_a_cell_pattern_that_matches_nothing_before_any_build(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert command.main(["matrix", "--cells", "jax9*", "--out", str(tmp_path)]) == USAGE_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith("shardmatrix: ") and "jax9*" in err and err.count("\n") == 1
+    assert not (tmp_path / "results").exists()
