@@ -52,7 +52,7 @@ def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> st
     transcript: list[str] = []
     problem = None
     if not lock.exists():
-        wanted = [*cell.requirements(), *(project.dependencies if project else ()), *cellplugin.dependencies()]
+        wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
         if project is not None and project.locked:
             # uv prefers the versions an existing output file holds: the project's locked environment.
             lock.parent.mkdir(parents=True, exist_ok=True)
@@ -84,14 +84,19 @@ def resolves(cell: Cell) -> str | None:
     """None when the cell's requirements (its project's included) resolve together for its python, else uv's
     reason, which names both sides of a conflict; nothing is installed."""
     project = projects.load(cell.project) if cell.project else None
-    wanted = [*cell.requirements(), *(project.dependencies if project else ()), *cellplugin.dependencies()]
+    wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
     problem = _uv(["pip", "compile", "-", "--quiet", "--python-version", cell.python, "--output-file", os.devnull,
                    *_index_options(cell)], [], stdin="\n".join(wanted) + "\n")
     if problem is None or project is None:
         return problem
     # uv says "you require" for the project's requirements too: name which of them are the project's.
-    named = [line for line in project.dependencies if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
+    named = [line for line in _of_project(project) if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
     return problem.rstrip(".") + (f" ({project.name} requires {', '.join(named)})" if named else "")
+
+
+def _of_project(project: projects.Project | None) -> list[str]:
+    """What a project asks of a cell: its requirements, and its floors under the cell's jax, jaxlib and flax."""
+    return [*project.dependencies, *project.floors] if project else []
 
 
 def _name(requirement: str) -> str:
@@ -104,7 +109,7 @@ def install_key(cell: Cell, venv: Path, project: projects.Project | None = None)
     parts = [*cell.requirements(), cell.backend, cell.exclude_newer or "", interpreter_version(venv),
              *cellplugin.dependencies(), *_index_options(cell)]
     if project is not None:
-        parts += [str(project.root), *project.dependencies, project.locked]
+        parts += [str(project.root), *_of_project(project), project.locked]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

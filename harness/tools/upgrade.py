@@ -43,8 +43,10 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
     namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)
-    # A project's own pins fill what --baseline leaves out; without one, the default cell's do.
-    given = pins.project_pins(additions.project) if additions.project else {}
+    # A project's own pins fill what --baseline leaves out (a range of its pins nothing); without one, the default
+    # cell's do. Its lower bounds are resolved with each cell's pins (envbuild.resolves, below).
+    named_baseline = bool(namespace.baseline or namespace.baseline_from)
+    given = pins.project_pins(additions.project, ranges=named_baseline) if additions.project else {}
     if namespace.baseline_from:
         given = pins.read_pins(namespace.baseline_from)
     elif namespace.baseline:
