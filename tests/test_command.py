@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_reports_cli import CELL, RUN, record, write_run
 
-from harness.formats import USAGE_EXIT
+from harness.formats import USAGE_EXIT, write_done
+from harness.host import matrix, options
+from harness.host.cellfiles import CellFiles
 from harness.tools import command
 
 SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "installed", "report")
@@ -94,3 +97,44 @@ def test_matrix_refuses_a_cell_pattern_that_matches_nothing_before_any_build(
     err = capsys.readouterr().err
     assert err.startswith("shardmatrix: ") and "jax9*" in err and err.count("\n") == 1
     assert not (tmp_path / "results").exists()
+
+
+TWO = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.6"\npython="3.11"\n'
+                   '[[cell]]\njax="0.9.2"\njaxlib="0.9.2"\nflax="0.12.6"\npython="3.11"\n')
+
+
+def fake_probe(statuses: dict[str, str], ran: list[str]) -> Callable[..., None]:
+    """A cell's run that records `statuses[cell id]` for one case and finishes (no build, no pytest)."""
+
+    def probe(cell: matrix.Cell, opts: options.Options) -> None:
+        ran.append(cell.id)
+        files = CellFiles(opts.out, opts.run_id, cell.id)
+        files.results.parent.mkdir(parents=True, exist_ok=True)
+        files.results.write_text(json.dumps(record(run_id=opts.run_id, cell_id=cell.id, jax=cell.jax, jaxlib=cell.jax,
+                                                   flax=cell.flax, status=statuses[cell.id])) + "\n")
+        write_done(files.done, cell_id=cell.id, finished="now", returncode=0, fingerprint=None, reused_from=None,
+                   seconds=1.0)
+
+    return probe
+
+
+def test_matrix_runs_each_selected_cell_then_reports_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
+    monkeypatch.setattr(command.cellrun, "probe", fake_probe({c.id: "passed" for c in TWO}, ran))
+    argv = ["--out", str(tmp_path), "--run-id", RUN, "--cases", str(tmp_path)]
+    assert command.main(["matrix", *argv]) == 0
+    assert ran == [c.id for c in TWO] and (tmp_path / "report" / "matrix.html").exists()
+    said = capsys.readouterr().out
+    assert all(c.id in said for c in TWO)
+    ran.clear()
+    assert command.main(["matrix", *argv, "--resume", RUN]) == 0 and ran == []  # complete cells are not run again
+
+
+def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
+    monkeypatch.setattr(command.cellrun, "probe", fake_probe({TWO[0].id: "passed", TWO[1].id: "crashed"}, []))
+    assert command.main(["matrix", "--out", str(tmp_path), "--run-id", RUN, "--cases", str(tmp_path)]) == USAGE_EXIT
+    assert f"could not fully run: {TWO[1].id}: 1 crashed" in capsys.readouterr().err
