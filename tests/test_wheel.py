@@ -69,3 +69,31 @@ def test_a_bad_option_is_one_line_from_the_installed_command(installed: Path, tm
                    tmp_path)
     assert done.returncode == 64 and done.stderr.strip().count("\n") == 0, done.stderr
     assert "--cases" in done.stderr and "no such folder" in done.stderr
+
+
+@pytest.mark.e2e
+def test_from_inside_a_project_an_upgrade_needs_no_clone_and_no_project_option(installed: Path,
+                                                                                tmp_path: Path) -> None:
+    # Issue 25's first promise: the wheel alone, run inside a copy of tests/downstream, answers on its own tests.
+    from test_e2e_project import FIXTURE, GATHER, GATHER_WITH_OUT_SHARDING
+
+    project = tmp_path / "trainer"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "SHARDMATRIX_RUN_ID")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # its venvs and locks, away from any checkout's .nox
+
+    def upgrade() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(installed / "shardmatrix"), "upgrade", "jax==0.9.2", "--out", str(tmp_path / "out")],
+                              cwd=project, env=env, capture_output=True, text=True, timeout=1500, check=False)
+
+    unsafe = upgrade()
+    text = unsafe.stdout + unsafe.stderr
+    assert unsafe.returncode == 1 and "\nUNSAFE\n" in text, text[-3000:]
+    assert "cases: test_embed::TestEmbedding::test_lookup_gives_the_rows\n" in text
+    assert "Regressions (passing → broken): 1 case(s)" in text
+    assert (tmp_path / "cache" / "shardmatrix").is_dir()
+    embed = project / "src" / "tinytrainer" / "embed.py"
+    fixed = embed.read_text(encoding="utf-8").replace("import jax\n", "import functools\n\nimport jax\n", 1)
+    embed.write_text(fixed.replace(GATHER, GATHER_WITH_OUT_SHARDING), encoding="utf-8")
+    safe = upgrade()
+    assert safe.returncode == 0 and "\nSAFE\n" in safe.stdout, (safe.stdout + safe.stderr)[-3000:]
