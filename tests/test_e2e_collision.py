@@ -53,3 +53,19 @@ def test_a_projects_own_reports_cases_and_tests_answer_in_both_cells(tmp_path: P
             finals.setdefault(record["cell_id"], {})[record["case_id"]] = record["status"]
     assert len(finals) == 2, text[-3000:]
     assert all(cases.get(OWN) == "passed" for cases in finals.values()), finals
+
+
+@pytest.mark.e2e
+def test_a_project_of_ranges_without_a_lock_answers_on_its_tests_from_the_baseline_named(tmp_path: Path) -> None:
+    project = tmp_path / "tinytrainer"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("__pycache__", ".venv", "uv.lock"))
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('"jax==0.8.3", "flax==0.12.6"', '"jax>=0.8", "flax>=0.12"'), encoding="utf-8")
+    env = {**{k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-P", "-m", "harness.tools.command", "upgrade", "jax==0.9.2",
+                           "--baseline", "jax==0.8.3,flax==0.12.6", "--out", str(tmp_path / "out")],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=1500, check=False)
+    text = done.stdout + done.stderr
+    assert done.returncode == 1 and "\nUNSAFE\n" in text, text[-3000:]
+    assert "cases: test_embed::TestEmbedding::test_lookup_gives_the_rows\n" in text
