@@ -1,7 +1,8 @@
 """shardmatrix sessions: one `cell` per matrix cell, `matrix` runs them all then reports, the tools, `tests`.
 
 Thin on purpose: cells are data (matrix.toml), logic lives in harness/ and reports/, tested there. At load only the
-cell list is read (harness.host.invocation); everything else happens inside sessions. The tool sessions (upgrade,
+cell list is read and one run id set for the sessions (harness.host.invocation); everything else happens
+inside sessions. The tool sessions (upgrade,
 bisect, frontier, installed, report) run the `shardmatrix` command's own subcommands (harness.tools.command).
 Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s matrix -- --cells 'jax0.12*'`.
 """
