@@ -4,5 +4,7 @@
 - harness.case: the decorator case authors import.
 - harness.cell: runs inside each cell's venv (the pytest plugin).
 - harness.host: runs on the host (env builds, the run of one cell, cache, CI plan).
-- harness.tools: release tools on the host (upgrade, bisect, pins, the package index).
+- harness.tools: release tools on the host (upgrade, bisect, pins, the package index) and the `shardmatrix` command.
+
+A cell gets only harness.cell and what it imports (harness.host.cellplugin); tests/test_layout.py keeps it so.
 """

@@ -69,7 +69,7 @@ def test_shipped_known_breakages_name_real_cases_and_matrix_cells() -> None:
 
     cells = matrix.load(Path(__file__).parent.parent / "matrix.toml")
     assert corpus.stale_known_breakages(cells, Options().cases) == []
-    assert known.load(corpus.PROJECT_ROOT / "cases" / known.FILENAME)
+    assert known.load(corpus.BUILTIN_CASES / known.FILENAME)
 
 
 def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester: pytest.Pytester) -> None:

@@ -91,3 +91,47 @@ def test_a_usage_error_of_a_session_ends_it_in_one_line() -> None:
     assert done.returncode != 0
     assert "unknown option --timout (did you mean --timeout?)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+#: What a constant may be built from: no call into our code or anything that reads or changes the world.
+PURE = {"Path", "TypeVar"}
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Call):
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _constant(statement: ast.stmt) -> bool:
+    if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
+        return False
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    named = all((isinstance(t, ast.Name) and t.id.isupper()) or _root(t) == "nox" for t in targets)
+    return named and all(_root(call.func) in PURE for call in ast.walk(statement.value) if isinstance(call, ast.Call))
+
+
+def work_at_load(source: str) -> list[str]:
+    """The noxfile's module-level statements beyond imports, constants, session definitions and its docstring."""
+    body = ast.parse(source).body
+    return [ast.unparse(s) for i, s in enumerate(body)
+            if not (isinstance(s, ast.Import | ast.ImportFrom | ast.FunctionDef) or _constant(s)
+                    or (i == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)))]
+
+
+def test_the_noxfile_does_at_most_three_things_at_load() -> None:
+    done = work_at_load((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    assert len(done) <= 3, done
+
+
+def test_the_load_check_counts_a_read_a_mutation_and_a_try_as_work() -> None:
+    source = ('"""doc"""\nimport os\nROOT = Path(__file__).resolve().parent\nnox.options.reuse_venv = "yes"\n'
+              'CELLS = matrix.load(ROOT)\nos.environ["X"] = "1"\ntry:\n    pass\nexcept E:\n    pass\n'
+              'def s(session): ...\n')
+    assert work_at_load(source) == ["CELLS = matrix.load(ROOT)", "os.environ['X'] = '1'",
+                                    "try:\n    pass\nexcept E:\n    pass"]
+
+
+def test_one_helper_turns_a_shardmatrix_error_into_the_sessions_error() -> None:
+    source = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert source.count("except ShardmatrixError") == 1

@@ -50,6 +50,22 @@ def test_progress_line_counts_cases_once_and_names_the_log(tmp_path: Path) -> No
     assert line == f"cell: 2/3 cases, 41 s: 1 passed, 1 failed (log: {log})"
 
 
+
+def test_progress_line_counts_parametrized_tests_as_pytest_does(tmp_path: Path) -> None:
+    # A trainer's 15 tests in 7 functions once read "7/7 cases ... 15 passed".
+    records = [{"case_id": f"m::f{f}[{p}]", "status": "passed"} for f in range(7) for p in range(3 if f < 4 else 1)]
+    results = write_records(tmp_path / "c.jsonl", *records)
+    line = output.progress_line("cell", results, tmp_path / "c.log", expected=[f"m::f{f}" for f in range(7)],
+                                seconds=None)
+    assert line == "cell: 15/15 cases: 15 passed"
+
+
+def test_a_parametrized_test_not_yet_run_counts_once_beside_the_recorded_ones(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::f[1]", "status": "passed"},
+                            {"case_id": "m::f[2]", "status": "passed"})
+    line = output.progress_line("cell", results, tmp_path / "c.log", expected=["m::f", "m::g"], seconds=None)
+    assert line == "cell: 2/3 cases: 2 passed"
+
 def test_a_module_that_did_not_import_is_done_by_its_collection_record_and_only_that_module(tmp_path: Path) -> None:
     results = write_records(tmp_path / "c.jsonl", {"case_id": "m::<collection>", "status": "error"},
                             {"case_id": "n::a", "status": "passed"})

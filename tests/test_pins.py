@@ -106,3 +106,16 @@ def test_a_candidate_from_a_source_is_named_by_it() -> None:
     candidate = pins.candidate_cell(base, {}, (origin,))
     assert candidate.id == "jax0.9.2-flax0.12.6+tree.1a2b3c4d-py3.11" and candidate.sources == (origin,)
     assert candidate.requirements() == ["jax==0.9.2", "jaxlib==0.9.2", "flax @ file:///b/flax-0.12.6.whl"]
+
+
+def test_a_range_is_refused_as_the_baseline_naming_the_ways_out(tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "p"\ndependencies = ["jax>=0.8", "flax==0.12.6"]\n')
+    with pytest.raises(pins.PinError, match=r"'jax>=0.8' is a range; name the baseline \(--baseline jax==A,flax==B\)"):
+        pins.read_pins(pyproject)
+
+
+def test_with_a_baseline_named_a_range_pins_nothing(tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "p"\ndependencies = ["jax>=0.8", "flax==0.12.6"]\n')
+    assert pins.read_pins(pyproject, ranges=True) == {"flax": "0.12.6"}

@@ -114,3 +114,12 @@ def test_a_run_that_got_past_its_conftests_has_no_conftest_failure() -> None:
     records = [{"case_id": "test_embed::<collection>", "status": "error", "error_type": "ModuleNotFoundError"},
                {"case_id": "test_train::TestTrain::test_a_step_lowers_the_loss", "status": "passed"}]
     assert project.conftest_failure(records) is None
+
+
+def test_the_floors_under_jax_and_flax_are_kept_to_resolve_with_the_cells_pins() -> None:
+    lines = ["jax>=0.8,<0.9", "flax~=0.12.4", "jaxlib>0.8; sys_platform == 'linux'", "optax>=0.2"]
+    assert project.floors(lines) == ["jax>=0.8", "flax>=0.12.4", 'jaxlib>0.8; sys_platform == "linux"']
+
+
+def test_an_exact_pin_or_an_upper_bound_is_no_floor_the_cell_decides() -> None:
+    assert project.floors(["jax==0.8.3", "flax<0.13", "jaxlib!=0.8.1", "optax>=0.2"]) == []

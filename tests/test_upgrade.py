@@ -196,3 +196,32 @@ def test_a_deselected_id_no_case_file_holds_is_refused_before_any_cell_is_built(
 def test_an_empty_expression_or_a_path_for_a_case_id_is_one_line(argv: list[str], fault: str) -> None:
     with pytest.raises(options.OptionsError, match=re.escape(fault)):
         upgrade.cells_for(["flax==0.12.8", *argv], CELLS)
+
+
+def ranged_project(folder: Path, flax: str = "flax>=0.12.4") -> Path:
+    """A project that declares only ranges, and no lock."""
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "test_it.py").write_text("def test_it() -> None:\n    pass\n")
+    (folder / "pyproject.toml").write_text(f'[project]\nname = "ranged"\nversion = "0"\n'
+                                           f'dependencies = ["jax>=0.8", "{flax}"]\n')
+    return folder
+
+
+def test_a_project_of_ranges_runs_on_the_baseline_named(tmp_path: Path) -> None:
+    project = ranged_project(tmp_path / "ranged")
+    baseline, candidate, _ = upgrade.cells_for(
+        ["jax==0.9.2", "--project", str(project), "--baseline", "jax==0.8.3,flax==0.12.6"], CELLS)
+    assert (baseline.jax, baseline.flax, candidate.jax, candidate.flax) == ("0.8.3", "0.12.6", "0.9.2", "0.12.6")
+
+
+def test_a_cell_below_a_projects_floor_is_refused_naming_both(tmp_path: Path) -> None:
+    project = ranged_project(tmp_path / "ranged")
+    with pytest.raises(pins.PinError, match=r"^jax0.8.3-flax0.12.3-py3.11 cannot be installed: .*flax==0.12.3.*"
+                                            r"\(ranged requires flax>=0.12.4\)$"):
+        upgrade.cells_for(["jax==0.9.2", "--project", str(project), "--baseline", "jax==0.8.3,flax==0.12.3"], CELLS)
+
+
+def test_a_project_of_ranges_without_a_baseline_is_refused_in_one_line(tmp_path: Path) -> None:
+    project = ranged_project(tmp_path / "ranged")
+    with pytest.raises(pins.PinError, match=r"'jax>=0.8' is a range; name the baseline"):
+        upgrade.cells_for(["jax==0.9.2", "--project", str(project)], CELLS)

@@ -1,4 +1,5 @@
-"""Venvs of cells made on the command line (upgrade, bisect, frontier probes): .nox/adhoc-<cell id>, built with
+"""Venvs of cells made on the command line (upgrade, bisect, frontier probes): <workspace>/adhoc-<cell id> (the
+checkout's .nox, harness.host.shipped.workspace), built with
 `uv venv` for the cell's Python. harness.host.cellrun.probe runs such a cell; this module only makes its venv.
 """
 
@@ -7,10 +8,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from harness.host import corpus, envbuild
+from harness.host import envbuild
 from harness.host.matrix import Cell
+from harness.host.shipped import workspace
 
-VENVS = corpus.PROJECT_ROOT / ".nox"
+VENVS = workspace()
 
 
 def ensure_venv(cell: Cell, venvs: Path = VENVS) -> tuple[Path, str | None]:

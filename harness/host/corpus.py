@@ -1,6 +1,7 @@
 """What a run's `--cases` entries resolve to: the files pytest is given, the cases in them, their known breakages.
 
-Read from the checkout and the case sources alone (nothing is imported), so the host and the cells agree.
+Read from the shipped corpus (harness.host.shipped) and the case sources alone (nothing is imported), so the host
+and the cells agree.
 """
 
 from __future__ import annotations
@@ -12,29 +13,31 @@ from harness.cell.source import case_files, static_cases
 from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN
+from harness.host.shipped import shipped
 from harness.host.testclasses import class_tests
 from harness.vocabulary import COLLECTION_CASE
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+#: The shipped corpus, from a checkout or an installed wheel alike.
+BUILTIN_CASES = shipped("cases")
 
 
 class CorpusError(ShardmatrixError, ValueError):
     """`--cases` entries that cannot make one corpus, phrased as one line; nothing runs."""
 
 
-def case_roots(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+def case_roots(cases: list[str]) -> list[Path]:
     """The folders of the cases: the shipped corpus for 'builtin', else the folder given."""
-    return [project_root / "cases" if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
+    return [BUILTIN_CASES if entry == BUILTIN else Path(entry).expanduser().resolve() for entry in cases]
 
 
-def case_paths(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+def case_paths(cases: list[str]) -> list[Path]:
     """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder.
 
     CorpusError for a folder that does not exist, or for two case files of one name anywhere in the corpus."""
     paths: list[Path] = []
     for entry in dict.fromkeys(cases):
         if entry == BUILTIN:
-            paths.extend(case_files(project_root / "cases", builtin=True))
+            paths.extend(case_files(BUILTIN_CASES, builtin=True))
             continue
         folder = Path(entry).expanduser().resolve()
         if not folder.is_dir():
@@ -94,9 +97,9 @@ def _files(path: Path) -> list[Path]:
     return [path] if path.is_file() else case_files(path, builtin=False)
 
 
-def known_breakage_files(cases: list[str], project_root: Path = PROJECT_ROOT) -> list[Path]:
+def known_breakage_files(cases: list[str]) -> list[Path]:
     """The known-breakages files beside the case folders that have one."""
-    return [root / known.FILENAME for root in case_roots(cases, project_root) if (root / known.FILENAME).is_file()]
+    return [root / known.FILENAME for root in case_roots(cases) if (root / known.FILENAME).is_file()]
 
 
 def stale_known_breakages(cells: list[Cell], cases: list[str]) -> list[str]:

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from harness.host.corpus import PROJECT_ROOT
+from harness.host.shipped import workspace
 
-FOLDER = PROJECT_ROOT / ".nox" / ".shardmatrix-durations"
+FOLDER = workspace() / ".shardmatrix-durations"
 T = TypeVar("T")
 
 

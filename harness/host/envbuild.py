@@ -3,7 +3,8 @@
 Runs on the host. An install failure is returned as uv's one-line reason, which the caller records. A cell with a
 project (`--project`) also gets the project's own requirements, resolved with its lockfile's versions as uv's
 preferences (so whatever the cell's pins do not force stays as locked), and the project itself, editable and
-without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide).
+without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide). Of ours, a cell gets only the
+plugin and what it imports (harness.host.cellplugin), installed non-editable.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import subprocess
 from pathlib import Path
 
 from harness import formats
+from harness.host import cellplugin
 from harness.host import project as projects
-from harness.host.corpus import PROJECT_ROOT
 from harness.host.matrix import LIBTPU_RELEASES, Cell
 from harness.host.uv import installer_message, uv_command
 
@@ -29,7 +30,7 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT) -> str | None:
+def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> str | None:
     """Install the cell's exact pins and the harness into `venv`; None on success, else uv's key message.
 
     Resolution is the slow part of a build on a warm cache, so it runs once per set of inputs: its result is
@@ -37,9 +38,13 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     to the same inputs (its stamp says so) is left alone.
     """
     project = projects.load(cell.project) if cell.project else None
-    key = install_key(cell, venv, project_root, project)
+    key = install_key(cell, venv, project)
+    plugin = plugin or cellplugin.staged()
+    # The plugin's own content is in the venv's stamp, not in the lock's key: a changed harness reinstalls it without
+    # resolving again.
+    stamped = f"{key}\n{plugin.name}"
     stamp = venv / ".shardmatrix-installed"
-    if stamp.exists() and stamp.read_text(encoding="utf-8") == key:
+    if stamp.exists() and stamp.read_text(encoding="utf-8") == stamped:
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(f"unchanged since the last install (key {key[:12]}): nothing to do\n", encoding="utf-8")
         return None
@@ -47,7 +52,7 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     transcript: list[str] = []
     problem = None
     if not lock.exists():
-        wanted = [*cell.requirements(), *(project.dependencies if project else ()), f"-e {project_root}"]
+        wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
         if project is not None and project.locked:
             # uv prefers the versions an existing output file holds: the project's locked environment.
             lock.parent.mkdir(parents=True, exist_ok=True)
@@ -56,9 +61,12 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
                        "--output-file", str(lock), *_index_options(cell)],
                       transcript, stdin="\n".join(wanted) + "\n")
     if problem is None:
-        # Editable: the cell imports the checkout's harness, so a changed harness never meets a stale wheel.
         problem = _uv(["pip", "sync", "--python", str(venv_python(venv)), str(lock), *_index_options(cell)],
                       transcript)
+    if problem is None:
+        # Not editable: an editable install would put the folder above `harness` on the cell's path.
+        problem = _uv(["pip", "install", "--no-deps", "--reinstall-package", cellplugin.NAME, "--python",
+                       str(venv_python(venv)), str(plugin)], transcript)
     if problem is None and project is not None:
         # Editable as `uv sync` installs a project: an edit to its source is what the next run tests.
         problem = _uv(["pip", "install", "--no-deps", "--python", str(venv_python(venv)), "-e", str(project.root)],
@@ -66,39 +74,42 @@ def install(cell: Cell, venv: Path, log: Path, project_root: Path = PROJECT_ROOT
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(transcript), encoding="utf-8")
     if problem is None:
-        stamp.write_text(key, encoding="utf-8")
+        stamp.write_text(stamped, encoding="utf-8")
     else:
         lock.unlink(missing_ok=True)
     return problem
 
 
-def resolves(cell: Cell, project_root: Path = PROJECT_ROOT) -> str | None:
+def resolves(cell: Cell) -> str | None:
     """None when the cell's requirements (its project's included) resolve together for its python, else uv's
     reason, which names both sides of a conflict; nothing is installed."""
     project = projects.load(cell.project) if cell.project else None
-    wanted = [*cell.requirements(), *(project.dependencies if project else ()), f"-e {project_root}"]
+    wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
     problem = _uv(["pip", "compile", "-", "--quiet", "--python-version", cell.python, "--output-file", os.devnull,
                    *_index_options(cell)], [], stdin="\n".join(wanted) + "\n")
     if problem is None or project is None:
         return problem
     # uv says "you require" for the project's requirements too: name which of them are the project's.
-    named = [line for line in project.dependencies if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
+    named = [line for line in _of_project(project) if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
     return problem.rstrip(".") + (f" ({project.name} requires {', '.join(named)})" if named else "")
+
+
+def _of_project(project: projects.Project | None) -> list[str]:
+    """What a project asks of a cell: its requirements, and its floors under the cell's jax, jaxlib and flax."""
+    return [*project.dependencies, *project.floors] if project else []
 
 
 def _name(requirement: str) -> str:
     return re.split(r"[\s\[<>=!~;@]", requirement.strip(), maxsplit=1)[0]
 
 
-def install_key(cell: Cell, venv: Path, project_root: Path = PROJECT_ROOT,
-                project: projects.Project | None = None) -> str:
+def install_key(cell: Cell, venv: Path, project: projects.Project | None = None) -> str:
     """What an install depends on: the pins, the resolution cut-off, the interpreter and the harness's deps, and
     the project's requirements and locked versions."""
-    pyproject = project_root / "pyproject.toml"
     parts = [*cell.requirements(), cell.backend, cell.exclude_newer or "", interpreter_version(venv),
-             pyproject.read_text(encoding="utf-8") if pyproject.exists() else "", *_index_options(cell)]
+             *cellplugin.dependencies(), *_index_options(cell)]
     if project is not None:
-        parts += [str(project.root), *project.dependencies, project.locked]
+        parts += [str(project.root), *_of_project(project), project.locked]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

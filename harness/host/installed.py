@@ -28,6 +28,7 @@ from harness.host import cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
 from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
+from harness.host.shipped import in_checkout, shipped
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
@@ -47,8 +48,10 @@ for dist in metadata.distributions():
 print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "dists": found}))
 """
 
+PYPROJECT = shipped("pyproject.toml")
 
-def floors(pyproject: Path = corpus.PROJECT_ROOT / "pyproject.toml") -> dict[str, SpecifierSet]:
+
+def floors(pyproject: Path = PYPROJECT) -> dict[str, SpecifierSet]:
     """The harness's own requirements on what a cell's interpreter needs (pyproject's dependencies: one source)."""
     with pyproject.open("rb") as handle:
         lines = tomllib.load(handle)["project"]["dependencies"]
@@ -84,7 +87,7 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
     missing = [name for name in NEEDED if name not in dists]
     if missing:
         raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness and its plugins "
-                             f"install with: pip install --no-deps -e {corpus.PROJECT_ROOT} pytest pytest-xdist "
+                             f"install with: pip install --no-deps {_harness_source()} pytest pytest-xdist "
                              "pytest-timeout pytest-rerunfailures packaging)")
     old = {name: spec for name, spec in floors().items() if not spec.contains(dists[name], prereleases=True)}
     if old:
@@ -99,6 +102,11 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
     cell_id = f"{matrix.default_id(dists['jax'], dists['flax'], python, backend)}-{SUFFIX}"
     return matrix.Cell(id=cell_id, jax=dists["jax"], jaxlib=dists["jaxlib"], flax=dists["flax"], python=python,
                        backend=backend, devices=devices, note=f"the packages installed in {sys.executable}")
+
+
+def _harness_source() -> str:
+    """What `pip install` takes to install this harness: its checkout, editable, or else this shardmatrix wheel."""
+    return f"-e {shipped('pyproject.toml').parent}" if in_checkout() else "shardmatrix"
 
 
 def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:
@@ -121,22 +129,27 @@ def run(options: Options, backend: str | None = None, python: str = sys.executab
     return cell
 
 
-def parser() -> session_options.Parser:
+def parser(prog: str = "nox -s installed --") -> session_options.Parser:
     """`--backend` and the shared session options, refused in one line when not declared."""
-    p = session_options.Parser(prog="nox -s installed --", parents=[session_options.parser(add_help=False)])
+    p = session_options.Parser(prog=prog, parents=[session_options.parser(add_help=False)])
     p.add_argument("--backend", default=None, help="the backend to record (default: read off jax's plugins)")
     return p
+
+
+def record(argv: Sequence[str], prog: str = "nox -s installed --") -> int:
+    """Record this interpreter as one cell, from `[--backend NAME] [session options]`; 0."""
+    namespace = parser(prog).parse_strictly(argv)
+    opts = session_options.from_namespace(namespace)
+    cell = run(opts, namespace.backend)
+    print(f"shardmatrix: recorded {CellFiles(opts.out, opts.run_id, cell.id).results}")
+    return 0
 
 
 @command
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m harness.host.installed [--backend NAME] [session options]`: record this interpreter as one cell;
     bad input exits 64 with one line."""
-    namespace = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
-    opts = session_options.from_namespace(namespace)
-    cell = run(opts, namespace.backend)
-    print(f"shardmatrix: recorded {CellFiles(opts.out, opts.run_id, cell.id).results}")
-    return 0
+    return record(sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

@@ -208,9 +208,9 @@ def parse(argv: Sequence[str], prog: str = "nox -s matrix --") -> Options:
     return from_namespace(parser(prog).parse_strictly(argv))
 
 
-def parse_report(argv: Sequence[str]) -> Options:
+def parse_report(argv: Sequence[str], prog: str = "nox -s report --") -> Options:
     """Parse the arguments of `nox -s report`; the choice of runs becomes `report_args` for `python -m reports`."""
-    namespace = report_parser().parse_strictly(argv)
+    namespace = report_parser(prog).parse_strictly(argv)
     chosen = (["--run", *namespace.runs] if namespace.runs else []) + (["--all-runs"] if namespace.all_runs else [])
     if namespace.compare:
         chosen = ["--compare", *namespace.compare]

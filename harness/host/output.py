@@ -46,9 +46,11 @@ def progress_line(
     if expected is None:
         done = f"{len(finals)} cases"
     else:
+        # Counted as pytest counts tests: each parametrization is one (the source scan sees only the function, so an
+        # expected test with no record at all counts once).
         recorded = {case_id.split("[")[0] for case_id in finals}
-        asked = recorded | {case_id.split("[")[0] for case_id in expected if not answered(case_id, recorded)}
-        done = f"{len(recorded)}/{len(asked)} cases"
+        waiting = {case_id.split("[")[0] for case_id in expected if not answered(case_id, recorded)}
+        done = f"{len(finals)}/{len(finals) + len(waiting)} cases"
     head = ", ".join(part for part in (done, f"{seconds:.0f} s" if seconds is not None else "", note) if part)
     counts = ", ".join(f"{n} {status}" for status, n in status_counts(finals).items()) or "no records"
     return f"{cell_id}: {head}: {counts}" + (f" (log: {log})" if log.exists() else "")

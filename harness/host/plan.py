@@ -15,12 +15,13 @@ from pathlib import Path
 
 from harness.formats import command
 from harness.host import matrix, options
+from harness.host.shipped import shipped
 
-DEFAULT_MATRIX = Path(__file__).resolve().parents[2] / "matrix.toml"
+DEFAULT_MATRIX = shipped("matrix.toml")
 
 
 def default_matrix() -> Path:
-    """The matrix file a CI command reads unless told: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml."""
+    """The matrix file a CI command reads unless told: $SHARDMATRIX_MATRIX, else the shipped matrix.toml."""
     return Path(os.environ.get("SHARDMATRIX_MATRIX", DEFAULT_MATRIX))
 
 
@@ -66,7 +67,7 @@ def parser() -> options.Parser:
     """The command line of `python -m harness.host.plan` (strict: no abbreviation, an unknown option is refused)."""
     p = options.Parser(prog="python -m harness.host.plan", description=__doc__.splitlines()[0])
     p.add_argument("--matrix", type=Path, default=default_matrix(),
-                   help="the matrix file (default: $SHARDMATRIX_MATRIX, else the checkout's matrix.toml)")
+                   help="the matrix file (default: $SHARDMATRIX_MATRIX, else the shipped matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
                    help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: every cell)")
     p.add_argument("--backend", action="append", default=[], metavar="NAME",

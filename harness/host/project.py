@@ -55,6 +55,9 @@ class Project:
     #: Its locked environment as exact requirement lines (`uv export`), "" without a lockfile.
     locked: str
     lockfile: Path | None
+    #: Its lower bounds on jax, jaxlib and flax (`flax>=0.12.4`), resolved with the cell's pins: a cell below one is a
+    #: real conflict. Exact pins and upper bounds are left to the cell: they are what a bump moves.
+    floors: tuple[str, ...] = ()
 
     def locked_versions(self) -> dict[str, str]:
         """{package: version} of the lock's exact pins that apply on any platform the lock names first."""
@@ -94,7 +97,7 @@ def load(root: Path | str) -> Project:
         lines += [line for line in data.get("dependency-groups", {}).get(extra, []) if isinstance(line, str)]
     lockfile = next((root / name for name in LOCKFILES if (root / name).is_file()), None)
     return Project(root=root, name=name, dependencies=tuple(_without_pins(lines, pyproject)),
-                   locked=_locked(root, lockfile), lockfile=lockfile)
+                   locked=_locked(root, lockfile), lockfile=lockfile, floors=tuple(floors(lines)))
 
 
 def pytest_config(root: Path) -> Path:
@@ -128,6 +131,19 @@ def _without_pins(lines: list[str], where: Path) -> list[str]:
         if requirement.name.lower() not in PINNED:  # the cell's own pins stand in for these
             kept.append(line)
     return kept
+
+
+def floors(lines: Iterable[str]) -> list[str]:
+    """The lower bounds among requirements on the pinned packages, as requirement lines (`~=X` bounds below by X)."""
+    found = []
+    for line in lines:
+        requirement = Requirement(line)
+        lower = [f">={s.version}" if s.operator == "~=" else str(s) for s in requirement.specifier
+                 if s.operator in (">=", ">", "~=")]
+        if requirement.name.lower() in PINNED and lower:
+            marker = f"; {requirement.marker}" if requirement.marker else ""
+            found.append(f"{requirement.name}{','.join(sorted(lower))}{marker}")
+    return found
 
 
 def _locked(root: Path, lockfile: Path | None) -> str:

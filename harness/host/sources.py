@@ -22,10 +22,11 @@ from packaging.utils import parse_wheel_filename
 from harness.formats import ShardmatrixError
 from harness.host.matrix import Origin
 from harness.host.project import tree_hash
+from harness.host.shipped import workspace
 from harness.host.uv import installer_message, uv_command
 
 #: Where built sources are kept: one folder per (package, content hash), holding its wheel.
-BUILT = Path(__file__).resolve().parents[2] / ".nox" / ".shardmatrix-sources"
+BUILT = workspace() / ".shardmatrix-sources"
 
 
 class SourceError(ShardmatrixError, ValueError):

@@ -160,9 +160,9 @@ def describe(outcome: Outcome, package: str, case_id: str) -> list[str]:
     return lines
 
 
-def parser() -> options.Parser:
+def parser(prog: str = "nox -s bisect --") -> options.Parser:
     """Arguments of `nox -s bisect --`: the case, the ends, the pins held, and the shared options."""
-    p = options.Parser(prog="nox -s bisect --", parents=[options.parser(add_help=False)])
+    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     p.add_argument("--case", required=True, metavar="CASE_ID", help="<module>::<test>, as the report names it")
     p.add_argument("--good", required=True, metavar="PKG==A", help="a release where the case passes")
     p.add_argument("--bad", required=True, metavar="PKG==B", help="a release where it does not")
@@ -251,10 +251,11 @@ def probe_record(records: dict[str, dict[str, object]], case_id: str) -> dict[st
 
 
 def run(
-    argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print
+    argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print,
+    prog: str = "nox -s bisect --",
 ) -> Outcome:
     """`nox -s bisect --`: list the releases, probe them by binary search, print the answer."""
-    namespace = parser().parse_strictly(argv)
+    namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)  # with --project, its tests are the cases
     req = request(namespace, pins.default_cell(cells))

@@ -67,9 +67,9 @@ def parse_spec(text: str, flag: str) -> SpecifierSet:
 
 # --- the command line ------------------------------------------------------------------------------------------------
 
-def parser() -> options.Parser:
+def parser(prog: str = "nox -s frontier --") -> options.Parser:
     """Arguments of `nox -s frontier --`: which flax and jax releases, and the shared options of a run."""
-    p = options.Parser(prog="nox -s frontier --", parents=[options.parser(add_help=False)])
+    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC",
                    help=f"flax releases to measure, a PEP 440 specifier (default {DEFAULT_FLAX}), or one source "
                         "such as 'flax @ file:///src/flax'")
@@ -166,9 +166,9 @@ def expected_seconds(out: Path, flax: Version, seconds: dict[str, float]) -> flo
 
 
 def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print,
-        pythons: list[str] | None = None) -> list[Frontier]:
+        pythons: list[str] | None = None, prog: str = "nox -s frontier --") -> list[Frontier]:
     """`nox -s frontier --`: measure every flax release asked for, write the results and the report."""
-    namespace = parser().parse_strictly(argv)
+    namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)
     source = sources.resolve(namespace.flax) if sources.is_reference(namespace.flax) else None

@@ -75,18 +75,20 @@ def _exact(text: str, where: str, pre: bool = False) -> str:
     return text
 
 
-def project_pins(project: Project) -> dict[str, str]:
-    """The jax and flax a project runs today: its lockfile's versions, else the exact pins of its pyproject."""
+def project_pins(project: Project, ranges: bool = False) -> dict[str, str]:
+    """The jax and flax a project runs today: its lockfile's versions, else the exact pins of its pyproject (with
+    `ranges`, a range pins nothing, for --baseline or the default cell to fill; else PinError names it)."""
     if not project.locked:
-        return read_pins(project.root / "pyproject.toml")
+        return read_pins(project.root / "pyproject.toml", ranges)
     locked = project.locked_versions()
     if "jax" not in locked:
         raise PinError(f"{project.lockfile}: no jax in the project's locked environment")
     return {name: locked[name] for name in PACKAGES if name in locked}
 
 
-def read_pins(path: Path) -> dict[str, str]:
-    """Exact jax/jaxlib/flax pins of a downstream project: a uv.lock, a pyproject.toml or a requirements file."""
+def read_pins(path: Path, ranges: bool = False) -> dict[str, str]:
+    """Exact jax/jaxlib/flax pins of a downstream project: a uv.lock, a pyproject.toml or a requirements file (with
+    `ranges`, only those pinned exactly, maybe none)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -102,16 +104,16 @@ def read_pins(path: Path) -> dict[str, str]:
         lines = [*project.get("dependencies", [])]
         for group in [*project.get("optional-dependencies", {}).values(), *data.get("dependency-groups", {}).values()]:
             lines.extend(item for item in group if isinstance(item, str))
-        pins = _pins_in(lines, str(path))
+        pins = _pins_in(lines, str(path), ranges)
     else:
         lines = [line.split("#")[0].strip() for line in text.splitlines()]
-        pins = _pins_in([line for line in lines if line and not line.startswith("-")], str(path))
-    if "jax" not in pins:
+        pins = _pins_in([line for line in lines if line and not line.startswith("-")], str(path), ranges)
+    if "jax" not in pins and not ranges:
         raise PinError(f"{path}: no exact jax pin found (jax==X; a lock file always has one)")
     return pins
 
 
-def _pins_in(lines: list[str], where: str) -> dict[str, str]:
+def _pins_in(lines: list[str], where: str, ranges: bool = False) -> dict[str, str]:
     pins: dict[str, str] = {}
     for line in lines:
         try:
@@ -122,8 +124,11 @@ def _pins_in(lines: list[str], where: str) -> dict[str, str]:
         if name not in PACKAGES:
             continue
         exact = [s.version for s in requirement.specifier if s.operator in ("==", "===")]
+        if not exact and ranges:
+            continue
         if not exact:
-            raise PinError(f"{where}: {line!r} is a range; pin it exactly, or pass the project's uv.lock")
+            raise PinError(f"{where}: {line!r} is a range; name the baseline (--baseline jax==A,flax==B), or pass "
+                           "the project's uv.lock")
         pins[name] = exact[0]
     return pins
 

@@ -23,9 +23,9 @@ from harness.host.matrix import Cell
 from harness.tools import moved, pins
 
 
-def parser() -> options.Parser:
+def parser(prog: str = "nox -s upgrade --") -> options.Parser:
     """Arguments of `nox -s upgrade --`: the candidate's pins, the baseline, and the shared options."""
-    p = options.Parser(prog="nox -s upgrade --", parents=[options.parser(add_help=False)])
+    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     options.add_left_out(p)
     p.add_argument("candidate", nargs="*", metavar="PKG==X",
                    help="the candidate's pins: jax==X and/or flax==Y (jaxlib follows jax), or a source such as "
@@ -39,15 +39,18 @@ def parser() -> options.Parser:
     return p
 
 
-def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, options.Options]:
+def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrade --"
+              ) -> tuple[Cell, Cell, options.Options]:
     """Baseline and candidate cells, and the shared options, from `nox -s upgrade --` arguments.
 
     OptionsError for an undeclared option, PinError for pins that make no cell."""
-    namespace = parser().parse_strictly(argv)
+    namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)
-    # A project's own pins fill what --baseline leaves out; without one, the default cell's do.
-    given = pins.project_pins(additions.project) if additions.project else {}
+    # A project's own pins fill what --baseline leaves out (a range of its pins nothing); without one, the default
+    # cell's do. Its lower bounds are resolved with each cell's pins (envbuild.resolves, below).
+    named_baseline = bool(namespace.baseline or namespace.baseline_from)
+    given = pins.project_pins(additions.project, ranges=named_baseline) if additions.project else {}
     if namespace.baseline_from:
         given = pins.read_pins(namespace.baseline_from)
     elif namespace.baseline:
@@ -69,7 +72,7 @@ def cells_for(argv: Sequence[str], cells: list[Cell]) -> tuple[Cell, Cell, optio
 
 
 def prepare(
-    argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print
+    argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print, prog: str = "nox -s upgrade --"
 ) -> tuple[CellRun, CellRun, options.Options, Path]:
     """Run both cells, each reused through the results cache when its inputs are unchanged; returns them (RUN:CELL
     refs for the comparison), the options, and the file of documented changes (`--changes-from`, see `declare`).
@@ -78,7 +81,7 @@ def prepare(
     cell recorded: the records are what pytest collected from this corpus in each cell (the cache reuses only a
     run of the same case sources), so no list read from source decides which cases count. A cell that stops part
     way is returned as it is (`interrupted`): it has no done marker, so the comparison reads it as unfinished."""
-    baseline, candidate, opts = cells_for(argv, cells)
+    baseline, candidate, opts = cells_for(argv, cells, prog)
     paths = corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
     refuse_unknown_deselected(opts.left_out.deselect, paths)
     documented = declare(opts.cases)  # a declaration the host cannot read: refused before any build too

@@ -1,0 +1,204 @@
+"""The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, installed, report).
+
+A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
+`python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
+under `@subcommand`. Bad input ends in one line and exit 64 (harness.formats.command); a verdict's exit code (0 SAFE,
+1 UNSAFE, 2 INCONCLUSIVE) is passed on as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.formats import ShardmatrixError, command
+from harness.host import cellenv, cellrun, completeness, corpus, installed, invocation, matrix, options, project
+from harness.host.cellfiles import CellFiles
+from harness.tools import bisect, frontier, upgrade
+
+#: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
+PROG_ENV = "SHARDMATRIX_PROG"
+#: The subcommands that take the project the command is run from as --project when none is given.
+PROJECT_HERE = ("matrix", "upgrade", "bisect")
+
+
+class CommandError(ShardmatrixError, ValueError):
+    """A subcommand nobody declared, or one that cannot run here; one line."""
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A subcommand: what it runs, and the parser that checks its arguments before anything runs."""
+
+    run: Callable[[list[str], str], int]
+    parser: Callable[[str], options.Parser]
+    title: str
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {}
+
+
+def subcommand(name: str, parser: Callable[[str], options.Parser]
+               ) -> Callable[[Callable[[list[str], str], int]], Callable[[list[str], str], int]]:
+    """Register a subcommand `run(argv, prog) -> exit code` under `name`, its docstring's first line as its title."""
+
+    def register(run: Callable[[list[str], str], int]) -> Callable[[list[str], str], int]:
+        SUBCOMMANDS[name] = Subcommand(run, parser, (run.__doc__ or "").strip().splitlines()[0])
+        return run
+
+    return register
+
+
+def get(name: str) -> Subcommand:
+    """The subcommand `name`, or CommandError naming the ones there are."""
+    if name not in SUBCOMMANDS:
+        raise CommandError(f"unknown command {name!r} (commands: {', '.join(SUBCOMMANDS)})")
+    return SUBCOMMANDS[name]
+
+
+def check(name: str, argv: Sequence[str], prog: str) -> None:
+    """Parse a subcommand's arguments strictly, running nothing: OptionsError names the first bad one."""
+    get(name).parser(prog).parse_strictly(list(argv))
+
+
+def project_here(argv: list[str], here: Path | None = None) -> list[str]:
+    """`--project .` added when none (and no --cases) is given and the folder run from is a project other than
+    shardmatrix itself: inside a project, its tests are what is asked about."""
+    folder = Path.cwd() if here is None else here
+    given = any(arg == flag or arg.startswith(f"{flag}=") for arg in argv for flag in ("--project", "--cases"))
+    if given or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file():
+        return argv
+    try:
+        if project.load(folder).name == "shardmatrix":
+            return argv
+    except ShardmatrixError:
+        return argv  # not a project we can build: say nothing, run as asked
+    return ["--project", str(folder), *argv]
+
+
+# --- the subcommands ------------------------------------------------------------------------------------------------
+
+def selected(argv: Sequence[str], prog: str, cells: list[matrix.Cell]
+             ) -> tuple[options.Options, dict[str, matrix.Cell]]:
+    """The options of a run of cells and {matrix cell id: the cell with the run's additions}, every argument, the
+    corpus and the additions checked first: ShardmatrixError in one line, and nothing runs."""
+    opts = options.parse(argv, prog=prog)
+    additions = cellenv.prepare(opts)  # a bad --project, --with or source: refused before any build
+    corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
+    return opts, {c.id: cellenv.apply(c, additions) for c in matrix.select(cells, opts.cells)}
+
+
+def before_report(opts: options.Options, chosen: list[matrix.Cell], say: Callable[[str], object]) -> None:
+    """After the cells ran: warn of stale known breakages, and record the cells that left nothing."""
+    for line in corpus.stale_known_breakages(chosen, opts.cases):
+        say(f"known breakage {line}")
+    missing = cellrun.unreported(chosen, opts.out, opts.run_id, corpus.case_paths(opts.cases),
+                                 cellrun.session_never_ran)
+    for cell_id in missing:
+        say(f"{cell_id}: recorded as install_error (its cell never ran)")
+
+
+def unfinished(opts: options.Options, chosen: list[matrix.Cell]) -> str | None:
+    """One line naming the cells the harness could not fully run (install_error, crashed, timeout, unfinished...)."""
+    problems = completeness.problems([CellFiles(opts.out, opts.run_id, c.id) for c in chosen])
+    return "cells the harness could not fully run: " + "; ".join(problems) if problems else None
+
+
+def report_main() -> Callable[[Sequence[str] | None], int]:
+    """`python -m reports`'s main, or CommandError saying how to install what reports need (pandas, jinja2)."""
+    try:
+        from reports.cli import main
+    except ModuleNotFoundError as missing:
+        raise CommandError(f"reports need {missing.name}: install shardmatrix[report]") from None
+    return main
+
+
+@subcommand("matrix", options.parser)
+def matrix_run(argv: list[str], prog: str) -> int:
+    """Run every selected cell of the matrix, one after another, then build the report of the run."""
+    build = report_main()
+    opts, chosen = selected(argv, prog, invocation.cells())
+    for cell in chosen.values():
+        if opts.resume and CellFiles(opts.out, opts.run_id, cell.id).complete:
+            continue
+        cellrun.probe(cell, opts)
+    before_report(opts, list(chosen.values()), lambda line: print(f"warning: {line}", file=sys.stderr))
+    code = build(["--out", str(opts.out), "--run", opts.run_id])
+    problem = unfinished(opts, list(chosen.values()))
+    if problem:
+        raise CommandError(problem)
+    return code
+
+
+@subcommand("upgrade", upgrade.parser)
+def upgrade_run(argv: list[str], prog: str) -> int:
+    """Is the bump safe? Baseline and candidate cells, then the verdict: SAFE 0, UNSAFE 1, INCONCLUSIVE 2."""
+    build = report_main()  # before any build: a missing pandas must not cost two cells
+    before, after, opts, changes = upgrade.prepare(argv, invocation.cells(), prog=prog)
+    # Every case either cell recorded is judged: the records are pytest's collection of this corpus in each cell.
+    return build(["--out", str(opts.out), "--compare", before.ref, after.ref, "--changes-from", str(changes)])
+
+
+@subcommand("bisect", bisect.parser)
+def bisect_run(argv: list[str], prog: str) -> int:
+    """The first release between --good and --bad where --case stops passing (binary search, probes cached)."""
+    outcome = bisect.run(argv, invocation.cells(), prog=prog)
+    if outcome.first_bad is None:
+        print(f"shardmatrix: {outcome.refusal or 'no first bad release found'}", file=sys.stderr)
+        return 1
+    return 0
+
+
+@subcommand("frontier", frontier.parser)
+def frontier_run(argv: list[str], prog: str) -> int:
+    """The jax range each flax release works with: OUT/report/frontier.* (probes cached)."""
+    report_main()  # each probe is judged by the report's verdict (reports.compat)
+    frontier.run(argv, prog=prog)
+    return 0
+
+
+@subcommand("installed", installed.parser)
+def installed_run(argv: list[str], prog: str) -> int:
+    """Record the corpus on this interpreter's own jax and flax as one cell: nothing is built."""
+    return installed.record(argv, prog)
+
+
+@subcommand("report", options.report_parser)
+def report_run(argv: list[str], prog: str) -> int:
+    """Rebuild the report from stored results only (default: the newest run; --run, --all-runs, --compare)."""
+    build = report_main()
+    opts = options.parse_report(argv, prog)
+    return build(["--out", str(opts.out), *opts.report_args])
+
+
+# --- the command line -----------------------------------------------------------------------------------------------
+
+def usage() -> str:
+    """The command's help: its subcommands with their titles."""
+    width = max(map(len, SUBCOMMANDS))
+    lines = [f"  {name:<{width}}  {sub.title}" for name, sub in SUBCOMMANDS.items()]
+    return ("usage: shardmatrix COMMAND [options]  (shardmatrix COMMAND --help for its options)\n\ncommands:\n"
+            + "\n".join(lines))
+
+
+@command
+def main(argv: Sequence[str] | None = None) -> int:
+    """`shardmatrix COMMAND [options]`: run one subcommand; its exit code, or 64 with one line for bad input."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 64
+    name, rest = args[0], args[1:]
+    chosen = get(name)
+    prog = os.environ.get(PROG_ENV) or f"shardmatrix {name}"
+    if name in PROJECT_HERE:
+        rest = project_here(rest)
+    check(name, rest, prog)  # --help, or a bad option, before anything is imported or built
+    return chosen.run(rest, prog)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,140 @@
+"""harness.tools.command: the `shardmatrix` command, its subcommands the nox sessions' own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_reports_cli import CELL, RUN, record, write_run
+
+from harness.formats import USAGE_EXIT, write_done
+from harness.host import matrix, options
+from harness.host.cellfiles import CellFiles
+from harness.tools import command
+
+SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "installed", "report")
+
+
+def test_the_subcommands_mirror_the_sessions() -> None:
+    assert tuple(command.SUBCOMMANDS) == SESSIONS
+    assert all(sub.title for sub in command.SUBCOMMANDS.values())
+
+
+def test_an_unknown_subcommand_is_one_line_naming_the_ones_there_are(capsys: pytest.CaptureFixture[str]) -> None:
+    assert command.main(["wacth"]) == USAGE_EXIT
+    assert capsys.readouterr().err == ("shardmatrix: unknown command 'wacth' (commands: matrix, upgrade, bisect, "
+                                       "frontier, installed, report)\n")
+
+
+def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert command.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name}" in out for name in SESSIONS)
+
+
+def test_a_bad_option_is_refused_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert command.main(["upgrade", "jax==0.9.0", "--basline", "jax==0.8.0"]) == USAGE_EXIT
+    assert capsys.readouterr().err == ("shardmatrix: shardmatrix upgrade: unknown option --basline (did you mean "
+                                       "--baseline?)\n")
+
+
+def test_the_prog_names_the_nox_session_that_runs_the_subcommand(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(command.PROG_ENV, "nox -s report --")
+    assert command.main(["report", "--cells", "x"]) == USAGE_EXIT
+    assert "nox -s report: unknown option --cells" in capsys.readouterr().err
+
+
+def test_report_builds_the_report_of_a_stored_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(case_id="fam::b", status="failed")))
+    assert command.main(["report", "--out", str(tmp_path), "--run", RUN]) == 0
+    assert CELL in capsys.readouterr().out and (tmp_path / "report" / "matrix.html").exists()
+
+
+def test_report_on_no_results_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert command.main(["report", "--out", str(tmp_path)]) == USAGE_EXIT
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_new_subcommand_is_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(command, "SUBCOMMANDS", dict(command.SUBCOMMANDS))
+
+    @command.subcommand("watch", lambda prog: command.options.Parser(prog=prog))
+    def watch(argv: list[str], prog: str) -> int:
+        """Judge each new release once."""
+        return 7
+
+    assert command.main(["watch"]) == 7 and command.SUBCOMMANDS["watch"].title == "Judge each new release once."
+
+
+def write_project(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text(f'[project]\nname = "{name}"\nversion = "0"\ndependencies = ["jax>=0.8"]\n')
+    return folder
+
+
+def test_inside_a_project_it_is_the_project(tmp_path: Path) -> None:
+    here = write_project(tmp_path / "trainer", "trainer")
+    assert command.project_here(["jax==0.9.0"], here) == ["--project", str(here), "jax==0.9.0"]
+
+
+@pytest.mark.parametrize("argv", [["--project", "elsewhere"], ["--project=elsewhere"], ["--cases", "builtin"],
+                                  ["--help"]])
+def test_a_project_or_cases_given_is_kept(tmp_path: Path, argv: list[str]) -> None:
+    assert command.project_here(argv, write_project(tmp_path / "trainer", "trainer")) == argv
+
+
+def test_shardmatrix_itself_and_a_folder_without_a_project_are_no_project(tmp_path: Path) -> None:
+    assert command.project_here(["jax==0.9.0"], write_project(tmp_path / "sm", "shardmatrix")) == ["jax==0.9.0"]
+    assert command.project_here(["jax==0.9.0"], tmp_path) == ["jax==0.9.0"]
+
+
+def test_matrix_refuses_a_cell_pattern_that_matches_nothing_before_any_build(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert command.main(["matrix", "--cells", "jax9*", "--out", str(tmp_path)]) == USAGE_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith("shardmatrix: ") and "jax9*" in err and err.count("\n") == 1
+    assert not (tmp_path / "results").exists()
+
+
+TWO = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.6"\npython="3.11"\n'
+                   '[[cell]]\njax="0.9.2"\njaxlib="0.9.2"\nflax="0.12.6"\npython="3.11"\n')
+
+
+def fake_probe(statuses: dict[str, str], ran: list[str]) -> Callable[..., None]:
+    """A cell's run that records `statuses[cell id]` for one case and finishes (no build, no pytest)."""
+
+    def probe(cell: matrix.Cell, opts: options.Options) -> None:
+        ran.append(cell.id)
+        files = CellFiles(opts.out, opts.run_id, cell.id)
+        files.results.parent.mkdir(parents=True, exist_ok=True)
+        files.results.write_text(json.dumps(record(run_id=opts.run_id, cell_id=cell.id, jax=cell.jax, jaxlib=cell.jax,
+                                                   flax=cell.flax, status=statuses[cell.id])) + "\n")
+        write_done(files.done, cell_id=cell.id, finished="now", returncode=0, fingerprint=None, reused_from=None,
+                   seconds=1.0)
+
+    return probe
+
+
+def test_matrix_runs_each_selected_cell_then_reports_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
+    monkeypatch.setattr(command.cellrun, "probe", fake_probe({c.id: "passed" for c in TWO}, ran))
+    argv = ["--out", str(tmp_path), "--run-id", RUN, "--cases", str(tmp_path)]
+    assert command.main(["matrix", *argv]) == 0
+    assert ran == [c.id for c in TWO] and (tmp_path / "report" / "matrix.html").exists()
+    said = capsys.readouterr().out
+    assert all(c.id in said for c in TWO)
+    ran.clear()
+    assert command.main(["matrix", *argv, "--resume", RUN]) == 0 and ran == []  # complete cells are not run again
+
+
+def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
+    monkeypatch.setattr(command.cellrun, "probe", fake_probe({TWO[0].id: "passed", TWO[1].id: "crashed"}, []))
+    assert command.main(["matrix", "--out", str(tmp_path), "--run-id", RUN, "--cases", str(tmp_path)]) == USAGE_EXIT
+    assert f"could not fully run: {TWO[1].id}: 1 crashed" in capsys.readouterr().err
