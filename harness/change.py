@@ -10,15 +10,15 @@ Imports nothing but the standard library, packaging and the vocabulary: it runs 
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from harness import outputs
 from harness.formats import ShardmatrixError
-from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, DEPRECATION
+from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DEPRECATION
 
 
 class ChangeError(ShardmatrixError):
@@ -171,9 +171,6 @@ def explicit(path: Path) -> dict[str, bool]:
 # --- the declarations file ------------------------------------------------------------------------------------------
 
 def write_declarations(path: Path, found: dict[str, Change]) -> Path:
-    """Write {case id: Change} as the declarations file reports read (reports/changes.py: read_declarations)."""
-    rows = [{"case_id": case_id, "change": change.as_record()} for case_id, change in sorted(found.items())]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps({"schema_version": DECLARATIONS_VERSION, "changes": rows}, indent=1) + "\n",
-                          encoding="utf-8")
-    return Path(path)
+    """Write {case id: Change} as the declarations file reports read (harness.outputs owns its format)."""
+    return outputs.write_declarations(path, [{"case_id": case_id, "change": change.as_record()}
+                                             for case_id, change in sorted(found.items())])

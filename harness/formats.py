@@ -147,39 +147,6 @@ def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
     os.replace(partial, path)
 
 
-# --- frontier.json ------------------------------------------------------------------------------------------------
-
-#: OUT/frontier/flax-<v>.json (one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
-#: budget, probes; seconds, the wall of measuring it, absent before 2026-11-24) and OUT/report/frontier.json
-#: ({"schema_version", "jax": [versions], "releases": [those documents]}).
-#: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
-FRONTIER_SCHEMA_VERSION = 2
-FRONTIER_FILENAME = "frontier.json"
-
-
-class FrontierFileError(FormatError):
-    """A frontier file this reader cannot read, phrased as one line naming it."""
-
-
-def frontier_document(jax: list[str], releases: list[dict[str, Any]]) -> dict[str, Any]:
-    """The content of OUT/report/frontier.json: every jax release asked for and one document per flax release."""
-    return {"schema_version": FRONTIER_SCHEMA_VERSION, "jax": jax, "releases": releases}
-
-
-def read_frontier(path: Path) -> dict[str, Any]:
-    """A frontier.json (or one release's flax-<v>.json); FrontierFileError naming it when not of this schema."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FrontierFileError(path, f"unreadable ({error.strerror or error})") from None
-    except ValueError as error:
-        raise FrontierFileError(path, f"not JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("schema_version") != FRONTIER_SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else "?"
-        raise FrontierFileError(path, f"frontier schema {found}, this reader knows {FRONTIER_SCHEMA_VERSION}")
-    return data
-
-
 # --- the freeze ---------------------------------------------------------------------------------------------------
 
 #: <cell id>.freeze.txt beside <cell id>.jsonl: the cell's `uv pip freeze`, after comment lines naming where its

@@ -13,10 +13,11 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.formats import USAGE_EXIT, UsageParser, command
+from harness import outputs
+from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from reports import changes
 from reports.build import build_report, report_dir, results_dir
-from reports.compare import CompareError, compare, refs_runs
+from reports.compare import compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
 from reports.load import ResultsError, load_cells, load_results
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             report = build_report(args.out, args.runs or None, all_runs=args.all_runs)
-        except ResultsError as exc:
+        except ShardmatrixError as exc:  # no such run, a report folder that is a file, ...
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
         finally:
@@ -98,26 +99,25 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             cells = load_cells(results_dir(out), runs)
             comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
             declared = changes.read_declarations(changes_from) if changes_from is not None else None
-        except (ResultsError, CompareError) as exc:
+        except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
     target = report_dir(out)
-    target.mkdir(parents=True, exist_ok=True)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
     links = {key: str(target / path) for key, path in repros.items()}
     crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")
-    (target / "compare.md").write_text(
-        render_compare(comparison, {key: str(path) for key, path in repros.items()})
-        + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""), encoding="utf-8")
+    written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
+        comparison, {key: str(path) for key, path in repros.items()})
+        + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""))
     print(render_text(comparison, links))
     if crossed:
         print(f"\n{crossed}")
-    print(f"\nwrote {target / 'compare.md'}")
+    print(f"\nwrote {written}")
     return comparison.exit_code
 
 
@@ -125,6 +125,8 @@ def case_ids(path: Path) -> set[str]:
     """The case ids listed in `path`, one per line, without parameters; ResultsError naming it if unreadable."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ResultsError(f"--cases-from {path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise ResultsError(f"--cases-from {path}: {exc.strerror or exc}") from None
     return {line.strip().split("[")[0] for line in lines if line.strip()}

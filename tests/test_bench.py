@@ -13,7 +13,7 @@ from benchmarks import bench
 
 def stored(out: Path, flax: str, probes: list[tuple[str, bool, bool]], seconds: float | None) -> None:
     """One flax release's OUT/frontier/flax-<v>.json with probes (jax, whole corpus?, reused?), 10 s each."""
-    document = {"flax": flax, "row": {"stopped": ""}, "budget": {"core": 22, "corpus": 16},
+    document = {"schema_version": 2, "flax": flax, "row": {"stopped": ""}, "budget": {"core": 22, "corpus": 16},
                 "probes": [{"jax": jax, "corpus": corpus, "reused": reused, "seconds": 10.0}
                            for jax, corpus, reused in probes]}
     if seconds is not None:
@@ -45,5 +45,5 @@ def test_frontier_over_budget_or_stopped_reads_over(tmp_path: Path) -> None:
 
 
 def test_frontier_spent_names_a_folder_that_is_no_frontier(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="holds no flax-"):
+    with pytest.raises(SystemExit, match="holds no frontier result"):
         bench.frontier_spent(tmp_path)

@@ -11,7 +11,8 @@ import pytest
 
 from harness.case import MARKER, case
 from harness.change import Change, ChangeError, declared, explicit, write_declarations
-from harness.vocabulary import CHANGE_KEYS, DECLARATIONS_VERSION
+from harness.outputs import DECLARATIONS_VERSION
+from harness.vocabulary import CHANGE_KEYS
 from reports.changes import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",

@@ -71,15 +71,6 @@ def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) ->
     assert formats.read_done(path) == {"returncode": 0}
 
 
-def test_frontier_json_is_written_and_read_by_one_module(tmp_path: Path) -> None:
-    path = tmp_path / formats.FRONTIER_FILENAME
-    path.write_text(json.dumps(formats.frontier_document(["0.4.38"], [])), encoding="utf-8")
-    assert formats.read_frontier(path) == {"schema_version": 2, "jax": ["0.4.38"], "releases": []}
-    path.write_text("{}", encoding="utf-8")
-    with pytest.raises(formats.FrontierFileError, match="frontier schema None, this reader knows 2"):
-        formats.read_frontier(path)
-
-
 def test_a_command_ends_on_a_shardmatrix_error_with_one_line_and_64(capsys: pytest.CaptureFixture[str]) -> None:
     @formats.command
     def main(argv: Sequence[str] | None = None) -> int:

@@ -28,7 +28,8 @@ def test_merge_writes_the_csv_with_exactly_the_columns_newest_flax_first(tmp_pat
     path = frontier_report.merge(tmp_path, ["0.10.2", "0.11.0"])
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert tuple(rows[0]) == frontier_report.COLUMNS and [r["flax"] for r in rows] == ["0.11.0", "0.10.2"]
+    assert tuple(rows[0]) == ("schema_version", *frontier_report.COLUMNS)
+    assert [r["flax"] for r in rows] == ["0.11.0", "0.10.2"]
     assert rows[1]["works_from"] == "0.4.2" and rows[1]["works_to"] == "0.5.1"
     markdown = (tmp_path / "report" / "frontier.md").read_text(encoding="utf-8")
     assert "flax 0.10.2: jax>=0.4.2,<=0.5.1" in markdown

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import outputs
 from harness.host import matrix, plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,8 +52,8 @@ def test_plan_command_emits_every_default_cell_with_its_nox_session() -> None:
     cells = matrix.load(ROOT / "matrix.toml")
     assert [e["cell"] for e in entries] == [c.id for c in cells]
     for entry, cell in zip(entries, cells, strict=True):
-        assert entry == {"cell": cell.id, "session": f"cell({cell.id})", "python": cell.python,
-                         "backend": cell.backend}
+        assert entry == {"schema_version": outputs.PLAN.version, "cell": cell.id, "session": f"cell({cell.id})",
+                         "python": cell.python, "backend": cell.backend}
     listed = json.loads(subprocess.run([sys.executable, "-m", "nox", "-l", "--json"], cwd=ROOT, capture_output=True,
                                        text=True, check=True).stdout)
     assert {e["session"] for e in entries} <= {s["session"] for s in listed}

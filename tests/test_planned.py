@@ -163,8 +163,8 @@ def test_check_counts_a_crash_retried_into_a_pass_as_run(setup: dict[str, Path])
 
 @pytest.mark.parametrize(("plan", "message"), [
     ("{not json", "is not JSON (Expecting property name enclosed in double quotes, line 1)"),
-    ('{"cell": "x"}', "is a JSON dict, not the list harness.host.plan prints"),
-    ('[{"session": "cell(x)"}]', 'entry 1 has no "cell" id: {"session": "cell(x)"}'),
+    ('{"cell": "x"}', "plan is a JSON dict, not a list"),
+    ('[{"session": "cell(x)"}]', """plan entry 1 has no 'cell': {"session": "cell(x)"}"""),
     ('[{"cell": "jax9-flax9-py3.99"}]', "names cell 'jax9-flax9-py3.99', which the matrix file does not have"),
 ])
 def test_a_bad_plan_is_refused_in_one_line(

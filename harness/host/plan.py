@@ -1,18 +1,18 @@
 """The fan-out plan: which cells a CI run has, as the JSON a GitHub Actions `strategy.matrix` takes.
 
 `python -m harness.host.plan [--cells GLOB] [--backend NAME] [--smoke]` prints one JSON list of
-`{"cell", "session", "python", "backend"}` objects, read from the same matrix file the noxfile reads, so the
-workflow never keeps its own list of cells.
+`{"schema_version", "cell", "session", "python", "backend"}` objects (harness.outputs.PLAN), read from the same
+matrix file the noxfile reads, so the workflow never keeps its own list of cells.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import outputs
 from harness.formats import command
 from harness.host import matrix, options
 
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         entries, left = place(entries, runners)
         for line in left:
             print(f"shardmatrix: {line}", file=sys.stderr)
-    print(json.dumps(entries))
+    print(outputs.plan_json(outputs.PLAN, entries))
     return 0
 
 
