@@ -31,7 +31,8 @@ def parser() -> UsageParser:
     """The argument parser; more options will join these."""
     parse = UsageParser(
         prog=PROG,
-        description="Build OUT/report/ (results.csv, matrix.md, matrix.html) from the results files in OUT/results/.",
+        description=f"Build OUT/report/ ({outputs.RESULTS_CSV.name}, {outputs.MATRIX_MD}, {outputs.MATRIX_HTML}) from "
+                    "the results files in OUT/results/.",
     )
     parse.add_argument("--out", type=Path, required=True, help="the output folder holding results/; report/ is written")
     runs = parse.add_mutually_exclusive_group()
@@ -42,7 +43,8 @@ def parser() -> UsageParser:
     runs.add_argument("--all-runs", action="store_true", help="report every run under OUT/results/")
     runs.add_argument(
         "--compare", nargs=2, metavar=("BASELINE", "CANDIDATE"),
-        help="upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/compare.md and reproducers; "
+        help=f"upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/{outputs.COMPARE_MD} and "
+             "reproducers; "
              "exit 0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE (the reason on the first line)",
     )
     parse.add_argument(

@@ -206,7 +206,9 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
              "*Core* is where the core (smoke) cases work, found by bisection; *whole corpus* is where every case "
              "works by the compatibility verdict (works, works with warnings, or works for current code: documented "
              "changes excepted), confirmed by running every case at the last-good and first-broken jax of each edge. "
-             "A case that narrows the whole-corpus range is named with its own range (frontier_cases.csv).", "",
+             "A case that narrows the whole-corpus range is named with its own range "
+             f"({outputs.FRONTIER_CASES_CSV.name}).",
+             "",
              "| flax | declared | core cases | whole corpus | first broken below | first broken above | narrower "
              "cases | hole found with | probes |",
              "| --- | --- | --- | --- | --- | --- | --- | --: | --: |"]
