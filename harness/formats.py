@@ -47,9 +47,10 @@ Main = TypeVar("Main", bound=Callable[..., int])
 
 
 def command(main: Main) -> Main:
-    """Wrap a command's `main(argv)`: a ShardmatrixError raised anywhere in it ends the command with one line on
-    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other exception is a bug of ours, shown with its
-    traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a verdict's code (Python's own 1 reads UNSAFE)."""
+    """Wrap a command's `main(argv)`: a ShardmatrixError (or an OSError: the file system refusing a path) raised
+    anywhere in it ends the command with one line on stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other
+    exception is a bug of ours, shown with its traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a
+    verdict's code (Python's own 1 reads UNSAFE)."""
 
     @functools.wraps(main)
     def wrapped(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +58,10 @@ def command(main: Main) -> Main:
             return main(argv)
         except ShardmatrixError as error:
             print(f"shardmatrix: {error}", file=sys.stderr)
+            return USAGE_EXIT
+        except OSError as error:  # the file system refused (a folder where a file was, no permission, no space)
+            print(f"shardmatrix: {error.filename or ''}{': ' if error.filename else ''}"
+                  f"{error.strerror or error}", file=sys.stderr)
             return USAGE_EXIT
         except Exception as error:  # the one place a crash is turned into its own exit code
             traceback.print_exc()

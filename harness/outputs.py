@@ -242,6 +242,18 @@ def frontier_update_to_2(document: Row) -> Row:
                                      r.get(VERSION_KEY, 1) == 1 else r for r in releases]}
 
 
+#: frontier.csv: the whole-corpus range (documented changes excepted) and its edges, beside the core range; each
+#: release document's `row` holds them all.
+FRONTIER_COLUMNS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "first_broken_below",
+                    "first_broken_above", "cause_below", "cause_above", "probes", "holes", "hole_chance", "narrower",
+                    "stopped")
+#: frontier_cases.csv: one row per (flax, case) whose range is narrower than the core range.
+FRONTIER_CASE_COLUMNS = ("flax", "case", "works_from", "works_to", "first_broken_below", "first_broken_above",
+                         "cause_below", "cause_above")
+#: What the frontier view reads of a row, and of every probe.
+VIEW_ROW_KEYS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "holes", "probes")
+PROBE_KEYS = ("jax", "works", "cell", "cause")
+
 #: OUT/report/frontier.json: {"schema_version", "jax": [versions], "releases": [flax-<v>.json documents]}.
 #: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
 FRONTIER_JSON = Format("frontier.json", 2, "frontier", {2: frontier_update_to_2})
@@ -268,8 +280,9 @@ def read_frontier(path: Path) -> Row:
     if not isinstance(document.get("releases"), list) or not isinstance(document.get("jax"), list):
         raise FrontierFileError(path, "frontier without its `jax` and `releases` lists")
     bad = [n for n, r in enumerate(document["releases"], 1) if not _is_release(r)]
-    if bad:
-        raise FrontierFileError(path, f"frontier release {bad[0]} is not a flax release's document")
+    if bad or not all(isinstance(jax, str) for jax in document["jax"]):
+        raise FrontierFileError(path, f"frontier release {bad[0]} is not a flax release's document (flax, "
+                                      "requirement, row, probes)" if bad else "frontier `jax` is not a list of texts")
     return document
 
 
@@ -286,16 +299,26 @@ def frontier_release_paths(out: Path) -> list[Path]:
 def read_frontier_release(path: Path) -> Row:
     """One flax release's frontier result, migrated; FrontierFileError naming it when it is not one."""
     document = read_document(path, FRONTIER_RELEASE)
-    if not _is_release(document):
-        raise FrontierFileError(path, "not a flax release's frontier document (flax, row, probes)")
+    if not _is_release(document, FRONTIER_COLUMNS, whole=True):
+        raise FrontierFileError(path, "not a flax release's frontier document (flax, requirement, a row of every "
+                                      "frontier.csv column, probes, evidence, candidates)")
     return document
 
 
-def _is_release(document: object) -> bool:
-    """Whether a flax release's document has what every reader of one indexes (flax, row, probes)."""
-    return (isinstance(document, dict) and isinstance(document.get("flax"), str)
-            and isinstance(document.get("row"), dict) and isinstance(document.get("probes"), list)
-            and all(isinstance(probe, dict) for probe in document["probes"]))
+def _is_release(document: object, row_keys: Sequence[str] = VIEW_ROW_KEYS, whole: bool = False) -> bool:
+    """Whether a flax release's document has what its readers index: flax, requirement, a row of `row_keys` (text),
+    probes (jax, works, cell, cause); `whole`: also its evidence and candidates (what merge and the bench read)."""
+    if not isinstance(document, dict) or not all(isinstance(document.get(key), str) for key in ("flax", "requirement")):
+        return False
+    row, probes = document.get("row"), document.get("probes")
+    if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in row_keys):
+        return False
+    if not isinstance(probes, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("jax"), str) and isinstance(p.get("works"), bool)
+            and all(key in p for key in PROBE_KEYS) for p in probes):
+        return False
+    return not whole or all(isinstance(document.get(key), list) and all(isinstance(v, str) for v in document[key])
+                            for key in ("evidence", "candidates"))
 
 
 # --- the CI plans ---------------------------------------------------------------------------------------------------

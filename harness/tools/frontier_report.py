@@ -18,12 +18,8 @@ from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEE
 from harness.vocabulary import relative_paths
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
-#: frontier.csv: the whole-corpus range (documented changes excepted) and its edges, beside the core range.
-COLUMNS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "first_broken_below",
-           "first_broken_above", "cause_below", "cause_above", "probes", "holes", "hole_chance", "narrower", "stopped")
-#: frontier_cases.csv: one row per (flax, case) whose range is narrower than the core range.
-CASE_COLUMNS = ("flax", "case", "works_from", "works_to", "first_broken_below", "first_broken_above", "cause_below",
-                "cause_above")
+COLUMNS = outputs.FRONTIER_COLUMNS
+CASE_COLUMNS = outputs.FRONTIER_CASE_COLUMNS
 
 
 class IncompleteFrontier(ShardmatrixError, ValueError):
@@ -268,11 +264,24 @@ def _relative(document: dict[str, Any]) -> dict[str, Any]:
 
 def merge(out: Path, planned: list[str]) -> Path:
     """Write the report from the stored per-release results; IncompleteFrontier naming every planned release
-    without one (an incomplete frontier is not published)."""
-    documents = {flax: stored(out, flax) for flax in planned}
-    missing = [flax for flax, document in documents.items() if document is None]
+    without one, and why (an incomplete frontier is not published)."""
+    documents: dict[str, dict[str, Any]] = {}
+    missing: list[str] = []
+    for flax in planned:
+        path = result_path(out, flax)
+        if not path.exists():
+            missing.append(flax)
+            continue
+        try:
+            document = outputs.read_frontier_release(path)
+        except FrontierFileError as error:
+            missing.append(f"{flax} ({error})")
+            continue
+        if document["flax"] != flax:
+            missing.append(f"{flax} ({path} holds flax {document['flax']})")
+            continue
+        documents[flax] = document
     if missing:
         raise IncompleteFrontier(f"incomplete frontier: no result for flax {', '.join(missing)} (its job failed or "
-                                 f"uploaded nothing, or one of another schema than {SCHEMA_VERSION}); nothing "
-                                 "published")
-    return write_report(out, [d for d in documents.values() if d is not None])
+                                 "uploaded nothing); nothing published")
+    return write_report(out, list(documents.values()))
