@@ -90,7 +90,7 @@ def declared(path: Path) -> dict[str, Change]:
     `Change(...)` written with literals (or module-level names bound to literals), or a module-level name bound to
     one. `changed=None` says so explicitly: no change documented (see `explicit()`). ChangeError names anything else."""
     source = Path(path)
-    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    tree = _parse(source)
     bound = {**_imported(tree, source.parent), **_assigned(tree)}
     found: dict[str, Change] = {}
     for node in tree.body:
@@ -121,7 +121,7 @@ def _imported(tree: ast.Module, folder: Path) -> dict[str, ast.expr]:
         if isinstance(node, ast.ImportFrom) and node.module:
             sibling = folder / f"{node.module.rsplit('.', 1)[-1]}.py"
             if sibling.is_file():
-                theirs = _assigned(ast.parse(sibling.read_text(encoding="utf-8"), filename=str(sibling)))
+                theirs = _assigned(_parse(sibling))
                 found.update({alias.asname or alias.name: theirs[alias.name] for alias in node.names
                               if alias.name in theirs})
     return found
@@ -153,6 +153,14 @@ def _literal_change(node: ast.expr, bound: dict[str, ast.expr], where: str) -> C
         raise ChangeError(f"{where}: Change(...) must be written with literals ({exc})") from None
 
 
+def _parse(path: Path) -> ast.Module:
+    """A case module's syntax tree; ChangeError naming it when it is not Python text."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # not UTF-8 (a UnicodeDecodeError), a NUL byte, not Python
+        raise ChangeError(f"{path}: not a Python module ({type(exc).__name__}: {exc})") from None
+
+
 def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
     if isinstance(node, ast.Name) and node.id in bound:
         node = bound[node.id]
@@ -162,7 +170,7 @@ def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
 def explicit(path: Path) -> dict[str, bool]:
     """{test name: whether its `@case(...)` passes `changed=` at all} for each case of a module (a user-style case
     must say, even if only `changed=None`)."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(Path(path))
     return {node.name: any(_changed_argument(decorator) is not None for decorator in node.decorator_list)
             for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}

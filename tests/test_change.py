@@ -161,3 +161,12 @@ def test_each_record_of_a_declaring_case_carries_its_change(pytester: pytest.Pyt
     assert records["toy_cases::test_plain"]["change"] is None
     # Whether a case is a smoke case is recorded beside it: the compatibility verdict reads it.
     assert (records["toy_cases::test_plain"]["smoke"], declared_record["smoke"]) == (True, False)
+
+
+def test_a_case_module_that_is_not_python_text_is_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "test_bad.py"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(ChangeError, match=r"test_bad\.py: not a Python module \(UnicodeDecodeError"):
+        declared(path)
+    with pytest.raises(ChangeError, match=r"test_bad\.py: not a Python module"):
+        explicit(path)
