@@ -307,18 +307,27 @@ def read_frontier_release(path: Path) -> Row:
 
 def _is_release(document: object, row_keys: Sequence[str] = VIEW_ROW_KEYS, whole: bool = False) -> bool:
     """Whether a flax release's document has what its readers index: flax, requirement, a row of `row_keys` (text),
-    probes (jax, works, cell, cause); `whole`: also its evidence and candidates (what merge and the bench read)."""
+    probes (jax, works, cell, cause), and where present declared_ok, cases and budget of their shapes; `whole`: also
+    its evidence and candidates (what merge and the bench read)."""
     if not isinstance(document, dict) or not all(isinstance(document.get(key), str) for key in ("flax", "requirement")):
         return False
     row, probes = document.get("row"), document.get("probes")
-    if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in row_keys):
-        return False
-    if not isinstance(probes, list) or not all(
-            isinstance(p, dict) and isinstance(p.get("jax"), str) and isinstance(p.get("works"), bool)
-            and all(key in p for key in PROBE_KEYS) for p in probes):
-        return False
-    return not whole or all(isinstance(document.get(key), list) and all(isinstance(v, str) for v in document[key])
-                            for key in ("evidence", "candidates"))
+    cases, budget = document.get("cases", []), document.get("budget", {"core": 0, "corpus": 0})
+    return (isinstance(row, dict) and all(isinstance(row.get(key), str) for key in row_keys)
+            and isinstance(probes, list) and all(
+                isinstance(p, dict) and isinstance(p.get("jax"), str) and isinstance(p.get("works"), bool)
+                and all(key in p for key in PROBE_KEYS) for p in probes)
+            and _texts(document.get("declared_ok", []))
+            and isinstance(cases, list) and all(
+                isinstance(c, dict) and all(isinstance(c.get(key), str) for key in FRONTIER_CASE_COLUMNS)
+                for c in cases)
+            and isinstance(budget, dict) and all(isinstance(budget.get(key), int) for key in ("core", "corpus"))
+            and (not whole or all(_texts(document.get(key)) for key in ("evidence", "candidates"))))
+
+
+def _texts(value: object) -> bool:
+    """Whether a value is a list of texts."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 # --- the CI plans ---------------------------------------------------------------------------------------------------

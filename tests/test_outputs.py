@@ -135,6 +135,18 @@ def test_a_schema_1_frontier_is_migrated_its_range_read_as_the_core_range(tmp_pa
     assert outputs.read_frontier_release(stored)["row"]["core_from"] == "0.7.0"
 
 
+@pytest.mark.parametrize("fault", [{"declared_ok": "0.7.0"}, {"budget": {"core": "7"}}, {"cases": [{"case": 1}]},
+                                   {"probes": [{"jax": "0.7.0", "works": "yes", "cell": "c", "cause": ""}]}])
+def test_a_release_whose_parts_are_of_another_shape_is_refused(tmp_path: Path, fault: dict[str, object]) -> None:
+    path = tmp_path / "frontier.json"
+    good = outputs.frontier_release_update_to_2(V1_RELEASE)
+    path.write_text(json.dumps({"schema_version": 2, "jax": [], "releases": [good]}))
+    assert outputs.read_frontier(path)["releases"][0]["flax"] == "0.10.2"
+    path.write_text(json.dumps({"schema_version": 2, "jax": [], "releases": [{**good, **fault}]}))
+    with pytest.raises(outputs.FrontierFileError, match="frontier release 1 is not a flax release's document"):
+        outputs.read_frontier(path)
+
+
 @pytest.mark.parametrize(("content", "why"), [
     ('{"schema_version": 3}', r"frontier schema 3 is newer than this reader knows \(2\)"),
     ("[]", "frontier is a JSON list, not an object"),
