@@ -117,3 +117,14 @@ def test_an_abbreviated_or_unknown_option_is_refused_in_one_line(capsys: pytest.
     assert plan.main(["--cell", "jax0.4*"]) == 64
     assert capsys.readouterr().err.strip() == ("shardmatrix: python -m harness.host.plan: unknown option --cell "
                                                "(did you mean --cells?)")
+
+
+def test_a_runner_with_its_backend_places_its_cells(capsys: pytest.CaptureFixture[str]) -> None:
+    assert plan.main(["--runner", "cpu=ubuntu-latest", "--smoke"]) == 0
+    assert {entry["runner"] for entry in json.loads(capsys.readouterr().out)} == {"ubuntu-latest"}
+
+
+def test_a_malformed_runner_says_so_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert plan.main(["--runner", "gpu-runner"]) == 64
+    assert capsys.readouterr().err == ("shardmatrix: --runner 'gpu-runner': expected BACKEND=LABEL "
+                                       "(cuda12=gpu-runner)\n")

@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Workflow inputs arrive as strings, possibly empty or space-separated.
     patterns = [glob for value in args.cells for glob in value.split()]
     backends = [name for value in args.backend for name in value.split() if name != "all"]
+    malformed = [value for value in args.runner if "=" not in value]
+    if malformed:
+        raise matrix.MatrixError(f"--runner {malformed[0]!r}: expected BACKEND=LABEL (cuda12=gpu-runner)")
     runners = dict(value.partition("=")[::2] for value in args.runner)
     entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
     if runners:
