@@ -94,13 +94,15 @@ def stamped(version: int) -> Callable[[Row], Row]:
 
 @dataclass(frozen=True)
 class Format:
-    """One file's name, current schema version and migrations (MIGRATIONS[n] turns a version n-1 row or document
-    into a version n one), and what a reader of it is told."""
+    """One file's name, its current schema version, what a reader of it is told it is, its migrations
+    (`migrations[n]`, an `update_to_n`, turns a version n-1 row or document into a version n one), and the error
+    its reader raises."""
 
     name: str
     version: int
     what: str
     migrations: Mapping[int, Callable[[Row], Row]] = field(default_factory=dict)
+    error_class: type[OutputFileError] = OutputFileError
 
     def migrate(self, item: Row, where: Path | str) -> Row:
         """Bring one row or document to `version`; OutputFileError naming `where` for a newer or unreadable one."""
@@ -120,8 +122,8 @@ class Format:
         return {**item, VERSION_KEY: self.version} if found == self.version else item
 
     def error(self, where: Path | str, why: str) -> OutputFileError:
-        """The error a reader of this file raises."""
-        return (FrontierFileError if self.name.startswith(("frontier", "flax-")) else OutputFileError)(where, why)
+        """The error a reader of this file raises, naming `where`."""
+        return self.error_class(where, why)
 
 
 def read_text(path: Path, what: str, error: type[OutputFileError] = OutputFileError) -> str:
@@ -137,7 +139,7 @@ def read_text(path: Path, what: str, error: type[OutputFileError] = OutputFileEr
 def read_json(path: Path, fmt: Format) -> Any:
     """A JSON file of `fmt`, parsed; one line naming it when it is not JSON."""
     try:
-        return json.loads(read_text(path, fmt.what, type(fmt.error(path, ""))))
+        return json.loads(read_text(path, fmt.what, fmt.error_class))
     except json.JSONDecodeError as exc:
         raise fmt.error(path, f"{fmt.what} is not JSON ({exc.msg}, line {exc.lineno})") from None
 
@@ -183,7 +185,7 @@ def versioned_rows(fmt: Format, rows: Sequence[Mapping[Any, Any]]) -> list[Row]:
 
 def read_csv(path: Path, fmt: Format) -> list[Row]:
     """The rows of a CSV of `fmt` as text fields, each migrated to its version (schema_version as an int)."""
-    text = read_text(path, fmt.what, type(fmt.error(path, "")))
+    text = read_text(path, fmt.what, fmt.error_class)
     try:
         rows = list(csv.DictReader(io.StringIO(text, newline="")))
     except csv.Error as exc:
@@ -256,14 +258,15 @@ PROBE_KEYS = ("jax", "works", "cell", "cause")
 
 #: OUT/report/frontier.json: {"schema_version", "jax": [versions], "releases": [flax-<v>.json documents]}.
 #: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
-FRONTIER_JSON = Format("frontier.json", 2, "frontier", {2: frontier_update_to_2})
+FRONTIER_JSON = Format("frontier.json", 2, "frontier", {2: frontier_update_to_2}, FrontierFileError)
 #: OUT/frontier/flax-<v>.json, one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
 #: budget, probes; seconds (the wall of measuring it, absent before 2026-11-24).
-FRONTIER_RELEASE = Format("flax-{flax}.json", 2, "frontier release", {2: frontier_release_update_to_2})
+FRONTIER_RELEASE = Format("flax-{flax}.json", 2, "frontier release", {2: frontier_release_update_to_2},
+                          FrontierFileError)
 #: OUT/report/frontier.csv (a row per flax release) and frontier_cases.csv (a row per narrower case).
 #: 2: schema_version, the first column.
-FRONTIER_CSV = Format("frontier.csv", 2, "frontier table", {2: stamped(2)})
-FRONTIER_CASES_CSV = Format("frontier_cases.csv", 2, "frontier cases table", {2: stamped(2)})
+FRONTIER_CSV = Format("frontier.csv", 2, "frontier table", {2: stamped(2)}, FrontierFileError)
+FRONTIER_CASES_CSV = Format("frontier_cases.csv", 2, "frontier cases table", {2: stamped(2)}, FrontierFileError)
 FRONTIER_MD = "frontier.md"
 FRONTIER_SCHEMA_VERSION = FRONTIER_JSON.version
 FRONTIER_FILENAME = FRONTIER_JSON.name
@@ -336,7 +339,7 @@ def _texts(value: object) -> bool:
 #: [, "runner"]}, the `include` of a GitHub Actions matrix, so a list of rows, each carrying its version.
 PLAN = Format("plan", 2, "plan", {2: stamped(2)})
 #: The frontier's plan (harness.tools.frontier plan): a JSON list of {"schema_version", "flax"}.
-FRONTIER_PLAN = Format("frontier plan", 2, "frontier plan", {2: stamped(2)})
+FRONTIER_PLAN = Format("frontier plan", 2, "frontier plan", {2: stamped(2)}, FrontierFileError)
 
 
 def plan_json(fmt: Format, entries: Sequence[Mapping[str, Any]]) -> str:
