@@ -1,4 +1,5 @@
-"""Every file shardmatrix writes and every exit code it answers with, named, versioned and parsed here once.
+"""A cell's own files and every exit code shardmatrix answers with, named, versioned and parsed here once (every
+other file it writes: harness.outputs).
 
 A sibling of harness.vocabulary with the same rule: it imports nothing but the standard library, so the harness
 inside any cell, the host, and reports/ all read a file the same way (two readers of one format disagree: one
