@@ -1,4 +1,5 @@
-"""One owner per file: each file name we write is spelled (as a string constant, docstrings aside) by one module.
+"""One owner per file: each file name we write is spelled (as a string constant, docstrings aside) by one module,
+and only the format modules parse JSON or CSV (besides what a process or the network answered).
 
 A second module that spells a name builds its own path, and sooner or later its own reader of it (two readers of
 one file disagree); so it asks the owner instead. Views that name a file in their prose take the name from the
@@ -103,6 +104,40 @@ def test_every_cell_file_is_spelled_by_its_owner_or_a_known_exception() -> None:
     stale = sorted(f"{module} no longer spells {name!r}: drop it from KNOWN_ELSEWHERE" for name, module in
                    KNOWN_ELSEWHERE if (name, module) not in found)
     assert stale == []
+
+
+#: The modules that parse JSON or CSV: the format modules, and those that parse what a process or the network
+#: answered (never a file of ours). AT MERGE: the results reader's module joins, and load.py and bench.py leave.
+PARSERS: dict[str, str] = {
+    OUTPUTS: "every file besides a cell's own",
+    "harness/formats.py": "a cell's own files",
+    "harness/tools/index.py": "PyPI's JSON answer",
+    "harness/host/nightly.py": "the gh CLI's answers",
+    "harness/host/installed.py": "a subprocess's answer on stdout",
+    "reports/load.py": "results JSONL (the results reader's branch moves it into its module)",
+    "benchmarks/bench.py": "results JSONL by hand (the results reader's branch removes it)",
+}
+#: The calls that parse JSON or CSV, as (module name, function).
+PARSING = {("json", "loads"), ("json", "load"), ("csv", "DictReader"), ("csv", "reader"), ("pd", "read_csv"),
+           ("pandas", "read_csv"), ("pd", "read_json"), ("pandas", "read_json")}
+
+
+def parses(source: str) -> bool:
+    """Whether Python source calls a JSON or CSV parser (PARSING)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in PARSING
+               for node in ast.walk(ast.parse(source)))
+
+
+def test_only_the_format_modules_parse_json_or_csv_besides_answers_of_processes() -> None:
+    found = {path.relative_to(ROOT).as_posix() for path in SOURCES if parses(path.read_text(encoding="utf-8"))}
+    assert sorted(found - set(PARSERS)) == []
+    assert sorted(set(PARSERS) - found) == [], "a parser of the table that parses nothing any more: drop it"
+
+
+def test_the_parse_check_sees_a_parser_and_not_a_writer() -> None:
+    assert parses("import json\njson.loads(path.read_text())") and parses("pd.read_csv(path)")
+    assert not parses("import json\njson.dumps(x)\nframe.to_csv(path)")
 
 
 @pytest.mark.parametrize("source", [
