@@ -51,6 +51,14 @@ def report_dir(out_dir: Path) -> Path:
     return Path(out_dir) / "report"
 
 
+def writable_report_dir(out_dir: Path) -> Path:
+    """OUT/report, refused in one line when something else than a folder holds its name (before any work)."""
+    target = report_dir(out_dir)
+    if target.exists() and not target.is_dir():
+        raise OutputFileError(target, "is not a folder; the report is written there")
+    return target
+
+
 def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
     """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html, and
     the compatibility verdicts as compat.csv and compat.json, and the documented changes as changes.csv."""
@@ -74,9 +82,7 @@ def collector_paused() -> Iterator[None]:
 
 def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> Report:
     root = results_dir(out_dir)
-    target = report_dir(out_dir)
-    if target.exists() and not target.is_dir():  # refused before any work, not after minutes of it
-        raise OutputFileError(target, "is not a folder; the report is written there")
+    target = writable_report_dir(out_dir)  # refused before any work, not after minutes of it
     chosen = choose_runs(root, run_ids, all_runs=all_runs)
     matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
     repros = write_reproducers(matrix.results, target, matrix.cells)

@@ -16,7 +16,7 @@ from pathlib import Path
 from harness import outputs
 from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from reports import changes
-from reports.build import build_report, report_dir, results_dir
+from reports.build import build_report, results_dir, writable_report_dir
 from reports.compare import compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
@@ -94,6 +94,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            target = writable_report_dir(out)
             runs = refs_runs([before, after])
             records = load_results(results_dir(out), runs)
             if cases_from is not None:
@@ -107,7 +108,6 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
-    target = report_dir(out)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
     links = {key: str(target / path) for key, path in repros.items()}

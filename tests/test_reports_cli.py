@@ -270,3 +270,12 @@ def test_a_file_option_given_text_is_read(tmp_path: Path, capsys: pytest.Capture
     path.write_text('{"schema_version": 1, "changes": []}', encoding="utf-8")
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, also=("--changes-from", str(path))) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_compare_into_a_report_folder_that_is_a_file_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "report").write_text("a file, not a folder", encoding="utf-8")
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 64
+    captured = capsys.readouterr()
+    assert captured.out == "" and "report: is not a folder" in one_line(captured.err)
