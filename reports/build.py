@@ -96,10 +96,10 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     except frontier.FrontierFileError as exc:  # the matrix report still stands without it
         warnings.warn(f"frontier left out of the report: {exc}", stacklevel=2)
         measured = None
-    # Every page is made before any is written, and each is written whole (harness.outputs): a build that fails
-    # leaves the previous report as it was.
+    # Both pages are made before either is written, and every file is written whole (harness.outputs): a build
+    # that fails while making them leaves the previous pages as they were, and no file is ever half-written.
     markdown = render_markdown(matrix, repros, found, verdicts, changed)
-    markdown += "\n" + frontier.markdown(measured) if measured else ""
+    markdown += ("\n" + frontier.markdown(measured)) if measured else ""
     html = render_html(matrix, repros, found, verdicts, changed=changed,
                        frontier_html=frontier.html_fragment(measured) if measured else "")
     markdown_path = outputs.write_atomically(target / outputs.MATRIX_MD, markdown)
