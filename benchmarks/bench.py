@@ -34,6 +34,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness import outputs  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
 
 
@@ -174,12 +175,12 @@ def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, Any]:
 def frontier_spent(out: Path) -> dict[str, Any]:
     """Each flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the
     search enforces), its minutes, and the seconds of the probes made (not reused), from OUT/frontier/."""
-    documents = [json.loads(path.read_text()) for path in sorted((out / "frontier").glob("flax-*.json"))]
+    documents = [outputs.read_frontier_release(path) for path in outputs.frontier_release_paths(out)]
     if not documents:
-        raise SystemExit(f"bench: {out / 'frontier'} holds no flax-*.json: not a frontier's --out")
+        raise SystemExit(f"bench: {out / 'frontier'} holds no frontier result: not a frontier's --out")
     documents.sort(key=lambda d: Version(d["flax"]))
     releases = {d["flax"]: {kind: (sum(1 for p in d["probes"] if p["corpus"] == (kind == "corpus")),
-                                   d["budget"][kind]) for kind in ("core", "corpus")} for d in documents}
+                                   d.get("budget", {}).get(kind, 0)) for kind in ("core", "corpus")} for d in documents}
     minutes = {d["flax"]: d["seconds"] / 60 for d in documents if "seconds" in d}
     seconds = [p["seconds"] for d in documents for p in d["probes"] if not p["reused"]]
     return {"releases": releases, "minutes": minutes, "per_probe_s": statistics.mean(seconds) if seconds else 0.0,

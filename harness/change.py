@@ -10,15 +10,15 @@ Imports nothing but the standard library, packaging and the vocabulary: it runs 
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from harness import outputs
 from harness.formats import ShardmatrixError
-from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, DEPRECATION
+from harness.vocabulary import CHANGE_KEYS, CHANGE_KINDS, CHANGE_PACKAGES, DEPRECATION
 
 
 class ChangeError(ShardmatrixError):
@@ -101,7 +101,7 @@ def declared(path: Path) -> dict[str, Change]:
     `Change(...)` written with literals (or module-level names bound to literals), or a module-level name bound to
     one. `changed=None` says so explicitly: no change documented (see `explicit()`). ChangeError names anything else."""
     source = Path(path)
-    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    tree = _parse(source)
     bound = {**_imported(tree, source.parent), **_assigned(tree)}
     found: dict[str, Change] = {}
     for node in tree.body:
@@ -132,7 +132,7 @@ def _imported(tree: ast.Module, folder: Path) -> dict[str, ast.expr]:
         if isinstance(node, ast.ImportFrom) and node.module:
             sibling = folder / f"{node.module.rsplit('.', 1)[-1]}.py"
             if sibling.is_file():
-                theirs = _assigned(ast.parse(sibling.read_text(encoding="utf-8"), filename=str(sibling)))
+                theirs = _assigned(_parse(sibling))
                 found.update({alias.asname or alias.name: theirs[alias.name] for alias in node.names
                               if alias.name in theirs})
     return found
@@ -164,6 +164,14 @@ def _literal_change(node: ast.expr, bound: dict[str, ast.expr], where: str) -> C
         raise ChangeError(f"{where}: Change(...) must be written with literals ({exc})") from None
 
 
+def _parse(path: Path) -> ast.Module:
+    """A case module's syntax tree; ChangeError naming it when it is not Python text."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # not UTF-8 (a UnicodeDecodeError), a NUL byte, not Python
+        raise ChangeError(f"{path}: not a Python module ({type(exc).__name__}: {exc})") from None
+
+
 def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
     if isinstance(node, ast.Name) and node.id in bound:
         node = bound[node.id]
@@ -173,7 +181,7 @@ def _literal(node: ast.expr, bound: dict[str, ast.expr]) -> Any:
 def explicit(path: Path) -> dict[str, bool]:
     """{test name: whether its `@case(...)` passes `changed=` at all} for each case of a module (a user-style case
     must say, even if only `changed=None`)."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(Path(path))
     return {node.name: any(_changed_argument(decorator) is not None for decorator in node.decorator_list)
             for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}
@@ -182,9 +190,6 @@ def explicit(path: Path) -> dict[str, bool]:
 # --- the declarations file ------------------------------------------------------------------------------------------
 
 def write_declarations(path: Path, found: dict[str, Change]) -> Path:
-    """Write {case id: Change} as the declarations file reports read (reports/changes.py: read_declarations)."""
-    rows = [{"case_id": case_id, "change": change.as_record()} for case_id, change in sorted(found.items())]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps({"schema_version": DECLARATIONS_VERSION, "changes": rows}, indent=1) + "\n",
-                          encoding="utf-8")
-    return Path(path)
+    """Write {case id: Change} as the declarations file reports read (harness.outputs owns its format)."""
+    return outputs.write_declarations(path, [{"case_id": case_id, "change": change.as_record()}
+                                             for case_id, change in sorted(found.items())])

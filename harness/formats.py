@@ -1,4 +1,5 @@
-"""Every file shardmatrix writes and every exit code it answers with, named, versioned and parsed here once.
+"""A cell's own files and every exit code shardmatrix answers with, named, versioned and parsed here once (every
+other file it writes: harness.outputs).
 
 A sibling of harness.vocabulary with the same rule: it imports nothing but the standard library, so the harness
 inside any cell, the host, and reports/ all read a file the same way (two readers of one format disagree: one
@@ -47,9 +48,10 @@ Main = TypeVar("Main", bound=Callable[..., int])
 
 
 def command(main: Main) -> Main:
-    """Wrap a command's `main(argv)`: a ShardmatrixError raised anywhere in it ends the command with one line on
-    stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other exception is a bug of ours, shown with its
-    traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a verdict's code (Python's own 1 reads UNSAFE)."""
+    """Wrap a command's `main(argv)`: a ShardmatrixError (or an OSError: the file system refusing a path) raised
+    anywhere in it ends the command with one line on stderr (`shardmatrix: <line>`) and USAGE_EXIT (64); any other
+    exception is a bug of ours, shown with its traceback, and exits INTERNAL_ERROR_EXIT (3): neither is ever a
+    verdict's code (Python's own 1 reads UNSAFE)."""
 
     @functools.wraps(main)
     def wrapped(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +59,10 @@ def command(main: Main) -> Main:
             return main(argv)
         except ShardmatrixError as error:
             print(f"shardmatrix: {error}", file=sys.stderr)
+            return USAGE_EXIT
+        except OSError as error:  # the file system refused (a folder where a file was, no permission, no space)
+            print(f"shardmatrix: {error.filename or ''}{': ' if error.filename else ''}"
+                  f"{error.strerror or error}", file=sys.stderr)
             return USAGE_EXIT
         except Exception as error:  # the one place a crash is turned into its own exit code
             traceback.print_exc()
@@ -145,39 +151,6 @@ def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     partial.write_text(json.dumps(payload) + "\n", encoding="utf-8")
     os.replace(partial, path)
-
-
-# --- frontier.json ------------------------------------------------------------------------------------------------
-
-#: OUT/frontier/flax-<v>.json (one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
-#: budget, probes; seconds, the wall of measuring it, absent before 2026-11-24) and OUT/report/frontier.json
-#: ({"schema_version", "jax": [versions], "releases": [those documents]}).
-#: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
-FRONTIER_SCHEMA_VERSION = 2
-FRONTIER_FILENAME = "frontier.json"
-
-
-class FrontierFileError(FormatError):
-    """A frontier file this reader cannot read, phrased as one line naming it."""
-
-
-def frontier_document(jax: list[str], releases: list[dict[str, Any]]) -> dict[str, Any]:
-    """The content of OUT/report/frontier.json: every jax release asked for and one document per flax release."""
-    return {"schema_version": FRONTIER_SCHEMA_VERSION, "jax": jax, "releases": releases}
-
-
-def read_frontier(path: Path) -> dict[str, Any]:
-    """A frontier.json (or one release's flax-<v>.json); FrontierFileError naming it when not of this schema."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FrontierFileError(path, f"unreadable ({error.strerror or error})") from None
-    except ValueError as error:
-        raise FrontierFileError(path, f"not JSON ({error})") from None
-    if not isinstance(data, dict) or data.get("schema_version") != FRONTIER_SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else "?"
-        raise FrontierFileError(path, f"frontier schema {found}, this reader knows {FRONTIER_SCHEMA_VERSION}")
-    return data
 
 
 # --- the freeze ---------------------------------------------------------------------------------------------------

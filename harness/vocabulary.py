@@ -197,10 +197,6 @@ CHANGE_KINDS: dict[str, str] = {
 #: The packages a change's `since` may name: the releases a report and `nox -s upgrade` compare.
 CHANGE_PACKAGES: tuple[str, ...] = ("jax", "flax")
 
-#: Version of the declarations file the host writes for a report that ran no case declaring them (`nox -s upgrade`):
-#: {"schema_version": 1, "changes": [{"case_id": ..., "change": {CHANGE_KEYS...}}, ...]}.
-DECLARATIONS_VERSION = 1
-
 
 def migrate(record: Record) -> Record:
     """Bring a record (with an integer schema_version) to SCHEMA_VERSION; SchemaError for a newer one."""

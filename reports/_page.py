@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.outputs import CHANGES_CSV, COMPAT_CSV
 from reports.present import stylesheet
 
 #: Hover box of a status or timing cell (reports/grid.py): hidden until its cell is hovered.
@@ -184,7 +185,7 @@ shown, the rest never ran (hatched in the matrix).
 <h2 id="compat">Compatibility</h2>
 <p class="note">Each flax release (rows) with each jax release (columns): the verdict of every cell that pairs them.
 A verdict links its column in the matrix; a partial one names its causes (#n, below). Each verdict's meaning, and
-its token in <code>compat.csv</code>, is listed under the table.</p>
+its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table.</p>
 <table class="compat" id="T_compat">
 <thead><tr><th class="corner">flax &darr; jax &rarr;</th>
 {% for jax in compat.jaxes %}<th>{{ jax }}</th>{% endfor %}
@@ -280,8 +281,8 @@ breakage{{ "s" if known | length != 1 }} (xfailed as declared), {{ known_cases }
 <p class="note">Each upstream change a case documents: the release it came with, its kind, the cells that warned
 before it, the last passing and first failing cells, the cases and the fix. A case failing inside its change's range
 with the exception it declares is documented; one passing there is <strong>stale</strong>, one failing elsewhere or
-otherwise <strong>unexpected</strong> (but in a broken cell, where nothing works). <code>changes.csv</code> holds the
-same rows.</p>
+otherwise <strong>unexpected</strong> (but in a broken cell, where nothing works).
+<code>""" + CHANGES_CSV.name + """</code> holds the same rows.</p>
 <table class="causes" id="T_changes">
 <thead><tr><th>release</th><th>what changed</th><th>kind</th><th>warned</th><th>last passing</th>
 <th>first failing</th><th>cases</th><th>fix</th></tr></thead>

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import outputs
+from harness.outputs import OutputFileError
 from reports import changes, compat, frontier
 from reports.causes import causes
 from reports.html import render_html
@@ -49,6 +51,14 @@ def report_dir(out_dir: Path) -> Path:
     return Path(out_dir) / "report"
 
 
+def writable_report_dir(out_dir: Path) -> Path:
+    """OUT/report, refused in one line when something else than a folder holds its name (before any work)."""
+    target = report_dir(out_dir)
+    if target.exists() and not target.is_dir():
+        raise OutputFileError(target, "is not a folder; the report is written there")
+    return target
+
+
 def build_report(out_dir: Path, run_ids: Sequence[str] | None = None, *, all_runs: bool = False) -> Report:
     """Read OUT/results (newest run, `run_ids`, or `all_runs`) and write results.csv, matrix.md, matrix.html, and
     the compatibility verdicts as compat.csv and compat.json, and the documented changes as changes.csv."""
@@ -72,10 +82,9 @@ def collector_paused() -> Iterator[None]:
 
 def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> Report:
     root = results_dir(out_dir)
+    target = writable_report_dir(out_dir)  # refused before any work, not after minutes of it
     chosen = choose_runs(root, run_ids, all_runs=all_runs)
     matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
-    target = report_dir(out_dir)
-    target.mkdir(parents=True, exist_ok=True)
     repros = write_reproducers(matrix.results, target, matrix.cells)
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
@@ -87,20 +96,21 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     except frontier.FrontierFileError as exc:  # the matrix report still stands without it
         warnings.warn(f"frontier left out of the report: {exc}", stacklevel=2)
         measured = None
-    markdown_path = target / "matrix.md"
+    # Both pages are made before either is written, and every file is written whole (harness.outputs): a build
+    # that fails while making them leaves the previous pages as they were, and no file is ever half-written.
     markdown = render_markdown(matrix, repros, found, verdicts, changed)
-    markdown_path.write_text(markdown + ("\n" + frontier.markdown(measured) if measured else ""), encoding="utf-8")
-    html_path = target / "matrix.html"
-    html_path.write_text(render_html(matrix, repros, found, verdicts, changed=changed,
-                                     frontier_html=frontier.html_fragment(measured) if measured else ""),
-                         encoding="utf-8")
+    markdown += ("\n" + frontier.markdown(measured)) if measured else ""
+    html = render_html(matrix, repros, found, verdicts, changed=changed,
+                       frontier_html=frontier.html_fragment(measured) if measured else "")
+    markdown_path = outputs.write_atomically(target / outputs.MATRIX_MD, markdown)
+    html_path = outputs.write_atomically(target / outputs.MATRIX_HTML, html)
     compat_csv, compat_json = compat.write(verdicts, target)
     return Report(
-        csv_path=write_csv(matrix, target / "results.csv"),
+        csv_path=write_csv(matrix, target / outputs.RESULTS_CSV.name),
         markdown_path=markdown_path,
         html_path=html_path,
         summary=summary(matrix),
         compat_csv_path=compat_csv,
         compat_json_path=compat_json,
-        changes_csv_path=changes.write_csv(changed, matrix.cells, target / "changes.csv"),
+        changes_csv_path=changes.write_csv(changed, matrix.cells, target / outputs.CHANGES_CSV.name),
     )

@@ -25,7 +25,6 @@ between a baseline and a candidate.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -35,8 +34,8 @@ import pandas as pd
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, FAILED, is_passing
-from reports.load import ResultsError
+from harness import outputs
+from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, FAILED, is_passing
 from reports.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
@@ -278,27 +277,16 @@ def write_csv(found: pd.DataFrame, cells: pd.DataFrame, path: Path) -> Path:
     for name in ("last_passing", "first_failing"):
         frame[name] = [ids.get(key, key) for key in frame[name]]
     frame["cases"] = [" | ".join(cases) for cases in frame["cases"]]
-    frame.to_csv(path, index=False)
-    return Path(path)
+    return outputs.write_frame(path, outputs.CHANGES_CSV, frame)
 
 
 # --- between two releases (nox -s upgrade) ----------------------------------------------------------------------
 
 
 def read_declarations(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """(case id, change) of each entry of a declarations file (harness.change.write_declarations); ResultsError
-    naming the file when it cannot be read."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: declarations file unreadable ({exc})") from None
-    if not isinstance(data, dict) or data.get("schema_version") != DECLARATIONS_VERSION:
-        raise ResultsError(f"{path}: not a declarations file of version {DECLARATIONS_VERSION}")
-    rows = data.get("changes")
-    if not isinstance(rows, list) or not all(isinstance(row, dict) and isinstance(row.get("change"), dict)
-                                             for row in rows):
-        raise ResultsError(f"{path}: `changes` is not a list of {{case_id, change}} objects")
-    return [(as_text(row.get("case_id")), row["change"]) for row in rows]
+    """(case id, change) of each entry of a declarations file (harness.outputs reads it, one line naming the file
+    when it cannot)."""
+    return outputs.read_declarations(path)
 
 
 def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, object],

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.formats import USAGE_EXIT, UsageParser, command
+from harness import outputs
+from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from harness.vocabulary import COLLECTION_CASE
 from reports import changes
-from reports.build import build_report, report_dir, results_dir
-from reports.compare import CompareError, compare, refs_runs
+from reports.build import build_report, results_dir, writable_report_dir
+from reports.compare import compare, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
 from reports.load import ResultsError, load_cells, load_results
@@ -34,7 +35,8 @@ def parser() -> UsageParser:
     """The argument parser; more options will join these."""
     parse = UsageParser(
         prog=PROG,
-        description="Build OUT/report/ (results.csv, matrix.md, matrix.html) from the results files in OUT/results/.",
+        description=f"Build OUT/report/ ({outputs.RESULTS_CSV.name}, {outputs.MATRIX_MD}, {outputs.MATRIX_HTML}) from "
+                    "the results files in OUT/results/.",
     )
     parse.add_argument("--out", type=Path, required=True, help="the output folder holding results/; report/ is written")
     runs = parse.add_mutually_exclusive_group()
@@ -45,7 +47,8 @@ def parser() -> UsageParser:
     runs.add_argument("--all-runs", action="store_true", help="report every run under OUT/results/")
     runs.add_argument(
         "--compare", nargs=2, metavar=("BASELINE", "CANDIDATE"),
-        help="upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/compare.md and reproducers; "
+        help=f"upgrade verdict between two stored runs (RUN, or RUN:CELL); writes report/{outputs.COMPARE_MD} and "
+             "reproducers; "
              "exit 0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE (the reason on the first line)",
     )
     parse.add_argument(
@@ -73,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always")
         try:
             report = build_report(args.out, args.runs or None, all_runs=args.all_runs)
-        except ResultsError as exc:
+        except ShardmatrixError as exc:  # no such run, a report folder that is a file, ...
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
         finally:
@@ -96,6 +99,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            target = writable_report_dir(out)
             runs = refs_runs([before, after])
             records = load_results(results_dir(out), runs)
             if cases_from is not None:
@@ -105,26 +109,24 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             # A project's failure that is a declared change's warning made an error is named after that change.
             records = changes.adopt(records, declared or [])
             comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
-        except (ResultsError, CompareError) as exc:
+        except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
-    target = report_dir(out)
-    target.mkdir(parents=True, exist_ok=True)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
     links = {key: str(target / path) for key, path in repros.items()}
     crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")
-    (target / "compare.md").write_text(
-        render_compare(comparison, {key: str(path) for key, path in repros.items()})
-        + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""), encoding="utf-8")
+    written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
+        comparison, {key: str(path) for key, path in repros.items()})
+        + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""))
     print(render_text(comparison, links))
     if crossed:
         print(f"\n{crossed}")
-    print(f"\nwrote {target / 'compare.md'}")
+    print(f"\nwrote {written}")
     return comparison.exit_code
 
 
@@ -132,10 +134,10 @@ def case_ids(path: Path) -> set[str]:
     """The case ids listed in `path`, one per line, without parameters; ResultsError naming it if unreadable."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ResultsError(f"--cases-from {path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise ResultsError(f"--cases-from {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ResultsError(f"--cases-from {path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     return {line.strip().split("[")[0] for line in lines if line.strip()}
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from harness import outputs
 from reports.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
 
 
@@ -92,7 +93,7 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
         for row in found.head(TEXT_ROWS).to_dict("records"):
             lines.append(f"  {row['case_id']}: {row['before']} {ARROW} {row['after']}  {row['detail']}".rstrip())
         if len(found) > TEXT_ROWS:
-            lines.append(f"  ... and {len(found) - TEXT_ROWS} more (compare.md lists every one)")
+            lines.append(f"  ... and {len(found) - TEXT_ROWS} more ({outputs.COMPARE_MD} lists every one)")
     slower = comparison.slower
     lines += ["", f"Slower beyond noise (ratio > {TIME_RATIO} and > {TIME_DELTA_S * 1000:.0f} ms more): {len(slower)}"]
     for row in slower.to_dict("records"):

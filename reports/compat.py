@@ -25,7 +25,6 @@ the smoke subset).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from harness import outputs
 from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
 from reports.causes import causes
@@ -300,17 +300,18 @@ def origins(table: pd.DataFrame) -> dict[str, str]:
 
 def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
     """compat.csv (causes and changes joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
-    file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}})."""
-    csv_path, json_path = Path(report_dir) / "compat.csv", Path(report_dir) / "compat.json"
+    file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}}), each row
+    carrying its schema_version (harness.outputs owns both files)."""
+    csv_path, json_path = Path(report_dir) / outputs.COMPAT_CSV.name, Path(report_dir) / outputs.COMPAT_JSON.name
     sources: list[dict[str, Source]] = ([found if isinstance(found, dict) else {} for found in table["sources"]]
                                         if "sources" in table else [{} for _ in range(len(table))])
-    table.assign(causes=[" | ".join(found) for found in table["causes"]],
-                 changes=[" | ".join(found) for found in table["changes"]],
-                 sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
-                          for found in sources]).to_csv(csv_path, index=False)
+    outputs.write_frame(csv_path, outputs.COMPAT_CSV, table.assign(
+        causes=[" | ".join(found) for found in table["causes"]],
+        changes=[" | ".join(found) for found in table["changes"]],
+        sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
+                 for found in sources]))
     records = table.to_dict("records")
     for record, found in zip(records, sources, strict=True):
         record["sources"] = {name: {"version": s.version, "where": s.where, "label": s.label}
                              for name, s in sorted(found.items())}
-    json_path.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return csv_path, json_path
+    return csv_path, outputs.write_rows(json_path, outputs.COMPAT_JSON, records)

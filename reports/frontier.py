@@ -16,8 +16,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from harness.formats import FRONTIER_FILENAME, FRONTIER_SCHEMA_VERSION, read_frontier
-from harness.formats import FrontierFileError as FrontierFileError  # what a reader of this view catches
+from harness.outputs import FRONTIER_FILENAME, FRONTIER_SCHEMA_VERSION, read_frontier
+from harness.outputs import FrontierFileError as FrontierFileError  # what a reader of this view catches
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
 FILENAME = FRONTIER_FILENAME
@@ -45,7 +45,7 @@ class Mark:
 
 
 def load(report_dir: Path) -> dict[str, Any] | None:
-    """The frontier of a report folder; None when `nox -s frontier` wrote none there (harness.formats reads it)."""
+    """The frontier of a report folder; None when `nox -s frontier` wrote none there (harness.outputs reads it)."""
     path = Path(report_dir) / FILENAME
     return read_frontier(path) if path.is_file() else None
 

@@ -11,10 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from harness import outputs
 from reports.matrix import Matrix
 
 #: results.csv columns, in order: the record fields under their report names, then what collapsing adds.
 COLUMNS: dict[str, str] = {
+    "csv_schema_version": outputs.VERSION_KEY,
     "run_id": "run_id",
     "key": "key",
     "cell_id": "cell",
@@ -51,6 +53,9 @@ def long_form(matrix: Matrix) -> pd.DataFrame:
     """The collapsed results as a flat table: warnings joined into `deprecations`, whether the result's cell
     finished as `cell_complete`, columns renamed."""
     results = matrix.results.assign(
+        # The file's own schema (harness.outputs.RESULTS_CSV), first; not the records' schema_version, which
+        # loading has already brought to the current one.
+        csv_schema_version=outputs.RESULTS_CSV.version,
         deprecations=[SEPARATOR.join(found) for found in matrix.results["warnings"]],
         cell_complete=matrix.results["key"].map(matrix.cells["complete"]),
     )
@@ -58,15 +63,15 @@ def long_form(matrix: Matrix) -> pd.DataFrame:
 
 
 def write_csv(matrix: Matrix, path: Path) -> Path:
-    """Write results.csv to `path` and return it: the bytes DataFrame.to_csv(index=False) writes, faster."""
+    """Write results.csv to `path` (atomically, harness.outputs) and return it: the bytes DataFrame.to_csv(index=False)
+    writes, faster."""
     frame = long_form(matrix)
     # pandas hands every field to the csv module, which cost most of a report's CSV; here only a field that needs
     # quoting goes through it, and the rest are joined as they are (what the csv module writes for them).
     columns = [_quoted(csv_texts(frame[name])) for name in frame.columns]
     lines = [",".join(_quoted([str(name) for name in frame.columns]))]
     lines += [",".join(row) for row in zip(*columns, strict=True)]
-    Path(path).write_bytes((os.linesep.join(lines) + os.linesep).encode("utf-8"))
-    return path
+    return outputs.write_atomically(path, (os.linesep.join(lines) + os.linesep).encode("utf-8"))
 
 
 def csv_texts(column: pd.Series) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 import pandas as pd
 
+from harness import outputs
 from reports import changes, compat
 from reports.causes import KNOWN, CauseView, causes, views
 from reports.findings import deprecations, key_ranges
@@ -112,7 +113,7 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
                     for token, look in compat.LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
             "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
-            "its token in `compat.csv`, is listed under the table.\n\n"
+            f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n"
             + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
 
 
@@ -183,7 +184,7 @@ def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
             "cells, the cases and the fix. A case failing inside its change's range with the exception it declares is "
             "documented; one passing there is **stale**, one failing elsewhere or otherwise **unexpected** (but in "
             "a broken cell, where nothing works). "
-            "`changes.csv` holds the same rows.\n\n"
+            f"`{outputs.CHANGES_CSV.name}` holds the same rows.\n\n"
             + table(["release", "what changed", "kind", "warned", "last passing", "first failing", "cases", "fix"],
                     rows))
 

@@ -20,10 +20,11 @@ with the verdict:
   was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
   unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
   why, one line each.
-- 3, internal error: this tool broke (an uncaught exception, or a --full file it cannot write; harness.formats'
-  `command`). The traceback and one line on stderr, nothing on stdout: it is never a verdict, so the workflow
-  leaves the issue as it is. A crash before this module runs (its imports) exits 1 with nothing on stdout: the
-  workflow takes no body as no verdict either.
+- 3, internal error: this tool broke (an uncaught exception; harness.formats' `command`). The traceback and one
+  line on stderr, nothing on stdout: it is never a verdict, so the workflow leaves the issue as it is.
+- 64, bad input: a usage error, or a --full file it cannot write: one line on stderr, nothing on stdout, so the
+  workflow leaves the issue as it is too. A crash before this module runs (its imports) exits 1 with nothing on
+  stdout: the workflow takes no body as no verdict either.
 
 Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer.
 
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness import outputs
 from harness.formats import INCONCLUSIVE_EXIT, UsageParser, command
 from reports.build import results_dir
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
@@ -147,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse.parse_args(argv)
     try:
         comparison = regressions(args.previous, args.current)
-    except (ResultsError, CompareError) as exc:
+    except (ResultsError, CompareError, OSError) as exc:  # OSError: a results tree the file system refuses to read
         print(f"{parse.prog}: error: {exc}", file=sys.stderr)
         body = f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}\n"
         code = INCONCLUSIVE_EXIT
@@ -155,8 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
         body, code = render(comparison, args.run_url), comparison.exit_code
     if args.full:
-        args.full.parent.mkdir(parents=True, exist_ok=True)
-        args.full.write_text(body, encoding="utf-8")
+        outputs.write_atomically(args.full, body)
     # Printed last: a crash above leaves stdout empty, which the workflow reads as no verdict.
     print(cut(body, run_url=args.run_url), end="")
     return code

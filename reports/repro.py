@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness import outputs
 from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.matrix import Matrix
@@ -203,7 +204,7 @@ def _plain_functions(text: str) -> dict[str, bool]:
 
 def path_for(target: Path, cell_id: str, case_id: str) -> Path:
     """OUT/report/repro/<cell>/<case>.py, the case id made file-safe."""
-    return Path(target) / "repro" / cell_id / (re.sub(r"[^\w.-]+", "_", case_id.replace("::", "__")) + ".py")
+    return Path(target) / outputs.REPRO_DIR / cell_id / (re.sub(r"[^\w.-]+", "_", case_id.replace("::", "__")) + ".py")
 
 
 def write_reproducers(results: pd.DataFrame, report_dir: Path, cells: pd.DataFrame | None = None) -> Repros:
@@ -240,10 +241,10 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path, cells: pd.DataFra
     prepared: dict[Path, tuple[str, dict[str, str]] | None] = {}
     for row, (_, source) in zip(rows, found_at, strict=True):
         if source not in prepared:
-            text = source.read_text(encoding="utf-8")
             try:
+                text = source.read_text(encoding="utf-8")
                 prepared[source] = (text, helpers(text, source.parent))
-            except SyntaxError:
+            except (SyntaxError, ValueError, OSError):  # a kept source that is not Python text (bytes, NUL): no script
                 prepared[source] = None
         ready = prepared[source]
         if ready is None:
@@ -253,8 +254,7 @@ def write_reproducers(results: pd.DataFrame, report_dir: Path, cells: pd.DataFra
         except SyntaxError:
             continue
         path = path_for(report_dir, str(row["cell_id"]), str(row["case_id"]))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        outputs.write_atomically(path, content)
         written[(str(row["cell_id"]), str(row["case_id"]))] = path.relative_to(report_dir)
     return written
 

@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from benchmarks import bench
+from harness import outputs
 
 
 def stored(out: Path, flax: str, probes: list[tuple[str, bool, bool]], seconds: float | None) -> None:
     """One flax release's OUT/frontier/flax-<v>.json with probes (jax, whole corpus?, reused?), 10 s each."""
-    document = {"flax": flax, "row": {"stopped": ""}, "budget": {"core": 22, "corpus": 16},
-                "probes": [{"jax": jax, "corpus": corpus, "reused": reused, "seconds": 10.0}
-                           for jax, corpus, reused in probes]}
+    document = {"schema_version": 2, "flax": flax, "requirement": "", "evidence": [], "candidates": [],
+                "row": dict.fromkeys(outputs.FRONTIER_COLUMNS, ""), "budget": {"core": 22, "corpus": 16},
+                "probes": [{"jax": jax, "works": True, "cell": "c", "cause": "", "corpus": corpus, "reused": reused,
+                            "seconds": 10.0} for jax, corpus, reused in probes]}
     if seconds is not None:
         document["seconds"] = seconds
     (out / "frontier").mkdir(parents=True, exist_ok=True)
@@ -45,5 +47,5 @@ def test_frontier_over_budget_or_stopped_reads_over(tmp_path: Path) -> None:
 
 
 def test_frontier_spent_names_a_folder_that_is_no_frontier(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="holds no flax-"):
+    with pytest.raises(SystemExit, match="holds no frontier result"):
         bench.frontier_spent(tmp_path)

@@ -11,7 +11,8 @@ import pytest
 
 from harness.case import MARKER, case
 from harness.change import Change, ChangeError, declared, explicit, write_declarations
-from harness.vocabulary import CHANGE_KEYS, DECLARATIONS_VERSION
+from harness.outputs import DECLARATIONS_VERSION
+from harness.vocabulary import CHANGE_KEYS
 from reports.changes import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",
@@ -186,3 +187,12 @@ def test_each_record_of_a_declaring_case_carries_its_change(pytester: pytest.Pyt
     assert records["toy_cases::test_plain"]["change"] is None
     # Whether a case is a smoke case is recorded beside it: the compatibility verdict reads it.
     assert (records["toy_cases::test_plain"]["smoke"], declared_record["smoke"]) == (True, False)
+
+
+def test_a_case_module_that_is_not_python_text_is_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "test_bad.py"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(ChangeError, match=r"test_bad\.py: not a Python module \(UnicodeDecodeError"):
+        declared(path)
+    with pytest.raises(ChangeError, match=r"test_bad\.py: not a Python module"):
+        explicit(path)

@@ -71,15 +71,6 @@ def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) ->
     assert formats.read_done(path) == {"returncode": 0}
 
 
-def test_frontier_json_is_written_and_read_by_one_module(tmp_path: Path) -> None:
-    path = tmp_path / formats.FRONTIER_FILENAME
-    path.write_text(json.dumps(formats.frontier_document(["0.4.38"], [])), encoding="utf-8")
-    assert formats.read_frontier(path) == {"schema_version": 2, "jax": ["0.4.38"], "releases": []}
-    path.write_text("{}", encoding="utf-8")
-    with pytest.raises(formats.FrontierFileError, match="frontier schema None, this reader knows 2"):
-        formats.read_frontier(path)
-
-
 def test_a_command_ends_on_a_shardmatrix_error_with_one_line_and_64(capsys: pytest.CaptureFixture[str]) -> None:
     @formats.command
     def main(argv: Sequence[str] | None = None) -> int:
@@ -143,3 +134,23 @@ def test_a_freeze_of_releases_names_no_source(tmp_path: Path) -> None:
 def test_a_source_shows_a_file_url_as_its_path_and_a_vcs_url_as_given() -> None:
     assert formats.Source("flax", "0.12.6", "file:///src/my%20flax", "tree.1").shown == "/src/my flax"
     assert formats.Source("flax", "0.12.6", "git+https://h/f@main", "git.1").shown == "git+https://h/f@main"
+
+
+def test_a_command_ends_on_an_os_error_with_one_line_naming_the_path(capsys: pytest.CaptureFixture[str]) -> None:
+    @formats.command
+    def main(argv: Sequence[str] | None = None) -> int:
+        """A command reading a folder named like a file."""
+        raise IsADirectoryError(21, "Is a directory", "out/results/r/X.jsonl")
+
+    assert main([]) == formats.USAGE_EXIT
+    assert capsys.readouterr().err == "shardmatrix: out/results/r/X.jsonl: Is a directory\n"
+
+
+def test_a_command_ends_on_any_other_exception_as_a_bug_of_ours(capsys: pytest.CaptureFixture[str]) -> None:
+    @formats.command
+    def main(argv: Sequence[str] | None = None) -> int:
+        """A command with a bug."""
+        raise KeyError("jax")
+
+    assert main([]) == formats.INTERNAL_ERROR_EXIT
+    assert "Traceback" in capsys.readouterr().err

@@ -3,7 +3,6 @@ measured at once longest-first, and what a whole (faked) run writes."""
 
 from __future__ import annotations
 
-import csv
 import json
 import threading
 import time
@@ -15,7 +14,7 @@ import pytest
 from packaging.version import Version
 from record_factory import record
 
-from harness import vocabulary
+from harness import outputs, vocabulary
 from harness.host import durations
 from harness.host.cellfiles import CellFiles
 from harness.tools import frontier, frontier_report, frontier_search
@@ -118,7 +117,8 @@ def test_a_whole_run_measures_each_flax_release_and_writes_the_report(tmp_path: 
     assert cells.most_at_once == 2  # the two flax releases were measured at once
     assert all(cell.endswith("-py3.11") for cell in cells.ran)  # the pair's own Python installed first time
     rows = (tmp_path / "out" / "report" / "frontier.csv").read_text(encoding="utf-8").splitlines()
-    assert rows[0] == ",".join(frontier_report.COLUMNS) and rows[1].startswith("0.11.0,>=0.7.0,0.8.0,0.9.0")
+    assert rows[0] == ",".join(("schema_version", *frontier_report.COLUMNS))
+    assert rows[1].startswith("2,0.11.0,>=0.7.0,0.8.0,0.9.0")
     assert any(line.startswith("flax 0.10.2: jax>=0.7.1,<=0.8.1") for line in said)
 
 
@@ -251,8 +251,8 @@ def test_a_case_failing_inside_the_core_range_narrows_the_whole_corpus_range_and
     assert (str(found[0].core_from), str(found[0].core_to)) == ("0.7.0", "0.8.2")
     assert (str(found[0].works_from), str(found[0].works_to)) == ("0.7.2", "0.8.2")
     report = tmp_path / "out" / "report"
-    rows = list(csv.DictReader((report / "frontier_cases.csv").open(encoding="utf-8")))
-    assert rows == [{"flax": "0.10.2", "case": OTHER, "works_from": "0.7.2", "works_to": "0.8.2",
+    rows = outputs.read_csv(report / "frontier_cases.csv", outputs.FRONTIER_CASES_CSV)
+    assert rows == [{"schema_version": 2, "flax": "0.10.2", "case": OTHER, "works_from": "0.7.2", "works_to": "0.8.2",
                      "first_broken_below": "0.7.1", "first_broken_above": "0.9.0",
                      "cause_below": "failed: E: AttributeError: jax.api_util has no attribute debug_info",
                      "cause_above": f"{SMOKE[0]}: failed: E: broken with jax 0.9.0"}]

@@ -28,7 +28,8 @@ def test_merge_writes_the_csv_with_exactly_the_columns_newest_flax_first(tmp_pat
     path = frontier_report.merge(tmp_path, ["0.10.2", "0.11.0"])
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert tuple(rows[0]) == frontier_report.COLUMNS and [r["flax"] for r in rows] == ["0.11.0", "0.10.2"]
+    assert tuple(rows[0]) == ("schema_version", *frontier_report.COLUMNS)
+    assert [r["flax"] for r in rows] == ["0.11.0", "0.10.2"]
     assert rows[1]["works_from"] == "0.4.2" and rows[1]["works_to"] == "0.5.1"
     markdown = (tmp_path / "report" / "frontier.md").read_text(encoding="utf-8")
     assert "flax 0.10.2: jax>=0.4.2,<=0.5.1" in markdown
@@ -66,3 +67,13 @@ def test_no_venv_path_of_a_stored_result_reaches_a_report_file(tmp_path: Path) -
     for name in ("frontier.csv", "frontier.md", "frontier.json"):
         text = (tmp_path / "report" / name).read_text(encoding="utf-8")
         assert ".nox" not in text and "site-packages" not in text and "(jax/_src/core.py)" in text, name
+
+
+def test_merge_names_a_stored_result_it_cannot_read_and_publishes_nothing(tmp_path: Path) -> None:
+    store(tmp_path, "0.10.2", set(range(2, 6)))
+    path = frontier_report.result_path(tmp_path, "0.11.0")
+    path.write_text('{"schema_version": 2, "flax": "0.11.0", "row": {}}', encoding="utf-8")
+    unusable = r"no result for flax 0\.11\.0 \(.*flax-0\.11\.0\.json: not a flax release's frontier document"
+    with pytest.raises(frontier_report.IncompleteFrontier, match=unusable):
+        frontier_report.merge(tmp_path, ["0.10.2", "0.11.0"])
+    assert not (tmp_path / "report").exists()

@@ -119,3 +119,21 @@ def test_with_a_baseline_named_a_range_pins_nothing(tmp_path: Path) -> None:
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[project]\nname = "p"\ndependencies = ["jax>=0.8", "flax==0.12.6"]\n')
     assert pins.read_pins(pyproject, ranges=True) == {"flax": "0.12.6"}
+
+
+@pytest.mark.parametrize(("name", "content", "why"), [
+    ("requirements.txt", b"\xff\xfe", r"not UTF-8 text \(byte 0\)"),
+    ("uv.lock", b"[[package]\n", r"malformed TOML"),
+    ("pyproject.toml", b"\xff", r"not UTF-8 text \(byte 0\)"),
+])
+def test_a_pins_file_that_cannot_be_read_is_one_line_naming_it(
+    tmp_path: Path, name: str, content: bytes, why: str
+) -> None:
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(pins.PinError, match=rf"{name}: {why}"):
+        pins.read_pins(tmp_path / name)
+
+
+def test_a_pins_file_of_text_is_read(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("jax==0.9.2\nflax==0.12.8\n", encoding="utf-8")
+    assert pins.read_pins(tmp_path / "requirements.txt")["jax"] == "0.9.2"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import outputs
 from harness.host import matrix, plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,8 +52,8 @@ def test_plan_command_emits_every_default_cell_with_its_nox_session() -> None:
     cells = matrix.load(ROOT / "matrix.toml")
     assert [e["cell"] for e in entries] == [c.id for c in cells]
     for entry, cell in zip(entries, cells, strict=True):
-        assert entry == {"cell": cell.id, "session": f"cell({cell.id})", "python": cell.python,
-                         "backend": cell.backend}
+        assert entry == {"schema_version": outputs.PLAN.version, "cell": cell.id, "session": f"cell({cell.id})",
+                         "python": cell.python, "backend": cell.backend}
     listed = json.loads(subprocess.run([sys.executable, "-m", "nox", "-l", "--json"], cwd=ROOT, capture_output=True,
                                        text=True, check=True).stdout)
     assert {e["session"] for e in entries} <= {s["session"] for s in listed}
@@ -116,3 +117,14 @@ def test_an_abbreviated_or_unknown_option_is_refused_in_one_line(capsys: pytest.
     assert plan.main(["--cell", "jax0.4*"]) == 64
     assert capsys.readouterr().err.strip() == ("shardmatrix: python -m harness.host.plan: unknown option --cell "
                                                "(did you mean --cells?)")
+
+
+def test_a_runner_with_its_backend_places_its_cells(capsys: pytest.CaptureFixture[str]) -> None:
+    assert plan.main(["--runner", "cpu=ubuntu-latest", "--smoke"]) == 0
+    assert {entry["runner"] for entry in json.loads(capsys.readouterr().out)} == {"ubuntu-latest"}
+
+
+def test_a_malformed_runner_says_so_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert plan.main(["--runner", "gpu-runner"]) == 64
+    assert capsys.readouterr().err == ("shardmatrix: --runner 'gpu-runner': expected BACKEND=LABEL "
+                                       "(cuda12=gpu-runner)\n")

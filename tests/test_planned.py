@@ -163,8 +163,8 @@ def test_check_counts_a_crash_retried_into_a_pass_as_run(setup: dict[str, Path])
 
 @pytest.mark.parametrize(("plan", "message"), [
     ("{not json", "is not JSON (Expecting property name enclosed in double quotes, line 1)"),
-    ('{"cell": "x"}', "is a JSON dict, not the list harness.host.plan prints"),
-    ('[{"session": "cell(x)"}]', 'entry 1 has no "cell" id: {"session": "cell(x)"}'),
+    ('{"cell": "x"}', "plan is a JSON dict, not a list"),
+    ('[{"session": "cell(x)"}]', """plan entry 1 has no 'cell': {"session": "cell(x)"}"""),
     ('[{"cell": "jax9-flax9-py3.99"}]', "names cell 'jax9-flax9-py3.99', which the matrix file does not have"),
 ])
 def test_a_bad_plan_is_refused_in_one_line(
@@ -196,3 +196,22 @@ def test_the_command_reads_the_plan_from_stdin(setup: dict[str, Path]) -> None:
 def test_an_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert planned.main(["--plan", "-", "--out", "o", "--run", "r", "--chek"]) == 64
     assert "unknown option --chek (did you mean --check?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("culprit", ["plan", "matrix"])
+def test_a_plan_or_matrix_file_of_bytes_is_refused_in_one_line(
+    setup: dict[str, Path], capsys: pytest.CaptureFixture[str], culprit: str
+) -> None:
+    setup[culprit].write_bytes(b"\xff\xfe not text")
+    assert planned.main(args(setup)) == 64
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{setup[culprit]}: " in err and "not UTF-8 text (byte 0)" in err
+
+
+def test_an_output_folder_that_is_a_file_is_refused_in_one_line(
+    setup: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup["out"].write_text("a file")  # the missing cells' records cannot be written under it
+    assert planned.main(args(setup)) == 64
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Not a directory" in err and "Traceback" not in err

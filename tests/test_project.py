@@ -123,3 +123,29 @@ def test_the_floors_under_jax_and_flax_are_kept_to_resolve_with_the_cells_pins()
 
 def test_an_exact_pin_or_an_upper_bound_is_no_floor_the_cell_decides() -> None:
     assert project.floors(["jax==0.8.3", "flax<0.13", "jaxlib!=0.8.1", "optax>=0.2"]) == []
+
+
+BYTES = b"\xff\xfe not text"
+PYPROJECT = '[project]\nname = "mine"\nversion = "1"\ndependencies = ["optax"]\n'
+
+
+@pytest.mark.parametrize("culprit", ["pyproject.toml", "requirements.txt", "setup.cfg"])
+def test_a_project_file_of_bytes_is_refused_in_one_line_naming_it(tmp_path: Path, culprit: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / culprit).write_bytes(BYTES)
+    with pytest.raises(project.ProjectError, match=rf"{culprit}: not UTF-8 text \(byte 0\)"):
+        project.load(tmp_path).testpaths()
+
+
+def test_a_project_of_text_files_loads(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\ntestpaths = tests\n", encoding="utf-8")
+    assert project.load(tmp_path).dependencies == ("optax",)
+
+
+def test_a_malformed_setup_cfg_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (tmp_path / "setup.cfg").write_text("no section header\n", encoding="utf-8")
+    with pytest.raises(project.ProjectError, match=r"setup\.cfg: File contains no section headers"):
+        project.load(tmp_path).testpaths()

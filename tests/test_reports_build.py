@@ -176,7 +176,7 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
 
 
 #: The harness modules reports/ may import: the dependency-free vocabulary and its sibling, the file formats.
-DEPENDENCY_FREE = ("vocabulary", "formats")
+DEPENDENCY_FREE = ("vocabulary", "formats", "outputs")
 
 
 def imports_harness(source: str) -> bool:
@@ -213,7 +213,7 @@ def test_the_import_check_catches_an_import_of_harness() -> None:
 
 
 def test_importing_reports_loads_no_harness_module_but_the_vocabulary() -> None:
-    allowed = "('harness', 'harness.vocabulary', 'harness.formats')"
+    allowed = "('harness', 'harness.vocabulary', 'harness.formats', 'harness.outputs')"
     code = ("import sys, reports.cli; "
             f"sys.exit(any(m.split('.')[0] == 'harness' and m not in {allowed} for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPORTS.parent).returncode == 0
@@ -442,3 +442,41 @@ def test_a_reproducer_installs_a_source_built_flax_from_its_source_and_a_release
     assert '"flax @ file:///src/flax",  # recorded as 0.12.6, content hash tree.5a0b5832' in text
     assert "flax came from file:///src/flax, built as 0.12.6+tree.5a0b5832" in text
     ast.parse(text)
+
+
+# --- a failed build leaves the previous report whole -----------------------------------------------------------------
+
+
+def small_tree(out_dir: Path, status: str) -> None:
+    """One finished cell of two cases, the second of `status`."""
+    path = results_dir(out_dir) / "20261121T084500Z-ab12" / "jax0.10.2-flax0.12.8-py3.11.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in (record(), record(case_id="fam::b", status=status))),
+                    encoding="utf-8")
+    path.with_suffix(".done.json").write_text('{"returncode": 0}', encoding="utf-8")
+
+
+def test_a_second_build_replaces_every_report_file(tmp_path: Path) -> None:
+    small_tree(tmp_path, "passed")
+    first = build_report(tmp_path)
+    small_tree(tmp_path, "failed")
+    second = build_report(tmp_path)
+    assert "failed" in second.markdown_path.read_text(encoding="utf-8") and first.paths == second.paths
+    assert not [p.name for p in report_dir(tmp_path).iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_build_that_fails_midway_leaves_the_previous_report_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_tree(tmp_path, "passed")
+    before = {path.name: path.read_bytes() for path in build_report(tmp_path).paths}
+    small_tree(tmp_path, "failed")
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("the html view broke after the markdown was made")
+
+    monkeypatch.setattr(reports.build, "render_html", broken)
+    with pytest.raises(RuntimeError, match="the html view broke"):
+        build_report(tmp_path)
+    after = {path.name: path.read_bytes() for path in report_dir(tmp_path).iterdir() if path.is_file()}
+    assert after == before  # matrix.md included: nothing half-written, no temporary left beside it

@@ -14,10 +14,11 @@ import pytest
 import record_factory as factory
 from record_factory import matrix_of
 
+from harness.outputs import OutputFileError
 from reports import changes, compat
 from reports.cli import main
 from reports.html import render_html
-from reports.load import ResultsError, records_frame
+from reports.load import records_frame
 from reports.markdown import render_markdown
 from reports.matrix import Matrix
 
@@ -257,7 +258,7 @@ def test_changes_csv_names_cells_by_id(tmp_path: Path) -> None:
     matrix = changes_matrix()
     path = changes.write_csv(changes.table(matrix.results, matrix.cells), matrix.cells, tmp_path / "changes.csv")
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
-    assert list(rows[0]) == changes.COLUMNS
+    assert list(rows[0]) == ["schema_version", *changes.COLUMNS]
     assert rows[0]["release"] == "0.9.0" and rows[0]["package"] == "jax"
     assert rows[0]["last_passing"] == "jax0.8.3-flax0.12.8-py3.11"
     assert rows[0]["first_failing"] == "jax0.9.2-flax0.12.8-py3.11"
@@ -303,10 +304,10 @@ def test_a_declarations_file_reads_back_and_a_bad_one_is_named(tmp_path: Path) -
     path.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "m::t", "change": WRT}]}))
     assert changes.read_declarations(path) == [("m::t", WRT)]
     path.write_text(json.dumps({"schema_version": 9, "changes": []}))
-    with pytest.raises(ResultsError, match="not a declarations file of version 1"):
+    with pytest.raises(OutputFileError, match=r"declarations file schema 9 is newer than this reader knows \(1\)"):
         changes.read_declarations(path)
     path.write_text("{")
-    with pytest.raises(ResultsError, match=r"changes\.json: declarations file unreadable"):
+    with pytest.raises(OutputFileError, match=r"changes\.json: declarations file is not JSON"):
         changes.read_declarations(path)
 
 

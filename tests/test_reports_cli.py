@@ -242,3 +242,84 @@ def test_python_dash_m_reports_compare_exits_1_when_unsafe(tmp_path: Path) -> No
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0] == "UNSAFE"
     assert "1. [1 case(s)] ValueError: boom" in done.stdout
+
+
+# --- one line for every bad input (issue 24 item 5) -----------------------------------------------------------------
+
+BYTES = b"\xff\xfe not text"
+
+
+def one_line(err: str) -> str:
+    """The one line a bad input earns on stderr (no traceback), returned for a closer look."""
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    return err
+
+
+def test_a_report_folder_that_is_a_file_is_refused_in_one_line_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "report").write_text("a file, not a folder", encoding="utf-8")
+    assert main(["--out", str(tmp_path)]) == 64
+    assert "report: is not a folder" in one_line(capsys.readouterr().err)
+    assert (tmp_path / "report").read_text(encoding="utf-8") == "a file, not a folder"
+
+
+def test_a_report_file_that_is_a_folder_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "report" / "matrix.md").mkdir(parents=True)
+    assert main(["--out", str(tmp_path)]) == 64
+    assert "matrix.md: cannot be replaced" in one_line(capsys.readouterr().err)
+
+
+def test_a_malformed_frontier_is_left_out_of_the_report_in_one_warning_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "frontier.json").write_text('{"schema_version": 2, "jax": [], "releases": [{"row": 1}]}')
+    assert main(["--out", str(tmp_path)]) == 0
+    assert "warning: frontier left out of the report" in one_line(capsys.readouterr().err)
+    assert 'id="frontier"' not in (tmp_path / "report" / "matrix.html").read_text(encoding="utf-8")
+
+
+def test_a_folder_named_like_a_results_file_never_ends_in_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / "X.jsonl").mkdir()
+    assert main(["--out", str(tmp_path)]) in (0, 64)  # the results reader decides; the entry point never crashes
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and all(line.startswith(("python -m reports:", "shardmatrix:"))
+                                          for line in err.splitlines())
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    ("--cases-from", "--cases-from {path}: not UTF-8 text (byte 0)"),
+    ("--changes-from", "{path}: declarations file is not UTF-8 text (byte 0)"),
+])
+def test_a_file_option_given_bytes_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, said: str
+) -> None:
+    path = tmp_path / "given.txt"
+    path.write_bytes(BYTES)
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, also=(option, str(path))) == 64
+    assert said.format(path=path) in one_line(capsys.readouterr().err)
+
+
+def test_a_file_option_given_text_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "given.txt"
+    path.write_text('{"schema_version": 1, "changes": []}', encoding="utf-8")
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, also=("--changes-from", str(path))) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_compare_into_a_report_folder_that_is_a_file_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "report").write_text("a file, not a folder", encoding="utf-8")
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 64
+    captured = capsys.readouterr()
+    assert captured.out == "" and "report: is not a folder" in one_line(captured.err)

@@ -235,7 +235,7 @@ def test_the_grid_puts_newest_flax_first_and_oldest_jax_first() -> None:
 
 def test_csv_and_json_hold_one_verdict_per_cell(tmp_path: Path) -> None:
     csv_path, json_path = compat.write(compat.verdicts(matrix_of_pairs()), tmp_path)
-    assert csv_path.read_text().splitlines()[0] == ",".join(compat.COLUMNS)
+    assert csv_path.read_text().splitlines()[0] == ",".join(("schema_version", *compat.COLUMNS))
     assert [row["verdict"] for row in json.loads(json_path.read_text())] == ["works"] * 3
 
 

@@ -10,7 +10,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness import formats
+from harness import outputs
 from harness.tools import frontier_corpus, frontier_report, frontier_search
 from reports import frontier
 
@@ -85,17 +85,17 @@ def test_the_html_fragment_escapes_causes_and_puts_them_in_the_hover(tmp_path: P
 def test_no_frontier_file_reads_as_none_and_a_newer_schema_is_refused(tmp_path: Path) -> None:
     assert frontier.load(tmp_path) is None
     (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
-    knows = f"frontier schema 99, this reader knows {formats.FRONTIER_SCHEMA_VERSION}"
+    knows = rf"frontier schema 99 is newer than this reader knows \({outputs.FRONTIER_SCHEMA_VERSION}\)"
     with pytest.raises(frontier.FrontierFileError, match=knows):
         frontier.load(tmp_path)
 
 
 def test_the_report_reads_frontier_json_through_the_one_reader(tmp_path: Path) -> None:
     (tmp_path / "frontier.json").write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
-    knows = f"frontier schema 99, this reader knows {formats.FRONTIER_SCHEMA_VERSION}"
-    with pytest.raises(formats.FrontierFileError, match=knows):
+    knows = rf"frontier schema 99 is newer than this reader knows \({outputs.FRONTIER_SCHEMA_VERSION}\)"
+    with pytest.raises(outputs.FrontierFileError, match=knows):
         frontier.load(tmp_path)
-    assert frontier.FrontierFileError is formats.FrontierFileError
+    assert frontier.FrontierFileError is outputs.FrontierFileError
 
 
 def test_the_html_grid_shows_the_requirement_and_lists_the_whole_lines_under_it(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from record_factory import record
 
 from reports import regressions
+from reports.load import ResultsError
 
 CELL = "jax0.4.38-flax0.10.2-py3.11"
 PREVIOUS, CURRENT = "20260101T000000Z-aaaa", "20260102T000000Z-bbbb"
@@ -216,3 +217,29 @@ def test_the_full_body_is_written_whole_while_stdout_is_cut(
     code, body = run(tmp_path, capsys, "--full", str(tmp_path / "full.md"))
     whole = (tmp_path / "full.md").read_text()
     assert code == 1 and len(body) <= 300 < len(whole) and whole.startswith("**Regressed:**")
+
+
+def test_a_results_tree_the_file_system_refuses_is_inconclusive_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args: object) -> object:
+        raise IsADirectoryError(21, "Is a directory", str(tmp_path / "results" / "r" / "X.jsonl"))
+
+    monkeypatch.setattr(regressions, "regressions", refused)
+    assert regressions.main(["--previous", str(tmp_path), "--current", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("**Inconclusive:**") and "X.jsonl" in out and err.count("\n") == 1
+
+
+def test_a_full_body_file_that_cannot_be_written_is_one_line_and_no_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "full.md").mkdir()
+    def refused(*args: object) -> object:
+        raise ResultsError("no run under the previous folder")
+
+    monkeypatch.setattr(regressions, "regressions", refused)
+    assert regressions.main(["--previous", str(tmp_path), "--current", str(tmp_path), "--full",
+                             str(tmp_path / "full.md")]) == 64
+    out, err = capsys.readouterr()
+    assert out == "" and "full.md: cannot be replaced" in err and "Traceback" not in err

@@ -30,3 +30,10 @@ def test_a_corpus_without_smoke_cases_is_refused(tmp_path: Path) -> None:
     (tmp_path / "test_x.py").write_text("def test_a(): ...\n", encoding="utf-8")
     with pytest.raises(smoke.SmokeError, match="no smoke case in --cases"):
         smoke.smoke_nodes([str(tmp_path)])
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe", b"def test_(:\n", b"x = 1\x00\n"])
+def test_a_case_file_that_is_not_python_text_is_one_line_naming_it(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / "test_bad.py").write_bytes(content)
+    with pytest.raises(smoke.SmokeError, match=r"test_bad\.py: not a Python module"):
+        smoke.smoke_tests(tmp_path / "test_bad.py")

@@ -56,3 +56,11 @@ def test_shipped_corpus_declares_a_family_for_every_case() -> None:
     for file in files:
         for name, family in source.static_cases(file):
             assert family == file.stem.removesuffix("_user"), f"{file.name}::{name}"  # <family>_user.py too
+
+
+def test_a_module_that_is_not_python_text_has_no_static_cases(tmp_path: Path) -> None:
+    for content in (b"\xff\xfe", b"def test_(:\n", b"x = 1\x00\n"):
+        (tmp_path / "test_bad.py").write_bytes(content)
+        assert source.static_cases(tmp_path / "test_bad.py") == []  # pytest's collection error stands for it
+    (tmp_path / "test_bad.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
+    assert source.static_cases(tmp_path / "test_bad.py") == [("test_a", None)]

@@ -33,12 +33,9 @@ class ResilientModule(pytest.Module):
             raise
         except Exception as exc:
             cause = exc.__cause__ if isinstance(exc, self.CollectError) and exc.__cause__ else exc
-            try:
-                cases = static_cases(self.path)
-            except SyntaxError:
-                raise exc from cause  # the module's own error, not static_cases' reading of it
+            cases = static_cases(self.path)  # none from a module that is not Python text
             if not cases:
-                raise
+                raise  # the module's own error
             return [UnimportableCase.from_parent(self, name=name, family=family, cause=cause) for name, family in cases]
         return super().collect()
 

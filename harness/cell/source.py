@@ -19,7 +19,10 @@ def case_files(folder: Path, builtin: bool) -> list[Path]:
 
 def static_cases(path: Path) -> list[tuple[str, str | None]]:
     """(pytest name, declared family) of each test function in a module, read from its source alone."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError):  # not Python text: pytest records its collection error, which stands for it
+        return []
     constants = {
         target.id: node.value.value
         for node in tree.body

@@ -112,6 +112,8 @@ def load(path: Path) -> list[Cell]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise MatrixError(f"{path}: matrix file is not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise MatrixError(f"{path}: cannot read matrix file ({exc.strerror})") from None
     return parse(text, str(path))

@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from harness.formats import USAGE_EXIT
+from harness import outputs
+from harness.formats import USAGE_EXIT, ShardmatrixError
 from harness.host import options
 
 COMMANDS = ("previous", "queue-guard")
@@ -146,9 +147,10 @@ def main(argv: Sequence[str] | None = None, run_gh: Gh = gh) -> int:
             print("" if found is None else found)
             return 0
         try:
-            cells = accelerator_cells(json.loads(sys.stdin.read()))
-        except (ValueError, TypeError, AttributeError, KeyError):
-            print("shardmatrix: the plan on stdin is not the JSON list harness.host.plan prints", file=sys.stderr)
+            cells = accelerator_cells(outputs.read_plan(outputs.plan_text("-", sys.stdin, "the plan"), outputs.PLAN,
+                                                        "cell", "the plan on stdin"))
+        except ShardmatrixError as error:
+            print(f"shardmatrix: {error}", file=sys.stderr)
             return USAGE_EXIT
         waiting = guard(run_gh, args.run, args.attempt, cells, args.minutes, args.poll)
         for cell in waiting:

@@ -1,18 +1,18 @@
 """The fan-out plan: which cells a CI run has, as the JSON a GitHub Actions `strategy.matrix` takes.
 
 `python -m harness.host.plan [--cells GLOB] [--backend NAME] [--smoke]` prints one JSON list of
-`{"cell", "session", "python", "backend"}` objects, read from the same matrix file the noxfile reads, so the
-workflow never keeps its own list of cells.
+`{"schema_version", "cell", "session", "python", "backend"}` objects (harness.outputs.PLAN), read from the same
+matrix file the noxfile reads, so the workflow never keeps its own list of cells.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import outputs
 from harness.formats import command
 from harness.host import matrix, options
 from harness.host.shipped import shipped
@@ -86,13 +86,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Workflow inputs arrive as strings, possibly empty or space-separated.
     patterns = [glob for value in args.cells for glob in value.split()]
     backends = [name for value in args.backend for name in value.split() if name != "all"]
+    malformed = [value for value in args.runner if "=" not in value]
+    if malformed:
+        raise matrix.MatrixError(f"--runner {malformed[0]!r}: expected BACKEND=LABEL (cuda12=gpu-runner)")
     runners = dict(value.partition("=")[::2] for value in args.runner)
     entries = plan(matrix.load(args.matrix), patterns, backends, small=args.smoke)
     if runners:
         entries, left = place(entries, runners)
         for line in left:
             print(f"shardmatrix: {line}", file=sys.stderr)
-    print(json.dumps(entries))
+    print(outputs.plan_json(outputs.PLAN, entries))
     return 0
 
 

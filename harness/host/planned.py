@@ -16,11 +16,11 @@ end. Exit 64, with one line, for a plan or run it cannot read.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import outputs
 from harness.formats import ShardmatrixError, command
 from harness.host import cellrun, completeness, matrix, options, plan
 from harness.host.cellfiles import CellFiles
@@ -37,18 +37,7 @@ class PlanError(ShardmatrixError, ValueError):
 
 def read_plan(text: str, where: str = "the plan") -> list[str]:
     """The cell ids of a plan (the JSON list of entries that `harness.host.plan` prints), in its order."""
-    try:
-        entries = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PlanError(f"{where} is not JSON ({error.msg}, line {error.lineno})") from None
-    if not isinstance(entries, list):
-        raise PlanError(f"{where} is a JSON {type(entries).__name__}, not the list harness.host.plan prints")
-    ids = []
-    for number, entry in enumerate(entries, 1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("cell"), str):
-            raise PlanError(f"{where}: entry {number} has no \"cell\" id: {json.dumps(entry)[:80]}")
-        ids.append(entry["cell"])
-    return ids
+    return [entry["cell"] for entry in outputs.read_plan(text, outputs.PLAN, "cell", where)]
 
 
 def planned_cells(ids: Sequence[str], cells: Sequence[Cell]) -> list[Cell]:
@@ -91,10 +80,7 @@ def parser() -> options.Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Record the planned cells that have no results (or, with --check, name the cells not fully run)."""
     args = parser().parse_strictly(sys.argv[1:] if argv is None else argv)
-    try:
-        text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
-    except OSError as error:
-        raise PlanError(f"--plan {args.plan}: {error.strerror or error}") from None
+    text = outputs.plan_text(args.plan, sys.stdin, "--plan")
     cells = planned_cells(read_plan(text, "stdin" if args.plan == "-" else args.plan), matrix.load(args.matrix))
     if args.check:
         problems = not_fully_run(cells, args.out, args.run)

@@ -158,7 +158,7 @@ def _locked(root: Path, lockfile: Path | None) -> str:
     if lockfile.name == "pylock.toml":
         return _uv(["pip", "compile", str(lockfile), "--no-deps", "--no-header", "--no-annotate", "--quiet",
                     "--output-file", "-"], f"{lockfile}")
-    text = lockfile.read_text(encoding="utf-8")
+    text = _text(lockfile)
     lines = [line.split("#")[0].strip() for line in text.splitlines()]
     loose = [line for line in lines if line and not line.startswith("-") and "==" not in line and " @ " not in line]
     if loose:
@@ -204,16 +204,29 @@ def _source_files(folder: Path) -> list[Path]:
     return found
 
 
+def _text(path: Path) -> str:
+    """A project file's text; ProjectError naming it when it cannot be read as UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProjectError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ProjectError(f"{path}: {exc.strerror or exc}") from None
+
+
 def _toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(_text(path))
+    except tomllib.TOMLDecodeError as exc:
         raise ProjectError(f"{path}: {exc}") from None
 
 
 def _ini(path: Path) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(interpolation=None)
-    parser.read(path, encoding="utf-8")
+    try:
+        parser.read_string(_text(path), source=str(path))
+    except configparser.Error as exc:
+        raise ProjectError(f"{path}: {' '.join(str(exc).split())}") from None
     return parser
 
 

@@ -25,7 +25,6 @@ Writes OUT/frontier/flax-<v>.json per flax release, then OUT/report/frontier.csv
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -40,6 +39,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from harness import outputs
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, sources
 from harness.host.matrix import Cell
@@ -236,14 +236,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif command_name == "plan":
             p = options.Parser(prog="python -m harness.tools.frontier plan")
             p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC")
-            print(json.dumps(plan(p.parse_strictly(rest).flax or DEFAULT_FLAX)))
+            print(outputs.plan_json(outputs.FRONTIER_PLAN, plan(p.parse_strictly(rest).flax or DEFAULT_FLAX)))
         elif command_name == "merge":
             p = options.Parser(prog="python -m harness.tools.frontier merge")
             p.add_argument("--plan", required=True, metavar="FILE", help="the plan's JSON ('-': stdin)")
             p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR")
             parsed = p.parse_strictly(rest)
-            text = sys.stdin.read() if parsed.plan == "-" else Path(parsed.plan).read_text(encoding="utf-8")
-            planned = [entry["flax"] for entry in json.loads(text)]
+            where = "stdin" if parsed.plan == "-" else parsed.plan
+            text = outputs.plan_text(parsed.plan, sys.stdin, "--plan")
+            planned = [entry["flax"] for entry in outputs.read_plan(text, outputs.FRONTIER_PLAN, "flax", where)]
             print(f"frontier: {frontier_report.merge(parsed.out, planned)}")
         else:
             raise FrontierError("usage: python -m harness.tools.frontier run|plan|merge ...")

@@ -5,32 +5,21 @@ and frontier.json (what reports.frontier draws). `merge` refuses an incomplete f
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.formats import (
-    FRONTIER_FILENAME,
-    FRONTIER_SCHEMA_VERSION,
-    FrontierFileError,
-    ShardmatrixError,
-    frontier_document,
-    read_frontier,
-)
+from harness import outputs
+from harness.formats import ShardmatrixError
+from harness.outputs import FRONTIER_SCHEMA_VERSION, FrontierFileError
 from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 from harness.vocabulary import relative_paths
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
-#: frontier.csv: the whole-corpus range (documented changes excepted) and its edges, beside the core range.
-COLUMNS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "first_broken_below",
-           "first_broken_above", "cause_below", "cause_above", "probes", "holes", "hole_chance", "narrower", "stopped")
-#: frontier_cases.csv: one row per (flax, case) whose range is narrower than the core range.
-CASE_COLUMNS = ("flax", "case", "works_from", "works_to", "first_broken_below", "first_broken_above", "cause_below",
-                "cause_above")
+COLUMNS = outputs.FRONTIER_COLUMNS
+CASE_COLUMNS = outputs.FRONTIER_CASE_COLUMNS
 
 
 class IncompleteFrontier(ShardmatrixError, ValueError):
@@ -163,22 +152,20 @@ def to_json(found: Frontier, declared: SpecifierSet) -> dict[str, Any]:
 
 
 def result_path(out: Path, flax: str) -> Path:
-    """Where one flax release's frontier result is stored."""
-    return Path(out) / "frontier" / f"flax-{flax}.json"
+    """Where one flax release's frontier result is stored (harness.outputs decides)."""
+    return outputs.frontier_release_path(out, flax)
 
 
 def store(out: Path, document: dict[str, Any]) -> Path:
     """Write one flax release's result (what a CI job uploads and merge reads)."""
-    path = result_path(out, document["flax"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
-    return path
+    return outputs.write_document(result_path(out, document["flax"]), outputs.FRONTIER_RELEASE, document)
 
 
 def stored(out: Path, flax: str) -> dict[str, Any] | None:
-    """One flax release's stored result, None when there is none or it is not one (another schema, unreadable)."""
+    """One flax release's stored result (an older schema migrated), None when there is none or it is not one (a
+    newer schema, unreadable)."""
     try:
-        document = read_frontier(result_path(out, flax))
+        document = outputs.read_frontier_release(result_path(out, flax))
     except FrontierFileError:
         return None
     return document if document.get("flax") == flax else None
@@ -190,22 +177,19 @@ def write_report(out: Path, documents: list[dict[str, Any]]) -> Path:
     # A result stored by an older shardmatrix (or a CI job's runner) may hold venv paths: none reaches a report file.
     documents = sorted((_relative(d) for d in documents), key=lambda d: Version(d["flax"]), reverse=True)
     folder = Path(out) / "report"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "frontier.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(d["row"] for d in documents)
-    with (folder / "frontier_cases.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CASE_COLUMNS)
-        writer.writeheader()
-        writer.writerows(case for d in documents for case in d.get("cases", []))
+    table = outputs.write_dicts(folder / outputs.FRONTIER_CSV.name, outputs.FRONTIER_CSV, COLUMNS,
+                                [{name: d["row"].get(name, "") for name in COLUMNS} for d in documents])
+    outputs.write_dicts(folder / outputs.FRONTIER_CASES_CSV.name, outputs.FRONTIER_CASES_CSV, CASE_COLUMNS,
+                        [{name: case.get(name, "") for name in CASE_COLUMNS} for d in documents
+                         for case in d.get("cases", [])])
     lines = [*summary(documents), "## Every probe", ""]
     for document in documents:
         lines += ["```text", *document["evidence"], "```", ""]
-    (folder / "frontier.md").write_text("\n".join(lines), encoding="utf-8")
+    outputs.write_atomically(folder / outputs.FRONTIER_MD, "\n".join(lines))
     jax = sorted({v for d in documents for v in d["candidates"]}, key=Version)
-    (folder / FRONTIER_FILENAME).write_text(json.dumps(frontier_document(jax, documents), indent=1), encoding="utf-8")
-    return folder / "frontier.csv"
+    outputs.write_document(folder / outputs.FRONTIER_JSON.name, outputs.FRONTIER_JSON,
+                           outputs.frontier_document(jax, documents))
+    return table
 
 
 def summary(documents: list[dict[str, Any]]) -> list[str]:
@@ -218,7 +202,9 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
              "*Core* is where the core (smoke) cases work, found by bisection; *whole corpus* is where every case "
              "works by the compatibility verdict (works, works with warnings, or works for current code: documented "
              "changes excepted), confirmed by running every case at the last-good and first-broken jax of each edge. "
-             "A case that narrows the whole-corpus range is named with its own range (frontier_cases.csv).", "",
+             "A case that narrows the whole-corpus range is named with its own range "
+             f"({outputs.FRONTIER_CASES_CSV.name}).",
+             "",
              "| flax | declared | core cases | whole corpus | first broken below | first broken above | narrower "
              "cases | hole found with | probes |",
              "| --- | --- | --- | --- | --- | --- | --- | --: | --: |"]
@@ -278,11 +264,24 @@ def _relative(document: dict[str, Any]) -> dict[str, Any]:
 
 def merge(out: Path, planned: list[str]) -> Path:
     """Write the report from the stored per-release results; IncompleteFrontier naming every planned release
-    without one (an incomplete frontier is not published)."""
-    documents = {flax: stored(out, flax) for flax in planned}
-    missing = [flax for flax, document in documents.items() if document is None]
+    without one, and why (an incomplete frontier is not published)."""
+    documents: dict[str, dict[str, Any]] = {}
+    missing: list[str] = []
+    for flax in planned:
+        path = result_path(out, flax)
+        if not path.exists():
+            missing.append(flax)
+            continue
+        try:
+            document = outputs.read_frontier_release(path)
+        except FrontierFileError as error:
+            missing.append(f"{flax} ({error})")
+            continue
+        if document["flax"] != flax:
+            missing.append(f"{flax} ({path} holds flax {document['flax']})")
+            continue
+        documents[flax] = document
     if missing:
         raise IncompleteFrontier(f"incomplete frontier: no result for flax {', '.join(missing)} (its job failed or "
-                                 f"uploaded nothing, or one of another schema than {SCHEMA_VERSION}); nothing "
-                                 "published")
-    return write_report(out, [d for d in documents.values() if d is not None])
+                                 "uploaded nothing); nothing published")
+    return write_report(out, list(documents.values()))

@@ -92,14 +92,17 @@ def read_pins(path: Path, ranges: bool = False) -> dict[str, str]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.name == "uv.lock" or path.suffix == ".toml" else {}
+    except UnicodeDecodeError as exc:
+        raise PinError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise PinError(f"{path}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise PinError(f"{path}: malformed TOML ({exc})") from None
     if path.name == "uv.lock":
-        data = tomllib.loads(text)
         found = {str(p["name"]).lower(): str(p["version"]) for p in data.get("package", []) if "version" in p}
         pins = {name: found[name] for name in PACKAGES if name in found}
     elif path.suffix == ".toml":
-        data = tomllib.loads(text)
         project = data.get("project", {})
         lines = [*project.get("dependencies", [])]
         for group in [*project.get("optional-dependencies", {}).values(), *data.get("dependency-groups", {}).values()]:

@@ -32,7 +32,10 @@ def smoke_nodes(cases: list[str]) -> dict[str, Path]:
 
 def smoke_tests(path: Path) -> list[str]:
     """Names of the module-level test functions of one file decorated with `case(..., smoke=True)`."""
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # not UTF-8 (a UnicodeDecodeError), a NUL byte, not Python
+        raise SmokeError(f"{path}: not a Python module ({type(exc).__name__}: {exc})") from None
     return [node.name for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
             and any(_is_smoke(decorator) for decorator in node.decorator_list)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from harness import outputs
 from harness.cell.source import case_files
 from harness.change import Change, declared, write_declarations
 from harness.host import cellenv, cellrun, corpus, envbuild, options, sources
@@ -93,7 +94,8 @@ def prepare(
     line = moved.line(moved.freeze_of(before), moved.freeze_of(after))
     if line:
         say(line)
-    changes = write_declarations(Path(opts.out) / "report" / f"upgrade-changes-{after.run_id}.json", documented)
+    changes = write_declarations(outputs.declarations_path(Path(opts.out) / "report", after.run_id),
+                                 documented)
     return before, after, opts, changes
 
 

@@ -1,0 +1,426 @@
+"""Every file shardmatrix writes besides a cell's own: its name, its schema version, its migrations, its reader,
+and the one atomic writer every report file goes through.
+
+A sibling of harness.formats (a cell's own files) with the same rule: it imports nothing but the standard library
+and harness.formats, so the host, the tools and reports/ read a file the same way.
+
+How a version travels (asv's rule: a reader refuses a newer file and migrates an older one through `update_to_N`):
+- A JSON document (an object) holds `schema_version` at its top.
+- A table, a CSV or a JSON list of rows, holds it in every row, as the first column: a results record carries its
+  schema_version the same way. A column keeps the file a plain CSV that pandas, csvkit and a spreadsheet read
+  with no option; a leading `# schema_version` comment line would need `comment="#"` (which also cuts any unquoted
+  field holding a '#', such as a cause naming 'issue #123') or `skiprows=1`, and a spreadsheet shows it as a row.
+  A table with no rows has nothing to migrate.
+- A file written before it carried a version is version 1; each reader brings it up through the same migrations.
+- Views for people (matrix.md, matrix.html, compare.md, frontier.md) carry no version: no program reads them back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from harness.formats import ShardmatrixError
+
+Row = dict[str, Any]
+VERSION_KEY = "schema_version"
+
+
+class OutputFileError(ShardmatrixError):
+    """A file of ours that cannot be read as its format says, phrased as one line naming it: '<path>: <why>'."""
+
+    def __init__(self, path: Path | str, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path, self.why = Path(path), why
+
+
+class FrontierFileError(OutputFileError):
+    """A frontier file this reader cannot read, phrased as one line naming it."""
+
+
+# --- the one writer -----------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def replacing(path: Path, binary: bool = False) -> Iterator[IO[Any]]:
+    """A handle on a temporary sibling of `path`, renamed over it when the block ends and removed when it fails:
+    a reader (or the next build) sees the previous file whole or the new one whole, never half of either."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # a file where the folder should be, no permission, no space: the user's to fix
+        raise OutputFileError(path, f"cannot be written ({exc.strerror or exc})") from None
+    try:
+        stream: IO[Any] = os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8", newline="")
+        with stream:
+            yield stream
+        try:
+            os.replace(temporary, path)
+        except OSError as exc:  # a folder by that name, say
+            raise OutputFileError(path, f"cannot be replaced ({exc.strerror or exc})") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_atomically(path: Path, content: str | bytes) -> Path:
+    """Write `content` to `path` through a temporary sibling and a rename (replacing); returns `path`."""
+    with replacing(path, binary=isinstance(content, bytes)) as stream:
+        stream.write(content)
+    return Path(path)
+
+
+# --- formats, versions, migrations --------------------------------------------------------------------------------
+
+
+def stamped(version: int) -> Callable[[Row], Row]:
+    """The migration to a version whose only change is that the file carries its version."""
+    def update(row: Row) -> Row:
+        return {VERSION_KEY: version, **{k: v for k, v in row.items() if k != VERSION_KEY}}
+    update.__name__ = f"update_to_{version}"
+    update.__doc__ = f"Version {version - 1} -> {version}: the same content, now carrying its schema version."
+    return update
+
+
+@dataclass(frozen=True)
+class Format:
+    """One file's name, its current schema version, what a reader of it is told it is, its migrations
+    (`migrations[n]`, an `update_to_n`, turns a version n-1 row or document into a version n one), and the error
+    its reader raises."""
+
+    name: str
+    version: int
+    what: str
+    migrations: Mapping[int, Callable[[Row], Row]] = field(default_factory=dict)
+    error_class: type[OutputFileError] = OutputFileError
+
+    def migrate(self, item: Row, where: Path | str) -> Row:
+        """Bring one row or document to `version`; OutputFileError naming `where` for a newer or unreadable one."""
+        found = item.get(VERSION_KEY, 1)
+        if isinstance(found, str) and found.strip().isdigit():  # a CSV's column reads as text
+            found = int(found)
+        if not isinstance(found, int) or isinstance(found, bool) or found < 1:
+            raise self.error(where, f"{self.what} schema_version {found!r} is not a version")
+        if found > self.version:
+            raise self.error(where, f"{self.what} schema {found} is newer than this reader knows ({self.version}); "
+                                    "update shardmatrix to read it")
+        for target in range(found + 1, self.version + 1):
+            if target not in self.migrations:
+                raise self.error(where, f"{self.what} schema {found} has no migration to version {target}")
+            item = self.migrations[target](item)
+            item[VERSION_KEY] = target
+        return {**item, VERSION_KEY: self.version} if found == self.version else item
+
+    def error(self, where: Path | str, why: str) -> OutputFileError:
+        """The error a reader of this file raises, naming `where`."""
+        return self.error_class(where, why)
+
+
+def read_text(path: Path, what: str, error: type[OutputFileError] = OutputFileError) -> str:
+    """A file's text, or one line naming it: missing, a folder, not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(path, f"{what} is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise error(path, f"{what} unreadable ({exc.strerror or exc})") from None
+
+
+def read_json(path: Path, fmt: Format) -> Any:
+    """A JSON file of `fmt`, parsed; one line naming it when it is not JSON."""
+    try:
+        return json.loads(read_text(path, fmt.what, fmt.error_class))
+    except json.JSONDecodeError as exc:
+        raise fmt.error(path, f"{fmt.what} is not JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def read_document(path: Path, fmt: Format) -> Row:
+    """A JSON document (an object carrying schema_version) of `fmt`, migrated to its version."""
+    data = read_json(path, fmt)
+    if not isinstance(data, dict):
+        raise fmt.error(path, f"{fmt.what} is a JSON {type(data).__name__}, not an object")
+    return fmt.migrate(data, path)
+
+
+def write_document(path: Path, fmt: Format, content: Mapping[str, Any], indent: int | None = 1) -> Path:
+    """Write a JSON document of `fmt`, its schema_version first."""
+    document = {VERSION_KEY: fmt.version, **{k: v for k, v in content.items() if k != VERSION_KEY}}
+    return write_atomically(path, json.dumps(document, indent=indent, ensure_ascii=False) + "\n")
+
+
+def rows_of(data: Any, fmt: Format, where: Path | str) -> list[Row]:
+    """The rows of a JSON list of `fmt`, each migrated; one line naming `where` when it is not a list of objects."""
+    if not isinstance(data, list):
+        raise fmt.error(where, f"{fmt.what} is a JSON {type(data).__name__}, not a list of rows")
+    bad = next((number for number, row in enumerate(data, 1) if not isinstance(row, dict)), None)
+    if bad is not None:
+        raise fmt.error(where, f"{fmt.what}: row {bad} is not an object")
+    return [fmt.migrate(row, where) for row in data]
+
+
+def read_rows(path: Path, fmt: Format) -> list[Row]:
+    """The rows of a JSON list of `fmt` (compat.json), each migrated to its version."""
+    return rows_of(read_json(path, fmt), fmt, path)
+
+
+def write_rows(path: Path, fmt: Format, rows: Sequence[Mapping[Any, Any]]) -> Path:
+    """Write a JSON list of `fmt`, each row carrying schema_version first."""
+    return write_atomically(path, json.dumps(versioned_rows(fmt, rows), indent=1, ensure_ascii=False) + "\n")
+
+
+def versioned_rows(fmt: Format, rows: Sequence[Mapping[Any, Any]]) -> list[Row]:
+    """Each row with `fmt`'s schema_version first."""
+    return [{VERSION_KEY: fmt.version, **{k: v for k, v in row.items() if k != VERSION_KEY}} for row in rows]
+
+
+def read_csv(path: Path, fmt: Format) -> list[Row]:
+    """The rows of a CSV of `fmt` as text fields, each migrated to its version (schema_version as an int)."""
+    text = read_text(path, fmt.what, fmt.error_class)
+    try:
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise fmt.error(path, f"{fmt.what} is not CSV ({exc})") from None
+    return [fmt.migrate(dict(row), path) for row in rows]
+
+
+def write_frame(path: Path, fmt: Format, frame: Any) -> Path:
+    """Write a pandas DataFrame as a CSV of `fmt` (DataFrame.to_csv(index=False)), schema_version its first column."""
+    stamped_frame = frame.drop(columns=[VERSION_KEY], errors="ignore")
+    stamped_frame.insert(0, VERSION_KEY, fmt.version)
+    return write_atomically(path, stamped_frame.to_csv(index=False))
+
+
+def write_dicts(path: Path, fmt: Format, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> Path:
+    """Write rows as a CSV of `fmt` with exactly `columns` after schema_version (csv.DictWriter)."""
+    with replacing(path) as stream:
+        writer = csv.DictWriter(stream, fieldnames=[VERSION_KEY, *columns])
+        writer.writeheader()
+        writer.writerows({VERSION_KEY: fmt.version, **row} for row in rows)
+    return Path(path)
+
+
+# --- the report folder, OUT/report ------------------------------------------------------------------------------
+
+#: The long-form table (reports.longform): one row per (run, cell, case). 2: schema_version, the first column.
+RESULTS_CSV = Format("results.csv", 2, "results table", {2: stamped(2)})
+#: The compatibility verdicts (reports.compat), one row per cell. 2: schema_version in every row.
+COMPAT_CSV = Format("compat.csv", 2, "compat table", {2: stamped(2)})
+COMPAT_JSON = Format("compat.json", 2, "compat list", {2: stamped(2)})
+#: The documented changes (reports.changes), one row per change. 2: schema_version, the first column.
+CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
+#: The views: read by people, never by a program, so unversioned.
+MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
+#: The reproducers' folder of a report (reports.repro).
+REPRO_DIR = "repro"
+
+
+# --- the frontier -------------------------------------------------------------------------------------------------
+
+
+def frontier_release_update_to_2(document: Row) -> Row:
+    """flax-<v>.json 1 -> 2: version 1 searched the core (smoke) cases alone, so its range is the core range and the
+    whole corpus's range is unknown (empty); its probes were all core probes, and it kept no budget."""
+    row = dict(document.get("row", {}))
+    row.update(core_from=row.get("works_from", ""), core_to=row.get("works_to", ""), works_from="", works_to="",
+               hole_chance="", narrower="", stopped="measured by a schema 1 frontier: core cases only")
+    probes = [{"verdict": None, "corpus": False, **probe} for probe in document.get("probes", [])]
+    return {**document, "row": row, "cases": [], "probes": probes}
+
+
+def frontier_update_to_2(document: Row) -> Row:
+    """frontier.json 1 -> 2: each release document through frontier_release_update_to_2."""
+    releases = document.get("releases", [])
+    return {**document, "releases": [frontier_release_update_to_2(r) if isinstance(r, dict) and
+                                     r.get(VERSION_KEY, 1) == 1 else r for r in releases]}
+
+
+#: frontier.csv: the whole-corpus range (documented changes excepted) and its edges, beside the core range; each
+#: release document's `row` holds them all.
+FRONTIER_COLUMNS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "first_broken_below",
+                    "first_broken_above", "cause_below", "cause_above", "probes", "holes", "hole_chance", "narrower",
+                    "stopped")
+#: frontier_cases.csv: one row per (flax, case) whose range is narrower than the core range.
+FRONTIER_CASE_COLUMNS = ("flax", "case", "works_from", "works_to", "first_broken_below", "first_broken_above",
+                         "cause_below", "cause_above")
+#: What the frontier view reads of a row, and of every probe.
+VIEW_ROW_KEYS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "holes", "probes")
+PROBE_KEYS = ("jax", "works", "cell", "cause")
+
+#: OUT/report/frontier.json: {"schema_version", "jax": [versions], "releases": [flax-<v>.json documents]}.
+#: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
+FRONTIER_JSON = Format("frontier.json", 2, "frontier", {2: frontier_update_to_2}, FrontierFileError)
+#: OUT/frontier/flax-<v>.json, one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
+#: budget, probes; seconds (the wall of measuring it, absent before 2026-11-24).
+FRONTIER_RELEASE = Format("flax-{flax}.json", 2, "frontier release", {2: frontier_release_update_to_2},
+                          FrontierFileError)
+#: OUT/report/frontier.csv (a row per flax release) and frontier_cases.csv (a row per narrower case).
+#: 2: schema_version, the first column.
+FRONTIER_CSV = Format("frontier.csv", 2, "frontier table", {2: stamped(2)}, FrontierFileError)
+FRONTIER_CASES_CSV = Format("frontier_cases.csv", 2, "frontier cases table", {2: stamped(2)}, FrontierFileError)
+FRONTIER_MD = "frontier.md"
+FRONTIER_SCHEMA_VERSION = FRONTIER_JSON.version
+FRONTIER_FILENAME = FRONTIER_JSON.name
+
+
+def frontier_document(jax: list[str], releases: list[Row]) -> Row:
+    """The content of OUT/report/frontier.json: every jax release asked for and one document per flax release."""
+    return {VERSION_KEY: FRONTIER_JSON.version, "jax": jax, "releases": releases}
+
+
+def read_frontier(path: Path) -> Row:
+    """A frontier.json, migrated to FRONTIER_JSON's version; FrontierFileError naming it when it is not one."""
+    document = read_document(path, FRONTIER_JSON)
+    if not isinstance(document.get("releases"), list) or not isinstance(document.get("jax"), list):
+        raise FrontierFileError(path, "frontier without its `jax` and `releases` lists")
+    bad = [n for n, r in enumerate(document["releases"], 1) if not _is_release(r)]
+    if bad or not all(isinstance(jax, str) for jax in document["jax"]):
+        raise FrontierFileError(path, f"frontier release {bad[0]} is not a flax release's document (flax, "
+                                      "requirement, row, probes)" if bad else "frontier `jax` is not a list of texts")
+    return document
+
+
+def frontier_release_path(out: Path, flax: str) -> Path:
+    """Where one flax release's frontier result is stored: OUT/frontier/flax-<v>.json."""
+    return Path(out) / "frontier" / FRONTIER_RELEASE.name.format(flax=flax)
+
+
+def frontier_release_paths(out: Path) -> list[Path]:
+    """Every stored flax release's result under OUT/frontier, by name."""
+    return sorted((Path(out) / "frontier").glob(FRONTIER_RELEASE.name.format(flax="*")))
+
+
+def read_frontier_release(path: Path) -> Row:
+    """One flax release's frontier result, migrated; FrontierFileError naming it when it is not one."""
+    document = read_document(path, FRONTIER_RELEASE)
+    if not _is_release(document, FRONTIER_COLUMNS, whole=True):
+        raise FrontierFileError(path, "not a flax release's frontier document (flax, requirement, a row of every "
+                                      "frontier.csv column, probes, evidence, candidates)")
+    return document
+
+
+def _is_release(document: object, row_keys: Sequence[str] = VIEW_ROW_KEYS, whole: bool = False) -> bool:
+    """Whether a flax release's document has what its readers index: flax, requirement, a row of `row_keys` (text),
+    probes (jax, works, cell, cause), and where present declared_ok, cases and budget of their shapes; `whole`: also
+    its evidence and candidates (what merge and the bench read)."""
+    if not isinstance(document, dict) or not all(isinstance(document.get(key), str) for key in ("flax", "requirement")):
+        return False
+    row, probes = document.get("row"), document.get("probes")
+    cases, budget = document.get("cases", []), document.get("budget", {"core": 0, "corpus": 0})
+    return (isinstance(row, dict) and all(isinstance(row.get(key), str) for key in row_keys)
+            and isinstance(probes, list) and all(
+                isinstance(p, dict) and isinstance(p.get("jax"), str) and isinstance(p.get("works"), bool)
+                and all(key in p for key in PROBE_KEYS) for p in probes)
+            and _texts(document.get("declared_ok", []))
+            and isinstance(cases, list) and all(
+                isinstance(c, dict) and all(isinstance(c.get(key), str) for key in FRONTIER_CASE_COLUMNS)
+                for c in cases)
+            and isinstance(budget, dict) and all(isinstance(budget.get(key), int) for key in ("core", "corpus"))
+            and (not whole or all(_texts(document.get(key)) for key in ("evidence", "candidates"))))
+
+
+def _texts(value: object) -> bool:
+    """Whether a value is a list of texts."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+# --- the CI plans ---------------------------------------------------------------------------------------------------
+
+#: The fan-out plan (harness.host.plan): a JSON list of {"schema_version", "cell", "session", "python", "backend"
+#: [, "runner"]}, the `include` of a GitHub Actions matrix, so a list of rows, each carrying its version.
+PLAN = Format("plan", 2, "plan", {2: stamped(2)})
+#: The frontier's plan (harness.tools.frontier plan): a JSON list of {"schema_version", "flax"}.
+FRONTIER_PLAN = Format("frontier plan", 2, "frontier plan", {2: stamped(2)}, FrontierFileError)
+
+
+def plan_json(fmt: Format, entries: Sequence[Mapping[str, Any]]) -> str:
+    """A plan as the one JSON line a workflow reads."""
+    return json.dumps(versioned_rows(fmt, entries))
+
+
+def read_plan(text: str, fmt: Format, key: str, where: str) -> list[Row]:
+    """The entries of a plan's JSON (each migrated), each with a text `key`; one line naming `where` if not one."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fmt.error(where, f"{fmt.what} is not JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(data, list):
+        raise fmt.error(where, f"{fmt.what} is a JSON {type(data).__name__}, not a list")
+    for number, entry in enumerate(data, 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get(key), str):
+            raise fmt.error(where, f"{fmt.what} entry {number} has no {key!r}: {json.dumps(entry)[:80]}")
+    return rows_of(data, fmt, where)
+
+
+def plan_text(path: str, stdin: IO[str], what: str) -> str:
+    """The text of a plan named on a command line (`-`: stdin); one line naming it when unreadable."""
+    if path == "-":
+        try:
+            return stdin.read()
+        except UnicodeDecodeError as exc:
+            raise OutputFileError("stdin", f"{what} is not UTF-8 text (byte {exc.start})") from None
+    return read_text(Path(path), what)
+
+
+# --- durations ------------------------------------------------------------------------------------------------------
+
+#: .nox/<DURATIONS_FOLDER>/<cell id>.json, {"schema_version", "cell_id", "seconds"}: one cell's last wall time.
+DURATIONS = Format("{cell}.json", 2, "durations", {2: stamped(2)})
+DURATIONS_FOLDER = ".shardmatrix-durations"
+
+
+def write_duration(folder: Path, cell_id: str, seconds: float) -> Path:
+    """Keep one cell's wall seconds in `folder` (atomically: cells finish concurrently)."""
+    return write_document(Path(folder) / DURATIONS.name.format(cell=cell_id), DURATIONS,
+                          {"cell_id": cell_id, "seconds": round(seconds, 2)}, indent=None)
+
+
+def read_durations(folder: Path) -> dict[str, float]:
+    """{cell id: seconds} of every duration kept in `folder`; a file that cannot be read is left out (a duration
+    only orders work, and a guess at an order never changes a result)."""
+    found: dict[str, float] = {}
+    for path in Path(folder).glob(DURATIONS.name.format(cell="*")):
+        try:
+            seconds = read_document(path, DURATIONS).get("seconds")
+        except OutputFileError:
+            continue
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            found[path.stem] = float(seconds)
+    return found
+
+
+# --- the upgrade's declarations ---------------------------------------------------------------------------------------
+
+#: OUT/report/upgrade-changes-<run>.json, the documented changes of a corpus that `nox -s upgrade` hands the report:
+#: {"schema_version": 1, "changes": [{"case_id": ..., "change": {CHANGE_KEYS...}}, ...]}.
+DECLARATIONS = Format("upgrade-changes-{run}.json", 1, "declarations file")
+DECLARATIONS_VERSION = DECLARATIONS.version
+
+
+def declarations_path(report_dir: Path, run_id: str) -> Path:
+    """Where `nox -s upgrade` writes the declarations of its candidate run."""
+    return Path(report_dir) / DECLARATIONS.name.format(run=run_id)
+
+
+def write_declarations(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+    """Write the declarations file: rows of {"case_id", "change"}."""
+    return write_document(path, DECLARATIONS, {"changes": list(rows)})
+
+
+def read_declarations(path: Path) -> list[tuple[str, Row]]:
+    """(case id, change) of each entry of a declarations file; one line naming it when it is not one."""
+    document = read_document(path, DECLARATIONS)
+    rows = document.get("changes")
+    if not isinstance(rows, list) or not all(isinstance(row, dict) and isinstance(row.get("change"), dict)
+                                             for row in rows):
+        raise OutputFileError(path, "`changes` is not a list of {case_id, change} objects")
+    return [("" if row.get("case_id") is None else str(row.get("case_id")), row["change"]) for row in rows]

@@ -1,0 +1,164 @@
+"""One owner per file: each file name we write is spelled (as a string constant, docstrings aside) by one module,
+and only the format modules parse JSON or CSV (besides what a process or the network answered).
+
+A second module that spells a name builds its own path, and sooner or later its own reader of it (two readers of
+one file disagree); so it asks the owner instead. Views that name a file in their prose take the name from the
+owner too, so a rename cannot leave a page pointing at a file that is no longer written.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where our code lives: what the test reads.
+SOURCES = [*sorted((ROOT / "harness").rglob("*.py")), *sorted((ROOT / "reports").rglob("*.py")),
+           *sorted((ROOT / "benchmarks").rglob("*.py")), ROOT / "noxfile.py"]
+
+OUTPUTS = "harness/outputs.py"
+#: Every file besides a cell's own, and its owner (name, schema, reader and writer: harness.outputs).
+OWNERS: dict[str, str] = {
+    "results.csv": OUTPUTS, "compat.csv": OUTPUTS, "compat.json": OUTPUTS, "changes.csv": OUTPUTS,
+    "matrix.md": OUTPUTS, "matrix.html": OUTPUTS, "compare.md": OUTPUTS,
+    "frontier.json": OUTPUTS, "frontier.csv": OUTPUTS, "frontier_cases.csv": OUTPUTS, "frontier.md": OUTPUTS,
+    "flax-{flax}.json": OUTPUTS, ".shardmatrix-durations": OUTPUTS, "upgrade-changes-": OUTPUTS,
+}
+
+#: A cell's own files. Their owner is the results module of issue 27 item 1 (another branch): AT MERGE, point every
+#: entry at that module and drop what it fixed from KNOWN_ELSEWHERE. Until then each is owned where it is spelled.
+CELL_FILES: dict[str, str] = {
+    ".jsonl": "harness/vocabulary.py", ".done.json": "harness/vocabulary.py", ".inflight": "harness/vocabulary.py",
+    ".log": "harness/vocabulary.py", ".freeze.txt": "harness/formats.py", ".install.log": "harness/host/cellfiles.py",
+}
+#: Cell-file names spelled outside their owner today, as data (a known breakage with its reason, as array-api-tests
+#: keeps them): the results reader's branch removes them. An entry that no longer holds fails as stale.
+KNOWN_ELSEWHERE: dict[tuple[str, str], str] = {
+    (".jsonl", "harness/cell/plugin.py"): "an option's help text",
+    (".jsonl", "harness/host/options.py"): "an option's help text",
+    (".jsonl", "reports/load.py"): "globs the results folder itself",
+    (".jsonl", "benchmarks/bench.py"): "writes records by hand",
+    (".done.json", "benchmarks/bench.py"): "writes a done marker by hand",
+    (".log", "benchmarks/bench.py"): "names a cell's log itself",
+    (".freeze.txt", "benchmarks/bench.py"): "names a cell's freeze itself",
+    (".freeze.txt", "reports/repro.py"): "a reproducer's comment names the freeze",
+    (".install.log", "harness/host/cache.py"): "copies a cell's siblings by suffix",
+}
+
+#: How each name is found inside a string: a whole name, not part of a longer one ('.log' is not '.install.log').
+PATTERNS: dict[str, str] = {
+    "flax-{flax}.json": r"flax-[^\s/'\"]*\.json\b",
+    ".log": r"(?<!\.install)\.log\b",
+}
+
+
+def pattern(name: str) -> re.Pattern[str]:
+    """The regular expression that finds `name` spelled inside a string constant."""
+    if name in PATTERNS:
+        return re.compile(PATTERNS[name])
+    before = "" if name.startswith(".") else r"(?<![\w.-])"
+    return re.compile(before + re.escape(name) + (r"\b" if name[-1].isalnum() else ""))
+
+
+def constants(source: str) -> Iterator[str]:
+    """Every string constant of Python source (f-string parts included), docstrings left out."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.value
+
+
+def spellers(names: dict[str, str]) -> dict[tuple[str, str], int]:
+    """{(name, module path): how many constants spell it} over our sources."""
+    found: dict[tuple[str, str], int] = {}
+    compiled = {name: pattern(name) for name in names}
+    for path in SOURCES:
+        module = path.relative_to(ROOT).as_posix()
+        for text in constants(path.read_text(encoding="utf-8")):
+            for name, regex in compiled.items():
+                if regex.search(text):
+                    found[(name, module)] = found.get((name, module), 0) + 1
+    return found
+
+
+def test_every_file_besides_a_cells_own_is_spelled_by_its_owner_alone() -> None:
+    found = spellers(OWNERS)
+    strays = sorted(f"{module} spells {name!r} (owner: {OWNERS[name]})" for name, module in found
+                    if module != OWNERS[name])
+    assert strays == []
+    assert {name for name, _ in found} == set(OWNERS), "a name of the table that its owner no longer spells"
+
+
+def test_every_cell_file_is_spelled_by_its_owner_or_a_known_exception() -> None:
+    found = spellers(CELL_FILES)
+    strays = sorted(f"{module} spells {name!r} (owner: {CELL_FILES[name]})" for name, module in found
+                    if module != CELL_FILES[name] and (name, module) not in KNOWN_ELSEWHERE)
+    assert strays == []
+    stale = sorted(f"{module} no longer spells {name!r}: drop it from KNOWN_ELSEWHERE" for name, module in
+                   KNOWN_ELSEWHERE if (name, module) not in found)
+    assert stale == []
+
+
+#: The modules that parse JSON or CSV: the format modules, and those that parse what a process or the network
+#: answered (never a file of ours). AT MERGE: the results reader's module joins, and load.py and bench.py leave.
+PARSERS: dict[str, str] = {
+    OUTPUTS: "every file besides a cell's own",
+    "harness/formats.py": "a cell's own files",
+    "harness/tools/index.py": "PyPI's JSON answer",
+    "harness/host/nightly.py": "the gh CLI's answers",
+    "harness/host/installed.py": "a subprocess's answer on stdout",
+    "reports/load.py": "results JSONL (the results reader's branch moves it into its module)",
+    "benchmarks/bench.py": "results JSONL by hand (the results reader's branch removes it)",
+}
+#: The calls that parse JSON or CSV, as (module name, function).
+PARSING = {("json", "loads"), ("json", "load"), ("csv", "DictReader"), ("csv", "reader"), ("pd", "read_csv"),
+           ("pandas", "read_csv"), ("pd", "read_json"), ("pandas", "read_json")}
+
+
+def parses(source: str) -> bool:
+    """Whether Python source calls a JSON or CSV parser (PARSING)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in PARSING
+               for node in ast.walk(ast.parse(source)))
+
+
+def test_only_the_format_modules_parse_json_or_csv_besides_answers_of_processes() -> None:
+    found = {path.relative_to(ROOT).as_posix() for path in SOURCES if parses(path.read_text(encoding="utf-8"))}
+    assert sorted(found - set(PARSERS)) == []
+    assert sorted(set(PARSERS) - found) == [], "a parser of the table that parses nothing any more: drop it"
+
+
+def test_the_parse_check_sees_a_parser_and_not_a_writer() -> None:
+    assert parses("import json\njson.loads(path.read_text())") and parses("pd.read_csv(path)")
+    assert not parses("import json\njson.dumps(x)\nframe.to_csv(path)")
+
+
+@pytest.mark.parametrize("source", [
+    'open("out/report/compat.csv")',
+    'path.with_suffix(".jsonl")',
+    'f"{cell}.done.json"',
+    'glob("flax-*.json")',
+])
+def test_a_name_spelled_in_code_is_found(source: str) -> None:
+    names = [*OWNERS, *CELL_FILES]
+    assert any(pattern(name).search(text) for text in constants(source) for name in names)
+
+
+@pytest.mark.parametrize("source", [
+    '"""Writes compat.csv."""\ndef f():\n    """Reads matrix.md."""',  # docstrings tell, they do not build paths
+    'x = "results.csvx" + "my-compat.csv" + "frontier.json5" + "a.install.logs"',  # other names
+])
+def test_a_docstring_or_a_longer_name_is_not_a_spelling(source: str) -> None:
+    names = [*OWNERS, *CELL_FILES]
+    assert not [name for text in constants(source) for name in names if pattern(name).search(text)]
+
+
+def test_the_owner_module_of_every_name_exists() -> None:
+    assert all((ROOT / owner).is_file() for owner in (*OWNERS.values(), *CELL_FILES.values()))

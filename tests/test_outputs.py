@@ -1,0 +1,209 @@
+"""harness.outputs: each file besides a cell's own written whole, versioned, migrated when older, refused when newer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness import outputs
+from harness.outputs import OutputFileError
+
+# --- the one writer -----------------------------------------------------------------------------------------------
+
+
+def test_a_file_written_whole_replaces_the_old_one_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "report" / "matrix.md"
+    outputs.write_atomically(path, "old")
+    outputs.write_atomically(path, b"new")
+    assert path.read_text(encoding="utf-8") == "new" and [p.name for p in path.parent.iterdir()] == ["matrix.md"]
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_whole_and_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "frontier.csv"
+    outputs.write_atomically(path, "old, whole\n")
+    with pytest.raises(RuntimeError), outputs.replacing(path) as stream:
+        stream.write("new, half")
+        raise RuntimeError("the build broke here")
+    assert path.read_text(encoding="utf-8") == "old, whole\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_a_file_where_the_folder_should_be_is_one_line_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "report").write_text("not a folder")
+    with pytest.raises(OutputFileError, match=r"report/matrix\.md: cannot be written \("):
+        outputs.write_atomically(tmp_path / "report" / "matrix.md", "x")
+
+
+def test_a_folder_where_the_file_should_be_is_one_line_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "compat.json").mkdir()
+    with pytest.raises(OutputFileError, match=r"compat\.json: cannot be replaced"):
+        outputs.write_atomically(tmp_path / "compat.json", "[]")
+    assert [p.name for p in tmp_path.iterdir()] == ["compat.json"]
+
+
+# --- versions and migrations ------------------------------------------------------------------------------------
+
+
+def test_a_row_without_a_version_is_version_1_and_is_migrated() -> None:
+    assert outputs.COMPAT_CSV.migrate({"key": "c1"}, "compat.csv") == {"schema_version": 2, "key": "c1"}
+    assert outputs.COMPAT_CSV.migrate({"schema_version": "2", "key": "c1"}, "x") == {"schema_version": 2, "key": "c1"}
+
+
+@pytest.mark.parametrize(("version", "why"), [
+    (3, r"compat table schema 3 is newer than this reader knows \(2\); update shardmatrix to read it"),
+    ("two", r"compat table schema_version 'two' is not a version"),
+    (0, r"compat table schema_version 0 is not a version"),
+])
+def test_a_newer_or_nonsense_version_is_refused_in_one_line(version: object, why: str) -> None:
+    with pytest.raises(OutputFileError, match=r"^out/compat\.csv: " + why) as refused:
+        outputs.COMPAT_CSV.migrate({"schema_version": version}, "out/compat.csv")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_gap_in_the_migrations_is_named() -> None:
+    fmt = outputs.Format("x.csv", 3, "x table", {3: outputs.stamped(3)})
+    with pytest.raises(OutputFileError, match="x table schema 1 has no migration to version 2"):
+        fmt.migrate({}, "x.csv")
+
+
+def test_a_csv_reads_back_what_was_written_and_keeps_plain_for_pandas(tmp_path: Path) -> None:
+    path = outputs.write_frame(tmp_path / "changes.csv", outputs.CHANGES_CSV, pd.DataFrame({"release": ["0.9.0"]}))
+    assert outputs.read_csv(path, outputs.CHANGES_CSV) == [{"schema_version": 2, "release": "0.9.0"}]
+    assert pd.read_csv(path).to_dict("records") == [{"schema_version": 2, "release": "0.9.0"}]
+
+
+def test_a_csv_written_before_versions_is_migrated_and_a_newer_one_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.csv"
+    path.write_text("run_id,case\nr1,m::t\n", encoding="utf-8")
+    assert outputs.read_csv(path, outputs.RESULTS_CSV) == [{"schema_version": 2, "run_id": "r1", "case": "m::t"}]
+    path.write_text("schema_version,run_id\n9,r1\n", encoding="utf-8")
+    with pytest.raises(OutputFileError, match="results table schema 9 is newer"):
+        outputs.read_csv(path, outputs.RESULTS_CSV)
+
+
+def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
+    path = outputs.write_rows(tmp_path / "compat.json", outputs.COMPAT_JSON, [{"key": "c1"}])
+    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 2, "key": "c1"}]
+    path.write_text('[{"key": "c1"}]', encoding="utf-8")  # as written before rows carried a version
+    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 2, "key": "c1"}]
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    (b"\xff\xfe{", r"compat list is not UTF-8 text \(byte 0\)"),
+    (b"[{", r"compat list is not JSON"),
+    (b'{"key": 1}', r"compat list is a JSON dict, not a list of rows"),
+    (b"[1]", r"compat list: row 1 is not an object"),
+])
+def test_a_json_list_that_is_not_one_is_refused_in_one_line(tmp_path: Path, content: bytes, why: str) -> None:
+    path = tmp_path / "compat.json"
+    path.write_bytes(content)
+    with pytest.raises(OutputFileError, match=why):
+        outputs.read_rows(path, outputs.COMPAT_JSON)
+
+
+# --- the frontier -------------------------------------------------------------------------------------------------
+
+V1_RELEASE = {"schema_version": 1, "flax": "0.10.2", "requirement": "jax>=0.7.0,<=0.7.1",
+              "row": {"flax": "0.10.2", "declared_jax": ">=0.4.27", "works_from": "0.7.0", "works_to": "0.7.1",
+                      "first_broken_below": "", "first_broken_above": "0.7.2", "cause_below": "", "cause_above": "x",
+                      "probes": "1", "holes": ""},
+              "evidence": ["flax 0.10.2: jax>=0.7.0,<=0.7.1"], "candidates": ["0.7.0", "0.7.1", "0.7.2"],
+              "declared_ok": ["0.7.0"],
+              "probes": [{"jax": "0.7.0", "works": True, "cause": "", "cell": "c", "seconds": 1.0, "reused": False}]}
+
+
+def test_frontier_json_is_written_and_read_by_one_module(tmp_path: Path) -> None:
+    path = outputs.write_document(tmp_path / outputs.FRONTIER_FILENAME, outputs.FRONTIER_JSON,
+                                  outputs.frontier_document(["0.4.38"], []))
+    assert outputs.read_frontier(path) == {"schema_version": 2, "jax": ["0.4.38"], "releases": []}
+
+
+def test_a_schema_1_frontier_is_migrated_its_range_read_as_the_core_range(tmp_path: Path) -> None:
+    path = tmp_path / "frontier.json"
+    path.write_text(json.dumps({"schema_version": 1, "jax": V1_RELEASE["candidates"], "releases": [V1_RELEASE]}))
+    release = outputs.read_frontier(path)["releases"][0]
+    assert (release["row"]["core_from"], release["row"]["core_to"]) == ("0.7.0", "0.7.1")
+    assert (release["row"]["works_from"], release["row"]["works_to"]) == ("", "")  # the whole corpus: unknown
+    assert release["row"]["stopped"] and release["cases"] == [] and release["probes"][0]["corpus"] is False
+    stored = outputs.frontier_release_path(tmp_path, "0.10.2")
+    stored.parent.mkdir()
+    stored.write_text(json.dumps(V1_RELEASE))
+    assert outputs.read_frontier_release(stored)["row"]["core_from"] == "0.7.0"
+
+
+@pytest.mark.parametrize("fault", [{"declared_ok": "0.7.0"}, {"budget": {"core": "7"}}, {"cases": [{"case": 1}]},
+                                   {"probes": [{"jax": "0.7.0", "works": "yes", "cell": "c", "cause": ""}]}])
+def test_a_release_whose_parts_are_of_another_shape_is_refused(tmp_path: Path, fault: dict[str, object]) -> None:
+    path = tmp_path / "frontier.json"
+    good = outputs.frontier_release_update_to_2(V1_RELEASE)
+    path.write_text(json.dumps({"schema_version": 2, "jax": [], "releases": [good]}))
+    assert outputs.read_frontier(path)["releases"][0]["flax"] == "0.10.2"
+    path.write_text(json.dumps({"schema_version": 2, "jax": [], "releases": [{**good, **fault}]}))
+    with pytest.raises(outputs.FrontierFileError, match="frontier release 1 is not a flax release's document"):
+        outputs.read_frontier(path)
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    ('{"schema_version": 3}', r"frontier schema 3 is newer than this reader knows \(2\)"),
+    ("[]", "frontier is a JSON list, not an object"),
+    ('{"schema_version": 2, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
+    ('{"schema_version": 2, "jax": [], "releases": [{"flax": 1}]}', "frontier release 1 is not a flax release"),
+    ("{", "frontier is not JSON"),
+])
+def test_a_frontier_that_is_not_one_is_refused_in_one_line(tmp_path: Path, content: str, why: str) -> None:
+    path = tmp_path / "frontier.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(outputs.FrontierFileError, match=why):
+        outputs.read_frontier(path)
+
+
+# --- plans, durations, declarations -------------------------------------------------------------------------------
+
+
+def test_a_plan_reads_back_its_entries_and_an_unversioned_one_is_migrated() -> None:
+    text = outputs.plan_json(outputs.PLAN, [{"cell": "c1", "backend": "cpu"}])
+    assert json.loads(text) == [{"schema_version": 2, "cell": "c1", "backend": "cpu"}]
+    assert outputs.read_plan(text, outputs.PLAN, "cell", "p") == [{"schema_version": 2, "cell": "c1", "backend": "cpu"}]
+    assert outputs.read_plan('[{"flax": "0.10.2"}]', outputs.FRONTIER_PLAN, "flax", "p")[0]["schema_version"] == 2
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('[{"schema_version": 7, "cell": "c1"}]', r"plan schema 7 is newer than this reader knows \(2\)"),
+    ('[{"session": "x"}]', "plan entry 1 has no 'cell'"),
+    ("[", "plan is not JSON"),
+])
+def test_a_plan_that_is_not_one_is_refused_in_one_line(text: str, why: str) -> None:
+    with pytest.raises(OutputFileError, match=why):
+        outputs.read_plan(text, outputs.PLAN, "cell", "--plan p.json")
+
+
+def test_durations_read_back_and_an_unreadable_one_is_left_out(tmp_path: Path) -> None:
+    outputs.write_duration(tmp_path, "c1", 12.345)
+    (tmp_path / "c0.json").write_text('{"cell_id": "c0", "seconds": 3}')  # before durations carried a version
+    (tmp_path / "c2.json").write_text('{"schema_version": 9, "seconds": 1}')  # a newer writer: not guessed at
+    (tmp_path / "c3.json").write_bytes(b"\xff")
+    assert outputs.read_durations(tmp_path) == {"c0": 3.0, "c1": 12.35}
+
+
+def test_declarations_read_back_and_an_unversioned_file_is_version_1(tmp_path: Path) -> None:
+    path = outputs.write_declarations(outputs.declarations_path(tmp_path, "r1"), [{"case_id": "m::t", "change": {}}])
+    assert path.name == "upgrade-changes-r1.json" and outputs.read_declarations(path) == [("m::t", {})]
+    path.write_text('{"changes": [{"case_id": "m::t", "change": {"since": "jax>=0.9"}}]}')
+    assert outputs.read_declarations(path) == [("m::t", {"since": "jax>=0.9"})]
+
+
+def test_declarations_that_are_not_one_are_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    path.write_text('{"schema_version": 1, "changes": [{"case_id": "m::t"}]}')
+    with pytest.raises(OutputFileError, match=r"`changes` is not a list of \{case_id, change\} objects"):
+        outputs.read_declarations(path)
+
+
+def test_the_module_imports_nothing_but_the_standard_library_and_formats() -> None:
+    code = ("import sys, harness.outputs; sys.exit(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('harness', 'reports', 'pandas', 'packaging')) != ['harness', 'harness.formats', 'harness.outputs'])")
+    assert subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent).returncode == 0
