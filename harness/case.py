@@ -1,5 +1,5 @@
-"""The `case` decorator: how a corpus function declares its family, devices, needs, time limit and the upstream
-change it documents."""
+"""The `case` decorator: how a corpus function declares its family, devices, needs, time limit, the upstream
+change it documents and the public reports it reproduces."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def case(
     timeout: float | None = None,
     smoke: bool = False,
     changed: Change | None = None,
+    cites: Iterable[str] = (),
 ) -> Callable[[F], F]:
     """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`.
 
@@ -33,7 +34,10 @@ def case(
     flag from the source (harness.tools.smoke), so it must be written as a literal.
 
     `changed=Change(...)` declares the upstream change the case was written to catch (harness.change): each record
-    of the case carries it, and the host reads it from source, so it is written with literals too."""
+    of the case carries it, and the host reads it from source, so it is written with literals too.
+
+    `cites=("google/flax#5112",)` names the public reports (cases/census.toml) the case reproduces; the host reads
+    them from source (harness.census.cited), so they are string literals as well."""
 
     if changed is not None and not isinstance(changed, Change):
         # The plugin writes changed.as_record() into every record: anything else would fail there, case by case.
@@ -43,6 +47,8 @@ def case(
         extra: dict[str, object] = {"smoke": True} if smoke else {}
         if changed is not None:
             extra["changed"] = changed
+        if cites:
+            extra["cites"] = tuple(cites)
         marked = pytest.mark.shardmatrix(family=family, devices=devices, needs=tuple(needs), **extra)(fn)
         if timeout is not None:
             marked = pytest.mark.timeout(timeout)(marked)

@@ -1,0 +1,177 @@
+"""The census of public breakage reports (`cases/census.toml`) and the citations cases make of it (`cites=`).
+
+One owner of that file: its name, its schema version and its reader live here, and every consumer imports them. The
+citations are read from the case sources without importing anything, as `changed=` is (harness.change), so the host
+and the cells agree. `problems()` is the one place that decides whether census and corpus agree.
+
+Imports nothing but the standard library (tomli on Python 3.10) and harness.formats: it runs on the host and in
+cells.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.formats import ShardmatrixError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 hosts
+    import tomli as tomllib
+
+CENSUS_FILE = "census.toml"
+CENSUS_VERSION = 1
+LIVE = "live"
+UNRECORDED = "unrecorded"
+
+# "owner/repo#N", as GitHub names an issue or pull request.
+REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*#[1-9][0-9]*$")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
+_OPTIONAL = ("uncited",)
+
+
+class CensusError(ShardmatrixError, ValueError):
+    """A census or citation that cannot be read or does not hold together, in one line naming it."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """One public report: where it is, which family it touches, when it was filed, the releases the sources name
+    for its start and its fix (`LIVE` while none fixes it, `UNRECORDED` where they name none), and why no case
+    cites it yet (`uncited`, empty once one does)."""
+
+    id: str
+    link: str
+    family: str
+    date: str
+    appeared: str
+    fixed: str
+    summary: str
+    uncited: str = ""
+
+
+def census_path(cases_dir: Path) -> Path:
+    """Where the census of a case folder lives."""
+    return Path(cases_dir) / CENSUS_FILE
+
+
+def read_census(path: Path) -> dict[str, Report]:
+    """{report id: Report} of a census file; CensusError for a newer schema, an unknown or missing field, a
+    malformed id, link or date, or an id given twice."""
+    source = Path(path)
+    try:
+        data = tomllib.loads(source.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CensusError(f"{source}: cannot be read as TOML ({exc})") from None
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > CENSUS_VERSION or version < 1:
+        raise CensusError(f"{source}: schema_version {version!r} is not one this shardmatrix reads "
+                          f"(1 to {CENSUS_VERSION})")
+    unknown_keys = set(data) - {"schema_version", "report"}
+    if unknown_keys:
+        raise CensusError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_keys))}")
+    found: dict[str, Report] = {}
+    for index, row in enumerate(data.get("report", [])):
+        report = _report(row, f"{source.name} report {index + 1}")
+        if report.id in found:
+            raise CensusError(f"{source.name}: report {report.id} is given twice")
+        found[report.id] = report
+    return found
+
+
+def _report(row: object, where: str) -> Report:
+    if not isinstance(row, dict):
+        raise CensusError(f"{where}: is not a table")
+    missing = [key for key in _REQUIRED if not isinstance(row.get(key), str) or not row[key].strip()]
+    if missing:
+        raise CensusError(f"{where}: needs {', '.join(missing)} (each a non-empty string)")
+    unknown = set(row) - set(_REQUIRED) - set(_OPTIONAL)
+    if unknown:
+        raise CensusError(f"{where} ({row['id']}): unknown field(s) {', '.join(sorted(unknown))}")
+    if not REPORT_ID.match(row["id"]):
+        raise CensusError(f"{where}: id {row['id']!r} is not owner/repo#N")
+    repo, number = row["id"].split("#")
+    if not re.match(rf"^https://github\.com/{re.escape(repo)}/(issues|pull)/{number}$", row["link"]):
+        raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue or pull request")
+    if not DATE.match(row["date"]):
+        raise CensusError(f"{where} ({row['id']}): date {row['date']!r} is not YYYY-MM-DD")
+    uncited = row.get("uncited", "")
+    if not isinstance(uncited, str):
+        raise CensusError(f"{where} ({row['id']}): uncited must be a string (why no case cites it yet)")
+    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip())
+
+
+# --- read from source -----------------------------------------------------------------------------------------------
+
+
+def cited(path: Path) -> dict[str, tuple[str, ...]]:
+    """{test name: the report ids its `@case(..., cites=(...))` names} of a case module, read from source alone.
+    CensusError names a `cites=` that is not a tuple or list of string literals, or an id not shaped owner/repo#N."""
+    source = Path(path)
+    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    found: dict[str, tuple[str, ...]] = {}
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+            continue
+        for decorator in node.decorator_list:
+            value = _cites_argument(decorator)
+            if value is not None:
+                found[node.name] = _literal_ids(value, f"{source.name}::{node.name}")
+    return found
+
+
+def _cites_argument(decorator: ast.expr) -> ast.expr | None:
+    if not isinstance(decorator, ast.Call):
+        return None
+    func = decorator.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name != "case":
+        return None
+    return next((kw.value for kw in decorator.keywords if kw.arg == "cites"), None)
+
+
+def _literal_ids(node: ast.expr, where: str) -> tuple[str, ...]:
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        value = None
+    if not isinstance(value, (tuple, list)) or not value or not all(isinstance(item, str) for item in value):
+        raise CensusError(f"{where}: cites= must be a tuple of string literals such as ('google/flax#5112',) "
+                          "(the host reads it without importing the case)")
+    bad = [item for item in value if not REPORT_ID.match(item)]
+    if bad:
+        raise CensusError(f"{where}: cites {', '.join(map(repr, bad))}: not owner/repo#N")
+    return tuple(value)
+
+
+def corpus_citations(cases_dir: Path) -> dict[str, tuple[str, ...]]:
+    """{case id: cited report ids} of every case module of a folder that cites anything."""
+    return {f"{file.stem}::{name}": ids for file in sorted(Path(cases_dir).glob("*.py"))
+            if not file.name.startswith("_") for name, ids in cited(file).items()}
+
+
+# --- the one verdict ------------------------------------------------------------------------------------------------
+
+
+def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]]) -> list[str]:
+    """One line per disagreement between the census and the corpus's citations: a cited report the census lacks,
+    a report no case cites that gives no reason, and a report a case cites that still says why none does."""
+    found: list[str] = []
+    citing: dict[str, list[str]] = {}
+    for case_id, ids in sorted(citations.items()):
+        for report_id in ids:
+            citing.setdefault(report_id, []).append(case_id)
+            if report_id not in census:
+                found.append(f"{case_id} cites {report_id}, which the census does not list")
+    for report_id, report in sorted(census.items()):
+        if report_id not in citing and not report.uncited:
+            found.append(f"{report_id}: no case cites it and the census gives no `uncited` reason")
+        if report_id in citing and report.uncited:
+            found.append(f"{report_id}: cited by {', '.join(citing[report_id])}, but the census still says why "
+                         f"not ({report.uncited!r}); drop `uncited`")
+    return found

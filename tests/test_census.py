@@ -1,0 +1,100 @@
+"""harness/census.py: the census file's reader, the `cites=` reader, and the one verdict on whether they agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.census import (
+    CENSUS_VERSION,
+    CensusError,
+    Report,
+    census_path,
+    cited,
+    corpus_citations,
+    problems,
+    read_census,
+)
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+
+ENTRY = """
+[[report]]
+id = "google/flax#5112"
+link = "https://github.com/google/flax/issues/5112"
+family = "nnx_sharded_merge"
+date = "2025-11-24"
+appeared = "flax==0.12.0"
+fixed = "live"
+summary = "optimizer state ignores the stacked axis"
+"""
+
+
+def _report(report_id: str = "google/flax#5112", uncited: str = "") -> Report:
+    return Report(report_id, "https://github.com/google/flax/issues/5112", "fam", "2025-11-24", "x", "live", "s",
+                  uncited)
+
+
+def test_a_census_reads_into_reports_by_id(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = {CENSUS_VERSION}\n{ENTRY}")
+    assert read_census(path)["google/flax#5112"].fixed == "live"
+
+
+@pytest.mark.parametrize(("text", "fault"), [
+    ("schema_version = 99\n" + ENTRY, "schema_version 99"),
+    ("schema_version = 1\n" + ENTRY + ENTRY, "given twice"),
+    ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "flax 5112", 1), "not owner/repo#N"),
+    ("schema_version = 1\n" + ENTRY.replace("issues/5112", "issues/5113"), "is not that issue"),
+    ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not YYYY-MM-DD"),
+    ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
+    ("schema_version = 1\n" + ENTRY + 'seen = "x"\n', r"unknown field\(s\) seen"),
+])
+def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: Path, text: str, fault: str) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(text)
+    with pytest.raises(CensusError, match=fault):
+        read_census(path)
+
+
+def test_citations_are_read_from_source_literals(tmp_path: Path) -> None:
+    path = tmp_path / "fam.py"
+    path.write_text("@case('fam', cites=('google/flax#5112', 'jax-ml/jax#1'))\ndef test_x():\n    pass\n\n"
+                    "@case('fam')\ndef test_y():\n    pass\n")
+    assert cited(path) == {"test_x": ("google/flax#5112", "jax-ml/jax#1")}
+
+
+@pytest.mark.parametrize(("argument", "fault"), [("CITES", "string literals"), ("('flax 5112',)", "owner/repo#N"),
+                                                 ("()", "string literals")])
+def test_a_citation_the_host_cannot_read_is_named(tmp_path: Path, argument: str, fault: str) -> None:
+    path = tmp_path / "fam.py"
+    path.write_text(f"@case('fam', cites={argument})\ndef test_x():\n    pass\n")
+    with pytest.raises(CensusError, match=f"fam.py::test_x: .*{fault}"):
+        cited(path)
+
+
+def test_a_cited_report_with_no_reason_left_agrees() -> None:
+    assert problems({"google/flax#5112": _report()}, {"m::test_x": ("google/flax#5112",)}) == []
+
+
+def test_a_citation_missing_from_the_census_is_named() -> None:
+    assert problems({}, {"m::test_x": ("google/flax#5112",)}) == [
+        "m::test_x cites google/flax#5112, which the census does not list"]
+
+
+def test_an_uncited_report_without_a_reason_is_named_and_one_with_a_reason_is_not() -> None:
+    assert problems({"google/flax#5112": _report()}, {}) == [
+        "google/flax#5112: no case cites it and the census gives no `uncited` reason"]
+    assert problems({"google/flax#5112": _report(uncited="needs a TPU")}, {}) == []
+
+
+def test_a_cited_report_that_still_gives_a_reason_is_named() -> None:
+    found = problems({"google/flax#5112": _report(uncited="needs a TPU")}, {"m::test_x": ("google/flax#5112",)})
+    assert found and "drop `uncited`" in found[0]
+
+
+def test_the_shipped_census_and_the_corpus_agree() -> None:
+    census = read_census(census_path(CASES))
+    assert problems(census, corpus_citations(CASES)) == []
+    assert len(census) >= 45
