@@ -213,6 +213,15 @@ def bench_frontier() -> str:
     return _text_block("bench-frontier")
 
 
+def census() -> str:
+    """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml and
+    the cases' `cites=`)."""
+    from harness.tools.census_table import census_table
+
+    families = ("nnx_sharded_merge", "partitioned_metadata", "shard_map_modes", "sharded_gathers", "vmap_param_shapes")
+    return "\n\n".join(f"### {family}\n\n{census_table(family)}" for family in families)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "statuses": statuses,
     "verdicts": verdicts,
@@ -226,6 +235,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "frontier": frontier,
     "bench": bench,
     "bench-frontier": bench_frontier,
+    "census": census,
 }
 
 
