@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.host import envbuild, matrix, runner  # noqa: E402
+from harness.results import new_run_id, read_records, results_path  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -101,14 +102,15 @@ def matrix_runs(out: Path, cores: int, patterns: list[str] | None = None) -> dic
     """The default matrix (or its cells matching `patterns`) from scratch (--force), its lower bound, then the same
     matrix unchanged."""
     nox = [sys.executable, "-m", "nox", "-s", "matrix", "--", *(f"--cells={p}" for p in patterns or [])]
-    full = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-full", "--force", cwd=ROOT))
-    again = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-again", cwd=ROOT))
+    full_run, again_run = new_run_id(), new_run_id()
+    full = timed(lambda: run(*nox, "--out", out, "--run-id", full_run, "--force", cwd=ROOT))
+    again = timed(lambda: run(*nox, "--out", out, "--run-id", again_run, cwd=ROOT))
     cells = matrix.select(matrix.load(ROOT / "matrix.toml"), patterns or [])
     imports, bodies = 0.0, 0.0
     for cell in cells:
         imports += import_seconds(cell)
-        for line in (out / "results" / "bench-full" / f"{cell.id}.jsonl").read_text().splitlines():
-            bodies += float(json.loads(line).get("duration_s") or 0.0)
+        for record in read_records(results_path(out, full_run, cell.id)):
+            bodies += float(record.get("duration_s") or 0.0)
     used = min(cores, len(cells))
     return {"full_s": full, "again_s": again, "bound_s": (imports + bodies) / used, "imports_s": imports,
             "bodies_s": bodies, "cores": used}

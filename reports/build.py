@@ -12,7 +12,7 @@ from pathlib import Path
 from reports import changes, compat, frontier
 from reports.causes import causes
 from reports.html import render_html
-from reports.load import choose_runs, load_cells, load_results
+from reports.load import load
 from reports.longform import write_csv
 from reports.markdown import render_markdown
 from reports.matrix import build_matrix
@@ -72,8 +72,8 @@ def collector_paused() -> Iterator[None]:
 
 def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> Report:
     root = results_dir(out_dir)
-    chosen = choose_runs(root, run_ids, all_runs=all_runs)
-    matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
+    loaded = load(root, run_ids, all_runs=all_runs)
+    matrix = build_matrix(loaded.records, loaded.cells)
     target = report_dir(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     repros = write_reproducers(matrix.results, target, matrix.cells)

@@ -16,10 +16,10 @@ from pathlib import Path
 from harness.formats import USAGE_EXIT, UsageParser, command
 from reports import changes
 from reports.build import build_report, report_dir, results_dir
-from reports.compare import CompareError, compare, refs_runs
+from reports.compare import CompareError, compare, parse_ref, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
-from reports.load import ResultsError, load_cells, load_results
+from reports.load import ResultsError, load
 from reports.matrix import collapse
 from reports.repro import write_reproducers
 
@@ -91,12 +91,14 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            if parse_ref(before) == parse_ref(after):
+                raise CompareError(f"--compare {before} {after}: a run compared with itself proves nothing")
             runs = refs_runs([before, after])
-            records = load_results(results_dir(out), runs)
+            loaded = load(results_dir(out), runs)
+            records, cells = loaded.records, loaded.cells
             if cases_from is not None:
                 records = records[records["case_id"].str.split("[").str[0].isin(case_ids(cases_from))]
-            cells = load_cells(results_dir(out), runs)
-            comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
+            comparison = compare(records, before, after, cells)
             declared = changes.read_declarations(changes_from) if changes_from is not None else None
         except (ResultsError, CompareError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
@@ -128,8 +130,3 @@ def case_ids(path: Path) -> set[str]:
     except OSError as exc:
         raise ResultsError(f"--cases-from {path}: {exc.strerror or exc}") from None
     return {line.strip().split("[")[0] for line in lines if line.strip()}
-
-
-def skipped_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:
-    """The load's warnings about results lines it skipped: records lost, so cases a verdict cannot vouch for."""
-    return [str(warning.message) for warning in caught if "skipped line" in str(warning.message)]

@@ -8,6 +8,10 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
 - broken: jax or flax themselves do not import in it, its backend does not start, or a smoke case (the core
   subset, `@case(..., smoke=True)`) does not pass for a reason no documented change explains;
 - interrupted: it never finished, so what is missing is unknown;
+- unaccounted: its files hold something the reader could not account for (an unreadable or torn line, a record of a
+  newer schema, an expected case without a record, a retry without its earlier attempt, conflicting records, no
+  collection recorded) or its identity does not agree (cell id, done marker, freeze and records name other
+  versions): harness.results reads it, and names each;
 - no_evidence: no applicable case ran (none recorded, or every one not applicable): never works;
 - partial: an applicable case does not pass and no documented change explains it (its causes are named);
 - works_for_current_code: every failure is a documented change failing as declared, i.e. the right answer for
@@ -44,6 +48,7 @@ BROKEN = "broken"
 NOT_BUILT = "not_built"
 INTERRUPTED = "interrupted"
 NO_EVIDENCE = "no_evidence"
+UNACCOUNTED = "unaccounted"
 
 #: Each token, best first, with its one-line meaning for the legend.
 VERDICTS: dict[str, str] = {
@@ -54,6 +59,7 @@ VERDICTS: dict[str, str] = {
     BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
     NO_EVIDENCE: "no applicable case ran: nothing says it works",
     INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
+    UNACCOUNTED: "its results files hold what the reader could not account for, or name another cell: unknown",
     NOT_BUILT: "the cell's environment could not be built",
 }
 
@@ -80,6 +86,7 @@ LOOKS: dict[str, Look] = {
     NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
     INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
                       "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
+    UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
     NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
 }
 
@@ -118,6 +125,8 @@ class Evidence:
     documented: int = 0
     #: Smoke cases that do not pass for a reason no documented change explains.
     smoke_failing: int = 0
+    #: What the reading of the cell's files could not account for (harness.results), lines.
+    unaccounted: int = 0
 
     @property
     def undocumented(self) -> int:
@@ -134,6 +143,8 @@ def verdict(evidence: Evidence) -> str:
         return BROKEN
     if not evidence.complete:
         return INTERRUPTED
+    if evidence.unaccounted:
+        return UNACCOUNTED
     if not evidence.applicable:
         return NO_EVIDENCE
     if evidence.undocumented:
@@ -164,9 +175,11 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
                          "warned": passing & results["warnings"].map(len).gt(0)})
 
 
-def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evidence]:
+def evidence(results: pd.DataFrame, complete: dict[str, bool],
+             unaccounted: Mapping[str, int] | None = None) -> dict[str, Evidence]:
     """The evidence of each cell (`key`) of collapsed results; `complete` gives every key to report, with whether
-    its cell finished (a key without results is counted empty)."""
+    its cell finished (a key without results is counted empty); `unaccounted` how many lines its reading could not
+    account for (none where absent)."""
     marks = _marks(results)
     # drop_duplicates(), not set(): records without a reason hold distinct NaNs, and a set keeps each of them.
     unusable = {text: is_cell_unusable(text) for text in results["reason"].drop_duplicates().tolist()}
@@ -176,7 +189,9 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evid
         **{name: marks[name] for name in ("applicable", "passing", "warned", "documented")},
         "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
     }).groupby("key").sum().reindex(list(complete), fill_value=0)
-    return {str(key): Evidence(complete=complete[str(key)], **{str(name): int(value) for name, value in row.items()})
+    lost = unaccounted or {}
+    return {str(key): Evidence(complete=complete[str(key)], unaccounted=lost.get(str(key), 0),
+                               **{str(name): int(value) for name, value in row.items()})
             for key, row in counts.to_dict("index").items()}
 
 
@@ -188,7 +203,9 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
     complete = {str(key): bool(done) for key, done in zip(matrix.cells.index, matrix.cells["complete"], strict=True)}
-    counted = evidence(results, complete)
+    lost = matrix.cells["unaccounted"] if "unaccounted" in matrix.cells else pd.Series([], dtype=object)
+    counted = evidence(results, complete, {str(key): len(found) for key, found in lost.items()
+                                           if isinstance(found, list)})
     marks = _marks(results)
     failing = marks["failing"]
     # Signatures once for every failing result, then counted per cell: one causes() call, not one per cell.

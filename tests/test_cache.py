@@ -5,8 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.host import cache, matrix
-from harness.host.cellfiles import CellFiles
-from harness.vocabulary import done_path, results_path
+from harness.results import CellFiles, done_path, results_path
 
 SETTINGS = cache.Settings(devices=8, backend="cpu", timeout=300.0, reruns=1, hard_grace=10.0, repeats=1)
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

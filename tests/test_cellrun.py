@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from harness.host import adhoc, cellrun, matrix
-from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
 from harness.host.runner import Job
-from harness.vocabulary import done_path, log_path, results_path
+from harness.results import CellFiles, done_path, log_path, results_path
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 

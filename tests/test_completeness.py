@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.host import completeness
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 
 
 def cell(tmp_path: Path, attempts: list[tuple[str, str]], done: bool = True) -> CellFiles:

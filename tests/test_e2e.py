@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cell.records import read_records
 from harness.change import declared as declared_in
-from harness.vocabulary import final_records, results_path
+from harness.results import read_records, results_path
+from harness.vocabulary import final_records
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CELL = "jax0.4.38-flax0.10.2-py3.11"

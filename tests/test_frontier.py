@@ -17,7 +17,7 @@ from record_factory import record
 
 from harness import vocabulary
 from harness.host import durations
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 from harness.tools import frontier, frontier_report, frontier_search
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cell.records import make_record, write_atomically
+from harness.formats import write_json_atomically
 from harness.host import matrix, planned
-from harness.vocabulary import done_path, results_path
+from harness.results import done_path, make_record, results_path
 from reports.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def write_cell(out: Path, cell_id: str, statuses: list[str], *, done: bool = Tru
              for i, status in enumerate(statuses)]
     target.write_text("".join(line + "\n" for line in lines))
     if done:
-        write_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
+        write_json_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
 
 
 def read(path: Path) -> list[dict]:

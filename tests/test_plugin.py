@@ -276,7 +276,7 @@ def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) 
 
 
 def test_results_path_layout(tmp_path: Path) -> None:
-    from harness.vocabulary import results_path
+    from harness.results import results_path
 
     assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"
 

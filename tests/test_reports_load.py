@@ -10,7 +10,7 @@ import pytest
 from record_factory import record
 
 from harness import vocabulary
-from harness.vocabulary import done_marker as done_path
+from harness.results import done_marker as done_path
 from harness.vocabulary import update_to_2
 from reports.load import (
     FIELDS,

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from harness.host import matrix, unreported
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 

@@ -198,9 +198,8 @@ def behaviour(kind: str, name: str) -> str:
 
 
 def run_cell(cell_id: str, out: Path, run_id: str) -> int:
-    from harness.cell.records import make_record
     from harness.host import matrix
-    from harness.vocabulary import done_path, results_path
+    from harness.results import done_path, make_record, results_path
 
     what = behaviour("cells", cell_id)
     print(f"fake nox: cell {cell_id}: {what}")

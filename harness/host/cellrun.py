@@ -26,16 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
-from harness.cell.records import read_records
 from harness.formats import write_done
 from harness.host import adhoc, cache, cellenv, corpus, durations, output
-from harness.host.cellfiles import CellFiles
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
 from harness.host.project import conftest_failure
 from harness.host.runner import PYTEST_FINISHED, PYTEST_INTERRUPTED, PYTEST_NO_TESTS, Job, devices_for, run_pytest
 from harness.host.unreported import exit_description, record_unrun
+from harness.results import CellFiles, read_records
 
 Say = Callable[[str], object]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.cell.records import new_run_id
 from harness.formats import ShardmatrixError
+from harness.results import new_run_id
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
