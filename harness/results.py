@@ -226,10 +226,10 @@ def list_runs(results_root: Path) -> Runs:
     return Runs(tuple(sorted(runs, key=lambda run: (run_start(run), run))), tuple(ignored))
 
 
-def cell_files(run_dir: Path) -> list[CellFiles]:
-    """The cells of one run folder, by id: one per `<cell id>.jsonl` (a folder of that name is a cell too, read as
-    unreadable)."""
-    return [CellFiles.of(path) for path in sorted(Path(run_dir).glob(f"*{RESULTS_SUFFIX}"))]
+def results_files(run_dir: Path) -> list[Path]:
+    """The results files of one run folder, by cell id: one per `<cell id>.jsonl` (a folder of that name too, which
+    its reading names as unreadable)."""
+    return sorted(Path(run_dir).glob(f"*{RESULTS_SUFFIX}"))
 
 
 # --- writing --------------------------------------------------------------------------------------------------------
@@ -386,7 +386,7 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
         done = formats.read_done(done_marker(path))
     except formats.FormatError as error:
         done = None
-        problems.append(f"{error}: the cell counts as interrupted")
+        problems.append(f"{error.path}: ignored done marker: {error.why}; the cell counts as interrupted")
     try:
         expected = read_collection(path)
     except formats.FormatError as error:
@@ -432,7 +432,7 @@ def _decoded(path: Path, problems: list[str]) -> list[tuple[int, str]]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            problems.append(f"{path}:{number}: not UTF-8 (byte {error.start})")
+            problems.append(f"{path}:{number}: skipped line: not UTF-8 (byte {error.start})")
             continue
         if text.strip():
             lines.append((number, text))
@@ -454,8 +454,8 @@ def _parsed(path: Path, numbered: list[tuple[int, str]], torn: int | None,
         try:
             value = json.loads(line)
         except ValueError as error:
-            why = "torn: the file ends mid-record" if number == torn else f"not valid JSON ({error})"
-            problems.append(f"{path}:{number}: {why}")
+            why = f"not valid JSON ({'torn: the file ends mid-record' if number == torn else error})"
+            problems.append(f"{path}:{number}: skipped line: {why}")
             continue
         yield number, value
 
@@ -472,7 +472,7 @@ def _records(path: Path, run_id: str, cell_id: str, problems: list[str], *,
             ends_cleanly = True
         torn = None if ends_cleanly else numbered[-1][0]
     for number, raw in _parsed(path, numbered, torn, problems):
-        where = f"{path}:{number}"
+        where = f"{path}:{number}: skipped line"
         if not isinstance(raw, dict):
             problems.append(f"{where}: a JSON {type(raw).__name__}, not an object")
             continue

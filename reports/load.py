@@ -18,8 +18,7 @@ import pandas as pd
 
 from harness.formats import FormatError, ShardmatrixError, Source
 from harness.formats import read_sources as read_freeze_sources
-from harness.results import CellReading, Runs, read_cell, run_start
-from harness.results import cell_files as run_cells
+from harness.results import CellReading, Runs, read_cell, results_files, run_start
 from harness.results import list_runs as find_runs
 from harness.vocabulary import FIELDS
 from reports.text import relative_paths
@@ -68,7 +67,7 @@ def load(results_root: Path, run_ids: Sequence[str] | None = None, *, all_runs: 
     `allow_empty`)."""
     root = Path(results_root)
     chosen = choose_runs(root, run_ids, all_runs=all_runs)
-    readings = [read_cell(files.results, run_id) for run_id in chosen for files in run_cells(root / run_id)]
+    readings = [read_cell(path, run_id) for run_id in chosen for path in results_files(root / run_id)]
     for reading in readings:
         for line in reading.unaccounted:
             warnings.warn(line, RuntimeWarning, stacklevel=2)
@@ -92,9 +91,7 @@ def load_cells(
 ) -> pd.DataFrame:
     """One row per results file of the chosen runs (as load_results chooses them): its run, its cell, whether the
     cell finished (its done marker exists and reads), and what its reading could not account for."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # load_results names each line once
-        return load(results_root, run_ids, all_runs=all_runs, allow_empty=True).cells
+    return load(results_root, run_ids, all_runs=all_runs, allow_empty=True).cells
 
 
 def cells_frame(readings: Sequence[CellReading]) -> pd.DataFrame:

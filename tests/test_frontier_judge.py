@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from harness import vocabulary
 from harness.tools import frontier_judge
@@ -22,7 +22,7 @@ def results(tmp_path: Path, *cases: tuple[str, str, dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [record("0.4.30", "0.10.4", "3.11", case_id=case, status=status, **extra) for case, status, extra in cases]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+    return collected(path)
 
 
 def test_every_case_passing_works_and_a_warning_is_works_with_warnings(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from harness.formats import write_json_atomically
 from harness.host import matrix, planned
-from harness.results import done_path, make_record, results_path
+from harness.results import done_path, make_record, results_path, write_collection
 from reports.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +58,7 @@ def write_cell(out: Path, cell_id: str, statuses: list[str], *, done: bool = Tru
                                     family="one", status=status))
              for i, status in enumerate(statuses)]
     target.write_text("".join(line + "\n" for line in lines))
+    write_collection(target, cell_id, [f"test_one::test_{chr(97 + i)}" for i in range(len(statuses))])
     if done:
         write_json_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
 

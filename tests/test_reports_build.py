@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 import reports
 from reports.build import Report, build_report, report_dir, results_dir
@@ -166,8 +166,10 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
             kept = [line for line in lines if json.loads(line)["case_id"] in CASES[: INTERRUPTED[1]]]
             (run_dir / f"{cell_id}.jsonl").write_text("\n".join(kept) + "\n" + lines[len(kept)][:40],
                                                       encoding="utf-8")
+            collected(run_dir / f"{cell_id}.jsonl")
             continue
         (run_dir / f"{cell_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        collected(run_dir / f"{cell_id}.jsonl")
         marker = {"schema_version": 1, "cell_id": cell_id, "finished": "2026-11-21T08:52:40.000000+00:00",
                   "returncode": 1}
         (run_dir / f"{cell_id}.done.json").write_text(json.dumps(marker) + "\n", encoding="utf-8")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 import reports
 from reports.cli import main
@@ -24,6 +24,7 @@ def write_run(out: Path, *lines: str, run_id: str = RUN, done: str | None = '{"r
     path = out / "results" / run_id / f"{CELL}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    collected(path)
     if done is not None:
         path.with_suffix(".done.json").write_text(done, encoding="utf-8")
 
@@ -73,13 +74,16 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
     assert f"{CELL}.jsonl:2: skipped line: not valid JSON" in err
 
 
-def test_newer_schema_exits_64_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_newer_schema_line_makes_its_cell_unaccounted_never_works(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # Before, the whole report was refused; now it is built, and the cell that holds the line reads unaccounted.
     write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=4)))
-    assert main(["--out", str(tmp_path)]) == 64
+    assert main(["--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{CELL}.jsonl:2: schema_version 4 is newer than this reader knows (3)" in err
-    assert not (tmp_path / "report").exists()
+    assert f"{CELL}.jsonl:2: skipped line: schema_version 4 is newer than this reader knows (3)" in err
+    verdicts = json.loads((tmp_path / "report" / "compat.json").read_text(encoding="utf-8"))
+    assert [row["verdict"] for row in verdicts] == ["unaccounted"]
 
 
 def test_chosen_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -186,7 +190,7 @@ def test_compare_with_an_unreadable_results_line_is_inconclusive(
 ) -> None:
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, extra=('{"status": 7, "sch',)) == 2
     out, err = capsys.readouterr()
-    assert out.startswith("INCONCLUSIVE: 1 results line(s) could not be read (first: ")
+    assert out.startswith(f"INCONCLUSIVE: {RUN}:{CELL}: 1 thing(s) the reading could not account for (first: ")
     assert "skipped line: not valid JSON" in err
 
 

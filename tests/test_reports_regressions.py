@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from reports import regressions
 
@@ -25,6 +25,7 @@ def write_run(out: Path, run_id: str, statuses: dict[str, str], cell: str = CELL
                                 error_message=error if status == "failed" else None))
              for case, status in statuses.items()]
     target.write_text("\n".join(lines) + "\n")
+    collected(target)
     if done:
         target.with_suffix(".done.json").write_text('{"returncode": 0}')
     return out
@@ -126,6 +127,7 @@ def add_attempt(out: Path, run_id: str, case: str, status: str, attempt: int) ->
     with target.open("a") as stream:
         stream.write(json.dumps(record("0.4.38", "0.10.2", run_id=run_id, cell_id=CELL, case_id=case, family="f",
                                        status=status, attempt=attempt)) + "\n")
+    collected(target)
 
 
 def test_a_case_flaky_last_night_is_listed_in_a_clean_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
