@@ -197,3 +197,27 @@ def test_the_command_reads_the_plan_from_stdin(setup: dict[str, Path]) -> None:
 def test_an_unknown_option_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert planned.main(["--plan", "-", "--out", "o", "--run", "r", "--chek"]) == 64
     assert "unknown option --chek (did you mean --check?)" in capsys.readouterr().err
+
+
+def test_check_fails_on_a_cell_missing_an_expected_case_or_whose_line_is_torn(
+    setup: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_cell(setup["out"], OLD, ["passed", "passed"])
+    write_cell(setup["out"], NEW, ["passed", "passed"])
+    assert planned.main(args(setup, "--check")) == 0  # the pair: every expected case has its record
+    target = results_path(setup["out"], RUN, NEW)
+    target.write_text(target.read_text().splitlines()[0] + "\n" + target.read_text().splitlines()[1][:25])
+    assert planned.main(args(setup, "--check")) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"shardmatrix: could not fully run {NEW}: 2 unaccounted (first: {target}:2: skipped line: "
+                          "not valid JSON (torn")
+    assert err.count("\n") == 1
+
+
+def test_check_fails_on_a_done_marker_that_does_not_parse(setup: dict[str, Path],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    write_cell(setup["out"], OLD, ["passed", "passed"])
+    write_cell(setup["out"], NEW, ["passed", "passed"])
+    done_path(setup["out"], RUN, NEW).write_text('{"cell_id": ')
+    assert planned.main(args(setup, "--check")) == 1
+    assert "ignored done marker: not valid JSON" in capsys.readouterr().err

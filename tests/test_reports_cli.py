@@ -202,3 +202,81 @@ def test_python_dash_m_reports_compare_exits_1_when_unsafe(tmp_path: Path) -> No
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[0] == "UNSAFE"
     assert "1. [1 case(s)] ValueError: boom" in done.stdout
+
+
+# --- what the reading could not account for: never a good verdict (issue 24) ------------------------------------
+
+
+def verdict_of(out: Path) -> str:
+    (row,) = json.loads((out / "report" / "compat.json").read_text(encoding="utf-8"))
+    return str(row["verdict"])
+
+
+def test_a_cell_holding_every_collected_case_works(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "works"
+
+
+def test_a_cell_holding_1_of_its_103_cases_with_a_done_marker_does_not_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    collected(tmp_path / "results" / RUN / f"{CELL}.jsonl", [f"fam::test_{n}" for n in range(102)])
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+    assert "102 of 103 expected case(s) have no record" in capsys.readouterr().err
+
+
+def test_a_cell_with_no_collection_recorded_does_not_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / f"{CELL}.collected.json").unlink()
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+
+
+def test_a_retry_without_its_first_attempt_does_not_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record(attempt=2)))
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+
+
+def test_a_freeze_naming_another_jax_makes_the_cell_unaccounted(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / f"{CELL}.freeze.txt").write_text("flax==0.12.8\njax==0.9.2\njaxlib==0.9.2\n")
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+    assert "jax==0.9.2, but the cell id names jax 0.10.2" in capsys.readouterr().err
+
+
+def test_a_folder_that_is_not_a_run_is_ignored_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    write_run(tmp_path, json.dumps(record(status="failed")), run_id="kept-good-baseline")
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "works"  # the newest run by its start, not the last folder by name
+    assert "kept-good-baseline: ignored, not a run" in capsys.readouterr().err
+
+
+def test_compare_of_a_candidate_missing_a_collected_case_is_inconclusive_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 0  # the pair
+    collected(tmp_path / "results" / RUN / f"{CELL}.jsonl", ["fam::a", "fam::b"])
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 2
+    out = capsys.readouterr().out
+    assert f"{RUN}:{CELL}: 1 thing(s) the reading could not account for" in out
+    assert "1 of 2 expected case(s) have no record: fam::b" in out
+
+
+def test_compare_with_a_mismatched_done_marker_is_inconclusive(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record(run_id=BASE)), run_id=BASE)
+    write_run(tmp_path, json.dumps(record()), done=json.dumps({"cell_id": "jax0.9.2-flax0.12.8-py3.11"}))
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 2
+    assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in capsys.readouterr().out
+
+
+def test_compare_of_a_run_with_itself_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path), "--compare", RUN, RUN]) == 64
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a run compared with itself proves nothing" in err
