@@ -37,7 +37,8 @@ COLLECTION_SUFFIX = ".collected.json"
 INSTALL_LOG_SUFFIX = ".install.log"
 LOG_SUFFIX = ".log"
 INFLIGHT_SUFFIX = ".inflight"
-FREEZE_SUFFIX = formats.FREEZE_SUFFIX
+#: <cell id>.freeze.txt: the cell's `uv pip freeze` after its source lines (harness.formats.parse_sources reads them).
+FREEZE_SUFFIX = ".freeze.txt"
 
 
 def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
@@ -87,7 +88,17 @@ def install_log_path(results_file: Path) -> Path:
 
 def freeze_path(results_file: Path) -> Path:
     """<cell id>.freeze.txt beside a results file (its format is harness.formats')."""
-    return formats.freeze_file(results_file)
+    return Path(results_file).with_suffix(FREEZE_SUFFIX)
+
+
+def read_sources(results_file: Path) -> dict[str, formats.Source]:
+    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
+    try:
+        return formats.parse_sources(freeze_path(results_file).read_text(encoding="utf-8", errors="replace"))
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise formats.FormatError(freeze_path(results_file), f"unreadable ({error.strerror or error})") from None
 
 
 def sources_of(results_file: Path) -> Path:

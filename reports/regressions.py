@@ -44,7 +44,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.formats import INCONCLUSIVE_EXIT, ShardmatrixError, UsageParser, command
-from harness.results import run_start
+from harness.results import results_files, run_start
 from reports.build import results_dir
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
 from reports.compare_render import markdown_causes
@@ -78,7 +78,7 @@ def check_order(previous: Path, current: Path) -> None:
     if not started:
         raise RefusedRuns(f"--current {current}: no run under {root}: tonight's run recorded nothing")
     newest = started[-1][1]
-    if not any((root / newest).glob("*.jsonl")):
+    if not results_files(root / newest):
         raise RefusedRuns(f"--current {current}: its newest run {newest} holds no results (an earlier run there "
                           "is not tonight's)")
 

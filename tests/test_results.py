@@ -224,3 +224,29 @@ def test_the_results_module_imports_nothing_but_the_standard_library_and_its_sib
     assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
                                                                  "dataclasses", "datetime", "pathlib", "typing"}} \
         == {"harness", "harness.vocabulary"}
+
+
+SUFFIXES = (results.RESULTS_SUFFIX, results.DONE_SUFFIX, results.COLLECTION_SUFFIX, results.INSTALL_LOG_SUFFIX,
+            results.FREEZE_SUFFIX, results.INFLIGHT_SUFFIX)
+
+
+def spelled_file_names(source: str) -> list[str]:
+    """The string constants in Python source that name a cell's file by its suffix (not prose: no spaces)."""
+    import ast
+
+    return [node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and " " not in node.value and node.value.endswith(SUFFIXES)]
+
+
+def test_no_module_but_harness_results_spells_a_cell_s_file_names() -> None:
+    root = Path(results.__file__).resolve().parents[1]
+    modules = [*root.glob("harness/**/*.py"), *root.glob("reports/**/*.py"), *root.glob("benchmarks/*.py"),
+               root / "noxfile.py"]
+    offenders = {str(path.relative_to(root)): found for path in modules if path.name != "results.py"
+                 and (found := spelled_file_names(path.read_text(encoding="utf-8")))}
+    assert offenders == {}
+
+
+def test_the_spelling_check_catches_a_hand_made_path() -> None:
+    source = 'p = out / f"{cell}.jsonl"\nq = p.with_suffix(".install.log")\nhelp = "a .jsonl file"'
+    assert sorted(spelled_file_names(source)) == [".install.log", ".jsonl"]
