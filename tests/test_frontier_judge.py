@@ -102,3 +102,12 @@ def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path
         tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
         ("b::test_mesh", vocabulary.FAILED, {"error_type": "TypeError", **declared})), True, SMOKE)
     assert (other.verdict, other.works) == (compat.PARTIAL, False)
+
+
+def test_a_probe_missing_a_collected_case_does_not_work_and_says_why(tmp_path: Path) -> None:
+    path = results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}))
+    assert frontier_judge.judge(path, True, SMOKE).works  # the pair: every collected case recorded
+    collected(path, [SMOKE[0], "a::test_other"])
+    judged = frontier_judge.judge(path, True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.UNACCOUNTED, False)
+    assert "1 of 2 expected case(s) have no record: a::test_other" in judged.cause

@@ -280,3 +280,13 @@ def test_compare_of_a_run_with_itself_is_refused(tmp_path: Path, capsys: pytest.
     assert main(["--out", str(tmp_path), "--compare", RUN, RUN]) == 64
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a run compared with itself proves nothing" in err
+
+
+def test_a_folder_named_like_a_results_file_is_one_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / "jax0.9.2-flax0.12.8-py3.11.jsonl").mkdir()
+    assert main(["--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "jax0.9.2-flax0.12.8-py3.11.jsonl: a folder, not a results file" in err
+    assert "Traceback" not in err

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.formats import FormatError, read_done
-from harness.results import CellFiles, read_records, write_records
+from harness.results import CellFiles, read_records, run_start, write_records
 
 HARNESS = Path(__file__).resolve().parents[1]
 
@@ -85,7 +85,9 @@ def find(files: CellFiles, key: str) -> Hit | None:
     results = Path(files.out) / "results"
     if not results.is_dir():
         return None
-    for run in sorted((p.name for p in results.iterdir() if p.is_dir()), reverse=True):
+    # Newest first by the start each run id records (a folder not named as a run after those, by name).
+    for run in sorted((p.name for p in results.iterdir() if p.is_dir()), reverse=True,
+                      key=lambda name: (run_start(name) is not None, str(run_start(name) or ""), name)):
         if run == files.run_id:
             continue
         stored = files.in_run(run)
