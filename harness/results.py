@@ -608,13 +608,8 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
     if done is not None and done.get("cell_id") not in (None, cell_id):
         found.append(f"{done_marker(path)}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
     named = cell_id_versions(cell_id)
-    claims: dict[str, str] = {}  # package -> version the id names (without a source label)
-    labels: dict[str, str] = {}
-    for package in ("jax", "flax"):
-        if package in named:
-            claims[package], _, label = named[package].partition("+")
-            if label:
-                labels[package] = label
+    # What each package is, as the id names it: a release's version, or a source's '<version>+<label>' (its tag).
+    claims: dict[str, str] = {package: named[package] for package in ("jax", "flax") if package in named}
     freeze_file = freeze_path(path)
     try:
         text = freeze_file.read_text(encoding="utf-8", errors="replace")
@@ -626,14 +621,12 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
     if text is not None:
         frozen = freeze_versions(text)
         sources = formats.parse_sources(text)
-        for package, version in claims.items():
-            if package in frozen and frozen[package] != version:
-                found.append(f"{freeze_file}: {package}=={frozen[package]}, but the cell id names {package} {version}")
-        for package, label in labels.items():
+        for package, claim in claims.items():
             source = sources.get(package)
-            if source is None or source.label != label:
-                said = f"({source.label})" if source is not None else "no source line"
-                found.append(f"{freeze_file}: {package} built from {said}, but the cell id names +{label}")
+            if source is not None and source.tag != claim:
+                found.append(f"{freeze_file}: {package} built as {source.tag}, but the cell id names {package} {claim}")
+            elif source is None and package in frozen and frozen[package] != claim:
+                found.append(f"{freeze_file}: {package}=={frozen[package]}, but the cell id names {package} {claim}")
         claims = {**frozen, **claims}
     for record in records:
         where = f"{record.get('source', path)}:{record.get('line', '?')}"
@@ -641,7 +634,7 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
             found.append(f"{where}: a record of cell {record.get('cell_id')!r} in {cell_id!r}'s file")
             break
         wrong = [f"{package} {record[package]} (the cell is {package} {claims[package]})" for package in IDENTITY
-                 if record.get(package) and package in claims and record[package] != claims[package]]
+                 if record.get(package) and package in claims and not _same(record[package], claims[package])]
         python = record.get("python")
         if python and "python" in named and ".".join(python.split(".")[:2]) != named["python"]:
             wrong.append(f"python {python} (the cell is python {named['python']})")
@@ -649,3 +642,9 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
             found.append(f"{where}: the record names {', '.join(wrong)}")
             break  # one line per cell: the first record that disagrees names it
     return found
+
+
+def _same(installed: str, claim: str) -> bool:
+    """Whether an installed version is what the cell names: the same version, or the version of the source build
+    the id names by tag ('0.12.6' of '0.12.6+tree.5a0b5832')."""
+    return installed == claim or claim.startswith(f"{installed}+")

@@ -250,3 +250,15 @@ def test_no_module_but_harness_results_spells_a_cell_s_file_names() -> None:
 def test_the_spelling_check_catches_a_hand_made_path() -> None:
     source = 'p = out / f"{cell}.jsonl"\nq = p.with_suffix(".install.log")\nhelp = "a .jsonl file"'
     assert sorted(spelled_file_names(source)) == [".install.log", ".jsonl"]
+
+
+def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:
+    cell = "jax0.10.2-flax0.12.6+tree.5a0b5832-py3.11"
+    path = write(tmp_path, json.dumps(record(flax="0.12.6", cell_id=cell)), cell=cell)
+    freeze = "# flax 0.12.6 from file:///src/flax ({})\njax==0.10.2\nflax @ file:///src/flax\n"
+    results.freeze_path(path).write_text(freeze.format("tree.5a0b5832"))
+    assert not results.read_cell(path).unusable  # the record names the built version, the id its build
+    results.freeze_path(path).write_text(freeze.format("tree.00000000"))
+    assert results.read_cell(path).mismatches == (
+        f"{results.freeze_path(path)}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
+        "0.12.6+tree.5a0b5832",)

@@ -28,15 +28,15 @@ def not_fully_run(files: CellFiles, missing: str = NO_RESULTS) -> str | None:
     reading = read_cell(files.results, files.run_id)
     finals = reading.finals()
     why = [f"{n} {status}" for status, n in status_counts(finals).items() if vocabulary.is_inconclusive(status)]
-    if reading.unaccounted:
-        # The reader's lines name the file; one here is enough to say the cell cannot vouch for itself.
-        why.append(f"{len(reading.unaccounted)} unaccounted (first: {reading.unaccounted[0]})")
     if not finals:
         why.append("no records")
     if not files.complete:
         # A CI step timeout stops a cell so: what it recorded was uploaded, and this names it stopped, not missing.
         why.append(f"incomplete (no done marker: its run stopped after {len(finals)} case(s), before its end: "
                    "interrupted, or timed out)")
+    if reading.unaccounted:
+        # The reader's lines name the file; one here is enough to say the cell cannot vouch for itself.
+        why.append(f"{len(reading.unaccounted)} unaccounted (first: {reading.unaccounted[0]})")
     return ", ".join(why) or None
 
 
