@@ -422,20 +422,23 @@ def recorded_case_ids(path: Path) -> set[str]:
     return {record["case_id"] for record in read_records(path)}
 
 
-def _decoded(path: Path, problems: list[str]) -> list[tuple[int, str]]:
-    """(line number, text) of each non-blank line; a line that is not UTF-8 is a problem, not a replaced character."""
+def _decoded(path: Path, problems: list[str]) -> tuple[list[tuple[int, str]], int | None]:
+    """(line number, text) of each non-blank line, and the number of the last line when the file does not end with
+    a newline (a record torn mid-write); a line that is not UTF-8 is a problem, not a replaced character."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return []
+        return [], None
     except IsADirectoryError:
         problems.append(f"{path}: a folder, not a results file")
-        return []
+        return [], None
     except OSError as error:
         problems.append(f"{path}: unreadable ({error.strerror or error})")
-        return []
+        return [], None
+    unterminated = not data.endswith(b"\n")
     try:
-        return list(formats.jsonl_lines(data.decode("utf-8")))
+        lines = list(formats.jsonl_lines(data.decode("utf-8")))
+        return lines, lines[-1][0] if lines and unterminated else None
     except UnicodeDecodeError:
         pass
     lines = []
@@ -447,7 +450,7 @@ def _decoded(path: Path, problems: list[str]) -> list[tuple[int, str]]:
             continue
         if text.strip():
             lines.append((number, text))
-    return lines
+    return lines, lines[-1][0] if lines and unterminated else None
 
 
 def _parsed(path: Path, numbered: list[tuple[int, str]], torn: int | None,
@@ -474,14 +477,7 @@ def _parsed(path: Path, numbered: list[tuple[int, str]], torn: int | None,
 def _records(path: Path, run_id: str, cell_id: str, problems: list[str], *,
              located: bool = True) -> Iterator[Record]:
     """The usable records of a file, each problem added to `problems`; `located` adds `source` and `line`."""
-    numbered = _decoded(path, problems)
-    torn = None
-    if numbered:
-        try:
-            ends_cleanly = path.read_bytes().endswith(b"\n")
-        except OSError:
-            ends_cleanly = True
-        torn = None if ends_cleanly else numbered[-1][0]
+    numbered, torn = _decoded(path, problems)
     for number, raw in _parsed(path, numbered, torn, problems):
         where = f"{path}:{number}: skipped line"
         if not isinstance(raw, dict):
@@ -543,6 +539,10 @@ def _normalise(record: Record, run_id: str, cell_id: str) -> str | None:
         value = get(name)
         if value is not None and (type(value) not in (int, float)):
             return f"{name} is {value!r}, not a number"
+    if get("change") is not None and not isinstance(get("change"), dict):
+        return f"change is {get('change')!r}, not an object"
+    if get("smoke") is not None and not isinstance(get("smoke"), bool):
+        return f"smoke is {get('smoke')!r}, not true or false"
     return None
 
 
