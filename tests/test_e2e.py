@@ -342,3 +342,16 @@ def test_matrix_exit_status_flags_unbuildable_cells(matrix_run: tuple[subprocess
     done, _ = matrix_run
     assert done.returncode != 0
     assert "install_error" in done.stdout + done.stderr
+
+
+@pytest.mark.e2e
+def test_the_real_cell_accounts_for_every_collected_case_and_its_versions(
+        matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    from harness.results import read_cell
+
+    _, out = matrix_run
+    reading = read_cell(results_path(out, E2E_RUN, REAL_CELL))
+    assert reading.accounted, reading.unaccounted
+    assert reading.expected is not None and len(reading.expected) >= len(EXPECTED)
+    unbuilt = [path for path in (out / "results" / E2E_RUN).glob("*.jsonl") if path.stem != REAL_CELL]
+    assert all(read_cell(path).accounted for path in unbuilt), [read_cell(p).unaccounted for p in unbuilt]
