@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
 from harness.host import cellrun, invocation  # noqa: E402
-from harness.host.cellfiles import CellFiles  # noqa: E402
+from harness.results import CellFiles  # noqa: E402
 from harness.tools import command  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"

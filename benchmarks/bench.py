@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import platform
 import shutil
@@ -35,7 +34,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import outputs  # noqa: E402
+from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
+from harness.results import (  # noqa: E402
+    RESULTS_SUFFIX,
+    CellFiles,
+    freeze_path,
+    make_record,
+    new_run_id,
+    read_records,
+    results_path,
+    write_collection,
+    write_records,
+)
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -102,14 +113,15 @@ def matrix_runs(out: Path, cores: int, patterns: list[str] | None = None) -> dic
     """The default matrix (or its cells matching `patterns`) from scratch (--force), its lower bound, then the same
     matrix unchanged."""
     nox = [sys.executable, "-m", "nox", "-s", "matrix", "--", *(f"--cells={p}" for p in patterns or [])]
-    full = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-full", "--force", cwd=ROOT))
-    again = timed(lambda: run(*nox, "--out", out, "--run-id", "bench-again", cwd=ROOT))
+    full_run, again_run = new_run_id(), new_run_id()
+    full = timed(lambda: run(*nox, "--out", out, "--run-id", full_run, "--force", cwd=ROOT))
+    again = timed(lambda: run(*nox, "--out", out, "--run-id", again_run, cwd=ROOT))
     cells = matrix.select(matrix.load(ROOT / "matrix.toml"), patterns or [])
     imports, bodies = 0.0, 0.0
     for cell in cells:
         imports += import_seconds(cell)
-        for line in (out / "results" / "bench-full" / f"{cell.id}.jsonl").read_text().splitlines():
-            bodies += float(json.loads(line).get("duration_s") or 0.0)
+        for record in read_records(results_path(out, full_run, cell.id)):
+            bodies += float(record.get("duration_s") or 0.0)
     used = min(cores, len(cells))
     return {"full_s": full, "again_s": again, "bound_s": (imports + bodies) / used, "imports_s": imports,
             "bodies_s": bodies, "cores": used}
@@ -141,24 +153,23 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
         run_id = f"20260101T{r:06d}Z-0000"
         for c in range(cells):
             cell_id = f"jax0.{c // 10}.{c % 10}-flax0.12.{c % 13}-py3.11"
-            path = out / "results" / run_id / f"{cell_id}.jsonl"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            lines = []
+            files = CellFiles(out, run_id, cell_id)
+            records = []
             for k in range(cases):
                 status = statuses[(c * 7 + k * 3 + r) % len(statuses)]
-                lines.append(json.dumps({
-                    "schema_version": 2, "run_id": run_id, "cell_id": cell_id, "case_id": f"fam{k % 5}::test_{k}",
-                    "family": f"fam{k % 5}", "status": status, "attempt": 1, "reason": None,
-                    "duration_s": 0.01 * (k % 17), "compile_s": 0.005, "execute_s": 0.005,
-                    "error_type": "AssertionError" if status == "failed" else None,
-                    "error_message": "values differ" if status == "failed" else None,
-                    "warnings": ["DeprecationWarning: .value is deprecated"] if k % 11 == 0 else [],
-                    "jax": f"0.{c // 10}.{c % 10}", "jaxlib": f"0.{c // 10}.{c % 10}", "flax": f"0.12.{c % 13}",
-                    "numpy": "2.3.1", "python": "3.11.7", "backend": "cpu", "device_kind": "cpu",
-                    "device_count": 8, "platform": "Linux-x86_64", "timestamp": "2026-01-01T00:00:00+00:00",
-                }))
-            path.write_text("\n".join(lines) + "\n")
-            path.with_suffix(".done.json").write_text('{"returncode": 0}\n')
+                records.append(make_record(
+                    run_id=run_id, cell_id=cell_id, case_id=f"fam{k % 5}::test_{k}", family=f"fam{k % 5}",
+                    status=status, duration_s=0.01 * (k % 17), compile_s=0.005, execute_s=0.005,
+                    error_type="AssertionError" if status == "failed" else None,
+                    error_message="values differ" if status == "failed" else None,
+                    warnings=["DeprecationWarning: .value is deprecated"] if k % 11 == 0 else [],
+                    jax=f"0.{c // 10}.{c % 10}", jaxlib=f"0.{c // 10}.{c % 10}", flax=f"0.12.{c % 13}",
+                    numpy="2.3.1", python="3.11.7", backend="cpu", device_kind="cpu", device_count=8,
+                    platform="Linux-x86_64", timestamp="2026-01-01T00:00:00+00:00"))
+            write_records(files.results, records)
+            write_collection(files.results, cell_id, [record["case_id"] for record in records])
+            write_done(files.done, cell_id=cell_id, finished="2026-01-01T00:01:00+00:00", returncode=0,
+                       fingerprint=None, reused_from=None, seconds=None)
     cpu = time.process_time()
     wall = timed(lambda: build_report(out))
     return wall, time.process_time() - cpu
@@ -213,7 +224,7 @@ def project_cost(scratch: Path) -> dict[str, float]:
 
     def build(cell: matrix.Cell, venv: Path) -> None:
         uv_build(cell, venv)
-        envbuild.freeze(venv, venv.parent / f"{venv.name}.freeze.txt", cell)
+        envbuild.freeze(venv, freeze_path(venv.parent / f"{venv.name}{RESULTS_SUFFIX}"), cell)
 
     for name, cell in variants.items():
         build(cell, scratch / "project-warm" / name)  # the package cache and the project's build backend

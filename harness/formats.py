@@ -155,9 +155,8 @@ def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:
 
 # --- the freeze ---------------------------------------------------------------------------------------------------
 
-#: <cell id>.freeze.txt beside <cell id>.jsonl: the cell's `uv pip freeze`, after comment lines naming where its
+#: A cell's freeze (its `uv pip freeze`; harness.results names its file) starts with comment lines naming where its
 #: unreleased packages came from (one SOURCE_LINE each) and its project.
-FREEZE_SUFFIX = ".freeze.txt"
 #: One unreleased package of a cell: '# flax 0.12.6 from file:///src/flax (tree.5a0b5832)', the label naming the
 #: build by the hash of its content (tree.<hash>, wheel.<hash>, git.<commit>).
 SOURCE_LINE = "# {package} {version} from {where} ({label})\n"
@@ -183,11 +182,6 @@ class Source(NamedTuple):
         return unquote(urlparse(self.where).path) if self.where.startswith("file:") else self.where
 
 
-def freeze_file(results_file: Path) -> Path:
-    """<cell id>.freeze.txt beside a results file <cell id>.jsonl."""
-    return Path(results_file).with_suffix(FREEZE_SUFFIX)
-
-
 def source_line(source: Source) -> str:
     """The freeze's comment line for one unreleased package (SOURCE_LINE), newline included."""
     return SOURCE_LINE.format(**source._asdict())
@@ -203,13 +197,3 @@ def parse_sources(text: str) -> dict[str, Source]:
         if match:
             found[match["package"]] = Source(**match.groupdict())
     return found
-
-
-def read_sources(results_file: Path) -> dict[str, Source]:
-    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
-    try:
-        return parse_sources(freeze_file(results_file).read_text(encoding="utf-8", errors="replace"))
-    except FileNotFoundError:
-        return {}
-    except OSError as error:
-        raise FormatError(freeze_file(results_file), f"unreadable ({error.strerror or error})") from None

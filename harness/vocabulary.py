@@ -1,5 +1,5 @@
 """The vocabulary every part of shardmatrix speaks: statuses and their classes, record fields, the schema version
-with its migrations, where a cell's files live, and how a path reads in a report.
+with its migrations, and how a path reads in a report (where a cell's files live is harness.results').
 
 Imported by the harness inside every cell (any jax, the cell's Python), by the host, and by reports/, which
 imports nothing else of the harness. So it imports nothing but the standard library: a report can be
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 # --- statuses ---------------------------------------------------------------------------------------------------
@@ -255,49 +254,10 @@ def final_records(records: Iterable[Record]) -> dict[str, Record]:
     return {case_id: final_record(group) for case_id, group in by_case.items()}
 
 
-# --- where a cell's files live -----------------------------------------------------------------------------------
+# --- collection ------------------------------------------------------------------------------------------------
 
 #: The name a collection failure is recorded under when a module yields no case at all.
 COLLECTION_CASE = "<collection>"
-
-
-def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
-    return Path(out_dir) / "results" / run_id / f"{cell_id}.jsonl"
-
-
-def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The marker written atomically once a cell finished; a results file without it was interrupted."""
-    return done_marker(results_path(out_dir, run_id, cell_id))
-
-
-#: The done marker's name ends so: <cell id>.done.json beside <cell id>.jsonl.
-DONE_SUFFIX = ".done.json"
-
-
-def done_marker(results_file: Path) -> Path:
-    """<cell id>.done.json beside a results file <cell id>.jsonl."""
-    return Path(results_file).with_suffix(DONE_SUFFIX)
-
-
-def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
-    return results_path(out_dir, run_id, cell_id).with_suffix(".inflight")
-
-
-def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
-    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
-    return results_path(out_dir, run_id, cell_id).with_suffix("") / "faults" / f"{worker}.log"
-
-
-def log_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The cell's pytest output (tracebacks included), which the terminal summary names."""
-    return results_path(out_dir, run_id, cell_id).with_suffix(".log")
-
-
-def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
-    return results_path(out_dir, run_id, cell_id).with_suffix("") / "cases"
 
 
 # --- paths in what a report shows ------------------------------------------------------------------------------------

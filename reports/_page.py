@@ -116,6 +116,7 @@ table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px
 .v-partial { background: #ffe2c7; color: #8a3a00; }
 .v-flaky { background: #ffe2c7; color: #8a3a00; box-shadow: inset 0 0 0 2px #fb8500; }
 .v-interrupted { background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); color: #953800; }
+.v-unaccounted { background: repeating-linear-gradient(45deg, #fff8c5 0 4px, #f5e0a0 4px 6px); color: #7d4e00; }
 .v-broken { background: #ffcfcc; color: #a40e26; }
 .v-not-built { background: #cfd6de; color: #24292f; }
 .v-current { background: #e3f2d0; color: #3b5e14; }

@@ -14,7 +14,7 @@ from harness.outputs import OutputFileError
 from reports import changes, compat, frontier
 from reports.causes import causes
 from reports.html import render_html
-from reports.load import choose_runs, load_cells, load_results
+from reports.load import load
 from reports.longform import write_csv
 from reports.markdown import render_markdown
 from reports.matrix import build_matrix
@@ -83,8 +83,8 @@ def collector_paused() -> Iterator[None]:
 def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> Report:
     root = results_dir(out_dir)
     target = writable_report_dir(out_dir)  # refused before any work, not after minutes of it
-    chosen = choose_runs(root, run_ids, all_runs=all_runs)
-    matrix = build_matrix(load_results(root, chosen), load_cells(root, chosen))
+    loaded = load(root, run_ids, all_runs=all_runs)
+    matrix = build_matrix(loaded.records, loaded.cells)
     repros = write_reproducers(matrix.results, target, matrix.cells)
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)

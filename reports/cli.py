@@ -21,10 +21,10 @@ from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from harness.vocabulary import COLLECTION_CASE
 from reports import changes
 from reports.build import build_report, results_dir, writable_report_dir
-from reports.compare import compare, refs_runs
+from reports.compare import CompareError, compare, parse_ref, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
-from reports.load import ResultsError, load_cells, load_results
+from reports.load import ResultsError, load
 from reports.matrix import collapse
 from reports.repro import write_reproducers
 
@@ -99,16 +99,18 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            if parse_ref(before) == parse_ref(after):
+                raise CompareError(f"--compare {before} {after}: a run compared with itself proves nothing")
             target = writable_report_dir(out)
             runs = refs_runs([before, after])
-            records = load_results(results_dir(out), runs)
+            loaded = load(results_dir(out), runs)
+            records, cells = loaded.records, loaded.cells
             if cases_from is not None:
                 records = only_asked(records, case_ids(cases_from), cases_from)
-            cells = load_cells(results_dir(out), runs)
             declared = changes.read_declarations(changes_from) if changes_from is not None else None
             # A project's failure that is a declared change's warning made an error is named after that change.
             records = changes.adopt(records, declared or [])
-            comparison = compare(records, before, after, cells, unreadable=skipped_lines(caught))
+            comparison = compare(records, before, after, cells)
         except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return USAGE_EXIT
@@ -157,7 +159,3 @@ def only_asked(records: pd.DataFrame, asked: set[str], path: Path) -> pd.DataFra
     modules = {case.partition("::")[0] for case in asked}
     return records[base.isin(asked) | (collected & module.isin(modules))]
 
-
-def skipped_lines(caught: Sequence[warnings.WarningMessage]) -> list[str]:
-    """The load's warnings about results lines it skipped: records lost, so cases a verdict cannot vouch for."""
-    return [str(warning.message) for warning in caught if "skipped line" in str(warning.message)]

@@ -234,6 +234,10 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
     incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
                   for cell in dict.fromkeys(pair[side] for pair in pairs) if (run, cell) not in finished]
+    lost = _unaccounted(cells)
+    unaccounted = [f"{run}:{cell}: {len(lost[run, cell])} thing(s) the reading could not account for (first: "
+                   f"{lost[run, cell][0]})" for run, side in ((side_a[0], 0), (side_b[0], 1))
+                   for cell in dict.fromkeys(pair[side] for pair in pairs) if lost.get((run, cell))]
     evidence, hints = evidence_reasons(both, pairs, a_class, b_class)
     return Comparison(
         pairs=pairs,
@@ -251,10 +255,19 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
-        reasons=[*unpaired, *incomplete_reason(incomplete), *case_reasons(both, a_class, b_class, unrun), *evidence,
+        reasons=[*unpaired, *incomplete_reason(incomplete), *unaccounted, *case_reasons(both, a_class, b_class, unrun),
+                 *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
+
+
+def _unaccounted(cells: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
+    """What the reading of each (run, cell) could not account for (load_cells' `unaccounted`; none where absent)."""
+    if "unaccounted" not in cells:
+        return {}
+    return {(str(run), str(cell)): list(found) for run, cell, found in zip(
+        cells["run_id"], cells["cell_id"], cells["unaccounted"], strict=True) if isinstance(found, list) and found}
 
 
 #: What the finding tables show for that side ("absent" would read as not applicable).

@@ -8,6 +8,10 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
 - broken: jax or flax themselves do not import in it, its backend does not start, or a smoke case (the core
   subset, `@case(..., smoke=True)`) does not pass for a reason no documented change explains;
 - interrupted: it never finished, so what is missing is unknown;
+- unaccounted: its files hold something the reader could not account for (an unreadable or torn line, a record of a
+  newer schema, an expected case without a record, a retry without its earlier attempt, conflicting records, no
+  collection recorded) or its identity does not agree (cell id, done marker, freeze and records name other
+  versions): harness.results reads it, and names each;
 - no_evidence: no applicable case ran (none recorded, or every one not applicable), or the cell recorded smoke
   cases and every one of them is not applicable (its core was never exercised): never works;
 - partial: an applicable case does not pass and no documented change explains it (its causes are named);
@@ -48,6 +52,7 @@ NOT_BUILT = "not_built"
 INTERRUPTED = "interrupted"
 NO_EVIDENCE = "no_evidence"
 FLAKY = "flaky"
+UNACCOUNTED = "unaccounted"
 
 #: Each token, best first, with its one-line meaning for the legend.
 VERDICTS: dict[str, str] = {
@@ -60,6 +65,7 @@ VERDICTS: dict[str, str] = {
     BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
     NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
     INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
+    UNACCOUNTED: "its results files hold what the reader could not account for, or name another cell: unknown",
     NOT_BUILT: "the cell's environment could not be built",
 }
 
@@ -88,6 +94,7 @@ LOOKS: dict[str, Look] = {
     NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
     INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
                       "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
+    UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
     NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
 }
 
@@ -133,6 +140,8 @@ class Evidence:
     smoke_applicable: int = 0
     #: Applicable results whose attempts disagreed (failed, then passed).
     flaky: int = 0
+    #: What the reading of the cell's files could not account for (harness.results), lines.
+    unaccounted: int = 0
 
     @property
     def undocumented(self) -> int:
@@ -149,6 +158,8 @@ def verdict(evidence: Evidence) -> str:
         return BROKEN
     if not evidence.complete:
         return INTERRUPTED
+    if evidence.unaccounted:
+        return UNACCOUNTED
     if not evidence.applicable or (evidence.smoke and not evidence.smoke_applicable):
         return NO_EVIDENCE
     if evidence.undocumented:
@@ -182,9 +193,11 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
                          "flaky": applicable & _flag(results, FLAKY_COLUMN)})
 
 
-def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evidence]:
+def evidence(results: pd.DataFrame, complete: dict[str, bool],
+             unaccounted: Mapping[str, int] | None = None) -> dict[str, Evidence]:
     """The evidence of each cell (`key`) of collapsed results; `complete` gives every key to report, with whether
-    its cell finished (a key without results is counted empty)."""
+    its cell finished (a key without results is counted empty); `unaccounted` how many lines its reading could not
+    account for (none where absent)."""
     marks = _marks(results)
     # drop_duplicates(), not set(): records without a reason hold distinct NaNs, and a set keeps each of them.
     unusable = {text: is_cell_unusable(text) for text in results["reason"].drop_duplicates().tolist()}
@@ -195,7 +208,9 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool]) -> dict[str, Evid
         "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
         "smoke": _flag(results, SMOKE), "smoke_applicable": marks["applicable"] & _flag(results, SMOKE),
     }).groupby("key").sum().reindex(list(complete), fill_value=0)
-    return {str(key): Evidence(complete=complete[str(key)], **{str(name): int(value) for name, value in row.items()})
+    lost = unaccounted or {}
+    return {str(key): Evidence(complete=complete[str(key)], unaccounted=lost.get(str(key), 0),
+                               **{str(name): int(value) for name, value in row.items()})
             for key, row in counts.to_dict("index").items()}
 
 
@@ -207,7 +222,9 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
     complete = {str(key): bool(done) for key, done in zip(matrix.cells.index, matrix.cells["complete"], strict=True)}
-    counted = evidence(results, complete)
+    lost = matrix.cells["unaccounted"] if "unaccounted" in matrix.cells else pd.Series([], dtype=object)
+    counted = evidence(results, complete, {str(key): len(found) for key, found in lost.items()
+                                           if isinstance(found, list)})
     marks = _marks(results)
     failing = marks["failing"]
     # Signatures once for every failing result, then counted per cell: one causes() call, not one per cell.

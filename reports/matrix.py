@@ -174,7 +174,8 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
-        wanted = ["run_id", "cell_id", "complete", *(name for name in ("reused_from", "sources") if name in files)]
+        wanted = ["run_id", "cell_id", "complete",
+                  *(name for name in ("reused_from", "sources", "unaccounted") if name in files)]
         cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
         cells["complete"] = True
@@ -184,6 +185,11 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     found = cells["sources"].tolist() if "sources" in cells else [None] * len(cells)
     cells["sources"] = pd.Series([value if isinstance(value, dict) else {} for value in found], index=cells.index,
                                  dtype=object)
+    # What the reading of each cell could not account for (harness.results): [] where it accounted for all, or where
+    # the records were made in memory.
+    found = cells["unaccounted"].tolist() if "unaccounted" in cells else [None] * len(cells)
+    cells["unaccounted"] = pd.Series([list(value) if isinstance(value, list | tuple) else [] for value in found],
+                                     index=cells.index, dtype=object)
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(

@@ -18,7 +18,11 @@ with the verdict:
   (`error`) on either side and is no proven regression, an infrastructure status (crashed, timeout, install_error)
   or a status this reader does not know on either side (reports/compare.py: no answer), a cell in which nothing
   was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
-  unreadable results lines, or results that cannot be read at all (then also one line on stderr). The body says
+  anything the reading of a cell could not account for (an unreadable line, an expected case without a record, a
+  retry without its first attempt, a cell whose versions disagree: harness.results), or results that cannot be
+  read at all (then also one line on stderr).
+- 64, refused: both folders hold the same run, the current run started before the previous one, or the current
+  folder's newest run holds no results: one line on stderr, nothing on stdout. The body says
   why, one line each.
 - 3, internal error: this tool broke (an uncaught exception; harness.formats' `command`). The traceback and one
   line on stderr, nothing on stdout: it is never a verdict, so the workflow leaves the issue as it is.
@@ -42,11 +46,12 @@ from pathlib import Path
 import pandas as pd
 
 from harness import outputs
-from harness.formats import INCONCLUSIVE_EXIT, UsageParser, command
+from harness.formats import INCONCLUSIVE_EXIT, ShardmatrixError, UsageParser, command
+from harness.results import results_files, run_start
 from reports.build import results_dir
 from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError, Comparison, compare
 from reports.compare_render import markdown_causes
-from reports.load import ResultsError, choose_runs, load_cells, load_results
+from reports.load import ResultsError, choose_runs, load
 
 #: At most this many rows per table of cases in the issue body: an install_error night lists every case.
 ROWS = 50
@@ -54,24 +59,47 @@ ROWS = 50
 BODY_LIMIT = 65_536
 
 
-def newest_run(out_dir: Path) -> tuple[str, pd.DataFrame, pd.DataFrame, list[str]]:
-    """The newest run under OUT/results: its id, records, cells (load_cells) and the lines the load skipped."""
+class RefusedRuns(ShardmatrixError):
+    """Two runs that must not be compared (the same run, a current run older than the previous one, a current run
+    with no results): usage, exit 64, never a verdict."""
+
+
+def newest_run(out_dir: Path) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+    """The newest run under OUT/results (by its recorded start): its id, records and cells (load_cells, each with
+    what its reading could not account for)."""
     root = results_dir(out_dir)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run = choose_runs(root)[0]
-        records, cells = load_results(root, [run]), load_cells(root, [run])
-    return run, records, cells, [str(w.message) for w in caught if "skipped line" in str(w.message)]
+    run = choose_runs(root)[-1]
+    loaded = load(root, [run])
+    return run, loaded.records, loaded.cells
+
+
+def check_order(previous: Path, current: Path) -> None:
+    """Refuse (RefusedRuns) a current folder whose newest run holds no results, or none at all."""
+    root = results_dir(current)
+    started = sorted((run_start(entry.name), entry.name) for entry in (root.iterdir() if root.is_dir() else ())
+                     if entry.is_dir() and run_start(entry.name) is not None)
+    if not started:
+        raise RefusedRuns(f"--current {current}: no run under {root}: tonight's run recorded nothing")
+    newest = started[-1][1]
+    if not results_files(root / newest):
+        raise RefusedRuns(f"--current {current}: its newest run {newest} holds no results (an earlier run there "
+                          "is not tonight's)")
 
 
 def regressions(previous: Path, current: Path) -> Comparison:
-    """The newest run of `current` against the newest run of `previous`, cells matched by id."""
-    run_a, records_a, cells_a, skipped_a = newest_run(previous)
-    run_b, records_b, cells_b, skipped_b = newest_run(current)
+    """The newest run of `current` against the newest run of `previous`, cells matched by id; RefusedRuns when
+    they are one run, or the current one started before the previous one."""
+    check_order(previous, current)
+    run_a, records_a, cells_a = newest_run(previous)
+    run_b, records_b, cells_b = newest_run(current)
     if run_a == run_b:
-        raise ResultsError(f"both folders hold the same run {run_a}; nothing to compare")
+        raise RefusedRuns(f"both folders hold the same run {run_a}; nothing to compare")
+    start_a, start_b = run_start(run_a), run_start(run_b)
+    if start_a is not None and start_b is not None and start_b < start_a:
+        raise RefusedRuns(f"the current run {run_b} started before the previous run {run_a}: swap --previous and "
+                          "--current")
     return compare(pd.concat([records_a, records_b], ignore_index=True), run_a, run_b,
-                   pd.concat([cells_a, cells_b], ignore_index=True), by_id=True, unreadable=[*skipped_a, *skipped_b])
+                   pd.concat([cells_a, cells_b], ignore_index=True), by_id=True)
 
 
 def render(comparison: Comparison, run_url: str = "") -> str:
@@ -148,7 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parse.add_argument("--full", type=Path, help="also write the whole body here (the printed one may be cut)")
     args = parse.parse_args(argv)
     try:
-        comparison = regressions(args.previous, args.current)
+        with warnings.catch_warnings():
+            # Each unaccounted line is in the comparison's reasons; a Python warning would repeat it on stderr.
+            warnings.simplefilter("ignore")
+            comparison = regressions(args.previous, args.current)
+    except RefusedRuns:
+        raise
     except (ResultsError, CompareError, OSError) as exc:  # OSError: a results tree the file system refuses to read
         print(f"{parse.prog}: error: {exc}", file=sys.stderr)
         body = f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}\n"

@@ -21,6 +21,7 @@ import pandas as pd
 
 from harness import outputs
 from harness.formats import Source
+from harness.results import sources_of
 from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.matrix import Matrix
 from reports.text import as_text, first_line
@@ -66,8 +67,8 @@ def reproducible(status: object) -> bool:
 
 
 def sources_dir(results_file: Path) -> Path:
-    """Where the harness kept a cell's case modules: <cell>.jsonl -> <cell>/cases/."""
-    return Path(results_file).with_suffix("") / "cases"
+    """Where the harness kept a cell's case modules: <cell>.jsonl -> <cell>/cases/ (harness.results decides)."""
+    return sources_of(results_file)
 
 
 def find_source(results_file: Path, module: str, kept: dict[tuple[Path, str], list[Path]] | None = None) -> Path | None:

@@ -6,11 +6,14 @@ the tests exercise; records of an older schema appear only in the migration test
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import json
+from collections.abc import Collection, Iterable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from harness.results import write_collection
 from harness.vocabulary import FIELDS, SCHEMA_VERSION
 from reports.load import SOURCE_FIELDS, records_frame
 from reports.matrix import Matrix, build_matrix
@@ -38,6 +41,23 @@ def record(jax: str | None = "0.10.2", flax: str | None = "0.12.8", python: str 
     if jax is not None and flax is not None and python is not None:
         base["cell_id"] = cell_id(jax, flax, python)
     return {**base, **fields}
+
+
+def collected(results_file: Path, cases: Iterable[str] | None = None) -> Path:
+    """Write the collection a cell's pytest records beside `results_file` (harness.results.write_collection): the
+    case ids of the records it holds (lines that are not records left out), or `cases`; returns the results file."""
+    if cases is None:
+        found = []
+        for line in Path(results_file).read_text(encoding="utf-8", errors="replace").split("\n"):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("case_id"), str):
+                found.append(value["case_id"])
+        cases = found
+    write_collection(Path(results_file), Path(results_file).name.removesuffix(".jsonl"), list(cases))
+    return Path(results_file)
 
 
 def cell_files(records: Collection[dict[str, Any]], interrupted: Collection[str] = (),

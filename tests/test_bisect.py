@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,20 @@ def test_an_unknown_option_is_refused_in_one_line() -> None:
     with pytest.raises(options.OptionsError, match=r"^nox -s bisect: unknown option --trust-end \(did you mean "
                                                    r"--trust-ends\?\)$"):
         bisect.parser().parse_strictly(["--case", "m::t", "--good", "jax==1", "--bad", "jax==2", "--trust-end"])
+
+
+def test_a_probe_whose_case_history_has_a_gap_is_skipped_and_a_whole_one_stands(tmp_path: Path) -> None:
+    from record_factory import collected, record
+
+    from harness.results import read_cell
+
+    path = tmp_path / "results" / "20261121T084500Z-ab12" / "jax0.10.2-flax0.12.8-py3.11.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record(status="failed")) + "\n" + json.dumps(record(attempt=2)) + "\n")
+    collected(path)
+    assert bisect.unaccounted_for(read_cell(path), "fam::test_a") is None
+    path.write_text(json.dumps(record(attempt=2)) + "\n")
+    doubt = bisect.unaccounted_for(read_cell(path), "fam::test_a")
+    assert doubt is not None and "fam::test_a has attempt 2 without attempt 1" in doubt
+    probe = bisect.Probe(Version("0.10.2"), bisect.UNACCOUNTED, doubt, "c")
+    assert probe.verdict == "skip"

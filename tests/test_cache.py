@@ -5,8 +5,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.host import cache, matrix
-from harness.host.cellfiles import CellFiles
-from harness.vocabulary import done_path, results_path
+from harness.results import (
+    CellFiles,
+    done_path,
+    make_record,
+    read_cell,
+    read_collection,
+    results_path,
+    write_collection,
+)
 
 SETTINGS = cache.Settings(devices=8, backend="cpu", timeout=300.0, reruns=1, hard_grace=10.0, repeats=1)
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -40,7 +47,9 @@ def test_find_and_reuse_pair(tmp_path: Path) -> None:
     out = tmp_path / "out"
     old = results_path(out, "r1", "c")
     old.parent.mkdir(parents=True)
-    old.write_text(json.dumps({"run_id": "r1", "case_id": "m::t", "status": "passed"}) + "\n{torn\n")
+    stored = make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed")
+    old.write_text(json.dumps(stored) + "\n{torn\n")
+    write_collection(old, "c", ["m::t"])
     done_path(out, "r1", "c").write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
     (old.with_suffix("") / "cases").mkdir(parents=True)
     (old.with_suffix("") / "cases" / "fam.py").write_text("def test_t(): ...\n")
@@ -49,7 +58,9 @@ def test_find_and_reuse_pair(tmp_path: Path) -> None:
     assert hit is not None and hit.run_id == "r1"
     target = results_path(out, "r2", "c")
     assert cache.reuse(hit, CellFiles(out, "r2", "c")) == 1
-    assert json.loads(target.read_text()) == {"run_id": "r2", "case_id": "m::t", "status": "passed"}
+    assert json.loads(target.read_text()) == {**stored, "run_id": "r2"}
+    assert read_collection(target) == ("m::t",), "the reused records carry what the cell was expected to run"
+    assert read_cell(target).accounted
     assert (target.with_suffix("") / "cases" / "fam.py").exists()  # reproducers of r2 find the case source
 
 

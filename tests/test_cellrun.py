@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from harness.host import adhoc, cellrun, matrix
-from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
 from harness.host.runner import Job
-from harness.vocabulary import done_path, log_path, results_path
+from harness.results import CellFiles, done_path, log_path, make_record, results_path, write_collection
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -31,10 +30,11 @@ class FakePytest:
             file, _, node = str(path).partition("::")
             for case in sorted(Path(file).rglob("test_*.py")) if Path(file).is_dir() else [Path(file)]:
                 status = "passed" if "assert True" in case.read_text() else "failed"
-                lines.append(json.dumps({"run_id": job.files.run_id, "case_id": f"{case.stem}::{node or 'test_a'}",
-                                         "status": status}) + "\n")
+                lines.append(json.dumps(make_record(run_id=job.files.run_id, cell_id=job.files.cell_id,
+                                                    case_id=f"{case.stem}::{node or 'test_a'}", status=status)) + "\n")
         job.files.results.parent.mkdir(parents=True, exist_ok=True)
         job.files.results.write_text("".join(lines))
+        write_collection(job.files.results, job.files.cell_id, [json.loads(line)["case_id"] for line in lines])
         return self.returncode
 
 

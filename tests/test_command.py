@@ -11,7 +11,7 @@ from test_reports_cli import CELL, RUN, record, write_run
 
 from harness.formats import USAGE_EXIT, write_done
 from harness.host import matrix, options
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 from harness.tools import command
 
 SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "installed", "report")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.host import completeness
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles, make_record, write_collection
 
 
 def cell(tmp_path: Path, attempts: list[tuple[str, str]], done: bool = True) -> CellFiles:
@@ -19,8 +19,9 @@ def cell(tmp_path: Path, attempts: list[tuple[str, str]], done: bool = True) -> 
     lines = []
     for case, status in attempts:
         numbers[case] = numbers.get(case, 0) + 1
-        lines.append(json.dumps({"case_id": case, "status": status, "attempt": numbers[case]}) + "\n")
+        lines.append(json.dumps(make_record(case_id=case, status=status, attempt=numbers[case])) + "\n")
     files.results.write_text("".join(lines))
+    write_collection(files.results, "c", list(numbers))
     if done:
         files.done.write_text('{"returncode": 0}')
     return files
@@ -45,8 +46,10 @@ def test_each_case_counts_once_by_its_final_record(tmp_path: Path) -> None:
 def test_two_records_of_one_attempt_that_disagree_count(tmp_path: Path) -> None:
     files = cell(tmp_path, [("m::a", "passed")])
     with files.results.open("a") as stream:
-        stream.write(json.dumps({"case_id": "m::a", "status": "failed", "attempt": 1}) + "\n")
-    assert completeness.not_fully_run(files) == "1 conflicting_records"
+        stream.write(json.dumps(make_record(case_id="m::a", status="failed", attempt=1)) + "\n")
+    why = completeness.not_fully_run(files) or ""
+    assert why.startswith("1 conflicting_records, 1 unaccounted (first: ")
+    assert why.endswith("c.jsonl:2: m::a attempt 1 is recorded as passed and failed: conflicting records)")
 
 
 def test_no_results_no_records_and_no_done_marker_each_count(tmp_path: Path) -> None:

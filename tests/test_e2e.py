@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.cell.records import read_records
 from harness.change import declared as declared_in
-from harness.vocabulary import final_records, results_path
+from harness.results import read_records, results_path
+from harness.vocabulary import final_records
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CELL = "jax0.4.38-flax0.10.2-py3.11"
+E2E_RUN = "20261121T084500Z-e2e0"
 
 MATRIX = """
 [[cell]]
@@ -214,7 +215,7 @@ def matrix_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Com
     env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
     env["SHARDMATRIX_MATRIX"] = str(folder / "matrix.toml")
     done = subprocess.run(
-        [sys.executable, "-m", "nox", "-s", "matrix", "--", "--out", str(folder / "out"), "--run-id", "e2e",
+        [sys.executable, "-m", "nox", "-s", "matrix", "--", "--out", str(folder / "out"), "--run-id", E2E_RUN,
          "--cases", "builtin", "--cases", str(folder / "downstream")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800, check=False,
     )
@@ -229,7 +230,7 @@ def rows(out: Path) -> list[dict[str, str]]:
 @pytest.mark.e2e
 def test_matrix_writes_all_report_files(matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     done, out = matrix_run
-    assert (out / "results" / "e2e" / f"{REAL_CELL}.jsonl").exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    assert (out / "results" / E2E_RUN / f"{REAL_CELL}.jsonl").exists(), done.stdout[-3000:] + done.stderr[-3000:]
     for name in ("matrix.html", "matrix.md", "results.csv"):
         assert (out / "report" / name).stat().st_size > 0, name
     html = (out / "report" / "matrix.html").read_text()
@@ -270,7 +271,7 @@ def test_real_cell_runs_every_family_with_real_versions(
 
 def final_statuses(out: Path) -> dict[str, str]:
     """Each case's final status in the real cell, read from its records as every consumer reads them."""
-    records = read_records(results_path(out, "e2e", REAL_CELL))
+    records = read_records(results_path(out, E2E_RUN, REAL_CELL))
     return {case: str(record["status"]) for case, record in final_records(records).items()}
 
 
@@ -288,7 +289,7 @@ def test_every_case_of_the_corpus_has_its_pinned_status(
 def test_a_failing_first_attempt_keeps_its_exception(matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = matrix_run
     attempts = [(r["attempt"], r["status"], r["error_type"], r["error_message"])
-                for r in read_records(results_path(out, "e2e", REAL_CELL))
+                for r in read_records(results_path(out, E2E_RUN, REAL_CELL))
                 if r["case_id"] == "test_mine::test_fails_its_first_attempt"]
     assert attempts == [(1, "failed", "AssertionError", "the first attempt fails"), (2, "passed", None, None)]
 
@@ -298,7 +299,8 @@ def test_a_module_whose_dependency_the_cell_lacks_costs_only_its_own_tests(
     matrix_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
     _, out = matrix_run
-    record = final_records(read_records(results_path(out, "e2e", REAL_CELL)))["test_optional_dependency::<collection>"]
+    finals = final_records(read_records(results_path(out, E2E_RUN, REAL_CELL)))
+    record = finals["test_optional_dependency::<collection>"]
     assert (record["status"], record["error_type"]) == ("error", "ModuleNotFoundError")
     assert record["reason"] == "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn"
     statuses = final_statuses(out)
@@ -340,3 +342,16 @@ def test_matrix_exit_status_flags_unbuildable_cells(matrix_run: tuple[subprocess
     done, _ = matrix_run
     assert done.returncode != 0
     assert "install_error" in done.stdout + done.stderr
+
+
+@pytest.mark.e2e
+def test_the_real_cell_accounts_for_every_collected_case_and_its_versions(
+        matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    from harness.results import read_cell
+
+    _, out = matrix_run
+    reading = read_cell(results_path(out, E2E_RUN, REAL_CELL))
+    assert reading.accounted, reading.unaccounted
+    assert reading.expected is not None and len(reading.expected) >= len(EXPECTED)
+    unbuilt = [path for path in (out / "results" / E2E_RUN).glob("*.jsonl") if path.stem != REAL_CELL]
+    assert all(read_cell(path).accounted for path in unbuilt), [read_cell(p).unaccounted for p in unbuilt]

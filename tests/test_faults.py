@@ -14,7 +14,7 @@ import pytest
 
 from harness.host import cellrun, matrix, runner
 from harness.host.options import Options
-from harness.vocabulary import done_path, results_path
+from harness.results import done_path, results_path
 
 FAULTS = Path(__file__).parent / "faults"
 # The cell is this test environment itself: it has the harness and needs no jax for these cases.

@@ -29,24 +29,20 @@ OWNERS: dict[str, str] = {
     "flax-{flax}.json": OUTPUTS, ".shardmatrix-durations": OUTPUTS, "upgrade-changes-": OUTPUTS,
 }
 
-#: A cell's own files. Their owner is the results module of issue 27 item 1 (another branch): AT MERGE, point every
-#: entry at that module and drop what it fixed from KNOWN_ELSEWHERE. Until then each is owned where it is spelled.
+RESULTS = "harness/results.py"
+#: A cell's own files: their paths, writer and reader are harness.results'.
 CELL_FILES: dict[str, str] = {
-    ".jsonl": "harness/vocabulary.py", ".done.json": "harness/vocabulary.py", ".inflight": "harness/vocabulary.py",
-    ".log": "harness/vocabulary.py", ".freeze.txt": "harness/formats.py", ".install.log": "harness/host/cellfiles.py",
+    ".jsonl": RESULTS, ".done.json": RESULTS, ".inflight": RESULTS, ".log": RESULTS, ".freeze.txt": RESULTS,
+    ".install.log": RESULTS, ".collected.json": RESULTS,
 }
-#: Cell-file names spelled outside their owner today, as data (a known breakage with its reason, as array-api-tests
-#: keeps them): the results reader's branch removes them. An entry that no longer holds fails as stale.
+#: Cell-file names spelled outside their owner, as data (a known exception with its reason, as array-api-tests keeps
+#: them). An entry that no longer holds fails as stale.
 KNOWN_ELSEWHERE: dict[tuple[str, str], str] = {
     (".jsonl", "harness/cell/plugin.py"): "an option's help text",
     (".jsonl", "harness/host/options.py"): "an option's help text",
-    (".jsonl", "reports/load.py"): "globs the results folder itself",
-    (".jsonl", "benchmarks/bench.py"): "writes records by hand",
-    (".done.json", "benchmarks/bench.py"): "writes a done marker by hand",
-    (".log", "benchmarks/bench.py"): "names a cell's log itself",
-    (".freeze.txt", "benchmarks/bench.py"): "names a cell's freeze itself",
+    (".jsonl", "reports/load.py"): "an error message says what a run folder holds",
     (".freeze.txt", "reports/repro.py"): "a reproducer's comment names the freeze",
-    (".install.log", "harness/host/cache.py"): "copies a cell's siblings by suffix",
+    (".log", "benchmarks/bench.py"): "the install log of the bench's own pip venv, not a cell's",
 }
 
 #: How each name is found inside a string: a whole name, not part of a longer one ('.log' is not '.install.log').
@@ -114,8 +110,7 @@ PARSERS: dict[str, str] = {
     "harness/tools/index.py": "PyPI's JSON answer",
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
-    "reports/load.py": "results JSONL (the results reader's branch moves it into its module)",
-    "benchmarks/bench.py": "results JSONL by hand (the results reader's branch removes it)",
+    "harness/results.py": "a cell's own files: results, collection",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
 PARSING = {("json", "loads"), ("json", "load"), ("csv", "DictReader"), ("csv", "reader"), ("pd", "read_csv"),

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from packaging.version import Version
-from record_factory import record
+from record_factory import collected, record
 
 from harness import outputs, vocabulary
 from harness.host import durations
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 from harness.tools import frontier, frontier_report, frontier_search
 
 
@@ -66,6 +66,7 @@ class FakeCells:
         files.results.parent.mkdir(parents=True, exist_ok=True)
         records = self.records_of(cell.id, every_case=paths is None)
         files.results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        collected(files.results)
         return SimpleNamespace(interrupted=False, complete=True, returncode=0, reused=False, files=files)
 
     def records_of(self, cell_id: str, every_case: bool) -> list[dict[str, object]]:

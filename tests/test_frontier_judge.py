@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from harness import vocabulary
 from harness.tools import frontier_judge
@@ -22,7 +22,7 @@ def results(tmp_path: Path, *cases: tuple[str, str, dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [record("0.4.30", "0.10.4", "3.11", case_id=case, status=status, **extra) for case, status, extra in cases]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+    return collected(path)
 
 
 def test_every_case_passing_works_and_a_warning_is_works_with_warnings(tmp_path: Path) -> None:
@@ -122,3 +122,12 @@ def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path
         tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
         ("b::test_mesh", vocabulary.FAILED, {"error_type": "TypeError", **declared})), True, SMOKE)
     assert (other.verdict, other.works) == (compat.PARTIAL, False)
+
+
+def test_a_probe_missing_a_collected_case_does_not_work_and_says_why(tmp_path: Path) -> None:
+    path = results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}))
+    assert frontier_judge.judge(path, True, SMOKE).works  # the pair: every collected case recorded
+    collected(path, [SMOKE[0], "a::test_other"])
+    judged = frontier_judge.judge(path, True, SMOKE)
+    assert (judged.verdict, judged.works) == (compat.UNACCOUNTED, False)
+    assert "1 of 2 expected case(s) have no record: a::test_other" in judged.cause

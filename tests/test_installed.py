@@ -70,10 +70,11 @@ def test_installed_mode_records_the_interpreters_own_stack(tmp_path: Path) -> No
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "test_installed_case.py").write_text(CASE)
     done = subprocess.run([str(envbuild.venv_python(venv)), "-m", "harness.host.installed",
-                           "--out", str(tmp_path / "out"), "--run-id", "r", "--cases", str(tmp_path / "cases")],
+                           "--out", str(tmp_path / "out"), "--run-id", "20261121T084500Z-inst",
+                           "--cases", str(tmp_path / "cases")],
                           cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    results = tmp_path / "out" / "results" / "r" / "jax0.4.38-flax0.10.2-py3.11-installed.jsonl"
+    results = tmp_path / "out" / "results" / "20261121T084500Z-inst" / "jax0.4.38-flax0.10.2-py3.11-installed.jsonl"
     (record,) = [json.loads(line) for line in results.read_text().splitlines()]
     assert record["status"] == "passed" and record["jax"] == "0.4.38" and record["device_count"] == 8
     assert results.with_suffix(".done.json").exists()

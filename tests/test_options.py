@@ -15,23 +15,25 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_everything_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(options.RUN_ID_ENV, "from-env")
+    monkeypatch.setenv(options.RUN_ID_ENV, "20261121T080000Z-env0")
     opts = options.parse(["--cells", "jax0.12*", "--cells", "*py3.11", "--out", "/tmp/o", "--cases", "builtin",
                           "--cases", "mine", "--workers", "2", "--timeout", "9", "--devices", "4", "-v"])
     assert opts.cells == ["jax0.12*", "*py3.11"] and opts.out == Path("/tmp/o")
     assert opts.cases == ["builtin", "mine"] and opts.workers == 2 and opts.timeout == 9 and opts.devices == 4
-    assert opts.run_id == "from-env" and opts.verbose and opts.report_args == []
+    assert opts.run_id == "20261121T080000Z-env0" and opts.verbose and opts.report_args == []
 
 
 def test_resume_names_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(options.RUN_ID_ENV, "from-env")
+    monkeypatch.setenv(options.RUN_ID_ENV, "20261121T080000Z-env0")
     opts = options.parse(["--resume", "20261121T090000Z-1a2b"])
     assert opts.resume and opts.run_id == "20261121T090000Z-1a2b"
 
 
 def test_run_id_flag_beats_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(options.RUN_ID_ENV, "from-env")
-    assert options.parse(["--run-id", "mine"]).run_id == "mine"
+    monkeypatch.setenv(options.RUN_ID_ENV, "20261121T080000Z-env0")
+    assert options.parse(["--run-id", "20261121T090000Z-mine"]).run_id == "20261121T090000Z-mine"
+    with pytest.raises(options.OptionsError, match="run id 'mine' is not YYYYmmddTHHMMSSZ-<tag>"):
+        options.parse(["--run-id", "mine"])
 
 
 @pytest.mark.parametrize(("argv", "message"), [

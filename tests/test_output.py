@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from harness.host import output
+from harness.results import make_record
 
 NOISY = [sys.executable, "-c", "import sys; print('collected 2 items'); sys.stderr.write('Traceback: boom\\n')"]
 
 
 def write_records(path: Path, *records: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(record) + "\n" for record in records) + "{torn\n")
+    path.write_text("".join(json.dumps(make_record(**record)) + "\n" for record in records) + "{torn\n")
     return path
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cell.records import make_record, write_atomically
+from harness.formats import write_json_atomically
 from harness.host import matrix, planned
-from harness.vocabulary import done_path, results_path
+from harness.results import done_path, make_record, results_path, write_collection
 from reports.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,8 +58,9 @@ def write_cell(out: Path, cell_id: str, statuses: list[str], *, done: bool = Tru
                                     family="one", status=status))
              for i, status in enumerate(statuses)]
     target.write_text("".join(line + "\n" for line in lines))
+    write_collection(target, cell_id, [f"test_one::test_{chr(97 + i)}" for i in range(len(statuses))])
     if done:
-        write_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
+        write_json_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
 
 
 def read(path: Path) -> list[dict]:
@@ -215,3 +216,27 @@ def test_an_output_folder_that_is_a_file_is_refused_in_one_line(
     assert planned.main(args(setup)) == 64
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Not a directory" in err and "Traceback" not in err
+
+
+def test_check_fails_on_a_cell_missing_an_expected_case_or_whose_line_is_torn(
+    setup: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_cell(setup["out"], OLD, ["passed", "passed"])
+    write_cell(setup["out"], NEW, ["passed", "passed"])
+    assert planned.main(args(setup, "--check")) == 0  # the pair: every expected case has its record
+    target = results_path(setup["out"], RUN, NEW)
+    target.write_text(target.read_text().splitlines()[0] + "\n" + target.read_text().splitlines()[1][:25])
+    assert planned.main(args(setup, "--check")) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"shardmatrix: could not fully run {NEW}: 2 unaccounted (first: {target}:2: skipped line: "
+                          "not valid JSON (torn")
+    assert err.count("\n") == 1
+
+
+def test_check_fails_on_a_done_marker_that_does_not_parse(setup: dict[str, Path],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    write_cell(setup["out"], OLD, ["passed", "passed"])
+    write_cell(setup["out"], NEW, ["passed", "passed"])
+    done_path(setup["out"], RUN, NEW).write_text('{"cell_id": ')
+    assert planned.main(args(setup, "--check")) == 1
+    assert "ignored done marker: not valid JSON" in capsys.readouterr().err

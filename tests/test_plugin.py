@@ -288,8 +288,28 @@ def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) 
     assert statuses == {"toy_cases::test_a": "passed", "toy_cases::test_b": "failed"}
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+def test_the_cell_records_what_it_collected_after_deselection(pytester: pytest.Pytester, workers: list[str]) -> None:
+    from harness.results import read_cell
+
+    source = "def test_a():\n    pass\ndef test_b():\n    pass\ndef test_left_out():\n    pass\n"
+    run_cases(pytester, source, "-k", "not left_out", *workers)
+    reading = read_cell(pytester.path / "out" / "results" / "r1" / "c1.jsonl")
+    assert sorted(reading.expected or ()) == ["toy_cases::test_a", "toy_cases::test_b"]
+    assert reading.accounted, reading.unaccounted
+
+
+def test_a_cell_that_lost_a_collected_case_is_not_accounted_for(pytester: pytest.Pytester) -> None:
+    from harness.results import read_cell
+
+    run_cases(pytester, "def test_a():\n    pass\ndef test_b():\n    pass\n")
+    path = pytester.path / "out" / "results" / "r1" / "c1.jsonl"
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    assert read_cell(path).unaccounted == (f"{path}: 1 of 2 expected case(s) have no record: toy_cases::test_b",)
+
+
 def test_results_path_layout(tmp_path: Path) -> None:
-    from harness.vocabulary import results_path
+    from harness.results import results_path
 
     assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"
 

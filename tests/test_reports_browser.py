@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from reports.build import build_report, results_dir
 
@@ -55,6 +55,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }
     for jax, lines in cells.items():
         (run / f"jax{jax}-flax0.12.8-py3.11.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        collected(run / f"jax{jax}-flax0.12.8-py3.11.jsonl")
         (run / f"jax{jax}-flax0.12.8-py3.11.done.json").write_text('{"returncode": 0}\n', encoding="utf-8")
     return build_report(out).html_path
 

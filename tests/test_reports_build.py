@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 import reports
 from reports.build import Report, build_report, report_dir, results_dir
@@ -166,8 +166,10 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
             kept = [line for line in lines if json.loads(line)["case_id"] in CASES[: INTERRUPTED[1]]]
             (run_dir / f"{cell_id}.jsonl").write_text("\n".join(kept) + "\n" + lines[len(kept)][:40],
                                                       encoding="utf-8")
+            collected(run_dir / f"{cell_id}.jsonl")
             continue
         (run_dir / f"{cell_id}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        collected(run_dir / f"{cell_id}.jsonl")
         marker = {"schema_version": 1, "cell_id": cell_id, "finished": "2026-11-21T08:52:40.000000+00:00",
                   "returncode": 1}
         (run_dir / f"{cell_id}.done.json").write_text(json.dumps(marker) + "\n", encoding="utf-8")
@@ -176,7 +178,7 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
 
 
 #: The harness modules reports/ may import: the dependency-free vocabulary and its sibling, the file formats.
-DEPENDENCY_FREE = ("vocabulary", "formats", "outputs")
+DEPENDENCY_FREE = ("vocabulary", "formats", "outputs", "results")
 
 
 def imports_harness(source: str) -> bool:
@@ -213,7 +215,7 @@ def test_the_import_check_catches_an_import_of_harness() -> None:
 
 
 def test_importing_reports_loads_no_harness_module_but_the_vocabulary() -> None:
-    allowed = "('harness', 'harness.vocabulary', 'harness.formats', 'harness.outputs')"
+    allowed = "('harness', 'harness.vocabulary', 'harness.formats', 'harness.outputs', 'harness.results')"
     code = ("import sys, reports.cli; "
             f"sys.exit(any(m.split('.')[0] == 'harness' and m not in {allowed} for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPORTS.parent).returncode == 0
@@ -374,9 +376,9 @@ BRANCH_CASE = '"""A case."""\n\n\ndef test_take():\n    """It breaks."""\n    ra
 def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> tuple[str, str]:
     """A run of two cells on jax 0.9.2 and flax 0.12.6, the second's flax built from /src/flax, each with its freeze
     written by the harness's own writer and one failing case whose module was kept; returns their cell ids."""
-    from harness.formats import freeze_file
     from harness.host import envbuild
     from harness.host.matrix import Cell, Origin
+    from harness.results import freeze_path as freeze_file
 
     origin = Origin(package="flax", version="0.12.6", label="tree.5a0b5832", where="file:///src/flax",
                     requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import record_factory as factory
-from record_factory import matrix_of
+from record_factory import collected, matrix_of
 
 from harness.outputs import OutputFileError
 from reports import changes, compat
@@ -347,6 +347,7 @@ def test_the_upgrade_verdict_is_followed_by_the_changes_it_crosses_in_text_and_c
         path = tmp_path / "results" / run / f"jax{jax}-flax0.12.8-py3.11.jsonl"
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(record(jax, run_id=run, case_id="mine::test_own")) + "\n")
+        collected(path)
         path.with_suffix(".done.json").write_text('{"returncode": 0}')
     declared = tmp_path / "declared.json"
     rows = [{"case_id": case_id, "change": change} for case_id, change in DECLARED]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 import reports
 from reports.cli import main
@@ -24,6 +24,7 @@ def write_run(out: Path, *lines: str, run_id: str = RUN, done: str | None = '{"r
     path = out / "results" / run_id / f"{CELL}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    collected(path)
     if done is not None:
         path.with_suffix(".done.json").write_text(done, encoding="utf-8")
 
@@ -73,13 +74,16 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
     assert f"{CELL}.jsonl:2: skipped line: not valid JSON" in err
 
 
-def test_newer_schema_exits_64_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_newer_schema_line_makes_its_cell_unaccounted_never_works(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    # Before, the whole report was refused; now it is built, and the cell that holds the line reads unaccounted.
     write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=4)))
-    assert main(["--out", str(tmp_path)]) == 64
+    assert main(["--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{CELL}.jsonl:2: schema_version 4 is newer than this reader knows (3)" in err
-    assert not (tmp_path / "report").exists()
+    assert f"{CELL}.jsonl:2: skipped line: schema_version 4 is newer than this reader knows (3)" in err
+    verdicts = json.loads((tmp_path / "report" / "compat.json").read_text(encoding="utf-8"))
+    assert [row["verdict"] for row in verdicts] == ["unaccounted"]
 
 
 def test_chosen_run_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -230,7 +234,7 @@ def test_compare_with_an_unreadable_results_line_is_inconclusive(
 ) -> None:
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}, extra=('{"status": 7, "sch',)) == 2
     out, err = capsys.readouterr()
-    assert out.startswith("INCONCLUSIVE: 1 results line(s) could not be read (first: ")
+    assert out.startswith(f"INCONCLUSIVE: {RUN}:{CELL}: 1 thing(s) the reading could not account for (first: ")
     assert "skipped line: not valid JSON" in err
 
 
@@ -323,3 +327,91 @@ def test_a_compare_into_a_report_folder_that_is_a_file_is_refused_before_any_wor
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 64
     captured = capsys.readouterr()
     assert captured.out == "" and "report: is not a folder" in one_line(captured.err)
+
+
+# --- what the reading could not account for: never a good verdict (issue 24) ------------------------------------
+
+
+def verdict_of(out: Path) -> str:
+    (row,) = json.loads((out / "report" / "compat.json").read_text(encoding="utf-8"))
+    return str(row["verdict"])
+
+
+def test_a_cell_holding_every_collected_case_works(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "works"
+
+
+def test_a_cell_holding_1_of_its_103_cases_with_a_done_marker_does_not_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    collected(tmp_path / "results" / RUN / f"{CELL}.jsonl", [f"fam::test_{n}" for n in range(102)])
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+    assert "102 of 103 expected case(s) have no record" in capsys.readouterr().err
+
+
+def test_a_cell_with_no_collection_recorded_does_not_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / f"{CELL}.collected.json").unlink()
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+
+
+def test_a_retry_without_its_first_attempt_does_not_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record(attempt=2)))
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+
+
+def test_a_freeze_naming_another_jax_makes_the_cell_unaccounted(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / f"{CELL}.freeze.txt").write_text("flax==0.12.8\njax==0.9.2\njaxlib==0.9.2\n")
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "unaccounted"
+    assert "jax==0.9.2, but the cell id names jax 0.10.2" in capsys.readouterr().err
+
+
+def test_a_folder_that_is_not_a_run_is_ignored_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    write_run(tmp_path, json.dumps(record(status="failed")), run_id="kept-good-baseline")
+    assert main(["--out", str(tmp_path)]) == 0
+    assert verdict_of(tmp_path) == "works"  # the newest run by its start, not the last folder by name
+    assert "kept-good-baseline: ignored, not a run" in capsys.readouterr().err
+
+
+def test_compare_of_a_candidate_missing_a_collected_case_is_inconclusive_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "passed"}) == 0  # the pair
+    collected(tmp_path / "results" / RUN / f"{CELL}.jsonl", ["fam::a", "fam::b"])
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 2
+    out = capsys.readouterr().out
+    assert f"{RUN}:{CELL}: 1 thing(s) the reading could not account for" in out
+    assert "1 of 2 expected case(s) have no record: fam::b" in out
+
+
+def test_compare_with_a_mismatched_done_marker_is_inconclusive(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record(run_id=BASE)), run_id=BASE)
+    write_run(tmp_path, json.dumps(record()), done=json.dumps({"cell_id": "jax0.9.2-flax0.12.8-py3.11"}))
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 2
+    assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in capsys.readouterr().out
+
+
+def test_compare_of_a_run_with_itself_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    assert main(["--out", str(tmp_path), "--compare", RUN, RUN]) == 64
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a run compared with itself proves nothing" in err
+
+
+def test_a_folder_named_like_a_results_file_is_one_line_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path, json.dumps(record()))
+    (tmp_path / "results" / RUN / "jax0.9.2-flax0.12.8-py3.11.jsonl").mkdir()
+    assert main(["--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "jax0.9.2-flax0.12.8-py3.11.jsonl: a folder, not a results file" in err
+    assert "Traceback" not in err

@@ -209,6 +209,8 @@ def test_the_verdict_function_tries_its_tokens_in_the_documented_order() -> None
         (replace(base, usable=0), "broken"),
         (replace(base, smoke_failing=1, passing=2, complete=False), "broken"),
         (replace(base, complete=False), "interrupted"),
+        (replace(base, unaccounted=1), "unaccounted"),
+        (replace(base, unaccounted=1, warned=1), "unaccounted"),
         (replace(base, applicable=0, passing=0), "no_evidence"),
         (replace(base, smoke=2, smoke_applicable=0, flaky=1), "no_evidence"),
         (replace(base, passing=1, documented=1, flaky=1), "partial"),

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from harness import vocabulary
-from harness.vocabulary import done_marker as done_path
+from harness.results import done_marker as done_path
 from harness.vocabulary import update_to_2
 from reports.load import (
     FIELDS,
@@ -40,7 +40,7 @@ def write_lines(root: Path, run_id: str, cell_id: str, lines: list[str]) -> Path
     path = root / run_id / f"{cell_id}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return path
+    return collected(path)
 
 
 def write_records(root: Path, run_id: str, cell_id: str, *records: dict[str, Any]) -> Path:
@@ -156,10 +156,12 @@ def test_mixed_file_of_schema_1_and_2_lines_loads(tmp_path: Path) -> None:
     assert frame[["status", "attempt"]].values.tolist() == [["failed", 1], ["passed", 2]]
 
 
-def test_newer_schema_refuses_the_whole_load(tmp_path: Path) -> None:
+def test_a_newer_schema_line_is_unaccounted_for_and_its_cell_says_so(tmp_path: Path) -> None:
+    # Before, it refused the whole load; now the one cell whose file holds it cannot vouch for itself.
     write_records(tmp_path, RUN, CELL, record(), record(schema_version=4))
-    with pytest.raises(ResultsError, match=rf"{CELL}\.jsonl:2: schema_version 4 is newer than this reader knows \(3\)"):
-        load_results(tmp_path)
+    with pytest.warns(RuntimeWarning, match=rf"{CELL}\.jsonl:2: skipped line: schema_version 4 is newer than this"):
+        (lost,) = load_cells(tmp_path)["unaccounted"]
+    assert len(lost) == 1 and "schema_version 4 is newer than this reader knows (3)" in lost[0]
 
 
 def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,9 +175,9 @@ def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pyte
     assert (row["schema_version"], row["reason"]) == (3, "migrated attempt 1")
 
 
-def test_older_schema_without_a_migration_is_refused(tmp_path: Path) -> None:
-    write_records(tmp_path, RUN, CELL, record(schema_version=0))
-    with pytest.raises(ResultsError, match="schema_version 0 has no migration to version 1"):
+def test_older_schema_without_a_migration_is_unaccounted_for(tmp_path: Path) -> None:
+    write_records(tmp_path, RUN, CELL, record(), record(schema_version=0))
+    with pytest.warns(RuntimeWarning, match="schema_version 0 has no migration to version 1"):
         load_results(tmp_path)
 
 
@@ -236,7 +238,8 @@ def test_done_marker_sits_beside_the_results_file() -> None:
 
 def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
     mark_done(write_records(tmp_path, RUN, CELL, record()))
-    expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None, "sources": {}}]
+    expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None, "sources": {},
+                 "unaccounted": []}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 
@@ -248,7 +251,8 @@ def test_cell_reused_from_an_earlier_run_names_it(tmp_path: Path) -> None:
 
 def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record())
-    expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None, "sources": {}}]
+    expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None, "sources": {},
+                 "unaccounted": []}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 

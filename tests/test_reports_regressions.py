@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from record_factory import record
+from record_factory import collected, record
 
 from reports import regressions
 from reports.load import ResultsError
@@ -26,6 +26,7 @@ def write_run(out: Path, run_id: str, statuses: dict[str, str], cell: str = CELL
                                 error_message=error if status == "failed" else None))
              for case, status in statuses.items()]
     target.write_text("\n".join(lines) + "\n")
+    collected(target)
     if done:
         target.with_suffix(".done.json").write_text('{"returncode": 0}')
     return out
@@ -139,6 +140,7 @@ def add_attempt(out: Path, run_id: str, case: str, status: str, attempt: int) ->
     with target.open("a") as stream:
         stream.write(json.dumps(record("0.4.38", "0.10.2", run_id=run_id, cell_id=CELL, case_id=case, family="f",
                                        status=status, attempt=attempt)) + "\n")
+    collected(target)
 
 
 def test_a_case_flaky_last_night_is_listed_in_a_clean_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -243,3 +245,50 @@ def test_a_full_body_file_that_cannot_be_written_is_one_line_and_no_verdict(
                              str(tmp_path / "full.md")]) == 64
     out, err = capsys.readouterr()
     assert out == "" and "full.md: cannot be replaced" in err and "Traceback" not in err
+
+
+def test_a_current_run_older_than_the_previous_one_is_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", CURRENT, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", PREVIOUS, {"f::test_x": "passed"})
+    code = regressions.main(["--previous", str(tmp_path / "a"), "--current", str(tmp_path / "b")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (64, "")
+    assert err.count("\n") == 1 and f"the current run {PREVIOUS} started before the previous run {CURRENT}" in err
+
+
+def test_the_same_run_on_both_sides_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", CURRENT, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"})
+    code, out = run(tmp_path, capsys)
+    assert (code, out) == (64, "")
+
+
+def test_a_current_run_with_no_results_is_refused_not_last_week_s_compared(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", "20251225T000000Z-aaaa", {"f::test_x": "passed"})
+    write_run(tmp_path / "b", PREVIOUS, {"f::test_x": "passed"})  # last week's, kept in tonight's folder
+    (tmp_path / "b" / "results" / CURRENT).mkdir()  # tonight's run recorded nothing
+    code = regressions.main(["--previous", str(tmp_path / "a"), "--current", str(tmp_path / "b")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (64, "")
+    assert f"its newest run {CURRENT} holds no results" in err
+
+
+def test_a_cell_missing_an_expected_case_is_never_no_regressions(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    collected(write_run(tmp_path / "b", CURRENT, {"f::test_x": "passed"}) / "results" / CURRENT / f"{CELL}.jsonl",
+              ["f::test_x", "f::test_y"])
+    code, body = run(tmp_path, capsys)
+    assert code == 2 and not body.startswith("No regressions")
+    assert "1 of 2 expected case(s) have no record: f::test_y" in body
+
+
+def test_a_retry_without_its_first_attempt_is_never_no_regressions(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
+    write_run(tmp_path / "b", CURRENT, {})
+    add_attempt(tmp_path / "b", CURRENT, "f::test_x", "passed", 2)
+    code, body = run(tmp_path, capsys)
+    assert code == 2 and "has attempt 2 without attempt 1" in body

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from harness.host import cache, cellrun, durations, matrix, runner
-from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
-from harness.vocabulary import done_path, log_path
+from harness.results import CellFiles, done_path, log_path
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

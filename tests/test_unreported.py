@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from harness.host import matrix, unreported
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles, make_record
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -37,7 +37,7 @@ def test_record_unrun_only_missing_keeps_what_was_recorded(tmp_path: Path) -> No
     files = CellFiles(tmp_path / "out", "r", CELL.id)
     target = tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl"
     target.parent.mkdir(parents=True)
-    target.write_text(json.dumps({"case_id": "test_one::test_a", "status": "passed"}) + "\n{corrupt\n")
+    target.write_text(json.dumps(make_record(case_id="test_one::test_a", status="passed")) + "\n{corrupt\n")
     folder = folder_of_two_cases(tmp_path)
     unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
     statuses = [(r.get("case_id"), r.get("status")) for r in map(json.loads, target.read_text().splitlines()[::2])]
@@ -53,7 +53,7 @@ def died_during(tmp_path: Path, recorded: list[dict], reruns: int) -> tuple[bool
     """record_death after the process died while test_one::test_a was in flight, with `recorded` already written."""
     files = CellFiles(tmp_path / "out", "r", CELL.id)
     files.results.parent.mkdir(parents=True)
-    files.results.write_text("".join(json.dumps({"case_id": "test_one::test_a", **r}) + "\n" for r in recorded))
+    files.results.write_text("".join(json.dumps(make_record(case_id="test_one::test_a", **r)) + "\n" for r in recorded))
     folder = folder_of_two_cases(tmp_path)
     files.inflight.write_text(f"{folder / 'test_one.py'}::test_a")
     return unreported.record_death(CELL, files, tmp_path / "no-fault-log", [folder], reruns), read(files.results)
@@ -77,7 +77,7 @@ def test_record_unrun_only_missing_leaves_a_module_its_collection_record_answers
     (folder / "broken_test.py").write_text("import unittest\n\nclass BrokenTest(unittest.TestCase):\n"
                                            "    def test_never(self): ...\n")
     files.results.parent.mkdir(parents=True)
-    files.results.write_text(json.dumps({"case_id": "broken_test::<collection>", "status": "error"}) + "\n")
+    files.results.write_text(json.dumps(make_record(case_id="broken_test::<collection>", status="error")) + "\n")
     unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
     assert [(r["case_id"], r["status"]) for r in read(files.results)] == [
         ("broken_test::<collection>", "error"), ("test_one::test_a", "crashed"), ("test_one::test_b", "crashed")]

@@ -87,8 +87,8 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
     monkeypatch.setattr(cellrun, "run_pytest", run)
-    before, after, opts, declared = upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r"], CELLS,
-                                                    say=lambda line: None)
+    argv = ["flax==0.12.8", "--out", str(tmp_path), "--run-id", "20261121T084500Z-up00"]
+    before, after, opts, declared = upgrade.prepare(argv, CELLS, say=lambda line: None)
     assert before.complete and after.interrupted
     # The shipped corpus's documented changes are written for the report, whichever cases ran.
     assert "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh" in declared.read_text()

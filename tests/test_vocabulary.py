@@ -70,15 +70,6 @@ def test_a_version_1_record_reaches_the_current_schema_with_every_step() -> None
     assert "change" in vocabulary.FIELDS and "smoke" in vocabulary.FIELDS
 
 
-def test_one_function_decides_each_path() -> None:
-    out = Path("OUT")
-    assert vocabulary.results_path(out, "r", "c") == Path("OUT/results/r/c.jsonl")
-    assert vocabulary.done_path(out, "r", "c") == Path("OUT/results/r/c.done.json")
-    assert vocabulary.done_marker(Path("x/c.jsonl")) == Path("x/c.done.json")
-    assert vocabulary.log_path(out, "r", "c") == Path("OUT/results/r/c.log")
-    assert vocabulary.sources_dir(out, "r", "c") == Path("OUT/results/r/c/cases")
-
-
 def test_the_vocabulary_imports_nothing_but_the_standard_library() -> None:
     tree = ast.parse(Path(vocabulary.__file__).read_text())
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)

@@ -24,15 +24,17 @@ from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder, collection_record
-from harness.cell.records import (
-    IN_PROCESS,
-    JsonlWriter,
-    case_id_from_nodeid,
-    first_line,
-    recorded_case_ids,
-)
+from harness.cell.records import IN_PROCESS, case_id_from_nodeid, first_line
 from harness.cell.timing import CompileClock, median_timing, split
-from harness.vocabulary import fault_log_path, inflight_path, results_path, sources_dir
+from harness.results import (
+    JsonlWriter,
+    fault_log_path,
+    inflight_path,
+    recorded_case_ids,
+    results_path,
+    sources_dir,
+    write_collection,
+)
 
 CLOCK = pytest.StashKey[CompileClock]()
 #: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
@@ -104,6 +106,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
     recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
+    config.pluginmanager.register(Collection(results_path(Path(out), run, cell), cell), "shardmatrix-collection")
+
+
+class Collection:
+    """Records the cases the cell was expected to run (harness.results.write_collection): what pytest collected after
+    deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected (each
+    worker collects the same cases, and its deselection has run)."""
+
+    def __init__(self, results: Path, cell: str) -> None:
+        self._results, self._cell = results, cell
+        self._written = False
+
+    def _write(self, nodeids: list[str]) -> None:
+        if not self._written:
+            self._written = True
+            write_collection(self._results, self._cell, [case_id_from_nodeid(nodeid) for nodeid in nodeids])
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._write([item.nodeid for item in session.items])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        self._write(list(ids))
 
 
 @pytest.hookimpl(wrapper=True)

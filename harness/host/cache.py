@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.cell.records import read_records
-from harness.formats import FREEZE_SUFFIX, FormatError, dump_jsonl_line, read_done
-from harness.host.cellfiles import CellFiles
+from harness.formats import FormatError, read_done
+from harness.results import CellFiles, read_records, run_start, write_records
 
 HARNESS = Path(__file__).resolve().parents[1]
 
@@ -92,7 +91,9 @@ def find(files: CellFiles, key: str) -> Hit | None:
     results = Path(files.out) / "results"
     if not results.is_dir():
         return None
-    for run in sorted((p.name for p in results.iterdir() if p.is_dir()), reverse=True):
+    # Newest first by the start each run id records (a folder not named as a run after those, by name).
+    for run in sorted((p.name for p in results.iterdir() if p.is_dir()), reverse=True,
+                      key=lambda name: (run_start(name) is not None, str(run_start(name) or ""), name)):
         if run == files.run_id:
             continue
         stored = files.in_run(run)
@@ -107,22 +108,16 @@ def find(files: CellFiles, key: str) -> Hit | None:
 
 
 def reuse(hit: Hit, files: CellFiles) -> int:
-    """Copy a hit's records into `files` under their run's id; returns how many were copied."""
-    destination = files.results
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    copied = 0
-    with destination.open("w", encoding="utf-8") as out:
-        # A corrupt line stays behind; the report of the old run already warned about it.
-        for record in read_records(hit.records):
-            record["run_id"] = files.run_id
-            out.write(dump_jsonl_line(record))
-            copied += 1
-    for sibling in (FREEZE_SUFFIX, ".install.log"):
-        source = hit.records.with_suffix(sibling)
-        if source.exists() and not destination.with_suffix(sibling).exists():
-            shutil.copyfile(source, destination.with_suffix(sibling))
+    """Copy a hit's records into `files` under their run's id, with what the reader needs to account for them (the
+    cases its pytest collected, its freeze, its install log and case sources); returns how many were copied."""
+    stored = CellFiles.of(hit.records)
+    # A corrupt line stays behind; the report of the old run already named it.
+    copied = write_records(files.results, ({**record, "run_id": files.run_id} for record in read_records(hit.records)))
+    for source, target in ((stored.collection, files.collection), (stored.freeze, files.freeze),
+                           (stored.install_log, files.install_log)):
+        if source.exists() and not target.exists():
+            shutil.copyfile(source, target)
     # The case sources the records came from, which reproducers are built from.
-    sources = hit.records.with_suffix("") / "cases"
-    if sources.is_dir():
-        shutil.copytree(sources, files.sources, dirs_exist_ok=True)
+    if stored.sources.is_dir():
+        shutil.copytree(stored.sources, files.sources, dirs_exist_ok=True)
     return copied

@@ -26,10 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
-from harness.cell.records import read_records
 from harness.formats import write_done
 from harness.host import adhoc, cache, cellenv, corpus, durations, output
-from harness.host.cellfiles import CellFiles
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
@@ -45,6 +43,7 @@ from harness.host.runner import (
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
+from harness.results import CellFiles, read_records
 
 Say = Callable[[str], object]
 

@@ -1,7 +1,9 @@
 """What "could not be fully run" means for a cell of a run: the one rule `nox -s matrix` and `planned --check` share.
 
 A cell could not be fully run when it left no results file, when it recorded nothing, when its run stopped before
-its end (no done marker), or when a case's final status leaves the case unknown: install_error, crashed, timeout,
+its end (no done marker), when its reading (harness.results) could not account for everything in its files (an
+unreadable line, an expected case without a record, a retry without its first attempt, a mismatched version), or
+when a case's final status leaves the case unknown: install_error, crashed, timeout,
 or a status the vocabulary does not know (never counted as good). Each case counts once, by its final record, so a
 crash retried into a pass is no problem.
 """
@@ -11,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness import vocabulary
-from harness.host.cellfiles import CellFiles
-from harness.host.output import final_records, status_counts
+from harness.host.output import status_counts
+from harness.results import CellFiles, read_cell
 
 NO_RESULTS = "no results"
 
@@ -23,7 +25,8 @@ def not_fully_run(files: CellFiles, missing: str = NO_RESULTS) -> str | None:
     `missing` says why a cell left no results file, where the caller knows."""
     if not files.results.exists():
         return f"missing ({missing})"
-    finals = final_records(files.results)
+    reading = read_cell(files.results, files.run_id)
+    finals = reading.finals()
     why = [f"{n} {status}" for status, n in status_counts(finals).items() if vocabulary.is_inconclusive(status)]
     if not finals:
         why.append("no records")
@@ -31,6 +34,9 @@ def not_fully_run(files: CellFiles, missing: str = NO_RESULTS) -> str | None:
         # A CI step timeout stops a cell so: what it recorded was uploaded, and this names it stopped, not missing.
         why.append(f"incomplete (no done marker: its run stopped after {len(finals)} case(s), before its end: "
                    "interrupted, or timed out)")
+    if reading.unaccounted:
+        # The reader's lines name the file; one here is enough to say the cell cannot vouch for itself.
+        why.append(f"{len(reading.unaccounted)} unaccounted (first: {reading.unaccounted[0]})")
     return ", ".join(why) or None
 
 

@@ -26,9 +26,9 @@ else:  # pragma: no cover - the host runs nox on 3.11+
 from harness.formats import command
 from harness.host import cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
-from harness.host.cellfiles import CellFiles
 from harness.host.options import Options
 from harness.host.shipped import in_checkout, shipped
+from harness.results import CellFiles
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the

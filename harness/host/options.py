@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness.cell.records import new_run_id
 from harness.formats import ShardmatrixError
+from harness.results import is_run_id, new_run_id
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"
@@ -220,6 +220,10 @@ def parse_report(argv: Sequence[str], prog: str = "nox -s report --") -> Options
 def from_namespace(namespace: argparse.Namespace) -> Options:
     """Options from a namespace parsed by `parser()` or a parser built on it."""
     run_id = namespace.resume or namespace.run_id or os.environ.get(RUN_ID_ENV) or new_run_id()
+    if not is_run_id(run_id):
+        # A report reads only folders named as runs, and orders them by the start their id records.
+        raise OptionsError(f"run id {run_id!r} is not YYYYmmddTHHMMSSZ-<tag> (the UTC time the run started, e.g. "
+                           f"{new_run_id()})")
     return Options(
         cells=namespace.cells,
         out=namespace.out,

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
-from harness.cell.records import read_records
 from harness.host.corpus import answered
+from harness.results import read_records
 
 
 def final_records(results: Path) -> dict[str, dict[str, Any]]:

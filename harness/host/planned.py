@@ -23,10 +23,10 @@ from pathlib import Path
 from harness import outputs
 from harness.formats import ShardmatrixError, command
 from harness.host import cellrun, completeness, matrix, options, plan
-from harness.host.cellfiles import CellFiles
 from harness.host.corpus import case_paths
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN
+from harness.results import CellFiles
 
 NO_RESULTS = "its job produced no results"
 

@@ -18,11 +18,11 @@ from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MAR
 from harness.cell.records import IN_PROCESS
 from harness.host import output, projectsettings
 from harness.host.cache import Settings
-from harness.host.cellfiles import CellFiles
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
 from harness.host.projectsettings import ProjectSettings
 from harness.host.unreported import record_death
+from harness.results import CellFiles
 
 #: pytest exit codes after which every case that was collected has been reported.
 PYTEST_FINISHED = (0, 1)

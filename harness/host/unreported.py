@@ -13,17 +13,17 @@ from typing import Any
 
 from harness import vocabulary
 from harness.cell.outcomes import crash_verdict
-from harness.cell.records import (
+from harness.cell.records import case_id_from_nodeid, family_from_nodeid
+from harness.host.corpus import answered, expected_cases
+from harness.host.matrix import Cell
+from harness.results import (
+    CellFiles,
     JsonlWriter,
-    case_id_from_nodeid,
-    family_from_nodeid,
     make_record,
     read_records,
     recorded_case_ids,
+    write_collection,
 )
-from harness.host.cellfiles import CellFiles
-from harness.host.corpus import answered, expected_cases
-from harness.host.matrix import Cell
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
 RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
@@ -60,6 +60,8 @@ def record_unrun(
                                      reason=message, error_type=error_type, error_message=message))
     finally:
         writer.close()
+    # What the cell was expected to run, as far as the host knows it: the cases it answered for here.
+    write_collection(files.results, cell.id, [case_id for case_id, _ in cases])
 
 
 def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path], reruns: int) -> bool:

@@ -28,6 +28,7 @@ from harness import vocabulary
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
+from harness.results import CellReading, read_cell
 from harness.tools import index, pins
 
 #: A probe's status when its cell wrote no record of the case, or stopped before it finished: it cannot be
@@ -61,6 +62,17 @@ class Probe:
         unjudged = self.status in UNJUDGED or vocabulary.status_class(self.status) in (vocabulary.ABSENT,
                                                                                        vocabulary.UNKNOWN)
         return "skip" if unjudged else "bad"
+
+
+#: A probe's status when its cell's reading cannot vouch for the case (harness.results): unknown, so skipped.
+UNACCOUNTED = "unaccounted"
+
+
+def unaccounted_for(reading: CellReading, case_id: str) -> str | None:
+    """The first line of a probe's reading that puts the case in doubt: the cell's identity, or a line naming the
+    case (a retry without its first attempt, conflicting records); None when its record stands."""
+    lines = [*reading.mismatches, *(line for line in reading.problems if f" {case_id} " in line)]
+    return lines[0] if lines else None
 
 
 @dataclass
@@ -274,6 +286,9 @@ def run(
         record = probe_record(finals, req.case_id)
         if ran.interrupted:  # what it recorded is not a finished run's word
             record = {"status": INTERRUPTED, "error_message": f"the probe's cell stopped (exit {ran.returncode})"}
+        doubt = unaccounted_for(read_cell(ran.files.results, ran.files.run_id), req.case_id)
+        if doubt is not None:  # a probe whose evidence for the case is in doubt is skipped, never good
+            record = {"status": UNACCOUNTED, "error_message": doubt}
         error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
         result = Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell.id)
         say(f"  {req.package}=={version}: {result.status} -> {result.verdict}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, installed, invocation, matrix, options, project
-from harness.host.cellfiles import CellFiles
+from harness.results import CellFiles
 from harness.tools import bisect, frontier, upgrade
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.

@@ -15,9 +15,10 @@ from pathlib import Path
 import pandas as pd
 
 from harness import vocabulary
+from harness.results import read_cell
 from harness.tools.frontier_search import INSTALL_CAUSE, one_line
 from reports import compat
-from reports.load import read_jsonl, records_frame
+from reports.load import records_frame
 from reports.matrix import build_matrix
 
 #: The verdicts that count as working for the frontier's ranges.
@@ -41,7 +42,8 @@ class Judged:
 
 def judge(results: Path, complete: bool, smoke_ids: Collection[str]) -> Judged:
     """The verdict of one probe's cell from its results file (`complete`: it finished), the smoke cases its core."""
-    records = list(read_jsonl(results)) if Path(results).exists() else []
+    reading = read_cell(Path(results))
+    records = reading.records
     if not records:
         verdict = compat.verdict(compat.Evidence(complete=complete))
         return Judged(verdict, "the probe's cell stopped before recording any case" if not complete
@@ -50,11 +52,13 @@ def judge(results: Path, complete: bool, smoke_ids: Collection[str]) -> Judged:
     cells = frame[["run_id", "cell_id"]].drop_duplicates().assign(complete=complete)
     found = build_matrix(frame, cells)
     results_ = found.results.assign(**{compat.SMOKE: found.results["case_id"].isin(set(smoke_ids))})
-    evidence = compat.evidence(results_, {str(key): complete for key in found.cells.index})
+    evidence = compat.evidence(results_, {str(key): complete for key in found.cells.index},
+                               {str(key): len(reading.unaccounted) for key in found.cells.index})
     key = str(found.cells.index[0])
     verdict = compat.verdict(evidence[key])
     failing = _failing(results_)
-    return Judged(verdict, "" if verdict in WORKING else _cause(verdict, results_, failing, smoke_ids), failing)
+    cause = reading.unaccounted[0] if verdict == compat.UNACCOUNTED else _cause(verdict, results_, failing, smoke_ids)
+    return Judged(verdict, "" if verdict in WORKING else one_line(cause), failing)
 
 
 def _failing(results: pd.DataFrame) -> dict[str, str]:

@@ -1,0 +1,650 @@
+"""A cell's results files, owned here: where each lives, the one writer, and the one reader that accounts for
+everything in them.
+
+Imported inside every cell (any jax, the cell's Python), by the host, and by reports/, so it imports nothing but
+the standard library and its dependency-free siblings (harness.vocabulary, harness.formats).
+
+The reading of a cell (`read_cell`) holds its records, migrated to the current schema, and everything it could not
+account for, one line each naming the file (and line): a line that is not UTF-8, not JSON, torn, not an object, of
+a newer schema, without a case id or status or with a field of the wrong type; an expected case (the cell's
+collection, `<cell>.collected.json`) without a record, or no collection recorded at all; a retry whose earlier
+attempt is absent; records of one attempt that disagree; a done marker that does not read; and any disagreement
+between the cell id, the done marker, the freeze and the records' own versions. A verdict that depends on a cell
+whose reading is not `accounted` is never good.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from harness import formats, vocabulary
+from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION, Record
+
+# --- where a cell's files live --------------------------------------------------------------------------------------
+
+RESULTS_SUFFIX = ".jsonl"
+#: <cell id>.done.json, written atomically once a cell finished (harness.formats.write_done).
+DONE_SUFFIX = ".done.json"
+#: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), COLLECTION_SCHEMA_VERSION.
+COLLECTION_SUFFIX = ".collected.json"
+INSTALL_LOG_SUFFIX = ".install.log"
+LOG_SUFFIX = ".log"
+INFLIGHT_SUFFIX = ".inflight"
+#: <cell id>.freeze.txt: the cell's `uv pip freeze` after its source lines (harness.formats.parse_sources reads them).
+FREEZE_SUFFIX = ".freeze.txt"
+
+
+def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
+    return Path(out_dir) / "results" / run_id / f"{cell_id}{RESULTS_SUFFIX}"
+
+
+def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The marker written atomically once a cell finished; a results file without it was interrupted."""
+    return CellFiles(Path(out_dir), run_id, cell_id).done
+
+
+def log_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """The cell's pytest output (tracebacks included), which the terminal summary names."""
+    return CellFiles(Path(out_dir), run_id, cell_id).log
+
+
+def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
+    return CellFiles(Path(out_dir), run_id, cell_id).inflight
+
+
+def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
+    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
+    return CellFiles(Path(out_dir), run_id, cell_id).fault_log(worker)
+
+
+def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
+    """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
+    return CellFiles(Path(out_dir), run_id, cell_id).sources
+
+
+def done_marker(results_file: Path) -> Path:
+    """<cell id>.done.json beside a results file <cell id>.jsonl."""
+    return Path(results_file).with_suffix(DONE_SUFFIX)
+
+
+def collection_path(results_file: Path) -> Path:
+    """<cell id>.collected.json beside a results file: the cases the cell was expected to run."""
+    return Path(results_file).with_suffix(COLLECTION_SUFFIX)
+
+
+def install_log_path(results_file: Path) -> Path:
+    """<cell id>.install.log beside a results file: the installer's transcript."""
+    return Path(results_file).with_suffix(INSTALL_LOG_SUFFIX)
+
+
+def freeze_path(results_file: Path) -> Path:
+    """<cell id>.freeze.txt beside a results file (its format is harness.formats')."""
+    return Path(results_file).with_suffix(FREEZE_SUFFIX)
+
+
+def read_sources(results_file: Path) -> dict[str, formats.Source]:
+    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
+    try:
+        return formats.parse_sources(freeze_path(results_file).read_text(encoding="utf-8", errors="replace"))
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise formats.FormatError(freeze_path(results_file), f"unreadable ({error.strerror or error})") from None
+
+
+def sources_of(results_file: Path) -> Path:
+    """<cell id>/cases/ beside a results file: one copy of each case module that ran (reproducers use them)."""
+    return Path(results_file).with_suffix("") / "cases"
+
+
+@dataclass(frozen=True)
+class CellFiles:
+    """The files of cell `cell_id` in run `run_id` under `out`: passed instead of an options object or a triple."""
+
+    out: Path
+    run_id: str
+    cell_id: str
+
+    @property
+    def results(self) -> Path:
+        """OUT/results/<run>/<cell>.jsonl: the records."""
+        return results_path(self.out, self.run_id, self.cell_id)
+
+    @property
+    def done(self) -> Path:
+        """The done marker: present once the cell finished."""
+        return done_marker(self.results)
+
+    @property
+    def collection(self) -> Path:
+        """The case ids the cell's pytest collected."""
+        return collection_path(self.results)
+
+    @property
+    def log(self) -> Path:
+        """What the installer and pytest printed."""
+        return self.results.with_suffix(LOG_SUFFIX)
+
+    @property
+    def inflight(self) -> Path:
+        """Where the cell's pytest names the case it is running, so a process death can be pinned on it."""
+        return self.results.with_suffix(INFLIGHT_SUFFIX)
+
+    @property
+    def install_log(self) -> Path:
+        """The installer's transcript."""
+        return install_log_path(self.results)
+
+    @property
+    def freeze(self) -> Path:
+        """The cell's resolved environment (`uv pip freeze`)."""
+        return freeze_path(self.results)
+
+    @property
+    def sources(self) -> Path:
+        """The copies of the case modules that ran (reproducers are built from them)."""
+        return sources_of(self.results)
+
+    def fault_log(self, worker: str) -> Path:
+        """A worker process's faulthandler log (fatal-signal and hard-timeout tracebacks)."""
+        return self.results.with_suffix("") / "faults" / f"{worker}.log"
+
+    def in_run(self, run_id: str) -> CellFiles:
+        """The same cell's files in another run."""
+        return CellFiles(self.out, run_id, self.cell_id)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the cell finished in this run (its done marker exists)."""
+        return self.done.exists()
+
+    @classmethod
+    def of(cls, results_file: Path) -> CellFiles:
+        """The files of the cell whose results file this is (OUT/results/<run>/<cell>.jsonl)."""
+        path = Path(results_file)
+        return cls(path.parent.parent.parent, path.parent.name, path.name[: -len(RESULTS_SUFFIX)])
+
+
+# --- runs -----------------------------------------------------------------------------------------------------------
+
+#: A run id: the UTC time the run started, then a tag (new_run_id makes 4 hex digits; --run-id may name another).
+_RUN_ID = re.compile(r"(?P<start>\d{8}T\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run id that sorts chronologically and does not collide between two runs in the same second."""
+    now = now or datetime.now(timezone.utc)
+    return f"{now:%Y%m%dT%H%M%SZ}-{os.urandom(2).hex()}"
+
+
+def run_start(run_id: str) -> datetime | None:
+    """When a run started, as its id records it; None when `run_id` is not a run id."""
+    found = _RUN_ID.fullmatch(run_id)
+    if found is None:
+        return None
+    try:
+        return datetime.strptime(found["start"], "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:  # 20261399T... has the shape and no date
+        return None
+
+
+def is_run_id(name: str) -> bool:
+    """Whether `name` is a run id: YYYYmmddTHHMMSSZ-<tag>, a real time."""
+    return run_start(name) is not None
+
+
+def check_run_id(run_id: str) -> str:
+    """`run_id` when it is one; ShardmatrixError naming it otherwise."""
+    if not is_run_id(run_id):
+        raise formats.ShardmatrixError(f"run id {run_id!r} is not YYYYmmddTHHMMSSZ-<tag> (the UTC time the run "
+                                       "started, e.g. 20261121T084500Z-ab12)")
+    return run_id
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The runs under OUT/results, oldest first by their recorded start, and the folders that are not runs."""
+
+    ids: tuple[str, ...]
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> list[str]:
+        """One line per folder left out, for a report to show."""
+        return [f"{name}: ignored, not a run (a run's folder is named YYYYmmddTHHMMSSZ-<tag>)" for name in self.ignored]
+
+
+def list_runs(results_root: Path) -> Runs:
+    """The runs under `results_root` that hold any results file, ordered by their start (their id's time, then id)."""
+    root = Path(results_root)
+    if not root.is_dir():
+        return Runs(())
+    runs: list[str] = []
+    ignored: list[str] = []
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith(".") or not entry.is_dir() or not any(entry.glob(f"*{RESULTS_SUFFIX}")):
+            continue
+        (runs if is_run_id(entry.name) else ignored).append(entry.name)
+    return Runs(tuple(sorted(runs, key=lambda run: (run_start(run), run))), tuple(ignored))
+
+
+def results_files(run_dir: Path) -> list[Path]:
+    """The results files of one run folder, by cell id: one per `<cell id>.jsonl` (a folder of that name too, which
+    its reading names as unreadable)."""
+    return sorted(Path(run_dir).glob(f"*{RESULTS_SUFFIX}"))
+
+
+# --- writing --------------------------------------------------------------------------------------------------------
+
+
+def make_record(**values: Any) -> Record:
+    """A complete record: known fields in schema order, unknown field names refused."""
+    unknown = set(values) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown record fields: {sorted(unknown)}")
+    record = {name: values.get(name) for name in FIELDS}
+    record["schema_version"] = SCHEMA_VERSION
+    record["timestamp"] = values.get("timestamp") or datetime.now(timezone.utc).isoformat()
+    if record["warnings"] is None:
+        record["warnings"] = []
+    if record["attempt"] is None:
+        record["attempt"] = 1
+    return record
+
+
+class JsonlWriter:
+    """Appends records to one file, one JSON object per line, flushed per line so a killed run keeps them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] = self.path.open("a", encoding="utf-8")
+
+    def write(self, record: Record) -> None:
+        """Write one record as one line and flush it."""
+        self._file.write(formats.dump_jsonl_line(record))
+        self._file.flush()
+
+    def close(self) -> None:
+        """Close the file; later writes raise."""
+        self._file.close()
+
+
+def write_records(path: Path, records: Iterable[Record]) -> int:
+    """Write `records` as a new results file (a reused run's copy); returns how many."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write(formats.dump_jsonl_line(record))
+            count += 1
+    return count
+
+
+#: Version 1: {"schema_version", "cell_id", "cases": [case ids]}.
+COLLECTION_SCHEMA_VERSION = 1
+
+
+def write_collection(results_file: Path, cell_id: str, cases: Sequence[str]) -> None:
+    """Record the cases a cell's pytest collected, added to those recorded before (a resumed run collects only what
+    is left to run)."""
+    path = collection_path(results_file)
+    try:
+        earlier = read_collection(results_file) or ()
+    except formats.FormatError:
+        earlier = ()
+    merged = list(dict.fromkeys([*earlier, *cases]))
+    formats.write_json_atomically(path, {"schema_version": COLLECTION_SCHEMA_VERSION, "cell_id": cell_id,
+                                         "cases": merged})
+
+
+def read_collection(results_file: Path) -> tuple[str, ...] | None:
+    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
+    path = collection_path(results_file)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise formats.FormatError(path, f"unreadable ({error})") from None
+    except ValueError as error:
+        raise formats.FormatError(path, f"not valid JSON ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise formats.FormatError(path, "not a collection (an object with a list of cases)")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version > COLLECTION_SCHEMA_VERSION:
+        raise formats.FormatError(path, f"collection schema {version!r}, this reader knows "
+                                        f"{COLLECTION_SCHEMA_VERSION}")
+    if not all(isinstance(case, str) for case in data["cases"]):
+        raise formats.FormatError(path, "a case id that is not a string")
+    return tuple(data["cases"])
+
+
+# --- reading --------------------------------------------------------------------------------------------------------
+
+#: Fields that hold text or nothing, and fields that hold a number or nothing: anything else is a bad record.
+_TEXT_FIELDS = ("run_id", "cell_id", "family", "reason", "error_type", "error_message", "jax", "jaxlib", "flax",
+                "numpy", "python", "backend", "device_kind", "platform", "timestamp")
+_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count")
+#: The packages whose versions every record, the freeze and the cell id must agree on.
+IDENTITY = ("jax", "jaxlib", "flax")
+#: A default cell id (harness.host.matrix.default_id): jax<v>-flax<v>-py<minor>[-<backend>], a version built from
+#: a source carrying its build as +<label>.
+_CELL_ID = re.compile(r"jax(?P<jax>[^-]+)-flax(?P<flax>[^-]+)-py(?P<python>\d+\.\d+)(?:-[A-Za-z0-9_.]+)?")
+
+
+@dataclass(frozen=True)
+class CellReading:
+    """Everything one cell's files say, and everything they leave unaccounted for."""
+
+    run_id: str
+    cell_id: str
+    path: Path
+    #: Each usable record at SCHEMA_VERSION, in file order, with `source` (the file) and `line` added.
+    records: list[Record] = field(default_factory=list)
+    #: The done marker's fields; None when the cell did not finish (or its marker does not read: see problems).
+    done: dict[str, Any] | None = None
+    #: The case ids the cell's pytest collected; None when no collection was recorded.
+    expected: tuple[str, ...] | None = None
+    #: One line each, naming the file (and line): what the reading could not account for.
+    problems: tuple[str, ...] = ()
+    #: One line each: where the cell id, the done marker, the freeze and the records disagree on what the cell is.
+    mismatches: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """Whether the cell finished (its done marker exists and reads)."""
+        return self.done is not None
+
+    @property
+    def unaccounted(self) -> tuple[str, ...]:
+        """Every line that keeps a verdict on this cell from being good."""
+        return (*self.mismatches, *self.problems)
+
+    @property
+    def accounted(self) -> bool:
+        """Whether everything in the cell's files is accounted for and its identity agrees."""
+        return not self.problems and not self.mismatches
+
+    @property
+    def unusable(self) -> bool:
+        """Whether the cell's identity is in doubt: no verdict on it is good."""
+        return bool(self.mismatches)
+
+    def finals(self) -> dict[str, Record]:
+        """Each case's final record (harness.vocabulary.final_records)."""
+        return vocabulary.final_records(self.records)
+
+
+def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
+    """The reading of one cell's files: its records, done marker, expected cases, and what is unaccounted for."""
+    path = Path(results_file)
+    cell_id = path.name[: -len(RESULTS_SUFFIX)] if path.name.endswith(RESULTS_SUFFIX) else path.stem
+    run = run_id or path.parent.name
+    problems: list[str] = []
+    records = list(_records(path, run, cell_id, problems))
+    try:
+        done = formats.read_done(done_marker(path))
+    except formats.FormatError as error:
+        done = None
+        problems.append(f"{error.path}: ignored done marker: {error.why}; the cell counts as interrupted")
+    try:
+        expected = read_collection(path)
+    except formats.FormatError as error:
+        expected = None
+        problems.append(str(error))
+    if path.is_file():
+        problems += _history(path, records)
+        problems += _expected(path, records, expected)
+    return CellReading(run_id=run, cell_id=cell_id, path=path, records=records, done=done, expected=expected,
+                       problems=tuple(problems), mismatches=tuple(identity_problems(path, cell_id, records, done)))
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """The usable records of one results file at SCHEMA_VERSION (what read_cell holds; the rest is its problems)."""
+    problems: list[str] = []
+    path = Path(path)
+    return _records(path, path.parent.name, path.name.removesuffix(RESULTS_SUFFIX), problems, located=False)
+
+
+def recorded_case_ids(path: Path) -> set[str]:
+    """Case ids already in a results file."""
+    return {record["case_id"] for record in read_records(path)}
+
+
+def _decoded(path: Path, problems: list[str]) -> tuple[list[tuple[int, str]], int | None]:
+    """(line number, text) of each non-blank line, and the number of the last line when the file does not end with
+    a newline (a record torn mid-write); a line that is not UTF-8 is a problem, not a replaced character."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], None
+    except IsADirectoryError:
+        problems.append(f"{path}: a folder, not a results file")
+        return [], None
+    except OSError as error:
+        problems.append(f"{path}: unreadable ({error.strerror or error})")
+        return [], None
+    unterminated = not data.endswith(b"\n")
+    try:
+        lines = list(formats.jsonl_lines(data.decode("utf-8")))
+        return lines, lines[-1][0] if lines and unterminated else None
+    except UnicodeDecodeError:
+        pass
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            problems.append(f"{path}:{number}: skipped line: not UTF-8 (byte {error.start})")
+            continue
+        if text.strip():
+            lines.append((number, text))
+    return lines, lines[-1][0] if lines and unterminated else None
+
+
+def _parsed(path: Path, numbered: list[tuple[int, str]], torn: int | None,
+            problems: list[str]) -> Iterator[tuple[int, Any]]:
+    """Each (line number, JSON value); a line that is not JSON is a problem (`torn`: the last line, unterminated)."""
+    # One parse of the whole file as a JSON array: per-line json.loads was most of the cost of reading results.
+    try:
+        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+    except ValueError:
+        values = None
+    if isinstance(values, list) and len(values) == len(numbered):
+        yield from zip((number for number, _ in numbered), values, strict=True)
+        return
+    for number, line in numbered:
+        try:
+            value = json.loads(line)
+        except ValueError as error:
+            why = f"not valid JSON ({'torn: the file ends mid-record' if number == torn else error})"
+            problems.append(f"{path}:{number}: skipped line: {why}")
+            continue
+        yield number, value
+
+
+def _records(path: Path, run_id: str, cell_id: str, problems: list[str], *,
+             located: bool = True) -> Iterator[Record]:
+    """The usable records of a file, each problem added to `problems`; `located` adds `source` and `line`."""
+    numbered, torn = _decoded(path, problems)
+    for number, raw in _parsed(path, numbered, torn, problems):
+        where = f"{path}:{number}: skipped line"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: a JSON {type(raw).__name__}, not an object")
+            continue
+        version = raw.get("schema_version")
+        # A current record needs no migration (most of them): only an older or odd one is migrated.
+        if type(version) is not int or version != SCHEMA_VERSION:
+            if type(version) is not int:
+                problems.append(f"{where}: schema_version is {version!r}, not an integer")
+                continue
+            try:
+                raw = vocabulary.migrate(raw)
+            except vocabulary.SchemaError as error:
+                problems.append(f"{where}: {error}")
+                continue
+        why = _normalise(raw, run_id, cell_id)
+        if why:
+            problems.append(f"{where}: {why}")
+            continue
+        if located:
+            raw["source"] = str(path)
+            raw["line"] = number
+        yield raw
+
+
+def _normalise(record: Record, run_id: str, cell_id: str) -> str | None:
+    """Fill what the path implies and coerce loose types in place; return why the record is unusable, if it is."""
+    get = record.get
+    for name in ("case_id", "status"):
+        value = get(name)
+        if not isinstance(value, str) or not value:
+            return f"{name} is {value!r}, not a string"
+    # The path names the run and the cell too; it stands in when a writer left them out.
+    if get("run_id") is None:
+        record["run_id"] = run_id
+    if get("cell_id") is None:
+        record["cell_id"] = cell_id
+    if not get("family"):
+        family, sep, _ = record["case_id"].partition("::")
+        record["family"] = family if sep else "(none)"
+    found = get("warnings")
+    if found is None:
+        record["warnings"] = []
+    elif isinstance(found, str):
+        record["warnings"] = [found]
+    elif not isinstance(found, list) or not all(isinstance(text, str) for text in found):
+        return f"warnings is {found!r}, not a list of strings"
+    attempt = get("attempt")
+    if attempt is None:
+        record["attempt"] = 1
+    elif type(attempt) is not int or attempt < 1:
+        return f"attempt is {attempt!r}, not a positive integer"
+    for name in _TEXT_FIELDS:
+        value = get(name)
+        if value is not None and not isinstance(value, str):
+            return f"{name} is {value!r}, not a string"
+    for name in _NUMBER_FIELDS:
+        value = get(name)
+        if value is not None and (type(value) not in (int, float)):
+            return f"{name} is {value!r}, not a number"
+    if get("change") is not None and not isinstance(get("change"), dict):
+        return f"change is {get('change')!r}, not an object"
+    if get("smoke") is not None and not isinstance(get("smoke"), bool):
+        return f"smoke is {get('smoke')!r}, not true or false"
+    return None
+
+
+def _history(path: Path, records: list[Record]) -> list[str]:
+    """A case's attempts with a gap (attempt 2 without attempt 1: its history is unknown, never a pass) and records
+    of one attempt that disagree on the status (a repeat that agrees is a timing repeat, and fine)."""
+    attempts: dict[str, dict[int, list[Record]]] = {}
+    for record in records:
+        attempts.setdefault(record["case_id"], {}).setdefault(record["attempt"], []).append(record)
+    found = []
+    for case_id, by_attempt in attempts.items():
+        missing = [number for number in range(1, max(by_attempt)) if number not in by_attempt]
+        if missing:
+            first = by_attempt[max(by_attempt)][0]
+            found.append(f"{path}:{first['line']}: {case_id} has attempt {max(by_attempt)} without attempt "
+                         f"{missing[0]}: its history is unknown")
+        for number, group in sorted(by_attempt.items()):
+            statuses = list(dict.fromkeys(record["status"] for record in group))
+            if len(statuses) > 1:
+                found.append(f"{path}:{group[-1]['line']}: {case_id} attempt {number} is recorded as "
+                             f"{' and '.join(statuses)}: conflicting records")
+    return found
+
+
+def _expected(path: Path, records: list[Record], expected: tuple[str, ...] | None) -> list[str]:
+    """Expected cases without a record; a cell that recorded no collection at all."""
+    if expected is None:
+        return [f"{collection_path(path)}: no collection recorded: which cases the cell was to run is unknown"]
+    recorded = {record["case_id"] for record in records}
+    # A module that did not import answers for its cases through its one collection record.
+    failed_modules = {case.partition("::")[0] for case in recorded if case.endswith(f"::{COLLECTION_CASE}")}
+    missing = [case for case in expected if case not in recorded and case.partition("::")[0] not in failed_modules]
+    if not missing:
+        return []
+    shown = ", ".join(missing[:3]) + (f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
+    return [f"{path}: {len(missing)} of {len(expected)} expected case(s) have no record: {shown}"]
+
+
+# --- identity -------------------------------------------------------------------------------------------------------
+
+
+def cell_id_versions(cell_id: str) -> dict[str, str]:
+    """What a default cell id names: jax, flax (each maybe with '+<label>') and python; {} for a custom id."""
+    found = _CELL_ID.fullmatch(cell_id)
+    return dict(found.groupdict()) if found else {}
+
+
+def freeze_versions(text: str) -> dict[str, str]:
+    """The released versions a freeze pins ('jax==0.9.2'), by package."""
+    found = {}
+    for line in text.split("\n"):
+        name, sep, version = line.strip().partition("==")
+        if sep and name.lower() in IDENTITY:
+            found[name.lower()] = version.strip()
+    return found
+
+
+def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
+                      done: dict[str, Any] | None) -> list[str]:
+    """One line per disagreement between the cell id, its done marker, its freeze and its records on what the cell
+    is (jax, jaxlib, flax, python, a source's build)."""
+    found = []
+    if done is not None and done.get("cell_id") not in (None, cell_id):
+        found.append(f"{done_marker(path)}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
+    named = cell_id_versions(cell_id)
+    # What each package is, as the id names it: a release's version, or a source's '<version>+<label>' (its tag).
+    claims: dict[str, str] = {package: named[package] for package in ("jax", "flax") if package in named}
+    freeze_file = freeze_path(path)
+    try:
+        text = freeze_file.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        text = None
+    except OSError as error:
+        found.append(f"{freeze_file}: unreadable ({error.strerror or error})")
+        text = None
+    if text is not None:
+        frozen = freeze_versions(text)
+        sources = formats.parse_sources(text)
+        for package, claim in claims.items():
+            source = sources.get(package)
+            if source is not None and source.tag != claim:
+                found.append(f"{freeze_file}: {package} built as {source.tag}, but the cell id names {package} {claim}")
+            elif source is None and package in frozen and frozen[package] != claim:
+                found.append(f"{freeze_file}: {package}=={frozen[package]}, but the cell id names {package} {claim}")
+        claims = {**frozen, **claims}
+    for record in records:
+        where = f"{record.get('source', path)}:{record.get('line', '?')}"
+        if record.get("cell_id") != cell_id:
+            found.append(f"{where}: a record of cell {record.get('cell_id')!r} in {cell_id!r}'s file")
+            break
+        wrong = [f"{package} {record[package]} (the cell is {package} {claims[package]})" for package in IDENTITY
+                 if record.get(package) and package in claims and not _same(record[package], claims[package])]
+        python = record.get("python")
+        if python and "python" in named and ".".join(python.split(".")[:2]) != named["python"]:
+            wrong.append(f"python {python} (the cell is python {named['python']})")
+        if wrong:
+            found.append(f"{where}: the record names {', '.join(wrong)}")
+            break  # one line per cell: the first record that disagrees names it
+    return found
+
+
+def _same(installed: str, claim: str) -> bool:
+    """Whether an installed version is what the cell names: the same version, or the version of the source build
+    the id names by tag ('0.12.6' of '0.12.6+tree.5a0b5832')."""
+    return installed == claim or claim.startswith(f"{installed}+")

@@ -1,0 +1,265 @@
+"""harness/results.py: a cell's files, the one writer, and a reading that accounts for everything, in pairs."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from record_factory import RUN, cell_id, collected, record
+
+from harness import results, vocabulary
+
+CELL = cell_id()
+
+
+def write(tmp_path: Path, *lines: str, cell: str = CELL, cases: list[str] | None = None, done: bool = True) -> Path:
+    """A cell's results file of raw lines under tmp/results/RUN, its collection (the records' case ids, or `cases`),
+    and its done marker."""
+    path = results.results_path(tmp_path, RUN, cell)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    collected(path, cases)
+    if done:
+        results.done_marker(path).write_text(json.dumps({"schema_version": 1, "cell_id": cell}), encoding="utf-8")
+    return path
+
+
+def good(tmp_path: Path) -> Path:
+    return write(tmp_path, json.dumps(record()), json.dumps(record(case_id="fam::test_b")))
+
+
+# --- paths and the writer -------------------------------------------------------------------------------------------
+
+
+def test_one_module_decides_each_path_of_a_cell() -> None:
+    files = results.CellFiles(Path("OUT"), "r", "c")
+    assert files.results == results.results_path(Path("OUT"), "r", "c") == Path("OUT/results/r/c.jsonl")
+    assert (files.done, files.collection, files.log) == (Path("OUT/results/r/c.done.json"),
+                                                          Path("OUT/results/r/c.collected.json"),
+                                                          Path("OUT/results/r/c.log"))
+    assert files.install_log == Path("OUT/results/r/c.install.log")
+    assert files.freeze == Path("OUT/results/r/c.freeze.txt")
+    assert files.sources == Path("OUT/results/r/c/cases")
+    assert files.fault_log("gw0") == Path("OUT/results/r/c/faults/gw0.log")
+    assert results.CellFiles.of(files.results) == files
+
+
+def test_make_record_fills_every_field_in_order_and_refuses_unknown_ones() -> None:
+    made = results.make_record(run_id="r", cell_id="c", case_id="m::t", status="passed")
+    assert tuple(made) == vocabulary.FIELDS and made["schema_version"] == vocabulary.SCHEMA_VERSION
+    with pytest.raises(ValueError, match="unknown record fields: \\['colour'\\]"):
+        results.make_record(colour="red")
+
+
+def test_the_writer_flushes_each_line_and_the_reader_reads_what_it_wrote(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    writer = results.JsonlWriter(path)
+    writer.write(results.make_record(case_id="m::a", status="passed", error_message="line\u2028break\x85next"))
+    assert results.recorded_case_ids(path) == {"m::a"}  # before close: flushed
+    writer.close()
+
+
+def test_run_ids_sort_chronologically_and_other_names_are_not_runs() -> None:
+    early = results.new_run_id(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    assert early.startswith("20260102T030405Z-") and results.is_run_id(early)
+    assert not results.is_run_id("kept-good-baseline") and not results.is_run_id("20261399T000000Z-aaaa")
+
+
+def test_runs_are_ordered_by_their_start_and_other_folders_ignored_with_a_note(tmp_path: Path) -> None:
+    for run in ("20261122T000000Z-bbbb", "kept-good-baseline", "20261121T000000Z-zzzz"):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "c.jsonl").write_text("")
+    found = results.list_runs(tmp_path)
+    assert found.ids == ("20261121T000000Z-zzzz", "20261122T000000Z-bbbb")
+    assert found.ignored == ("kept-good-baseline",) and "not a run" in found.notes[0]
+
+
+# --- the reading accounts for everything ----------------------------------------------------------------------------
+
+
+def test_a_cell_of_good_records_with_its_collection_is_accounted_for(tmp_path: Path) -> None:
+    reading = results.read_cell(good(tmp_path))
+    assert reading.accounted and reading.complete and reading.expected == ("fam::test_a", "fam::test_b")
+    assert [r["case_id"] for r in reading.records] == ["fam::test_a", "fam::test_b"]
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ('{"schema_version": 3, "trunc', "not valid JSON"),
+    ("[1, 2]", "a JSON list, not an object"),
+    (json.dumps(record(schema_version=4)), "schema_version 4 is newer than this reader knows (3)"),
+    (json.dumps(record(schema_version="3")), "schema_version is '3', not an integer"),
+    (json.dumps(record(case_id=None)), "case_id is None, not a string"),
+    (json.dumps(record(status="")), "status is '', not a string"),
+    (json.dumps(record(jax=10)), "jax is 10, not a string"),
+    (json.dumps(record(duration_s="fast")), "duration_s is 'fast', not a number"),
+    (json.dumps(record(attempt=0)), "attempt is 0, not a positive integer"),
+    (json.dumps(record(smoke="yes")), "smoke is 'yes', not true or false"),
+    (json.dumps(record(change=["x"])), "change is ['x'], not an object"),
+])
+def test_each_line_it_cannot_use_is_named_by_file_and_line(tmp_path: Path, line: str, why: str) -> None:
+    path = write(tmp_path, json.dumps(record(case_id="fam::test_b")), line, cases=["fam::test_b"])
+    reading = results.read_cell(path)
+    (problem,) = reading.problems
+    assert not reading.accounted and problem.startswith(f"{path}:2: skipped line: {why}")
+
+
+def test_a_line_that_is_not_utf8_is_named_not_replaced(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(record()))
+    path.write_bytes(path.read_bytes() + b'{"case_id": "\xff"}\n')
+    (problem,) = results.read_cell(path).problems
+    assert problem.startswith(f"{path}:2: skipped line: not UTF-8")
+
+
+def test_a_torn_last_line_is_named_torn(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(record()))
+    path.write_text(path.read_text() + json.dumps(record(case_id="fam::test_b"))[:30])
+    assert results.read_cell(path).problems == (
+        f"{path}:2: skipped line: not valid JSON (torn: the file ends mid-record)",)
+
+
+def test_an_expected_case_without_a_record_is_unaccounted(tmp_path: Path) -> None:
+    cases = [f"fam::test_{n}" for n in range(103)]
+    path = write(tmp_path, json.dumps(record(case_id="fam::test_0")), cases=cases)
+    (problem,) = results.read_cell(path).problems
+    assert problem == f"{path}: 102 of 103 expected case(s) have no record: fam::test_1, fam::test_2, fam::test_3 " \
+                      "(+99 more)"
+
+
+def test_a_module_that_did_not_import_answers_for_its_expected_cases(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(record(case_id="fam::<collection>", status="error")),
+                 cases=["fam::test_a", "fam::test_b"])
+    assert results.read_cell(path).accounted
+
+
+def test_no_collection_recorded_is_unaccounted(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    results.collection_path(path).unlink()
+    (problem,) = results.read_cell(path).problems
+    assert "no collection recorded" in problem
+
+
+def test_a_retry_without_its_first_attempt_is_unaccounted_and_a_full_retry_is_not(tmp_path: Path) -> None:
+    gap = write(tmp_path, json.dumps(record(attempt=2)))
+    assert "fam::test_a has attempt 2 without attempt 1" in results.read_cell(gap).problems[0]
+    full = write(tmp_path, json.dumps(record(status="failed", cell_id="other")),
+                 json.dumps(record(attempt=2, cell_id="other")), cell="other")
+    assert results.read_cell(full).accounted
+
+
+def test_conflicting_records_of_one_attempt_are_unaccounted_and_a_timing_repeat_is_not(tmp_path: Path) -> None:
+    repeat = write(tmp_path, json.dumps(record()), json.dumps(record(duration_s=0.6)))
+    assert results.read_cell(repeat).accounted  # the harness writes a passing attempt's timing repeats so
+    conflict = write(tmp_path, json.dumps(record()), json.dumps(record(status="failed")), cell="other")
+    assert "attempt 1 is recorded as passed and failed" in results.read_cell(conflict).problems[0]
+
+
+def test_an_unreadable_done_marker_is_unaccounted_and_the_cell_interrupted(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    results.done_marker(path).write_text('{"returnco')
+    reading = results.read_cell(path)
+    assert not reading.complete and "ignored done marker: not valid JSON" in reading.problems[0]
+
+
+def test_a_folder_named_like_a_results_file_is_one_line(tmp_path: Path) -> None:
+    path = results.results_path(tmp_path, RUN, CELL)
+    path.mkdir(parents=True)
+    assert results.read_cell(path).problems[0] == f"{path}: a folder, not a results file"
+
+
+# --- identity -------------------------------------------------------------------------------------------------------
+
+
+def test_a_freeze_naming_the_cell_ids_versions_agrees(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    results.freeze_path(path).write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
+    assert not results.read_cell(path).unusable
+
+
+def test_a_freeze_naming_another_jax_makes_the_cell_unusable(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    results.freeze_path(path).write_text("flax==0.12.8\njax==0.9.2\njaxlib==0.9.2\n")
+    mismatches = results.read_cell(path).mismatches
+    assert mismatches[0].endswith("jax==0.9.2, but the cell id names jax 0.10.2")
+
+
+def test_records_naming_another_jax_or_python_than_their_cell_make_it_unusable(tmp_path: Path) -> None:
+    path = write(tmp_path, json.dumps(record()), json.dumps(record(case_id="fam::test_b", jax="0.9.2", cell_id=CELL)))
+    assert "the record names jax 0.9.2 (the cell is jax 0.10.2)" in results.read_cell(path).mismatches[0]
+    other = write(tmp_path, json.dumps(record(python="3.12.1", cell_id=CELL)))
+    assert "python 3.12.1 (the cell is python 3.11)" in results.read_cell(other).mismatches[0]
+
+
+def test_a_done_marker_naming_another_cell_makes_it_unusable(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    results.done_marker(path).write_text(json.dumps({"cell_id": "jax0.9.2-flax0.12.8-py3.11"}))
+    assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in results.read_cell(path).mismatches[0]
+
+
+def test_a_custom_cell_id_names_no_versions_to_check() -> None:
+    assert results.cell_id_versions("mine") == {}
+    assert results.cell_id_versions("jax0.9.2-flax0.12.6+tree.5a0b-py3.11-cuda12") == {
+        "jax": "0.9.2", "flax": "0.12.6+tree.5a0b", "python": "3.11"}
+
+
+# --- the collection -------------------------------------------------------------------------------------------------
+
+
+def test_a_resumed_run_adds_to_the_collection_and_a_newer_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    results.write_collection(path, "c", ["m::a", "m::b"])
+    results.write_collection(path, "c", ["m::c"])
+    assert results.read_collection(path) == ("m::a", "m::b", "m::c")
+    results.collection_path(path).write_text('{"schema_version": 2, "cases": []}')
+    with pytest.raises(results.formats.FormatError, match="collection schema 2"):
+        results.read_collection(path)
+
+
+def test_the_results_module_imports_nothing_but_the_standard_library_and_its_siblings() -> None:
+    import ast
+
+    tree = ast.parse(Path(results.__file__).read_text())
+    found = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    found |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
+                                                                 "dataclasses", "datetime", "pathlib", "typing"}} \
+        == {"harness", "harness.vocabulary"}
+
+
+SUFFIXES = (results.RESULTS_SUFFIX, results.DONE_SUFFIX, results.COLLECTION_SUFFIX, results.INSTALL_LOG_SUFFIX,
+            results.FREEZE_SUFFIX, results.INFLIGHT_SUFFIX)
+
+
+def spelled_file_names(source: str) -> list[str]:
+    """The string constants in Python source that name a cell's file by its suffix (not prose: no spaces)."""
+    import ast
+
+    return [node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and " " not in node.value and node.value.endswith(SUFFIXES)]
+
+
+def test_no_module_but_harness_results_spells_a_cell_s_file_names() -> None:
+    root = Path(results.__file__).resolve().parents[1]
+    modules = [*root.glob("harness/**/*.py"), *root.glob("reports/**/*.py"), *root.glob("benchmarks/*.py"),
+               root / "noxfile.py"]
+    offenders = {str(path.relative_to(root)): found for path in modules if path.name != "results.py"
+                 and (found := spelled_file_names(path.read_text(encoding="utf-8")))}
+    assert offenders == {}
+
+
+def test_the_spelling_check_catches_a_hand_made_path() -> None:
+    source = 'p = out / f"{cell}.jsonl"\nq = p.with_suffix(".install.log")\nhelp = "a .jsonl file"'
+    assert sorted(spelled_file_names(source)) == [".install.log", ".jsonl"]
+
+
+def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:
+    cell = "jax0.10.2-flax0.12.6+tree.5a0b5832-py3.11"
+    path = write(tmp_path, json.dumps(record(flax="0.12.6", cell_id=cell)), cell=cell)
+    freeze = "# flax 0.12.6 from file:///src/flax ({})\njax==0.10.2\nflax @ file:///src/flax\n"
+    results.freeze_path(path).write_text(freeze.format("tree.5a0b5832"))
+    assert not results.read_cell(path).unusable  # the record names the built version, the id its build
+    results.freeze_path(path).write_text(freeze.format("tree.00000000"))
+    assert results.read_cell(path).mismatches == (
+        f"{results.freeze_path(path)}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
+        "0.12.6+tree.5a0b5832",)
