@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ HARNESS = ROOT / "harness"
 
 
 def test_what_is_staged_is_what_runs_in_a_cell() -> None:
-    staged = {HARNESS / relative for relative in cellplugin.files()}
+    staged = {HARNESS / relative for relative in cellplugin.files() if relative.suffix == ".py"}
     assert set(IN_CELL) <= staged
     assert staged - set(IN_CELL) == {HARNESS / "__init__.py"}
 
@@ -61,3 +62,35 @@ def test_in_a_cell_only_the_plugin_is_ours(tmp_path: Path) -> None:
     done = subprocess.run([str(venv / "bin" / "python"), "-c", CHECK, str(ROOT)], cwd=tmp_path, capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "['harness.cell.plugin'] [] False"
+
+
+def harness_imports(module: Path) -> set[str]:
+    """The harness modules a source file imports, at any depth of its body."""
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("harness"))
+    return found
+
+
+def test_everything_the_plugin_imports_is_staged_for_the_cell() -> None:
+    root = Path(cellplugin.__file__).resolve().parent.parent
+    staged = {root / relative for relative in cellplugin.files(root)}
+    todo, seen = ["harness.cell.plugin"], set()
+    while todo:
+        name = todo.pop()
+        path = next((p for p in (root.parent / f"{name.replace('.', '/')}.py",
+                                 root.parent / name.replace(".", "/") / "__init__.py") if p.is_file()), None)
+        if path is None or name in seen:
+            continue
+        seen.add(name)
+        assert path in staged, f"{name} is imported by the plugin but not staged for the cell"
+        todo += harness_imports(path)
+
+
+def test_the_staging_check_sees_a_module_left_out(tmp_path: Path) -> None:
+    root = Path(cellplugin.__file__).resolve().parent.parent
+    assert root / "host" / "runner.py" not in {root / relative for relative in cellplugin.files(root)}

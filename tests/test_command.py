@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from record_factory import collected
 from test_reports_cli import CELL, RUN, record, write_run
 
 from harness.formats import USAGE_EXIT, write_done
@@ -112,6 +113,7 @@ def fake_probe(statuses: dict[str, str], ran: list[str]) -> Callable[..., None]:
         files.results.parent.mkdir(parents=True, exist_ok=True)
         files.results.write_text(json.dumps(record(run_id=opts.run_id, cell_id=cell.id, jax=cell.jax, jaxlib=cell.jax,
                                                    flax=cell.flax, status=statuses[cell.id])) + "\n")
+        collected(files.results)
         write_done(files.done, cell_id=cell.id, finished="now", returncode=0, fingerprint=None, reused_from=None,
                    seconds=1.0)
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from harness.cell import known
-from harness.cell.records import read_records
 from harness.host import corpus
-from harness.vocabulary import final_records, results_path
+from harness.results import read_records, results_path
+from harness.vocabulary import final_records
 
 GOOD = """
 [[breakage]]

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
-                  ROOT / "harness" / "results.py"])
+                  ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py"])
 
 
 def imports_of(path: Path) -> set[str]:

@@ -26,7 +26,7 @@ else:  # pragma: no cover - the floor's interpreter
 #: The distribution a cell gets; its one package is the in-cell part of `harness`.
 NAME = "shardmatrix-cell"
 #: The in-cell modules, relative to the harness package.
-IN_CELL = ("__init__.py", "case.py", "change.py", "formats.py", "vocabulary.py", "cell")
+IN_CELL = ("__init__.py", "case.py", "change.py", "formats.py", "outputs.py", "results.py", "vocabulary.py", "cell")
 _HARNESS = Path(__file__).resolve().parents[1]
 
 
@@ -41,7 +41,9 @@ def files(harness: Path = _HARNESS) -> list[Path]:
     found = []
     for name in IN_CELL:
         path = harness / name
-        found += sorted(p.relative_to(harness) for p in path.rglob("*.py")) if path.is_dir() else [Path(name)]
+        # Every file of a folder, data too (harness/cell/shortage.toml), not its bytecode.
+        found += sorted(p.relative_to(harness) for p in path.rglob("*")
+                        if p.is_file() and "__pycache__" not in p.parts) if path.is_dir() else [Path(name)]
     return found
 
 

@@ -1,0 +1,214 @@
+"""No verdict is better than its evidence (issue 24), stated once and searched by Hypothesis.
+
+Hypothesis writes results trees from the record schema: two runs of one cell, random statuses and attempts, and the
+defects real trees have (a missing record, a retry without its first attempt, conflicting records, a torn or
+non-UTF-8 line, a newer schema, a record without a case id, no or a broken done marker, a freeze or record naming
+another jax, no collection, a folder that is not a run, runs in the wrong order). Every consumer then answers, and:
+
+- none answers good (a works tier, SAFE, "No regressions", a cell fully run) unless every expected case has a usable,
+  consistent final record on every side that answer depends on;
+- none raises: bad input is an exit code with one line, never a traceback.
+
+The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_HYPOTHESIS_EXAMPLES sets the budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from record_factory import cell_id, record
+
+from harness import formats, results, vocabulary
+from harness.host import completeness
+from reports import compat, regressions
+from reports.cli import compare_main
+from reports.load import ResultsError, load
+from reports.matrix import build_matrix
+
+CASES = ("fam::test_a", "fam::test_b", "fam::test_c")
+CELL = cell_id("0.10.2", "0.12.8", "3.11")
+OTHER_CELL = cell_id("0.9.2", "0.12.8", "3.11")
+FREEZE = "flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n"
+#: Statuses a record may carry: every one the vocabulary knows, and one it does not.
+STATUSES = (*vocabulary.ALL, "mystery")
+#: Final statuses that are an answer about the code (reports.compare's rule).
+ANSWERS = frozenset({vocabulary.PASSED, vocabulary.XPASSED, vocabulary.FAILED, vocabulary.XFAILED,
+                     vocabulary.NOT_APPLICABLE})
+#: What can be wrong with a cell's files; each makes its evidence unusable.
+DEFECTS = ("missing_record", "retry_gap", "conflict", "torn_line", "bad_bytes", "newer_schema", "no_case_id",
+           "no_done", "bad_done", "done_names_other", "freeze_other_jax", "record_other_jax", "no_collection")
+GOOD_TIERS = frozenset({compat.WORKS, compat.WARNED, compat.CURRENT})
+EXAMPLES = int(os.environ.get("SHARDMATRIX_HYPOTHESIS_EXAMPLES", "300"))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell's results as generated: each case's attempts' statuses, and the defects its files get."""
+
+    attempts: dict[str, tuple[str, ...]]
+    defects: frozenset[str]
+
+    @property
+    def sound(self) -> bool:
+        """Whether the files hold every expected case's usable, consistent record (no defect)."""
+        return not self.defects
+
+    def finals(self) -> dict[str, str]:
+        """Each case's final status as written."""
+        return {case: statuses[-1] for case, statuses in self.attempts.items()}
+
+    @property
+    def answered(self) -> bool:
+        """Whether every case ends in an answer (an answer about the code, whatever its attempts were)."""
+        return all(statuses[-1] in ANSWERS for statuses in self.attempts.values())
+
+    @property
+    def works(self) -> bool:
+        """Whether every case's final status is passing or absent, and no case needed a retry to get there."""
+        return all(vocabulary.status_class(statuses[-1]) in (vocabulary.PASSING, vocabulary.ABSENT)
+                   and len(set(statuses)) == 1 for statuses in self.attempts.values())
+
+
+cells = st.builds(
+    Cell,
+    attempts=st.fixed_dictionaries({case: st.lists(st.sampled_from(STATUSES), min_size=1, max_size=2).map(tuple)
+                                    for case in CASES}),
+    defects=st.frozensets(st.sampled_from(DEFECTS), max_size=3),
+)
+
+
+def write_cell(out: Path, run: str, cell: Cell) -> None:
+    """Write `cell` as run `run` of CELL under `out`, through the harness's own writers, then break it as asked."""
+    files = results.CellFiles(out, run, CELL)
+    lines: list[dict[str, object]] = []
+    for case, statuses in cell.attempts.items():
+        for number, status in enumerate(statuses, start=1):
+            failing = status not in (vocabulary.PASSED, vocabulary.XPASSED, vocabulary.NOT_APPLICABLE)
+            lines.append(record("0.10.2", "0.12.8", "3.11", run_id=run, case_id=case, status=status, attempt=number,
+                                error_type="AssertionError" if failing else None))
+    first = CASES[0]
+    if "missing_record" in cell.defects:
+        lines = [line for line in lines if line["case_id"] != first]
+    if "retry_gap" in cell.defects:
+        kept = [line for line in lines if line["case_id"] == first][-1:]
+        lines = [line for line in lines if line["case_id"] != first] + [{**line, "attempt": 2} for line in kept]
+    if "conflict" in cell.defects and lines:
+        last = lines[-1]
+        other = vocabulary.FAILED if last["status"] != vocabulary.FAILED else vocabulary.PASSED
+        lines.append({**last, "status": other})
+    if "record_other_jax" in cell.defects and lines:
+        lines[0] = {**lines[0], "jax": "0.9.2", "jaxlib": "0.9.2"}
+    text = "".join(formats.dump_jsonl_line(line) for line in lines).encode("utf-8")
+    if "newer_schema" in cell.defects:
+        text += formats.dump_jsonl_line(record(run_id=run, case_id=CASES[1],
+                                               schema_version=vocabulary.SCHEMA_VERSION + 1)).encode("utf-8")
+    if "no_case_id" in cell.defects:
+        text += formats.dump_jsonl_line({**record(run_id=run), "case_id": None}).encode("utf-8")
+    if "bad_bytes" in cell.defects:
+        text += b'{"case_id": "fam::test_b", "status": "passed\xff\xfe"}\n'
+    if "torn_line" in cell.defects:
+        text += formats.dump_jsonl_line(record(run_id=run, case_id=CASES[2])).encode("utf-8")[:30]
+    files.results.parent.mkdir(parents=True, exist_ok=True)
+    files.results.write_bytes(text)
+    if "no_collection" not in cell.defects:
+        results.write_collection(files.results, CELL, CASES)
+    files.freeze.write_text(FREEZE.replace("0.10.2", "0.9.2") if "freeze_other_jax" in cell.defects else FREEZE,
+                            encoding="utf-8")
+    if "bad_done" in cell.defects:
+        files.done.write_text('{"cell_id": ', encoding="utf-8")
+    elif "no_done" not in cell.defects:
+        formats.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
+                           finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
+                           seconds=1.0)
+
+
+def safe_evidence(before: Cell, after: Cell) -> bool:
+    """What SAFE needs: both cells sound, every case answered on both sides, and no case that passes on the
+    baseline passing on the candidate only after a failing attempt (a regression some of the time)."""
+    steady = all(len(set(after.attempts[case])) == 1 or not vocabulary.is_passing(before.finals()[case])
+                 for case in CASES)
+    return before.sound and after.sound and before.answered and after.answered and steady
+
+
+def quietly(work: object) -> tuple[object, str]:
+    """Call `work()` with warnings off and stdout/stderr caught: (its result, what it printed)."""
+    printed = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        warnings.simplefilter("ignore")
+        return work(), printed.getvalue()  # type: ignore[operator]
+
+
+def compat_verdict(out: Path, run: str) -> str | None:
+    """The compatibility verdict of CELL in `run`; None when the report refuses the tree (one line, not a verdict)."""
+    try:
+        loaded = load(out / "results", [run])
+    except ResultsError:
+        return None
+    table = compat.verdicts(build_matrix(loaded.records, loaded.cells))
+    return str(table["verdict"].iloc[0])
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=cells, after=cells, runs_swapped=st.booleans(), decoy=st.booleans())
+def test_no_verdict_is_better_than_its_evidence(before: Cell, after: Cell, runs_swapped: bool, decoy: bool) -> None:
+    earlier, later = "20261101T000000Z-aaaa", "20261102T000000Z-bbbb"
+    previous_run, current_run = (later, earlier) if runs_swapped else (earlier, later)
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        both, previous_out, current_out = root / "both", root / "previous", root / "current"
+        for out, run, cell in ((both, previous_run, before), (both, current_run, after),
+                               (previous_out, previous_run, before), (current_out, current_run, after)):
+            write_cell(out, run, cell)
+        if decoy:
+            # A folder that is not a run, holding a clean pass: it must never stand in for a run.
+            write_cell(current_out, "kept-good-baseline", Cell({case: ("passed",) for case in CASES}, frozenset()))
+
+        verdict, _ = quietly(lambda: compat_verdict(current_out, current_run))
+        if verdict in GOOD_TIERS:
+            assert after.sound and after.works, (verdict, after)
+
+        fully_run = completeness.problems([results.CellFiles(current_out, current_run, CELL)]) == []
+        if fully_run:
+            assert after.sound and not any(vocabulary.is_inconclusive(status) for status in after.finals().values())
+
+        code, said = quietly(lambda: compare_main(both, previous_run, current_run))
+        assert code in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT, formats.USAGE_EXIT), said
+        assert "Traceback" not in said
+        if code == formats.SAFE_EXIT:
+            assert safe_evidence(before, after), said
+
+        code, said = quietly(lambda: regressions.main(["--previous", str(previous_out), "--current",
+                                                       str(current_out)]))
+        assert code in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT, formats.USAGE_EXIT), said
+        assert "Traceback" not in said
+        if code == formats.SAFE_EXIT:
+            assert not runs_swapped, said
+            assert safe_evidence(before, after), said
+
+
+def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
+    """The pair of the property: evidence that holds earns the good answers, so the property is not met by never
+    answering good."""
+    clean = Cell({case: ("passed",) for case in CASES}, frozenset())
+    earlier, later = "20261101T000000Z-aaaa", "20261102T000000Z-bbbb"
+    for out, run in ((tmp_path / "both", earlier), (tmp_path / "both", later), (tmp_path / "previous", earlier),
+                     (tmp_path / "current", later)):
+        write_cell(out, run, clean)
+    assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] == compat.WORKS
+    assert completeness.problems([results.CellFiles(tmp_path / "current", later, CELL)]) == []
+    assert quietly(lambda: compare_main(tmp_path / "both", earlier, later))[0] == formats.SAFE_EXIT
+    assert quietly(lambda: regressions.main(["--previous", str(tmp_path / "previous"), "--current",
+                                             str(tmp_path / "current")]))[0] == formats.SAFE_EXIT
+    # And one defect is enough to lose every good answer.
+    json_line = (tmp_path / "current" / "results" / later / f"{CELL}.jsonl")
+    json_line.write_text(json.dumps(record(run_id=later, case_id=CASES[0], attempt=2)) + "\n", encoding="utf-8")
+    assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] not in GOOD_TIERS
