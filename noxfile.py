@@ -3,7 +3,7 @@
 Thin on purpose: cells are data (matrix.toml), logic lives in harness/ and reports/, tested there. At load only the
 cell list is read and one run id set for the sessions (harness.host.invocation); everything else happens
 inside sessions. The tool sessions (upgrade,
-bisect, frontier, installed, report) run the `shardmatrix` command's own subcommands (harness.tools.command).
+bisect, frontier, installed, report, watch) run the `shardmatrix` command's own subcommands (harness.tools.command).
 Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s matrix -- --cells 'jax0.12*'`.
 """
 
@@ -126,6 +126,13 @@ def frontier_run(session: nox.Session) -> None:
     """The jax range each flax release works with (the core cases steer, the whole corpus confirms, probes cached):
     OUT/report/frontier.*"""
     _shardmatrix(session, "frontier", *session.posargs)
+
+
+@nox.session(name="watch")
+def watch_releases(session: nox.Session) -> None:
+    """Judge each jax/flax release newer than the project's lock once (--state FILE keeps what was judged): upgrade,
+    and for UNSAFE bisect to the first bad release (--json FILE: the summary)."""
+    _shardmatrix(session, "watch", *session.posargs)
 
 
 @nox.session(venv_backend="none")

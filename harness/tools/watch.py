@@ -1,0 +1,222 @@
+"""`shardmatrix watch`: judge each jax/flax release newer than the project's lock, once.
+
+The story of a run, top to bottom (`run`): read the project's locked jax/jaxlib/flax; list every newer release on
+the index (a jax release only with a jaxlib of its version; pre-releases and dev releases with --pre; the extra
+indexes of --index too); leave out those the state already judged from this baseline; for each of the rest, oldest
+first, run `upgrade` from the lock to it and take its verdict; for an UNSAFE one, bisect its first regressed case
+from the locked release to it (the upgrade proved both ends, so they are trusted) and name the first bad release;
+list the documented changes crossed with their fixes and which regressed case each explains, and the reproducers;
+save the state after each release (a killed run keeps what it judged); print a short summary per release and
+write the JSON summary (--json). Its exit code is the worst verdict among the releases judged from this baseline,
+remembered ones included: 0 SAFE (or nothing newer), 1 UNSAFE, 2 INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from harness.formats import ShardmatrixError
+from harness.host import cellenv, options
+from harness.host.matrix import Cell
+from harness.tools import bisect, index, pins, upgrade, watch_files
+from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
+
+#: The packages watched, in the order they are judged; jaxlib follows jax.
+PACKAGES = ("jax", "flax")
+#: The options of watch alone: they are not passed on to the upgrades and bisects it runs.
+OWN = ("--state", "--json", "--package")
+#: Options of `upgrade` that `bisect` does not take (it runs one module, and reads only its case's record).
+LEFT_OUT = ("-m", "-k", "--deselect")
+
+#: reports.cli.judge: the verdict of a candidate run against its baseline, compare.md and reproducers written.
+Judge = Callable[..., Any]
+
+
+class WatchError(ShardmatrixError, ValueError):
+    """A watch that cannot run as asked (no project, nothing locked to watch), in one line."""
+
+
+def parser(prog: str = "nox -s watch --") -> options.Parser:
+    """Arguments of `shardmatrix watch`: the state and summary files, the packages, and the shared options (--project,
+    --pre, --index, --out ...) passed on to each upgrade."""
+    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
+    options.add_left_out(p)
+    p.add_argument("--state", type=Path, default=Path(watch_files.STATE_NAME), metavar="FILE",
+                   help=f"the releases already judged, read and rewritten (default: {watch_files.STATE_NAME}; keep it "
+                        "as an artifact between scheduled runs)")
+    p.add_argument("--json", type=Path, default=None, metavar="FILE",
+                   help="write a JSON summary: each release's verdict, first bad release, changes and reproducers")
+    p.add_argument("--package", action="append", default=[], choices=PACKAGES,
+                   help="watch only this package (repeatable; default: jax and flax, those the project locks)")
+    return p
+
+
+def without(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """`argv` less the given options and their values (`--flag VALUE` or `--flag=VALUE`)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in flags:
+            skip = True
+        elif not any(arg.startswith(f"{flag}=") for flag in flags):
+            kept.append(arg)
+    return kept
+
+
+def newer(package: str, locked: str, fetch: index.Fetch, pre: bool = False,
+          indexes: Sequence[str] = ()) -> list[Version]:
+    """The releases of `package` newer than `locked`, oldest first, on PyPI and the extra indexes; a jax release
+    only with a jaxlib of its version (a cell pins jaxlib to jax)."""
+    def listed(name: str) -> set[Version]:
+        found = set(index.releases(name, fetch, pre))
+        for url in indexes:
+            found |= set(index.extra_releases(url, name, fetch, pre))
+        return found
+
+    found = listed(package)
+    if package == "jax":
+        found &= listed("jaxlib")
+    return sorted(v for v in found if v > Version(locked))
+
+
+def baseline_of(namespace: argparse.Namespace, cells: list[Cell]) -> tuple[str, dict[str, str], Cell]:
+    """The project's root, its locked pins, and the baseline cell they make; WatchError without a project."""
+    opts = options.from_namespace(namespace)
+    additions = cellenv.prepare(opts)
+    if additions.project is None:
+        raise WatchError("watch needs a project: run it inside one, or give --project DIR")
+    locked = pins.project_pins(additions.project)
+    return str(additions.project.root), locked, pins.baseline_cell(cells, locked)
+
+
+def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = index.fetch_json,
+        say: Callable[[str], object] = print, prog: str = "nox -s watch --") -> int:
+    """`shardmatrix watch`: judge each new release once (module docstring); the worst verdict's exit code."""
+    namespace = parser(prog).parse_strictly(argv)
+    root, locked, base = baseline_of(namespace, cells)
+    baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
+    store = watch_files.FileStore(namespace.state)
+    kept = store.load()
+    known = {j.key for j in kept}
+    watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]
+    found = [(p, str(v)) for p in watched
+             for v in newer(p, locked[p], fetch, namespace.pre, namespace.indexes)]
+    todo = [(p, v) for p, v in found if watch_files.key_of(p, v, baseline) not in known]
+    remembered = [j for j in kept if j.baseline == baseline and (j.package, j.version) in set(found)]
+    say(f"watching {', '.join(f'{p}=={locked[p]}' for p in watched)} of {root}: {len(found)} newer release(s), "
+        f"{len(todo)} not judged yet")
+    shared = without(argv, OWN)
+    judged: list[Judgment] = []
+    for package, version in todo:
+        made = judge_release(package, version, baseline, shared, cells, judge, fetch, say, prog)
+        judged.append(made)
+        kept.append(made)
+        store.save(kept)  # after each release: a killed run keeps what it judged
+    for made in judged:
+        for line in describe(made):
+            say(line)
+    for old in remembered:
+        bad = f": first bad {old.first_bad}" if old.first_bad else ""
+        say(f"{old.package} {old.version}: {old.verdict} (judged before{bad})")
+    data = watch_files.summary(root, baseline, judged, remembered)
+    if namespace.json:
+        say(f"wrote {watch_files.write_summary(namespace.json, data)}")
+    return watch_files.EXIT_CODES[data["verdict"]]
+
+
+def judge_release(package: str, version: str, baseline: Mapping[str, str], shared: list[str], cells: list[Cell],
+                  judge: Judge, fetch: index.Fetch, say: Callable[[str], object], prog: str) -> Judgment:
+    """Upgrade from the baseline to `package==version`, and for UNSAFE bisect its first regressed case."""
+    say(f"--- {package} {version}: upgrade from {package}=={baseline[package]}")
+    try:
+        before, after, opts, changes_file = upgrade.prepare([*shared, f"{package}=={version}"], cells, say=say,
+                                                            prog=prog)
+    except pins.PinError as refused:  # e.g. it cannot be installed with the project's other pins: an answer too
+        return Judgment(package, version, dict(baseline), INCONCLUSIVE, reason=str(refused))
+    judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+    comparison = judged.comparison
+    regressions = comparison.regressions
+    regressed = sorted(set(map(str, regressions["case_id"])))
+    errors = {str(case): str(detail or "") for case, detail in zip(regressions["case_id"], regressions["detail"],
+                                                                    strict=True)}
+    saved = watch_files.report_path(opts.out, package, version)
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(judged.written, saved)
+    made = Judgment(
+        package, version, dict(baseline), comparison.verdict, reason=comparison.reason, regressed=regressed,
+        changes=crossed(changes_file, baseline, {**baseline, package: version}, errors),
+        reproducers=sorted(path for (cell, case), path in judged.links.items()
+                           if cell == after.cell.id and case in regressed),
+        report=str(saved))
+    if made.verdict != UNSAFE or not regressed:
+        return made
+    return first_bad(made, shared, cells, fetch, say, prog)
+
+
+def first_bad(made: Judgment, shared: list[str], cells: list[Cell], fetch: index.Fetch,
+              say: Callable[[str], object], prog: str) -> Judgment:
+    """The judgment with the first release where its first regressed case stops passing (or why none was named)."""
+    package, case = made.package, made.regressed[0]
+    other = next(p for p in PACKAGES if p != package)
+    argv = [*without(shared, LEFT_OUT), "--case", case, "--good", f"{package}=={made.baseline[package]}",
+            "--bad", f"{package}=={made.version}", f"--{other}", f"=={made.baseline[other]}", "--trust-ends"]
+    try:
+        outcome = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
+    except ShardmatrixError as refused:  # a pre-release end, an index that cannot be read: the verdict stands
+        return _with(made, case=case, reason=_joined(made.reason, f"bisect of {case} refused: {refused}"))
+    if outcome.first_bad is None:
+        return _with(made, case=case, reason=_joined(made.reason, outcome.refusal or f"bisect of {case} named no "
+                                                                                      "first bad release"))
+    bad = outcome.first_bad
+    return _with(made, case=case, first_bad=f"{package}=={bad.version}", first_bad_error=bad.error)
+
+
+def _with(made: Judgment, **changed: Any) -> Judgment:
+    return Judgment(**{**made.to_json(), **changed})
+
+
+def _joined(*reasons: str) -> str:
+    return "; ".join(reason for reason in reasons if reason)
+
+
+def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[str, str],
+            errors: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The documented changes a move from baseline to candidate crosses (reports.changes.between: label, kind, fix,
+    cases), each with `explains`: the regressed cases (`errors`: case id -> its error) raising its exception."""
+    from reports import changes  # the report's reading of declarations; pandas only where a report is built
+
+    declared = changes.read_declarations(changes_file)
+    found = changes.between(declared, baseline, candidate)
+    raised = {changes.label(change): changes.declared_types(change.get("raises")) for _, change in declared}
+    for entry in found:
+        names = raised.get(entry["label"], ())
+        entry["explains"] = sorted(case for case, error in errors.items()
+                                   if any(changes.same_type(name, error.partition(":")[0]) for name in names))
+        entry.pop("order", None)
+    return found
+
+
+def describe(made: Judgment) -> list[str]:
+    """The short human summary of one release."""
+    head = f"{made.package} {made.version}: {made.verdict}"
+    if made.regressed:
+        head += f" ({len(made.regressed)} regressed: {', '.join(made.regressed[:3])}" + \
+                (" ...)" if len(made.regressed) > 3 else ")")
+    lines = [head + (f"; {made.reason}" if made.reason else "")]
+    if made.first_bad:
+        lines.append(f"  first bad release: {made.first_bad} ({made.case}: {made.first_bad_error})")
+    for entry in made.changes:
+        explains = f"; explains {', '.join(entry['explains'])}" if entry.get("explains") else ""
+        lines.append(f"  documented change: {entry['label']} ({entry['kind']}). Fix: {entry['fix']}{explains}")
+    lines.extend(f"  reproducer: {path}" for path in made.reproducers)
+    if made.report:
+        lines.append(f"  report: {made.report}")
+    return lines
