@@ -13,7 +13,7 @@ import pytest
 from packaging.version import Version
 from record_factory import record
 
-from harness.formats import UNSAFE_EXIT, USAGE_EXIT
+from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT
 from harness.host import adhoc, cellrun, envbuild
 from harness.host.matrix import Cell
 from harness.host.runner import Job
@@ -151,6 +151,27 @@ def test_a_second_run_judges_nothing_new_and_keeps_the_verdict(
     # A release that lands later is the only one judged next time.
     assert watch_once(tmp_path, FakeIndex(*NEWER, "0.9.2")) == UNSAFE_EXIT
     assert asked == ["jax==0.9.2"]
+
+
+def test_a_release_judged_from_another_lock_is_judged_again(
+        watching: tuple[list[str], list[str]], tmp_path: Path) -> None:
+    _, asked = watching
+    older = watch_files.Judgment("jax", "0.9.0", {"jax": "0.8.2", "jaxlib": "0.8.2", "flax": "0.12.6"}, "SAFE")
+    watch_files.write_state(tmp_path / "state.json", [older])
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == UNSAFE_EXIT and asked == ["jax==0.9.0"]
+    assert watch_files.read_state(tmp_path / "state.json")[0] == older  # kept: the old lock's answer stays true
+
+
+def test_a_release_that_cannot_be_installed_with_the_project_is_inconclusive_once(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    ran, asked = watching
+    monkeypatch.setattr(envbuild, "resolves", lambda cell: "flax 0.12.6 requires jax<0.9" if cell.jax == "0.9.0"
+                        else None)
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and ran == []
+    assert "jax 0.9.0: INCONCLUSIVE; jax0.9.0-flax0.12.6-py3.11 cannot be installed: flax 0.12.6 requires jax<0.9" \
+        in capsys.readouterr().out
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and asked == ["jax==0.9.0"]
 
 
 def test_nothing_newer_is_safe_and_builds_nothing(watching: tuple[list[str], list[str]], tmp_path: Path,
