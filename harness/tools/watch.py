@@ -54,6 +54,12 @@ def parser(prog: str = "nox -s watch --") -> options.Parser:
                    help="write a JSON summary: each release's verdict, first bad release, changes and reproducers")
     p.add_argument("--package", action="append", default=[], choices=PACKAGES,
                    help="watch only this package (repeatable; default: jax and flax, those the project locks)")
+    for action in p._actions:  # the shared options mean more here: they choose which releases are listed
+        if "--pre" in action.option_strings:
+            action.help = "list pre-releases and dev releases (nightlies) too, and allow them in the cells"
+        elif "--index" in action.option_strings:
+            action.help = ("an extra package index (e.g. jax's nightly wheels) whose releases are listed too and "
+                           "installed from (repeatable)")
     return p
 
 
