@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,25 +47,39 @@ class FakeIndex:
         raise OSError(f"not on the fake index: {url}")
 
 
-def fake_cells(monkeypatch: pytest.MonkeyPatch, ran: list[str]) -> None:
-    """Cells that build nothing: each records the downstream cases it was asked for, the gather case failing with the
-    documented exception from jax 0.9.0 on, and keeps the case modules as a real cell does (for reproducers)."""
+def documented_break(cell: Cell) -> tuple[str, str] | None:
+    """The gather case's error in a cell: the documented exception from jax 0.9.0 on."""
+    if Version(cell.jax) >= BREAKS:
+        return "ShardingTypeError", "gather needs out_sharding on an Explicit mesh"
+    return None
+
+
+def optax(cell: Cell) -> str:
+    """The optax a cell resolves: the lock's 0.2.4 until jax 0.9.0, then 0.2.5 unless held (`--with`)."""
+    return "0.2.4" if Version(cell.jax) < BREAKS or "optax==0.2.4" in cell.extras else "0.2.5"
+
+
+def fake_cells(monkeypatch: pytest.MonkeyPatch, ran: list[str],
+               breaks: Callable[[Cell], tuple[str, str] | None] = documented_break) -> None:
+    """Cells that build nothing: each records the downstream cases it was asked for, the gather case failing where
+    `breaks` says, freezes an optax that moves with jax 0.9.0, and keeps the case modules as a real cell does (for
+    reproducers)."""
 
     def run(cell: Cell, venv: Path, job: Job) -> int:
         ran.append(cell.id)
         asked = {path.stem for path in job.paths if path.is_file()} or {"test_embed", "test_model"}
-        broken = Version(cell.jax) >= BREAKS
+        error = breaks(cell)
         made = []
         for case in (GATHER, *STEADY):
             module = case.partition("::")[0]
             if module not in asked:
                 continue
-            failing = case == GATHER and broken
+            failing = case == GATHER and error is not None
             made.append(record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                                jaxlib=cell.jaxlib, case_id=case, family=module,
                                status="failed" if failing else "passed",
-                               error_type="ShardingTypeError" if failing else None,
-                               error_message="gather needs out_sharding on an Explicit mesh" if failing else None))
+                               error_type=error[0] if failing and error else None,
+                               error_message=error[1] if failing and error else None))
             job.files.sources.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(DOWNSTREAM / "tests" / f"{module}.py", job.files.sources / f"{module}.py")
         job.files.results.parent.mkdir(parents=True, exist_ok=True)
@@ -73,7 +88,13 @@ def fake_cells(monkeypatch: pytest.MonkeyPatch, ran: list[str]) -> None:
 
     monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (Path("venv"), None))
     monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    def freeze(venv: Path, dest: Path, cell: Cell) -> str:
+        text = f"numpy==2.4.6\noptax=={optax(cell)}\n"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text)
+        return text
+
+    monkeypatch.setattr(cellrun, "freeze", freeze)
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.11")
     monkeypatch.setattr(cellrun, "run_pytest", run)
     monkeypatch.setattr(envbuild, "resolves", lambda cell: None)  # uv's resolution of real releases: not faked here
@@ -131,6 +152,39 @@ def test_each_new_release_is_judged_once_and_the_first_bad_one_named_with_its_ch
     assert GATHER.partition("::")[2].split("::")[-1] in Path(bad["reproducers"][0]).read_text()
     assert Path(bad["report"]).is_file() and Path(bad["report"]).name == "jax-0.9.1.md"
     assert len(watch_files.read_state(tmp_path / "state.json")) == 3
+    # optax moved with jax 0.9.0, but the documented change explains the regression: nothing is held back.
+    assert bad["moved"] == ["optax 0.2.4 -> 0.2.5"] and bad["held"] == [] and bad["cause"] == ""
+
+
+def test_a_regression_that_goes_away_with_the_co_moving_dependency_held_names_it_and_is_not_bisected(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran, breaks=lambda cell: ("TypeError", "optax.adam got an unexpected keyword")
+               if optax(cell) == "0.2.5" else None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(watch.bisect, "run", lambda *a, **k: pytest.fail("the release was bisected"))
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == UNSAFE_EXIT
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"][0]
+    assert judged["cause"] == "optax" and judged["first_bad"] == ""
+    assert judged["held"] == [{"package": "optax", "version": "0.2.4", "verdict": "SAFE", "still_regressed": [],
+                               "reason": ""}]
+    out = capsys.readouterr().out
+    assert "  also moved: optax 0.2.4 -> 0.2.5" in out and "  with optax held at 0.2.4: SAFE" in out
+    assert "  cause: optax moved with it; held at its locked version, the regression goes away" in out
+
+
+def test_a_regression_that_stays_with_the_co_moving_dependency_held_is_the_releases_and_is_bisected(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran, breaks=lambda cell: ("TypeError", "take() got an unexpected keyword")
+               if Version(cell.jax) >= BREAKS else None)
+    monkeypatch.chdir(tmp_path)
+    assert watch_once(tmp_path, FakeIndex("0.8.4", "0.9.0")) == UNSAFE_EXIT
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"][1]
+    assert judged["cause"] == "jax" and judged["first_bad"] == "jax==0.9.0"
+    assert [(h["package"], h["verdict"], h["still_regressed"]) for h in judged["held"]] == [
+        ("optax", "UNSAFE", [GATHER])]
+    assert "  cause: jax itself (holding what moved with it changes nothing)" in capsys.readouterr().out
 
 
 def test_a_second_run_judges_nothing_new_and_keeps_the_verdict(

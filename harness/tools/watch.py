@@ -3,8 +3,11 @@
 The story of a run, top to bottom (`run`): read the project's locked jax/jaxlib/flax; list every newer release on
 the index (a jax release only with a jaxlib of its version; pre-releases and dev releases with --pre; the extra
 indexes of --index too); leave out those the state already judged from this baseline; for each of the rest, oldest
-first, run `upgrade` from the lock to it and take its verdict; for an UNSAFE one, bisect its first regressed case
-from the locked release to it (the upgrade proved both ends, so they are trusted) and name the first bad release;
+first, run `upgrade` from the lock to it and take its verdict; for an UNSAFE one whose regressions no documented
+change explains, when a dependency such as optax or numpy moved with it, run the candidate once more with that
+dependency held at its locked version and name the one that flips the verdict (`co_moving`); unless a co-moving
+dependency is the cause, bisect its first regressed case from the locked release to it (the upgrade proved both
+ends, so they are trusted) and name the first bad release;
 list the documented changes crossed with their fixes and which regressed case each explains, and the reproducers;
 save the state after each release (a killed run keeps what it judged); print a short summary per release and
 write the JSON summary (--json). Its exit code is the worst verdict among the releases judged from this baseline,
@@ -24,11 +27,14 @@ from packaging.version import Version
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, options
 from harness.host.matrix import Cell
-from harness.tools import bisect, index, pins, upgrade, watch_files
+from harness.tools import bisect, index, moved, pins, upgrade, watch_files
 from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
 
 #: The packages watched, in the order they are judged; jaxlib follows jax.
 PACKAGES = ("jax", "flax")
+#: Dependencies besides jax, jaxlib and flax whose own release can break a project (issue 25): when one moved with
+#: the release and no documented change explains a regression, it is held back once to see whether it is the cause.
+CO_MOVING = ("numpy", "ml-dtypes", "optax", "scipy", "opt-einsum", "chex", "orbax-checkpoint")
 #: The options of watch alone: they are not passed on to the upgrades and bisects it runs.
 OWN = ("--state", "--json", "--package")
 #: Options of `upgrade` that `bisect` does not take (it runs one module, and reads only its case's record).
@@ -156,15 +162,50 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     saved = watch_files.report_path(opts.out, package, version)
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
+    old, new = moved.versions(moved.freeze_of(before)), moved.versions(moved.freeze_of(after))
     made = Judgment(
         package, version, dict(baseline), comparison.verdict, reason=comparison.reason, regressed=regressed,
         changes=crossed(changes_file, baseline, {**baseline, package: version}, errors),
         reproducers=sorted(path for (cell, case), path in judged.links.items()
                            if cell == after.cell.id and case in regressed),
-        report=str(saved))
+        report=str(saved), moved=moved.changes(moved.freeze_of(before), moved.freeze_of(after)))
     if made.verdict != UNSAFE or not regressed:
         return made
+    suspects = [(name, old[name]) for name in CO_MOVING if name in old and name in new and old[name] != new[name]]
+    made = co_moving(made, suspects, shared, cells, judge, say, prog)
+    if made.cause and made.cause != package:  # a dependency that moved with it broke the project, not the release
+        return made
     return first_bad(made, shared, cells, fetch, say, prog)
+
+
+def co_moving(made: Judgment, suspects: Sequence[tuple[str, str]], shared: list[str], cells: list[Cell],
+              judge: Judge, say: Callable[[str], object], prog: str) -> Judgment:
+    """Tell a regression of the release from one of a dependency that moved with it: when no documented change
+    explains every regressed case and a co-moving dependency moved, the candidate runs once more with each such
+    dependency held at its locked version (`--with NAME==OLD`); the one whose hold stops the regressions is the
+    `cause`. The release itself is the cause when every hold ran and none did; "" when a hold could not run."""
+    explained = {case for entry in made.changes for case in entry.get("explains", [])}
+    if not suspects or set(made.regressed) <= explained:
+        return made
+    held: list[dict[str, Any]] = []
+    for name, version in suspects:
+        say(f"--- {made.package} {made.version} with {name} held at {version}")
+        try:
+            before, after, opts, changes_file = upgrade.prepare(
+                [*shared, f"{made.package}=={made.version}", "--with", f"{name}=={version}"], cells, say=say,
+                prog=prog)
+        except pins.PinError as refused:  # the release needs the newer one: both stay plausible
+            held.append({"package": name, "version": version, "verdict": "", "still_regressed": [],
+                         "reason": str(refused)})
+            continue
+        comparison = judge(opts.out, before.ref, after.ref, changes_from=changes_file).comparison
+        still = sorted(set(map(str, comparison.regressions["case_id"])) & set(made.regressed))
+        held.append({"package": name, "version": version, "verdict": comparison.verdict, "still_regressed": still,
+                     "reason": comparison.reason})
+        if comparison.verdict != INCONCLUSIVE and not still:
+            return _with(made, held=held, cause=name)
+    ran_all = all(entry["verdict"] and entry["verdict"] != INCONCLUSIVE for entry in held)
+    return _with(made, held=held, cause=made.package if ran_all else "")
 
 
 def first_bad(made: Judgment, shared: list[str], cells: list[Cell], fetch: index.Fetch,
@@ -222,6 +263,16 @@ def describe(made: Judgment) -> list[str]:
     for entry in made.changes:
         explains = f"; explains {', '.join(entry['explains'])}" if entry.get("explains") else ""
         lines.append(f"  documented change: {entry['label']} ({entry['kind']}). Fix: {entry['fix']}{explains}")
+    if made.moved:
+        lines.append(f"  also moved: {', '.join(made.moved)}")
+    for entry in made.held:
+        answer = entry["verdict"] or "could not run"
+        lines.append(f"  with {entry['package']} held at {entry['version']}: {answer}"
+                     + (f" ({entry['reason']})" if entry["reason"] and not entry["verdict"] else ""))
+    if made.cause and made.cause != made.package:
+        lines.append(f"  cause: {made.cause} moved with it; held at its locked version, the regression goes away")
+    elif made.held and made.cause:
+        lines.append(f"  cause: {made.package} itself (holding what moved with it changes nothing)")
     lines.extend(f"  reproducer: {path}" for path in made.reproducers)
     if made.report:
         lines.append(f"  report: {made.report}")

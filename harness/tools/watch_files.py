@@ -54,6 +54,12 @@ class Judgment:
     #: The reproducers of the regressed cases (OUT/report/repro/...), and this release's saved compare report.
     reproducers: list[str] = field(default_factory=list)
     report: str = ""
+    #: What else the upgrade moved ('optax 0.2.4 -> 0.2.5'); each co-moving dependency held back once {package,
+    #: version, verdict ('' when it could not be held), still_regressed, reason}; and the cause named: the package
+    #: bumped, a co-moving dependency whose hold flips the verdict, or '' when neither could be told.
+    moved: list[str] = field(default_factory=list)
+    held: list[dict[str, Any]] = field(default_factory=list)
+    cause: str = ""
 
     @property
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
