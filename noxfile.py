@@ -152,7 +152,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure the five speed figures the README reports (runs the default matrix twice)."""
+    """Measure the speed figures docs/speed.md reports (runs the default matrix twice)."""
     session.install("-e", ".[report]", "nox>=2026.10.20", "uv")
     session.run("python", "-m", "benchmarks.bench", *session.posargs)
 
