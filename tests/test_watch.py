@@ -228,6 +228,26 @@ def test_a_release_that_cannot_be_installed_with_the_project_is_inconclusive_onc
     assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and asked == ["jax==0.9.0"]
 
 
+def test_the_judgments_can_be_kept_in_another_store(watching: tuple[list[str], list[str]], tmp_path: Path) -> None:
+    class Memory:
+        def __init__(self) -> None:
+            self.kept: list[watch_files.Judgment] = []
+
+        def load(self) -> list[watch_files.Judgment]:
+            return list(self.kept)
+
+        def save(self, judged: Any) -> None:
+            self.kept = list(judged)
+
+    from reports.cli import judge
+
+    memory = Memory()
+    argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out")]
+    watch.run(argv, command.invocation.cells(), judge, fetch=FakeIndex("0.8.4"), say=print, store=memory)
+    assert [(j.version, j.verdict) for j in memory.kept] == [("0.8.4", "SAFE")]
+    assert not (tmp_path / watch_files.STATE_NAME).exists()  # the default file store was not used
+
+
 def test_nothing_newer_is_safe_and_builds_nothing(watching: tuple[list[str], list[str]], tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     ran, asked = watching

@@ -110,19 +110,22 @@ def baseline_of(namespace: argparse.Namespace, cells: list[Cell]) -> tuple[str, 
 
 
 def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = index.fetch_json,
-        say: Callable[[str], object] = print, prog: str = "nox -s watch --") -> int:
-    """`shardmatrix watch`: judge each new release once (module docstring); the worst verdict's exit code."""
+        say: Callable[[str], object] = print, prog: str = "nox -s watch --",
+        store: watch_files.Store | None = None) -> int:
+    """`shardmatrix watch`: judge each new release once (module docstring); the worst verdict's exit code. The
+    judgments are kept in `store` (default: the --state file; the rolling issue can be another store)."""
     namespace = parser(prog).parse_strictly(argv)
     root, locked, base = baseline_of(namespace, cells)
     baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
-    store = watch_files.FileStore(namespace.state)
+    store = store or watch_files.FileStore(namespace.state)
     kept = store.load()
     known = {j.key for j in kept}
     watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]
     found = [(p, str(v)) for p in watched
              for v in newer(p, locked[p], fetch, namespace.pre, namespace.indexes)]
     todo = [(p, v) for p, v in found if watch_files.key_of(p, v, baseline) not in known]
-    remembered = [j for j in kept if j.baseline == baseline and (j.package, j.version) in set(found)]
+    listed = set(found)
+    remembered = [j for j in kept if j.baseline == baseline and (j.package, j.version) in listed]
     say(f"watching {', '.join(f'{p}=={locked[p]}' for p in watched)} of {root}: {len(found)} newer release(s), "
         f"{len(todo)} not judged yet")
     shared = without(argv, OWN)
