@@ -220,7 +220,7 @@ def first_bad(made: Judgment, shared: list[str], cells: list[Cell], fetch: index
             "--bad", f"{package}=={made.version}", f"--{other}", f"=={made.baseline[other]}", "--trust-ends"]
     try:
         outcome = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
-    except ShardmatrixError as refused:  # a pre-release end, an index that cannot be read: the verdict stands
+    except ShardmatrixError as refused:  # an index that cannot be read, a case it cannot find: the verdict stands
         return _with(made, case=case, reason=_joined(made.reason, f"bisect of {case} refused: {refused}"))
     if outcome.first_bad is None:
         return _with(made, case=case, reason=_joined(made.reason, outcome.refusal or f"bisect of {case} named no "
