@@ -3,7 +3,7 @@
 Thin on purpose: cells are data (matrix.toml), logic lives in harness/ and reports/, tested there. At load only the
 cell list is read and one run id set for the sessions (harness.host.invocation); everything else happens
 inside sessions. The tool sessions (upgrade,
-bisect, frontier, installed, report) run the `shardmatrix` command's own subcommands (harness.tools.command).
+bisect, frontier, installed, report, watch) run the `shardmatrix` command's own subcommands (harness.tools.command).
 Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s matrix -- --cells 'jax0.12*'`.
 """
 
@@ -128,6 +128,13 @@ def frontier_run(session: nox.Session) -> None:
     _shardmatrix(session, "frontier", *session.posargs)
 
 
+@nox.session(name="watch")
+def watch_releases(session: nox.Session) -> None:
+    """Judge each jax/flax release newer than the project's lock once (--state FILE keeps what was judged): upgrade,
+    and for UNSAFE bisect to the first bad release (--json FILE: the summary)."""
+    _shardmatrix(session, "watch", *session.posargs)
+
+
 @nox.session(venv_backend="none")
 def installed(session: nox.Session) -> None:
     """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""
@@ -145,7 +152,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure the five speed figures the README reports (runs the default matrix twice)."""
+    """Measure the speed figures docs/speed.md reports (runs the default matrix twice)."""
     session.install("-e", ".[report]", "nox>=2026.10.20", "uv")
     session.run("python", "-m", "benchmarks.bench", *session.posargs)
 

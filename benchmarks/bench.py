@@ -1,4 +1,4 @@
-"""The seven figures of `nox -s bench`, each measured side by side in one run on this machine.
+"""The eight figures of `nox -s bench`, each measured side by side in one run on this machine.
 
 1. env build per cell on a warm cache: uv vs `python -m venv` + `pip install` of the same pins;
 2. default-matrix wall time vs its lower bound (bare `import jax, flax` per cell plus the bare case bodies,
@@ -8,7 +8,9 @@
 5. report build time for a synthetic 100 cells x 200 cases x 10 runs results tree;
 6. the frontier: probes per flax release of each kind against its budget, seconds per probe and minutes (a small
    frontier, run fresh);
-7. what a project costs a cell (`--project tests/downstream`: optax, a uv.lock, an editable install) on a warm cache.
+7. what a project costs a cell (`--project tests/downstream`: optax, a uv.lock, an editable install) on a warm cache;
+8. `shardmatrix watch` from its start to the verdict on one new jax release of tests/downstream, warm cache, with
+   the share spent building venvs, running tests and bisecting.
 """
 
 from __future__ import annotations
@@ -236,8 +238,98 @@ def project_cost(scratch: Path) -> dict[str, float]:
     return found
 
 
+class Phases:
+    """Wall seconds spent inside wrapped functions, by phase; a call inside another phase's counts for that one (a
+    bisect's builds are the bisect's), so the phases never overlap."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+        self._inside: list[str] = []
+
+    def wrap(self, phase: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        """`function`, its calls timed under `phase` unless made within a phase already."""
+
+        @functools.wraps(function)
+        def timed_call(*args: Any, **kwargs: Any) -> Any:
+            if self._inside:
+                return function(*args, **kwargs)
+            self._inside.append(phase)
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.spent[phase] = self.spent.get(phase, 0.0) + time.perf_counter() - start
+                self._inside.pop()
+
+        return timed_call
+
+
+def one_release_index(release: str, locked: str) -> Callable[[str, str], Any]:
+    """PyPI's JSON API with each project's releases cut to those up to `locked` and `release`: the index on the day
+    `release` came out, for a project locked at `locked`."""
+    from harness.tools import index
+
+    def fetch(url: str, accept: str = "application/json") -> Any:
+        document = index.fetch_json(url, accept)
+        if isinstance(document, dict) and isinstance(document.get("releases"), dict):
+            kept = {}
+            for text, files in document["releases"].items():
+                try:
+                    version = Version(text)
+                except ValueError:
+                    continue
+                if version <= Version(locked) or version == Version(release):
+                    kept[text] = files
+            document = {**document, "releases": kept}
+        return document
+
+    return fetch
+
+
+def watch_phases(scratch: Path, release: str = "0.9.0") -> dict[str, Any]:
+    """Seconds from `shardmatrix watch` starting to its verdict on one new jax release of tests/downstream (locked at
+    jax 0.8.3), after a first run warmed the package cache and the venvs, split into building venvs, running tests
+    and bisecting (the rest: the index, the comparison, the report)."""
+    from unittest import mock
+
+    from harness.host import adhoc, cellrun, invocation
+    from harness.tools import watch, watch_files
+    from reports.cli import judge
+
+    project = ROOT / "tests" / "downstream"
+    fetch = one_release_index(release, "0.8.3")
+
+    def once(folder: Path) -> int:
+        argv = ["--project", str(project), "--package", "jax", "--out", str(folder / "out"), "--state",
+                str(folder / "state.json"), "--json", str(folder / "summary.json")]
+        return watch.run(argv, invocation.cells(), judge, fetch=fetch, say=lambda line: None)
+
+    once(scratch / "watch-warm")
+    phases = Phases()
+    with mock.patch.object(adhoc, "ensure_venv", phases.wrap("venvs", adhoc.ensure_venv)), \
+            mock.patch.object(cellrun, "install", phases.wrap("venvs", cellrun.install)), \
+            mock.patch.object(cellrun, "run_pytest", phases.wrap("tests", cellrun.run_pytest)), \
+            mock.patch.object(watch.bisect, "run", phases.wrap("bisect", watch.bisect.run)):
+        start = time.perf_counter()
+        once(scratch / "watch")
+        total = time.perf_counter() - start
+    summary = watch_files.read_summary(scratch / "watch" / "summary.json")
+    return {"total_s": total, "verdict": summary["verdict"], "release": release, **phases.spent}
+
+
+def watch_figure(found: dict[str, Any]) -> str:
+    """Figure 8's line."""
+    total = found["total_s"]
+    parts = [(name, found.get(key, 0.0)) for name, key in (("venv builds", "venvs"), ("tests", "tests"),
+                                                           ("bisect", "bisect"))]
+    rest = total - sum(seconds for _, seconds in parts)
+    shares = ", ".join(f"{name} {seconds:.0f} s ({100 * seconds / total:.0f} %)" for name, seconds in parts)
+    return (f"8. watch, one new release (jax {found['release']} on tests/downstream, warm cache): {total:.0f} s to "
+            f"{found['verdict']}: {shares}, the rest {rest:.0f} s")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the seven figures."""
+    """Measure and print the eight figures."""
     parser = argparse.ArgumentParser(prog="nox -s bench --")
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
     parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
@@ -252,10 +344,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frontier-from", type=Path, default=None, metavar="OUT",
                         help="figure 6 from the frontier an earlier `nox -s frontier -- --out OUT` measured (the "
                         "default one takes most of an hour) instead of running a small one")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 8), metavar="N",
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 9), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
+    parser.add_argument("--watch-release", default="0.9.0", metavar="X",
+                        help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 8))
+    wanted = set(args.only or range(1, 9))
     if args.skip_matrix:
         wanted -= {2, 3}
     cores = os.cpu_count() or 1
@@ -296,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"new lock ({cost['project_new_lock_s']:.2f} s vs {cost['plain_new_lock_s']:.2f} s), {kept:+.2f} s "
                   f"with the lock kept ({cost['project_lock_kept_s']:.2f} s vs {cost['plain_lock_kept_s']:.2f} s) "
                   "(target <= +3 s)")
+        if 8 in wanted:
+            print(watch_figure(watch_phases(scratch, args.watch_release)))
     return 0
 
 

@@ -121,6 +121,30 @@ def record_fields() -> str:
     return f"{codes(FIELDS)} (schema version {SCHEMA_VERSION})"
 
 
+def watch_options() -> str:
+    """The options of `shardmatrix watch` a caller keeps stable (its own and the shared ones it reads), with their
+    help (harness.tools.watch.parser)."""
+    from harness.tools import watch
+
+    wanted = (*watch.OWN, "--project", "--pre", "--index", "--out")
+    actions = {action.option_strings[-1]: action for action in watch.parser()._actions if action.option_strings}
+    rows = [[f"`{flag}`" + (f" `{actions[flag].metavar}`" if actions[flag].metavar else ""),
+             cell(str(actions[flag].help).replace("%(default)s", str(actions[flag].default)))] for flag in wanted]
+    return table(["option", "what it does"], rows)
+
+
+def watch_fields() -> str:
+    """The fields of a judgment (harness.tools.watch_files.Judgment), in the state and the JSON summary, and the
+    two files' schema versions."""
+    import dataclasses
+
+    from harness.tools import watch_files
+
+    names = [field.name for field in dataclasses.fields(watch_files.Judgment)]
+    return (f"{codes(names)} (state schema version {watch_files.STATE_VERSION}, summary schema version "
+            f"{watch_files.SUMMARY_VERSION})")
+
+
 def declared_changes() -> list[dict[str, Any]]:
     """One row per documented change of the shipped corpus, read from the cases' source as `nox -s upgrade` reads
     them (nothing is imported), in the order the report's Changes view lists them."""
@@ -231,6 +255,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "frontier-columns": frontier_columns,
     "frontier-case-columns": frontier_case_columns,
     "record-fields": record_fields,
+    "watch-options": watch_options,
+    "watch-fields": watch_fields,
     "changes": changes,
     "frontier": frontier,
     "bench": bench,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +22,7 @@ from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from harness.vocabulary import COLLECTION_CASE
 from reports import changes
 from reports.build import build_report, results_dir, writable_report_dir
-from reports.compare import CompareError, compare, parse_ref, refs_runs
+from reports.compare import CompareError, Comparison, compare, parse_ref, refs_runs
 from reports.compare_render import render_markdown as render_compare
 from reports.compare_render import render_text
 from reports.load import ResultsError, load
@@ -91,11 +92,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None,
-                 changes_from: Path | None = None) -> int:
-    """Print the verdict of `after` against `before` (then the documented changes between them, from `changes_from`),
-    write compare.md and reproducers; the verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line
-    on stderr for bad input."""
+@dataclass(frozen=True)
+class Judged:
+    """An upgrade's comparison, the reproducers written for its candidate (absolute paths), the documented changes
+    it crosses as text, and where compare.md was written."""
+
+    comparison: Comparison
+    links: dict[tuple[str, str], str]
+    crossed: str
+    written: Path
+
+
+def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
+          changes_from: Path | None = None) -> Judged:
+    """The verdict of `after` against `before`, with compare.md and the reproducers written under OUT/report:
+    what `--compare` prints and what `shardmatrix watch` summarises. ShardmatrixError for bad input (a run compared
+    with itself, an unknown run, a report folder that is a file, an unreadable --cases-from or --changes-from); what
+    the reading could not account for is warned on stderr, one line each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -111,25 +124,34 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
             # A project's failure that is a declared change's warning made an error is named after that change.
             records = changes.adopt(records, declared or [])
             comparison = compare(records, before, after, cells)
-        except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return USAGE_EXIT
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
-    links = {key: str(target / path) for key, path in repros.items()}
     crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")
     written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
         comparison, {key: str(path) for key, path in repros.items()})
         + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""))
-    print(render_text(comparison, links))
-    if crossed:
-        print(f"\n{crossed}")
-    print(f"\nwrote {written}")
-    return comparison.exit_code
+    return Judged(comparison, {key: str(target / path) for key, path in repros.items()}, crossed, written)
+
+
+def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None,
+                 changes_from: Path | None = None) -> int:
+    """Print the verdict of `after` against `before` (then the documented changes between them, from `changes_from`),
+    write compare.md and reproducers; the verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line
+    on stderr for bad input."""
+    try:
+        judged = judge(out, before, after, cases_from, changes_from)
+    except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
+    print(render_text(judged.comparison, judged.links))
+    if judged.crossed:
+        print(f"\n{judged.crossed}")
+    print(f"\nwrote {judged.written}")
+    return judged.comparison.exit_code
 
 
 def case_ids(path: Path) -> set[str]:

@@ -49,3 +49,29 @@ def test_frontier_over_budget_or_stopped_reads_over(tmp_path: Path) -> None:
 def test_frontier_spent_names_a_folder_that_is_no_frontier(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="holds no frontier result"):
         bench.frontier_spent(tmp_path)
+
+
+def test_phases_add_up_without_counting_a_nested_call_twice() -> None:
+    phases = bench.Phases()
+    build = phases.wrap("venvs", lambda: None)
+    bisect = phases.wrap("bisect", lambda: build())
+    build()
+    bisect()
+    assert set(phases.spent) == {"venvs", "bisect"}  # the build inside the bisect is the bisect's
+    assert all(seconds >= 0 for seconds in phases.spent.values())
+
+
+def test_the_watch_figure_names_the_verdict_and_each_share() -> None:
+    line = bench.watch_figure({"total_s": 100.0, "verdict": "UNSAFE", "release": "0.9.0", "venvs": 20.0,
+                               "tests": 30.0, "bisect": 40.0})
+    assert line == ("8. watch, one new release (jax 0.9.0 on tests/downstream, warm cache): 100 s to UNSAFE: venv "
+                    "builds 20 s (20 %), tests 30 s (30 %), bisect 40 s (40 %), the rest 10 s")
+
+
+def test_the_index_of_one_release_day_keeps_the_lock_and_that_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tools import index
+
+    document = {"info": {}, "releases": {v: [{}] for v in ("0.8.2", "0.8.3", "0.8.4", "0.9.0", "0.9.1", "x")}}
+    monkeypatch.setattr(index, "fetch_json", lambda url, accept="application/json": document)
+    kept = bench.one_release_index("0.9.0", "0.8.3")("https://pypi.org/pypi/jax/json")
+    assert list(kept["releases"]) == ["0.8.2", "0.8.3", "0.9.0"]

@@ -92,15 +92,23 @@ def test_probe_cell_holds_the_other_package_and_picks_python() -> None:
     assert (cell.jax, cell.jaxlib, cell.flax, cell.python) == ("0.11.2", "0.11.2", "0.12.8", "3.12")
 
 
-def namespace(**values: str | None) -> argparse.Namespace:
+def namespace(**values: str | bool | None) -> argparse.Namespace:
     return argparse.Namespace(**{"case": "m::t", "good": "flax==0.11.0", "bad": "flax==0.12.2", "jax": None,
-                                 "flax": None, **values})
+                                 "pre": False, "flax": None, **values})
 
 
 def test_request_holds_jax_at_the_given_pin() -> None:
     req = bisect.request(namespace(jax="==0.7.2"), pins.make_cell("0.12.0.1", "0.12.12", "3.12"))
     assert req.package == "flax" and req.held == {"jax": "0.7.2", "flax": "0.12.12"}
     assert (req.good, req.bad) == (Version("0.11.0"), Version("0.12.2"))
+
+
+def test_a_pre_release_end_is_taken_with_pre_and_refused_without() -> None:
+    cell = pins.make_cell("0.12.0.1", "0.12.12", "3.12")
+    req = bisect.request(namespace(good="jax==0.8.3", bad="jax==0.9.1.dev20261125", pre=True), cell)
+    assert req.bad == Version("0.9.1.dev20261125")
+    with pytest.raises(pins.PinError, match=r"is a pre-release \(--pre to allow it\)"):
+        bisect.request(namespace(good="jax==0.8.3", bad="jax==0.9.1.dev20261125"), cell)
 
 
 def test_request_refuses_ends_of_different_packages() -> None:

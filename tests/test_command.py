@@ -15,7 +15,7 @@ from harness.host import matrix, options
 from harness.results import CellFiles
 from harness.tools import command
 
-SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "installed", "report")
+SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "installed", "report", "watch")
 
 
 def test_the_subcommands_mirror_the_sessions() -> None:
@@ -26,7 +26,7 @@ def test_the_subcommands_mirror_the_sessions() -> None:
 def test_an_unknown_subcommand_is_one_line_naming_the_ones_there_are(capsys: pytest.CaptureFixture[str]) -> None:
     assert command.main(["wacth"]) == USAGE_EXIT
     assert capsys.readouterr().err == ("shardmatrix: unknown command 'wacth' (commands: matrix, upgrade, bisect, "
-                                       "frontier, installed, report)\n")
+                                       "frontier, installed, report, watch)\n")
 
 
 def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,12 +62,12 @@ def test_report_on_no_results_is_one_line(tmp_path: Path, capsys: pytest.Capture
 def test_a_new_subcommand_is_one_function(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(command, "SUBCOMMANDS", dict(command.SUBCOMMANDS))
 
-    @command.subcommand("watch", lambda prog: command.options.Parser(prog=prog))
-    def watch(argv: list[str], prog: str) -> int:
+    @command.subcommand("greet", lambda prog: command.options.Parser(prog=prog))
+    def greet(argv: list[str], prog: str) -> int:
         """Judge each new release once."""
         return 7
 
-    assert command.main(["watch"]) == 7 and command.SUBCOMMANDS["watch"].title == "Judge each new release once."
+    assert command.main(["greet"]) == 7 and command.SUBCOMMANDS["greet"].title == "Judge each new release once."
 
 
 def write_project(folder: Path, name: str) -> Path:

@@ -112,6 +112,16 @@ def test_a_cell_with_an_unpaired_backtick_escapes_everything() -> None:
     assert hooks.cell("it's `odd | so") == r"it's `odd \| so"
 
 
+def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
+    from harness.tools import watch, watch_files
+
+    options = hooks.watch_options()
+    assert all(f"`{flag}`" in options for flag in (*watch.OWN, "--project", "--pre", "--index"))
+    assert f"`{watch_files.STATE_NAME}`" not in options and watch_files.STATE_NAME in options
+    fields = hooks.watch_fields()
+    assert "`first_bad`" in fields and "`reproducers`" in fields and "state schema version 1" in fields
+
+
 # --- markers --------------------------------------------------------------------------------------------------------
 
 

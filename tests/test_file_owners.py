@@ -111,6 +111,7 @@ PARSERS: dict[str, str] = {
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
     "harness/results.py": "a cell's own files: results, collection",
+    "harness/tools/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
 PARSING = {("json", "loads"), ("json", "load"), ("csv", "DictReader"), ("csv", "reader"), ("pd", "read_csv"),

@@ -32,6 +32,29 @@ def test_simple_index_is_the_fallback_when_the_json_api_fails() -> None:
     assert index.releases("jax", fetch) == [Version("0.6.0"), Version("0.7.0")]
 
 
+def test_pre_releases_and_dev_releases_are_listed_only_when_asked() -> None:
+    assert Version("0.7.0rc1") in index.from_json_api(JSON_DOC, pre=True)
+    assert Version("0.7.0rc1") not in index.from_json_api(JSON_DOC)
+    assert index.from_simple_api(SIMPLE_DOC, "jax", pre=True) == [Version(v) for v in ("0.6.0", "0.7.0", "0.7.1.dev1")]
+
+
+def test_an_extra_index_is_read_as_a_simple_index_and_a_failure_names_it() -> None:
+    asked: list[tuple[str, str]] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append((url, accept))
+        return SIMPLE_DOC
+
+    assert index.extra_releases("https://nightly.example/simple/", "jax", fetch, pre=True)[-1] == Version("0.7.1.dev1")
+    assert asked == [("https://nightly.example/simple/jax/", index.SIMPLE_JSON)]
+
+    def offline(url: str, accept: str) -> Any:
+        raise OSError("offline")
+
+    with pytest.raises(index.IndexError_, match=r"^cannot list releases of jax on https://n\.example/jax/: offline$"):
+        index.extra_releases("https://n.example", "jax", offline)
+
+
 def test_both_apis_failing_is_one_error() -> None:
     def fetch(url: str, accept: str) -> Any:
         raise OSError("offline")

@@ -200,7 +200,8 @@ class Request:
 def request(namespace: argparse.Namespace, default: Cell) -> Request:
     """Validate bisect arguments; the package not moving is held at --jax/--flax, else at the default cell's."""
     pins.case_module(namespace.case)
-    good, bad = pins.parse_pins([namespace.good]), pins.parse_pins([namespace.bad])
+    pre = bool(namespace.pre)  # --pre: a nightly or release candidate may be an end
+    good, bad = pins.parse_pins([namespace.good], pre=pre), pins.parse_pins([namespace.bad], pre=pre)
     if len(good) != 1 or set(good) != set(bad) or set(good) <= {"jaxlib"}:
         raise pins.PinError("--good and --bad must pin the same one package (jax or flax)")
     package = next(iter(good))

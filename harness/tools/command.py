@@ -1,4 +1,5 @@
-"""The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, installed, report).
+"""The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, installed, report,
+watch).
 
 A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
 `python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
@@ -17,12 +18,12 @@ from pathlib import Path
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, installed, invocation, matrix, options, project
 from harness.results import CellFiles
-from harness.tools import bisect, frontier, upgrade
+from harness.tools import bisect, frontier, upgrade, watch
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
 PROG_ENV = "SHARDMATRIX_PROG"
 #: The subcommands that take the project the command is run from as --project when none is given.
-PROJECT_HERE = ("matrix", "upgrade", "bisect")
+PROJECT_HERE = ("matrix", "upgrade", "bisect", "watch")
 
 
 class CommandError(ShardmatrixError, ValueError):
@@ -172,6 +173,15 @@ def report_run(argv: list[str], prog: str) -> int:
     build = report_main()
     opts = options.parse_report(argv, prog)
     return build(["--out", str(opts.out), *opts.report_args])
+
+
+@subcommand("watch", watch.parser)
+def watch_run(argv: list[str], prog: str) -> int:
+    """Judge each jax/flax release newer than the project's lock once (--state): upgrade, and bisect an UNSAFE one."""
+    report_main()  # before any build: each release is judged by the report's comparison
+    from reports.cli import judge
+
+    return watch.run(argv, invocation.cells(), judge, prog=prog)
 
 
 # --- the command line -----------------------------------------------------------------------------------------------

@@ -31,55 +31,68 @@ def fetch_json(url: str, accept: str = "application/json") -> Any:
         return json.load(response)
 
 
-def releases(name: str, fetch: Fetch = fetch_json) -> list[Version]:
-    """Final, non-yanked releases of `name` that have files, oldest first."""
+def releases(name: str, fetch: Fetch = fetch_json, pre: bool = False) -> list[Version]:
+    """Final, non-yanked releases of `name` that have files, oldest first (with `pre`, pre-releases and dev
+    releases too)."""
     try:
-        return from_json_api(fetch(JSON_API.format(name=name), "application/json"))
+        return from_json_api(fetch(JSON_API.format(name=name), "application/json"), pre)
     except (OSError, ValueError, KeyError, TypeError) as first:
         try:
-            return from_simple_api(fetch(SIMPLE_API.format(name=name), SIMPLE_JSON), name)
+            return from_simple_api(fetch(SIMPLE_API.format(name=name), SIMPLE_JSON), name, pre)
         except (OSError, ValueError, KeyError, TypeError) as second:
             raise IndexError_(f"cannot list releases of {name}: {first}; simple index: {second}") from None
 
 
-def from_json_api(document: dict[str, Any]) -> list[Version]:
-    """Versions from a PyPI JSON API document: a release counts when it has a file and not every file is yanked."""
+def extra_releases(url: str, name: str, fetch: Fetch = fetch_json, pre: bool = False) -> list[Version]:
+    """The releases of `name` on an extra simple index (`--index URL`, e.g. nightly wheels), read as PEP 691 JSON;
+    IndexError_ naming the index when it cannot be read."""
+    address = f"{url.rstrip('/')}/{name}/"
+    try:
+        return from_simple_api(fetch(address, SIMPLE_JSON), name, pre)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise IndexError_(f"cannot list releases of {name} on {address}: {error}") from None
+
+
+def from_json_api(document: dict[str, Any], pre: bool = False) -> list[Version]:
+    """Versions from a PyPI JSON API document: a release counts when it has a file and not every file is yanked
+    (a pre-release or dev release only with `pre`)."""
     found = []
     for text, files in document["releases"].items():
-        version = _final(text)
+        version = _final(text, pre)
         if version is not None and files and not all(file.get("yanked") for file in files):
             found.append(version)
     return sorted(found)
 
 
-def from_simple_api(document: dict[str, Any], name: str) -> list[Version]:
-    """Versions from a PEP 691 simple index document, read from its file names; yanked files do not count."""
+def from_simple_api(document: dict[str, Any], name: str, pre: bool = False) -> list[Version]:
+    """Versions from a PEP 691 simple index document, read from its file names; yanked files do not count (a
+    pre-release or dev release only with `pre`)."""
     found: set[Version] = set()
     for file in document["files"]:
         if file.get("yanked"):
             continue
-        version = _version_of(str(file["filename"]), name)
+        version = _version_of(str(file["filename"]), name, pre)
         if version is not None:
             found.add(version)
     return sorted(found)
 
 
-def _version_of(filename: str, name: str) -> Version | None:
+def _version_of(filename: str, name: str, pre: bool = False) -> Version | None:
     try:
         if filename.endswith(".whl"):
-            return _final(str(parse_wheel_filename(filename)[1]))
-        return _final(str(parse_sdist_filename(filename)[1]))
+            return _final(str(parse_wheel_filename(filename)[1]), pre)
+        return _final(str(parse_sdist_filename(filename)[1]), pre)
     except (InvalidWheelFilename, InvalidSdistFilename):
         match = re.match(rf"{re.escape(name)}-(.+?)\.(tar\.gz|zip)$", filename, re.IGNORECASE)
-        return _final(match.group(1)) if match else None
+        return _final(match.group(1), pre) if match else None
 
 
-def _final(text: str) -> Version | None:
+def _final(text: str, pre: bool = False) -> Version | None:
     try:
         version = Version(text)
     except InvalidVersion:
         return None
-    return None if version.is_prerelease or version.is_devrelease else version
+    return None if (version.is_prerelease or version.is_devrelease) and not pre else version
 
 
 def between(versions: list[Version], first: Version, last: Version) -> list[Version]:

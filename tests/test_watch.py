@@ -1,0 +1,304 @@
+"""`shardmatrix watch` on tests/downstream against a fake index: each release judged once, the first bad one named,
+the documented change and its fix linked to the regression, the reproducer pointed to. No jax is built: the cells
+are faked below pytest (as tests/test_upgrade.py fakes them) and the index is a dict (as tests/test_index.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.version import Version
+from record_factory import collected, record
+
+from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT
+from harness.host import adhoc, cellrun, envbuild
+from harness.host.matrix import Cell
+from harness.host.runner import Job
+from harness.tools import command, index, upgrade, watch, watch_files
+
+DOWNSTREAM = Path(__file__).resolve().parent / "downstream"
+GATHER = "test_embed::TestEmbedding::test_lookup_gives_the_rows"
+STEADY = ("test_embed::TestEmbedding::test_table_is_split_by_vocab", "test_model::TestHead::test_the_head_is_affine")
+#: The fake jax release that breaks the gather case (and every later one keeps it broken).
+BREAKS = Version("0.9.0")
+NEWER = ("0.8.4", "0.9.0", "0.9.1")
+
+
+def project_json(*versions: str) -> dict[str, Any]:
+    """A PyPI JSON API document listing these releases, each with one file."""
+    return {"releases": {v: [{"yanked": False, "filename": f"x-{v}.tar.gz"}] for v in versions}}
+
+
+class FakeIndex:
+    """PyPI's JSON API for jax, jaxlib and flax; jax and jaxlib have the lock's release and `newer`."""
+
+    def __init__(self, *newer: str) -> None:
+        self.documents = {name: project_json("0.8.3", *newer) for name in ("jax", "jaxlib")}
+        self.documents["flax"] = project_json("0.12.5", "0.12.6")
+
+    def __call__(self, url: str, accept: str = "application/json") -> Any:
+        for name, document in self.documents.items():
+            if url == index.JSON_API.format(name=name):
+                return document
+        raise OSError(f"not on the fake index: {url}")
+
+
+def documented_break(cell: Cell) -> tuple[str, str] | None:
+    """The gather case's error in a cell: the documented exception from jax 0.9.0 on."""
+    if Version(cell.jax) >= BREAKS:
+        return "ShardingTypeError", "gather needs out_sharding on an Explicit mesh"
+    return None
+
+
+def optax(cell: Cell) -> str:
+    """The optax a cell resolves: the lock's 0.2.4 until jax 0.9.0, then 0.2.5 unless held (`--with`)."""
+    return "0.2.4" if Version(cell.jax) < BREAKS or "optax==0.2.4" in cell.extras else "0.2.5"
+
+
+def fake_cells(monkeypatch: pytest.MonkeyPatch, ran: list[str],
+               breaks: Callable[[Cell], tuple[str, str] | None] = documented_break) -> None:
+    """Cells that build nothing: each records the downstream cases it was asked for, the gather case failing where
+    `breaks` says, freezes an optax that moves with jax 0.9.0, and keeps the case modules as a real cell does (for
+    reproducers)."""
+
+    def run(cell: Cell, venv: Path, job: Job) -> int:
+        ran.append(cell.id)
+        asked = {path.stem for path in job.paths if path.is_file()} or {"test_embed", "test_model"}
+        error = breaks(cell)
+        made = []
+        for case in (GATHER, *STEADY):
+            module = case.partition("::")[0]
+            if module not in asked:
+                continue
+            failing = case == GATHER and error is not None
+            made.append(record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
+                               jaxlib=cell.jaxlib, case_id=case, family=module,
+                               status="failed" if failing else "passed",
+                               error_type=error[0] if failing and error else None,
+                               error_message=error[1] if failing and error else None))
+            job.files.sources.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(DOWNSTREAM / "tests" / f"{module}.py", job.files.sources / f"{module}.py")
+        job.files.results.parent.mkdir(parents=True, exist_ok=True)
+        job.files.results.write_text("".join(json.dumps(r) + "\n" for r in made))
+        collected(job.files.results)
+        return 0
+
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (Path("venv"), None))
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    def freeze(venv: Path, dest: Path, cell: Cell) -> str:
+        text = f"numpy==2.4.6\noptax=={optax(cell)}\n"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text)
+        return text
+
+    monkeypatch.setattr(cellrun, "freeze", freeze)
+    monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.11")
+    monkeypatch.setattr(cellrun, "run_pytest", run)
+    monkeypatch.setattr(envbuild, "resolves", lambda cell: None)  # uv's resolution of real releases: not faked here
+
+
+@pytest.fixture
+def watching(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[list[str], list[str]]:
+    """Fake cells, and the candidates each upgrade was asked for (a release judged is one upgrade)."""
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran)
+    asked: list[str] = []
+    prepare = upgrade.prepare
+
+    def counted(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        asked.append(argv[-1])
+        return prepare(argv, *args, **kwargs)
+
+    monkeypatch.setattr(upgrade, "prepare", counted)
+    monkeypatch.chdir(tmp_path)
+    return ran, asked
+
+
+def watch_once(tmp_path: Path, fetch: FakeIndex, *extra: str) -> int:
+    from reports.cli import judge
+
+    argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out"), "--state", str(tmp_path / "state.json"),
+            "--json", str(tmp_path / "summary.json"), *extra]
+    return watch.run(argv, command.invocation.cells(), judge, fetch=fetch, say=print, prog="shardmatrix watch")
+
+
+def test_each_new_release_is_judged_once_and_the_first_bad_one_named_with_its_change_and_fix(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, asked = watching
+    fetch = FakeIndex(*NEWER)
+    assert watch_once(tmp_path, fetch) == UNSAFE_EXIT
+    assert asked == [f"jax=={v}" for v in NEWER]  # flax has nothing newer than the lock's 0.12.6
+    out = capsys.readouterr().out
+    assert "watching jax==0.8.3, flax==0.12.6 of " in out and "3 newer release(s), 3 not judged yet" in out
+    assert "jax 0.8.4: SAFE" in out
+    assert f"jax 0.9.0: UNSAFE (1 regressed: {GATHER})" in out
+    assert f"first bad release: jax==0.9.0 ({GATHER}: ShardingTypeError: gather needs out_sharding" in out
+    # The documented change, its fix, and the regression it explains, read from the corpus's declarations.
+    change = next(line for line in out.splitlines() if line.startswith("  documented change:") and GATHER in line)
+    assert "Fix: " in change and "Explicit" in change
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["schema_version"] == watch_files.SUMMARY_VERSION and summary["verdict"] == "UNSAFE"
+    assert summary["baseline"] == {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+    verdicts = {j["version"]: (j["verdict"], j["first_bad"]) for j in summary["judged"]}
+    assert verdicts == {"0.8.4": ("SAFE", ""), "0.9.0": ("UNSAFE", "jax==0.9.0"), "0.9.1": ("UNSAFE", "jax==0.9.0")}
+    bad = summary["judged"][2]
+    assert bad["regressed"] == [GATHER] and bad["case"] == GATHER
+    explained = [entry for entry in bad["changes"] if GATHER in entry["explains"]]
+    assert explained and all(entry["fix"] for entry in explained)
+    assert bad["reproducers"] and all(Path(p).is_file() and "/report/repro/" in p for p in bad["reproducers"])
+    assert GATHER.partition("::")[2].split("::")[-1] in Path(bad["reproducers"][0]).read_text()
+    assert Path(bad["report"]).is_file() and Path(bad["report"]).name == "jax-0.9.1.md"
+    assert len(watch_files.read_state(tmp_path / "state.json")) == 3
+    # optax moved with jax 0.9.0, but the documented change explains the regression: nothing is held back.
+    assert bad["moved"] == ["optax 0.2.4 -> 0.2.5"] and bad["held"] == [] and bad["cause"] == ""
+
+
+def test_a_regression_that_goes_away_with_the_co_moving_dependency_held_names_it_and_is_not_bisected(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran, breaks=lambda cell: ("TypeError", "optax.adam got an unexpected keyword")
+               if optax(cell) == "0.2.5" else None)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(watch.bisect, "run", lambda *a, **k: pytest.fail("the release was bisected"))
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == UNSAFE_EXIT
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"][0]
+    assert judged["cause"] == "optax" and judged["first_bad"] == ""
+    assert judged["held"] == [{"package": "optax", "version": "0.2.4", "verdict": "SAFE", "still_regressed": [],
+                               "reason": ""}]
+    out = capsys.readouterr().out
+    assert "  also moved: optax 0.2.4 -> 0.2.5" in out and "  with optax held at 0.2.4: SAFE" in out
+    assert "  cause: optax moved with it; held at its locked version, the regression goes away" in out
+
+
+def test_a_regression_that_stays_with_the_co_moving_dependency_held_is_the_releases_and_is_bisected(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran, breaks=lambda cell: ("TypeError", "take() got an unexpected keyword")
+               if Version(cell.jax) >= BREAKS else None)
+    monkeypatch.chdir(tmp_path)
+    assert watch_once(tmp_path, FakeIndex("0.8.4", "0.9.0")) == UNSAFE_EXIT
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"][1]
+    assert judged["cause"] == "jax" and judged["first_bad"] == "jax==0.9.0"
+    assert [(h["package"], h["verdict"], h["still_regressed"]) for h in judged["held"]] == [
+        ("optax", "UNSAFE", [GATHER])]
+    assert "  cause: jax itself (holding what moved with it changes nothing)" in capsys.readouterr().out
+
+
+def test_a_second_run_judges_nothing_new_and_keeps_the_verdict(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran, asked = watching
+    fetch = FakeIndex(*NEWER)
+    watch_once(tmp_path, fetch)
+    ran.clear()
+    asked.clear()
+    capsys.readouterr()
+    assert watch_once(tmp_path, fetch) == UNSAFE_EXIT  # the rolling answer stays UNSAFE while the lock is unchanged
+    assert asked == [] and ran == []
+    out = capsys.readouterr().out
+    assert "3 newer release(s), 0 not judged yet" in out
+    assert "jax 0.9.0: UNSAFE (judged before: first bad jax==0.9.0)" in out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["judged"] == [] and [j["version"] for j in summary["remembered"]] == list(NEWER)
+    # A release that lands later is the only one judged next time.
+    assert watch_once(tmp_path, FakeIndex(*NEWER, "0.9.2")) == UNSAFE_EXIT
+    assert asked == ["jax==0.9.2"]
+
+
+def test_a_release_judged_from_another_lock_is_judged_again(
+        watching: tuple[list[str], list[str]], tmp_path: Path) -> None:
+    _, asked = watching
+    older = watch_files.Judgment("jax", "0.9.0", {"jax": "0.8.2", "jaxlib": "0.8.2", "flax": "0.12.6"}, "SAFE")
+    watch_files.write_state(tmp_path / "state.json", [older])
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == UNSAFE_EXIT and asked == ["jax==0.9.0"]
+    assert watch_files.read_state(tmp_path / "state.json")[0] == older  # kept: the old lock's answer stays true
+
+
+def test_a_release_that_cannot_be_installed_with_the_project_is_inconclusive_once(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    ran, asked = watching
+    monkeypatch.setattr(envbuild, "resolves", lambda cell: "flax 0.12.6 requires jax<0.9" if cell.jax == "0.9.0"
+                        else None)
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and ran == []
+    assert "jax 0.9.0: INCONCLUSIVE; jax0.9.0-flax0.12.6-py3.11 cannot be installed: flax 0.12.6 requires jax<0.9" \
+        in capsys.readouterr().out
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and asked == ["jax==0.9.0"]
+
+
+def test_the_judgments_can_be_kept_in_another_store(watching: tuple[list[str], list[str]], tmp_path: Path) -> None:
+    class Memory:
+        def __init__(self) -> None:
+            self.kept: list[watch_files.Judgment] = []
+
+        def load(self) -> list[watch_files.Judgment]:
+            return list(self.kept)
+
+        def save(self, judged: Any) -> None:
+            self.kept = list(judged)
+
+    from reports.cli import judge
+
+    memory = Memory()
+    argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out")]
+    watch.run(argv, command.invocation.cells(), judge, fetch=FakeIndex("0.8.4"), say=print, store=memory)
+    assert [(j.version, j.verdict) for j in memory.kept] == [("0.8.4", "SAFE")]
+    assert not (tmp_path / watch_files.STATE_NAME).exists()  # the default file store was not used
+
+
+def test_nothing_newer_is_safe_and_builds_nothing(watching: tuple[list[str], list[str]], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    ran, asked = watching
+    assert watch_once(tmp_path, FakeIndex()) == 0 and ran == [] and asked == []
+    assert json.loads((tmp_path / "summary.json").read_text())["verdict"] == "SAFE"
+
+
+def test_the_command_refuses_a_watch_outside_a_project_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert command.main(["watch", "--cases", str(tmp_path)]) == USAGE_EXIT
+    assert capsys.readouterr().err == ("shardmatrix: watch needs a project: run it inside one, or give --project "
+                                       "DIR\n")
+
+
+def test_inside_a_project_watch_takes_it_as_the_project() -> None:
+    assert command.project_here(["--state", "s.json"], DOWNSTREAM) == ["--project", str(DOWNSTREAM), "--state",
+                                                                        "s.json"]
+
+
+def test_a_misspelt_option_is_refused_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert command.main(["watch", "--project", str(DOWNSTREAM), "--sate", "x.json"]) == USAGE_EXIT
+    assert "unknown option --sate (did you mean --state?)" in capsys.readouterr().err
+
+
+# --- listing releases ------------------------------------------------------------------------------------------------
+
+def test_newer_lists_jax_releases_that_have_a_jaxlib_and_pre_releases_only_when_asked() -> None:
+    fetch = FakeIndex("0.8.4", "0.9.0rc1", "0.9.0")
+    fetch.documents["jax"]["releases"]["0.9.0.post1"] = [{"yanked": False}]  # no jaxlib of that version
+    assert watch.newer("jax", "0.8.3", fetch) == [Version("0.8.4"), Version("0.9.0")]
+    assert watch.newer("jax", "0.8.3", fetch, pre=True) == [Version(v) for v in ("0.8.4", "0.9.0rc1", "0.9.0")]
+    assert watch.newer("flax", "0.12.6", fetch) == []
+
+
+def test_newer_reads_the_extra_indexes_too() -> None:
+    nightly = {"files": [{"filename": f"{name}-0.9.1.dev20261125-py3-none-any.whl"} for name in ("jax", "jaxlib")]}
+    main = FakeIndex("0.9.0")
+
+    def fetch(url: str, accept: str = "application/json") -> Any:
+        if url.startswith("https://nightly.example/"):
+            return {"files": [f for f in nightly["files"] if f["filename"].startswith(url.split("/")[-2] + "-")]}
+        return main(url, accept)
+
+    found = watch.newer("jax", "0.8.3", fetch, pre=True, indexes=["https://nightly.example/simple"])
+    assert found == [Version("0.9.0"), Version("0.9.1.dev20261125")]
+    assert watch.newer("jax", "0.8.3", fetch, indexes=["https://nightly.example/simple"]) == [Version("0.9.0")]
+
+
+def test_the_options_of_watch_alone_are_not_passed_on() -> None:
+    argv = ["--state", "s.json", "--json=o.json", "--pre", "--package", "jax", "-m", "not gpu", "--out", "o"]
+    assert watch.without(argv, watch.OWN) == ["--pre", "-m", "not gpu", "--out", "o"]
+    assert watch.without(watch.without(argv, watch.OWN), watch.LEFT_OUT) == ["--pre", "--out", "o"]

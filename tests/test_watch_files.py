@@ -1,0 +1,85 @@
+"""The watch's files: the state (read, written, versioned, migrated), the summary, the verdict order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.tools import watch_files
+from harness.tools.watch_files import Judgment
+
+BASE = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+
+
+def judged(version: str = "0.9.0", verdict: str = "UNSAFE", **fields: Any) -> Judgment:
+    return Judgment("jax", version, dict(BASE), verdict, **fields)
+
+
+def test_a_state_written_is_read_back_whole(tmp_path: Path) -> None:
+    kept = [judged(first_bad="jax==0.9.0", changes=[{"label": "x", "explains": ["m::t"]}]), judged("0.8.4", "SAFE")]
+    path = watch_files.write_state(tmp_path / "deep" / "state.json", kept)
+    assert watch_files.read_state(path) == kept
+    assert json.loads(path.read_text())["schema_version"] == watch_files.STATE_VERSION
+    assert not list(path.parent.glob(".*partial"))
+
+
+def test_no_state_yet_is_the_first_run(tmp_path: Path) -> None:
+    assert watch_files.read_state(tmp_path / "none.json") == []
+    assert watch_files.FileStore(tmp_path / "none.json").load() == []
+
+
+@pytest.mark.parametrize(("text", "fault"), [
+    ("{", "watch state unreadable"),
+    ('{"judged": []}', "not a watch state file (no schema_version)"),
+    ('{"schema_version": 99, "judged": []}', "watch state of schema 99, newer than this shardmatrix reads (1)"),
+    ('{"schema_version": 1, "judged": {}}', "`judged` is not a list of judgments"),
+    ('{"schema_version": 1, "judged": [{"package": "jax"}]}', "entry 1: not a judgment"),
+    ('{"schema_version": 1, "judged": [{"package": "jax", "version": "1", "baseline": {}, "verdict": "OK"}]}',
+     "entry 1: not a judgment (verdict 'OK')"),
+])
+def test_a_file_that_is_not_a_state_is_refused_in_one_line_naming_it(tmp_path: Path, text: str, fault: str) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(text)
+    with pytest.raises(watch_files.WatchFileError, match="^" + str(path).replace(".", r"\.")) as caught:
+        watch_files.read_state(path)
+    assert fault in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_older_state_is_migrated_through_its_update(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watch_files, "UPDATES", {0: lambda data: {"schema_version": 1, "judged": data["seen"]}})
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"schema_version": 0, "seen": [judged().to_json()]}))
+    assert watch_files.read_state(path) == [judged()]
+
+
+def test_a_release_is_one_judgment_per_baseline() -> None:
+    assert judged().key == watch_files.key_of("jax", "0.9.0", dict(reversed(BASE.items())))
+    moved = Judgment("jax", "0.9.0", {**BASE, "jax": "0.8.4", "jaxlib": "0.8.4"}, "UNSAFE")
+    assert moved.key != judged().key  # the lock moved: the release is a new question
+
+
+def test_the_worst_verdict_wins_and_none_is_safe() -> None:
+    assert watch_files.worst(["SAFE", "INCONCLUSIVE"]) == "INCONCLUSIVE"
+    assert watch_files.worst(["INCONCLUSIVE", "UNSAFE", "SAFE"]) == "UNSAFE"
+    assert watch_files.worst([]) == "SAFE"
+
+
+def test_the_tokens_and_exit_codes_are_the_comparisons() -> None:
+    from reports import compare
+
+    assert watch_files.EXIT_CODES == compare.EXIT_CODES
+
+
+def test_the_summary_judges_by_new_and_remembered_releases(tmp_path: Path) -> None:
+    data = watch_files.summary("/p", BASE, [judged("0.9.1", "SAFE")], [judged()])
+    assert data["verdict"] == "UNSAFE" and data["schema_version"] == watch_files.SUMMARY_VERSION
+    assert [j["version"] for j in data["judged"]] == ["0.9.1"] and data["remembered"][0]["first_bad"] == ""
+    written = watch_files.write_summary(tmp_path / "s.json", data)
+    assert json.loads(written.read_text()) == data
+
+
+def test_each_release_keeps_its_own_report() -> None:
+    assert watch_files.report_path(Path("out"), "jax", "0.9.0") == Path("out/report/watch/jax-0.9.0.md")
