@@ -88,11 +88,13 @@ def test_a_first_watch_judges_every_newer_release_reports_safe_and_files_nothing
     assert run.called["shardmatrix"]["verdict"] == "SAFE"
     summary = json.loads(run.called["shardmatrix"]["summary"])
     assert summary["verdict"] == "SAFE" and summary["command"] == "watch"
-    assert summary["watch"] == {"judged": ["0.9.0", "0.9.1"], "verdict": "SAFE"}
+    assert [j["version"] for j in summary["watch"]["judged"]] == ["0.9.0", "0.9.1"]
     [line] = calls(driver)
     assert line[:2] == ["watch", "--state"] and "--json" in line and line[line.index("--project") + 1] == "."
     assert "no earlier watch state" in run.job(CHECK).log
-    assert f"## {WATCHED}SAFE" in run.job(CHECK).summary and "judged: 0.9.0, 0.9.1" in run.job(CHECK).summary
+    page = run.job(CHECK).summary
+    assert page.startswith(f"## {WATCHED}SAFE\n") and "| jax 0.9.1 | this run | SAFE |" in page
+    assert "### jax 0.9.0\n" in page, "each release's own compare report follows the table"
     assert issues(driver) == [] and driver.github.issue_calls() == []
     installs = [i["args"] for i in driver.github.load()["installs"] if i["tool"] == "uv"]
     assert installs and all(a[0] == "--system" and ".shardmatrix-action" in a[1] for a in installs), installs
@@ -113,9 +115,12 @@ def test_an_unsafe_release_opens_the_issue_and_turns_the_check_red(driver: Drive
     watch(driver, 1, "SAFE", ["0.9.0"])
     run = watch(driver, 2, "UNSAFE", ["0.9.0", "0.9.2"])
     assert run.colours() == {CHECK: "failure", TRACK: "success"}, "UNSAFE fails the check; the issue is still kept"
-    assert json.loads(run.called["shardmatrix"]["summary"])["watch"]["judged"] == ["0.9.2"], "0.9.0 judged once"
+    watched = json.loads(run.called["shardmatrix"]["summary"])["watch"]
+    assert [j["version"] for j in watched["judged"]] == ["0.9.2"], "0.9.0 was judged once, by the first run"
+    assert [j["version"] for j in watched["remembered"]] == ["0.9.0"]
     [filed] = issues(driver)
     assert filed["title"] == f"{WATCHED}UNSAFE" and filed["state"] == "open"
+    assert "| jax 0.9.2 | this run | UNSAFE | jax==0.9.2 | 1 |" in filed["body"]
     assert "test_model::test_gather" in filed["body"] and "/actions/runs/2" in filed["body"]
     assert "upgrading jax+flax is UNSAFE" in run.job(CHECK).log
 
@@ -186,3 +191,16 @@ def test_the_action_as_one_step_of_a_job_gives_the_verdict_and_keeps_the_issue(s
     made.scenario = {"verdict": "SAFE"}
     made.run("schedule", 10)
     assert issues(made)[0]["state"] == "closed"
+
+
+def test_each_package_line_keeps_its_own_issue_and_its_own_watch_state(driver: Driver) -> None:
+    watch(driver, 1, "UNSAFE", ["0.9.2"])
+    caller = driver.repo / CALLER
+    caller.write_text(caller.read_text().replace("      jax: ${{ inputs.jax }}\n",
+                                                 "      jax: ${{ inputs.jax }}\n      package: flax\n"))
+    flax_only = Driver(caller, driver.repo, driver.github, driver.tmp.with_name("flax"), remotes=driver.remotes)
+    run = watch(flax_only, 2, "UNSAFE", ["0.9.2"])
+    assert calls(driver)[-1][calls(driver)[-1].index("--package") + 1] == "flax"
+    assert [j["version"] for j in json.loads(run.called["shardmatrix"]["summary"])["watch"]["judged"]] == ["0.9.2"], \
+        "the jax+flax line's state is not the flax line's"
+    assert sorted(i["title"] for i in issues(driver)) == ["shardmatrix: upgrading flax is UNSAFE", f"{WATCHED}UNSAFE"]

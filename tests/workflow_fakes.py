@@ -12,7 +12,8 @@
   uv, a nox session's own) are recorded, never made.
 - shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
-  `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json.
+  `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json and
+  a report per release judged.
   Every call is recorded in the state's "shardmatrix" list.
 - python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
   (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
@@ -317,16 +318,24 @@ def shardmatrix(args: list[str]) -> int:
         return EXITS[verdict]
     out = Path(option(args, "--out", "out") or "out")
     (out / "report").mkdir(parents=True, exist_ok=True)
-    judged: list[str] = []
-    if args[0] == "watch":
-        state_file = Path(option(args, "--state") or "")
-        known = json.loads(state_file.read_text()) if state_file.is_file() else []
-        judged = [release for release in scenario().get("releases", []) if release not in known]
-        state_file.write_text(json.dumps(known + judged))
-        Path(option(args, "--json") or "").write_text(json.dumps({"judged": judged, "verdict": verdict}))
     regressed = "| `test_model::test_gather` | jax 0.9.2 | AssertionError |\n" if verdict == "UNSAFE" else ""
-    (out / "report" / "compare.md").write_text(f"# {verdict}\n\njudged: {', '.join(judged) or 'the candidate'}\n"
-                                                f"{regressed}")
+    if args[0] == "watch":
+        # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
+        state_file = Path(option(args, "--state") or "")
+        remembered = json.loads(state_file.read_text()) if state_file.is_file() else []
+        known = {j["version"] for j in remembered}
+        judged = [{"package": "jax", "version": v, "verdict": verdict, "regressed": ["test_model::test_gather"]
+                   if verdict == "UNSAFE" else [], "first_bad": f"jax=={v}" if verdict == "UNSAFE" else "",
+                   "report": str(out / "report" / "watch" / f"jax-{v}.md")}
+                  for v in scenario().get("releases", []) if v not in known]
+        for judgment in judged:
+            Path(judgment["report"]).parent.mkdir(parents=True, exist_ok=True)
+            Path(judgment["report"]).write_text(f"# {verdict}\n\njax {judgment['version']}\n{regressed}")
+        state_file.write_text(json.dumps(remembered + judged))
+        Path(option(args, "--json") or "").write_text(json.dumps(
+            {"schema_version": 1, "verdict": verdict, "judged": judged, "remembered": remembered}))
+    else:
+        (out / "report" / "compare.md").write_text(f"# {verdict}\n\nthe candidate\n{regressed}")
     return EXITS[verdict]
 
 
