@@ -36,27 +36,28 @@ class FakeGh:
 
 def test_unsafe_without_an_open_issue_files_one_titled_by_the_verdict() -> None:
     gh = FakeGh([{"number": 3, "title": "shardmatrix: upgrading jaxlib is UNSAFE"}])  # another line's issue
-    assert rolling.keep(gh, "jax", "UNSAFE", "## UNSAFE\n", URL) == "filed: shardmatrix: upgrading jax is UNSAFE"
+    done = rolling.keep(gh, rolling.line_issue("jax"), "UNSAFE", "## UNSAFE\n", URL)
+    assert done == "filed: shardmatrix: upgrading jax is UNSAFE"
     assert gh.calls[-1][:4] == ["issue", "create", "--title", "shardmatrix: upgrading jax is UNSAFE"]
     assert gh.bodies == ["## UNSAFE\n"]
 
 
 def test_inconclusive_with_an_open_issue_retitles_it_replaces_its_body_and_comments() -> None:
     gh = FakeGh([{"number": 5, "title": "shardmatrix: upgrading jax is UNSAFE"}])
-    assert rolling.keep(gh, "jax", "INCONCLUSIVE", "why", URL).startswith("updated issue #5")
+    assert rolling.keep(gh, rolling.line_issue("jax"), "INCONCLUSIVE", "why", URL).startswith("updated issue #5")
     assert gh.calls[1][:5] == ["issue", "edit", "5", "--title", "shardmatrix: upgrading jax is INCONCLUSIVE"]
     assert gh.calls[2] == ["issue", "comment", "5", "--body", f"Inconclusive in {URL}"]
 
 
 def test_safe_closes_the_open_issue_naming_the_run() -> None:
     gh = FakeGh([{"number": 5, "title": "shardmatrix: upgrading jax is INCONCLUSIVE"}])
-    assert rolling.keep(gh, "jax", "SAFE", "", URL) == "closed issue #5"
+    assert rolling.keep(gh, rolling.line_issue("jax"), "SAFE", "", URL) == "closed issue #5"
     assert gh.calls[-1] == ["issue", "close", "5", "--comment", f"Safe again in {URL}"]
 
 
 def test_safe_without_an_open_issue_touches_nothing() -> None:
     gh = FakeGh([{"number": 5, "title": "shardmatrix: upgrading flax is UNSAFE"}])
-    assert rolling.keep(gh, "jax", "SAFE", "", URL) == "safe, and no issue open"
+    assert rolling.keep(gh, rolling.line_issue("jax"), "SAFE", "", URL) == "SAFE, and no issue open"
     assert [c[:2] for c in gh.calls] == [["issue", "list"]]
 
 
@@ -81,6 +82,8 @@ def test_a_gh_failure_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.Capt
     ["--line", "jax", "--verdict", "GREEN", "--body-file", "x", "--run-url", URL],  # not a verdict
     ["--line", "jax", "--verdict", "SAFE", "--body-file", "missing.md", "--run-url", URL],  # no body file
     ["--line", " ", "--verdict", "SAFE", "--body-file", "body.md", "--run-url", URL],  # no line
+    ["--nightly", "--verdict", "SAFE", "--body-file", "body.md", "--run-url", URL],  # a line's verdict, nightly
+    ["--verdict", "SAFE", "--body-file", "body.md", "--run-url", URL],  # neither a line nor the nightly
 ])
 def test_bad_usage_is_one_line_and_64(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,3 +92,19 @@ def test_bad_usage_is_one_line_and_64(args: list[str], tmp_path: Path, monkeypat
     gh = FakeGh()
     assert rolling.main(args, gh) == 64
     assert capsys.readouterr().err.count("\n") == 1 and gh.calls == []
+
+
+def test_the_nightly_issue_is_titled_and_commented_as_the_matrix_workflow_always_did() -> None:
+    gh = FakeGh([{"number": 2, "title": "shardmatrix: the nightly matrix is inconclusive"}])
+    assert rolling.keep(gh, rolling.NIGHTLY, "regressed", "body", URL).startswith("updated issue #2")
+    assert gh.calls[1][:5] == ["issue", "edit", "2", "--title", "shardmatrix: the nightly matrix regressed"]
+    assert gh.calls[2][-1] == f"Regressed in {URL}"
+    assert rolling.keep(gh, rolling.NIGHTLY, "clean", "", URL) == "closed issue #2"
+    assert gh.calls[-1] == ["issue", "close", "2", "--comment", f"Clean again in {URL}"]
+
+
+def test_the_nightly_issue_and_a_line_s_never_answer_for_each_other() -> None:
+    gh = FakeGh([{"number": 2, "title": "shardmatrix: the nightly matrix regressed"}])
+    assert rolling.keep(gh, rolling.line_issue("jax"), "SAFE", "", URL) == "SAFE, and no issue open"
+    gh = FakeGh([{"number": 3, "title": "shardmatrix: upgrading jax is UNSAFE"}])
+    assert rolling.keep(gh, rolling.NIGHTLY, "clean", "", URL) == "clean, and no issue open"
