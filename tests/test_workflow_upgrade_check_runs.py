@@ -204,3 +204,47 @@ def test_each_package_line_keeps_its_own_issue_and_its_own_watch_state(driver: D
     assert [j["version"] for j in json.loads(run.called["shardmatrix"]["summary"])["watch"]["judged"]] == ["0.9.2"], \
         "the jax+flax line's state is not the flax line's"
     assert sorted(i["title"] for i in issues(driver)) == ["shardmatrix: upgrading flax is UNSAFE", f"{WATCHED}UNSAFE"]
+
+
+EVERY_INPUT = """
+      with:
+        {candidate}
+        with: |
+          optax==0.2.5
+          chex
+        cases: tests
+        markers: not gpu
+        keyword: not slow
+        deselect: |
+          test_model::test_big
+        package: {package}
+        pre: "true"
+        index: https://example.org/simple
+        project: .
+"""
+
+
+@pytest.mark.parametrize(("command", "candidate", "package"), [("upgrade", "jax: 0.9.2", ""),
+                                                                ("watch", "", "jax")])
+def test_the_command_line_the_action_builds_is_one_the_real_command_accepts(
+        shardmatrix: Path, tmp_path: Path, command: str, candidate: str, package: str) -> None:
+    """Every input on its way to the real parser of `shardmatrix upgrade` and `watch` (harness.tools.command):
+    a flag the command does not take fails here, not on a user's schedule."""
+    from harness.tools import command as shardmatrix_command
+
+    if command not in shardmatrix_command.SUBCOMMANDS:
+        pytest.skip(f"`shardmatrix {command}` is not on this branch yet")
+    repo = tmp_path / "repo"
+    shutil.copytree(DOWNSTREAM, repo, ignore=IGNORED)
+    step = STEP_CALLER.replace("""      with:
+          flax: 0.12.7
+          markers: not gpu
+""", EVERY_INPUT.format(candidate=candidate, package=package).replace("\n      ", "\n        "))
+    (repo / CALLER).write_text(step)
+    made = Driver(repo / CALLER, repo, GitHub(tmp_path / "github"), tmp_path / "driver", remotes={REMOTE: shardmatrix})
+    made.scenario = {"verdict": "SAFE", "releases": []}
+    made.run("schedule", 1)
+    [line] = calls(made)
+    assert line[0] == command and ["--with", "optax==0.2.5", "--with", "chex"] == line[line.index("--with"):][:4]
+    assert line[line.index("--deselect") + 1] == "test_model::test_big" and line[line.index("-k") + 1] == "not slow"
+    shardmatrix_command.check(command, line[1:], f"shardmatrix {command}")

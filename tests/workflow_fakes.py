@@ -322,7 +322,7 @@ def shardmatrix(args: list[str]) -> int:
     if args[0] == "watch":
         # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
         state_file = Path(option(args, "--state") or "")
-        remembered = json.loads(state_file.read_text()) if state_file.is_file() else []
+        remembered = json.loads(state_file.read_text())["judged"] if state_file.is_file() else []
         known = {j["version"] for j in remembered}
         judged = [{"package": "jax", "version": v, "verdict": verdict, "regressed": ["test_model::test_gather"]
                    if verdict == "UNSAFE" else [], "first_bad": f"jax=={v}" if verdict == "UNSAFE" else "",
@@ -331,7 +331,7 @@ def shardmatrix(args: list[str]) -> int:
         for judgment in judged:
             Path(judgment["report"]).parent.mkdir(parents=True, exist_ok=True)
             Path(judgment["report"]).write_text(f"# {verdict}\n\njax {judgment['version']}\n{regressed}")
-        state_file.write_text(json.dumps(remembered + judged))
+        state_file.write_text(json.dumps({"schema_version": 1, "judged": remembered + judged}))
         Path(option(args, "--json") or "").write_text(json.dumps(
             {"schema_version": 1, "verdict": verdict, "judged": judged, "remembered": remembered}))
     else:
