@@ -10,6 +10,7 @@ tests/test_docs.py checks what these tables say against the code.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -246,6 +247,30 @@ def census() -> str:
     return "\n\n".join(f"### {family}\n\n{census_table(family)}" for family in families)
 
 
+#: The caller workflow of the fixture downstream repository, which tests/test_workflow_upgrade_check_runs.py drives.
+CALLER = ROOT / "tests" / "downstream" / ".github" / "workflows" / "shardmatrix.yml"
+
+
+def caller() -> str:
+    """The downstream caller workflow, verbatim: the very file the workflow tests run."""
+    return "```yaml\n" + CALLER.read_text(encoding="utf-8").rstrip("\n") + "\n```"
+
+
+def upgrade_check_inputs() -> str:
+    """Every input of the reusable workflow with its type, default and description (its `workflow_call`)."""
+    import yaml
+
+    spec = yaml.safe_load((ROOT / ".github" / "workflows" / "upgrade-check.yml").read_text(encoding="utf-8"))
+    declared = spec[True]["workflow_call"]["inputs"]  # YAML reads `on:` as True
+    def shown(default: object) -> str:
+        # As YAML writes it: `false`, `120`, a string bare; an empty string as nothing.
+        return "" if default == "" else f"`{default if isinstance(default, str) else json.dumps(default)}`"
+
+    rows = [[f"`{name}`", what.get("type", "string"), shown(what.get("default", "")),
+             cell(what.get("description", ""))] for name, what in declared.items()]
+    return table(["input", "type", "default", "what it does"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "statuses": statuses,
     "verdicts": verdicts,
@@ -262,6 +287,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "bench": bench,
     "bench-frontier": bench_frontier,
     "census": census,
+    "caller": caller,
+    "upgrade-check-inputs": upgrade_check_inputs,
 }
 
 

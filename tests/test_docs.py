@@ -229,3 +229,17 @@ def test_the_first_upgrade_example_makes_a_baseline_and_a_different_candidate(
     monkeypatch.chdir(ROOT)
     baseline, candidate, _ = upgrade.cells_for(first_upgrade_example(), matrix.load(ROOT / "matrix.toml"))
     assert baseline.id != candidate.id
+
+
+def test_the_downstream_page_shows_the_caller_workflow_the_tests_drive_verbatim() -> None:
+    rendered = hooks.render((DOCS / "downstream.md").read_text())
+    assert "```yaml\n" + hooks.CALLER.read_text().rstrip("\n") + "\n```" in rendered
+    assert "uses: shardmatrix/shardmatrix/.github/workflows/upgrade-check.yml@" in rendered
+
+
+def test_the_inputs_table_has_one_row_per_input_of_the_reusable_workflow_and_no_other() -> None:
+    declared = yaml.safe_load((ROOT / ".github" / "workflows" / "upgrade-check.yml").read_text())[True][
+        "workflow_call"]["inputs"]
+    rows = rows_of(hooks.upgrade_check_inputs())
+    assert [row[0] for row in rows] == [f"`{name}`" for name in declared]
+    assert dict((row[0], row[1]) for row in rows)["`pre`"] == "boolean"

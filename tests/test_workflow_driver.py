@@ -130,3 +130,88 @@ def test_an_action_the_driver_does_not_emulate_fails(tmp_path: Path) -> None:
     (tmp_path / "repo").mkdir()
     with pytest.raises(ExpressionError, match="a/b@c is not emulated"):
         Driver(tmp_path / "w.yml", tmp_path / "repo", GitHub(tmp_path / "gh"), tmp_path / "d").run("push", 1)
+
+
+CALLER = """
+on: push
+jobs:
+  call:
+    uses: ./.github/workflows/called.yml
+    with:
+      {given}: x
+  after:
+    needs: call
+    runs-on: x
+    steps:
+      - env:
+          GOT: ${{{{ needs.call.outputs.said }}}}
+        run: echo "got $GOT"
+"""
+CALLED = """
+on:
+  workflow_call:
+    inputs:
+      word:
+        type: string
+        default: ""
+    outputs:
+      said:
+        value: ${{ jobs.inner.outputs.said }}
+jobs:
+  inner:
+    runs-on: x
+    outputs:
+      said: ${{ steps.act.outputs.said }}
+    steps:
+      - id: act
+        uses: ./act
+        with:
+          word: ${{ inputs.word }}
+"""
+ACTION = """
+name: act
+inputs:
+  word:
+    default: ""
+outputs:
+  said:
+    value: ${{{{ steps.say.outputs.said }}}}
+runs:
+  using: composite
+  steps:
+    - id: say
+      {shell}
+      env:
+        WORD: ${{{{ inputs.word }}}}
+      run: echo "said=$WORD from $(basename "$GITHUB_ACTION_PATH")" >> "$GITHUB_OUTPUT"
+"""
+
+
+def call(tmp_path: Path, given: str = "word", shell: str = "shell: bash") -> Driver:
+    repo = tmp_path / "repo"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "called.yml").write_text(CALLED)
+    (repo / "act").mkdir()
+    (repo / "act" / "action.yml").write_text(ACTION.format(shell=shell))
+    (repo / "caller.yml").write_text(CALLER.format(given=given))
+    checkout = "      - uses: actions/checkout@x\n"
+    called = repo / ".github" / "workflows" / "called.yml"
+    called.write_text(called.read_text().replace("    steps:\n", "    steps:\n" + checkout))
+    return Driver(repo / "caller.yml", repo, GitHub(tmp_path / "gh"), tmp_path / "d")
+
+
+def test_a_reusable_workflow_s_jobs_run_under_the_caller_and_its_outputs_reach_the_next_job(tmp_path: Path) -> None:
+    run = call(tmp_path).run("push", 1)
+    assert run.colours() == {"call / inner": "success", "after": "success"}
+    assert run.called["call"] == {"said": "x from act"}, "through the composite action's output"
+    assert "got x from act" in run.job("after").log
+
+
+def test_an_input_a_reusable_workflow_does_not_declare_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ExpressionError, match="has no input wrod"):
+        call(tmp_path, given="wrod").run("push", 1)
+
+
+def test_a_composite_run_step_without_shell_bash_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ExpressionError, match="needs `shell: bash`"):
+        call(tmp_path, shell="").run("push", 1)

@@ -32,7 +32,8 @@ def test_a_weekly_run_merges_every_release_and_keeps_each_artifact_as_long_as_it
                              "merge": "success"}
     assert frontier_rows(driver, 7) == ["0.11.0", "0.10.2"]
     kept = {name: a["retention_days"] for name, a in driver.github.artifacts(7).items()}
-    assert kept == {"frontier-flax-0.10.2": 7, "frontier-flax-0.11.0": 7, "frontier-report": 90}
+    assert kept == {"frontier-flax-0.10.2": 7, "frontier-flax-0.11.0": 7, "frontier-report": 90,
+                    "frontier-probes-flax-0.10.2": 7, "frontier-probes-flax-0.11.0": 7}
 
 
 def test_re_running_the_one_failed_release_merges_every_attempts_results(driver: Driver) -> None:
@@ -52,3 +53,15 @@ def test_a_failed_plan_skips_the_merge(driver: Driver) -> None:
     driver.scenario["frontier_plan"] = None
     run = driver.run("schedule", 7)
     assert run.colours() == {"plan": "failure", "frontier": "skipped", "merge": "skipped"}
+
+
+def test_a_release_slower_than_its_step_still_uploads_what_it_probed_and_the_merge_names_it(driver: Driver) -> None:
+    driver.scenario["frontier"] = {"0.11.0": "hang"}
+    run = driver.run("schedule", 7)
+    assert run.colours() == {"plan": "success", "flax 0.10.2": "success", "flax 0.11.0": "failure",
+                             "merge": "failure"}
+    assert "the step timed out after 100 minutes" in run.job("flax 0.11.0").log, "the step's limit, not the job's"
+    probes = driver.github.artifact_dir(7, "frontier-probes-flax-0.11.0")
+    assert [p.name for p in probes.rglob("*.jsonl")] == ["jax0.4.30-flax0.11.0-py3.11.jsonl"]
+    assert "frontier-flax-0.11.0" not in driver.github.artifacts(7)
+    assert "incomplete frontier: no result for flax 0.11.0" in run.job("merge").log

@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = Path(os.environ.get("SHARDMATRIX_WORKFLOWS", ROOT / ".github" / "workflows"))
 MATRIX = WORKFLOWS / "matrix.yml"
 ALL = sorted(WORKFLOWS.glob("*.yml"))
+#: The action at the repository's root, and the caller workflow of the fixture downstream repository.
+ACTION = ROOT / "action.yml"
+CALLERS = sorted((ROOT / "tests" / "downstream" / ".github" / "workflows").glob("*.yml"))
 #: .ci/run (so GitHub's tests workflow) sets these: a missing actionlint or shellcheck fails there, never skips.
 REQUIRE_ACTIONLINT = "SHARDMATRIX_REQUIRE_ACTIONLINT"
 REQUIRE_SHELLCHECK = "SHARDMATRIX_REQUIRE_SHELLCHECK"
@@ -44,8 +47,8 @@ def actionlint() -> str | None:
 def test_zizmor_finds_nothing() -> None:
     zizmor = tool("zizmor")
     assert zizmor, "zizmor is in the test extra"
-    done = subprocess.run([zizmor, "--offline", "--no-progress", str(WORKFLOWS)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([zizmor, "--offline", "--no-progress", str(WORKFLOWS), str(ACTION), *map(str, CALLERS)],
+                          capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings to report" in done.stdout + done.stderr
 
@@ -76,7 +79,7 @@ def test_actionlint_finds_nothing() -> None:
     """actionlint, with shellcheck on every run: script (required: without it actionlint checks no script)."""
     binary = require_actionlint()
     require_shellcheck()
-    done = subprocess.run([binary, "-no-color", *map(str, ALL)], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([binary, "-no-color", *map(str, ALL + CALLERS)], cwd=ROOT, capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -91,12 +94,17 @@ def test_actionlint_checks_run_scripts_with_shellcheck(tmp_path: Path) -> None:
     assert done.returncode == 1 and "SC2086" in done.stdout, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
+#: The reusable workflow's own action: this repository, checked out at the commit the caller's `uses:` pins.
+SELF_ACTION = "./.shardmatrix-action"
+
+
+@pytest.mark.parametrize("path", [*ALL, ACTION, *CALLERS], ids=lambda p: p.name)
 def test_every_action_is_pinned_by_commit_sha(path: Path) -> None:
-    uses = re.findall(r"uses:\s*(\S+)", path.read_text())
+    """Every `uses:` names a commit; the one local action is this repository checked out at a commit (below)."""
+    uses = re.findall(r"^\s*-?\s*uses:\s*(\S+)", path.read_text(), re.MULTILINE)
     assert uses
     for ref in uses:
-        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), ref
+        assert ref == SELF_ACTION or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), ref
 
 
 @pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
@@ -171,7 +179,7 @@ def test_the_token_reaches_only_the_steps_that_call_gh(path: Path) -> None:
         assert "GH_TOKEN" not in job.get("env", {}), f"job {name}: every step of it would see the token"
         for step in job["steps"]:
             if "GH_TOKEN" in step.get("env", {}):
-                assert re.search(r"\bgh |harness\.host\.nightly", step["run"]), step.get("name")
+                assert re.search(r"\bgh |harness\.host\.(nightly|rolling)", step["run"]), step.get("name")
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
@@ -325,3 +333,78 @@ def test_the_frontier_merge_step_fails_on_a_planned_release_without_a_result(tmp
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1 and "incomplete frontier: no result for flax 0.10.2" in done.stderr
     assert not (tmp_path / "out" / "report").exists()
+
+
+# --- the upgrade check for downstream repositories: the action and the reusable workflow ----------------------------
+
+UPGRADE_CHECK = WORKFLOWS / "upgrade-check.yml"
+
+
+def test_the_reusable_workflow_runs_the_action_at_the_commit_its_caller_pinned() -> None:
+    spec = workflow(UPGRADE_CHECK)
+    assert set(spec[True]) == {"workflow_call"}
+    steps = spec["jobs"]["check"]["steps"]
+    at = next(i for i, s in enumerate(steps) if s.get("uses") == SELF_ACTION)
+    checkout = steps[at - 1]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"] == {
+        "repository": "${{ job.workflow_repository }}", "ref": "${{ job.workflow_sha }}",
+        "path": SELF_ACTION[2:], "persist-credentials": False}
+    declared = set(spec[True]["workflow_call"]["inputs"])
+    assert set(steps[at]["with"]) <= declared | {"rolling-issue"}, "every input of the action is the workflow's"
+    assert set(workflow(ACTION)["inputs"]) - set(steps[at]["with"]) == {"out", "github-token"}
+
+
+def test_only_the_reusable_workflow_s_track_job_may_write_issues_and_never_for_a_pull_request() -> None:
+    jobs = workflow(UPGRADE_CHECK)["jobs"]
+    assert [name for name, job in jobs.items() if "write" in job["permissions"].values()] == ["track"]
+    assert jobs["track"]["permissions"]["issues"] == "write"
+    assert "github.event_name != 'pull_request'" in jobs["track"]["if"]
+    assert "rolling-issue: \"false\"" in UPGRADE_CHECK.read_text(), "the check job keeps no issue itself"
+
+
+def test_the_reusable_workflow_s_check_step_stops_before_its_job_and_its_verdict_uploads_whatever_happened() -> None:
+    job = workflow(UPGRADE_CHECK)["jobs"]["check"]
+    assert job["timeout-minutes"] == 360
+    default = workflow(UPGRADE_CHECK)[True]["workflow_call"]["inputs"]["timeout-minutes"]["default"]
+    assert default < 350
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "${{ !cancelled() }}"
+
+
+def test_every_run_step_of_the_action_is_bash_and_the_token_reaches_only_gh() -> None:
+    steps = workflow(ACTION)["runs"]["steps"]
+    assert workflow(ACTION)["runs"]["using"] == "composite"
+    for step in steps:
+        if "run" in step:
+            assert step["shell"] == "bash", step["name"]
+        if "GH_TOKEN" in step.get("env", {}):
+            assert re.search(r"\bgh |harness\.host\.rolling", step["run"]), step["name"]
+    issue = next(s for s in steps if "harness.host.rolling" in s.get("run", ""))
+    assert "github.event_name != 'pull_request'" in issue["if"] and "inputs.rolling-issue == 'true'" in issue["if"]
+
+
+def test_the_action_s_scheduled_path_watches_and_its_on_demand_path_upgrades() -> None:
+    run = next(s for s in workflow(ACTION)["runs"]["steps"] if s.get("id") == "run")["run"]
+    assert 'args=(upgrade "${pins[@]}")' in run
+    assert 'args=(watch --state "$STATE" --json "$OUT/watch.json")' in run
+    assert run.count("args=(watch") == 1, "watch's flags are set in one place"
+
+
+def test_the_action_installs_the_shardmatrix_of_its_own_commit_with_the_uv_cache() -> None:
+    steps = workflow(ACTION)["runs"]["steps"]
+    [setup] = [s for s in steps if s.get("uses", "").startswith("astral-sh/setup-uv@")]
+    assert setup["uses"] == SETUP_UV and setup["with"]["enable-cache"] is True
+    assert setup["with"]["prune-cache"] is False
+    assert any('"shardmatrix[report] @ file://$GITHUB_ACTION_PATH"' in s.get("run", "") for s in steps)
+
+
+def test_a_frontier_release_s_step_times_out_before_its_job_and_its_probes_upload_whatever_happened() -> None:
+    job = workflow(FRONTIER)["jobs"]["frontier"]
+    steps = job["steps"]
+    run = next(i for i, s in enumerate(steps) if "nox -s frontier" in s.get("run", ""))
+    assert steps[run]["timeout-minutes"] < job["timeout-minutes"]
+    probes = next(s for s in steps if s.get("with", {}).get("name") == "frontier-probes-flax-${{ matrix.flax }}")
+    assert probes["if"] == "${{ !cancelled() }}" and probes["with"]["path"] == "out/"
+    [setup] = [s for s in steps if s.get("uses", "").startswith("astral-sh/setup-uv@")]
+    assert setup["with"] == {"enable-cache": True, "cache-dependency-glob": "matrix.toml",
+                             "cache-suffix": "frontier-flax-${{ matrix.flax }}", "prune-cache": False}

@@ -13,12 +13,18 @@ What is emulated, and how far:
   venv is on PATH), upload-artifact and download-artifact against an artifact store per run and attempt. Without
   `github-token`, download-artifact lists every attempt's artifacts but fetches only the current attempt's: any
   other fails the step, as the action does after "Re-run failed jobs";
+- reusable workflows (a job's `uses:`, local or a repository of `remotes`): the called workflow's jobs run under the
+  caller's job, named "<caller> / <job>", with its `workflow_call` inputs (defaults filled, an unknown one refused),
+  its outputs, and the `job` context's workflow_repository and workflow_sha; composite actions (a step's `uses:` of a
+  folder with an action.yml: `./path`, or a repository of `remotes`): their steps, each with `shell: bash`, with
+  `inputs`, `github.action_path` and $GITHUB_ACTION_PATH, and their outputs; actions/checkout of another
+  `repository:` into a `path:` copies that remote;
 - re-runs: "Re-run failed jobs" runs the failed jobs (matrix entries one by one) and every job downstream of them
   in a new attempt, keeping the other jobs' results and outputs;
 - `${{ }}` expressions: the subset the workflows use (tests/workflow_expressions.py); anything else raises
   ExpressionError: an expression the driver does not understand fails the test instead of passing silently.
-`gh` and the tools a job installs (nox, uv, pip) are faked by tests/workflow_fakes.py; state shared with the fake
-`gh` (runs, artifacts, issues, calls) is one JSON file.
+`gh`, `shardmatrix` and the tools a job installs (nox, uv, pip) are faked by tests/workflow_fakes.py; state shared
+with the fakes (runs, artifacts, issues, calls) is one JSON file.
 """
 
 from __future__ import annotations
@@ -121,6 +127,8 @@ class Run:
     run_id: int
     attempt: int
     jobs: dict[str, list[JobRun]] = field(default_factory=dict)
+    #: The outputs of each job that called a reusable workflow (its `workflow_call` outputs).
+    called: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def result(self, job: str) -> str:
         """A job's result as `needs.<job>.result` gives it: failure if any entry failed, cancelled, else success."""
@@ -158,12 +166,14 @@ class Driver:
     tmp: Path
     scenario: dict[str, Any] = field(default_factory=dict)
     context: dict[str, Any] = field(default_factory=dict)
+    #: Repositories a `uses:` or a checkout may name ("owner/name" -> a folder holding it).
+    remotes: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.spec = yaml.safe_load(self.workflow.read_text())
         self.bin = self.tmp / "bin"
         self.bin.mkdir(parents=True, exist_ok=True)
-        for tool in ("gh", "nox", "uv", "python"):
+        for tool in ("gh", "nox", "uv", "python", "shardmatrix"):
             shim = self.bin / tool
             shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKES}" {tool} "$@"\n')
             shim.chmod(0o755)
@@ -230,9 +240,49 @@ class Driver:
         context = {}
         for need in needs_of(spec):
             runs = run.jobs.get(need, [])
-            outputs = runs[0].outputs if len(runs) == 1 else {}
+            outputs = run.called[need] if need in run.called else runs[0].outputs if len(runs) == 1 else {}
             context[need] = {"result": run.result(need), "outputs": outputs}
         return context
+
+    # Reusable workflows ----------------------------------------------------------------------------------------
+
+    def reusable(self, uses: str) -> tuple[Path, str, str]:
+        """The called workflow's file, its repository and its commit, from a job's `uses:`."""
+        if uses.startswith("./"):
+            return self.repo / uses, "owner/repo", "0" * 40
+        found = re.fullmatch(r"([\w.-]+/[\w.-]+)/(\.github/workflows/[\w.-]+)@([0-9a-f]{40})", uses)
+        if not found or found.group(1) not in self.remotes:
+            raise ExpressionError(f"reusable workflow {uses} is not emulated (remotes: {sorted(self.remotes)})")
+        return self.remotes[found.group(1)] / found.group(2), found.group(1), found.group(3)
+
+    def call(self, job_id: str, spec: dict[str, Any], base: dict[str, Any], run: Run, needs: dict[str, Any]
+             ) -> list[JobRun]:
+        """A job that calls a reusable workflow: its jobs, run in order under the caller's name; its outputs kept."""
+        path, repository, sha = self.reusable(spec["uses"])
+        called = Driver(path, self.repo, self.github, self.tmp / "called" / job_id, remotes=self.remotes)
+        called.scenario_file = self.scenario_file
+        declared = called.spec[True]["workflow_call"]  # YAML reads `on:` as True
+        given = expand(spec.get("with", {}), Evaluator({**base, "needs": needs}, Status()))
+        unknown = sorted(set(given) - set(declared.get("inputs", {})))
+        if unknown:
+            raise ExpressionError(f"{spec['uses']} has no input {unknown[0]}")
+        inputs = {}
+        for name, what in declared.get("inputs", {}).items():
+            value = given.get(name, what.get("default"))
+            kinds = {"boolean": truthy, "number": number, "string": lambda v: "" if v is None else text(v)}
+            inputs[name] = kinds[what.get("type", "string")](value)
+        inner_base = {**base, "inputs": inputs, "job": {"workflow_repository": repository, "workflow_sha": sha}}
+        inner = Run(run.run_id, run.attempt)
+        caller = str(spec.get("name", job_id))
+        for inner_id in called.order():
+            inner.jobs[inner_id] = called.run_job(inner_id, called.spec["jobs"][inner_id], inner_base, inner, set())
+            for job in inner.jobs[inner_id]:
+                job.name = f"{caller} / {job.name}"
+        jobs = {j: {"result": inner.result(j), "outputs": r[0].outputs if len(r) == 1 else {}}
+                for j, r in inner.jobs.items()}
+        evaluator = Evaluator({**inner_base, "jobs": jobs}, Status())
+        run.called[job_id] = {k: text(expand(v["value"], evaluator)) for k, v in declared.get("outputs", {}).items()}
+        return [job for runs in inner.jobs.values() for job in runs]
 
     def run_job(self, job_id: str, spec: dict[str, Any], base: dict[str, Any], run: Run,
                 skip: set[str]) -> list[JobRun]:
@@ -240,6 +290,8 @@ class Driver:
         results = {n["result"] for n in needs.values()}
         status = Status(success=results <= {"success"}, failure="failure" in results)
         job_eval = Evaluator({**base, "needs": needs}, status)
+        if "uses" in spec and condition(spec.get("if"), job_eval):
+            return self.call(job_id, spec, base, run, needs)
         if not condition(spec.get("if"), job_eval):
             # GitHub shows a skipped job by its name, or by its id when the name needs the matrix.
             name = str(spec.get("name", job_id))
@@ -276,7 +328,7 @@ class Driver:
         shutil.rmtree(workspace, ignore_errors=True)
         workspace.mkdir(parents=True)
         job.workspace = workspace
-        job_minutes = float(spec.get("timeout-minutes", DEFAULT_MINUTES))
+        job_minutes = number(expand(spec.get("timeout-minutes", DEFAULT_MINUTES), Evaluator(contexts, Status())))
         elapsed = 0.0
         status = Status()
         steps: dict[str, Any] = {}
@@ -290,7 +342,7 @@ class Driver:
                 steps[step_id] = {"outcome": "skipped", "conclusion": "skipped", "outputs": {}}
                 continue
             env = {**job_env, **{k: text(v) for k, v in expand(step.get("env", {}), evaluator).items()}}
-            step_minutes = float(step.get("timeout-minutes", DEFAULT_MINUTES))
+            step_minutes = number(expand(step.get("timeout-minutes", DEFAULT_MINUTES), evaluator))
             outcome, outputs, minutes = self.run_step(step, self.shell(spec, step), env, evaluator, workspace, run,
                                                       job)
             if outcome == "hung":
@@ -314,6 +366,10 @@ class Driver:
     def run_step(self, step: dict[str, Any], shell: list[str], env: dict[str, str], evaluator: Evaluator,
                  workspace: Path, run: Run, job: JobRun) -> tuple[str, dict[str, str], float]:
         """outcome (success, failure or hung), outputs, and the minutes it took."""
+        folder = self.composite_folder(step["uses"], workspace) if "uses" in step else None
+        if folder is not None:
+            return self.composite(folder, expand(step.get("with", {}), evaluator), evaluator, env, workspace, run,
+                                  job)
         if "uses" in step:
             try:
                 self.action(step["uses"], expand(step.get("with", {}), evaluator), workspace, run, job)
@@ -356,12 +412,70 @@ class Driver:
             outcome = "success" if process.returncode == 0 else "failure"
         return outcome, read_outputs(output.read_text()), (time.monotonic() - started) / 60
 
+    # Composite actions --------------------------------------------------------------------------------------
+
+    def composite_folder(self, uses: str, workspace: Path) -> Path | None:
+        """The folder of a composite action a step's `uses:` names (`./path`, or a remote's root), else None."""
+        if uses.startswith("./"):
+            folder = workspace / uses
+            if not (folder / "action.yml").is_file():
+                raise ExpressionError(f"{uses}: no action.yml in the workspace (checked out?)")
+            return folder
+        name = uses.split("@")[0]
+        return self.remotes[name] if name in self.remotes else None
+
+    def composite(self, folder: Path, given: dict[str, Any], outer: Evaluator, env: dict[str, str],
+                  workspace: Path, run: Run, job: JobRun) -> tuple[str, dict[str, str], float]:
+        """A composite action's steps in order (a failure skips the rest but `if:`s asking otherwise), its outputs."""
+        spec = yaml.safe_load((folder / "action.yml").read_text())
+        if spec["runs"]["using"] != "composite":
+            raise ExpressionError(f"{folder}: only composite actions are emulated")
+        declared = spec.get("inputs", {})
+        unknown = sorted(set(given) - set(declared))
+        if unknown:
+            raise ExpressionError(f"{folder / 'action.yml'} has no input {unknown[0]}")
+        github = {**outer.contexts["github"], "action_path": str(folder)}
+        defaults = Evaluator({"github": github}, Status())
+        inputs = {name: text(given[name]) if name in given else text(expand(what.get("default", ""), defaults))
+                  for name, what in declared.items()}
+        contexts = {**{k: v for k, v in outer.contexts.items() if k not in ("steps", "env")}, "github": github,
+                    "inputs": inputs}
+        status, steps, outcome, minutes = Status(), {}, "success", 0.0
+        for index, step in enumerate(spec["runs"]["steps"]):
+            step_id = step.get("id", f"step{index}")
+            label = f"{spec['name']} / {step.get('name') or step.get('uses') or step['run'].splitlines()[0]}"
+            evaluator = Evaluator({**contexts, "steps": steps, "env": env}, status)
+            if not condition(step.get("if"), evaluator):
+                job.steps.append((label, "skipped"))
+                steps[step_id] = {"outcome": "skipped", "conclusion": "skipped", "outputs": {}}
+                continue
+            if "run" in step and step.get("shell") != "bash":
+                raise ExpressionError(f"{label}: a composite action's run step needs `shell: bash`")
+            step_env = {**env, "GITHUB_ACTION_PATH": str(folder),
+                        **{k: text(v) for k, v in expand(step.get("env", {}), evaluator).items()}}
+            done, outputs, took = self.run_step(step, BASH, step_env, evaluator, workspace, run, job)
+            minutes += took
+            if done == "hung":
+                return "hung", {}, minutes
+            job.steps.append((label, done))
+            steps[step_id] = {"outcome": done, "conclusion": done, "outputs": outputs}
+            if done == "failure":
+                status.success, status.failure, outcome = False, True, "failure"
+        evaluator = Evaluator({**contexts, "steps": steps}, Status())
+        outputs = {k: text(expand(v["value"], evaluator)) for k, v in spec.get("outputs", {}).items()}
+        return outcome, outputs, minutes
+
     # Actions ------------------------------------------------------------------------------------------------
 
     def action(self, uses: str, inputs: dict[str, Any], workspace: Path, run: Run, job: JobRun) -> None:
         name = uses.split("@")[0]
         job.uses.append({"uses": uses, **inputs})
-        if name == "actions/checkout":
+        if name == "actions/checkout" and "repository" in inputs:
+            if inputs["repository"] not in self.remotes:
+                raise StepFailed(f"Repository not found: {inputs['repository']}")
+            shutil.copytree(self.remotes[inputs["repository"]], workspace / inputs.get("path", "."),
+                            dirs_exist_ok=True)
+        elif name == "actions/checkout":
             shutil.copytree(self.repo, workspace, dirs_exist_ok=True)
         elif name in ("actions/setup-python", "astral-sh/setup-uv"):
             pass

@@ -1,4 +1,5 @@
-"""The commands a workflow's steps call, faked for tests/workflow_driver.py: `gh`, `nox`, `uv` and `python`.
+"""The commands a workflow's steps call, faked for tests/workflow_driver.py: `gh`, `nox`, `uv`, `python` and
+`shardmatrix`.
 
     python tests/workflow_fakes.py TOOL ARGS...
 
@@ -7,9 +8,16 @@
   entry of the state's "fail" list fails as a server error would.
 - nox runs a cell as the scenario ($DRIVER_SCENARIO) says: "pass", "fail" (its first case fails), "die" (nothing
   written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
-  `frontier` stores a release's result. Installs (pip, uv, a nox session's own) are recorded, never made.
-- python is the test venv's, except `-m pip` (recorded) and `-m harness.tools.frontier plan` (the scenario's plan,
-  or a failure where it is null: the real one asks PyPI).
+  `frontier` stores a release's result ("die": nothing; "hang": one probe's results, then no end). Installs (pip,
+  uv, a nox session's own) are recorded, never made.
+- shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
+  "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
+  `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json and
+  a report per release judged.
+  Every call is recorded in the state's "shardmatrix" list.
+- python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
+  (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
+  asks PyPI).
 """
 
 from __future__ import annotations
@@ -126,6 +134,13 @@ def api(state: dict[str, Any], args: list[str]) -> int:
         found = [{"name": n, "expired": a["expired"]} for n, a in listed.items()
                  if artifacts.group(2) in (None, n)]
         return emit({"total_count": len(found), "artifacts": found}, args)
+    named = re.fullmatch(r"repos/\{owner\}/\{repo\}/actions/artifacts\?name=([^&]+)(?:&per_page=\d+)?", path)
+    if named:
+        found = [{"name": named.group(1), "expired": listed[named.group(1)]["expired"],
+                  "workflow_run": {"id": int(run)}}
+                 for run, listed in sorted(state["artifacts"].items(), key=lambda item: -int(item[0]))
+                 if named.group(1) in listed]
+        return emit({"total_count": len(found), "artifacts": found}, args)
     if re.fullmatch(r"repos/\{owner\}/\{repo\}/actions/runs/\d+/attempts/\d+/jobs", path):
         return emit({"total_count": len(state["jobs"]), "jobs": state["jobs"]}, args)
     print(f"fake gh: api {path} is not emulated", file=sys.stderr)
@@ -239,6 +254,12 @@ def frontier(flax: str, out: Path) -> int:
     print(f"fake nox: frontier of flax {flax}: {what}")
     if what == "die":
         return 1
+    if what == "hang":  # one probe's cell recorded, then a release slower than the step's limit
+        probed = out / "results" / "probe" / f"jax0.4.30-flax{flax}-py3.11.jsonl"
+        probed.parent.mkdir(parents=True, exist_ok=True)
+        probed.write_text("{}\n")
+        Path(os.environ["DRIVER_HANG"]).touch()
+        time.sleep(3600)
     candidates = jax_versions(8)
     _, probe = fake(candidates, {2, 3, 4, 5})
     found = frontier_search.measure(Version(flax), SpecifierSet(), candidates, probe, contemporary=candidates[3])
@@ -251,6 +272,12 @@ def frontier(flax: str, out: Path) -> int:
 
 def uv(args: list[str]) -> int:
     if args[:2] == ["pip", "install"]:
+        for requirement in args[2:]:
+            local = re.fullmatch(r"shardmatrix(?:\[[\w,]+\])? @ file://(/\S+)", requirement)
+            if local:  # what the job's python then imports, and its `shardmatrix` command
+                state = load()
+                state.setdefault("installed", {})[os.environ["GITHUB_WORKSPACE"]] = local.group(1)
+                save(state)
         return record_install("uv", args[2:])
     print(f"fake uv: {' '.join(args)} is not emulated", file=sys.stderr)
     return 2
@@ -266,10 +293,60 @@ def python(args: list[str]) -> int:
             return 2
         print(json.dumps(plan))
         return 0
+    installed = load().get("installed", {}).get(os.environ.get("GITHUB_WORKSPACE", ""))
+    if installed:
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [installed, os.environ.get("PYTHONPATH")]))
     os.execv(os.environ["DRIVER_PYTHON"], [os.environ["DRIVER_PYTHON"], *args])
     return 0
 
 
+# --- shardmatrix ----------------------------------------------------------------------------------------------------
+
+EXITS = {"SAFE": 0, "UNSAFE": 1, "INCONCLUSIVE": 2, "BROKEN": 3}
+
+
+def shardmatrix(args: list[str]) -> int:
+    state = load()
+    if os.environ.get("GITHUB_WORKSPACE", "") not in state.get("installed", {}):
+        print("shardmatrix: command not found", file=sys.stderr)
+        return 127
+    state.setdefault("shardmatrix", []).append(args)
+    save(state)
+    verdict = behaviour_of("verdict", "SAFE")
+    print(f"fake shardmatrix {' '.join(args)}: {verdict}")
+    if verdict == "BROKEN":
+        return EXITS[verdict]
+    out = Path(option(args, "--out", "out") or "out")
+    (out / "report").mkdir(parents=True, exist_ok=True)
+    regressed = "| `test_model::test_gather` | jax 0.9.2 | AssertionError |\n" if verdict == "UNSAFE" else ""
+    if args[0] == "watch":
+        # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
+        state_file = Path(option(args, "--state") or "")
+        remembered = json.loads(state_file.read_text())["judged"] if state_file.is_file() else []
+        known = {j["version"] for j in remembered}
+        judged = [{"package": "jax", "version": v, "verdict": verdict, "regressed": ["test_model::test_gather"]
+                   if verdict == "UNSAFE" else [], "first_bad": f"jax=={v}" if verdict == "UNSAFE" else "",
+                   "report": str(out / "report" / "watch" / f"jax-{v}.md")}
+                  for v in scenario().get("releases", []) if v not in known]
+        for judgment in judged:
+            Path(judgment["report"]).parent.mkdir(parents=True, exist_ok=True)
+            Path(judgment["report"]).write_text(f"# {verdict}\n\njax {judgment['version']}\n{regressed}")
+        state_file.write_text(json.dumps({"schema_version": 1, "judged": remembered + judged}))
+        Path(option(args, "--json") or "").write_text(json.dumps(
+            {"schema_version": 1, "verdict": verdict, "judged": judged, "remembered": remembered}))
+    else:
+        (out / "report" / "compare.md").write_text(f"# {verdict}\n\nthe candidate\n{regressed}")
+    return EXITS[verdict]
+
+
+def behaviour_of(key: str, default: str) -> str:
+    """The scenario's `key`: one value, or one per attempt ({"1": ..., "*": ...})."""
+    setting = scenario().get(key, default)
+    if isinstance(setting, dict):
+        setting = setting.get(str(scenario()["attempt"]), setting.get("*", default))
+    return str(setting)
+
+
 if __name__ == "__main__":
     tool = sys.argv[1]
-    raise SystemExit({"gh": gh, "nox": nox, "uv": uv, "python": python}[tool](sys.argv[2:]))
+    raise SystemExit({"gh": gh, "nox": nox, "uv": uv, "python": python, "shardmatrix": shardmatrix}[tool](sys.argv[2:]))
