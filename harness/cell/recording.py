@@ -33,6 +33,9 @@ def phase_of(report: pytest.TestReport) -> Phase:
         cell_problem=data.get("cell_problem"),
         missing_name=data.get("missing_name"),
         import_hint=data.get("import_hint"),
+        error_message=str(data.get("error_message") or ""),
+        device_count=(data.get("device") or {}).get("device_count"),
+        cpu_devices_asked=data.get("cpu_devices_asked"),
     )
 
 
