@@ -28,8 +28,6 @@ COLLECTION_FAILED = "collection failed"
 RUNTIME_ERRORS = frozenset({"XlaRuntimeError", "JaxRuntimeError"})
 #: The status code of the runtime's out-of-memory error, at the start of its message.
 OUT_OF_MEMORY_MARK = "RESOURCE_EXHAUSTED"
-OUT_OF_MEMORY = ("out of device memory (RESOURCE_EXHAUSTED): says nothing of the case; run it with fewer processes "
-                 "on the device")
 
 
 @dataclass(frozen=True)
@@ -125,7 +123,7 @@ def _short_of_resources(phase: Phase) -> Verdict | None:
     """A case that ran out of device memory is `error`; one that asked jax for more devices than the cell has is
     not applicable, unless the cell itself has fewer CPU devices than the harness asked for (a broken cell)."""
     if phase.error_type in RUNTIME_ERRORS and OUT_OF_MEMORY_MARK in phase.error_message:
-        return Verdict(vocabulary.ERROR, OUT_OF_MEMORY)
+        return Verdict(vocabulary.ERROR, vocabulary.OUT_OF_MEMORY)
     asked = devices_asked(phase.error_type, phase.error_message)
     have = phase.device_count
     if asked is None or have is None or asked <= have:
