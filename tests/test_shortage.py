@@ -2,7 +2,10 @@
 
 The messages are quoted from real runs: the H200 trainer records (shared/gpu/h200-2026-11-26/trainer, jax 0.11.2 on
 one GPU), and jax 0.4.38, 0.8.3, 0.10.2 and 0.12.0.1 on 2 CPU devices (make_mesh((2, 2)), create_device_mesh((2, 4)),
-pmap over 4 rows).
+pmap over 4 rows). The same patterns were checked in cells (a class-based project whose conftest.py builds a
+make_mesh((1, tp)) fixture, a body calling create_device_mesh((2,)), a pmap over 2 rows, on 1 and 2 devices): on jax
+0.4.38 all three read "needs 2 devices, cell has 1" on one device and pass on two; on jax 0.10.2 and 0.12.0.1 the
+mesh ones do, and the pmap keeps failing with the countless "cannot select an axis to squeeze out" error.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ MAKE_MESH = [
 CREATE_DEVICE_MESH_SHORT = [
     ("0.4.38", "Number of devices 2 must equal the product of mesh_shape (2, 4)"),
     ("0.12.0.1", "Number of devices 2 must equal the product of mesh_shape (2, 4)"),
+    ("0.12.0.1", "Number of devices 1 must equal the product of mesh_shape (8,)"),
 ]
 CREATE_DEVICE_MESH_SURPLUS = ("0.12.0.1", "Number of devices 2 must equal the product of mesh_shape (1, 1)")
 #: pmap before jax 0.8 (from 0.8.3 on, a short pmap raises "cannot select an axis to squeeze out ...", no count).
@@ -48,6 +52,7 @@ def test_create_device_mesh_with_devices_to_spare_asks_for_fewer_than_there_are(
     """The same error with a smaller shape: the count it asks for is no more than the cell has (outcomes then
     leaves it a failure)."""
     assert shortage.devices_asked("ValueError", CREATE_DEVICE_MESH_SURPLUS[1]) == 1
+    assert shortage.devices_asked("ValueError", "Number of devices 2 must equal the product of mesh_shape (1,)") == 1
 
 
 @pytest.mark.parametrize(("jax", "message"), PMAP)
