@@ -113,6 +113,17 @@ def is_cell_unusable(reason: object) -> bool:
     return isinstance(reason, str) and reason.startswith(CELL_UNUSABLE_REASONS)
 
 
+#: The reason of an `error` case that ran out of device memory (harness.cell.outcomes): a fact about how the cell was
+#: run (several processes on one device), not about the case, so never a regression.
+OUT_OF_MEMORY = ("out of device memory (RESOURCE_EXHAUSTED): says nothing of the case; run it with fewer processes "
+                 "on the device")
+
+
+def is_out_of_memory(reason: object) -> bool:
+    """Whether a case's reason says it ran out of device memory."""
+    return isinstance(reason, str) and reason.startswith(OUT_OF_MEMORY)
+
+
 # --- records ----------------------------------------------------------------------------------------------------
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream

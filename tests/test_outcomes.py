@@ -79,6 +79,55 @@ def test_collection_verdict(phase: Phase, expected: Verdict) -> None:
     assert collection_verdict(phase) == expected
 
 
+SHORT = "Number of devices 1 must be >= the product of mesh_shape (1, 2)"
+OOM = "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_multiply']"
+
+
+def _raised(error_type: str, message: str, when: str = "call", **facts: object) -> list[Phase]:
+    phases = [Phase(when, "failed", f"E {error_type}: {message}", error_type=error_type, error_message=message,
+                    **facts)]  # type: ignore[arg-type]
+    return [SETUP_OK, *phases, TEARDOWN_OK] if when == "call" else [*phases, TEARDOWN_OK]
+
+
+@pytest.mark.parametrize("when", ["call", "setup"])
+def test_a_mesh_larger_than_the_cell_is_not_applicable_in_the_body_or_a_fixture(when: str) -> None:
+    assert verdict(_raised("ValueError", SHORT, when, device_count=1)) == Verdict(
+        vocabulary.NOT_APPLICABLE, "needs 2 devices, cell has 1")
+
+
+@pytest.mark.parametrize(("when", "expected"), [("call", vocabulary.FAILED), ("setup", vocabulary.ERROR)])
+def test_the_same_error_in_a_cell_with_the_devices_it_asked_for_is_the_tests_own(when: str, expected: str) -> None:
+    """The message names 1 device (the test passed jax.devices()[:1]), but the cell has 8: no shortage."""
+    assert verdict(_raised("ValueError", SHORT, when, device_count=8)).status == expected
+
+
+def test_a_shortage_in_a_cpu_cell_short_of_the_devices_the_harness_asked_for_is_an_error() -> None:
+    assert verdict(_raised("ValueError", SHORT, device_count=1, cpu_devices_asked=8)) == Verdict(
+        vocabulary.ERROR, "jax has 1 CPU devices, the harness asked for 8")
+
+
+def test_a_shortage_in_a_cpu_cell_with_the_devices_it_asked_for_is_not_applicable() -> None:
+    assert verdict(_raised("ValueError", SHORT, device_count=1, cpu_devices_asked=1)).status == (
+        vocabulary.NOT_APPLICABLE)
+
+
+def test_a_shortage_without_a_recorded_device_count_is_a_failure() -> None:
+    assert verdict(_raised("ValueError", SHORT)) == Verdict(vocabulary.FAILED)
+
+
+@pytest.mark.parametrize("error_type", ["JaxRuntimeError", "XlaRuntimeError"])
+@pytest.mark.parametrize("when", ["call", "setup"])
+def test_out_of_device_memory_is_an_error_naming_memory(error_type: str, when: str) -> None:
+    decided = verdict(_raised(error_type, OOM, when, device_count=1))
+    assert decided.status == vocabulary.ERROR and decided.reason is not None and "memory" in decided.reason
+
+
+@pytest.mark.parametrize(("error_type", "message"), [("JaxRuntimeError", "INTERNAL: an XLA failure"),
+                                                     ("ValueError", "RESOURCE_EXHAUSTED is a word in my test")])
+def test_other_runtime_errors_and_the_words_alone_stay_failures(error_type: str, message: str) -> None:
+    assert verdict(_raised(error_type, message, device_count=1)) == Verdict(vocabulary.FAILED)
+
+
 def test_skip_reason_strips_prefix() -> None:
     assert skip_reason("Skipped: needs 8 devices, cell has 1") == "needs 8 devices, cell has 1"
     assert skip_reason("plain") == "plain"

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from harness.cell.recording import crashed_worker, phase_of
+from harness.cell.recording import Recorder, crashed_worker, phase_of
+from harness.results import JsonlWriter
 
 
 def test_crashed_worker_pair() -> None:
@@ -29,3 +33,51 @@ def test_a_phase_retried_by_rerunfailures_is_a_failed_phase_and_keeps_its_facts(
     assert (phase.outcome, phase.error_type) == ("failed", "AssertionError")
     passed = pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "passed", None, "call")
     assert phase_of(passed).outcome == "passed"
+
+
+def _reports(error_type: str, message: str, device: dict[str, object], **data: object) -> list[pytest.TestReport]:
+    """The setup, failed call and teardown reports of a case `m.py::t` that raised `error_type: message`."""
+    facts = {"case_id": "m::t", "family": "m", "device": device, **data}
+    reports = [
+        pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "passed", None, "setup"),
+        pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "failed", f"E   {error_type}: {message}", "call"),
+        pytest.TestReport("m.py::t", ("m.py", 1, "t"), {}, "passed", None, "teardown"),
+    ]
+    for report in reports:
+        report.shardmatrix = dict(facts)
+    reports[1].shardmatrix.update(error_type=error_type, error_message=message)
+    return reports
+
+
+def _recorded(tmp_path: Path, reports: list[pytest.TestReport]) -> dict[str, object]:
+    writer = JsonlWriter(tmp_path / "cell.jsonl")
+    recorder = Recorder(writer, {"run_id": "r", "cell_id": "c"}, lambda worker: "")
+    for report in reports:
+        recorder.pytest_runtest_logreport(report)
+    writer.close()
+    (line,) = (tmp_path / "cell.jsonl").read_text(encoding="utf-8").splitlines()
+    return dict(json.loads(line))
+
+
+ONE_GPU = {"backend": "gpu", "device_kind": "NVIDIA H200", "device_count": 1}
+SHORT = "Number of devices 1 must be >= the product of mesh_shape (1, 2)"
+
+
+def test_a_test_short_of_devices_is_recorded_not_applicable_keeping_its_exception(tmp_path: Path) -> None:
+    record = _recorded(tmp_path, _reports("ValueError", SHORT, ONE_GPU))
+    assert (record["status"], record["reason"]) == ("not_applicable", "needs 2 devices, cell has 1")
+    assert (record["error_type"], record["error_message"], record["device_count"]) == ("ValueError", SHORT, 1)
+
+
+def test_the_same_error_in_a_cpu_cell_missing_the_devices_asked_for_is_recorded_error(tmp_path: Path) -> None:
+    cpu = {"backend": "cpu", "device_kind": "cpu", "device_count": 1}
+    record = _recorded(tmp_path, _reports("ValueError", SHORT, cpu, cpu_devices_asked=8))
+    assert (record["status"], record["reason"]) == ("error", "jax has 1 CPU devices, the harness asked for 8")
+    assert record["error_type"] == "ValueError"
+
+
+def test_out_of_device_memory_is_recorded_error_naming_memory(tmp_path: Path) -> None:
+    oom = "RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory [executable_name='jit_multiply']"
+    record = _recorded(tmp_path, _reports("JaxRuntimeError", oom, ONE_GPU))
+    assert record["status"] == "error" and "memory" in str(record["reason"])
+    assert (record["error_type"], record["error_message"]) == ("JaxRuntimeError", oom)

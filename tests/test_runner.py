@@ -65,6 +65,49 @@ def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: 
     assert runner.devices_for(GPU_CELL, 4) == 0  # the plugin leaves XLA_FLAGS alone
 
 
+@pytest.mark.parametrize("workers", [2, 8])
+def test_workers_sharing_an_accelerator_do_not_preallocate_its_memory(monkeypatch: pytest.MonkeyPatch,
+                                                                      workers: int) -> None:
+    for name in runner.MEMORY_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    env = runner.cell_environment(GPU_CELL, runner.devices_for(GPU_CELL, None), workers)
+    assert env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_one_process_on_an_accelerator_keeps_jax_preallocating(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
+    env = runner.cell_environment(GPU_CELL, runner.devices_for(GPU_CELL, None), workers)
+    assert "XLA_PYTHON_CLIENT_PREALLOCATE" not in env
+
+
+@pytest.mark.parametrize(("name", "value"), [("XLA_PYTHON_CLIENT_PREALLOCATE", "true"),
+                                             ("XLA_PYTHON_CLIENT_MEM_FRACTION", ".1")])
+def test_the_users_own_memory_setting_wins_over_the_workers_default(monkeypatch: pytest.MonkeyPatch, name: str,
+                                                                    value: str) -> None:
+    for other in runner.MEMORY_SETTINGS:
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setenv(name, value)
+    env = runner.cell_environment(GPU_CELL, runner.devices_for(GPU_CELL, None), 8)
+    assert env[name] == value and env.get("XLA_PYTHON_CLIENT_PREALLOCATE", value) == value
+
+
+def test_cpu_cell_workers_leave_memory_settings_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
+    assert "XLA_PYTHON_CLIENT_PREALLOCATE" not in runner.cell_environment(CELL, runner.devices_for(CELL, None), 8)
+
+
+def test_a_cells_workers_reach_the_environment_pytest_runs_in(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    """run_pytest hands the job's worker count to cell_environment (the fake accelerator cell's pytest is stubbed)."""
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
+    seen: list[dict[str, str]] = []
+    monkeypatch.setattr(runner.output, "run_logged", lambda command, env, log, verbose, cwd=None: seen.append(env) or 0)
+    job = cellrun.job_for(GPU_CELL, Options(out=tmp_path, run_id="r", workers=4), [tmp_path])
+    runner.run_pytest(GPU_CELL, tmp_path, job)
+    assert seen and seen[0]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+
+
 def test_cpu_cell_simulates_devices_on_the_cpu_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     env = runner.cell_environment(CELL, runner.devices_for(CELL, None))

@@ -117,3 +117,9 @@ def test_final_records_groups_by_case_and_needs_a_record() -> None:
         "m::a": "passed", "m::b": "passed"}
     with pytest.raises(ValueError, match="at least one record"):
         vocabulary.final_record([])
+
+
+def test_out_of_memory_is_told_by_its_reason() -> None:
+    assert vocabulary.is_out_of_memory(vocabulary.OUT_OF_MEMORY)
+    assert not vocabulary.is_out_of_memory("needs 2 devices, cell has 1")
+    assert not vocabulary.is_out_of_memory(None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from harness import vocabulary
 from harness.cell.health import CellUnusable
+from harness.cell.shortage import devices_asked
 
 #: pytest-timeout's failure message starts with this.
 TIMEOUT_MARK = "Timeout (>"
@@ -23,6 +24,10 @@ IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 UNIMPORTABLE = "the case could not import a module it uses"
 #: The reason of a test module that could not be collected for another cause than a module or name it lacks.
 COLLECTION_FAILED = "collection failed"
+#: jax's exceptions for an error of the runtime (XlaRuntimeError, renamed JaxRuntimeError in jax 0.8).
+RUNTIME_ERRORS = frozenset({"XlaRuntimeError", "JaxRuntimeError"})
+#: The status code of the runtime's out-of-memory error, at the start of its message.
+OUT_OF_MEMORY_MARK = "RESOURCE_EXHAUSTED"
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,12 @@ class Phase:
     missing_name: str | None = None
     #: What to do about a module the cell lacks entirely (harness.cell.imports.hint), when the phase raised that.
     import_hint: str | None = None
+    #: The first line of the exception the phase raised.
+    error_message: str = ""
+    #: The devices jax reports in this cell (the record's device_count), None where it did not start.
+    device_count: int | None = None
+    #: The CPU devices the harness asked XLA for, on a CPU cell (None elsewhere, or when it asked for none).
+    cpu_devices_asked: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,9 @@ def _early(phase: Phase) -> Verdict:
         return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if TIMEOUT_MARK in phase.message:
         return Verdict(vocabulary.TIMEOUT)
+    short = _short_of_resources(phase)
+    if short is not None:
+        return short
     if phase.missing_name is not None:
         return Verdict(vocabulary.FAILED)
     if phase.error_type in IMPORT_ERRORS:
@@ -108,7 +122,21 @@ def _call(phase: Phase) -> Verdict:
         return Verdict(vocabulary.CRASHED, f"the case called sys.exit({phase.exit_code})")
     if phase.error_type in IMPORT_ERRORS and phase.missing_name is None:
         return Verdict(vocabulary.ERROR, phase.import_hint or UNIMPORTABLE)
-    return Verdict(vocabulary.FAILED)
+    return _short_of_resources(phase) or Verdict(vocabulary.FAILED)
+
+
+def _short_of_resources(phase: Phase) -> Verdict | None:
+    """A case that ran out of device memory is `error`; one that asked jax for more devices than the cell has is
+    not applicable, unless the cell itself has fewer CPU devices than the harness asked for (a broken cell)."""
+    if phase.error_type in RUNTIME_ERRORS and OUT_OF_MEMORY_MARK in phase.error_message:
+        return Verdict(vocabulary.ERROR, vocabulary.OUT_OF_MEMORY)
+    asked = devices_asked(phase.error_type, phase.error_message)
+    have = phase.device_count
+    if asked is None or have is None or asked <= have:
+        return None
+    if phase.cpu_devices_asked is not None and have < phase.cpu_devices_asked:
+        return Verdict(vocabulary.ERROR, f"jax has {have} CPU devices, the harness asked for {phase.cpu_devices_asked}")
+    return Verdict(vocabulary.NOT_APPLICABLE, f"needs {asked} devices, cell has {have}")
 
 
 def collection_verdict(phase: Phase) -> Verdict:

@@ -307,6 +307,10 @@ class CellPlugin:
             "device": _device_info(item.config) if "jax" in sys.modules else None,
             "known_breakage": BREAKAGE in item.stash,
         }
+        if data["device"] is not None and data["device"].get("backend") == "cpu":
+            # What the record's device_count is measured against: a too-few-devices error is a shortage only in a
+            # cell that has the CPU devices the harness asked for (harness.cell.outcomes).
+            data["cpu_devices_asked"] = item.config.getoption("--shardmatrix-devices") or None
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))
         if call.when == "call":

@@ -35,6 +35,9 @@ def phase_of(report: pytest.TestReport) -> Phase:
         missing_name=data.get("missing_name"),
         import_hint=data.get("import_hint"),
         known_breakage=bool(data.get("known_breakage")),
+        error_message=str(data.get("error_message") or ""),
+        device_count=(data.get("device") or {}).get("device_count"),
+        cpu_devices_asked=data.get("cpu_devices_asked"),
     )
 
 
