@@ -61,6 +61,7 @@ from harness.vocabulary import (
     INFRASTRUCTURE,
     PASSING,
     UNKNOWN,
+    is_out_of_memory,
     is_passing,
     status_class,
 )
@@ -218,7 +219,9 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     both = pd.concat(frames, ignore_index=True)
     a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
     was_passing = a_class == PASSING
-    regressed = was_passing & (b_class == BROKEN)
+    # Out of device memory (our own parallelism can cause it) says nothing of the case: like any error, not judged.
+    starved = _reasons(both, "reason_a").map(is_out_of_memory) | _reasons(both, "reason_b").map(is_out_of_memory)
+    regressed = was_passing & (b_class == BROKEN) & ~starved
     removed = was_passing & (b_class == ABSENT)
     unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
@@ -260,6 +263,11 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
+
+
+def _reasons(both: pd.DataFrame, name: str) -> pd.Series:
+    """A side's reasons (none where the column is absent: records made without one)."""
+    return both[name] if name in both else pd.Series(None, index=both.index, dtype=object)
 
 
 def _unaccounted(cells: pd.DataFrame) -> dict[tuple[str, str], list[str]]:

@@ -427,3 +427,16 @@ def test_a_case_without_an_answer_on_a_side_is_never_safe(before: str | None, af
     assert found.verdict != SAFE
     if found.verdict == INCONCLUSIVE:
         assert "fam::a" in found.reason  # the reason names the case it could not judge
+
+
+def test_a_candidate_out_of_device_memory_is_not_judged_never_a_regression() -> None:
+    starved = {"error_type": "XlaRuntimeError", "reason": vocabulary.OUT_OF_MEMORY}
+    found = compare(frame([("a", "passed", {}), ("b", "passed", {})],
+                          [("a", "error", starved), ("b", "passed", {})]), "r1", "r2")
+    assert found.regressions.empty and found.verdict == INCONCLUSIVE
+
+
+def test_a_candidate_error_for_another_reason_after_a_pass_is_a_regression() -> None:
+    broke = {"error_type": "ValueError", "reason": "setup failed"}
+    found = compare(frame([("a", "passed", {})], [("a", "error", broke)]), "r1", "r2")
+    assert list(found.regressions["case_id"]) == ["fam::a"] and found.verdict == UNSAFE
