@@ -55,7 +55,7 @@ from harness.vocabulary import (
 )
 from reports.causes import causes
 from reports.matrix import cell_table, collapse
-from reports.present import attempts_text
+from reports.statuses import attempts_text
 from reports.text import first_line
 from reports.unjudged import (
     CONFLICT,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.present import FLAKY, INCOMPLETE, attempts_text, present
+from reports.present import FLAKY, INCOMPLETE, present
+from reports.statuses import attempts_text
 from reports.text import as_text, first_line, seconds, seconds_each
 
 #: One result as a mapping of (at least) FIELDS, as DataFrame.to_dict("records") gives it.

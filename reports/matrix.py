@@ -22,7 +22,7 @@ from harness.formats import Source
 from harness.vocabulary import final_record
 from reports import changes
 from reports.load import TIMINGS
-from reports.present import display_status, legend
+from reports.statuses import display_status, ordered
 from reports.text import as_text
 
 #: What makes one row of the matrix: repeats of a case in one cell of one run collapse into one row.
@@ -297,7 +297,7 @@ def _fill(layout: Layout, column: pd.Series, gap: object = np.nan) -> pd.DataFra
 
 
 def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
-    """How many cases of each status (legend order) each column key has."""
+    """How many cases of each status (reports.statuses order) each column key has."""
     # Counted with numpy: pd.crosstab (a pivot_table underneath) cost more than every other step of this table.
     keys = pd.Index(matrix.keys, name="key")
     rows = keys.get_indexer(pd.Index(matrix.results["key"]))
@@ -306,6 +306,6 @@ def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
     tally = np.zeros((len(keys), len(found)), dtype=np.int64)
     np.add.at(tally, (rows[known], codes[known]), 1)
     present = set(found.tolist())
-    order = [status for status, _ in legend(sorted(present)) if status in present]
+    order = [status for status in ordered(sorted(present)) if status in present]
     table = pd.DataFrame(tally, index=keys, columns=pd.Index(found))
     return table[order]
