@@ -114,6 +114,11 @@ def is_cell_unusable(reason: object) -> bool:
     return isinstance(reason, str) and reason.startswith(CELL_UNUSABLE_REASONS)
 
 
+#: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
+#: (reports.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
+INSTALL_CAUSE = "cannot be installed"
+
+
 # --- records ----------------------------------------------------------------------------------------------------
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
