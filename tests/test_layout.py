@@ -1,9 +1,15 @@
-"""What may import what: code that runs inside a cell never imports the host side, the tools or pandas; the harness
-never imports reports/ at module level; reports/ imports nothing of the harness but its dependency-free modules."""
+"""What may import what, read from the source (imports inside functions count, unless a rule says otherwise):
+
+- in-cell: code that runs inside a cell imports nothing of the host side, the tools or pandas;
+- harness-above-reports: no module of harness/ imports reports/ at module level (a function-level import, which
+  loads pandas only when it runs, is allowed);
+- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE).
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py"])
+HARNESS = sorted((ROOT / "harness").rglob("*.py"))
+REPORTS = sorted((ROOT / "reports").rglob("*.py"))
+#: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
+#: record fields and paths; how a file is read and written; the results files' reader).
+DEPENDENCY_FREE = ("harness.vocabulary", "harness.formats", "harness.results")
 
 
 def imports_of(path: Path, module_level: bool = False) -> set[str]:
@@ -37,32 +48,12 @@ def _in(name: str, package: str) -> bool:
 
 def forbidden_in_cell(path: Path) -> list[str]:
     """What an in-cell module imports that does not exist in a cell: the host side, the tools, pandas."""
-    return [name for name in imports_of(path)
-            if name.split(".")[0] == "pandas" or name.startswith(("harness.host", "harness.tools"))]
-
-
-@pytest.mark.parametrize("path", IN_CELL, ids=lambda p: str(p.relative_to(ROOT)))
-def test_in_cell_code_imports_nothing_from_the_host_the_tools_or_pandas(path: Path) -> None:
-    assert not forbidden_in_cell(path)
-
-
-def test_the_layout_check_catches_an_in_cell_import_of_the_host(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.py"
-    bad.write_text("import pandas\n\ndef f():\n    from harness.host import runner\n")
-    assert sorted(forbidden_in_cell(bad)) == ["harness.host", "harness.host.runner", "pandas"]
-
-
-# --- the harness and reports/ -----------------------------------------------------------------------------------
-
-HARNESS = sorted((ROOT / "harness").rglob("*.py"))
-REPORTS = sorted((ROOT / "reports").rglob("*.py"))
-#: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
-#: record fields and paths; how a file is read and written; the results files' reader).
-DEPENDENCY_FREE = ("harness.vocabulary", "harness.formats", "harness.results")
+    return sorted(name for name in imports_of(path)
+                  if _in(name, "pandas") or _in(name, "harness.host") or _in(name, "harness.tools"))
 
 
 def reports_at_module_level(path: Path) -> list[str]:
-    """What a module imports of reports/ outside its functions (a function-level import loads pandas only when run)."""
+    """What a module imports of reports/ outside its functions."""
     return sorted(name for name in imports_of(path, module_level=True) if _in(name, "reports"))
 
 
@@ -75,29 +66,37 @@ def harness_beyond_dependency_free(path: Path) -> list[str]:
                   and not (name == "harness" and any(other.startswith("harness.") for other in allowed)))
 
 
-@pytest.mark.parametrize("path", HARNESS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_harness_module_imports_reports_at_module_level(path: Path) -> None:
-    assert not reports_at_module_level(path)
+#: rule: the files it covers, and what it finds wrong in one file.
+RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
+    "in-cell": (IN_CELL, forbidden_in_cell),
+    "harness-above-reports": (HARNESS, reports_at_module_level),
+    "reports-alone": (REPORTS, harness_beyond_dependency_free),
+}
 
 
-def test_the_check_catches_a_module_level_import_of_reports_and_allows_one_in_a_function(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.py"
-    bad.write_text("from reports import compat\nimport reports.load as load\n\ndef f():\n    import reports.matrix\n")
-    assert reports_at_module_level(bad) == ["reports", "reports.compat", "reports.load"]
-    good = tmp_path / "good.py"
-    good.write_text("import reportlab\n\ndef judge():\n    from reports import frontier_judge\n")
-    assert reports_at_module_level(good) == []
+@pytest.mark.parametrize(("rule", "path"), [(rule, path) for rule, (paths, _) in RULES.items() for path in paths],
+                         ids=lambda value: str(value.relative_to(ROOT)) if isinstance(value, Path) else value)
+def test_every_module_keeps_to_the_layout(rule: str, path: Path) -> None:
+    assert RULES[rule][1](path) == []
 
 
-@pytest.mark.parametrize("path", REPORTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_reports_imports_nothing_of_the_harness_but_its_dependency_free_modules(path: Path) -> None:
-    assert not harness_beyond_dependency_free(path)
+#: rule, a module's source, and what the rule finds wrong in it: each rule with a passing and a failing input.
+SAMPLES = [
+    ("in-cell", "import json\nfrom harness import vocabulary\n", []),
+    ("in-cell", "import pandas\n\ndef f():\n    from harness.host import runner\n",
+     ["harness.host", "harness.host.runner", "pandas"]),
+    ("harness-above-reports", "import reportlab\n\ndef judge():\n    from reports import frontier_judge\n", []),
+    ("harness-above-reports", "from reports import compat\nimport reports.load\n\ndef f():\n    import reports.x\n",
+     ["reports", "reports.compat", "reports.load"]),
+    ("reports-alone", "from harness import vocabulary, formats\nfrom harness.results import read\nimport harnessed\n",
+     []),
+    ("reports-alone", "from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.frontier_search\n",
+     ["harness.runner", "harness.tools.frontier_search"]),
+]
 
 
-def test_the_check_catches_an_import_of_the_harness_beyond_its_dependency_free_modules(tmp_path: Path) -> None:
-    good = tmp_path / "good.py"
-    good.write_text("from harness import vocabulary, formats\nfrom harness.results import read\nimport harnessed\n")
-    assert harness_beyond_dependency_free(good) == []
-    bad = tmp_path / "bad.py"
-    bad.write_text("from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.frontier_search\n")
-    assert harness_beyond_dependency_free(bad) == ["harness.runner", "harness.tools.frontier_search"]
+@pytest.mark.parametrize(("rule", "source", "expected"), SAMPLES)
+def test_each_rule_finds_exactly_what_breaks_it(rule: str, source: str, expected: list[str], tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(source)
+    assert RULES[rule][1](module) == expected
