@@ -9,6 +9,6 @@ library; never the code that runs cells, so a report is reproducible from OUT/re
 from __future__ import annotations
 
 from reports.build import Report, build_report
-from reports.load import ResultsError, list_runs, load_cells, load_results
+from reports.data.load import ResultsError, list_runs, load_cells, load_results
 
 __all__ = ["Report", "ResultsError", "build_report", "list_runs", "load_cells", "load_results"]

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.formats import USAGE_EXIT, UsageParser, command
-from reports import changes
 from reports.build import build_report, report_dir, results_dir
-from reports.compare import CompareError, compare, refs_runs
-from reports.compare_render import render_markdown as render_compare
-from reports.compare_render import render_text
-from reports.load import ResultsError, load_cells, load_results
-from reports.matrix import collapse
-from reports.repro import write_reproducers
+from reports.data.load import ResultsError, load_cells, load_results
+from reports.data.matrix import collapse
+from reports.verdicts import changes
+from reports.verdicts.compare import CompareError, compare, refs_runs
+from reports.views.compare_render import render_markdown as render_compare
+from reports.views.compare_render import render_text
+from reports.views.repro import write_reproducers
 
 PROG = "python -m reports"
 

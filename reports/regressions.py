@@ -41,9 +41,9 @@ import pandas as pd
 
 from harness.formats import INCONCLUSIVE_EXIT, UsageParser, command
 from reports.build import results_dir
-from reports.compare import CompareError, Comparison, compare
-from reports.issue import cut, render
-from reports.load import ResultsError, choose_runs, load_cells, load_results
+from reports.data.load import ResultsError, choose_runs, load_cells, load_results
+from reports.verdicts.compare import CompareError, Comparison, compare
+from reports.views.issue import cut, render
 
 
 def newest_run(out_dir: Path) -> tuple[str, pd.DataFrame, pd.DataFrame, list[str]]:

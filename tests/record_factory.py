@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import FIELDS, SCHEMA_VERSION
-from reports.load import SOURCE_FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
+from reports.data.load import SOURCE_FIELDS, records_frame
+from reports.data.matrix import Matrix, build_matrix
 
 #: The run every factory record belongs to unless told otherwise.
 RUN = "20261121T084500Z-ab12"

@@ -12,7 +12,7 @@ import pytest
 from harness.case import MARKER, case
 from harness.change import Change, ChangeError, declared, explicit, write_declarations
 from harness.vocabulary import CHANGE_KEYS, DECLARATIONS_VERSION
-from reports.changes import read_declarations
+from reports.verdicts.changes import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",
              "warned": "jax>=0.8.1,<0.9.0"}

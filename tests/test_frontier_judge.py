@@ -11,7 +11,7 @@ import pytest
 from record_factory import record
 
 from harness import vocabulary
-from reports import compat, frontier_judge
+from reports.verdicts import compat, frontier_judge
 
 SMOKE = ["a::test_linen"]
 

@@ -13,7 +13,7 @@ from matrix_factory import cell_toml, matrix_toml
 from harness.cell.records import make_record, write_atomically
 from harness.host import matrix, planned
 from harness.vocabulary import done_path, results_path
-from reports.load import load_results
+from reports.data.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = "20260101T000000Z-gh1"

@@ -16,7 +16,7 @@ from record_factory import record
 
 import reports
 from reports.build import Report, build_report, report_dir, results_dir
-from reports.load import ResultsError
+from reports.data.load import ResultsError
 
 REPORTS = Path(reports.__file__).parent
 

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pandas as pd
 
-from reports.grid import escape_all, grid_html, spans
+from reports.views.grid import escape_all, grid_html, spans
 
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line & </span></td></table>'
 

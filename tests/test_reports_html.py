@@ -13,7 +13,7 @@ import pytest
 import record_factory as factory
 from record_factory import matrix_of
 
-from reports.html import render_html
+from reports.views.html import render_html
 
 RUN = "20261121T084500Z-ab12"
 #: This file's records: the factory's, with what its tests read set.
@@ -278,7 +278,7 @@ def test_a_cause_links_the_reproducer_of_its_first_cell() -> None:
 
 
 def test_timing_shades_by_share_of_the_slowest_of_the_row_and_leaves_gaps_and_untimed_rows_blank() -> None:
-    from reports.html import _shades
+    from reports.views.html import _shades
 
     durations = np.array([
         [1.0, 0.5, np.nan, 0.25],  # 4 + 30 * share, rounded half to even as round() does

@@ -3,7 +3,7 @@ tests/test_reports_regressions.py)."""
 
 from __future__ import annotations
 
-from reports import issue
+from reports.views import issue
 
 
 def test_a_body_within_github_s_limit_is_left_whole() -> None:

@@ -8,7 +8,7 @@ from functools import partial
 import record_factory as factory
 from record_factory import matrix_of
 
-from reports.markdown import code, escape, render_markdown, table
+from reports.views.markdown import code, escape, render_markdown, table
 
 RUN = "20261121T084500Z-ab12"
 #: This file's records: the factory's, with what its tests read set.

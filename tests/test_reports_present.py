@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from harness import vocabulary
-from reports.present import PRESENTATIONS, UNKNOWN, legend, present, stylesheet
-from reports.statuses import DEPRECATED, LABELS
+from reports.data.statuses import DEPRECATED, LABELS
+from reports.views.present import PRESENTATIONS, UNKNOWN, legend, present, stylesheet
 
 
 def test_every_harness_status_has_a_presentation() -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from record_factory import record
 
-from reports import issue, regressions
+from reports import regressions
+from reports.views import issue
 
 CELL = "jax0.4.38-flax0.10.2-py3.11"
 PREVIOUS, CURRENT = "20260101T000000Z-aaaa", "20260102T000000Z-bbbb"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness import vocabulary
-from reports.statuses import DEPRECATED, LABELS, attempts_text, display_status, label, ordered
+from reports.data.statuses import DEPRECATED, LABELS, attempts_text, display_status, label, ordered
 
 
 def test_the_statuses_are_the_vocabularys_in_its_order_with_the_warned_pass_after_the_pass() -> None:

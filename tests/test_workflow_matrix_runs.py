@@ -233,7 +233,7 @@ def test_a_cell_that_hangs_uploads_what_it_recorded_and_reads_as_stopped_not_as_
 
 def test_a_crash_of_the_regression_tool_leaves_the_issue_alone_and_fails_the_step(driver: Driver) -> None:
     night(driver, 101, {MID: "fail"})
-    with (driver.repo / "reports" / "compare.py").open("a") as handle:
+    with (driver.repo / "reports" / "verdicts" / "compare.py").open("a") as handle:
         handle.write("\n\ndef compare(*args, **kwargs):\n    raise RuntimeError('a bug in the comparison')\n")
     before = driver.github.issue_calls()
     run = night(driver, 102)

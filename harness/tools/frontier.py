@@ -132,7 +132,7 @@ class Prober:
     def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
         """One cell's run and its verdict (reports.frontier_judge: reports.compat's)."""
         # Here, not at the top: the harness imports nothing of reports at module level, and only a run needs pandas.
-        from reports import frontier_judge
+        from reports.verdicts import frontier_judge
 
         if corpus:
             ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)

@@ -8,9 +8,9 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from harness.vocabulary import is_problem
-from reports.matrix import Matrix
-from reports.statuses import attempts_text, ordered
-from reports.text import first_line
+from reports.data.matrix import Matrix
+from reports.data.statuses import attempts_text, ordered
+from reports.data.text import first_line
 
 
 class Problem(NamedTuple):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, Comparison
-from reports.compare_render import markdown_causes
+from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, Comparison
+from reports.views.compare_render import markdown_causes
 
 #: At most this many rows per table of cases in the issue body: an install_error night lists every case.
 ROWS = 50

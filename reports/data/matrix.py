@@ -20,10 +20,10 @@ from packaging.version import InvalidVersion, Version
 
 from harness.formats import Source
 from harness.vocabulary import final_record
-from reports import changes
-from reports.load import TIMINGS
-from reports.statuses import display_status, ordered
-from reports.text import as_text
+from reports.data.load import TIMINGS
+from reports.data.statuses import display_status, ordered
+from reports.data.text import as_text
+from reports.verdicts import changes
 
 #: What makes one row of the matrix: repeats of a case in one cell of one run collapse into one row.
 ROW_KEY: list[str] = ["run_id", "cell_id", "case_id"]

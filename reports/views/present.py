@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from harness import vocabulary as v
-from reports.statuses import DEPRECATED, LABELS, ordered
+from reports.data.statuses import DEPRECATED, LABELS, ordered
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reports.matrix import Matrix
+from reports.data.matrix import Matrix
 
 #: results.csv columns, in order: the record fields under their report names, then what collapsing adds.
 COLUMNS: dict[str, str] = {

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from reports.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
+from reports.verdicts.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, DECLARATIONS_VERSION, FAILED, is_passing
-from reports.load import ResultsError
-from reports.text import as_text
+from reports.data.load import ResultsError
+from reports.data.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reports.present import stylesheet
+from reports.views.present import stylesheet
 
 #: Hover box of a status or timing cell (reports/grid.py): hidden until its cell is hovered.
 TOOLTIP = (

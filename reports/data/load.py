@@ -23,7 +23,7 @@ from harness.formats import FormatError, ShardmatrixError, Source, jsonl_lines
 from harness.formats import read_done as read_done_marker
 from harness.formats import read_sources as read_freeze_sources
 from harness.vocabulary import FIELDS, SCHEMA_VERSION, SchemaError, done_marker, migrate
-from reports.text import relative_paths
+from reports.data.text import relative_paths
 
 Record = dict[str, Any]
 

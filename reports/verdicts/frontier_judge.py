@@ -17,9 +17,9 @@ import pandas as pd
 
 from harness import vocabulary
 from harness.vocabulary import INSTALL_CAUSE
-from reports import compat
-from reports.load import read_jsonl, records_frame
-from reports.matrix import build_matrix
+from reports.data.load import read_jsonl, records_frame
+from reports.data.matrix import build_matrix
+from reports.verdicts import compat
 
 #: The verdicts that count as working for the frontier's ranges.
 WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT)
