@@ -3,12 +3,16 @@
 - in-cell: code that runs inside a cell imports nothing of the host side, the tools or pandas;
 - harness-above-reports: no module of harness/ imports reports/ at module level (a function-level import, which
   loads pandas only when it runs, is allowed);
-- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE).
+- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE);
+- floors: reports/ is data < verdicts < views < the entry points (reports/*.py), each floor a folder: no module imports
+  one on a floor above its own (so no data or verdicts module imports a view), but the edges in UPWARD, each with its
+  reason and checked to be still needed.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,11 +70,46 @@ def harness_beyond_dependency_free(path: Path) -> list[str]:
                   and not (name == "harness" and any(other.startswith("harness.") for other in allowed)))
 
 
+#: reports' floors, lowest first; reports/*.py (cli, build, regressions, __main__) is the top, above them all.
+FLOORS = ("data", "verdicts", "views")
+#: Upward imports allowed, (importer, imported): why. Kept few and named, as known failures are.
+UPWARD: dict[tuple[str, str], str] = {
+    ("reports.data.matrix", "reports.verdicts.changes"):
+        "build_matrix marks each failure its declared change documents (changes.mark), a column every verdict reads",
+}
+
+
+def module_name(path: Path) -> str:
+    """A reports/ file's module name, from its last `reports` folder on: reports/data/load.py -> reports.data.load."""
+    parts = path.with_suffix("").parts
+    name = parts[len(parts) - 1 - parts[::-1].index("reports"):]
+    return ".".join(name[:-1] if name[-1] == "__init__" else name)
+
+
+def floor_of(module: str) -> int | None:
+    """0 data, 1 verdicts, 2 views, 3 the top (reports itself and its entry points); None outside reports/."""
+    parts = module.split(".")
+    if parts[0] != "reports":
+        return None
+    return FLOORS.index(parts[1]) if len(parts) > 1 and parts[1] in FLOORS else len(FLOORS)
+
+
+def upward(path: Path) -> list[str]:
+    """What a reports/ module imports, anywhere in it, from a floor above its own, but the UPWARD edges."""
+    module = module_name(path)
+    mine = floor_of(module)
+    assert mine is not None
+    allowed = [imported for importer, imported in UPWARD if importer == module]
+    return sorted(name for name in imports_of(path) if (floor_of(name) or 0) > mine
+                  and not any(_in(imported, name) for imported in allowed))
+
+
 #: rule: the files it covers, and what it finds wrong in one file.
 RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
     "in-cell": (IN_CELL, forbidden_in_cell),
     "harness-above-reports": (HARNESS, reports_at_module_level),
     "reports-alone": (REPORTS, harness_beyond_dependency_free),
+    "floors": (REPORTS, upward),
 }
 
 
@@ -100,3 +139,55 @@ def test_each_rule_finds_exactly_what_breaks_it(rule: str, source: str, expected
     module = tmp_path / "module.py"
     module.write_text(source)
     assert RULES[rule][1](module) == expected
+
+
+#: A reports/ module (its path under reports/), its source, and the upward imports the floors rule finds in it.
+FLOOR_SAMPLES = [
+    ("data/shaping.py", "from reports.data import load\nfrom harness import vocabulary\n", []),
+    ("data/shaping.py", "from reports.data.load import x\n\ndef f():\n    from reports.views.present import legend\n",
+     ["reports.views.present", "reports.views.present.legend"]),
+    ("verdicts/judge.py", "from reports.data import matrix\nfrom reports.verdicts.causes import causes\n", []),
+    ("verdicts/judge.py", "from reports.views import present\nfrom reports import build_report\n",
+     ["reports", "reports.build_report", "reports.views", "reports.views.present"]),
+    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.matrix import Matrix\n", []),
+    ("views/page.py", "import reports.cli\n", ["reports.cli"]),
+    ("cli.py", "from reports.views import html\nfrom reports.data import load\n", []),
+    ("data/matrix.py", "from reports.verdicts import changes\n", []),
+    ("data/matrix.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
+]
+
+
+@pytest.mark.parametrize(("where", "source", "expected"), FLOOR_SAMPLES)
+def test_the_floors_rule_finds_exactly_the_upward_imports(where: str, source: str, expected: list[str],
+                                                          tmp_path: Path) -> None:
+    module = tmp_path / "reports" / where
+    module.parent.mkdir(parents=True, exist_ok=True)
+    module.write_text(source)
+    assert upward(module) == expected
+
+
+def test_every_allowed_upward_import_is_still_made() -> None:
+    # An allowance nothing uses any more is stale: remove it, so the next upward import is caught.
+    made = {(module_name(path), name) for path in REPORTS for name in imports_of(path)}
+    assert [edge for edge in UPWARD if edge not in made] == []
+
+
+def test_the_floors_are_the_folders_of_reports() -> None:
+    assert sorted(path.name for path in (ROOT / "reports").iterdir() if (path / "__init__.py").exists()) == sorted(
+        FLOORS)
+
+
+def floors_said(docstring: str) -> dict[str, set[str]]:
+    """The modules reports/__init__.py's docstring names on each floor ('- data: load (...), matrix (...); ...')."""
+    said: dict[str, set[str]] = {}
+    for block in re.findall(r"^- (data|verdicts|views|on top): (.*?)(?=^- |^$)", docstring, re.M | re.S):
+        names = re.sub(r"\([^()]*\)", "", block[1]).replace(" and ", ",")
+        said[block[0]] = {name.strip(" .;\n") for name in re.split(r"[,;]", names) if name.strip(" .;\n")}
+    return said
+
+
+def test_the_package_docstring_names_every_module_on_its_floor() -> None:
+    docstring = ast.get_docstring(ast.parse((ROOT / "reports" / "__init__.py").read_text(encoding="utf-8"))) or ""
+    found = {floor: {path.stem for path in (ROOT / "reports" / floor).glob("*.py")} - {"__init__"} for floor in FLOORS}
+    found["on top"] = {path.stem for path in (ROOT / "reports").glob("*.py")} - {"__init__"}
+    assert floors_said(docstring + "\n") == found
