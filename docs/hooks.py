@@ -74,7 +74,7 @@ def statuses() -> str:
 
 def verdicts() -> str:
     """Every compatibility verdict, best first, with its words, its token and its meaning (reports.compat)."""
-    from reports import compat
+    from reports.verdicts import compat
 
     rows = [[cell(compat.label(token)), f"`{token}`", cell(meaning)] for token, meaning in compat.VERDICTS.items()]
     return table(["verdict", "token in compat.csv", "meaning"], rows)
@@ -89,14 +89,14 @@ def change_kinds() -> str:
 
 def compat_columns() -> str:
     """The columns of compat.csv and compat.json (reports.compat.COLUMNS)."""
-    from reports.compat import COLUMNS
+    from reports.verdicts.compat import COLUMNS
 
     return codes(COLUMNS)
 
 
 def changes_columns() -> str:
     """The columns of changes.csv (reports.changes.COLUMNS)."""
-    from reports.changes import COLUMNS
+    from reports.verdicts.changes import COLUMNS
 
     return codes(COLUMNS)
 
@@ -151,7 +151,7 @@ def declared_changes() -> list[dict[str, Any]]:
     them (nothing is imported), in the order the report's Changes view lists them."""
     from harness.tools.upgrade import declare
     from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES
-    from reports.changes import release, version_order
+    from reports.verdicts.changes import release, version_order
 
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for case_id, change in sorted(declare([]).items()):

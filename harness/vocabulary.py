@@ -124,6 +124,11 @@ def is_out_of_memory(reason: object) -> bool:
     return isinstance(reason, str) and reason.startswith(OUT_OF_MEMORY)
 
 
+#: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
+#: (reports.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
+INSTALL_CAUSE = "cannot be installed"
+
+
 # --- records ----------------------------------------------------------------------------------------------------
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream

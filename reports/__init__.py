@@ -1,14 +1,28 @@
 """shardmatrix reports: rebuild the matrix report (CSV, Markdown, HTML) from results files alone.
 
+Three floors, each a folder, and the entry points above them; a module imports its own floor and those below, never
+one above (tests/test_layout.py, which names the one allowed exception):
+
+- data: load (the results tree read into records), matrix (records shaped into the tables), longform (results.csv),
+  text (fields as display text), statuses (the status a result shows, the order and labels of statuses);
+- verdicts: compat (one verdict per cell), changes (what a declared upstream change means for a result), causes
+  (problems grouped by root cause), compare (an upgrade's verdict), unjudged (why a comparison could not judge),
+  findings (problems and warnings, worst first), frontier_judge (a frontier probe's verdict, compat's);
+- views: html, _page, grid, hover (matrix.html), markdown (matrix.md), present (marks, colours, legend), summary (the
+  terminal summary), compare_render (the upgrade verdict as text and Markdown), issue (the nightly issue's body),
+  frontier (the frontier grid), repro (a reproducer script per failing case);
+- on top: build (OUT/results to OUT/report), cli and __main__ (`python -m reports`), regressions (`python -m
+  reports.regressions`, the nightly verdict).
+
 Of the harness, reports/ imports only `harness.vocabulary` (statuses and their classes, record fields, schema
 migrations, paths) and `harness.formats` (how a results line is read), which import nothing but the standard
 library; never the code that runs cells, so a report is reproducible from OUT/results alone
-(tests/test_reports_build.py checks it). Importing this package loads pandas and jinja2 (the `report` extra).
+(tests/test_layout.py checks it). Importing this package loads pandas and jinja2 (the `report` extra).
 """
 
 from __future__ import annotations
 
 from reports.build import Report, build_report
-from reports.load import ResultsError, list_runs, load_cells, load_results
+from reports.data.load import ResultsError, list_runs, load_cells, load_results
 
 __all__ = ["Report", "ResultsError", "build_report", "list_runs", "load_cells", "load_results"]

@@ -11,15 +11,16 @@ from pathlib import Path
 
 from harness import outputs
 from harness.outputs import OutputFileError
-from reports import changes, compat, frontier
-from reports.causes import causes
-from reports.html import render_html
-from reports.load import load
-from reports.longform import write_csv
-from reports.markdown import render_markdown
-from reports.matrix import build_matrix
-from reports.repro import write_reproducers
-from reports.summary import summary
+from reports.data.load import load
+from reports.data.longform import write_csv
+from reports.data.matrix import build_matrix
+from reports.verdicts import changes, compat
+from reports.verdicts.causes import causes
+from reports.views import frontier
+from reports.views.html import render_html
+from reports.views.markdown import render_markdown
+from reports.views.repro import write_reproducers
+from reports.views.summary import summary
 
 
 @dataclass(frozen=True)

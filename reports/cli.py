@@ -20,14 +20,14 @@ import pandas as pd
 from harness import outputs
 from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from harness.vocabulary import COLLECTION_CASE
-from reports import changes
 from reports.build import build_report, results_dir, writable_report_dir
-from reports.compare import CompareError, Comparison, compare, parse_ref, refs_runs
-from reports.compare_render import render_markdown as render_compare
-from reports.compare_render import render_text
-from reports.load import ResultsError, load
-from reports.matrix import collapse
-from reports.repro import write_reproducers
+from reports.data.load import ResultsError, load
+from reports.data.matrix import collapse
+from reports.verdicts import changes
+from reports.verdicts.compare import CompareError, Comparison, compare, parse_ref, refs_runs
+from reports.views.compare_render import render_markdown as render_compare
+from reports.views.compare_render import render_text
+from reports.views.repro import write_reproducers
 
 PROG = "python -m reports"
 

@@ -7,9 +7,9 @@ from typing import Any
 import pandas as pd
 from record_factory import record
 
-from reports import compare as compare_module
-from reports.compare import Comparison
-from reports.load import CELL_FIELDS, records_frame
+from reports.data.load import CELL_FIELDS, records_frame
+from reports.verdicts import compare as compare_module
+from reports.verdicts.compare import Comparison
 
 
 def case_record(run: str, cell: str, case: str, status: str = "passed", **fields: Any) -> dict[str, Any]:

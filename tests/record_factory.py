@@ -15,8 +15,8 @@ import pandas as pd
 
 from harness.results import write_collection
 from harness.vocabulary import FIELDS, SCHEMA_VERSION
-from reports.load import SOURCE_FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
+from reports.data.load import SOURCE_FIELDS, records_frame
+from reports.data.matrix import Matrix, build_matrix
 
 #: The run every factory record belongs to unless told otherwise.
 RUN = "20261121T084500Z-ab12"

@@ -4,6 +4,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from matrix_factory import case_folder, cell_toml
+
 from harness.host import cache, matrix
 from harness.results import (
     CellFiles,
@@ -16,18 +18,11 @@ from harness.results import (
 )
 
 SETTINGS = cache.Settings(devices=8, backend="cpu", timeout=300.0, reruns=1, hard_grace=10.0, repeats=1)
-CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
-
-
-def cases_folder(tmp_path: Path) -> Path:
-    folder = tmp_path / "cases"
-    folder.mkdir()
-    (folder / "test_a.py").write_text("def test_a(): ...\n")
-    return folder
+CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]
 
 
 def test_fingerprint_is_stable_and_sees_every_input(tmp_path: Path) -> None:
-    folder = cases_folder(tmp_path)
+    folder = case_folder(tmp_path, "cases", "test_a.py", ("test_a",))
     everything = cache.selection([folder])
     base = cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, everything)
     assert base == cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, everything)

@@ -13,7 +13,7 @@ from harness.case import MARKER, case
 from harness.change import Change, ChangeError, declared, explicit, write_declarations
 from harness.outputs import DECLARATIONS_VERSION
 from harness.vocabulary import CHANGE_KEYS
-from reports.changes import read_declarations
+from reports.verdicts.changes import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",
              "warned": "jax>=0.8.1,<0.9.0"}

@@ -16,8 +16,8 @@ import yaml
 from harness import vocabulary
 from harness.host import matrix
 from harness.tools import frontier_report, pins, upgrade
-from reports import changes as report_changes
-from reports import compat
+from reports.verdicts import changes as report_changes
+from reports.verdicts import compat
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from matrix_factory import cell_toml, matrix_toml
 
 from harness.change import declared as declared_in
 from harness.results import read_records, results_path
@@ -24,27 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL_CELL = "jax0.4.38-flax0.10.2-py3.11"
 E2E_RUN = "20261121T084500Z-e2e0"
 
-MATRIX = """
-[[cell]]
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-
-[[cell]]
-id = "unsatisfiable"
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.12.12"
-python = "3.11"
-
-[[cell]]
-id = "no-interpreter"
-jax = "0.12.0.1"
-jaxlib = "0.12.0.1"
-flax = "0.12.12"
-python = "3.99"
-"""
+MATRIX = matrix_toml(
+    cell_toml("0.4.38", "0.10.2", "3.11"),
+    cell_toml("0.4.38", "0.12.12", "3.11", id="unsatisfiable"),
+    cell_toml("0.12.0.1", "0.12.12", "3.99", id="no-interpreter"),
+)
 
 FAMILIES = {"partitioned_metadata", "nnx_sharded_merge", "vmap_param_shapes", "shard_map_modes", "sharded_gathers"}
 

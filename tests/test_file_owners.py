@@ -40,8 +40,8 @@ CELL_FILES: dict[str, str] = {
 KNOWN_ELSEWHERE: dict[tuple[str, str], str] = {
     (".jsonl", "harness/cell/plugin.py"): "an option's help text",
     (".jsonl", "harness/host/options.py"): "an option's help text",
-    (".jsonl", "reports/load.py"): "an error message says what a run folder holds",
-    (".freeze.txt", "reports/repro.py"): "a reproducer's comment names the freeze",
+    (".jsonl", "reports/data/load.py"): "an error message says what a run folder holds",
+    (".freeze.txt", "reports/views/repro.py"): "a reproducer's comment names the freeze",
     (".log", "benchmarks/bench.py"): "the install log of the bench's own pip venv, not a cell's",
 }
 

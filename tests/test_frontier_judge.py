@@ -11,8 +11,7 @@ import pytest
 from record_factory import collected, record
 
 from harness import vocabulary
-from harness.tools import frontier_judge
-from reports import compat
+from reports.verdicts import compat, frontier_judge
 
 SMOKE = ["a::test_linen"]
 

@@ -76,7 +76,8 @@ USER_FACING = [
     "harness.tools.smoke.SmokeError", "harness.tools.frontier.FrontierError", "harness.tools.releases.ReleaseError",
     "harness.tools.index.IndexError_", "harness.tools.bisect.BisectError", "harness.tools.frontier_report."
     "IncompleteFrontier", "harness.cell.known.KnownBreakageError",
-    "reports.load.ResultsError", "reports.compare.CompareError", "reports.frontier.FrontierFileError",
+    "reports.data.load.ResultsError", "reports.verdicts.compare.CompareError",
+    "reports.views.frontier.FrontierFileError",
 ]
 
 

@@ -1,9 +1,19 @@
-"""The two runtimes stay apart: code that runs inside a cell never imports the host side, the tools or pandas
-(reports/ importing only the vocabulary is checked in test_reports_build.py)."""
+"""What may import what, read from the source (imports inside functions count, unless a rule says otherwise):
+
+- in-cell: code that runs inside a cell imports nothing of the host side, the tools or pandas;
+- harness-above-reports: no module of harness/ imports reports/ at module level (a function-level import, which
+  loads pandas only when it runs, is allowed);
+- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE);
+- floors: reports/ is data < verdicts < views < the entry points (reports/*.py), each floor a folder: no module imports
+  one on a floor above its own (so no data or verdicts module imports a view), but the edges in UPWARD, each with its
+  reason and checked to be still needed.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,32 +22,173 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
                   ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py"])
+HARNESS = sorted((ROOT / "harness").rglob("*.py"))
+REPORTS = sorted((ROOT / "reports").rglob("*.py"))
+#: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
+#: record fields and paths; how a file is read and written; the results files' reader).
+DEPENDENCY_FREE = ("harness.vocabulary", "harness.formats", "harness.results", "harness.outputs")
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module a file imports, anywhere in it (functions included)."""
+def imports_of(path: Path, module_level: bool = False) -> set[str]:
+    """Every module a file imports, anywhere in it (functions included), or only outside functions; a `from a import
+    b` counts as both `a` and `a.b`, as b may be a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = {id(node) for function in ast.walk(tree) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for node in ast.walk(function)} if module_level else set()
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.add(node.module)
             found |= {f"{node.module}.{alias.name}" for alias in node.names}
     return found
 
 
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(f"{package}.")
+
+
 def forbidden_in_cell(path: Path) -> list[str]:
     """What an in-cell module imports that does not exist in a cell: the host side, the tools, pandas."""
-    return [name for name in imports_of(path)
-            if name.split(".")[0] == "pandas" or name.startswith(("harness.host", "harness.tools"))]
+    return sorted(name for name in imports_of(path)
+                  if _in(name, "pandas") or _in(name, "harness.host") or _in(name, "harness.tools"))
 
 
-@pytest.mark.parametrize("path", IN_CELL, ids=lambda p: str(p.relative_to(ROOT)))
-def test_in_cell_code_imports_nothing_from_the_host_the_tools_or_pandas(path: Path) -> None:
-    assert not forbidden_in_cell(path)
+def reports_at_module_level(path: Path) -> list[str]:
+    """What a module imports of reports/ outside its functions."""
+    return sorted(name for name in imports_of(path, module_level=True) if _in(name, "reports"))
 
 
-def test_the_layout_check_catches_an_in_cell_import_of_the_host(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.py"
-    bad.write_text("import pandas\n\ndef f():\n    from harness.host import runner\n")
-    assert sorted(forbidden_in_cell(bad)) == ["harness.host", "harness.host.runner", "pandas"]
+def harness_beyond_dependency_free(path: Path) -> list[str]:
+    """What a reports/ module imports of the harness beyond its dependency-free modules, anywhere in it."""
+    found = imports_of(path)
+    allowed = {name for name in found if any(_in(name, free) for free in DEPENDENCY_FREE)}
+    # `from harness import vocabulary` names the package and its module: the package alone is no import of more.
+    return sorted(name for name in found - allowed if _in(name, "harness")
+                  and not (name == "harness" and any(other.startswith("harness.") for other in allowed)))
+
+
+#: reports' floors, lowest first; reports/*.py (cli, build, regressions, __main__) is the top, above them all.
+FLOORS = ("data", "verdicts", "views")
+#: Upward imports allowed, (importer, imported): why. Kept few and named, as known failures are.
+UPWARD: dict[tuple[str, str], str] = {
+    ("reports.data.matrix", "reports.verdicts.changes"):
+        "build_matrix marks each failure its declared change documents (changes.mark), a column every verdict reads",
+}
+
+
+def module_name(path: Path) -> str:
+    """A reports/ file's module name, from its last `reports` folder on: reports/data/load.py -> reports.data.load."""
+    parts = path.with_suffix("").parts
+    name = parts[len(parts) - 1 - parts[::-1].index("reports"):]
+    return ".".join(name[:-1] if name[-1] == "__init__" else name)
+
+
+def floor_of(module: str) -> int | None:
+    """0 data, 1 verdicts, 2 views, 3 the top (reports itself and its entry points); None outside reports/."""
+    parts = module.split(".")
+    if parts[0] != "reports":
+        return None
+    return FLOORS.index(parts[1]) if len(parts) > 1 and parts[1] in FLOORS else len(FLOORS)
+
+
+def upward(path: Path) -> list[str]:
+    """What a reports/ module imports, anywhere in it, from a floor above its own, but the UPWARD edges."""
+    module = module_name(path)
+    mine = floor_of(module)
+    assert mine is not None
+    allowed = [imported for importer, imported in UPWARD if importer == module]
+    return sorted(name for name in imports_of(path) if (floor_of(name) or 0) > mine
+                  and not any(_in(imported, name) for imported in allowed))
+
+
+#: rule: the files it covers, and what it finds wrong in one file.
+RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
+    "in-cell": (IN_CELL, forbidden_in_cell),
+    "harness-above-reports": (HARNESS, reports_at_module_level),
+    "reports-alone": (REPORTS, harness_beyond_dependency_free),
+    "floors": (REPORTS, upward),
+}
+
+
+@pytest.mark.parametrize(("rule", "path"), [(rule, path) for rule, (paths, _) in RULES.items() for path in paths],
+                         ids=lambda value: str(value.relative_to(ROOT)) if isinstance(value, Path) else value)
+def test_every_module_keeps_to_the_layout(rule: str, path: Path) -> None:
+    assert RULES[rule][1](path) == []
+
+
+#: rule, a module's source, and what the rule finds wrong in it: each rule with a passing and a failing input.
+SAMPLES = [
+    ("in-cell", "import json\nfrom harness import vocabulary\n", []),
+    ("in-cell", "import pandas\n\ndef f():\n    from harness.host import runner\n",
+     ["harness.host", "harness.host.runner", "pandas"]),
+    ("harness-above-reports", "import reportlab\n\ndef judge():\n    from reports import frontier_judge\n", []),
+    ("harness-above-reports", "from reports import thing\nimport reports.stuff\n\ndef f():\n    import reports.x\n",
+     ["reports", "reports.stuff", "reports.thing"]),
+    ("reports-alone", "from harness import vocabulary, formats\nfrom harness.results import read\nimport harnessed\n",
+     []),
+    ("reports-alone", "from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.frontier_search\n",
+     ["harness.runner", "harness.tools.frontier_search"]),
+]
+
+
+@pytest.mark.parametrize(("rule", "source", "expected"), SAMPLES)
+def test_each_rule_finds_exactly_what_breaks_it(rule: str, source: str, expected: list[str], tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(source)
+    assert RULES[rule][1](module) == expected
+
+
+#: A reports/ module (its path under reports/), its source, and the upward imports the floors rule finds in it.
+FLOOR_SAMPLES = [
+    ("data/shaping.py", "from reports.data import load\nfrom harness import vocabulary\n", []),
+    ("data/shaping.py", "from reports.data.load import x\n\ndef f():\n    from reports.views.present import legend\n",
+     ["reports.views.present", "reports.views.present.legend"]),
+    ("verdicts/judge.py", "from reports.data import matrix\nfrom reports.verdicts.causes import causes\n", []),
+    ("verdicts/judge.py", "from reports.views import present\nfrom reports import build_report\n",
+     ["reports", "reports.build_report", "reports.views", "reports.views.present"]),
+    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.matrix import Matrix\n", []),
+    ("views/page.py", "import reports.cli\n", ["reports.cli"]),
+    ("cli.py", "from reports.views import html\nfrom reports.data import load\n", []),
+    ("data/matrix.py", "from reports.verdicts import changes\n", []),
+    ("data/matrix.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
+]
+
+
+@pytest.mark.parametrize(("where", "source", "expected"), FLOOR_SAMPLES)
+def test_the_floors_rule_finds_exactly_the_upward_imports(where: str, source: str, expected: list[str],
+                                                          tmp_path: Path) -> None:
+    module = tmp_path / "reports" / where
+    module.parent.mkdir(parents=True, exist_ok=True)
+    module.write_text(source)
+    assert upward(module) == expected
+
+
+def test_every_allowed_upward_import_is_still_made() -> None:
+    # An allowance nothing uses any more is stale: remove it, so the next upward import is caught.
+    made = {(module_name(path), name) for path in REPORTS for name in imports_of(path)}
+    assert [edge for edge in UPWARD if edge not in made] == []
+
+
+def test_the_floors_are_the_folders_of_reports() -> None:
+    assert sorted(path.name for path in (ROOT / "reports").iterdir() if (path / "__init__.py").exists()) == sorted(
+        FLOORS)
+
+
+def floors_said(docstring: str) -> dict[str, set[str]]:
+    """The modules reports/__init__.py's docstring names on each floor ('- data: load (...), matrix (...); ...')."""
+    said: dict[str, set[str]] = {}
+    for block in re.findall(r"^- (data|verdicts|views|on top): (.*?)(?=^- |^$)", docstring, re.M | re.S):
+        names = re.sub(r"\([^()]*\)", "", block[1]).replace(" and ", ",")
+        said[block[0]] = {name.strip(" .;\n") for name in re.split(r"[,;]", names) if name.strip(" .;\n")}
+    return said
+
+
+def test_the_package_docstring_names_every_module_on_its_floor() -> None:
+    docstring = ast.get_docstring(ast.parse((ROOT / "reports" / "__init__.py").read_text(encoding="utf-8"))) or ""
+    found = {floor: {path.stem for path in (ROOT / "reports" / floor).glob("*.py")} - {"__init__"} for floor in FLOORS}
+    found["on top"] = {path.stem for path in (ROOT / "reports").glob("*.py")} - {"__init__"}
+    assert floors_said(docstring + "\n") == found

@@ -15,26 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from matrix_factory import cell_toml, matrix_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = "20260101T000000Z-merge"
 
-MATRIX = """
-[[cell]]
-id = "first"
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-
-[[cell]]
-id = "second"
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-devices = 2
-"""
+MATRIX = matrix_toml(
+    cell_toml("0.4.38", "0.10.2", "3.11", id="first"),
+    cell_toml("0.4.38", "0.10.2", "3.11", id="second", devices=2),
+)
 
 CASES = """
 import jax

@@ -29,10 +29,11 @@ from record_factory import cell_id, record
 
 from harness import formats, results, vocabulary
 from harness.host import completeness
-from reports import compat, regressions
+from reports import regressions
 from reports.cli import compare_main
-from reports.load import ResultsError, load
-from reports.matrix import build_matrix
+from reports.data.load import ResultsError, load
+from reports.data.matrix import build_matrix
+from reports.verdicts import compat
 
 CASES = ("fam::test_a", "fam::test_b", "fam::test_c")
 CELL = cell_id("0.10.2", "0.12.8", "3.11")

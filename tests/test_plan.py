@@ -6,38 +6,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from matrix_factory import cell_toml, matrix_toml
 
 from harness import outputs
 from harness.host import matrix, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CELLS = matrix.parse("""
-[[cell]]
-jax = "0.8.3"
-jaxlib = "0.8.3"
-flax = "0.12.3"
-python = "3.11"
-
-[[cell]]
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-
-[[cell]]
-jax = "0.12.0.1"
-jaxlib = "0.12.0.1"
-flax = "0.12.12"
-python = "3.12"
-
-[[cell]]
-jax = "0.12.0.1"
-jaxlib = "0.12.0.1"
-flax = "0.12.12"
-python = "3.12"
-backend = "cuda13"
-""")
+CELLS = matrix.parse(matrix_toml(
+    cell_toml("0.8.3", "0.12.3", "3.11"),
+    cell_toml("0.4.38", "0.10.2", "3.11"),
+    cell_toml("0.12.0.1", "0.12.12", "3.12"),
+    cell_toml("0.12.0.1", "0.12.12", "3.12", backend="cuda13"),
+))
 
 
 def run_plan(*args: str) -> subprocess.CompletedProcess[str]:

@@ -8,27 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from matrix_factory import cell_toml, matrix_toml
 
 from harness.formats import write_json_atomically
 from harness.host import matrix, planned
 from harness.results import done_path, make_record, results_path, write_collection
-from reports.load import load_results
+from reports.data.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = "20260101T000000Z-gh1"
-MATRIX = """
-[[cell]]
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-
-[[cell]]
-jax = "0.8.3"
-jaxlib = "0.8.3"
-flax = "0.12.3"
-python = "3.12"
-"""
+MATRIX = matrix_toml(cell_toml("0.4.38", "0.10.2", "3.11"), cell_toml("0.8.3", "0.12.3", "3.12"))
 OLD, NEW = (cell.id for cell in matrix.parse(MATRIX))
 
 

@@ -16,7 +16,7 @@ from record_factory import collected, record
 
 import reports
 from reports.build import Report, build_report, report_dir, results_dir
-from reports.load import ResultsError
+from reports.data.load import ResultsError
 
 REPORTS = Path(reports.__file__).parent
 
@@ -177,41 +177,7 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
     return run_dir
 
 
-#: The harness modules reports/ may import: the dependency-free vocabulary and its sibling, the file formats.
-DEPENDENCY_FREE = ("vocabulary", "formats", "outputs", "results")
-
-
-def imports_harness(source: str) -> bool:
-    """Whether Python source imports any of the harness but its dependency-free vocabulary and formats."""
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import) and any(_beyond_vocabulary(alias.name) for alias in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and not node.level:
-            module = node.module or ""
-            if module == "harness" and any(alias.name not in DEPENDENCY_FREE for alias in node.names):
-                return True
-            if module != "harness" and _beyond_vocabulary(module):
-                return True
-    return False
-
-
-def _beyond_vocabulary(module: str) -> bool:
-    return module.split(".")[0] == "harness" and module not in {f"harness.{name}" for name in DEPENDENCY_FREE}
-
-
-# --- reports/ stands alone ------------------------------------------------------------------------------------
-
-
-def test_reports_modules_import_nothing_of_the_harness_but_its_vocabulary() -> None:
-    offenders = [path.name for path in REPORTS.glob("*.py") if imports_harness(path.read_text(encoding="utf-8"))]
-    assert offenders == []
-
-
-def test_the_import_check_catches_an_import_of_harness() -> None:
-    assert not imports_harness("from harness.vocabulary import ALL\nfrom harness import vocabulary, formats")
-    assert imports_harness("import harness.cell.records as r")
-    assert imports_harness("from harness import vocabulary, runner")
-    assert not imports_harness("from reports.load import FIELDS\nimport harnessed")
+# --- reports/ stands alone (what it imports: tests/test_layout.py) ------------------------------------------
 
 
 def test_importing_reports_loads_no_harness_module_but_the_vocabulary() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from record_factory import matrix_of, record
 
-from reports.causes import causes, signature, version_ranges, views
-from reports.matrix import Matrix
+from reports.data.matrix import Matrix
+from reports.verdicts.causes import causes, signature, version_ranges, views
 
 RUN = "20261121T084500Z-ab12"
 ARROW = "\N{RIGHTWARDS ARROW}"

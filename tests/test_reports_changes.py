@@ -15,12 +15,12 @@ import record_factory as factory
 from record_factory import collected, matrix_of
 
 from harness.outputs import OutputFileError
-from reports import changes, compat
 from reports.cli import main
-from reports.html import render_html
-from reports.load import records_frame
-from reports.markdown import render_markdown
-from reports.matrix import Matrix
+from reports.data.load import records_frame
+from reports.data.matrix import Matrix
+from reports.verdicts import changes, compat
+from reports.views.html import render_html
+from reports.views.markdown import render_markdown
 
 RUN = "20261124T030000Z-ab12"
 #: This file's records: the factory's, with what its tests read set.

@@ -9,10 +9,10 @@ import pytest
 from compare_fakes import case_record, cases, compare, finished, frame
 
 from harness import vocabulary
-from reports import compare as compare_module
-from reports.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
-from reports.compare_render import render_markdown, render_text
-from reports.load import records_frame
+from reports.data.load import records_frame
+from reports.verdicts import compare as compare_module
+from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
+from reports.views.compare_render import render_markdown, render_text
 
 
 def test_a_pass_that_now_fails_is_a_regression_and_unsafe() -> None:
@@ -171,7 +171,7 @@ def test_a_side_without_the_case_reads_not_recorded_not_absent() -> None:
 
 def test_exit_codes_are_harness_formats_ones() -> None:
     from harness import formats
-    from reports.compare import EXIT_CODES
+    from reports.verdicts.compare import EXIT_CODES
 
     assert EXIT_CODES == {SAFE: formats.SAFE_EXIT, UNSAFE: formats.UNSAFE_EXIT, INCONCLUSIVE: formats.INCONCLUSIVE_EXIT}
 

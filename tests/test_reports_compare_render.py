@@ -7,7 +7,7 @@ from typing import Any
 
 from compare_fakes import cases, compare, frame
 
-from reports.compare_render import render_markdown, render_text
+from reports.views.compare_render import render_markdown, render_text
 
 
 def test_text_links_reproducers_of_regressions() -> None:

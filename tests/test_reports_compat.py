@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 from record_factory import record
 
-from reports import compat
-from reports.load import CELL_FIELDS, records_frame
-from reports.matrix import Matrix, build_matrix
+from reports.data.load import CELL_FIELDS, records_frame
+from reports.data.matrix import Matrix, build_matrix
+from reports.verdicts import compat
 
 RUN = "20261121T084500Z-ab12"
 
@@ -242,7 +242,7 @@ def test_csv_and_json_hold_one_verdict_per_cell(tmp_path: Path) -> None:
 
 
 def test_verdicts_given_causes_count_only_failures_not_flaky_passes() -> None:
-    from reports.causes import causes
+    from reports.verdicts.causes import causes
 
     matrix = build_matrix(records_frame([
         record(case_id="fam::a", status="failed", error_type="KeyError"),

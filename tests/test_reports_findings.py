@@ -6,7 +6,7 @@ import pytest
 from record_factory import matrix_of, record
 
 from harness import vocabulary
-from reports.findings import deprecations, grouped_problems, key_ranges, problems
+from reports.verdicts.findings import deprecations, grouped_problems, key_ranges, problems
 
 RUN = "20261121T084500Z-ab12"
 

@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.tools import frontier_corpus, frontier_report, frontier_search
-from reports import frontier
+from reports.views import frontier
 
 JAX = ["0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.9.0.1"]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from html import escape
-from html.parser import HTMLParser
 
 import pandas as pd
+from html_parse import parse
 
-from reports.grid import escape_all, grid_html, spans
+from reports.views.grid import escape_all, grid_html, spans
 
 HOSTILE = '<script>alert(1)</script> | "quoted" \\ back\nnew line & </span></td></table>'
 
@@ -20,26 +20,6 @@ def table(tips: str = "tip", label: str = "c2") -> str:
     hovers = pd.DataFrame([[tips, tips], [tips, ""], [HOSTILE, tips]], index=index, columns=text.columns)
     header = pd.DataFrame([["0.4.38", "0.4.38"], ["c1", label]], index=["jax", "cell"], columns=text.columns)
     return grid_html("matrix", "matrix", header, text, classes, hovers, {"c2": "color: red;"})
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[str] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def parse(page: str) -> _Text:
-    parser = _Text()
-    parser.feed(page)
-    parser.close()
-    return parser
 
 
 def test_spans_merge_neighbours_that_agree_on_every_level_above() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.hover import (
+from reports.views.hover import (
     FIELDS,
     not_run_tip,
     status_tip,

@@ -12,7 +12,7 @@ from record_factory import collected, record
 from harness import vocabulary
 from harness.results import done_marker as done_path
 from harness.vocabulary import update_to_2
-from reports.load import (
+from reports.data.load import (
     FIELDS,
     ResultsError,
     list_runs,

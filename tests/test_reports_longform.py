@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 from record_factory import matrix_of, record
 
-from reports.load import records_frame
-from reports.longform import COLUMNS, long_form, write_csv
-from reports.matrix import build_matrix
+from reports.data.load import records_frame
+from reports.data.longform import COLUMNS, long_form, write_csv
+from reports.data.matrix import build_matrix
 
 RUN = "20261121T084500Z-ab12"
 HOSTILE = '<script>alert(1)</script> | "q", x\nsecond line'

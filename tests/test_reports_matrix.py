@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from record_factory import matrix_of, record
 
-from reports.matrix import (
+from reports.data.matrix import (
     case_name,
     counts,
     header_versions,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from harness import vocabulary
-from reports.present import DEPRECATED, PRESENTATIONS, UNKNOWN, display_status, legend, present, stylesheet
+from reports.data.statuses import DEPRECATED, LABELS
+from reports.views.present import PRESENTATIONS, UNKNOWN, legend, present, stylesheet
 
 
 def test_every_harness_status_has_a_presentation() -> None:
@@ -36,16 +37,6 @@ def test_marks_and_classes_are_distinct() -> None:
     )
 
 
-def test_pass_that_warned_is_shown_as_deprecated() -> None:
-    assert display_status("passed", ["DeprecationWarning: x"]) == DEPRECATED
-
-
-def test_clean_pass_and_warned_failure_keep_their_status() -> None:
-    assert display_status("passed", []) == "passed"
-    assert display_status("passed", None) == "passed"
-    assert display_status("failed", ["DeprecationWarning: x"]) == "failed"
-
-
 def test_legend_appends_unknown_statuses_once() -> None:
     entries = [status for status, _ in legend(["passed", "weird", "weird"])]
     assert entries == [*PRESENTATIONS, "weird"]
@@ -53,6 +44,10 @@ def test_legend_appends_unknown_statuses_once() -> None:
 
 def test_legend_of_known_statuses_is_the_table() -> None:
     assert [status for status, _ in legend(["failed"])] == list(PRESENTATIONS)
+
+
+def test_each_look_is_labelled_as_every_text_names_its_status() -> None:
+    assert {status: look.label for status, look in PRESENTATIONS.items()} == LABELS
 
 
 def test_stylesheet_colours_every_class() -> None:
@@ -69,5 +64,3 @@ def test_an_unknown_status_is_drawn_as_unknown_never_as_passing() -> None:
     mystery, passed = present("quarantined"), present(vocabulary.PASSED)
     assert (mystery.mark, mystery.symbol, mystery.css_class) == (UNKNOWN.mark, UNKNOWN.symbol, "st-unknown")
     assert mystery.mark != passed.mark and mystery.background != passed.background
-    # A warned unknown status is not promoted to "passed, warned" either.
-    assert display_status("quarantined", ["DeprecationWarning: x"]) == "quarantined"

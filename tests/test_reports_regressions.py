@@ -1,5 +1,5 @@
-"""Tests for reports/regressions.py: the nightly issue body and its exit code, 0 clean only when every cell of both
-runs finished and every case was judged."""
+"""Tests for reports/regressions.py: the nightly issue body (reports/issue.py) and its exit code, 0 clean only when
+every cell of both runs finished and every case was judged."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from record_factory import collected, record
 
 from reports import regressions
-from reports.load import ResultsError
+from reports.data.load import ResultsError
+from reports.views import issue
 
 CELL = "jax0.4.38-flax0.10.2-py3.11"
 PREVIOUS, CURRENT = "20260101T000000Z-aaaa", "20260102T000000Z-bbbb"
@@ -196,26 +197,12 @@ def test_the_crash_says_so_in_one_line_after_its_traceback(
         "shardmatrix: internal error (ZeroDivisionError): please report it\n")
 
 
-def test_a_body_within_github_s_limit_is_left_whole() -> None:
-    assert regressions.cut("a\n" * 10, limit=20) == "a\n" * 10
-
-
-def test_a_body_beyond_github_s_limit_is_cut_at_a_line_and_points_at_the_whole() -> None:
-    body = "".join(f"| row {n} |\n" for n in range(10_000))
-    cut = regressions.cut(body, run_url="https://x/runs/1")
-    assert len(cut) <= regressions.BODY_LIMIT == 65_536
-    kept, note = cut.rsplit("\n\n", 1)
-    assert body.startswith(kept + "\n") and kept.endswith("|")
-    assert note == ("**Cut at 65,536 characters** (GitHub's limit on an issue body): the whole comparison is in the "
-                    "job summary of [this run](https://x/runs/1).\n")
-
-
 def test_the_full_body_is_written_whole_while_stdout_is_cut(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "passed"})
     write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed"})
-    monkeypatch.setattr(regressions.cut, "__defaults__", (300, ""))
+    monkeypatch.setattr(issue.cut, "__defaults__", (300, ""))
     code, body = run(tmp_path, capsys, "--full", str(tmp_path / "full.md"))
     whole = (tmp_path / "full.md").read_text()
     assert code == 1 and len(body) <= 300 < len(whole) and whole.startswith("**Regressed:**")

@@ -10,9 +10,9 @@ import pytest
 from record_factory import record
 
 from harness import vocabulary
-from reports.load import records_frame
-from reports.matrix import collapse
-from reports.repro import helpers, path_for, reproducible, script, write_reproducers
+from reports.data.load import records_frame
+from reports.data.matrix import collapse
+from reports.views.repro import helpers, path_for, reproducible, script, write_reproducers
 
 CASE = '''"""A case."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from record_factory import matrix_of, record
 
-from reports.summary import summary, summary_table
+from reports.views.summary import summary, summary_table
 
 RUN = "20261121T084500Z-ab12"
 

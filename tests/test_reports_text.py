@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.text import as_text, first_line, relative_paths, seconds
+from reports.data.text import as_text, first_line, relative_paths, seconds
 
 
 def test_missing_values_are_blank() -> None:

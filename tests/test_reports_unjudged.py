@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports import unjudged
+from reports.verdicts import unjudged
 
 
 def test_a_cell_that_did_not_finish_is_named() -> None:

@@ -5,26 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from matrix_factory import case_folder, cell_toml
+
 from harness.host import matrix, unreported
 from harness.results import CellFiles, make_record
 
-CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
+CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]
 
 
 def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def folder_of_two_cases(tmp_path: Path) -> Path:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "test_one.py").write_text("def test_a(): ...\ndef test_b(): ...\n")
-    return folder
-
-
 def test_record_unrun_writes_every_case_with_pins(tmp_path: Path) -> None:
     files = CellFiles(tmp_path / "out", "r", CELL.id)
-    folder = folder_of_two_cases(tmp_path)
+    folder = case_folder(tmp_path)
     unreported.record_unrun(CELL, files, [folder], "install_error", "InstallError", "Because no wheel")
     records = read(tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl")
     assert [r["case_id"] for r in records] == ["test_one::test_a", "test_one::test_b"]
@@ -38,7 +33,7 @@ def test_record_unrun_only_missing_keeps_what_was_recorded(tmp_path: Path) -> No
     target = tmp_path / "out" / "results" / "r" / f"{CELL.id}.jsonl"
     target.parent.mkdir(parents=True)
     target.write_text(json.dumps(make_record(case_id="test_one::test_a", status="passed")) + "\n{corrupt\n")
-    folder = folder_of_two_cases(tmp_path)
+    folder = case_folder(tmp_path)
     unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
     statuses = [(r.get("case_id"), r.get("status")) for r in map(json.loads, target.read_text().splitlines()[::2])]
     assert statuses == [("test_one::test_a", "passed"), ("test_one::test_b", "crashed")]
@@ -54,7 +49,7 @@ def died_during(tmp_path: Path, recorded: list[dict], reruns: int) -> tuple[bool
     files = CellFiles(tmp_path / "out", "r", CELL.id)
     files.results.parent.mkdir(parents=True)
     files.results.write_text("".join(json.dumps(make_record(case_id="test_one::test_a", **r)) + "\n" for r in recorded))
-    folder = folder_of_two_cases(tmp_path)
+    folder = case_folder(tmp_path)
     files.inflight.write_text(f"{folder / 'test_one.py'}::test_a")
     return unreported.record_death(CELL, files, tmp_path / "no-fault-log", [folder], reruns), read(files.results)
 
@@ -73,7 +68,7 @@ def test_a_death_after_the_cases_last_attempt_is_not_pinned_on_it(tmp_path: Path
 
 def test_record_unrun_only_missing_leaves_a_module_its_collection_record_answers_for(tmp_path: Path) -> None:
     files = CellFiles(tmp_path / "out", "r", CELL.id)
-    folder = folder_of_two_cases(tmp_path)
+    folder = case_folder(tmp_path)
     (folder / "broken_test.py").write_text("import unittest\n\nclass BrokenTest(unittest.TestCase):\n"
                                            "    def test_never(self): ...\n")
     files.results.parent.mkdir(parents=True)

@@ -68,7 +68,7 @@ def test_the_worst_verdict_wins_and_none_is_safe() -> None:
 
 
 def test_the_tokens_and_exit_codes_are_the_comparisons() -> None:
-    from reports import compare
+    from reports.verdicts import compare
 
     assert watch_files.EXIT_CODES == compare.EXIT_CODES
 

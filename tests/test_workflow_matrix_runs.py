@@ -13,37 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from matrix_factory import cell_toml, matrix_toml
 from workflow_driver import ROOT, Driver, GitHub, Run
 
 WORKFLOWS = Path(os.environ.get("SHARDMATRIX_WORKFLOWS", ROOT / ".github" / "workflows"))
-MATRIX_TOML = """
-[[cell]]
-jax = "0.4.38"
-jaxlib = "0.4.38"
-flax = "0.10.2"
-python = "3.11"
-
-[[cell]]
-jax = "0.6.2"
-jaxlib = "0.6.2"
-flax = "0.10.7"
-python = "3.11"
-
-[[cell]]
-jax = "0.8.3"
-jaxlib = "0.8.3"
-flax = "0.12.3"
-python = "3.12"
-"""
+MATRIX_TOML = matrix_toml(
+    cell_toml("0.4.38", "0.10.2", "3.11"), cell_toml("0.6.2", "0.10.7", "3.11"), cell_toml("0.8.3", "0.12.3", "3.12"))
 OLD, MID, NEW = "jax0.4.38-flax0.10.2-py3.11", "jax0.6.2-flax0.10.7-py3.11", "jax0.8.3-flax0.12.3-py3.12"
-GPU = """
-[[cell]]
-jax = "0.8.3"
-jaxlib = "0.8.3"
-flax = "0.12.3"
-python = "3.12"
-backend = "cuda12"
-"""
+GPU = matrix_toml(cell_toml("0.8.3", "0.12.3", "3.12", backend="cuda12"))
 GPU_CELL = "jax0.8.3-flax0.12.3-py3.12-cuda12"
 REGRESSED, INCONCLUSIVE = "shardmatrix: the nightly matrix regressed", "shardmatrix: the nightly matrix is inconclusive"
 IGNORED = shutil.ignore_patterns(".git", ".venv", ".nox", "out", "__pycache__", ".*_cache", "*.egg-info")
@@ -256,7 +233,7 @@ def test_a_cell_that_hangs_uploads_what_it_recorded_and_reads_as_stopped_not_as_
 
 def test_a_crash_of_the_regression_tool_leaves_the_issue_alone_and_fails_the_step(driver: Driver) -> None:
     night(driver, 101, {MID: "fail"})
-    with (driver.repo / "reports" / "compare.py").open("a") as handle:
+    with (driver.repo / "reports" / "verdicts" / "compare.py").open("a") as handle:
         handle.write("\n\ndef compare(*args, **kwargs):\n    raise RuntimeError('a bug in the comparison')\n")
     before = driver.github.issue_calls()
     run = night(driver, 102)

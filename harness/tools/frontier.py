@@ -4,7 +4,7 @@ Flax declares only a lower bound on jax, and some of those bounds are false. For
 (harness.tools.frontier_search, then harness.tools.frontier_corpus) finds the core range, where the smoke subset of
 the corpus (cases marked `smoke=True`, harness.tools.smoke) works, then confirms it with every case: the range
 reported is where the whole corpus works by the compatibility verdict (reports.compat, through
-harness.tools.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
+reports.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
 
 Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.cellrun.probe, so its
 results are reused, through the results cache, by a later probe of the same pair with the same inputs (environment,
@@ -45,7 +45,8 @@ from harness.host import cellenv, cellrun, corpus, durations, interpreters, opti
 from harness.host.matrix import Cell
 from harness.host.options import Options
 from harness.tools import frontier_corpus, frontier_report, index, pins, releases, smoke
-from harness.tools.frontier_search import INSTALL_CAUSE, Frontier, Probe
+from harness.tools.frontier_search import Frontier, Probe
+from harness.vocabulary import INSTALL_CAUSE
 
 #: An install failure that another Python may not have: the installer names the Python, a wheel or an ABI tag.
 PYTHON_SPECIFIC = re.compile(r"python|wheel|\babi\b|\bcp3\d+", re.IGNORECASE)
@@ -129,8 +130,9 @@ class Prober:
         return self._said(flax, replace(first, cause=cause, seconds=time.monotonic() - started))
 
     def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
-        """One cell's run and its verdict (harness.tools.frontier_judge: reports.compat's)."""
-        from harness.tools import frontier_judge  # pandas: only a run needs it, not `plan` or `merge`
+        """One cell's run and its verdict (reports.frontier_judge: reports.compat's)."""
+        # Here, not at the top: the harness imports nothing of reports at module level, and only a run needs pandas.
+        from reports.verdicts import frontier_judge
 
         if corpus:
             ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)

@@ -2,7 +2,7 @@
 and a range of its own for each case that fails inside it (a per-case frontier).
 
 The core (smoke) cases steer the search; what the frontier reports is the whole corpus's word, by the one verdict
-of a cell (reports.compat.verdict, through harness.tools.frontier_judge), with documented changes excepted: a pair
+of a cell (reports.compat.verdict, through reports.frontier_judge), with documented changes excepted: a pair
 that reads works_for_current_code works. Every case runs at the last-good jax of each core edge. A case that fails
 there, for a reason no documented change explains, gets its own edge, bisected inside the core range with
 whole-corpus probes (each one answers for every case at once, and is an ordinary cell the results cache keeps);

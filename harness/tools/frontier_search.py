@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness import vocabulary
+from harness.vocabulary import INSTALL_CAUSE
 
 #: Where a known-good jax is looked for first (the contemporary jax, then the middle of the declared range).
 SEEDS = 2
@@ -33,8 +33,6 @@ CHECKS = 2
 INTERIOR = 2
 #: Whole-corpus probes next to a hole the whole corpus finds, one each way, which tell how wide it is.
 HOLE_NEIGHBOURS = 2
-CAUSE_CHARS = 240
-INSTALL_CAUSE = "cannot be installed"
 EXCLUDED_CAUSE = "excluded by the flax release's declared requirement"
 CORE, CORPUS = "core", "corpus"
 
@@ -342,8 +340,3 @@ def hole_chance(start: int, end: int, probed: Sequence[int]) -> float:
     inside = end - start - 1
     return 1.0 if inside <= 0 else len({i for i in probed if start < i < end}) / inside
 
-
-def one_line(text: str) -> str:
-    """The first line of a text, paths package-relative as in every report file, cut to CAUSE_CHARS."""
-    first = vocabulary.relative_paths((text.strip().splitlines() or [""])[0])
-    return first if len(first) <= CAUSE_CHARS else first[:CAUSE_CHARS - 3] + "..."

@@ -241,7 +241,7 @@ def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[
             errors: Mapping[str, str]) -> list[dict[str, Any]]:
     """The documented changes a move from baseline to candidate crosses (reports.changes.between: label, kind, fix,
     cases), each with `explains`: the regressed cases (`errors`: case id -> its error) raising its exception."""
-    from reports import changes  # the report's reading of declarations; pandas only where a report is built
+    from reports.verdicts import changes  # the report's reading of declarations; pandas only where a report is built
 
     declared = changes.read_declarations(changes_file)
     found = changes.between(declared, baseline, candidate)

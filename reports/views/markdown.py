@@ -12,13 +12,13 @@ from collections.abc import Collection, Iterable, Sequence
 import pandas as pd
 
 from harness import outputs
-from reports import changes, compat
-from reports.causes import KNOWN, CauseView, causes, views
-from reports.findings import deprecations, key_ranges
-from reports.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes
-from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
-from reports.repro import Repros
-from reports.text import as_text
+from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes
+from reports.data.text import as_text
+from reports.verdicts import changes, compat
+from reports.verdicts.causes import KNOWN, CauseView, causes, views
+from reports.verdicts.findings import deprecations, key_ranges
+from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.repro import Repros
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
 # emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.

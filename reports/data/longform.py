@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from harness import outputs
-from reports.matrix import Matrix
+from reports.data.matrix import Matrix
 
 #: results.csv columns, in order: the record fields under their report names, then what collapsing adds.
 COLUMNS: dict[str, str] = {

@@ -8,9 +8,9 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from harness.vocabulary import is_problem
-from reports.matrix import Matrix
-from reports.present import attempts_text, legend
-from reports.text import first_line
+from reports.data.matrix import Matrix
+from reports.data.statuses import attempts_text, ordered
+from reports.data.text import first_line
 
 
 class Problem(NamedTuple):
@@ -77,7 +77,7 @@ def grouped_problems(matrix: Matrix) -> pd.DataFrame:
             for problem in found:
                 by_problem.setdefault(problem, []).append(key)
     folded += [Problem(keys, *problem) for problem, keys in by_problem.items()]
-    rank = {status: number for number, (status, _) in enumerate(legend(rows["status"]))}
+    rank = {status: number for number, status in enumerate(ordered(rows["status"]))}
     position = {key: number for number, key in enumerate(matrix.keys)}
     folded.sort(key=lambda problem: (
         not is_problem(problem.status), rank[problem.status], position[problem.keys[0]], problem.case

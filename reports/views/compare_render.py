@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness import outputs
-from reports.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
+from reports.verdicts.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
 
 
 @dataclass(frozen=True)

@@ -65,11 +65,11 @@ from harness.vocabulary import (
     is_passing,
     status_class,
 )
-from reports.causes import causes
-from reports.matrix import cell_table, collapse
-from reports.present import attempts_text
-from reports.text import first_line
-from reports.unjudged import (
+from reports.data.matrix import cell_table, collapse
+from reports.data.statuses import attempts_text
+from reports.data.text import first_line
+from reports.verdicts.causes import causes
+from reports.verdicts.unjudged import (
     CONFLICT,
     MISSING,
     NO_ANSWER,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.vocabulary import UNKNOWN, status_class
-from reports.matrix import Matrix, counts
-from reports.present import legend, resume_command
+from reports.data.matrix import Matrix, counts
+from reports.views.present import legend, resume_command
 
 
 def row_labels(matrix: Matrix) -> pd.Series:

@@ -36,7 +36,7 @@ from packaging.version import InvalidVersion, Version
 
 from harness import outputs
 from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, FAILED, is_passing
-from reports.text import as_text
+from reports.data.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
 

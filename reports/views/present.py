@@ -1,19 +1,17 @@
-"""How each status looks in a report: its mark, colours and legend text.
+"""How each status looks in a report: its mark, colours and legend.
 
-The statuses, their order and their meanings are harness.vocabulary's; this is only their presentation.
-tests/test_reports_present.py checks that the looks cover exactly the vocabulary's statuses, and a status the
-vocabulary does not know is drawn as unknown, never as passing.
+The statuses, their order and their meanings are harness.vocabulary's, their labels and the display-only DEPRECATED
+reports/statuses.py's; this is only their presentation. tests/test_reports_present.py checks that the looks cover
+exactly those statuses, and a status the vocabulary does not know is drawn as unknown, never as passing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from harness import vocabulary as v
-
-#: A display-only status: passed, but the case emitted warnings (usually deprecations) -- an early warning.
-DEPRECATED = "passed_deprecated"
+from reports.data.statuses import DEPRECATED, LABELS, ordered
 
 
 @dataclass(frozen=True)
@@ -29,20 +27,20 @@ class Presentation:
     css_class: str
 
 
-#: status, mark, symbol, background, foreground, label -- in legend order: the vocabulary's order, with the warned
-#: variant of passed right after passed. Meanings are the vocabulary's.
-_TABLE: tuple[tuple[str, str, str, str, str, str], ...] = (
-    (v.PASSED, "✅", "✓", "#d3f5dc", "#116329", "passed"),
-    (DEPRECATED, "⚠️", "⚠\ufe0e", "#fff0b3", "#7a4d00", "passed, warned"),
-    (v.FAILED, "❌", "✗", "#ffcfcc", "#a40e26", "failed"),
-    (v.ERROR, "🚫", "E", "#fbd3ec", "#8a1f5f", "error"),
-    (v.NOT_APPLICABLE, "\N{HEAVY MINUS SIGN}", "\N{EN DASH}", "#f3f4f6", "#8c959f", "not applicable"),
-    (v.XFAILED, "🐛", "x", "#ebe4fb", "#5a32a3", "xfailed"),
-    (v.XPASSED, "❗", "X", "#d6ebff", "#0a4fa8", "xpassed"),
-    (v.CRASHED, "💥", "C", "#b42318", "#ffffff", "crashed"),
-    (v.TIMEOUT, "⏱️", "T", "#ffd9b8", "#8a3a00", "timeout"),
-    (v.INSTALL_ERROR, "📦", "I", "#cfd6de", "#24292f", "install error"),
-)
+#: status: mark, symbol, background, foreground. Legend order and labels are reports.statuses', meanings the
+#: vocabulary's.
+_LOOKS: dict[str, tuple[str, str, str, str]] = {
+    v.PASSED: ("✅", "✓", "#d3f5dc", "#116329"),
+    DEPRECATED: ("⚠️", "⚠\ufe0e", "#fff0b3", "#7a4d00"),
+    v.FAILED: ("❌", "✗", "#ffcfcc", "#a40e26"),
+    v.ERROR: ("🚫", "E", "#fbd3ec", "#8a1f5f"),
+    v.NOT_APPLICABLE: ("\N{HEAVY MINUS SIGN}", "\N{EN DASH}", "#f3f4f6", "#8c959f"),
+    v.XFAILED: ("🐛", "x", "#ebe4fb", "#5a32a3"),
+    v.XPASSED: ("❗", "X", "#d6ebff", "#0a4fa8"),
+    v.CRASHED: ("💥", "C", "#b42318", "#ffffff"),
+    v.TIMEOUT: ("⏱️", "T", "#ffd9b8", "#8a3a00"),
+    v.INSTALL_ERROR: ("📦", "I", "#cfd6de", "#24292f"),
+}
 
 #: The meaning of the display-only status, which the vocabulary does not have.
 _MEANINGS: dict[str, str] = {
@@ -51,8 +49,7 @@ _MEANINGS: dict[str, str] = {
 }
 
 PRESENTATIONS: dict[str, Presentation] = {
-    status: Presentation(mark, symbol, background, foreground, label, _MEANINGS[status], f"st-{status}")
-    for status, mark, symbol, background, foreground, label in _TABLE
+    status: Presentation(*_LOOKS[status], label, _MEANINGS[status], f"st-{status}") for status, label in LABELS.items()
 }
 
 #: Not statuses but marks beside them: a result whose attempts disagreed, and a cell that never finished. Their
@@ -76,28 +73,15 @@ def present(status: str) -> Presentation:
     return replace(UNKNOWN, label=str(status))
 
 
-def display_status(status: str, warnings: Sequence[str] | None) -> str:
-    """The status a report shows: DEPRECATED for a pass that warned, else the record's own status."""
-    if status == v.PASSED and warnings is not None and len(warnings) > 0:
-        return DEPRECATED
-    return status
-
-
-def attempts_text(history: Sequence[str]) -> str:
-    """The statuses of a result's attempts in order: 'failed → passed'."""
-    return " → ".join(present(status).label for status in history)
-
-
 def resume_command(run_id: object) -> str:
     """The command that finishes the interrupted cells of `run_id`."""
     return f"nox -s matrix -- --resume {run_id}"
 
 
 def legend(shown: Iterable[str]) -> list[tuple[str, Presentation]]:
-    """Every known status in legend order, then any unknown status among `shown`, in first-seen order."""
-    entries = list(PRESENTATIONS.items())
-    unknown = [status for status in dict.fromkeys(shown) if status not in PRESENTATIONS]
-    return entries + [(status, present(status)) for status in unknown]
+    """Every known status in legend order (reports.statuses.ordered), then any unknown status among `shown`, in
+    first-seen order."""
+    return [(status, present(status)) for status in ordered(shown)]
 
 
 def stylesheet() -> str:

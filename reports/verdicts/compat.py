@@ -39,9 +39,9 @@ import pandas as pd
 from harness import outputs
 from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
-from reports.causes import causes
-from reports.matrix import Matrix, tagged, version_key
-from reports.text import as_text
+from reports.data.matrix import Matrix, tagged, version_key
+from reports.data.text import as_text
+from reports.verdicts.causes import causes
 
 WORKS = "works"
 WARNED = "works_with_warnings"

@@ -2,8 +2,9 @@
 loader, collapsed by reports.matrix (which marks the documented failures), and given reports.compat.verdict, the one
 verdict of a cell. A pair works when that verdict is works, works_with_warnings or works_for_current_code.
 
-Imports pandas (through reports): `nox -s frontier` installs the report's dependencies; `plan` and `merge` need
-none of this.
+Here, on reports' verdicts floor, not in harness/tools/: harness.tools.frontier imports it inside the function that
+runs a probe, so the harness imports nothing of reports at module level, and `plan` and `merge` need no pandas
+(`nox -s frontier` installs the report's dependencies).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ import pandas as pd
 
 from harness import vocabulary
 from harness.results import read_cell
-from harness.tools.frontier_search import INSTALL_CAUSE, one_line
-from reports import compat
-from reports.load import records_frame
-from reports.matrix import build_matrix
+from harness.vocabulary import INSTALL_CAUSE
+from reports.data.load import records_frame
+from reports.data.matrix import build_matrix
+from reports.verdicts import compat
 
 #: The verdicts that count as working for the frontier's ranges.
 WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT)
+#: A cause is cut to this many characters: frontier.json keeps one per probe.
+CAUSE_CHARS = 240
 
 
 @dataclass(frozen=True)
@@ -98,3 +101,9 @@ def _cause(verdict: str, results: pd.DataFrame, failing: dict[str, str], smoke_i
         return one_line(str(reason))
     more = f" (and {len(failing) - 1} more)" if len(failing) > 1 else ""
     return one_line(f"{first}: {failing[first]}")[: 200] + more
+
+
+def one_line(text: str) -> str:
+    """The first line of a text, paths package-relative as in every report file, cut to CAUSE_CHARS."""
+    first = vocabulary.relative_paths((text.strip().splitlines() or [""])[0])
+    return first if len(first) <= CAUSE_CHARS else first[:CAUSE_CHARS - 3] + "..."

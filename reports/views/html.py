@@ -17,16 +17,17 @@ import pandas as pd
 from jinja2 import Environment, Template
 from pandas.io.formats.style import Styler
 
-from reports import _page, changes, compat
-from reports.causes import CauseView, causes, views
-from reports.findings import deprecations, key_ranges
-from reports.grid import grid_html
-from reports.hover import FIELDS as HOVER_FIELDS
-from reports.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
-from reports.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps, source_notes
-from reports.present import FLAKY, INCOMPLETE, legend, present, resume_command
-from reports.repro import Repros
-from reports.text import as_text, seconds_each
+from reports.data.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps, source_notes
+from reports.data.text import as_text, seconds_each
+from reports.verdicts import changes, compat
+from reports.verdicts.causes import CauseView, causes, views
+from reports.verdicts.findings import deprecations, key_ranges
+from reports.views import _page
+from reports.views.grid import grid_html
+from reports.views.hover import FIELDS as HOVER_FIELDS
+from reports.views.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
+from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.repro import Repros
 
 
 def render_html(

@@ -26,9 +26,9 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_problem
-from reports import changes
-from reports.matrix import version_key
-from reports.text import as_text, first_line, relative_paths
+from reports.data.matrix import version_key
+from reports.data.text import as_text, first_line, relative_paths
+from reports.verdicts import changes
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _BRACKETED_NUMBERS = re.compile(r"([\[(])\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*([\])])")

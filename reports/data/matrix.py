@@ -20,10 +20,10 @@ from packaging.version import InvalidVersion, Version
 
 from harness.formats import Source
 from harness.vocabulary import final_record
-from reports import changes
-from reports.load import TIMINGS
-from reports.present import display_status, legend
-from reports.text import as_text
+from reports.data.load import TIMINGS
+from reports.data.statuses import display_status, ordered
+from reports.data.text import as_text
+from reports.verdicts import changes
 
 #: What makes one row of the matrix: repeats of a case in one cell of one run collapse into one row.
 ROW_KEY: list[str] = ["run_id", "cell_id", "case_id"]
@@ -303,7 +303,7 @@ def _fill(layout: Layout, column: pd.Series, gap: object = np.nan) -> pd.DataFra
 
 
 def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
-    """How many cases of each status (legend order) each column key has."""
+    """How many cases of each status (reports.statuses order) each column key has."""
     # Counted with numpy: pd.crosstab (a pivot_table underneath) cost more than every other step of this table.
     keys = pd.Index(matrix.keys, name="key")
     rows = keys.get_indexer(pd.Index(matrix.results["key"]))
@@ -312,6 +312,6 @@ def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
     tally = np.zeros((len(keys), len(found)), dtype=np.int64)
     np.add.at(tally, (rows[known], codes[known]), 1)
     present = set(found.tolist())
-    order = [status for status, _ in legend(sorted(present)) if status in present]
+    order = [status for status in ordered(sorted(present)) if status in present]
     table = pd.DataFrame(tally, index=keys, columns=pd.Index(found))
     return table[order]

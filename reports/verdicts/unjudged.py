@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from harness.vocabulary import ABSENT, BROKEN, ERROR, INFRASTRUCTURE, PASSING, UNKNOWN, is_passing
-from reports.causes import signature
-from reports.text import as_text, first_line
+from reports.data.text import as_text, first_line
+from reports.verdicts.causes import signature
 
 #: The class of a side the outer join left empty: the case was not recorded there.
 MISSING = "missing"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.present import FLAKY, INCOMPLETE, attempts_text, present
-from reports.text import as_text, first_line, seconds, seconds_each
+from reports.data.statuses import attempts_text
+from reports.data.text import as_text, first_line, seconds, seconds_each
+from reports.views.present import FLAKY, INCOMPLETE, present
 
 #: One result as a mapping of (at least) FIELDS, as DataFrame.to_dict("records") gives it.
 Row = Mapping[Any, Any]

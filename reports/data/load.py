@@ -21,7 +21,7 @@ from harness.results import CellReading, Runs, done_marker, read_cell, results_f
 from harness.results import list_runs as find_runs
 from harness.results import read_sources as read_freeze_sources
 from harness.vocabulary import FIELDS
-from reports.text import relative_paths
+from reports.data.text import relative_paths
 
 Record = dict[str, Any]
 

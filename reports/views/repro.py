@@ -23,8 +23,8 @@ from harness import outputs
 from harness.formats import Source
 from harness.results import sources_of
 from harness.vocabulary import INSTALL_ERROR, is_problem
-from reports.matrix import Matrix
-from reports.text import as_text, first_line
+from reports.data.matrix import Matrix
+from reports.data.text import as_text, first_line
 
 FUTURE = "from __future__ import annotations"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.outputs import CHANGES_CSV, COMPAT_CSV
-from reports.present import stylesheet
+from reports.views.present import stylesheet
 
 #: Hover box of a status or timing cell (reports/grid.py): hidden until its cell is hovered.
 TOOLTIP = (
