@@ -9,13 +9,12 @@ Measured facts these rest on: tinytrainer's vocab-sharded `table[ids]` under a d
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_support import nox, project_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).resolve().parent / "downstream"
@@ -37,10 +36,6 @@ def _gather(table: jax.Array, ids: jax.Array, out: NamedSharding) -> jax.Array:
 '''
 
 
-def nox(*args: str, out: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
-    return subprocess.run([sys.executable, "-m", "nox", *args[:2], "--", *args[2:], "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1500, check=False)
 
 
 def flax_tree(folder: Path, change: str) -> Path:
@@ -75,9 +70,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the fixture project the tests edit, as a user edits a checkout."""
-    copy = tmp_path_factory.mktemp("checkout") / "tinytrainer"
-    shutil.copytree(FIXTURE, copy, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
-    return copy
+    return project_copy(tmp_path_factory, FIXTURE, "tinytrainer")
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,10 @@ flax 0.12.0 installs with each of them.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_support import nox, project_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).resolve().parent / "werror_project"
@@ -25,10 +22,6 @@ WARNING_TEST = "test_mesh::test_the_default_mesh_has_auto_axes"
 BASELINE = "jax==0.8.0,flax==0.12.0"
 
 
-def nox(*args: str, out: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
-    return subprocess.run([sys.executable, "-m", "nox", *args[:2], "--", *args[2:], "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1500, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +32,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the fixture project, as a user's checkout."""
-    copy = tmp_path_factory.mktemp("checkout") / "meshcheck"
-    shutil.copytree(FIXTURE, copy, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
-    return copy
+    return project_copy(tmp_path_factory, FIXTURE, "meshcheck")
 
 
 @pytest.mark.e2e

@@ -12,20 +12,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_support import nox
 
 from harness.host import interpreters
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def nox(*args: str, out: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
-    return subprocess.run([sys.executable, "-m", "nox", *args[:2], "--", *args[2:], "--out", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1500, check=False)
 
 
 @pytest.fixture(scope="module")
