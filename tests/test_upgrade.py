@@ -157,8 +157,8 @@ def test_marks_keywords_and_case_ids_left_out_reach_every_cells_pytest_and_its_f
                         lambda *args: keys.append(list(args[4])) or fingerprint(*args))  # type: ignore[func-returns-value]
     said: list[str] = []
     case_id = "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh"
-    upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "r", "-m", "not gpu", "-k", "not download",
-                     "--deselect", case_id], CELLS, say=said.append)
+    upgrade.prepare(["flax==0.12.8", "--out", str(tmp_path), "--run-id", "20261126T000000Z-r", "-m", "not gpu",
+                     "-k", "not download", "--deselect", case_id], CELLS, say=said.append)
     assert len(seen) == 2
     for command in seen:
         tail = command[command.index("--tb=native") + 1:]

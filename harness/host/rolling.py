@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import outputs
 from harness.formats import USAGE_EXIT
 from harness.host import options
 from harness.host.nightly import Gh, GhError, gh, gh_json
@@ -103,7 +104,8 @@ def parser() -> options.Parser:
                                       "INCONCLUSIVE)")
     which.add_argument("--nightly", action="store_true", help="the nightly matrix (clean, regressed, inconclusive)")
     p.add_argument("--verdict", required=True, help="the verdict of this run")
-    p.add_argument("--body-file", type=Path, required=True, help="the issue's body (the verdict's compare.md)")
+    p.add_argument("--body-file", type=Path, required=True,
+                   help=f"the issue's body (the verdict's {outputs.COMPARE_MD})")
     p.add_argument("--run-url", required=True, help="this run, linked from the issue")
     return p
 
