@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.change import case_keyword
 from harness.formats import ShardmatrixError
 
 if sys.version_info >= (3, 11):
@@ -119,20 +120,10 @@ def cited(path: Path) -> dict[str, tuple[str, ...]]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
             continue
         for decorator in node.decorator_list:
-            value = _cites_argument(decorator)
+            value = case_keyword(decorator, "cites")
             if value is not None:
                 found[node.name] = _literal_ids(value, f"{source.name}::{node.name}")
     return found
-
-
-def _cites_argument(decorator: ast.expr) -> ast.expr | None:
-    if not isinstance(decorator, ast.Call):
-        return None
-    func = decorator.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    if name != "case":
-        return None
-    return next((kw.value for kw in decorator.keywords if kw.arg == "cites"), None)
 
 
 def _literal_ids(node: ast.expr, where: str) -> tuple[str, ...]:

@@ -108,7 +108,7 @@ def declared(path: Path) -> dict[str, Change]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
             continue
         for decorator in node.decorator_list:
-            value = _changed_argument(decorator)
+            value = case_keyword(decorator, "changed")
             if value is None:
                 continue
             if isinstance(value, ast.Name) and value.id in bound:
@@ -138,14 +138,16 @@ def _imported(tree: ast.Module, folder: Path) -> dict[str, ast.expr]:
     return found
 
 
-def _changed_argument(decorator: ast.expr) -> ast.expr | None:
+def case_keyword(decorator: ast.expr, keyword: str) -> ast.expr | None:
+    """The source of a `@case(..., <keyword>=...)` decorator's argument; None for any other decorator or keyword.
+    The host reads what a case declares (`changed=`, `cites=`) from source, without importing it."""
     if not isinstance(decorator, ast.Call):
         return None
     func = decorator.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     if name != "case":
         return None
-    return next((kw.value for kw in decorator.keywords if kw.arg == "changed"), None)
+    return next((kw.value for kw in decorator.keywords if kw.arg == keyword), None)
 
 
 def _literal_change(node: ast.expr, bound: dict[str, ast.expr], where: str) -> Change:
@@ -182,7 +184,7 @@ def explicit(path: Path) -> dict[str, bool]:
     """{test name: whether its `@case(...)` passes `changed=` at all} for each case of a module (a user-style case
     must say, even if only `changed=None`)."""
     tree = _parse(Path(path))
-    return {node.name: any(_changed_argument(decorator) is not None for decorator in node.decorator_list)
+    return {node.name: any(case_keyword(decorator, "changed") is not None for decorator in node.decorator_list)
             for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}
 
