@@ -89,8 +89,8 @@ def test_a_class_based_suite_is_judged_case_by_case_and_its_regression_is_unsafe
     assert done.returncode == 1, text[-3000:]
     assert "\nUNSAFE\n" in text
     # Every collected test has a record in both cells (the inherited ones and each parameter), and each was judged.
-    assert re.search(r"jax0\.4\.38-flax0\.10\.2-py3\.11: 4/4 cases, \d+ s: 5 passed \(", text), text[-3000:]
-    assert re.search(r"jax0\.4\.30-flax0\.10\.2-py3\.11: 4/4 cases, \d+ s: 4 passed, 1 failed \(", text)
+    assert re.search(r"jax0\.4\.38-flax0\.10\.2-py3\.11: 5/5 cases, \d+ s: 5 passed \(", text), text[-3000:]
+    assert re.search(r"jax0\.4\.30-flax0\.10\.2-py3\.11: 5/5 cases, \d+ s: 4 passed, 1 failed \(", text)
     assert re.search(r"\nNot judged \([^)]*\): 0\n", text) and "\nRecorded on one side only: 0\n" in text
     compare_md = (out / "report" / "compare.md").read_text(encoding="utf-8")
     assert "test_classes::VersionTest::test_inherited_version" in compare_md
