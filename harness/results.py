@@ -335,7 +335,7 @@ def read_collection(results_file: Path) -> tuple[str, ...] | None:
 #: Fields that hold text or nothing, and fields that hold a number or nothing: anything else is a bad record.
 _TEXT_FIELDS = ("run_id", "cell_id", "family", "reason", "error_type", "error_message", "jax", "jaxlib", "flax",
                 "numpy", "python", "backend", "device_kind", "platform", "timestamp")
-_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count")
+_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count", "devices_needed")
 #: The packages whose versions every record, the freeze and the cell id must agree on.
 IDENTITY = ("jax", "jaxlib", "flax")
 #: A default cell id (harness.host.matrix.default_id): jax<v>-flax<v>-py<minor>[-<backend>], a version built from

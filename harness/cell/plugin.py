@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from harness import vocabulary
 from harness.case import MARKER
 from harness.cell import declared, deprecations, devices, environment, exceptions, health, known, snapshot
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
@@ -246,7 +247,7 @@ class CellPlugin:
                 if available is None:
                     available = int(str(_device_info(config).get("device_count") or 0))
                 if available < wanted:
-                    reason = f"needs {wanted} devices, cell has {available}"
+                    reason = vocabulary.devices_reason(wanted, available)
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
                 continue
