@@ -175,7 +175,7 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
         wanted = ["run_id", "cell_id", "complete",
-                  *(name for name in ("reused_from", "sources", "unaccounted") if name in files)]
+                  *(name for name in ("reused_from", "sources", "unaccounted", "collected") if name in files)]
         cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
         cells["complete"] = True
@@ -190,6 +190,10 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     found = cells["unaccounted"].tolist() if "unaccounted" in cells else [None] * len(cells)
     cells["unaccounted"] = pd.Series([list(value) if isinstance(value, list | tuple) else [] for value in found],
                                      index=cells.index, dtype=object)
+    # The cases each cell collected: None where no collection was read (records made in memory).
+    found = cells["collected"].tolist() if "collected" in cells else [None] * len(cells)
+    cells["collected"] = pd.Series([list(value) if isinstance(value, list | tuple) else None for value in found],
+                                   index=cells.index, dtype=object)
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(

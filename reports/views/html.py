@@ -109,7 +109,8 @@ def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, 
     title += [f"documented: {change}" for change in row["changes"]]
     return {
         "key": key, "anchor": column_anchor(key), "symbol": look.symbol, "css_class": look.css_class,
-        "label": look.words, "python": python, "detail": compat.detail(row),
+        "label": look.words, "python": python,
+        "detail": " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part),
         "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
 

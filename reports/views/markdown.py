@@ -95,7 +95,7 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
         row = rows[key]
         look = compat.LOOKS[str(row["verdict"])]
         text = f"[{key} {look.mark} {escape(look.words)}](#{column_anchor(key)})"
-        extra = compat.detail(row)
+        extra = " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part)
         if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
             extra += f" ({', '.join(refs)})" if refs else ""
