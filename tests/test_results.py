@@ -265,3 +265,22 @@ def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another
     assert results.read_cell(path).mismatches == (
         f"{results.freeze_path(path)}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
         "0.12.6+tree.5a0b5832",)
+
+
+def test_the_machine_file_is_named_beside_the_results_and_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.write_machine(path, "c", {"settings": {"JAX_ENABLE_X64": "1"}})
+    assert results.machine_path(path) == tmp_path / "r" / "c.machine.json"
+    assert results.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").machine.name == "c.machine.json"
+    assert results.read_machine(path) == {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": "c",
+                                          "settings": {"JAX_ENABLE_X64": "1"}}
+    assert results.read_machine(tmp_path / "r" / "other.jsonl") is None
+
+
+def test_a_newer_machine_file_is_refused_and_its_cell_reads_unaccounted(tmp_path: Path) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.write_machine(path, "c", {})
+    results.machine_path(path).write_text('{"schema_version": 99}', encoding="utf-8")
+    with pytest.raises(results.formats.FormatError, match="machine schema 99"):
+        results.read_machine(path)
+    assert any("machine schema 99" in line for line in results.read_cell(path).problems)
