@@ -11,22 +11,28 @@ from record_factory import matrix_of, record
 
 from harness.results import read_cell, results_files
 from reports.data.load import cells_frame, records_frame
-from reports.data.matrix import build_matrix
+from reports.data.matrix import Matrix, build_matrix
 from reports.verdicts import compat
 from reports.verdicts.coverage import Coverage, coverages, family_text
+from reports.views.html import render_html
+from reports.views.markdown import render_markdown
 
 H200 = Path(__file__).parent / "data" / "h200-2026-11-26" / "results" / "h200"
 GPU_CELL = "jax0.11.2-flax0.12.10-py3.12-cuda13-installed"
 CPU_CELL = "jax0.11.2-flax0.12.10-py3.12-installed"
 
 
-def h200_verdicts(run_dir: Path = H200) -> pd.DataFrame:
-    """compat's table of the stored H200 run, read as a report reads it (its run id, 'h200', predates the run-id
-    rule, so the cells are read by path rather than through OUT/results)."""
+def h200_matrix(run_dir: Path = H200) -> Matrix:
+    """The stored H200 run, read as a report reads it (its run id, 'h200', predates the run-id rule, so the cells are
+    read by path rather than through OUT/results)."""
     readings = [read_cell(path, "h200") for path in results_files(run_dir)]
-    matrix = build_matrix(records_frame([found for reading in readings for found in reading.records]),
-                          cells_frame(readings))
-    return compat.verdicts(matrix).set_index("cell_id")
+    return build_matrix(records_frame([found for reading in readings for found in reading.records]),
+                        cells_frame(readings))
+
+
+def h200_verdicts(run_dir: Path = H200) -> pd.DataFrame:
+    """compat's table of the stored H200 run, by cell id."""
+    return compat.verdicts(h200_matrix(run_dir)).set_index("cell_id")
 
 
 def short(needed: int, have: int = 1, case: str = "fam::test_a") -> dict[str, object]:
@@ -54,6 +60,17 @@ def test_the_gpu_verdict_is_written_with_its_coverage_and_the_8_device_cpu_one_a
     assert compat.describe(table.loc[GPU_CELL]).endswith(
         "(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)")
     assert compat.describe(table.loc[CPU_CELL]) == "works for current code: 14 changes break older code"
+
+
+def test_the_h200_pages_write_the_gpu_verdict_with_its_coverage_and_the_cpu_one_as_before() -> None:
+    matrix = h200_matrix()
+    note = "(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)"
+    text = render_markdown(matrix)
+    grid = text[text.index("## Compatibility") : text.index("## Legend")]
+    header, _, row = [line for line in grid.splitlines() if line.startswith("|")][:3]
+    assert "0.11.2 (gpu)" in header and row.count(note) == 1 and row.count("(on ") == 1
+    page = render_html(matrix)
+    assert page.count(note) >= 1 and "0.11.2 (gpu)" in page
 
 
 def test_removing_one_record_from_the_copy_changes_the_figure(tmp_path: Path) -> None:
