@@ -213,9 +213,19 @@ def write_dicts(path: Path, fmt: Format, columns: Sequence[str], rows: Sequence[
 
 #: The long-form table (reports.longform): one row per (run, cell, case). 2: schema_version, the first column.
 RESULTS_CSV = Format("results.csv", 2, "results table", {2: stamped(2)})
-#: The compatibility verdicts (reports.compat), one row per cell. 2: schema_version in every row.
-COMPAT_CSV = Format("compat.csv", 2, "compat table", {2: stamped(2)})
-COMPAT_JSON = Format("compat.json", 2, "compat list", {2: stamped(2)})
+
+
+def compat_update_to_3(row: Row) -> Row:
+    """compat 2 -> 3: a version 2 row did not say its backend or its coverage (what ran of what was collected), so
+    they read as unknown (null), and no case is known to have been left out for its devices."""
+    return {**row, "backend": None, "coverage": None, "short_of_devices": 0, "family_coverage": None,
+            VERSION_KEY: 3}
+
+
+#: The compatibility verdicts (reports.compat), one row per cell. 2: schema_version in every row; 3: `backend`,
+#: `coverage`, `short_of_devices` and `family_coverage` (reports.verdicts.coverage).
+COMPAT_CSV = Format("compat.csv", 3, "compat table", {2: stamped(2), 3: compat_update_to_3})
+COMPAT_JSON = Format("compat.json", 3, "compat list", {2: stamped(2), 3: compat_update_to_3})
 #: The documented changes (reports.changes), one row per change. 2: schema_version, the first column.
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,6 +39,8 @@ LOG_SUFFIX = ".log"
 INFLIGHT_SUFFIX = ".inflight"
 #: <cell id>.freeze.txt: the cell's `uv pip freeze` after its source lines (harness.formats.parse_sources reads them).
 FREEZE_SUFFIX = ".freeze.txt"
+#: The stack a cell ran on, written once per cell (asv's machine.json): see write_machine.
+MACHINE_SUFFIX = ".machine.json"
 
 
 def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
@@ -84,6 +86,11 @@ def collection_path(results_file: Path) -> Path:
 def install_log_path(results_file: Path) -> Path:
     """<cell id>.install.log beside a results file: the installer's transcript."""
     return Path(results_file).with_suffix(INSTALL_LOG_SUFFIX)
+
+
+def machine_path(results_file: Path) -> Path:
+    """<cell id>.machine.json beside a results file: the stack the cell ran on."""
+    return Path(results_file).with_suffix(MACHINE_SUFFIX)
 
 
 def freeze_path(results_file: Path) -> Path:
@@ -148,6 +155,11 @@ class CellFiles:
     def freeze(self) -> Path:
         """The cell's resolved environment (`uv pip freeze`)."""
         return freeze_path(self.results)
+
+    @property
+    def machine(self) -> Path:
+        """The stack the cell ran on (devices, plugin versions, driver, jax's settings)."""
+        return machine_path(self.results)
 
     @property
     def sources(self) -> Path:
@@ -308,6 +320,39 @@ def write_collection(results_file: Path, cell_id: str, cases: Sequence[str]) -> 
                                          "cases": merged})
 
 
+#: Version 1: {"schema_version", "cell_id", "jax": {backend, devices: [{kind, compute_capability, memory_stats}],
+#: distributions: {name: version} of jax, jaxlib and every plugin or pjrt, mismatched: [names whose version is not
+#: jaxlib's]}, "nvidia_smi": [{name, driver_version, memory_total, compute_cap}] or null, "settings": {XLA_FLAGS,
+#: XLA_PYTHON_CLIENT_*, JAX_*: value}, "x64": bool or null, "matmul_precision": str or null}.
+MACHINE_SCHEMA_VERSION = 1
+
+
+def write_machine(results_file: Path, cell_id: str, stack: Mapping[str, Any]) -> None:
+    """Record the stack a cell ran on (harness.cell.stack asks jax, then nvidia-smi), once per cell."""
+    formats.write_json_atomically(machine_path(results_file),
+                                  {"schema_version": MACHINE_SCHEMA_VERSION, "cell_id": cell_id, **stack})
+
+
+def read_machine(results_file: Path) -> dict[str, Any] | None:
+    """The stack a cell ran on; None when none was recorded (a cell run before it was), FormatError when the file
+    does not read or is newer than this reader."""
+    path = machine_path(results_file)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise formats.FormatError(path, f"unreadable ({error})") from None
+    except ValueError as error:
+        raise formats.FormatError(path, f"not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise formats.FormatError(path, "not a machine description (a JSON object)")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MACHINE_SCHEMA_VERSION:
+        raise formats.FormatError(path, f"machine schema {version!r}, this reader knows {MACHINE_SCHEMA_VERSION}")
+    return data
+
+
 def read_collection(results_file: Path) -> tuple[str, ...] | None:
     """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
     path = collection_path(results_file)
@@ -335,7 +380,7 @@ def read_collection(results_file: Path) -> tuple[str, ...] | None:
 #: Fields that hold text or nothing, and fields that hold a number or nothing: anything else is a bad record.
 _TEXT_FIELDS = ("run_id", "cell_id", "family", "reason", "error_type", "error_message", "jax", "jaxlib", "flax",
                 "numpy", "python", "backend", "device_kind", "platform", "timestamp")
-_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count")
+_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count", "devices_needed")
 #: The packages whose versions every record, the freeze and the cell id must agree on.
 IDENTITY = ("jax", "jaxlib", "flax")
 #: A default cell id (harness.host.matrix.default_id): jax<v>-flax<v>-py<minor>[-<backend>], a version built from
@@ -360,6 +405,8 @@ class CellReading:
     problems: tuple[str, ...] = ()
     #: One line each: where the cell id, the done marker, the freeze and the records disagree on what the cell is.
     mismatches: tuple[str, ...] = ()
+    #: The stack the cell ran on (read_machine); None when none was recorded.
+    machine: dict[str, Any] | None = None
 
     @property
     def complete(self) -> bool:
@@ -403,11 +450,17 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
     except formats.FormatError as error:
         expected = None
         problems.append(str(error))
+    try:
+        machine = read_machine(path)
+    except formats.FormatError as error:
+        machine = None
+        problems.append(str(error))
     if path.is_file():
         problems += _history(path, records)
         problems += _expected(path, records, expected)
     return CellReading(run_id=run, cell_id=cell_id, path=path, records=records, done=done, expected=expected,
-                       problems=tuple(problems), mismatches=tuple(identity_problems(path, cell_id, records, done)))
+                       problems=tuple(problems), mismatches=tuple(identity_problems(path, cell_id, records, done)),
+                       machine=machine)
 
 
 def read_records(path: Path) -> Iterator[Record]:

@@ -133,8 +133,9 @@ INSTALL_CAUSE = "cannot be installed"
 
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
 #: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null) and `smoke` (whether
-#: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know).
-SCHEMA_VERSION = 3
+#: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know); 4 added
+#: `devices_needed` (the devices a case not applicable for its devices needed; null for any other record).
+SCHEMA_VERSION = 4
 
 #: Every field a record carries, in order; absent values are written as null.
 FIELDS: tuple[str, ...] = (
@@ -154,6 +155,7 @@ FIELDS: tuple[str, ...] = (
     "warnings",
     "change",
     "smoke",
+    "devices_needed",
     "jax",
     "jaxlib",
     "flax",
@@ -183,9 +185,36 @@ def update_to_3(record: Record) -> Record:
     return {**record, "change": None, "smoke": None, "schema_version": 3}
 
 
+def update_to_4(record: Record) -> Record:
+    """Schema 3 -> 4: a version 3 writer said the devices a case needed only in its reason, so they are read from
+    there ("needs 8 devices, cell has 1"); null for every other record."""
+    needed = devices_needed(record.get("status"), record.get("reason"))
+    return {**record, "devices_needed": needed, "schema_version": 4}
+
+
 #: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`
 #: here and raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3}
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3, 4: update_to_4}
+
+
+# --- devices --------------------------------------------------------------------------------------------------------
+
+#: The reason of a case not applicable because the cell has too few devices (the plugin's gate and the shortage
+#: patterns of a project's tests write it; the migration to schema 4 reads it back).
+_DEVICES_REASON = re.compile(r"^needs (\d+) devices, cell has (\d+)")
+
+
+def devices_reason(needed: int, have: int) -> str:
+    """The reason of a case short of devices: 'needs 8 devices, cell has 1'."""
+    return f"needs {needed} devices, cell has {have}"
+
+
+def devices_needed(status: object, reason: object) -> int | None:
+    """The devices a not-applicable case needed, read from its reason; None for any other status or reason."""
+    if status != NOT_APPLICABLE or not isinstance(reason, str):
+        return None
+    found = _DEVICES_REASON.match(reason)
+    return int(found.group(1)) if found else None
 
 
 # --- documented changes ---------------------------------------------------------------------------------------------

@@ -49,12 +49,23 @@ def test_a_folder_where_the_file_should_be_is_one_line_naming_it(tmp_path: Path)
 
 
 def test_a_row_without_a_version_is_version_1_and_is_migrated() -> None:
-    assert outputs.COMPAT_CSV.migrate({"key": "c1"}, "compat.csv") == {"schema_version": 2, "key": "c1"}
-    assert outputs.COMPAT_CSV.migrate({"schema_version": "2", "key": "c1"}, "x") == {"schema_version": 2, "key": "c1"}
+    assert outputs.RESULTS_CSV.migrate({"key": "c1"}, "results.csv") == {"schema_version": 2, "key": "c1"}
+    assert outputs.RESULTS_CSV.migrate({"schema_version": "2", "key": "c1"}, "x") == {"schema_version": 2, "key": "c1"}
+
+
+def test_a_compat_row_of_version_2_knows_no_coverage_and_no_backend() -> None:
+    row = outputs.COMPAT_JSON.migrate({"schema_version": 2, "key": "c1", "verdict": "works"}, "compat.json")
+    assert row == {"schema_version": 3, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
+                   "short_of_devices": 0, "family_coverage": None}
+
+
+def test_a_compat_row_of_version_3_keeps_its_coverage() -> None:
+    row = {"schema_version": 3, "key": "c1", "coverage": "19 of 103 (80 need 8 devices)", "short_of_devices": 80}
+    assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == row
 
 
 @pytest.mark.parametrize(("version", "why"), [
-    (3, r"compat table schema 3 is newer than this reader knows \(2\); update shardmatrix to read it"),
+    (4, r"compat table schema 4 is newer than this reader knows \(3\); update shardmatrix to read it"),
     ("two", r"compat table schema_version 'two' is not a version"),
     (0, r"compat table schema_version 0 is not a version"),
 ])
@@ -87,9 +98,11 @@ def test_a_csv_written_before_versions_is_migrated_and_a_newer_one_refused(tmp_p
 
 def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
     path = outputs.write_rows(tmp_path / "compat.json", outputs.COMPAT_JSON, [{"key": "c1"}])
-    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 2, "key": "c1"}]
+    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 3, "key": "c1"}]
     path.write_text('[{"key": "c1"}]', encoding="utf-8")  # as written before rows carried a version
-    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 2, "key": "c1"}]
+    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 3, "key": "c1", "backend": None,
+                                                            "coverage": None, "short_of_devices": 0,
+                                                            "family_coverage": None}]
 
 
 @pytest.mark.parametrize(("content", "why"), [

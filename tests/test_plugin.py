@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.results import read_machine
 from harness.vocabulary import SCHEMA_VERSION
 
 CASES = '''
@@ -161,6 +162,26 @@ def test_too_few_devices_is_not_applicable(recorded: dict[str, dict]) -> None:
     record = recorded["toy_cases::test_too_many_devices"]
     assert record["status"] == "not_applicable"
     assert record["reason"].startswith("needs 4096 devices, cell has ")
+    assert record["devices_needed"] == 4096
+
+
+def test_a_case_absent_for_an_api_needed_no_devices(recorded: dict[str, dict]) -> None:
+    assert recorded["toy_cases::test_absent_api"]["devices_needed"] is None
+
+
+def test_the_cell_records_its_stack_once_in_its_machine_file(pytester: pytest.Pytester,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JAX_DEFAULT_MATMUL_PRECISION", "highest")
+    run_cases(pytester, "def test_a():\n    pass\n")
+    machine = read_machine(pytester.path / "out" / "results" / "r1" / "c1.jsonl")
+    assert machine is not None and machine["cell_id"] == "c1"
+    assert machine["settings"]["JAX_DEFAULT_MATMUL_PRECISION"] == "highest"
+
+
+def test_without_out_no_machine_file_is_written(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(toy_cases="def test_a():\n    pass\n")
+    pytester.runpytest("toy_cases.py", "-p", "no:cacheprovider")
+    assert not list(pytester.path.rglob("*.machine.json"))
 
 
 def test_deprecation_and_future_warnings_recorded_but_not_others(recorded: dict[str, dict]) -> None:

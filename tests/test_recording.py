@@ -67,12 +67,14 @@ def test_a_test_short_of_devices_is_recorded_not_applicable_keeping_its_exceptio
     record = _recorded(tmp_path, _reports("ValueError", SHORT, ONE_GPU))
     assert (record["status"], record["reason"]) == ("not_applicable", "needs 2 devices, cell has 1")
     assert (record["error_type"], record["error_message"], record["device_count"]) == ("ValueError", SHORT, 1)
+    assert record["devices_needed"] == 2
 
 
 def test_the_same_error_in_a_cpu_cell_missing_the_devices_asked_for_is_recorded_error(tmp_path: Path) -> None:
     cpu = {"backend": "cpu", "device_kind": "cpu", "device_count": 1}
     record = _recorded(tmp_path, _reports("ValueError", SHORT, cpu, cpu_devices_asked=8))
     assert (record["status"], record["reason"]) == ("error", "jax has 1 CPU devices, the harness asked for 8")
+    assert record["devices_needed"] is None
     assert record["error_type"] == "ValueError"
 
 

@@ -11,6 +11,7 @@ import pytest
 from record_factory import collected, record
 
 import reports
+from harness.vocabulary import SCHEMA_VERSION
 from reports.cli import main
 
 RUN = "20261121T084500Z-ab12"
@@ -77,11 +78,12 @@ def test_corrupt_line_warns_on_stderr_and_still_builds(tmp_path: Path, capsys: p
 def test_a_newer_schema_line_makes_its_cell_unaccounted_never_works(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     # Before, the whole report was refused; now it is built, and the cell that holds the line reads unaccounted.
-    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=4)))
+    write_run(tmp_path, json.dumps(record()), json.dumps(record(schema_version=SCHEMA_VERSION + 1)))
     assert main(["--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"{CELL}.jsonl:2: skipped line: schema_version 4 is newer than this reader knows (3)" in err
+    said = f"schema_version {SCHEMA_VERSION + 1} is newer than this reader knows ({SCHEMA_VERSION})"
+    assert f"{CELL}.jsonl:2: skipped line: {said}" in err
     verdicts = json.loads((tmp_path / "report" / "compat.json").read_text(encoding="utf-8"))
     assert [row["verdict"] for row in verdicts] == ["unaccounted"]
 

@@ -440,3 +440,25 @@ def test_a_candidate_error_for_another_reason_after_a_pass_is_a_regression() -> 
     broke = {"error_type": "ValueError", "reason": "setup failed"}
     found = compare(frame([("a", "passed", {})], [("a", "error", broke)]), "r1", "r2")
     assert list(found.regressions["case_id"]) == ["fam::a"] and found.verdict == UNSAFE
+
+
+def short_of(devices: int, *names: str) -> list[tuple[str, str, dict[str, Any]]]:
+    reason = vocabulary.devices_reason(devices, 1)
+    return [(name, "not_applicable", {"reason": reason, "devices_needed": devices, "device_count": 1})
+            for name in names]
+
+
+def test_cases_short_of_devices_on_both_sides_are_answers_and_the_first_line_says_so() -> None:
+    found = compare(frame(cases("a", "b", "c", "d") + short_of(2, "e", "f", "g"),
+                          cases("a", "b", "c", "d") + short_of(2, "e", "f", "g")), "r1", "r2")
+    assert (found.verdict, found.short) == (SAFE, {2: 3})
+    assert render_text(found).splitlines()[0] == "SAFE: 4 of 7 tests judged (3 need 2 devices)"
+    assert "**Coverage:** 4 of 7 tests judged (3 need 2 devices)" in render_markdown(found)
+
+
+def test_cases_absent_for_an_api_leave_the_first_line_as_it_was() -> None:
+    absent = [("e", "not_applicable", {"reason": "jax.sharding.use_mesh is absent"})]
+    found = compare(frame(cases("a") + absent, cases("a") + absent), "r1", "r2")
+    assert (found.verdict, found.short, found.coverage) == (SAFE, {}, "")
+    assert render_text(found).splitlines()[0] == "SAFE"
+    assert "**Coverage:**" not in render_markdown(found)

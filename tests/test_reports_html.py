@@ -281,3 +281,15 @@ def test_a_flaky_cell_reads_flaky_with_its_own_mark_and_a_steady_one_works() -> 
     assert re.search(r'<div class="verdict v-flaky".*<a class="cell" href="#col-c1">.*↻ flaky</a> '
                      r'<span class="fails">attempts disagreed in 1 of 1', compat)
     assert re.search(r'<a class="cell" href="#col-c2">.*✓ works</a>', compat)
+
+
+def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
+    files = factory.cell_files([record()]).assign(machine=[{"settings": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}}])
+    cells = render_html(matrix_of(record(), files=files))
+    cells = cells[cells.index('id="T_cells"') :]
+    assert ">stack</th>" in cells and "XLA_PYTHON_CLIENT_PREALLOCATE=false" in cells
+
+
+def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
+    cells = render_html(matrix_of(record()))
+    assert ">stack</th>" not in cells[cells.index('id="T_cells"') :]

@@ -11,7 +11,7 @@ from record_factory import collected, record
 
 from harness import vocabulary
 from harness.results import done_marker as done_path
-from harness.vocabulary import update_to_2
+from harness.vocabulary import SCHEMA_VERSION, update_to_2
 from reports.data.load import (
     FIELDS,
     ResultsError,
@@ -134,7 +134,7 @@ def test_path_fills_missing_run_cell_and_family(tmp_path: Path) -> None:
 def test_schema_2_is_read_migrated_to_no_declared_change(tmp_path: Path) -> None:
     path = write_records(tmp_path, RUN, CELL, record(status="failed"), record(status="passed", attempt=2))
     assert [(r["schema_version"], r["attempt"], r["change"], r["smoke"]) for r in read_jsonl(path)] == [
-        (3, 1, None, None), (3, 2, None, None)]
+        (SCHEMA_VERSION, 1, None, None), (SCHEMA_VERSION, 2, None, None)]
 
 
 def test_schema_3_keeps_its_declared_change(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_schema_3_keeps_its_declared_change(tmp_path: Path) -> None:
 def test_schema_1_file_loads_migrated_to_first_attempts(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record_v1(case_id="fam::a"), record_v1(case_id="fam::b"))
     frame = load_results(tmp_path)
-    assert frame["schema_version"].tolist() == [3, 3]
+    assert frame["schema_version"].tolist() == [SCHEMA_VERSION, SCHEMA_VERSION]
     assert frame["attempt"].tolist() == [1, 1]
 
 
@@ -158,10 +158,11 @@ def test_mixed_file_of_schema_1_and_2_lines_loads(tmp_path: Path) -> None:
 
 def test_a_newer_schema_line_is_unaccounted_for_and_its_cell_says_so(tmp_path: Path) -> None:
     # Before, it refused the whole load; now the one cell whose file holds it cannot vouch for itself.
-    write_records(tmp_path, RUN, CELL, record(), record(schema_version=4))
-    with pytest.warns(RuntimeWarning, match=rf"{CELL}\.jsonl:2: skipped line: schema_version 4 is newer than this"):
+    newer = SCHEMA_VERSION + 1
+    write_records(tmp_path, RUN, CELL, record(), record(schema_version=newer))
+    with pytest.warns(RuntimeWarning, match=rf"{CELL}\.jsonl:2: skipped line: schema_version {newer} is newer than"):
         (lost,) = load_cells(tmp_path)["unaccounted"]
-    assert len(lost) == 1 and "schema_version 4 is newer than this reader knows (3)" in lost[0]
+    assert len(lost) == 1 and f"schema_version {newer} is newer than this reader knows ({SCHEMA_VERSION})" in lost[0]
 
 
 def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -239,7 +240,7 @@ def test_done_marker_sits_beside_the_results_file() -> None:
 def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
     mark_done(write_records(tmp_path, RUN, CELL, record()))
     expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None, "sources": {},
-                 "unaccounted": []}]
+                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 
@@ -252,7 +253,7 @@ def test_cell_reused_from_an_earlier_run_names_it(tmp_path: Path) -> None:
 def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record())
     expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None, "sources": {},
-                 "unaccounted": []}]
+                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 

@@ -202,3 +202,31 @@ def test_compatibility_table_and_causes_come_first_with_links_to_columns_and_cau
     assert "- **#1** (1): c2: `fam::test_a`" in found
     assert ('- <a id="cause-2"></a>**#2** known in jax 0.10.2 \N{MULTIPLICATION SIGN} flax 0.12.8 (1): c2: `fam::b`'
             in found)
+
+
+def test_a_cell_short_of_devices_shows_its_verdict_with_its_coverage() -> None:
+    short = record(case_id="fam::b", status="not_applicable", reason="needs 8 devices, cell has 1", devices_needed=8)
+    text = render_markdown(matrix_of(record(device_count=1), {**short, "device_count": 1}))
+    compat = text[text.index("## Compatibility") : text.index("## Legend")]
+    assert table_rows(compat)[2][1] == "[c1 ✅ works](#col-c1) (on 1 of 2 cases: 1 needs 8 devices)"
+
+
+def test_a_cell_absent_an_api_only_shows_its_verdict_as_before() -> None:
+    absent = record(case_id="fam::b", status="not_applicable", reason="jax.sharding.use_mesh is absent")
+    text = render_markdown(matrix_of(record(), absent))
+    compat = text[text.index("## Compatibility") : text.index("## Legend")]
+    assert table_rows(compat)[2][1] == "[c1 ✅ works](#col-c1)"
+
+
+def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
+    files = factory.cell_files([record()]).assign(
+        machine=[{"settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, "nvidia_smi": None}])
+    cells = render_markdown(matrix_of(record(), files=files))
+    cells = cells[cells.index("## Cells") :]
+    header, _, row = table_rows(cells)[:3]
+    assert row[header.index("stack")] == escape("JAX_DEFAULT_MATMUL_PRECISION=highest")
+
+
+def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
+    cells = render_markdown(matrix_of(record()))
+    assert "stack" not in table_rows(cells[cells.index("## Cells") :])[0]

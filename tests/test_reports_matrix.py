@@ -11,6 +11,7 @@ from reports.data.matrix import (
     header_versions,
     minor,
     pivot,
+    stack_notes,
     version_key,
 )
 
@@ -247,3 +248,26 @@ def test_counts_are_a_crosstab_in_legend_order_with_zero_for_a_column_without_re
     pd.testing.assert_frame_equal(counts(matrix), expected)
     assert counts(matrix).loc["c3"].sum() == 0 and list(counts(matrix, "status").columns)[-2:] == ["brand_new",
                                                                                                "zeta_status"]
+
+
+H200_MACHINE = {"jax": {"backend": "gpu", "devices": [{"kind": "NVIDIA H200", "compute_capability": "9.0"}],
+                        "distributions": {"jax": "0.11.2", "jax-cuda13-pjrt": "0.11.2", "jax-cuda13-plugin": "0.11.2",
+                                          "jaxlib": "0.11.2"}, "mismatched": []},
+                "nvidia_smi": [{"name": "NVIDIA H200", "driver_version": "580.159.04", "memory_total": "143771 MiB",
+                                "compute_cap": "9.0"}],
+                "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, "x64": False, "matmul_precision": "highest"}
+
+
+def test_a_cell_s_stack_reads_as_its_gpu_plugins_and_settings() -> None:
+    assert stack_notes(H200_MACHINE) == ["NVIDIA H200, 580.159.04, 143771 MiB, 9.0 (nvidia-smi)",
+                                         "jax-cuda13-pjrt 0.11.2", "jax-cuda13-plugin 0.11.2",
+                                         "JAX_DEFAULT_MATMUL_PRECISION=highest"]
+    assert stack_notes(None) == []
+
+
+def test_a_plugin_of_another_version_than_jaxlib_is_named_first() -> None:
+    mismatched = {**H200_MACHINE, "nvidia_smi": None, "settings": {},
+                  "jax": {**H200_MACHINE["jax"], "mismatched": ["jax-cuda13-plugin"],
+                          "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.1"}}}
+    assert stack_notes(mismatched) == ["MISMATCH: jax-cuda13-plugin 0.11.1 with jaxlib 0.11.2",
+                                       "NVIDIA H200, compute capability 9.0", "matmul precision highest"]

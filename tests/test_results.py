@@ -10,6 +10,7 @@ import pytest
 from record_factory import RUN, cell_id, collected, record
 
 from harness import results, vocabulary
+from harness.vocabulary import SCHEMA_VERSION
 
 CELL = cell_id()
 
@@ -88,7 +89,8 @@ def test_a_cell_of_good_records_with_its_collection_is_accounted_for(tmp_path: P
 @pytest.mark.parametrize(("line", "why"), [
     ('{"schema_version": 3, "trunc', "not valid JSON"),
     ("[1, 2]", "a JSON list, not an object"),
-    (json.dumps(record(schema_version=4)), "schema_version 4 is newer than this reader knows (3)"),
+    (json.dumps(record(schema_version=SCHEMA_VERSION + 1)),
+     f"schema_version {SCHEMA_VERSION + 1} is newer than this reader knows ({SCHEMA_VERSION})"),
     (json.dumps(record(schema_version="3")), "schema_version is '3', not an integer"),
     (json.dumps(record(case_id=None)), "case_id is None, not a string"),
     (json.dumps(record(status="")), "status is '', not a string"),
@@ -263,3 +265,22 @@ def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another
     assert results.read_cell(path).mismatches == (
         f"{results.freeze_path(path)}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
         "0.12.6+tree.5a0b5832",)
+
+
+def test_the_machine_file_is_named_beside_the_results_and_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.write_machine(path, "c", {"settings": {"JAX_ENABLE_X64": "1"}})
+    assert results.machine_path(path) == tmp_path / "r" / "c.machine.json"
+    assert results.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").machine.name == "c.machine.json"
+    assert results.read_machine(path) == {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": "c",
+                                          "settings": {"JAX_ENABLE_X64": "1"}}
+    assert results.read_machine(tmp_path / "r" / "other.jsonl") is None
+
+
+def test_a_newer_machine_file_is_refused_and_its_cell_reads_unaccounted(tmp_path: Path) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.write_machine(path, "c", {})
+    results.machine_path(path).write_text('{"schema_version": 99}', encoding="utf-8")
+    with pytest.raises(results.formats.FormatError, match="machine schema 99"):
+        results.read_machine(path)
+    assert any("machine schema 99" in line for line in results.read_cell(path).problems)

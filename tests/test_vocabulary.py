@@ -66,8 +66,28 @@ def test_update_to_3_declares_no_change_and_leaves_its_input_alone() -> None:
 def test_a_version_1_record_reaches_the_current_schema_with_every_step() -> None:
     record = vocabulary.migrate({"schema_version": 1, "status": "failed"})
     assert record == {"schema_version": vocabulary.SCHEMA_VERSION, "status": "failed", "attempt": 1, "change": None,
-                      "smoke": None}
-    assert "change" in vocabulary.FIELDS and "smoke" in vocabulary.FIELDS
+                      "smoke": None, "devices_needed": None}
+    assert {"change", "smoke", "devices_needed"} <= set(vocabulary.FIELDS)
+
+
+def test_update_to_4_reads_the_devices_a_case_needed_from_its_reason() -> None:
+    old = {"schema_version": 3, "status": "not_applicable", "reason": "needs 8 devices, cell has 1"}
+    assert vocabulary.update_to_4(old)["devices_needed"] == 8 and "devices_needed" not in old
+    assert vocabulary.MIGRATIONS[4] is vocabulary.update_to_4
+
+
+@pytest.mark.parametrize(("status", "reason"), [
+    ("not_applicable", "jax.sharding.use_mesh is absent"),
+    ("failed", "needs 8 devices, cell has 1"),
+    ("not_applicable", None),
+])
+def test_update_to_4_finds_no_devices_where_the_reason_names_none(status: str, reason: str | None) -> None:
+    old = {"schema_version": 3, "status": status, "reason": reason}
+    assert vocabulary.update_to_4(old)["devices_needed"] is None
+
+
+def test_the_devices_reason_reads_back_as_written() -> None:
+    assert vocabulary.devices_needed("not_applicable", vocabulary.devices_reason(2, 1)) == 2
 
 
 def test_the_vocabulary_imports_nothing_but_the_standard_library() -> None:

@@ -26,6 +26,19 @@ def test_a_state_written_is_read_back_whole(tmp_path: Path) -> None:
     assert not list(path.parent.glob(".*partial"))
 
 
+def test_a_judgment_keeps_its_coverage_in_the_state(tmp_path: Path) -> None:
+    kept = [judged(verdict="SAFE", coverage="4 of 7 tests judged (3 need 2 devices)")]
+    path = watch_files.write_state(tmp_path / "state.json", kept)
+    assert watch_files.read_state(path)[0].coverage == "4 of 7 tests judged (3 need 2 devices)"
+
+
+def test_a_judgment_kept_before_coverage_existed_reads_with_none(tmp_path: Path) -> None:
+    entry = {k: v for k, v in judged(verdict="SAFE").to_json().items() if k != "coverage"}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"schema_version": watch_files.STATE_VERSION, "judged": [entry]}))
+    assert watch_files.read_state(path)[0].coverage == ""
+
+
 def test_no_state_yet_is_the_first_run(tmp_path: Path) -> None:
     assert watch_files.read_state(tmp_path / "none.json") == []
     assert watch_files.FileStore(tmp_path / "none.json").load() == []

@@ -136,7 +136,7 @@ def _short_of_resources(phase: Phase) -> Verdict | None:
         return None
     if phase.cpu_devices_asked is not None and have < phase.cpu_devices_asked:
         return Verdict(vocabulary.ERROR, f"jax has {have} CPU devices, the harness asked for {phase.cpu_devices_asked}")
-    return Verdict(vocabulary.NOT_APPLICABLE, f"needs {asked} devices, cell has {have}")
+    return Verdict(vocabulary.NOT_APPLICABLE, vocabulary.devices_reason(asked, have))
 
 
 def collection_verdict(phase: Phase) -> Verdict:

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from harness import vocabulary
 from harness.case import MARKER
-from harness.cell import declared, deprecations, devices, environment, exceptions, health, known, snapshot
+from harness.cell import declared, deprecations, devices, environment, exceptions, health, known, snapshot, stack
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
@@ -34,6 +35,7 @@ from harness.results import (
     results_path,
     sources_dir,
     write_collection,
+    write_machine,
 )
 
 CLOCK = pytest.StashKey[CompileClock]()
@@ -107,6 +109,20 @@ def pytest_configure(config: pytest.Config) -> None:
     recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
     config.pluginmanager.register(Collection(results_path(Path(out), run, cell), cell), "shardmatrix-collection")
+    config.pluginmanager.register(Machine(results_path(Path(out), run, cell), cell), "shardmatrix-machine")
+
+
+class Machine:
+    """Records the stack the cell ran on (harness.cell.stack), once, on the controller, when the session ends: by then
+    the cases have started the backend in this process, or (with xdist) the workers are done with the device, so
+    asking jax here takes no device memory a case needs."""
+
+    def __init__(self, results: Path, cell: str) -> None:
+        self._results, self._cell = results, cell
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        write_machine(self._results, self._cell, stack.describe())
 
 
 class Collection:
@@ -246,7 +262,7 @@ class CellPlugin:
                 if available is None:
                     available = int(str(_device_info(config).get("device_count") or 0))
                 if available < wanted:
-                    reason = f"needs {wanted} devices, cell has {available}"
+                    reason = vocabulary.devices_reason(wanted, available)
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
                 continue

@@ -122,6 +122,7 @@ class Recorder:
                 warnings=data.get("warnings") or [],
                 change=data.get("change"),
                 smoke=data.get("smoke"),
+                devices_needed=vocabulary.devices_needed(decided.status, decided.reason),
             )
         )
 

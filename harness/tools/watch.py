@@ -168,6 +168,7 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     old, new = moved.versions(moved.freeze_of(before)), moved.versions(moved.freeze_of(after))
     made = Judgment(
         package, version, dict(baseline), comparison.verdict, reason=comparison.reason, regressed=regressed,
+        coverage=comparison.coverage,
         changes=crossed(changes_file, baseline, {**baseline, package: version}, errors),
         reproducers=sorted(path for (cell, case), path in judged.links.items()
                            if cell == after.cell.id and case in regressed),

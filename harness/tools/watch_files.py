@@ -60,6 +60,9 @@ class Judgment:
     moved: list[str] = field(default_factory=list)
     held: list[dict[str, Any]] = field(default_factory=list)
     cause: str = ""
+    #: What the verdict was judged on when devices left cases out on both sides ('4 of 7 tests judged (3 need 2
+    #: devices)'); '' otherwise, and in a state written before it was kept (an optional key: no version bump).
+    coverage: str = ""
 
     @property
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:

@@ -32,8 +32,11 @@ TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 
 #: The columns of load_cells(): one row per results file; `sources` maps each unreleased package of the cell to
 #: where it came from (harness.formats.Source, read from its freeze), {} for a cell of releases only;
-#: `unaccounted` lists what the reading of the cell could not account for, one line each (empty: everything was).
-CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from", "sources", "unaccounted")
+#: `unaccounted` lists what the reading of the cell could not account for, one line each (empty: everything was);
+#: `collected` the case ids its pytest collected (None: no collection recorded); `machine` the stack it ran on
+#: (harness.results.read_machine; None: not recorded).
+CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from", "sources", "unaccounted",
+                                "collected", "machine")
 
 
 class ResultsError(ShardmatrixError):
@@ -102,7 +105,9 @@ def cells_frame(readings: Sequence[CellReading]) -> pd.DataFrame:
         reused = reading.done.get("reused_from") if reading.done is not None else None
         rows.append({"run_id": reading.run_id, "cell_id": reading.cell_id, "complete": reading.complete,
                      "reused_from": reused if isinstance(reused, str) else None,
-                     "sources": read_sources(reading.path), "unaccounted": list(reading.unaccounted)})
+                     "sources": read_sources(reading.path), "unaccounted": list(reading.unaccounted),
+                     "collected": list(reading.expected) if reading.expected is not None else None,
+                     "machine": reading.machine})
     return pd.DataFrame(rows, columns=list(CELL_FIELDS)).astype({"complete": bool})
 
 

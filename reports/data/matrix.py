@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -174,8 +175,8 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
-        wanted = ["run_id", "cell_id", "complete",
-                  *(name for name in ("reused_from", "sources", "unaccounted") if name in files)]
+        carried = ("reused_from", "sources", "unaccounted", "collected", "machine")
+        wanted = ["run_id", "cell_id", "complete", *(name for name in carried if name in files)]
         cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
         cells["complete"] = True
@@ -190,6 +191,13 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     found = cells["unaccounted"].tolist() if "unaccounted" in cells else [None] * len(cells)
     cells["unaccounted"] = pd.Series([list(value) if isinstance(value, list | tuple) else [] for value in found],
                                      index=cells.index, dtype=object)
+    # The cases each cell collected: None where no collection was read (records made in memory).
+    found = cells["collected"].tolist() if "collected" in cells else [None] * len(cells)
+    cells["collected"] = pd.Series([list(value) if isinstance(value, list | tuple) else None for value in found],
+                                   index=cells.index, dtype=object)
+    found = cells["machine"].tolist() if "machine" in cells else [None] * len(cells)
+    cells["machine"] = pd.Series([value if isinstance(value, dict) else None for value in found], index=cells.index,
+                                 dtype=object)
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(
@@ -218,6 +226,36 @@ def tagged(version: object, sources: object, package: str) -> str:
     (its `sources`, harness.formats.Source by package), the plain version otherwise."""
     source = sources.get(package) if isinstance(sources, dict) else None
     return source.tag if isinstance(source, Source) else as_text(version)
+
+
+def stack_notes(machine: object) -> list[str]:
+    """What a cell's machine file says, one short line each: the GPU (nvidia-smi, else jax), the backend
+    distributions (a mismatch with jaxlib first), and every setting of jax's that was set; [] without one."""
+    if not isinstance(machine, dict):
+        return []
+    notes: list[str] = []
+    ask: dict[str, Any] = machine["jax"] if isinstance(machine.get("jax"), dict) else {}
+    found: dict[str, Any] = ask["distributions"] if isinstance(ask.get("distributions"), dict) else {}
+    for name in ask.get("mismatched") or []:
+        notes.append(f"MISMATCH: {name} {found.get(name)} with jaxlib {found.get('jaxlib')}")
+    gpus = machine.get("nvidia_smi")
+    if isinstance(gpus, list) and gpus:
+        notes += [", ".join(str(gpu.get(k)) for k in ("name", "driver_version", "memory_total", "compute_cap")
+                            if isinstance(gpu, dict) and gpu.get(k)) for gpu in gpus[:1]]
+        notes[-1] = f"{notes[-1]} (nvidia-smi)" + (f" \N{MULTIPLICATION SIGN}{len(gpus)}" if len(gpus) > 1 else "")
+    else:
+        devices = [d for d in ask.get("devices") or [] if isinstance(d, dict)]
+        if devices and devices[0].get("compute_capability"):
+            notes.append(f"{devices[0].get('kind')}, compute capability {devices[0]['compute_capability']}")
+    notes += [f"{name} {version}" for name, version in found.items() if name not in ("jax", "jaxlib")
+              and name not in (ask.get("mismatched") or [])]
+    settings: dict[str, Any] = machine["settings"] if isinstance(machine.get("settings"), dict) else {}
+    notes += [f"{name}={value}" for name, value in settings.items()]
+    if machine.get("matmul_precision") and "JAX_DEFAULT_MATMUL_PRECISION" not in settings:
+        notes.append(f"matmul precision {machine['matmul_precision']}")
+    if machine.get("x64"):
+        notes.append("x64")
+    return notes
 
 
 def source_notes(sources: object) -> list[str]:

@@ -126,6 +126,10 @@ class Comparison:
     reasons: list[str] = field(default_factory=list)
     #: One line each: what the user can do about a reason (a module missing in both cells).
     hints: list[str] = field(default_factory=list)
+    #: Every case compared, and of those the ones not applicable for their devices on both sides, by the devices
+    #: they needed ({2: 3}): an answer (nothing to judge on these devices), the verdict judged on the rest.
+    cases: int = 0
+    short: dict[int, int] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -148,6 +152,15 @@ class Comparison:
     def reason(self) -> str:
         """The reasons in one line."""
         return "; ".join(self.reasons)
+
+    @property
+    def coverage(self) -> str:
+        """'4 of 7 tests judged (3 need 2 devices)' when devices left cases out on both sides; empty otherwise."""
+        if not self.short:
+            return ""
+        rest = ", ".join(f"{count} {'needs' if count == 1 else 'need'} {needed} devices"
+                         for needed, count in sorted(self.short.items()))
+        return f"{self.cases - sum(self.short.values())} of {self.cases} tests judged ({rest})"
 
     @property
     def slower(self) -> pd.DataFrame:
@@ -243,6 +256,8 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
                    for cell in dict.fromkeys(pair[side] for pair in pairs) if lost.get((run, cell))]
     evidence, hints = evidence_reasons(both, pairs, a_class, b_class)
     return Comparison(
+        cases=len(both) if pairs else 0,
+        short=_short_on_both_sides(both, a_class, b_class),
         pairs=pairs,
         regressions=_pick(both, regressed),
         removed=_pick(both, removed),
@@ -263,6 +278,20 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
+
+
+def _short_on_both_sides(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> dict[int, int]:
+    """The cases not applicable for their devices on both sides, counted by the devices the candidate said they
+    need."""
+    if "devices_needed_a" not in both or "devices_needed_b" not in both:
+        return {}
+    needed_a = pd.to_numeric(both["devices_needed_a"], errors="coerce")
+    needed_b = pd.to_numeric(both["devices_needed_b"], errors="coerce")
+    short = (a_class == ABSENT) & (b_class == ABSENT) & needed_a.notna() & needed_b.notna()
+    counted: dict[int, int] = {}
+    for needed in needed_b[short].astype(int).tolist():
+        counted[needed] = counted.get(needed, 0) + 1
+    return dict(sorted(counted.items()))
 
 
 def _reasons(both: pd.DataFrame, name: str) -> pd.Series:

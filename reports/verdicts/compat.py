@@ -42,6 +42,7 @@ from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_pa
 from reports.data.matrix import Matrix, tagged, version_key
 from reports.data.text import as_text
 from reports.verdicts.causes import causes
+from reports.verdicts.coverage import coverages, family_text
 
 WORKS = "works"
 WARNED = "works_with_warnings"
@@ -111,9 +112,13 @@ FLAKY_COLUMN = "flaky"
 #: `causes` are the undocumented failures' signatures, `changes` the documented changes behind the rest.
 #: `sources` maps each package the cell built from a source to where it came from (harness.formats.Source), and
 #: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
-#: branch never shares a row with the release it is compared to.
-COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "verdict", "applicable", "failing",
-                      "documented", "warned", "flaky", "causes", "changes", "sources"]
+#: branch never shares a row with the release it is compared to. `backend` is the cell's (cpu, gpu, tpu), so cells of
+#: the same pins on other backends are told apart; `coverage` says what ran of what was collected, the rest by cause
+#: (reports.verdicts.coverage), `short_of_devices` how many cases the cell's devices left out (a view writes the
+#: verdict with its coverage when there are any), `family_coverage` the same per family.
+COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "backend", "verdict", "coverage",
+                      "short_of_devices", "applicable", "failing", "documented", "warned", "flaky", "causes", "changes",
+                      "sources", "family_coverage"]
 
 
 @dataclass(frozen=True)
@@ -243,20 +248,24 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
                 known, name = failures[key, case]
                 tally = tallies[known].setdefault(key, {})
                 tally[name or signature] = tally.get(name or signature, 0) + 1
+    covered = coverages(matrix)
     rows = []
     for key, cell in matrix.cells.iterrows():
         counts = counted[str(key)]
+        coverage, families = covered[str(key)]
         sources = cell["sources"] if isinstance(cell.get("sources"), dict) else {}
         mine, theirs = tallies[False].get(str(key), {}), tallies[True].get(str(key), {})
         rows.append({
             "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"],
             "jax": tagged(cell["jax"], sources, "jax"), "flax": tagged(cell["flax"], sources, "flax"),
-            "python": as_text(cell["python"]), "verdict": verdict(counts),
+            "python": as_text(cell["python"]), "backend": as_text(cell.get("backend")), "verdict": verdict(counts),
+            "coverage": coverage.text(), "short_of_devices": sum(coverage.devices.values()),
             "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
             "documented": counts.documented, "warned": counts.warned, "flaky": counts.flaky,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
             "changes": sorted(theirs, key=lambda name: -theirs[name]),
             "sources": sources,
+            "family_coverage": [family_text(family, found) for family, found in families.items()],
         })
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -287,19 +296,36 @@ def detail(row: Mapping[Any, Any] | pd.Series) -> str:
 
 def describe(row: Mapping[Any, Any] | pd.Series) -> str:
     """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
-    older code'."""
+    older code'; with its coverage when devices left cases out ('works (19 of 103 ran: 80 need 8 devices)')."""
     extra = detail(row)
-    return f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
+    said = f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
+    covered = coverage_note(row)
+    return f"{said} {covered}" if covered else said
+
+
+def coverage_note(row: Mapping[Any, Any] | pd.Series) -> str:
+    """'(on 19 of 103 cases: 80 need 8 devices, ...)' when the cell's devices left cases out; empty otherwise, so an
+    8-device cell reads as it always did."""
+    if not row.get("short_of_devices") or not isinstance(row.get("coverage"), str):
+        return ""
+    ran, _, rest = str(row["coverage"]).partition(" (")
+    return f"(on {ran} cases: {rest.rstrip(')')})" if rest else f"(on {ran} cases)"
 
 
 def grid(table: pd.DataFrame) -> pd.DataFrame:
     """Flax releases (rows, newest first) by jax releases (columns, oldest first), each holding the column keys of
-    its cells (several when a pair ran on several Pythons or runs); empty where no cell pairs them."""
-    jaxes = sorted(dict.fromkeys(table["jax"]), key=version_key)
+    its cells (several when a pair ran on several Pythons or runs); empty where no cell pairs them. A cell on an
+    accelerator has a column of its own, '0.11.2 (gpu)', never a slot shared with the CPU cell of its pins."""
+    backends = table["backend"].tolist() if "backend" in table else [None] * len(table)
+    columns = [(jax, backend if isinstance(backend, str) and backend not in ("", "cpu") else "")
+               for jax, backend in zip(table["jax"], backends, strict=True)]
+    ordered = sorted(dict.fromkeys(columns), key=lambda column: (version_key(column[0]), column[1]))
+    jaxes = [f"{jax} ({backend})" if backend else jax for jax, backend in ordered]
+    named = dict(zip(ordered, jaxes, strict=True))
     flaxes = sorted(dict.fromkeys(table["flax"]), key=version_key, reverse=True)
     slots: dict[tuple[str, str], list[str]] = {}
-    for key, jax, flax in zip(table["key"], table["jax"], table["flax"], strict=True):
-        slots.setdefault((flax, jax), []).append(key)
+    for key, column, flax in zip(table["key"], columns, table["flax"], strict=True):
+        slots.setdefault((flax, named[column]), []).append(key)
     layout = pd.DataFrame([[slots.get((flax, jax), []) for jax in jaxes] for flax in flaxes],
                           index=flaxes, columns=jaxes, dtype=object)
     layout.index.name, layout.columns.name = "flax", "jax"
@@ -324,6 +350,7 @@ def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
                                         if "sources" in table else [{} for _ in range(len(table))])
     outputs.write_frame(csv_path, outputs.COMPAT_CSV, table.assign(
         causes=[" | ".join(found) for found in table["causes"]],
+        family_coverage=[" | ".join(found) for found in table["family_coverage"]],
         changes=[" | ".join(found) for found in table["changes"]],
         sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
                  for found in sources]))

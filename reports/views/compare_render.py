@@ -42,9 +42,11 @@ def case_list(cases: Sequence[tuple[str, str]], shown: int = 5, quote: str = "")
 
 
 def headline(comparison: Comparison) -> str:
-    """The verdict line: SAFE, UNSAFE, or 'INCONCLUSIVE: <reasons in one line>'."""
+    """The verdict line: SAFE, UNSAFE, or 'INCONCLUSIVE: <reasons in one line>'; with the coverage first when devices
+    left cases out on both sides ('SAFE: 4 of 7 tests judged (3 need 2 devices)')."""
     verdict = comparison.verdict
-    return f"{verdict}: {comparison.reason}" if verdict == INCONCLUSIVE else verdict
+    said = [part for part in (comparison.coverage, comparison.reason if verdict == INCONCLUSIVE else "") if part]
+    return f"{verdict}: {'; '.join(said)}" if said else verdict
 
 
 #: Per-case sections after the regressions' causes: (Comparison attribute, title).
@@ -131,6 +133,8 @@ def render_markdown(comparison: Comparison, links: dict[tuple[str, str], str] | 
         return f"[script]({link})" if link else ""
 
     parts = [f"# Upgrade check: {comparison.verdict}", ""]
+    if comparison.coverage:
+        parts += [f"**Coverage:** {comparison.coverage}", ""]
     if comparison.reasons:
         parts += [f"**{'Inconclusive' if comparison.verdict == INCONCLUSIVE else 'Also inconclusive'}:** "
                   f"{_cell(comparison.reason)}", ""]

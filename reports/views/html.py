@@ -17,7 +17,17 @@ import pandas as pd
 from jinja2 import Environment, Template
 from pandas.io.formats.style import Styler
 
-from reports.data.matrix import Matrix, column_anchor, counts, header_versions, minor, pivot, pivot_gaps, source_notes
+from reports.data.matrix import (
+    Matrix,
+    column_anchor,
+    counts,
+    header_versions,
+    minor,
+    pivot,
+    pivot_gaps,
+    source_notes,
+    stack_notes,
+)
 from reports.data.text import as_text, seconds_each
 from reports.verdicts import changes, compat
 from reports.verdicts.causes import CauseView, causes, views
@@ -109,7 +119,8 @@ def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, 
     title += [f"documented: {change}" for change in row["changes"]]
     return {
         "key": key, "anchor": column_anchor(key), "symbol": look.symbol, "css_class": look.css_class,
-        "label": look.words, "python": python, "detail": compat.detail(row),
+        "label": look.words, "python": python,
+        "detail": " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part),
         "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
 
@@ -174,6 +185,9 @@ def cells_table(matrix: Matrix) -> Styler:
     notes = [source_notes(found) for found in cells["sources"]]
     if any(notes):  # only when a cell built a package from a source: a matrix of releases keeps its width
         frame["source"] = ["; ".join(found) for found in notes]
+    stacks = [stack_notes(found) for found in cells["machine"]] if "machine" in cells else []
+    if any(stacks):  # only where a cell recorded its stack (harness.results' machine file)
+        frame["stack"] = ["; ".join(found) for found in stacks]
     labels = {status: f"{present(status).symbol} {present(status).label}" for status in tally.columns}
     flaky_label = f"{FLAKY.symbol} {FLAKY.label}"
     flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0).astype(int)

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 import pandas as pd
 
 from harness import outputs
-from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes
+from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
 from reports.data.text import as_text
 from reports.verdicts import changes, compat
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
@@ -95,7 +95,7 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
         row = rows[key]
         look = compat.LOOKS[str(row["verdict"])]
         text = f"[{key} {look.mark} {escape(look.words)}](#{column_anchor(key)})"
-        extra = compat.detail(row)
+        extra = " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part)
         if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
             extra += f" ({', '.join(refs)})" if refs else ""
@@ -261,8 +261,12 @@ def _cells(matrix: Matrix) -> str:
     # A source note only when a cell built a package from a source: a matrix of releases keeps its width.
     notes = [source_notes(found) for found in matrix.cells["sources"]]
     sourced = any(notes)
+    # The stack column only where a cell recorded one (harness.results' machine file): older runs keep their width.
+    stacks = [stack_notes(found) for found in matrix.cells["machine"]] if "machine" in matrix.cells else []
+    stacked = any(stacks)
     header = ["Key", *(["Run"] if multi else []), "Cell", "Finished", "jax", "jaxlib", "flax", "python", "numpy",
-              "devices", *(["source"] if sourced else []), *(present(s).mark for s in tally.columns), FLAKY.mark]
+              "devices", *(["source"] if sourced else []), *(["stack"] if stacked else []),
+              *(present(s).mark for s in tally.columns), FLAKY.mark]
     interrupted = set(matrix.incomplete)
     # Plain rows, not iterrows() and .loc per row.
     tallies = dict(zip(tally.index, tally.to_numpy().tolist(), strict=True))
@@ -278,6 +282,7 @@ def _cells(matrix: Matrix) -> str:
         devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
         shown = [str(n) if n else "" for n in [*tallies[key], flaky[key]]]
         note = ["<br>".join(escape(text) for text in notes[len(rows)])] if sourced else []
+        note += ["<br>".join(escape(text) for text in stacks[len(rows)])] if stacked else []
         rows.append([_key(str(key), interrupted), *run, code(cell["cell_id"]), finished, *versions, devices, *note,
                      *shown])
     align = ["l"] * (len(header) - len(tally.columns) - 1) + ["r"] * (len(tally.columns) + 1)
