@@ -1,0 +1,182 @@
+"""The range checker: each declared bound (a change's `since` and `warned`, each end of a known breakage's range) is
+probed on the releases either side of it, on jax and on flax, and named confirmed, wrong (with the bound the
+releases show) or unchecked (a side that cannot be probed, or the budget spent).
+
+Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
+cells, through its cache); `partner` gives the release of the other package the default matrix pairs with an edge's
+release. The search is tested on fakes (tests/test_ranges.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from harness import outputs
+from harness.cell.known import Breakage
+from harness.change import Change
+
+#: What a probe answers: the case passed, failed (the declared exception), or None (could not be probed there).
+PASS, FAIL = "pass", "fail"
+CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
+
+#: (case id, jax, flax) -> PASS, FAIL, or None where the pair cannot be installed or run.
+CaseProbe = Callable[[str, Version, Version], "str | None"]
+#: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
+Partner = Callable[[str, Version], "Version | None"]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One declared bound: `case` fails at releases of `package` from `bound` on (`rising`, a `>=` bound) or passes
+    from `bound` on (not `rising`, a `<` bound); `source` names the declaration."""
+
+    case: str
+    package: str
+    bound: Version
+    rising: bool
+    source: str
+
+    @property
+    def text(self) -> str:
+        """The bound as declared: '>=0.8.0' or '<0.12.1'."""
+        return f"{'>=' if self.rising else '<'}{self.bound}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the releases show at one edge: its status, the bound they show (for a wrong edge), and why."""
+
+    edge: Edge
+    status: str
+    found: str = ""
+    why: str = ""
+
+    def as_row(self) -> dict[str, Any]:
+        """The edge's row in the stored document."""
+        return {"case": self.edge.case, "package": self.edge.package, "declared": self.edge.text,
+                "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why}
+
+
+class Budget:
+    """At most `limit` probes, each (case, jax, flax) counted once; reused answers are free."""
+
+    def __init__(self, probe: CaseProbe, limit: int) -> None:
+        self._probe, self.limit = probe, limit
+        self.asked: dict[tuple[str, Version, Version], str | None] = {}
+
+    def __call__(self, case: str, jax: Version, flax: Version) -> str | None:
+        key = (case, jax, flax)
+        if key not in self.asked:
+            if len(self.asked) >= self.limit:
+                raise BudgetSpent
+            self.asked[key] = self._probe(case, jax, flax)
+        return self.asked[key]
+
+
+class BudgetSpent(Exception):
+    """The probe budget is spent: the edges not yet checked are listed as unchecked."""
+
+
+def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> list[Edge]:
+    requirement = Requirement(text)
+    edges = []
+    # The lower end first: a range reads from its start, whatever order its specifiers were written in.
+    for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
+        if spec.operator == ">=":
+            edges.append(Edge(case, requirement.name, Version(spec.version), True, source))
+        elif spec.operator == "<" and not rising_only:
+            edges.append(Edge(case, requirement.name, Version(spec.version), False, source))
+    return edges
+
+
+def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[Edge]:
+    """Every bound the corpus declares: each change's `since` (and `warned`), each end of each breakage range."""
+    found: list[Edge] = []
+    for case, change in sorted(changes.items()):
+        if change.since is not None:
+            found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
+    for entry in breakages:
+        for package, spec in entry.ranges.items():
+            if package in ("jax", "flax"):
+                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}")
+    return found
+
+
+def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, probe: Budget) -> Finding:
+    """Probe the releases either side of one edge; where they disagree, search on for the bound they show."""
+    versions = sorted(releases[edge.package])
+    if edge.bound not in versions:
+        return Finding(edge, UNCHECKED, why=f"{edge.package} {edge.bound} is not a release")
+    at = versions.index(edge.bound)
+    if at == 0:
+        return Finding(edge, UNCHECKED, why=f"no {edge.package} release before {edge.bound} to probe")
+
+    def fails(i: int) -> bool | None:
+        version = versions[i]
+        other = partner(edge.package, version)
+        if other is None:
+            return None
+        jax, flax = (version, other) if edge.package == "jax" else (other, version)
+        answer = probe(edge.case, jax, flax)
+        return None if answer is None else answer == FAIL
+
+    # A rising edge fails from the bound on; a falling one fails before it.
+    below, above = fails(at - 1), fails(at)
+    if below is None or above is None:
+        side = versions[at - 1] if below is None else versions[at]
+        return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed")
+    if below != edge.rising and above == edge.rising:
+        return Finding(edge, CONFIRMED)
+    bound = _search(fails, edge.rising, at, below, above, len(versions))
+    found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
+    why = (f"{edge.package} {versions[at - 1]} {'fails' if below else 'passes'}, {edge.bound} "
+           f"{'fails' if above else 'passes'}")
+    return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _search(fails: Callable[[int], bool | None], rising: bool, at: int, below: bool, above: bool,
+            n: int) -> int | None:
+    """The index of the first release past the flip: bisected towards it from the edge's side that disagrees."""
+    broken_after = rising  # the state the edge declares from the flip on
+    if above != broken_after:  # the declared side has not flipped yet: the flip is later
+        low, high = at, n
+    else:  # the release before the bound has already flipped: the flip is earlier
+        low, high = -1, at - 1
+    # Invariant: index `low` (or nothing) is before the flip, `high` (or past the end) is at or after it.
+    while high - low > 1:
+        mid = (low + high) // 2
+        state = fails(mid)
+        if state is None:
+            return None
+        if state == broken_after:
+            high = mid
+        else:
+            low = mid
+    return high if high < n else None
+
+
+def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
+        limit: int) -> tuple[list[Finding], int]:
+    """Check every edge within `limit` probes; (findings, probes spent). Edges past the budget are unchecked."""
+    budget = Budget(probe, limit)
+    findings = []
+    for edge in edges_:
+        try:
+            findings.append(check(edge, releases, partner, budget))
+        except BudgetSpent:
+            findings.append(Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent"))
+    return findings, len(budget.asked)
+
+
+def store(out: Path, findings: list[Finding], spent: int, limit: int) -> Path:
+    """Write the findings through harness.outputs (ranges.json), with the budget they were found in."""
+    return outputs.write_ranges(out, {"probes": spent, "budget": limit,
+                                      "wrong": sum(f.status == WRONG for f in findings),
+                                      "unchecked": sum(f.status == UNCHECKED for f in findings),
+                                      "edges": [finding.as_row() for finding in findings]})
