@@ -82,3 +82,21 @@ def test_the_findings_are_stored_as_a_versioned_document(tmp_path: Path) -> None
     assert document["schema_version"] == outputs.RANGES_JSON.version
     assert (document["wrong"], document["unchecked"], document["probes"]) == (1, 0, spent)
     assert document["edges"][1]["found"] == "<0.12.1"
+
+
+def pairs(*rows: tuple[str, str, bool, str]) -> dict[tuple[Version, Version], tuple[bool, str]]:
+    return {(Version(jax), Version(flax)): (applicable, reason) for jax, flax, applicable, reason in rows}
+
+
+def test_a_need_that_held_and_is_gone_later_with_no_change_is_reported() -> None:
+    gone = "jax.sharding.use_mesh is absent"
+    seen = {USE_MESH: pairs(("0.6.2", "0.10.7", True, ""), ("0.7.2", "0.12.0", False, gone))}
+    assert ranges.drift(seen, []) == [{"case": USE_MESH, "held": "jax 0.6.2, flax 0.10.7",
+                                       "unmet": "jax 0.7.2, flax 0.12.0", "reason": gone}]
+
+
+def test_a_need_not_there_yet_or_gone_under_a_declared_change_is_not_reported() -> None:
+    not_yet = {EAGER: pairs(("0.6.2", "0.10.7", False, "needs flax>=0.11.2"), ("0.7.2", "0.12.0", True, ""))}
+    declared = {USE_MESH: pairs(("0.6.2", "0.10.7", True, ""), ("0.7.2", "0.12.0", False, "absent"))}
+    assert ranges.drift(not_yet, []) == []
+    assert ranges.drift(declared, [USE_MESH]) == []

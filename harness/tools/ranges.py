@@ -21,7 +21,7 @@ from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
 
-#: What a probe answers: the case passed, failed (the declared exception), or None (could not be probed there).
+#: What a probe answers: the case passed, failed, or None (could not be probed there).
 PASS, FAIL = "pass", "fail"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 
@@ -117,11 +117,15 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     if at == 0:
         return Finding(edge, UNCHECKED, why=f"no {edge.package} release before {edge.bound} to probe")
 
+    # Both sides, and any search past them, hold the other package where the default matrix pairs it with the
+    # bound: only the package of the edge moves.
+    other = partner(edge.package, edge.bound)
+    if other is None:
+        return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
+                                            f"{edge.bound}")
+
     def fails(i: int) -> bool | None:
         version = versions[i]
-        other = partner(edge.package, version)
-        if other is None:
-            return None
         jax, flax = (version, other) if edge.package == "jax" else (other, version)
         answer = probe(edge.case, jax, flax)
         return None if answer is None else answer == FAIL
@@ -174,9 +178,52 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
     return findings, len(budget.asked)
 
 
-def store(out: Path, findings: list[Finding], spent: int, limit: int) -> Path:
+#: {case id: {(jax, flax): (applicable, the reason a need is unmet, or "")}}: what probed cells said of each case.
+Seen = Mapping[str, Mapping[tuple[Version, Version], tuple[bool, str]]]
+
+
+def drift(seen: Seen, changed: Iterable[str]) -> list[dict[str, str]]:
+    """Each case whose needs held at one probed pair and are unmet at a later one (neither release older), with no
+    change declared on it: an API that was there and is gone, read as not applicable instead of failing."""
+    covered = set(changed)
+    found = []
+    for case, pairs in sorted(seen.items()):
+        if case in covered:
+            continue
+        held = [pair for pair, (applicable, _) in pairs.items() if applicable]
+        for later, (applicable, reason) in sorted(pairs.items()):
+            earlier = [pair for pair in held if pair[0] <= later[0] and pair[1] <= later[1]]
+            if applicable or not earlier:
+                continue
+            jax, flax = max(earlier)
+            found.append({"case": case, "held": f"jax {jax}, flax {flax}",
+                          "unmet": f"jax {later[0]}, flax {later[1]}", "reason": reason})
+            break
+    return found
+
+
+def store(out: Path, findings: list[Finding], spent: int, limit: int,
+          drifted: list[dict[str, str]] | None = None) -> Path:
     """Write the findings through harness.outputs (ranges.json), with the budget they were found in."""
     return outputs.write_ranges(out, {"probes": spent, "budget": limit,
                                       "wrong": sum(f.status == WRONG for f in findings),
                                       "unchecked": sum(f.status == UNCHECKED for f in findings),
-                                      "edges": [finding.as_row() for finding in findings]})
+                                      "edges": [finding.as_row() for finding in findings],
+                                      "needs_without_change": drifted or []})
+
+
+def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int) -> list[str]:
+    """The lines printed at the end: each edge not confirmed, each need that went away undeclared, the probes."""
+    lines = []
+    for finding in findings:
+        if finding.status != CONFIRMED:
+            shown = f" (releases show {finding.found})" if finding.found else ""
+            lines.append(f"{finding.status}: {finding.edge.case} {finding.edge.package}{finding.edge.text} "
+                         f"[{finding.edge.source}]{shown}: {finding.why}")
+    for row in drifted:
+        lines.append(f"need gone with no change: {row['case']}: held at {row['held']}, unmet at {row['unmet']}: "
+                     f"{row['reason']}")
+    counts = {status: sum(f.status == status for f in findings) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    lines.append(f"ranges: {len(findings)} edge(s): " + ", ".join(f"{n} {status}" for status, n in counts.items())
+                 + f"; {spent} of {limit} probes")
+    return lines
