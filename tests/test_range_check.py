@@ -86,3 +86,14 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
 def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match="--budget 0: must be at least 1"):
         range_check.run(["--cases", str(corpus), "--budget", "0"], CELLS, fetch, print, probe=probe)
+
+
+def test_only_the_edges_of_the_cases_asked_for_are_checked(corpus: Path, tmp_path: Path) -> None:
+    findings = range_check.run(["--cases", str(corpus), "--out", str(tmp_path), "--case", "test_toy::test_use_mesh"],
+                               CELLS, fetch, print, probe=probe)
+    assert [(f.edge.case, f.edge.text) for f in findings] == [("test_toy::test_use_mesh", ">=0.7.1")]
+
+
+def test_a_case_with_no_declared_range_is_refused_in_one_line(corpus: Path) -> None:
+    with pytest.raises(range_check.RangeCheckError, match="--case test_toy::test_nope: the corpus declares no range"):
+        range_check.run(["--cases", str(corpus), "--case", "test_toy::test_nope"], CELLS, fetch, print, probe=probe)

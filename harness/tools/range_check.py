@@ -38,6 +38,8 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N",
                    help=f"the most probes (cells) to build (default {DEFAULT_BUDGET})")
+    p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
+                   help="check only the edges of this case (repeatable; default: every case)")
     return p
 
 
@@ -111,6 +113,11 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     changes = declared_changes(opts.cases)
     breakages = [entry for path in corpus.known_breakage_files(opts.cases) for entry in known.load(path)]
     edges = ranges.edges(changes, breakages)
+    if namespace.case:
+        unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
+        if unknown:
+            raise RangeCheckError(f"--case {unknown[0]}: the corpus declares no range for it")
+        edges = [edge for edge in edges if edge.case in namespace.case]
     releases = {package: index.releases(package, fetch) for package in ("jax", "flax")}
     cell_probe = None
     if probe is None:
