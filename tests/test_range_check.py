@@ -97,3 +97,30 @@ def test_only_the_edges_of_the_cases_asked_for_are_checked(corpus: Path, tmp_pat
 def test_a_case_with_no_declared_range_is_refused_in_one_line(corpus: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match="--case test_toy::test_nope: the corpus declares no range"):
         range_check.run(["--cases", str(corpus), "--case", "test_toy::test_nope"], CELLS, fetch, print, probe=probe)
+
+
+class FakeRun:
+    """What cellrun.probe returns, as much of it as a range probe reads."""
+
+    def __init__(self, finals: dict[str, dict[str, object]]) -> None:
+        self._finals, self.interrupted, self.reused_from = finals, False, None
+
+    def finals(self) -> dict[str, dict[str, object]]:
+        return self._finals
+
+
+def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    built: list[str] = []
+    finals = {"m::test_passes": {"status": "passed"}, "m::test_xfails": {"status": "xfailed"},
+              "m::test_absent": {"status": "not_applicable", "reason": "jax.sharding.use_mesh is absent"}}
+    monkeypatch.setattr(range_check.cellrun, "probe",
+                        lambda cell, opts, paths, say: built.append(cell.id) or FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    jax, flax = Version("0.7.1"), Version("0.10.7")
+    assert cell_probe("m::test_passes", jax, flax) == ranges.PASS
+    assert cell_probe("m::test_xfails", jax, flax) == ranges.FAIL
+    assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
+    assert built == ["jax0.7.1-flax0.10.7-py3.11"]
+    assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}

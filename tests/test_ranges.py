@@ -62,11 +62,14 @@ def test_a_change_since_one_release_too_late_names_the_release_it_broke_in() -> 
 
 def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which() -> None:
     def no_flax_0_11(case: str, jax: Version, flax: Version) -> str | None:
-        return None if flax == Version("0.11.2") else probe(case, jax, flax)
+        absent = "not_applicable: flax.config.flax_always_shard_variable is absent"
+        return absent if flax == Version("0.11.2") else probe(case, jax, flax)
 
     found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, no_flax_0_11, 20)
     lower = next(f for f in found if f.edge.text == ">=0.12.0")
-    assert lower.status == ranges.UNCHECKED and lower.why == "flax 0.11.2 cannot be probed"
+    assert lower.status == ranges.UNCHECKED
+    assert lower.why == ("flax 0.11.2 cannot be probed (not_applicable: flax.config.flax_always_shard_variable is "
+                         "absent)")
 
 
 def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:

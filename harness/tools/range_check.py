@@ -77,10 +77,11 @@ class CellProbe:
     def __call__(self, case: str, jax: Version, flax: Version) -> str | None:
         finals = self._cell(jax, flax)
         if finals is None:
-            return None
+            return "the probe's cell stopped before it finished"
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
-        return {"good": ranges.PASS, "bad": ranges.FAIL}.get(verdict)
+        why = record.get("reason") or record.get("error_message") or ""
+        return {"good": ranges.PASS, "bad": ranges.FAIL}.get(verdict, f"{record['status']}: {why}".rstrip(": "))
 
     def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
         """{case: {pair: (applicable, reason)}} over every cell probed, for ranges.drift."""

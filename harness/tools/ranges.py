@@ -21,11 +21,12 @@ from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
 
-#: What a probe answers: the case passed, failed, or None (could not be probed there).
+#: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 
-#: (case id, jax, flax) -> PASS, FAIL, or None where the pair cannot be installed or run.
+#: (case id, jax, flax) -> PASS, FAIL, or why the case cannot be judged there (the pair does not install, the case
+#: is not applicable there), or None.
 CaseProbe = Callable[[str, Version, Version], "str | None"]
 #: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
 Partner = Callable[[str, Version], "Version | None"]
@@ -124,17 +125,23 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
 
+    unjudged: dict[int, str] = {}
+
     def fails(i: int) -> bool | None:
         version = versions[i]
         jax, flax = (version, other) if edge.package == "jax" else (other, version)
         answer = probe(edge.case, jax, flax)
-        return None if answer is None else answer == FAIL
+        if answer not in (PASS, FAIL):
+            unjudged[i] = answer or ""
+            return None
+        return answer == FAIL
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
     if below is None or above is None:
         side = versions[at - 1] if below is None else versions[at]
-        return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed")
+        said = unjudged.get(at - 1 if below is None else at)
+        return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed" + (f" ({said})" if said else ""))
     if below != edge.rising and above == edge.rising:
         return Finding(edge, CONFIRMED)
     bound = _search(fails, edge.rising, at, below, above, len(versions))
