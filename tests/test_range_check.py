@@ -124,3 +124,4 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
     assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
     assert built == ["jax0.7.1-flax0.10.7-py3.11"]
     assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}
+    assert cell_probe.seen()["m::test_passes"] == {(jax, flax): (True, "")}

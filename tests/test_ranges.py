@@ -103,3 +103,26 @@ def test_a_need_not_there_yet_or_gone_under_a_declared_change_is_not_reported() 
     declared = {USE_MESH: pairs(("0.6.2", "0.10.7", True, ""), ("0.7.2", "0.12.0", False, "absent"))}
     assert ranges.drift(not_yet, []) == []
     assert ranges.drift(declared, [USE_MESH]) == []
+
+
+def test_the_search_for_a_wrong_upper_edge_stays_inside_its_range() -> None:
+    # Releases before the range fail for another reason: a search that left the range would take them for the flip.
+    releases = {**RELEASES, "flax": [Version(v) for v in ("0.9.0", "0.10.0", "0.11.0", "0.11.2", "0.12.0", "0.12.1",
+                                                           "0.12.2", "0.12.3")]}
+
+    def older_fail_too(case: str, jax: Version, flax: Version) -> str:
+        return ranges.FAIL if flax <= Version("0.12.0") else ranges.PASS
+
+    [_, upper] = ranges.edges({}, [eager("<0.12.3")])
+    budget = ranges.Budget(older_fail_too, 20)
+    finding = ranges.check(upper, releases, partner, budget)
+    assert (finding.status, finding.found) == (ranges.WRONG, "<0.12.1")
+    assert min(flax for _, _, flax in budget.asked) >= Version("0.12.0")
+
+
+def test_a_wrong_rising_edge_is_searched_no_further_than_its_range_s_upper_end() -> None:
+    never = Breakage(EAGER, "r", "https://example.org", {"flax": SpecifierSet(">=0.12.0,<0.12.2")})
+    [lower, _] = ranges.edges({}, [never])
+    finding = ranges.check(lower, RELEASES, partner, ranges.Budget(lambda c, j, f: ranges.PASS, 20))
+    assert (finding.status, finding.found) == (ranges.WRONG, "")
+    assert finding.why.endswith("no flip found on this side")

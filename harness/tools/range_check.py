@@ -17,6 +17,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from harness import vocabulary
 from harness.cell import known
 from harness.cell.source import case_files
 from harness.change import Change, declared
@@ -84,15 +85,15 @@ class CellProbe:
         return {"good": ranges.PASS, "bad": ranges.FAIL}.get(verdict, f"{record['status']}: {why}".rstrip(": "))
 
     def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
-        """{case: {pair: (applicable, reason)}} over every cell probed, for ranges.drift."""
+        """{case: {pair: (passed there, why not applicable there or "")}} over every cell probed, for ranges.drift."""
         found: dict[str, dict[tuple[Version, Version], tuple[bool, str]]] = {}
         for pair, finals in self.finals.items():
             for case, record in (finals or {}).items():
-                reason = str(record.get("reason") or "")
-                if record.get("status") == "not_applicable" and reason.startswith("needs ") and " devices" in reason:
+                absent = record.get("status") == vocabulary.NOT_APPLICABLE
+                reason = str(record.get("reason") or "") if absent else ""
+                if reason.startswith("needs ") and " devices" in reason:
                     continue  # too few devices says nothing about an API
-                applicable = record.get("status") not in ("not_applicable", "install_error")
-                found.setdefault(case, {})[pair] = (applicable, reason)
+                found.setdefault(case, {})[pair] = (vocabulary.is_passing(record.get("status")), reason)
         return found
 
 

@@ -9,6 +9,7 @@ release. The search is tested on fakes (tests/test_ranges.py).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,8 @@ class Edge:
     bound: Version
     rising: bool
     source: str
+    #: The other end of the same range (a breakage's `>=A,<B`), which the search for a flip never passes.
+    other: Version | None = None
 
     @property
     def text(self) -> str:
@@ -86,13 +89,15 @@ class BudgetSpent(Exception):
 
 def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> list[Edge]:
     requirement = Requirement(text)
+    lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
+    upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
     edges = []
     # The lower end first: a range reads from its start, whatever order its specifiers were written in.
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
-            edges.append(Edge(case, requirement.name, Version(spec.version), True, source))
+            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None)))
         elif spec.operator == "<" and not rising_only:
-            edges.append(Edge(case, requirement.name, Version(spec.version), False, source))
+            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None)))
     return edges
 
 
@@ -144,21 +149,29 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
         return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed" + (f" ({said})" if said else ""))
     if below != edge.rising and above == edge.rising:
         return Finding(edge, CONFIRMED)
-    bound = _search(fails, edge.rising, at, below, above, len(versions))
+    # Inside the range the case is declared broken: the flip is searched for between the edge and its other end.
+    if edge.other is None:
+        low_end, high_end = -1, len(versions)
+    elif edge.rising:
+        low_end, high_end = -1, bisect.bisect_left(versions, edge.other)
+    else:
+        low_end, high_end = bisect.bisect_left(versions, edge.other) - 1, len(versions)
+    bound = _search(fails, edge.rising, at, above, low_end, high_end)
     found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
     why = (f"{edge.package} {versions[at - 1]} {'fails' if below else 'passes'}, {edge.bound} "
            f"{'fails' if above else 'passes'}")
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
 
 
-def _search(fails: Callable[[int], bool | None], rising: bool, at: int, below: bool, above: bool,
-            n: int) -> int | None:
-    """The index of the first release past the flip: bisected towards it from the edge's side that disagrees."""
+def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: bool, low_end: int,
+            high_end: int) -> int | None:
+    """The index of the first release past the flip, bisected towards it from the edge's side that disagrees, never
+    past `low_end` or `high_end` (exclusive: the indices just outside where the flip may be)."""
     broken_after = rising  # the state the edge declares from the flip on
     if above != broken_after:  # the declared side has not flipped yet: the flip is later
-        low, high = at, n
+        low, high = at, high_end
     else:  # the release before the bound has already flipped: the flip is earlier
-        low, high = -1, at - 1
+        low, high = max(low_end, -1), at - 1
     # Invariant: index `low` (or nothing) is before the flip, `high` (or past the end) is at or after it.
     while high - low > 1:
         mid = (low + high) // 2
@@ -169,7 +182,7 @@ def _search(fails: Callable[[int], bool | None], rising: bool, at: int, below: b
             high = mid
         else:
             low = mid
-    return high if high < n else None
+    return high if high < high_end else None
 
 
 def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
@@ -185,22 +198,24 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
     return findings, len(budget.asked)
 
 
-#: {case id: {(jax, flax): (applicable, the reason a need is unmet, or "")}}: what probed cells said of each case.
+#: {case id: {(jax, flax): (the case passed there, the reason it was not applicable there, or "")}}: what probed
+#: cells said of each case.
 Seen = Mapping[str, Mapping[tuple[Version, Version], tuple[bool, str]]]
 
 
 def drift(seen: Seen, changed: Iterable[str]) -> list[dict[str, str]]:
-    """Each case whose needs held at one probed pair and are unmet at a later one (neither release older), with no
-    change declared on it: an API that was there and is gone, read as not applicable instead of failing."""
+    """Each case that passed at one probed pair and is not applicable for an unmet need at a later one (neither
+    release older), with no change declared on it: an API that was there and is gone, read as not applicable instead
+    of failing. Only a pass vouches that a need held: a case failing on a broken import says nothing of its API."""
     covered = set(changed)
     found = []
     for case, pairs in sorted(seen.items()):
         if case in covered:
             continue
-        held = [pair for pair, (applicable, _) in pairs.items() if applicable]
-        for later, (applicable, reason) in sorted(pairs.items()):
-            earlier = [pair for pair in held if pair[0] <= later[0] and pair[1] <= later[1]]
-            if applicable or not earlier:
+        passed = [pair for pair, (passing, _) in pairs.items() if passing]
+        for later, (passing, reason) in sorted(pairs.items()):
+            earlier = [pair for pair in passed if pair[0] <= later[0] and pair[1] <= later[1]]
+            if passing or not reason or not earlier:
                 continue
             jax, flax = max(earlier)
             found.append({"case": case, "held": f"jax {jax}, flax {flax}",
