@@ -128,6 +128,13 @@ def frontier_run(session: nox.Session) -> None:
     _shardmatrix(session, "frontier", *session.posargs)
 
 
+@nox.session(name="ranges")
+def ranges_check(session: nox.Session) -> None:
+    """Every range the corpus declares (changes, known breakages) checked at its edges against releases, within a
+    probe budget (probes cached, shared with the frontier): OUT/report/ranges.json"""
+    _shardmatrix(session, "ranges", *session.posargs)
+
+
 @nox.session(name="watch")
 def watch_releases(session: nox.Session) -> None:
     """Judge each jax/flax release newer than the project's lock once (--state FILE keeps what was judged): upgrade,

@@ -10,6 +10,7 @@ Imports nothing but the standard library, packaging and the vocabulary: it runs 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,15 @@ class Change:
     def label(self) -> str:
         """How the declaration is named in an error: Change('jax>=0.9.0', 'make_mesh ...')."""
         return f"Change({self.since!r}, {self.what[:40]!r})"
+
+    def in_effect(self, installed: Mapping[str, str | None]) -> bool:
+        """Whether the installed versions ({"jax": "0.8.1", ...}) fall inside `since`: the cells where code written
+        the old way fails, so a case's needs are not checked there (a removal fails, it is not skipped)."""
+        if self.since is None:
+            return False
+        requirement = Requirement(self.since)
+        have = installed.get(requirement.name)
+        return have is not None and requirement.specifier.contains(have, prereleases=True)
 
     def as_record(self) -> dict[str, Any]:
         """The record's `change` object (keys harness.vocabulary.CHANGE_KEYS)."""
@@ -187,6 +197,72 @@ def explicit(path: Path) -> dict[str, bool]:
     return {node.name: any(case_keyword(decorator, "changed") is not None for decorator in node.decorator_list)
             for node in tree.body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")}
+
+
+def needed_versions(path: Path) -> dict[str, list[str]]:
+    """{test name: the `version("...")` requirements among its `needs=`}, read from source like `declared()`: each
+    written as a string literal, inside the list or through a module-level name bound to one (or to a list of them)."""
+    source = Path(path)
+    tree = _parse(source)
+    bound = {**_imported(tree, source.parent), **_assigned(tree)}
+    found: dict[str, list[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+            continue
+        for decorator in node.decorator_list:
+            needs = _keyword(decorator, "needs")
+            if needs is not None:
+                found[node.name] = list(_version_calls(needs, bound, set()))
+    return found
+
+
+def _keyword(decorator: ast.expr, name: str) -> ast.expr | None:
+    if not isinstance(decorator, ast.Call) or not _is_case(decorator):
+        return None
+    return next((kw.value for kw in decorator.keywords if kw.arg == name), None)
+
+
+def _is_case(call: ast.Call) -> bool:
+    func = call.func
+    return (func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "") == "case"
+
+
+def _version_calls(node: ast.expr, bound: dict[str, ast.expr], seen: set[str]) -> list[str]:
+    if isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
+        return _version_calls(bound[node.id], bound, seen | {node.id})
+    if isinstance(node, ast.Starred):
+        return _version_calls(node.value, bound, seen)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [text for element in node.elts for text in _version_calls(element, bound, seen)]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "version" and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return [node.args[0].value]
+    return []
+
+
+#: The specifier operators that bound a range from above.
+UPPER = ("<", "<=", "==", "~=", "===")
+
+
+def undeclared_upper_bounds(path: Path) -> dict[str, list[str]]:
+    """{test name: each upper bound on a `version()` need that no `changed=` of the case declares}: an API that was
+    there and is gone is a removal, which fails its cells with its fix instead of reading not applicable there. A
+    bound `<X` (or `<=X`) is declared by a change whose `since` is `>=X` (or `>X`) on the same package."""
+    changes = declared(path)
+    missing: dict[str, list[str]] = {}
+    for name, requirements in needed_versions(path).items():
+        change = changes.get(name)
+        since = Requirement(change.since) if change is not None and change.since is not None else None
+        covered = {(since.name, str(spec)) for spec in since.specifier} if since is not None else set()
+        for text in requirements:
+            requirement = Requirement(text)
+            for spec in requirement.specifier:
+                if spec.operator not in UPPER:
+                    continue
+                opposite = {"<": ">=", "<=": ">"}.get(spec.operator)
+                if opposite is None or (requirement.name, f"{opposite}{spec.version}") not in covered:
+                    missing.setdefault(name, []).append(f"{requirement.name}{spec}")
+    return missing
 
 
 # --- the declarations file ------------------------------------------------------------------------------------------

@@ -434,3 +434,18 @@ def read_declarations(path: Path) -> list[tuple[str, Row]]:
                                              for row in rows):
         raise OutputFileError(path, "`changes` is not a list of {case_id, change} objects")
     return [("" if row.get("case_id") is None else str(row.get("case_id")), row["change"]) for row in rows]
+
+
+# --- the range checker (harness.tools.ranges) ------------------------------------------------------------------------
+
+RANGES_JSON = Format("ranges.json", 1, "range check")
+
+
+def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
+    """Write the range checker's document (`ranges.json` under `out`)."""
+    return write_document(Path(out) / RANGES_JSON.name, RANGES_JSON, content)
+
+
+def read_ranges(path: Path) -> Row:
+    """A range checker's document, migrated to the version this reader knows."""
+    return read_document(path, RANGES_JSON)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.change import Change, declared, explicit
+from harness.change import Change, declared, explicit, undeclared_upper_bounds
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 USER_FILES = sorted(CASES.glob("*_user.py"))
@@ -73,3 +73,16 @@ def test_a_declaration_its_docstring_does_not_date_is_named(tmp_path: Path) -> N
     path.write_text(f"@case('fam', {change})\ndef test_dated():\n    '''Changes in jax 0.9.0; warns 0.8.1.'''\n\n"
                     f"@case('fam', {change})\ndef test_undated():\n    '''Changes in jax 0.9.10; warns 0.8.1.'''\n")
     assert undated(path) == {"test_undated": ["0.9.0"]}
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: p.name)
+def test_every_upper_bound_on_a_need_of_the_corpus_is_a_declared_change(path: Path) -> None:
+    # A bound no change declares turns a removal into "not applicable" in every cell past it, hiding it.
+    assert undeclared_upper_bounds(path) == {}
+
+
+def test_an_upper_bound_no_change_declares_is_named(tmp_path: Path) -> None:
+    module = tmp_path / "toy.py"
+    module.write_text('from harness.case import case, version\n\n@case("f", needs=[version("flax<0.11.2")])\n'
+                      'def test_spelling():\n    pass\n')
+    assert undeclared_upper_bounds(module) == {"test_spelling": ["flax<0.11.2"]}

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from harness.case import MARKER, case
-from harness.change import Change, ChangeError, declared, explicit, write_declarations
+from harness.change import (
+    Change,
+    ChangeError,
+    declared,
+    explicit,
+    needed_versions,
+    undeclared_upper_bounds,
+    write_declarations,
+)
 from harness.outputs import DECLARATIONS_VERSION
 from harness.vocabulary import CHANGE_KEYS
 from reports.verdicts.changes import read_declarations
@@ -196,3 +204,43 @@ def test_a_case_module_that_is_not_python_text_is_one_line_naming_it(tmp_path: P
         declared(path)
     with pytest.raises(ChangeError, match=r"test_bad\.py: not a Python module"):
         explicit(path)
+
+
+def test_a_change_is_in_effect_inside_its_since_and_not_below_it_or_without_the_package() -> None:
+    removed = Change("jax>=0.7.1", "use_mesh is removed", raises="AttributeError", kind="api", fix="jax.set_mesh")
+    assert removed.in_effect({"jax": "0.7.1", "flax": "0.12.0"})
+    assert not removed.in_effect({"jax": "0.7.0", "flax": "0.12.0"})
+    assert not removed.in_effect({"jax": None})
+
+
+UPPER_BOUNDS = '''
+from harness.case import Change, api, case, version
+
+OLD = [version("flax<0.11.2")]
+
+@case("f", needs=[api("flax.nnx"), version("flax<0.11.2")],
+      changed=Change("flax>=0.11.2", "renamed", raises="AssertionError", kind="api", fix="read sharding_names"))
+def test_declared():
+    pass
+
+@case("f", needs=[*OLD])
+def test_through_a_name_undeclared():
+    pass
+
+@case("f", needs=[version("jax<=0.8.0")],
+      changed=Change("jax>=0.8.0", "off by one", raises="TypeError", kind="api", fix="x"))
+def test_wrong_edge():
+    pass
+
+@case("f", needs=[version("jax>=0.6.1")])
+def test_lower_bound_only():
+    pass
+'''
+
+
+def test_an_upper_bound_on_a_need_is_refused_unless_a_change_of_the_case_starts_there(tmp_path: Path) -> None:
+    module = tmp_path / "toy.py"
+    module.write_text(UPPER_BOUNDS)
+    assert needed_versions(module)["test_through_a_name_undeclared"] == ["flax<0.11.2"]
+    assert undeclared_upper_bounds(module) == {"test_through_a_name_undeclared": ["flax<0.11.2"],
+                                               "test_wrong_edge": ["jax<=0.8.0"]}

@@ -616,3 +616,39 @@ def test_without_out_a_failing_conftest_is_pytest_s_own_error(pytester: pytest.P
     result = pytester.runpytest("tests", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert not list(pytester.path.rglob("*.jsonl"))
+
+
+REMOVED = '''
+import json
+from harness.case import Change, api, case
+
+@case("toy_family", needs=[api("json.not_there")],
+      changed=Change("flax>=0.12.0", "json.not_there is removed", raises="AttributeError", kind="api",
+                     fix="call json.dumps"))
+def test_uses_a_removed_api():
+    """uses an API that flax 0.12.0 removed"""
+    json.not_there()
+'''
+
+
+def fake_flax(pytester: pytest.Pytester, version: str) -> None:
+    """An importable `flax` distribution at `version` (nothing of it but its name and metadata)."""
+    pytester.syspathinsert()
+    (pytester.path / "flax").mkdir()
+    (pytester.path / "flax" / "__init__.py").write_text("")
+    (pytester.path / f"flax-{version}.dist-info").mkdir()
+    (pytester.path / f"flax-{version}.dist-info" / "METADATA").write_text(f"Name: flax\nVersion: {version}\n")
+
+
+def test_inside_its_change_s_since_a_case_s_needs_are_not_checked_and_it_fails_with_the_removal(
+        pytester: pytest.Pytester) -> None:
+    fake_flax(pytester, "0.12.0")
+    record = run_cases(pytester, REMOVED)["toy_cases::test_uses_a_removed_api"]
+    assert (record["status"], record["error_type"]) == ("failed", "AttributeError")
+    assert record["change"]["since"] == "flax>=0.12.0"
+
+
+def test_before_its_change_s_since_an_unmet_need_is_still_not_applicable(pytester: pytest.Pytester) -> None:
+    fake_flax(pytester, "0.11.2")
+    record = run_cases(pytester, REMOVED)["toy_cases::test_uses_a_removed_api"]
+    assert (record["status"], record["reason"]) == ("not_applicable", "json.not_there is absent")

@@ -408,3 +408,18 @@ def test_a_frontier_release_s_step_times_out_before_its_job_and_its_probes_uploa
     [setup] = [s for s in steps if s.get("uses", "").startswith("astral-sh/setup-uv@")]
     assert setup["with"] == {"enable-cache": True, "cache-dependency-glob": "matrix.toml",
                              "cache-suffix": "frontier-flax-${{ matrix.flax }}", "prune-cache": False}
+
+
+def test_the_frontier_workflow_checks_every_declared_range_from_the_frontier_s_probes_through_the_local_command(
+) -> None:
+    job = workflow(FRONTIER)["jobs"]["ranges"]
+    assert job["needs"] == ["plan", "frontier"]
+    steps = job["steps"]
+    download = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert steps[download]["with"]["pattern"] == "frontier-probes-flax-*"
+    run = next(i for i, s in enumerate(steps) if "nox -s ranges" in s.get("run", ""))
+    assert steps[run]["run"] == "nox -s ranges -- --out out" and download < run
+    assert steps[run]["timeout-minutes"] < job["timeout-minutes"]
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "${{ !cancelled() }}" and upload["with"]["path"] == "out/report/ranges.json"
+

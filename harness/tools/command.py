@@ -1,5 +1,5 @@
-"""The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, installed, report,
-watch).
+"""The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, ranges, installed,
+report, watch).
 
 A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
 `python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, installed, invocation, matrix, options, project
 from harness.results import CellFiles
-from harness.tools import bisect, frontier, upgrade, watch
+from harness.tools import bisect, frontier, range_check, upgrade, watch
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
 PROG_ENV = "SHARDMATRIX_PROG"
@@ -159,6 +159,14 @@ def frontier_run(argv: list[str], prog: str) -> int:
     report_main()  # each probe is judged by the report's verdict (reports.compat)
     frontier.run(argv, prog=prog)
     return 0
+
+
+@subcommand("ranges", range_check.parser)
+def ranges_run(argv: list[str], prog: str) -> int:
+    """Every declared range checked at its edges against releases: OUT/report/ranges.json (probes cached)."""
+    findings = range_check.run(argv, invocation.cells(), prog=prog)
+    # A wrong edge is the corpus saying something false: the run fails so CI shows it.
+    return 1 if any(finding.status == "wrong" for finding in findings) else 0
 
 
 @subcommand("installed", installed.parser)

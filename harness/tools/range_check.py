@@ -1,0 +1,135 @@
+"""`nox -s ranges`: every range the corpus declares, checked at its edges against releases (harness.tools.ranges).
+
+Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through
+harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: one answers the other through the
+results cache, and one cell answers every edge probed at its pair. A jax edge holds flax where the default matrix
+pairs it with that jax release (the matrix cell with the newest jax not after it), and the reverse.
+
+    python -m harness.tools.command ranges [--budget N] [--out DIR]   (`nox -s ranges`)
+
+Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from packaging.version import Version
+
+from harness import vocabulary
+from harness.cell import known
+from harness.cell.source import case_files
+from harness.change import Change, declared
+from harness.formats import ShardmatrixError
+from harness.host import cellenv, cellrun, corpus, options
+from harness.host.matrix import Cell
+from harness.tools import bisect, index, pins, ranges
+
+#: Probes one check may build (each a cell); an edge past it is listed as unchecked.
+DEFAULT_BUDGET = 40
+
+
+class RangeCheckError(ShardmatrixError, ValueError):
+    """A range check that cannot be asked as given; one line."""
+
+
+def parser(prog: str = "nox -s ranges --") -> options.Parser:
+    """Arguments of `nox -s ranges --`: the probe budget and the shared options of a run."""
+    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N",
+                   help=f"the most probes (cells) to build (default {DEFAULT_BUDGET})")
+    p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
+                   help="check only the edges of this case (repeatable; default: every case)")
+    return p
+
+
+def partner_from(cells: list[Cell]) -> ranges.Partner:
+    """The release of the other package the matrix pairs with a release: that of the cell with the newest release of
+    the edge's package not after it (else the oldest cell after it)."""
+
+    def partner(package: str, version: Version) -> Version | None:
+        if not cells:
+            return None
+        other = "flax" if package == "jax" else "jax"
+        keyed = sorted(cells, key=lambda c: (Version(getattr(c, package)), Version(getattr(c, other))))
+        before = [c for c in keyed if Version(getattr(c, package)) <= version]
+        return Version(getattr(before[-1] if before else keyed[0], other))
+
+    return partner
+
+
+class CellProbe:
+    """(case, jax, flax) -> what the case did in that pair's whole-corpus cell; every case's applicability kept."""
+
+    def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object]) -> None:
+        self.opts, self.additions, self.say = opts, additions, say
+        self.finals: dict[tuple[Version, Version], dict[str, dict[str, object]] | None] = {}
+
+    def _cell(self, jax: Version, flax: Version) -> dict[str, dict[str, object]] | None:
+        if (jax, flax) not in self.finals:
+            cell = cellenv.apply(pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax))),
+                                 self.additions)
+            ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
+            self.finals[jax, flax] = None if ran.interrupted else ran.finals()
+            self.say(f"  probed {cell.id}{' (reused)' if ran.reused_from else ''}")
+        return self.finals[jax, flax]
+
+    def __call__(self, case: str, jax: Version, flax: Version) -> str | None:
+        finals = self._cell(jax, flax)
+        if finals is None:
+            return "the probe's cell stopped before it finished"
+        record = bisect.probe_record(finals, case)
+        verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
+        why = record.get("reason") or record.get("error_message") or ""
+        return {"good": ranges.PASS, "bad": ranges.FAIL}.get(verdict, f"{record['status']}: {why}".rstrip(": "))
+
+    def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
+        """{case: {pair: (passed there, why not applicable there or "")}} over every cell probed, for ranges.drift."""
+        found: dict[str, dict[tuple[Version, Version], tuple[bool, str]]] = {}
+        for pair, finals in self.finals.items():
+            for case, record in (finals or {}).items():
+                absent = record.get("status") == vocabulary.NOT_APPLICABLE
+                reason = str(record.get("reason") or "") if absent else ""
+                if reason.startswith("needs ") and " devices" in reason:
+                    continue  # too few devices says nothing about an API
+                found.setdefault(case, {})[pair] = (vocabulary.is_passing(record.get("status")), reason)
+        return found
+
+
+def declared_changes(cases: list[str]) -> dict[str, Change]:
+    """{case id: Change} of the corpus asked for, read from source."""
+    paths = corpus.case_paths(cases)
+    files = [file for path in paths for file in ([path] if path.is_file() else case_files(path, False))]
+    return {f"{file.stem}::{name}": change for file in files for name, change in declared(file).items()}
+
+
+def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json,
+        say: Callable[[str], object] = print, prog: str = "nox -s ranges --",
+        probe: ranges.CaseProbe | None = None) -> list[ranges.Finding]:
+    """`nox -s ranges --`: list the declared edges, probe them within the budget, store and print the findings."""
+    namespace = parser(prog).parse_strictly(argv)
+    if namespace.budget < 1:
+        raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
+    opts = options.from_namespace(namespace)
+    changes = declared_changes(opts.cases)
+    breakages = [entry for path in corpus.known_breakage_files(opts.cases) for entry in known.load(path)]
+    edges = ranges.edges(changes, breakages)
+    if namespace.case:
+        unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
+        if unknown:
+            raise RangeCheckError(f"--case {unknown[0]}: the corpus declares no range for it")
+        edges = [edge for edge in edges if edge.case in namespace.case]
+    releases = {package: index.releases(package, fetch) for package in ("jax", "flax")}
+    cell_probe = None
+    if probe is None:
+        cell_probe = CellProbe(opts, cellenv.prepare(opts), say)
+        probe = cell_probe
+    say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
+    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)
+    drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
+    stored = ranges.store(Path(opts.out) / "report", findings, spent, namespace.budget, drifted)
+    for line in ranges.describe(findings, drifted, spent, namespace.budget):
+        say(line)
+    say(f"ranges: {stored}")
+    return findings

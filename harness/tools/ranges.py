@@ -1,0 +1,251 @@
+"""The range checker: each declared bound (a change's `since` and `warned`, each end of a known breakage's range) is
+probed on the releases either side of it, on jax and on flax, and named confirmed, wrong (with the bound the
+releases show) or unchecked (a side that cannot be probed, or the budget spent).
+
+Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
+cells, through its cache); `partner` gives the release of the other package the default matrix pairs with an edge's
+release. The search is tested on fakes (tests/test_ranges.py).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from harness import outputs
+from harness.cell.known import Breakage
+from harness.change import Change
+
+#: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
+PASS, FAIL = "pass", "fail"
+CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
+
+#: (case id, jax, flax) -> PASS, FAIL, or why the case cannot be judged there (the pair does not install, the case
+#: is not applicable there), or None.
+CaseProbe = Callable[[str, Version, Version], "str | None"]
+#: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
+Partner = Callable[[str, Version], "Version | None"]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One declared bound: `case` fails at releases of `package` from `bound` on (`rising`, a `>=` bound) or passes
+    from `bound` on (not `rising`, a `<` bound); `source` names the declaration."""
+
+    case: str
+    package: str
+    bound: Version
+    rising: bool
+    source: str
+    #: The other end of the same range (a breakage's `>=A,<B`), which the search for a flip never passes.
+    other: Version | None = None
+
+    @property
+    def text(self) -> str:
+        """The bound as declared: '>=0.8.0' or '<0.12.1'."""
+        return f"{'>=' if self.rising else '<'}{self.bound}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the releases show at one edge: its status, the bound they show (for a wrong edge), and why."""
+
+    edge: Edge
+    status: str
+    found: str = ""
+    why: str = ""
+
+    def as_row(self) -> dict[str, Any]:
+        """The edge's row in the stored document."""
+        return {"case": self.edge.case, "package": self.edge.package, "declared": self.edge.text,
+                "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why}
+
+
+class Budget:
+    """At most `limit` probes, each (case, jax, flax) counted once; reused answers are free."""
+
+    def __init__(self, probe: CaseProbe, limit: int) -> None:
+        self._probe, self.limit = probe, limit
+        self.asked: dict[tuple[str, Version, Version], str | None] = {}
+
+    def __call__(self, case: str, jax: Version, flax: Version) -> str | None:
+        key = (case, jax, flax)
+        if key not in self.asked:
+            if len(self.asked) >= self.limit:
+                raise BudgetSpent
+            self.asked[key] = self._probe(case, jax, flax)
+        return self.asked[key]
+
+
+class BudgetSpent(Exception):
+    """The probe budget is spent: the edges not yet checked are listed as unchecked."""
+
+
+def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> list[Edge]:
+    requirement = Requirement(text)
+    lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
+    upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
+    edges = []
+    # The lower end first: a range reads from its start, whatever order its specifiers were written in.
+    for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
+        if spec.operator == ">=":
+            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None)))
+        elif spec.operator == "<" and not rising_only:
+            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None)))
+    return edges
+
+
+def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[Edge]:
+    """Every bound the corpus declares: each change's `since` (and `warned`), each end of each breakage range."""
+    found: list[Edge] = []
+    for case, change in sorted(changes.items()):
+        if change.since is not None:
+            found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
+    for entry in breakages:
+        for package, spec in entry.ranges.items():
+            if package in ("jax", "flax"):
+                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}")
+    return found
+
+
+def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, probe: Budget) -> Finding:
+    """Probe the releases either side of one edge; where they disagree, search on for the bound they show."""
+    versions = sorted(releases[edge.package])
+    if edge.bound not in versions:
+        return Finding(edge, UNCHECKED, why=f"{edge.package} {edge.bound} is not a release")
+    at = versions.index(edge.bound)
+    if at == 0:
+        return Finding(edge, UNCHECKED, why=f"no {edge.package} release before {edge.bound} to probe")
+
+    # Both sides, and any search past them, hold the other package where the default matrix pairs it with the
+    # bound: only the package of the edge moves.
+    other = partner(edge.package, edge.bound)
+    if other is None:
+        return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
+                                            f"{edge.bound}")
+
+    unjudged: dict[int, str] = {}
+
+    def fails(i: int) -> bool | None:
+        version = versions[i]
+        jax, flax = (version, other) if edge.package == "jax" else (other, version)
+        answer = probe(edge.case, jax, flax)
+        if answer not in (PASS, FAIL):
+            unjudged[i] = answer or ""
+            return None
+        return answer == FAIL
+
+    # A rising edge fails from the bound on; a falling one fails before it.
+    below, above = fails(at - 1), fails(at)
+    if below is None or above is None:
+        side = versions[at - 1] if below is None else versions[at]
+        said = unjudged.get(at - 1 if below is None else at)
+        return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed" + (f" ({said})" if said else ""))
+    if below != edge.rising and above == edge.rising:
+        return Finding(edge, CONFIRMED)
+    # Inside the range the case is declared broken: the flip is searched for between the edge and its other end.
+    if edge.other is None:
+        low_end, high_end = -1, len(versions)
+    elif edge.rising:
+        low_end, high_end = -1, bisect.bisect_left(versions, edge.other)
+    else:
+        low_end, high_end = bisect.bisect_left(versions, edge.other) - 1, len(versions)
+    bound = _search(fails, edge.rising, at, above, low_end, high_end)
+    found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
+    why = (f"{edge.package} {versions[at - 1]} {'fails' if below else 'passes'}, {edge.bound} "
+           f"{'fails' if above else 'passes'}")
+    return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: bool, low_end: int,
+            high_end: int) -> int | None:
+    """The index of the first release past the flip, bisected towards it from the edge's side that disagrees, never
+    past `low_end` or `high_end` (exclusive: the indices just outside where the flip may be)."""
+    broken_after = rising  # the state the edge declares from the flip on
+    if above != broken_after:  # the declared side has not flipped yet: the flip is later
+        low, high = at, high_end
+    else:  # the release before the bound has already flipped: the flip is earlier
+        low, high = max(low_end, -1), at - 1
+    # Invariant: index `low` (or nothing) is before the flip, `high` (or past the end) is at or after it.
+    while high - low > 1:
+        mid = (low + high) // 2
+        state = fails(mid)
+        if state is None:
+            return None
+        if state == broken_after:
+            high = mid
+        else:
+            low = mid
+    return high if high < high_end else None
+
+
+def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
+        limit: int) -> tuple[list[Finding], int]:
+    """Check every edge within `limit` probes; (findings, probes spent). Edges past the budget are unchecked."""
+    budget = Budget(probe, limit)
+    findings = []
+    for edge in edges_:
+        try:
+            findings.append(check(edge, releases, partner, budget))
+        except BudgetSpent:
+            findings.append(Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent"))
+    return findings, len(budget.asked)
+
+
+#: {case id: {(jax, flax): (the case passed there, the reason it was not applicable there, or "")}}: what probed
+#: cells said of each case.
+Seen = Mapping[str, Mapping[tuple[Version, Version], tuple[bool, str]]]
+
+
+def drift(seen: Seen, changed: Iterable[str]) -> list[dict[str, str]]:
+    """Each case that passed at one probed pair and is not applicable for an unmet need at a later one (neither
+    release older), with no change declared on it: an API that was there and is gone, read as not applicable instead
+    of failing. Only a pass vouches that a need held: a case failing on a broken import says nothing of its API."""
+    covered = set(changed)
+    found = []
+    for case, pairs in sorted(seen.items()):
+        if case in covered:
+            continue
+        passed = [pair for pair, (passing, _) in pairs.items() if passing]
+        for later, (passing, reason) in sorted(pairs.items()):
+            earlier = [pair for pair in passed if pair[0] <= later[0] and pair[1] <= later[1]]
+            if passing or not reason or not earlier:
+                continue
+            jax, flax = max(earlier)
+            found.append({"case": case, "held": f"jax {jax}, flax {flax}",
+                          "unmet": f"jax {later[0]}, flax {later[1]}", "reason": reason})
+            break
+    return found
+
+
+def store(out: Path, findings: list[Finding], spent: int, limit: int,
+          drifted: list[dict[str, str]] | None = None) -> Path:
+    """Write the findings through harness.outputs (ranges.json), with the budget they were found in."""
+    return outputs.write_ranges(out, {"probes": spent, "budget": limit,
+                                      "wrong": sum(f.status == WRONG for f in findings),
+                                      "unchecked": sum(f.status == UNCHECKED for f in findings),
+                                      "edges": [finding.as_row() for finding in findings],
+                                      "needs_without_change": drifted or []})
+
+
+def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int) -> list[str]:
+    """The lines printed at the end: each edge not confirmed, each need that went away undeclared, the probes."""
+    lines = []
+    for finding in findings:
+        if finding.status != CONFIRMED:
+            shown = f" (releases show {finding.found})" if finding.found else ""
+            lines.append(f"{finding.status}: {finding.edge.case} {finding.edge.package}{finding.edge.text} "
+                         f"[{finding.edge.source}]{shown}: {finding.why}")
+    for row in drifted:
+        lines.append(f"need gone with no change: {row['case']}: held at {row['held']}, unmet at {row['unmet']}: "
+                     f"{row['reason']}")
+    counts = {status: sum(f.status == status for f in findings) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    lines.append(f"ranges: {len(findings)} edge(s): " + ", ".join(f"{n} {status}" for status, n in counts.items())
+                 + f"; {spent} of {limit} probes")
+    return lines

@@ -1,0 +1,127 @@
+"""`nox -s ranges` on a toy corpus and fake releases: the declared edges are read, probed, stored and printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from harness import outputs
+from harness.host import matrix
+from harness.tools import range_check, ranges
+
+CASES = '''
+from harness.case import Change, api, case
+
+@case("toy", needs=[api("flax.nnx")])
+def test_eager():
+    pass
+
+@case("toy", needs=[api("jax.sharding.use_mesh")],
+      changed=Change("jax>=0.7.1", "use_mesh is removed", raises="AttributeError", kind="api", fix="jax.set_mesh"))
+def test_use_mesh():
+    pass
+'''
+KNOWN = '''
+[[breakage]]
+case = "test_toy::test_eager"
+flax = ">=0.12.0,<0.12.3"
+reason = "fails in with_sharding_constraint"
+link = "https://github.com/google/flax/pull/5070"
+raises = "AssertionError"
+'''
+JAX = ("0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.1")
+FLAX = ("0.11.2", "0.12.0", "0.12.1", "0.12.2", "0.12.3")
+CELLS = matrix.parse('[[cell]]\njax = "0.6.2"\njaxlib = "0.6.2"\nflax = "0.11.2"\npython = "3.11"\n\n'
+                     '[[cell]]\njax = "0.8.1"\njaxlib = "0.8.1"\nflax = "0.12.0"\npython = "3.11"\n')
+
+
+def fetch(url: str, accept: str = "") -> Any:
+    versions = JAX if "/jax/" in url else FLAX
+    return {"releases": {v: [{"filename": f"x-{v}-py3-none-any.whl", "url": "u", "yanked": False,
+                              "upload_time_iso_8601": "2025-01-01T00:00:00Z"}] for v in versions}}
+
+
+def probe(case: str, jax: Version, flax: Version) -> str:
+    fails = flax == Version("0.12.0") if case.endswith("eager") else jax >= Version("0.7.1")
+    return ranges.FAIL if fails else ranges.PASS
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "test_toy.py").write_text(CASES)
+    (folder / "known_breakages.toml").write_text(KNOWN)
+    return folder
+
+
+def test_the_matrix_pairs_an_edge_with_the_cell_of_the_newest_release_not_after_it() -> None:
+    partner = range_check.partner_from(CELLS)
+    assert partner("jax", Version("0.7.1")) == Version("0.11.2")
+    assert partner("flax", Version("0.12.3")) == Version("0.8.1")
+    assert partner("flax", Version("0.10.0")) == Version("0.6.2")  # before every cell: the oldest one's
+
+
+def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_releases_show(corpus: Path,
+                                                                                         tmp_path: Path) -> None:
+    said: list[str] = []
+    out = tmp_path / "out"
+    findings = range_check.run(["--cases", str(corpus), "--out", str(out), "--budget", "12"], CELLS, fetch,
+                               said.append, probe=probe)
+    assert {(f.edge.case, f.edge.text): f.status for f in findings} == {
+        ("test_toy::test_use_mesh", ">=0.7.1"): ranges.CONFIRMED,
+        ("test_toy::test_eager", ">=0.12.0"): ranges.CONFIRMED,
+        ("test_toy::test_eager", "<0.12.3"): ranges.WRONG}
+    document = outputs.read_ranges(out / "report" / "ranges.json")
+    assert [row["found"] for row in document["edges"] if row["status"] == ranges.WRONG] == ["<0.12.1"]
+    assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") and "releases show <0.12.1" in line
+               for line in said)
+    assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 1
+
+
+def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:
+    with pytest.raises(range_check.RangeCheckError, match="--budget 0: must be at least 1"):
+        range_check.run(["--cases", str(corpus), "--budget", "0"], CELLS, fetch, print, probe=probe)
+
+
+def test_only_the_edges_of_the_cases_asked_for_are_checked(corpus: Path, tmp_path: Path) -> None:
+    findings = range_check.run(["--cases", str(corpus), "--out", str(tmp_path), "--case", "test_toy::test_use_mesh"],
+                               CELLS, fetch, print, probe=probe)
+    assert [(f.edge.case, f.edge.text) for f in findings] == [("test_toy::test_use_mesh", ">=0.7.1")]
+
+
+def test_a_case_with_no_declared_range_is_refused_in_one_line(corpus: Path) -> None:
+    with pytest.raises(range_check.RangeCheckError, match="--case test_toy::test_nope: the corpus declares no range"):
+        range_check.run(["--cases", str(corpus), "--case", "test_toy::test_nope"], CELLS, fetch, print, probe=probe)
+
+
+class FakeRun:
+    """What cellrun.probe returns, as much of it as a range probe reads."""
+
+    def __init__(self, finals: dict[str, dict[str, object]]) -> None:
+        self._finals, self.interrupted, self.reused_from = finals, False, None
+
+    def finals(self) -> dict[str, dict[str, object]]:
+        return self._finals
+
+
+def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    built: list[str] = []
+    finals = {"m::test_passes": {"status": "passed"}, "m::test_xfails": {"status": "xfailed"},
+              "m::test_absent": {"status": "not_applicable", "reason": "jax.sharding.use_mesh is absent"}}
+    monkeypatch.setattr(range_check.cellrun, "probe",
+                        lambda cell, opts, paths, say: built.append(cell.id) or FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    jax, flax = Version("0.7.1"), Version("0.10.7")
+    assert cell_probe("m::test_passes", jax, flax) == ranges.PASS
+    assert cell_probe("m::test_xfails", jax, flax) == ranges.FAIL
+    assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
+    assert built == ["jax0.7.1-flax0.10.7-py3.11"]
+    assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}
+    assert cell_probe.seen()["m::test_passes"] == {(jax, flax): (True, "")}

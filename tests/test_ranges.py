@@ -1,0 +1,128 @@
+"""The range checker on fakes: a release where each case fails, the partner release beside each edge, and a budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from harness import outputs
+from harness.cell.known import Breakage
+from harness.change import Change
+from harness.tools import ranges
+
+EAGER = "partitioned_metadata::test_nnx_eager_sharding_under_explicit_mesh"
+USE_MESH = "shard_map_modes::test_jax_shard_map_mesh_from_use_mesh"
+RELEASES = {"jax": [Version(v) for v in ("0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1")],
+            "flax": [Version(v) for v in ("0.11.2", "0.12.0", "0.12.1", "0.12.2", "0.12.3")]}
+# What releases show: the eager-sharding case fails on flax 0.12.0 only; use_mesh is gone from jax 0.7.1.
+FAILS = {EAGER: lambda jax, flax: flax == Version("0.12.0"), USE_MESH: lambda jax, flax: jax >= Version("0.7.1")}
+
+
+def probe(case: str, jax: Version, flax: Version) -> str | None:
+    return ranges.FAIL if FAILS[case](jax, flax) else ranges.PASS
+
+
+def partner(package: str, version: Version) -> Version:
+    return Version("0.12.0") if package == "jax" else Version("0.8.1")
+
+
+def eager(upper: str) -> Breakage:
+    return Breakage(EAGER, "fails in with_sharding_constraint", "https://github.com/google/flax/pull/5070",
+                    {"flax": SpecifierSet(f">=0.12.0,{upper}")})
+
+
+def findings(upper: str, limit: int = 20) -> dict[str, ranges.Finding]:
+    edges = ranges.edges({}, [eager(upper)])
+    found, _ = ranges.run(edges, RELEASES, partner, probe, limit)
+    return {finding.edge.text: finding for finding in found}
+
+
+def test_a_right_breakage_range_is_confirmed_at_both_ends() -> None:
+    found = findings("<0.12.1")
+    assert {text: f.status for text, f in found.items()} == {">=0.12.0": "confirmed", "<0.12.1": "confirmed"}
+
+
+def test_a_deliberately_wrong_upper_edge_is_reported_wrong_with_the_bound_releases_show() -> None:
+    found = findings("<0.12.3")
+    assert found["<0.12.3"].status == ranges.WRONG
+    assert found["<0.12.3"].found == "<0.12.1"
+    assert "0.12.2 passes" in found["<0.12.3"].why
+
+
+def test_a_change_since_one_release_too_late_names_the_release_it_broke_in() -> None:
+    late = Change("jax>=0.8.0", "use_mesh is removed", raises="AttributeError", kind="api", fix="jax.set_mesh")
+    right = Change("jax>=0.7.1", "use_mesh is removed", raises="AttributeError", kind="api", fix="jax.set_mesh")
+    [wrong], _ = ranges.run(ranges.edges({USE_MESH: late}, []), RELEASES, partner, probe, 20)
+    [confirmed], _ = ranges.run(ranges.edges({USE_MESH: right}, []), RELEASES, partner, probe, 20)
+    assert (wrong.status, wrong.found) == (ranges.WRONG, ">=0.7.1")
+    assert confirmed.status == ranges.CONFIRMED
+
+
+def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which() -> None:
+    def no_flax_0_11(case: str, jax: Version, flax: Version) -> str | None:
+        absent = "not_applicable: flax.config.flax_always_shard_variable is absent"
+        return absent if flax == Version("0.11.2") else probe(case, jax, flax)
+
+    found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, no_flax_0_11, 20)
+    lower = next(f for f in found if f.edge.text == ">=0.12.0")
+    assert lower.status == ranges.UNCHECKED
+    assert lower.why == ("flax 0.11.2 cannot be probed (not_applicable: flax.config.flax_always_shard_variable is "
+                         "absent)")
+
+
+def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:
+    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.3")]), RELEASES, partner, probe, 3)
+    assert spent == 3
+    assert [f.status for f in found] == [ranges.CONFIRMED, ranges.UNCHECKED]
+    assert found[1].why == "the probe budget (3) is spent"
+
+
+def test_the_findings_are_stored_as_a_versioned_document(tmp_path: Path) -> None:
+    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.3")]), RELEASES, partner, probe, 20)
+    document = outputs.read_ranges(ranges.store(tmp_path, found, spent, 20))
+    assert document["schema_version"] == outputs.RANGES_JSON.version
+    assert (document["wrong"], document["unchecked"], document["probes"]) == (1, 0, spent)
+    assert document["edges"][1]["found"] == "<0.12.1"
+
+
+def pairs(*rows: tuple[str, str, bool, str]) -> dict[tuple[Version, Version], tuple[bool, str]]:
+    return {(Version(jax), Version(flax)): (applicable, reason) for jax, flax, applicable, reason in rows}
+
+
+def test_a_need_that_held_and_is_gone_later_with_no_change_is_reported() -> None:
+    gone = "jax.sharding.use_mesh is absent"
+    seen = {USE_MESH: pairs(("0.6.2", "0.10.7", True, ""), ("0.7.2", "0.12.0", False, gone))}
+    assert ranges.drift(seen, []) == [{"case": USE_MESH, "held": "jax 0.6.2, flax 0.10.7",
+                                       "unmet": "jax 0.7.2, flax 0.12.0", "reason": gone}]
+
+
+def test_a_need_not_there_yet_or_gone_under_a_declared_change_is_not_reported() -> None:
+    not_yet = {EAGER: pairs(("0.6.2", "0.10.7", False, "needs flax>=0.11.2"), ("0.7.2", "0.12.0", True, ""))}
+    declared = {USE_MESH: pairs(("0.6.2", "0.10.7", True, ""), ("0.7.2", "0.12.0", False, "absent"))}
+    assert ranges.drift(not_yet, []) == []
+    assert ranges.drift(declared, [USE_MESH]) == []
+
+
+def test_the_search_for_a_wrong_upper_edge_stays_inside_its_range() -> None:
+    # Releases before the range fail for another reason: a search that left the range would take them for the flip.
+    releases = {**RELEASES, "flax": [Version(v) for v in ("0.9.0", "0.10.0", "0.11.0", "0.11.2", "0.12.0", "0.12.1",
+                                                           "0.12.2", "0.12.3")]}
+
+    def older_fail_too(case: str, jax: Version, flax: Version) -> str:
+        return ranges.FAIL if flax <= Version("0.12.0") else ranges.PASS
+
+    [_, upper] = ranges.edges({}, [eager("<0.12.3")])
+    budget = ranges.Budget(older_fail_too, 20)
+    finding = ranges.check(upper, releases, partner, budget)
+    assert (finding.status, finding.found) == (ranges.WRONG, "<0.12.1")
+    assert min(flax for _, _, flax in budget.asked) >= Version("0.12.0")
+
+
+def test_a_wrong_rising_edge_is_searched_no_further_than_its_range_s_upper_end() -> None:
+    never = Breakage(EAGER, "r", "https://example.org", {"flax": SpecifierSet(">=0.12.0,<0.12.2")})
+    [lower, _] = ranges.edges({}, [never])
+    finding = ranges.check(lower, RELEASES, partner, ranges.Budget(lambda c, j, f: ranges.PASS, 20))
+    assert (finding.status, finding.found) == (ranges.WRONG, "")
+    assert finding.why.endswith("no flip found on this side")
