@@ -143,7 +143,7 @@ class Evidence:
     #: Smoke cases recorded, and of those the ones that apply to the cell.
     smoke: int = 0
     smoke_applicable: int = 0
-    #: Applicable results whose attempts disagreed (failed, then passed).
+    #: Results whose attempts disagreed (failed, then passed; or ran, then did not apply): never a works tier.
     flaky: int = 0
     #: What the reading of the cell's files could not account for (harness.results), lines.
     unaccounted: int = 0
@@ -195,7 +195,7 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
                          "documented": failing & _flag(results, DOCUMENTED),
                          "warned": passing & results["warnings"].map(len).gt(0),
-                         "flaky": applicable & _flag(results, FLAKY_COLUMN)})
+                         "flaky": _flag(results, FLAKY_COLUMN)})
 
 
 def evidence(results: pd.DataFrame, complete: dict[str, bool],
