@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from record_factory import record
 from harness import vocabulary
 from reports.data.load import records_frame
 from reports.data.matrix import collapse
-from reports.views.repro import helpers, path_for, reproducible, script, write_reproducers
+from reports.views.repro import SHIM, helpers, path_for, reproducible, script, write_reproducers
 
 CASE = '''"""A case."""
 
@@ -108,3 +110,28 @@ def test_a_source_built_package_is_required_by_its_reference_and_a_release_by_it
     assert dependencies(released) == ["jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "numpy==2.1.0"]
     assert dependencies(built) == ["jax==0.10.2", "jaxlib==0.10.2", f"flax @ {where}", "numpy==2.1.0"]
     assert f"content hash {label}" in built and "content hash" not in released
+
+
+
+def run_shim(helper: str) -> types.ModuleType:
+    """Run a reproducer's shim with one helper module `cases._support`, leaving sys.modules as it found it."""
+    ours = [name for name in sys.modules if name == "harness" or name.startswith(("harness.", "cases"))]
+    saved = {name: sys.modules.pop(name) for name in ours}
+    try:
+        exec(compile(SHIM, "shim", "exec"), {"sys": sys, "types": types, "HELPERS": {"cases._support": helper}})
+        return sys.modules["cases._support"]
+    finally:
+        for name in [n for n in sys.modules if n == "harness" or n.startswith(("harness.", "cases"))]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def test_the_shim_answers_the_case_api_a_helper_module_imports() -> None:
+    helper = ("from harness.case import Change, api\nfrom harness.change import Change as Declared\n"
+              "X = Change('jax>=1')\n")
+    assert run_shim(helper).X is None  # a declaration the run does not need
+
+
+def test_the_shim_does_not_answer_a_name_the_case_api_lacks() -> None:
+    with pytest.raises(ImportError):
+        run_shim("from harness.case import not_a_name\n")

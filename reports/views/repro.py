@@ -43,9 +43,10 @@ def _need(*args, **kwargs):
 
 _harness, _harness_case = types.ModuleType("harness"), types.ModuleType("harness.case")
 _harness_case.case = _case
-_harness_case.api = _harness_case.accepts = _harness_case.version = _need
-_harness.case = _harness_case
-sys.modules.update({"harness": _harness, "harness.case": _harness_case})
+# A declared change (harness.case.Change, harness.change.Change) says nothing the run needs.
+_harness_case.api = _harness_case.accepts = _harness_case.version = _harness_case.Change = _need
+_harness.case = _harness.change = _harness_case
+sys.modules.update({"harness": _harness, "harness.case": _harness_case, "harness.change": _harness_case})
 
 # Helper modules the case imports from its own folder, as they were when the case ran.
 for _name, _text in HELPERS.items():
