@@ -41,6 +41,8 @@ INFLIGHT_SUFFIX = ".inflight"
 FREEZE_SUFFIX = ".freeze.txt"
 #: The stack a cell ran on, written once per cell (asv's machine.json): see write_machine.
 MACHINE_SUFFIX = ".machine.json"
+#: <cell id>.precision.json: the highest-precision re-run of an accelerator cell's failed assertions.
+PRECISION_SUFFIX = ".precision.json"
 
 
 def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
@@ -160,6 +162,11 @@ class CellFiles:
     def machine(self) -> Path:
         """The stack the cell ran on (devices, plugin versions, driver, jax's settings)."""
         return machine_path(self.results)
+
+    @property
+    def precision(self) -> Path:
+        """The outcomes of the cell's cases re-run at the highest matmul precision (accelerator cells)."""
+        return precision_path(self.results)
 
     @property
     def sources(self) -> Path:
@@ -336,7 +343,59 @@ def write_machine(results_file: Path, cell_id: str, stack: Mapping[str, Any]) ->
 def read_machine(results_file: Path) -> dict[str, Any] | None:
     """The stack a cell ran on; None when none was recorded (a cell run before it was), FormatError when the file
     does not read or is newer than this reader."""
-    path = machine_path(results_file)
+    return _document(machine_path(results_file), "machine", MACHINE_SCHEMA_VERSION)
+
+
+def read_collection(results_file: Path) -> tuple[str, ...] | None:
+    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
+    path = collection_path(results_file)
+    data = _document(path, "collection", COLLECTION_SCHEMA_VERSION, lowest=None)
+    if data is None:
+        return None
+    if not isinstance(data.get("cases"), list):
+        raise formats.FormatError(path, "not a collection (an object with a list of cases)")
+    if not all(isinstance(case, str) for case in data["cases"]):
+        raise formats.FormatError(path, "a case id that is not a string")
+    return tuple(data["cases"])
+
+
+#: {"schema_version", "cell_id", "settings": {variable: value}, "cases": {case id: {"status", "error_type",
+#: "error_message"}}}: the final outcome of each case re-run at the highest matmul precision.
+PRECISION_SCHEMA_VERSION = 1
+
+
+def precision_path(results_file: Path) -> Path:
+    """<cell id>.precision.json beside a results file: an accelerator cell's re-run at the highest matmul
+    precision of the cases that failed an assertion (harness.host.precision). Never attempts of the case."""
+    return Path(results_file).with_suffix(PRECISION_SUFFIX)
+
+
+def write_precision(results_file: Path, cell_id: str, settings: Mapping[str, str],
+                    finals: Mapping[str, Mapping[str, Any]]) -> None:
+    """Record the re-run's outcome of each case (its final record's status and error), atomically."""
+    cases = {case_id: {key: record.get(key) for key in ("status", "error_type", "error_message")}
+             for case_id, record in sorted(finals.items())}
+    formats.write_json_atomically(precision_path(results_file), {
+        "schema_version": PRECISION_SCHEMA_VERSION, "cell_id": cell_id, "settings": dict(settings), "cases": cases})
+
+
+def read_precision(results_file: Path) -> dict[str, dict[str, Any]] | None:
+    """Each re-run case's outcome at the highest matmul precision; None when the cell had no such re-run,
+    FormatError when the file does not read, is newer than this reader, or holds a case that is not an outcome."""
+    path = precision_path(results_file)
+    data = _document(path, "precision", PRECISION_SCHEMA_VERSION)
+    if data is None:
+        return None
+    cases = data.get("cases")
+    if not isinstance(cases, dict) or not all(isinstance(outcome, dict) and isinstance(outcome.get("status"), str)
+                                              for outcome in cases.values()):
+        raise formats.FormatError(path, "not a precision re-run (cases, each with a status)")
+    return {str(case_id): dict(outcome) for case_id, outcome in cases.items()}
+
+
+def _document(path: Path, kind: str, newest: int, lowest: int | None = 1) -> dict[str, Any] | None:
+    """A cell's versioned JSON object of one `kind`; None when absent, FormatError naming the file when it does not
+    read, is not an object, or has a schema outside lowest..newest (lowest None: any schema up to newest)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -346,33 +405,12 @@ def read_machine(results_file: Path) -> dict[str, Any] | None:
     except ValueError as error:
         raise formats.FormatError(path, f"not valid JSON ({error})") from None
     if not isinstance(data, dict):
-        raise formats.FormatError(path, "not a machine description (a JSON object)")
+        raise formats.FormatError(path, f"not a {kind} file (a JSON object)")
     version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MACHINE_SCHEMA_VERSION:
-        raise formats.FormatError(path, f"machine schema {version!r}, this reader knows {MACHINE_SCHEMA_VERSION}")
+    if (not isinstance(version, int) or isinstance(version, bool) or version > newest
+            or (lowest is not None and version < lowest)):
+        raise formats.FormatError(path, f"{kind} schema {version!r}, this reader knows {newest}")
     return data
-
-
-def read_collection(results_file: Path) -> tuple[str, ...] | None:
-    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
-    path = collection_path(results_file)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as error:
-        raise formats.FormatError(path, f"unreadable ({error})") from None
-    except ValueError as error:
-        raise formats.FormatError(path, f"not valid JSON ({error})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-        raise formats.FormatError(path, "not a collection (an object with a list of cases)")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > COLLECTION_SCHEMA_VERSION:
-        raise formats.FormatError(path, f"collection schema {version!r}, this reader knows "
-                                        f"{COLLECTION_SCHEMA_VERSION}")
-    if not all(isinstance(case, str) for case in data["cases"]):
-        raise formats.FormatError(path, "a case id that is not a string")
-    return tuple(data["cases"])
 
 
 # --- reading --------------------------------------------------------------------------------------------------------
@@ -407,6 +445,8 @@ class CellReading:
     mismatches: tuple[str, ...] = ()
     #: The stack the cell ran on (read_machine); None when none was recorded.
     machine: dict[str, Any] | None = None
+    #: Each re-run case's outcome at the highest matmul precision (read_precision); None without a re-run.
+    precision: dict[str, dict[str, Any]] | None = None
 
     @property
     def complete(self) -> bool:
@@ -455,12 +495,17 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
     except formats.FormatError as error:
         machine = None
         problems.append(str(error))
+    try:
+        precision = read_precision(path)
+    except formats.FormatError as error:  # the re-run explains a divergence; its loss is said, never guessed
+        precision = None
+        problems.append(str(error))
     if path.is_file():
         problems += _history(path, records)
         problems += _expected(path, records, expected)
     return CellReading(run_id=run, cell_id=cell_id, path=path, records=records, done=done, expected=expected,
                        problems=tuple(problems), mismatches=tuple(identity_problems(path, cell_id, records, done)),
-                       machine=machine)
+                       machine=machine, precision=precision)
 
 
 def read_records(path: Path) -> Iterator[Record]:

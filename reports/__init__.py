@@ -8,7 +8,8 @@ one above (tests/test_layout.py, which names the one allowed exception):
 - verdicts: compat (one verdict per cell), changes (what a declared upstream change means for a result), causes
   (problems grouped by root cause), compare (an upgrade's verdict), unjudged (why a comparison could not judge),
   findings (problems and warnings, worst first), frontier_judge (a frontier probe's verdict, compat's), coverage
-  (what ran of what a cell collected, the rest by cause);
+  (what ran of what a cell collected, the rest by cause), divergence (where an accelerator and the CPU disagree,
+  and why);
 - views: html, _page, grid, hover (matrix.html), markdown (matrix.md), present (marks, colours, legend), summary (the
   terminal summary), compare_render (the upgrade verdict as text and Markdown), issue (the nightly issue's body),
   frontier (the frontier grid), repro (a reproducer script per failing case);

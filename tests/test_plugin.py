@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import platform
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -301,6 +302,18 @@ def test_a_case_deselected_by_id_is_never_collected_nor_recorded_the_others_are(
     # With its parameters, one parametrization alone.
     recorded = run_cases(pytester, source, "--shardmatrix-deselect", "toy_cases::test_gpu[2]")
     assert sorted(recorded) == ["toy_cases::test_cpu", "toy_cases::test_gpu[1]", "toy_cases::test_net"]
+
+
+def test_only_the_cases_asked_for_run_when_some_are_named(pytester: pytest.Pytester) -> None:
+    source = ("import pytest\n@pytest.mark.parametrize('n', [1, 2])\ndef test_gpu(n):\n    pass\n"
+              "def test_net():\n    pass\n")
+    recorded = run_cases(pytester, source, "--shardmatrix-only", "toy_cases::test_gpu[2]",
+                         "--shardmatrix-only", "toy_cases::test_net")
+    assert sorted(recorded) == ["toy_cases::test_gpu[2]", "toy_cases::test_net"]
+    # Without its parameters, every parametrization.
+    shutil.rmtree(pytester.path / "out")
+    assert sorted(run_cases(pytester, source, "--shardmatrix-only", "toy_cases::test_gpu")) == [
+        "toy_cases::test_gpu[1]", "toy_cases::test_gpu[2]"]
 
 
 def test_xdist_workers_record_through_the_controller(pytester: pytest.Pytester) -> None:

@@ -240,7 +240,8 @@ def test_done_marker_sits_beside_the_results_file() -> None:
 def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
     mark_done(write_records(tmp_path, RUN, CELL, record()))
     expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None, "sources": {},
-                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None}]
+                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None,
+                 "precision": None}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 
@@ -253,7 +254,8 @@ def test_cell_reused_from_an_earlier_run_names_it(tmp_path: Path) -> None:
 def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
     write_records(tmp_path, RUN, CELL, record())
     expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None, "sources": {},
-                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None}]
+                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None,
+                 "precision": None}]
     assert load_cells(tmp_path).to_dict("records") == expected
 
 

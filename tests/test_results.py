@@ -284,3 +284,28 @@ def test_a_newer_machine_file_is_refused_and_its_cell_reads_unaccounted(tmp_path
     with pytest.raises(results.formats.FormatError, match="machine schema 99"):
         results.read_machine(path)
     assert any("machine schema 99" in line for line in results.read_cell(path).problems)
+
+
+def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.write_precision(path, "c", {"JAX_DEFAULT_MATMUL_PRECISION": "highest"},
+                            {"m::t": {"status": "passed", "error_type": None, "attempt": 1}})
+    assert results.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").precision.name == "c.precision.json"
+    assert results.read_precision(path) == {"m::t": {"status": "passed", "error_type": None, "error_message": None}}
+    assert results.read_precision(tmp_path / "r" / "other.jsonl") is None
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"schema_version": 2, "cases": {}}', "precision schema 2"),
+    ('{"schema_version": 1, "cases": {"m::t": "passed"}}', "each with a status"),
+    ("[]", "not a precision file"),
+])
+def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_path: Path, text: str,
+                                                                        said: str) -> None:
+    path = tmp_path / "r" / "c.jsonl"
+    results.precision_path(path).parent.mkdir(parents=True)
+    results.precision_path(path).write_text(text, encoding="utf-8")
+    with pytest.raises(results.formats.FormatError, match=said):
+        results.read_precision(path)
+    reading = results.read_cell(path)
+    assert not reading.accounted and reading.precision is None

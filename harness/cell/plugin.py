@@ -64,6 +64,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="deselect cases that already have a record in this run and cell (resume)")
     group.addoption("--shardmatrix-deselect", action="append", default=[], metavar="CASE_ID",
                     help="leave this case out on purpose (<file stem>::<test>, with or without its parameters)")
+    group.addoption("--shardmatrix-only", action="append", default=[], metavar="CASE_ID",
+                    help="run only this case (repeatable; a re-run of chosen cases, as the precision re-run does)")
     group.addoption(
         "--shardmatrix-devices",
         type=int,
@@ -243,6 +245,8 @@ class CellPlugin:
         """The one place where what a case needs is compared with what the cell has."""
         if config.getoption("--shardmatrix-deselect"):
             _deselect_asked(config, items, set(config.getoption("--shardmatrix-deselect")))
+        if config.getoption("--shardmatrix-only"):
+            _deselect_asked(config, items, set(config.getoption("--shardmatrix-only")), keep=True)
         if config.getoption("--shardmatrix-skip-recorded"):
             _deselect_recorded(config, items)
         problem = health.check() if items else None
@@ -375,11 +379,12 @@ def _keep_warnings(item: pytest.Item, caught: list[warnings.WarningMessage]) -> 
     item.stash[PHASE_WARNINGS] = deprecations.merge(earlier, deprecations.texts(caught))
 
 
-def _deselect_asked(config: pytest.Config, items: list[pytest.Item], asked: set[str]) -> None:
-    """Leave out the cases asked for by id (with its parameters, or without them for every parametrization)."""
+def _deselect_asked(config: pytest.Config, items: list[pytest.Item], asked: set[str], keep: bool = False) -> None:
+    """Leave out the cases asked for by id (with its parameters, or without them for every parametrization); with
+    `keep`, every case but those."""
     def left_out(item: pytest.Item) -> bool:
         case_id = case_id_from_nodeid(item.nodeid)
-        return case_id in asked or case_id.split("[")[0] in asked
+        return (case_id in asked or case_id.split("[")[0] in asked) != keep
 
     dropped = [item for item in items if left_out(item)]
     if dropped:

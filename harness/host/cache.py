@@ -109,13 +109,14 @@ def find(files: CellFiles, key: str) -> Hit | None:
 
 def reuse(hit: Hit, files: CellFiles) -> int:
     """Copy a hit's records into `files` under their run's id, with what the reader needs to account for them (the
-    cases its pytest collected, its freeze, its install log, the stack it ran on and case sources); returns how many
-    were copied."""
+    cases its pytest collected, its freeze, its install log, the stack it ran on, its precision re-run and case
+    sources); returns how many were copied."""
     stored = CellFiles.of(hit.records)
     # A corrupt line stays behind; the report of the old run already named it.
     copied = write_records(files.results, ({**record, "run_id": files.run_id} for record in read_records(hit.records)))
     for source, target in ((stored.collection, files.collection), (stored.freeze, files.freeze),
-                           (stored.install_log, files.install_log), (stored.machine, files.machine)):
+                           (stored.install_log, files.install_log), (stored.machine, files.machine),
+                           (stored.precision, files.precision)):
         if source.exists() and not target.exists():
             shutil.copyfile(source, target)
     # The case sources the records came from, which reproducers are built from.

@@ -1,5 +1,5 @@
 """One cell's run, told once: build its environment, reuse stored results, run pytest, record what pytest could
-not, finish.
+not, re-run an accelerator's failed assertions at the highest matmul precision (harness.host.precision), finish.
 
 `run` is the story; its variants say where a cell comes from and differ only in how it starts:
 
@@ -27,7 +27,7 @@ from typing import Any
 
 from harness import vocabulary
 from harness.formats import write_done
-from harness.host import adhoc, cache, cellenv, corpus, durations, output
+from harness.host import adhoc, cache, cellenv, corpus, durations, output, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
@@ -144,6 +144,8 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
         say(progress(files, shown, started, note="interrupted"))
         return CellRun(cell, files, returncode=returncode)
     record_what_pytest_could_not(cell, job, returncode)
+    if precision.applies(cell):
+        precision.rerun(cell, venv, job)
     return finish(cell, files, returncode, paths=shown, started=started, fingerprint=key, say=say)
 
 

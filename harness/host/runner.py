@@ -57,6 +57,8 @@ class Job:
     project: ProjectSettings | None = None
     #: The arguments that leave tests out on purpose (harness.host.options.LeftOut.pytest_args).
     left_out: tuple[str, ...] = ()
+    #: Variables set for pytest over the cell's environment (the precision re-run's matmul precision).
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -148,7 +150,7 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     and none costs nothing.
     """
     command = pytest_command(venv, job)
-    environment = cell_environment(cell, job.settings.devices, job.workers)
+    environment = {**cell_environment(cell, job.settings.devices, job.workers), **dict(job.environment)}
     fault_log = job.files.fault_log(IN_PROCESS)
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)

@@ -175,7 +175,7 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     cells = results.groupby(["run_id", "cell_id"], sort=False)[list(ENVIRONMENT)].last().reset_index()
     if files is not None:
         # An outer join: a cell interrupted before its first case finished has a file but no record.
-        carried = ("reused_from", "sources", "unaccounted", "collected", "machine")
+        carried = ("reused_from", "sources", "unaccounted", "collected", "machine", "precision")
         wanted = ["run_id", "cell_id", "complete", *(name for name in carried if name in files)]
         cells = cells.merge(files[wanted], how="outer", on=["run_id", "cell_id"])
     else:
@@ -195,9 +195,11 @@ def cell_table(results: pd.DataFrame, files: pd.DataFrame | None = None) -> pd.D
     found = cells["collected"].tolist() if "collected" in cells else [None] * len(cells)
     cells["collected"] = pd.Series([list(value) if isinstance(value, list | tuple) else None for value in found],
                                    index=cells.index, dtype=object)
-    found = cells["machine"].tolist() if "machine" in cells else [None] * len(cells)
-    cells["machine"] = pd.Series([value if isinstance(value, dict) else None for value in found], index=cells.index,
-                                 dtype=object)
+    # The stack each cell ran on, and its re-run at the highest matmul precision: None where none was recorded.
+    for name in ("machine", "precision"):
+        found = cells[name].tolist() if name in cells else [None] * len(cells)
+        cells[name] = pd.Series([value if isinstance(value, dict) else None for value in found], index=cells.index,
+                                dtype=object)
     # No file for a record's cell means nothing says it was interrupted.
     cells["complete"] = cells["complete"].fillna(True).astype(bool)
     order = sorted(

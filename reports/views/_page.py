@@ -170,7 +170,7 @@ TEMPLATE = """<!DOCTYPE html>
 {% endfor %}
  · {{ n_cells }} cell{{ "s" if n_cells != 1 }} &times; {{ n_cases }} case{{ "s" if n_cases != 1 }}</p>
 <nav><a href="#compat">Compatibility</a><a href="#causes">Causes</a>{% if changes %}<a href="#changes">Changes</a>
-{%- endif %}<a href="#matrix">Matrix</a>
+{%- endif %}{% if divergence %}<a href="#divergence">Accelerator vs CPU</a>{% endif %}<a href="#matrix">Matrix</a>
 {% if warnings %}<a href="#warnings">Warnings</a>{% endif %}<a href="#cells">Cells</a><a href="#timing">Timing</a>
 {%- if frontier %}<a href="#frontier">Frontier</a>{% endif %}</nav>
 {% if interrupted %}
@@ -302,6 +302,30 @@ otherwise <strong>unexpected</strong> (but in a broken cell, where nothing works
 {% endfor %}
 </tbody>
 </table>
+{% endif %}
+{% if divergence %}
+<h2 id="divergence">Accelerator vs CPU</h2>
+<p class="note">Each accelerator cell against the CPU cell of the same pins at the same device count: a case whose
+status or exception differs is a divergence. A case that failed an assertion on the accelerator ran once more at the
+highest matmul precision (recorded apart; its status stays the default precision's): if that matched the CPU, the
+accelerator's default matmul precision is the cause.</p>
+{% for line in divergence.compared %}<p>{{ line }}</p>{% endfor %}
+{% for line in divergence.unpaired %}<p class="note">{{ line }}</p>{% endfor %}
+{% if divergence.rows %}
+<table class="causes" id="T_divergence">
+<thead><tr><th>case</th><th>accelerator</th><th>CPU</th><th>at the highest precision</th><th>cause</th><th>fix</th>
+</tr></thead>
+<tbody>
+{% for d in divergence.rows %}
+<tr><td class="cases"><code>{{ d.case_id }}</code></td>
+<td class="sig">{{ d.accelerator }}: {{ d.accelerator_outcome }}</td>
+<td class="sig">{{ d.cpu }}: {{ d.cpu_outcome }}</td>
+<td class="sig">{{ d.highest_outcome or "not re-run" }}</td><td><strong>{{ d.label }}</strong></td>
+<td class="fix">{{ d.fix }}</td></tr>
+{% endfor %}
+</tbody>
+</table>
+{% endif %}
 {% endif %}
 <h2 id="matrix">Matrix</h2>
 <ul class="legend">

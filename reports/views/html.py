@@ -29,7 +29,7 @@ from reports.data.matrix import (
     stack_notes,
 )
 from reports.data.text import as_text, seconds_each
-from reports.verdicts import changes, compat
+from reports.verdicts import changes, compat, divergence
 from reports.verdicts.causes import CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views import _page
@@ -75,6 +75,7 @@ def render_html(
         documented=[cause_view(view, matrix.keys) for view in shown if view.documented],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
         changes=changes_view(changed, cells),
+        divergence=divergence.view(matrix),
         # Styler and grid_html output is already escaped; the template marks it `safe`.
         cells=cells_table(matrix).to_html(),
         matrix=status_table(matrix, hovered),

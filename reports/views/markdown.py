@@ -14,7 +14,7 @@ import pandas as pd
 from harness import outputs
 from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
 from reports.data.text import as_text
-from reports.verdicts import changes, compat
+from reports.verdicts import changes, compat, divergence
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
@@ -75,6 +75,7 @@ def render_markdown(
         _compat(verdicts, shown),
         _causes(matrix, shown),
         changes_section(changed, matrix.cells),
+        divergence_section(matrix),
         _legend(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
@@ -187,6 +188,23 @@ def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
             f"`{outputs.CHANGES_CSV.name}` holds the same rows.\n\n"
             + table(["release", "what changed", "kind", "warned", "last passing", "first failing", "cases", "fix"],
                     rows))
+
+
+def divergence_section(matrix: Matrix) -> str:
+    """## Accelerator vs CPU: each divergent case with its cause and fix (reports.verdicts.divergence); nothing
+    when no accelerator cell is shown."""
+    shown = divergence.view(matrix)
+    if shown is None:
+        return ""
+    rows = [[code(d["case_id"]), escape(f"{d['accelerator']}: {d['accelerator_outcome']}"),
+             escape(f"{d['cpu']}: {d['cpu_outcome']}"), escape(d["highest_outcome"] or "not re-run"),
+             f"**{d['label']}**", escape(d["fix"])] for d in shown["rows"]]
+    lines = [*shown["compared"], *shown["unpaired"]]
+    return ("## Accelerator vs CPU\n\nEach accelerator cell against the CPU cell of the same pins at the same device "
+            "count; a case that failed an assertion on the accelerator ran once more at the highest matmul precision "
+            "(its status stays the default precision's).\n\n" + "\n\n".join(escape(line) for line in lines)
+            + ("\n\n" + table(["case", "accelerator", "CPU", "at the highest precision", "cause", "fix"], rows)
+               if rows else ""))
 
 
 def _statuses(statuses: list[str]) -> str:
