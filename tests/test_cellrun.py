@@ -158,3 +158,31 @@ def test_cells_that_left_nothing_are_recorded_and_finished(tmp_path: Path, cases
     assert record["error_message"].startswith("interpreter python3.99 not found")
     # Finished, so a report reads it as not built rather than interrupted.
     assert done_path(tmp_path / "out", "r", ghost.id).exists()
+
+
+def test_a_pytest_that_never_started_records_every_case_as_an_error_saying_why(
+        tmp_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pytest(cell: matrix.Cell, venv: Path, job: Job) -> int:
+        job.files.log.write_text("Traceback (most recent call last):\n"
+                                 "ModuleNotFoundError: No module named 'iniconfig'\n")
+        return 1  # what python -m pytest exits with when pytest's own import fails
+
+    monkeypatch.setattr(cellrun, "run_pytest", no_pytest)
+    files = CellFiles(tmp_path / "out", "20261126T053704Z-h200", CELL.id)
+    job = Job(files=files, paths=(cases,), known=(), settings=cellrun.cache.Settings(
+        devices=8, backend="cpu", timeout=60.0, reruns=0, hard_grace=10.0, repeats=1))
+    cellrun.run(CELL, tmp_path / "venv", job, [cases], build=False, say=lambda line: None)
+    (only,) = [json.loads(line) for line in files.results.read_text().splitlines()]
+    assert (only["case_id"], only["status"], only["error_type"]) == ("test_a::test_a", "error", "PytestDidNotStart")
+    assert "No module named 'iniconfig'" in only["reason"]
+
+
+def test_a_pytest_that_collected_and_failed_records_nothing_more(tmp_path: Path, cases: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakePytest(returncode=1)
+    monkeypatch.setattr(cellrun, "run_pytest", fake)
+    files = CellFiles(tmp_path / "out", "20261126T053704Z-h200", CELL.id)
+    job = Job(files=files, paths=(cases,), known=(), settings=cellrun.cache.Settings(
+        devices=8, backend="cpu", timeout=60.0, reruns=0, hard_grace=10.0, repeats=1))
+    cellrun.run(CELL, tmp_path / "venv", job, [cases], build=False, say=lambda line: None)
+    assert [json.loads(line)["status"] for line in files.results.read_text().splitlines()] == ["passed"]

@@ -43,7 +43,7 @@ from harness.host.runner import (
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
-from harness.results import CellFiles, read_records
+from harness.results import CellFiles, read_records, recorded_case_ids
 
 Say = Callable[[str], object]
 
@@ -155,6 +155,13 @@ def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:
     if returncode == PYTEST_NO_TESTS and not job.resume:
         record_unrun(cell, job.files, [], vocabulary.ERROR, "NoCasesCollected",
                      f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
+    elif (returncode in PYTEST_FINISHED and not job.files.collection.exists()
+          and not recorded_case_ids(job.files.results)):
+        # pytest itself did not start (an interpreter lacking one of pytest's own dependencies exits 1 from its
+        # import): nothing was collected, so every case is an error that says why, never a cell with no records.
+        record_unrun(cell, job.files, paths, vocabulary.ERROR, "PytestDidNotStart",
+                     f"pytest exited with code {returncode} before collecting any case: {last_line(job.files.log)}",
+                     only_missing=True)
     elif returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
         # A conftest.py that did not import stopped pytest before any case: every case is an error that says why.
         stopped = conftest_failure(read_records(job.files.results))
@@ -163,6 +170,15 @@ def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:
             return
         record_unrun(cell, job.files, paths, vocabulary.CRASHED, "CellProcessDied", exit_description(returncode),
                      only_missing=True)
+
+
+def last_line(log: Path) -> str:
+    """The last line a log says (the error that stopped a process), or that it said nothing."""
+    try:
+        lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    except OSError:
+        lines = []
+    return next((line for line in reversed(lines) if line), f"nothing in {log}")[:300]
 
 
 def finish(
