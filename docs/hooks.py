@@ -247,6 +247,59 @@ def census() -> str:
     return "\n\n".join(f"### {family}\n\n{census_table(family)}" for family in families)
 
 
+#: Runs recorded on accelerator machines, kept as test data (CI has no GPU): one folder each, with provenance.toml.
+ACCELERATOR_RUNS = ROOT / "tests" / "data"
+
+
+def accelerator_runs() -> str:
+    """Every stored accelerator run: per cell, what ran of what was collected, the outcomes, the wall, the compile
+    and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
+    from harness.results import read_cell, results_files
+    from reports.data.load import cells_frame, records_frame
+    from reports.data.matrix import build_matrix
+    from reports.verdicts import divergence
+    from reports.verdicts.coverage import coverages
+
+    parts = []
+    for folder in sorted(ACCELERATOR_RUNS.glob("*/provenance.toml")):
+        about = tomllib.loads(folder.read_text(encoding="utf-8"))
+        readings = [read_cell(path, run.name) for run in sorted((folder.parent / "results").iterdir())
+                    for path in results_files(run)]
+        matrix = build_matrix(records_frame([r for reading in readings for r in reading.records]),
+                              cells_frame(readings))
+        covered = coverages(matrix)
+        walls = {(r.run_id, r.cell_id): (r.done or {}).get("seconds") for r in readings}
+        rows = []
+        for key, info in matrix.cells.iterrows():
+            mine = matrix.results[matrix.results["key"] == key]
+            passed = mine[mine["status"].isin(["passed", "passed_deprecated"])]
+            counts = mine["status"].value_counts()
+            machine = info["machine"] if isinstance(info["machine"], dict) else None
+            settings = "not recorded" if machine is None else " ".join(
+                f"`{name}={value}`" for name, value in sorted(machine.get("settings", {}).items())
+                if name != "JAX_PLATFORMS") or "jax's defaults"
+            kind = "" if info["device_kind"] == info["backend"] else f" ({cell(info['device_kind'])})"
+            rows.append([f"`{info['run_id']}`", f"{info['backend']}{kind}",
+                         str(info["device_count"]), covered[str(key)][0].text(),
+                         ", ".join(f"{n} {status}" for status, n in counts.items()),
+                         f"{walls.get((info['run_id'], info['cell_id'])) or ''}",
+                         f"{passed['compile_s'].sum():.1f} / {passed['execute_s'].sum():.1f}", settings])
+        def name(key: str, cells: Any = matrix.cells) -> str:
+            return str(cells.loc[key, "run_id"])
+
+        lines = divergence.compared(matrix, name=name) + divergence.unpaired(matrix, name=name)
+        found = divergence.table(matrix)
+        shown = "\n".join(f"- {cell(line)}" for line in lines) + "".join(
+            f"\n- `{row['case_id']}`: {cell(row['accelerator_outcome'])} on the accelerator, "
+            f"{cell(row['cpu_outcome'])} on the CPU; **{row['label']}**" for row in found.to_dict("records"))
+        parts.append(
+            f"### {about['title']}\n\n*`tests/data/{folder.parent.name}/`: {about['command']} on {about['date']}, "
+            f"commit `{about['commit']}`, on {about['machine']}.*\n\n"
+            + table(["run", "cell", "devices", "cases run", "outcomes", "wall (s)", "compile / execute (s, passed)",
+                     "jax settings"], rows) + "\n\n" + shown)
+    return "\n\n".join(parts)
+
+
 #: The caller workflow of the fixture downstream repository, which tests/test_workflow_upgrade_check_runs.py drives.
 CALLER = ROOT / "tests" / "downstream" / ".github" / "workflows" / "shardmatrix.yml"
 
@@ -289,6 +342,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "census": census,
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
+    "accelerator-runs": accelerator_runs,
 }
 
 

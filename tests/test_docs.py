@@ -243,3 +243,16 @@ def test_the_inputs_table_has_one_row_per_input_of_the_reusable_workflow_and_no_
     rows = rows_of(hooks.upgrade_check_inputs())
     assert [row[0] for row in rows] == [f"`{name}`" for name in declared]
     assert dict((row[0], row[1]) for row in rows)["`pre`"] == "boolean"
+
+
+def test_the_gpu_page_shows_every_stored_accelerator_run_with_its_provenance_and_figures() -> None:
+    shown = hooks.accelerator_runs()
+    for folder in sorted(hooks.ACCELERATOR_RUNS.glob("*/provenance.toml")):
+        about = hooks.tomllib.loads(folder.read_text(encoding="utf-8"))
+        assert about["title"] in shown and f"commit `{about['commit']}`" in shown and about["date"] in shown
+    # The first run before cases scaled, and the second after, as the records say.
+    assert "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)" in shown
+    assert "87 of 122 (30 need 2 devices, 4 need 4 devices, 1 needs 8 devices)" in shown
+    assert "`XLA_PYTHON_CLIENT_PREALLOCATE=false`" in shown
+    assert "20261126T053704Z-accel (NVIDIA H200) against 20261126T053704Z-cpu1 (CPU) at 1 device: 122 cases " \
+           "compared, none divergent." in shown

@@ -10,6 +10,7 @@ fixes it; "unexplained" otherwise, with both outcomes shown. The status stays wh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -81,8 +82,9 @@ def table(matrix: Matrix) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def compared(matrix: Matrix, found: pd.DataFrame | None = None) -> list[str]:
-    """One line per pair compared: the cells, the device count, the cases both recorded and how many diverge."""
+def compared(matrix: Matrix, found: pd.DataFrame | None = None, name: Callable[[str], str] = str) -> list[str]:
+    """One line per pair compared: the cells (`name` of each key), the device count, the cases both recorded and how
+    many diverge."""
     found = table(matrix) if found is None else found
     lines = []
     for accelerator, cpu in twins(matrix).items():
@@ -94,7 +96,8 @@ def compared(matrix: Matrix, found: pd.DataFrame | None = None) -> list[str]:
         kind = as_text(cells.loc[accelerator, "device_kind"])
         count = int(as_text(cells.loc[accelerator, "device_count"]) or 0)
         diverging = int((found["accelerator"] == accelerator).sum())
-        lines.append(f"{accelerator} ({kind}) against {cpu} (CPU) at {count} device{'s' if count != 1 else ''}: "
+        lines.append(f"{name(accelerator)} ({kind}) against {name(cpu)} (CPU) at {count} "
+                     f"device{'s' if count != 1 else ''}: "
                      f"{len(both)} cases compared, {diverging or 'none'} divergent.")
     return lines
 
@@ -107,10 +110,10 @@ def view(matrix: Matrix) -> dict[str, Any] | None:
     return {"rows": found.to_dict("records"), "compared": compared(matrix, found), "unpaired": unpaired(matrix)}
 
 
-def unpaired(matrix: Matrix) -> list[str]:
-    """One line per accelerator cell with no CPU cell to compare with."""
+def unpaired(matrix: Matrix, name: Callable[[str], str] = str) -> list[str]:
+    """One line per accelerator cell (`name` of its key) with no CPU cell to compare with."""
     counts = {key: as_text(matrix.cells.loc[key, "device_count"]) for key in twins(matrix)}
-    return [f"{key}: no CPU cell of the same pins at {counts[key]} device(s) to compare with (run installed mode "
+    return [f"{name(key)}: no CPU cell of the same pins at {counts[key]} device(s) to compare with (run installed mode "
             f"with --backend cpu --devices {counts[key]})" for key, cpu in twins(matrix).items() if cpu is None]
 
 
