@@ -16,6 +16,8 @@ class TestNumerics:
         x = rng.standard_normal((512, 1024), dtype=np.float32)
         # The first layer at unit scale, the others at 1/sqrt(1024): activations stay about 32 in size, where float32
         # errs by about 1e-4 but TF32 (a GPU's default float32 matmul precision: a 10-bit mantissa) by about 1e-2.
+        # Measured on one H200 (jax 0.11.2, 2026-11-26): 145473 of 524288 elements (27.7 %) off, by up to 0.079, at
+        # the default precision; none with JAX_DEFAULT_MATMUL_PRECISION=highest. On the CPU, at most 1.4e-4.
         weights = [rng.standard_normal((1024, 1024), dtype=np.float32) * np.float32(scale)
                    for scale in (1.0, 1 / 32, 1 / 32)]
         expected = x
