@@ -14,7 +14,7 @@ import pytest
 
 from harness.host import cache, cellrun, durations, matrix, runner
 from harness.host.options import Options
-from harness.results import CellFiles, done_path, log_path
+from harness.results import CellFiles, done_path, log_path, read_records, results_path
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -173,6 +173,37 @@ def test_failures_not_retried_are_the_ones_outcomes_classifies_as_timeout_import
     assert not retried("harness.cell.health.CellUnusable: backend failed to start: RuntimeError: no cuda")
     assert retried("AssertionError: arithmetic broke")
     assert retried("TimeoutError: the server did not answer")
+
+
+def test_too_few_devices_is_not_retried_and_out_of_memory_is() -> None:
+    def retried(message: str) -> bool:
+        return not any(re.search(pattern, message) for pattern in runner.NOT_RETRIED)
+
+    assert not retried("ValueError: Number of devices 1 must be >= the product of mesh_shape (1, 2)")
+    assert not retried("ValueError: compiling computation `step` that requires 8 replicas, but only 1 XLA devices "
+                       "are available.")
+    # Our own workers can exhaust one accelerator's memory: a retry may find it free.
+    assert retried("JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8589934592 bytes.")
+    assert retried("AssertionError: Number of devices 1 must be >= the product of mesh_shape (1, 2)")
+
+
+SHORT = ("def test_short():\n    raise ValueError('Number of devices 1 must be >= the product of mesh_shape (1, 2)')\n"
+         "\n\ndef test_fails():\n    assert 1 + 1 == 3, 'arithmetic broke'\n")
+
+
+def test_a_case_short_of_devices_runs_once_where_a_failure_is_retried(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "test_two.py").write_text(SHORT)
+    options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=1)
+    assert cellrun.matrix_cell(CELL, Path(sys.prefix), options) == 0
+    attempts: dict[str, int] = {}
+    for record in read_records(results_path(options.out, "r", CELL.id)):
+        attempts[record["case_id"]] = attempts.get(record["case_id"], 0) + 1
+    assert attempts == {"test_two::test_short": 1, "test_two::test_fails": 2}
 
 
 def test_a_finished_cell_keeps_its_seconds_which_order_the_next_run_but_a_reuse_does_not(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ mesh ones do, and the pmap keeps failing with the countless "cannot select an ax
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,14 @@ def test_the_patterns_are_one_data_file_with_a_count_in_each() -> None:
     assert {p.name for p in loaded} == {"make_mesh", "create_device_mesh", "pmap"}
     assert all({"asked", "shape"} & set(p.regex.groupindex) for p in loaded)
     assert shortage.PATTERNS == Path(shortage.__file__).with_name("shortage.toml")
+
+
+@pytest.mark.parametrize(("jax", "message"), MAKE_MESH + CREATE_DEVICE_MESH_SHORT + PMAP)
+def test_each_error_as_raised_is_matched_by_one_pattern(jax: str, message: str) -> None:
+    """As pytest-rerunfailures writes an exception ('ValueError: <message>'), which the runner does not retry."""
+    assert sum(bool(re.search(p.as_raised(), f"ValueError: {message}")) for p in shortage.patterns()) == 1
+
+
+@pytest.mark.parametrize(("jax", "message"), MAKE_MESH + PMAP)
+def test_the_same_words_raised_as_another_exception_are_matched_by_none(jax: str, message: str) -> None:
+    assert not any(re.search(p.as_raised(), f"AssertionError: {message}") for p in shortage.patterns())

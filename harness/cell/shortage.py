@@ -39,6 +39,10 @@ class Pattern:
             return int(groups["asked"])
         return math.prod(int(size) for size in re.findall(r"\d+", groups["shape"]))
 
+    def as_raised(self) -> str:
+        """A regex for the error as pytest-rerunfailures writes it ('ValueError: <message>')."""
+        return f"{re.escape(self.error_type)}: .*{self.regex.pattern}"
+
 
 @functools.cache
 def patterns(path: Path = PATTERNS) -> tuple[Pattern, ...]:

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cell import shortage
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
@@ -31,8 +32,10 @@ PYTEST_NO_TESTS = 5
 #: More restarts than any corpus has cases means the cell cannot make progress.
 MAX_RESTARTS = 10_000
 #: Failures not worth a retry (pytest-rerunfailures patterns), from the marks harness.cell.outcomes classifies by:
-#: a time limit already spent, a cell whose packages do not import or whose backend does not start.
-NOT_RETRIED = (re.escape(TIMEOUT_MARK), CELL_UNUSABLE_MARK, *sorted(IMPORT_ERRORS))
+#: a time limit already spent, a cell whose packages do not import or whose backend does not start, and jax's
+#: too-few-devices errors (a retry runs on the same devices; out of memory is retried, our own workers can cause it).
+NOT_RETRIED = (re.escape(TIMEOUT_MARK), CELL_UNUSABLE_MARK, *sorted(IMPORT_ERRORS),
+               *(pattern.as_raised() for pattern in shortage.patterns()))
 #: JAX_PLATFORMS per backend. Naming the accelerator makes jax fail loudly where it cannot start it, instead of
 #: quietly falling back to the CPU and recording CPU results under an accelerator's cell.
 PLATFORMS = {"cpu": "cpu", "cuda12": "cuda,cpu", "cuda13": "cuda,cpu", "tpu": "tpu,cpu"}
