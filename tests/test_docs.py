@@ -254,5 +254,10 @@ def test_the_gpu_page_shows_every_stored_accelerator_run_with_its_provenance_and
     assert "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)" in shown
     assert "87 of 122 (30 need 2 devices, 4 need 4 devices, 1 needs 8 devices)" in shown
     assert "`XLA_PYTHON_CLIENT_PREALLOCATE=false`" in shown
-    assert "20261126T053704Z-accel (NVIDIA H200) against 20261126T053704Z-cpu1 (CPU) at 1 device: 122 cases " \
+    assert "20261126T060429Z-accel (NVIDIA H200) against 20261126T060429Z-cpu1 (CPU) at 1 device: 122 cases " \
            "compared, none divergent." in shown
+    # The trainer's numeric test: failed on the GPU, passed in the re-run and on the CPU.
+    assert "20261126T060429Z-project (NVIDIA H200) against 20261126T060429Z-project (CPU) at 1 device: 7 cases " \
+           "compared, 1 divergent." in shown
+    assert "test_stacked_layers_match_a_float32_numpy_reference[1]`: failed AssertionError" in shown
+    assert "**default matmul precision**" in shown
