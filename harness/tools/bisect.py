@@ -62,8 +62,7 @@ class Probe:
     @property
     def short_of_devices(self) -> bool:
         """Whether the case was not applicable because it needs more devices than the cell has."""
-        return (self.status == vocabulary.NOT_APPLICABLE and self.needed is not None and self.have is not None
-                and self.needed > self.have)
+        return vocabulary.is_short_of_devices(self.status, self.needed, self.have)
 
     @property
     def verdict(self) -> str:
