@@ -223,7 +223,8 @@ def test_a_case_short_of_devices_at_both_ends_is_refused_in_one_line() -> None:
         bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
     assert str(refused.value) == ("fam::test_a needs 2 devices, cell has 1: short of devices at both ends "
                                   "(jax0.0.0-flax0.12.8-py3.11, jax0.9.0-flax0.12.8-py3.11), so no release between "
-                                  "them can run it: nothing to bisect")
+                                  "them can run it: nothing to bisect (on CPU, --devices 2 gives the cells "
+                                  "enough)")
     assert "\n" not in str(refused.value) and seen == [VERSIONS[0], VERSIONS[-1]]  # nothing between was built
     # Ends that need different counts are each said.
     _, probe = recorded({VERSIONS[0]: short(VERSIONS[0], 8, 1), VERSIONS[-1]: short(VERSIONS[-1], 4, 1)})

@@ -152,8 +152,10 @@ def refuse_short_at_both_ends(case_id: str, good: Probe, bad: Probe) -> None:
     shortage = [vocabulary.devices_reason(end.needed, end.have) for end in (good, bad)
                 if end.needed is not None and end.have is not None]
     said = shortage[0] if shortage[0] == shortage[1] else f"{shortage[0]} at the good end, {shortage[1]} at the bad"
+    most = max(end.needed or 0 for end in (good, bad))
     raise BisectError(f"{case_id} {said}: short of devices at both ends ({good.cell_id}, {bad.cell_id}), so no "
-                      f"release between them can run it: nothing to bisect")
+                      f"release between them can run it: nothing to bisect (on CPU, --devices {most} gives the cells "
+                      "enough)")
 
 
 def _refusal(end: Probe, verdict: str, what: str) -> str | None:
