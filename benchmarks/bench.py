@@ -1,4 +1,4 @@
-"""The eight figures of `nox -s bench`, each measured side by side in one run on this machine.
+"""The nine figures of `nox -s bench`, each measured side by side in one run on this machine.
 
 1. env build per cell on a warm cache: uv vs `python -m venv` + `pip install` of the same pins;
 2. default-matrix wall time vs its lower bound (bare `import jax, flax` per cell plus the bare case bodies,
@@ -10,7 +10,9 @@
    frontier, run fresh);
 7. what a project costs a cell (`--project tests/downstream`: optax, a uv.lock, an editable install) on a warm cache;
 8. `shardmatrix watch` from its start to the verdict on one new jax release of tests/downstream, warm cache, with
-   the share spent building venvs, running tests and bisecting.
+   the share spent building venvs, running tests and bisecting;
+9. device counts: the matrix (or `--matrix-cells`) at --devices 1, 2 and 4 against 8: the cases that apply, the
+   wall, and every (cell, case) whose status or exception type differs from 8 where the case applies at both.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import outputs  # noqa: E402
+from harness import outputs, vocabulary  # noqa: E402
 from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
 from harness.results import (  # noqa: E402
@@ -328,14 +330,85 @@ def watch_figure(found: dict[str, Any]) -> str:
             f"{found['verdict']}: {shares}, the rest {rest:.0f} s")
 
 
+#: Figure 9's device counts; the last is the one the others are measured against (a default cell's).
+DEVICE_COUNTS = (1, 2, 4, 8)
+#: A (cell, case)'s outcome at one device count: its final attempt's status and exception type ('' for none).
+Outcome = tuple[str, str]
+Outcomes = dict[tuple[str, str], Outcome]
+
+
+def outcomes(out: Path, run_id: str, cell_ids: list[str]) -> Outcomes:
+    """Each (cell, case)'s final status and exception type in one run (harness.vocabulary.final_records)."""
+    found: Outcomes = {}
+    for cell_id in cell_ids:
+        path = results_path(out, run_id, cell_id)
+        finals = vocabulary.final_records(read_records(path)) if path.is_file() else {}
+        for case_id, record in finals.items():
+            found[cell_id, case_id] = (str(record.get("status")), str(record.get("error_type") or ""))
+    return found
+
+
+def device_runs(out: Path, patterns: list[str] | None,
+                counts: tuple[int, ...] = DEVICE_COUNTS) -> dict[int, tuple[float, Outcomes]]:
+    """The matrix (or its cells matching `patterns`) run fresh at each device count: its wall and outcomes. A first
+    run, not timed, builds what the cells need (or reuses a stored run), so no count's wall pays for the builds."""
+    nox = [sys.executable, "-m", "nox", "-s", "matrix", "--", *(f"--cells={p}" for p in patterns or [])]
+    cells = [cell.id for cell in matrix.select(matrix.load(ROOT / "matrix.toml"), patterns or [])]
+    run(*nox, "--out", out, "--run-id", new_run_id(), cwd=ROOT)
+    found: dict[int, tuple[float, Outcomes]] = {}
+    for count in counts:
+        run_id = new_run_id()
+        wall = timed(functools.partial(run, *nox, "--out", out, "--run-id", run_id, "--force", "--devices",
+                                       str(count), cwd=ROOT))
+        found[count] = (wall, outcomes(out, run_id, cells))
+    return found
+
+
+def _applies(found: Outcomes) -> set[tuple[str, str]]:
+    return {key for key, (status, _) in found.items() if status != vocabulary.NOT_APPLICABLE}
+
+
+def _said(outcome: Outcome) -> str:
+    status, error = outcome
+    return f"{status} {error}" if error else status
+
+
+def device_figure(found: dict[int, tuple[float, Outcomes]], what: str) -> str:
+    """Figure 9's lines: per device count, the cases that apply and the wall; against the most devices, how many of
+    the cases that apply there apply here, and every (cell, case) that applies at both and differs in status or
+    exception type."""
+    base = max(found)
+    wall_base, at_base = found[base]
+    applies_base = _applies(at_base)
+    lines = [f"9. device counts, {what}: the cases that apply and the wall at each count; each (cell, case) that "
+             f"applies at both and differs from {base} devices in status or exception type"]
+    for count in sorted(found):
+        wall, at = found[count]
+        applies = _applies(at)
+        if count == base:
+            lines.append(f"   {count} devices: {len(applies)} of {len(at)} apply, {wall:.0f} s")
+            continue
+        both = sorted(applies & applies_base)
+        differ = [key for key in both if at[key] != at_base[key]]
+        share = f" ({100 * len(both) / len(applies_base):.0f} %)" if applies_base else ""
+        only = len(applies - applies_base)
+        lines.append(f"   {count} devices: {len(applies)} of {len(at)} apply, {len(both)} of the {len(applies_base)} "
+                     f"that apply at {base}{share}{f', {only} only here' if only else ''}; {wall:.0f} s vs "
+                     f"{wall_base:.0f} s; {len(differ) or 'no'} difference{'' if len(differ) == 1 else 's'}")
+        lines += [f"     {cell} {case}: {_said(at_base[cell, case])} at {base}, {_said(at[cell, case])} at {count}"
+                  for cell, case in differ]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the eight figures."""
+    """Measure and print the nine figures."""
     parser = argparse.ArgumentParser(prog="nox -s bench --")
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
-    parser.add_argument("--skip-matrix", action="store_true", help="skip figures 2 and 3 (each runs the matrix)")
+    parser.add_argument("--skip-matrix", action="store_true",
+                        help="skip figures 2, 3 and 9 (each runs the matrix)")
     parser.add_argument("--matrix-cells", action="append", metavar="GLOB",
-                        help="figures 2 and 3 on the cells whose id matches GLOB (repeatable; default: every cell), "
-                        "for a quick comparison of two checkouts")
+                        help="figures 2, 3 and 9 on the cells whose id matches GLOB (repeatable; default: every "
+                        "cell), for a quick comparison of two checkouts or figure 9 on a few cells")
     parser.add_argument("--out", type=Path, default=None, help="where the matrix runs write (default: scratch)")
     parser.add_argument("--frontier-flax", default="==0.10.2", metavar="SPEC",
                         help="flax releases of figure 6's frontier (default ==0.10.2)")
@@ -344,14 +417,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frontier-from", type=Path, default=None, metavar="OUT",
                         help="figure 6 from the frontier an earlier `nox -s frontier -- --out OUT` measured (the "
                         "default one takes most of an hour) instead of running a small one")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 9), metavar="N",
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 10), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     parser.add_argument("--watch-release", default="0.9.0", metavar="X",
                         help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 9))
+    wanted = set(args.only or range(1, 10))
     if args.skip_matrix:
-        wanted -= {2, 3}
+        wanted -= {2, 3, 9}
     cores = os.cpu_count() or 1
     print(f"machine: {platform.node()} · {platform.processor() or platform.machine()} · {cores} cores · "
           f"Python {platform.python_version()}")
@@ -392,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
                   "(target <= +3 s)")
         if 8 in wanted:
             print(watch_figure(watch_phases(scratch, args.watch_release)))
+        if 9 in wanted:
+            which = f"cells {' '.join(args.matrix_cells)}" if args.matrix_cells else "default matrix"
+            print(device_figure(device_runs(args.out or scratch / "out", args.matrix_cells), which))
     return 0
 
 

@@ -230,6 +230,10 @@ COMPAT_JSON = Format("compat.json", 3, "compat list", {2: stamped(2), 3: compat_
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
+#: An upgrade's verdict for programs (reports.cli writes it beside compare.md; the action reads it for its outputs):
+#: `verdict`, `coverage` (what it was judged on when devices left cases out on both sides; '' otherwise) and
+#: `reasons`.
+COMPARE_JSON = Format("compare.json", 1, "upgrade verdict")
 #: The reproducers' folder of a report (reports.repro).
 REPRO_DIR = "repro"
 

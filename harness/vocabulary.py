@@ -217,6 +217,13 @@ def devices_needed(status: object, reason: object) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def is_short_of_devices(status: object, needed: object, have: object) -> bool:
+    """Whether a record says its case did not apply because it needs more devices than its cell has: not
+    applicable, with `devices_needed` above the cell's `device_count` (both whole numbers)."""
+    counts = [value for value in (needed, have) if isinstance(value, int) and not isinstance(value, bool)]
+    return status == NOT_APPLICABLE and len(counts) == 2 and counts[0] > counts[1]
+
+
 # --- documented changes ---------------------------------------------------------------------------------------------
 
 #: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the

@@ -105,7 +105,8 @@ class Judged:
 
 def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
           changes_from: Path | None = None) -> Judged:
-    """The verdict of `after` against `before`, with compare.md and the reproducers written under OUT/report:
+    """The verdict of `after` against `before`, with compare.md, compare.json (the verdict and its coverage, for
+    programs) and the reproducers written under OUT/report:
     what `--compare` prints and what `shardmatrix watch` summarises. ShardmatrixError for bad input (a run compared
     with itself, an unknown run, a report folder that is a file, an unreadable --cases-from or --changes-from); what
     the reading could not account for is warned on stderr, one line each."""
@@ -134,6 +135,8 @@ def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
     written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
         comparison, {key: str(path) for key, path in repros.items()})
         + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""))
+    outputs.write_document(target / outputs.COMPARE_JSON.name, outputs.COMPARE_JSON, {
+        "verdict": comparison.verdict, "coverage": comparison.coverage, "reasons": list(comparison.reasons)})
     return Judged(comparison, {key: str(target / path) for key, path in repros.items()}, crossed, written)
 
 

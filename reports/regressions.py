@@ -30,7 +30,9 @@ with the verdict:
   workflow leaves the issue as it is too. A crash before this module runs (its imports) exits 1 with nothing on
   stdout: the workflow takes no body as no verdict either.
 
-Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer.
+Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer, and so is the
+coverage of each cell of the current run whose devices left cases out ('19 of 103 (80 need 8 devices)'): a verdict
+on 19 cases is not one on 103. A cell that ran every case its devices allow is not listed.
 
 The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, closes it on
 0, and touches it on nothing else.
@@ -41,6 +43,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -50,7 +53,9 @@ from harness.formats import INCONCLUSIVE_EXIT, ShardmatrixError, UsageParser, co
 from harness.results import results_files, run_start
 from reports.build import results_dir
 from reports.data.load import ResultsError, choose_runs, load
+from reports.data.matrix import build_matrix
 from reports.verdicts.compare import CompareError, Comparison, compare
+from reports.verdicts.coverage import short_cells
 from reports.views.issue import cut, render
 
 
@@ -81,7 +86,15 @@ def check_order(previous: Path, current: Path) -> None:
                           "is not tonight's)")
 
 
-def regressions(previous: Path, current: Path) -> Comparison:
+@dataclass(frozen=True)
+class Night:
+    """Tonight against the previous night, and the coverage of each cell of tonight's run short of devices."""
+
+    comparison: Comparison
+    coverage: dict[str, str]
+
+
+def regressions(previous: Path, current: Path) -> Night:
     """The newest run of `current` against the newest run of `previous`, cells matched by id; RefusedRuns when
     they are one run, or the current one started before the previous one."""
     check_order(previous, current)
@@ -93,8 +106,9 @@ def regressions(previous: Path, current: Path) -> Comparison:
     if start_a is not None and start_b is not None and start_b < start_a:
         raise RefusedRuns(f"the current run {run_b} started before the previous run {run_a}: swap --previous and "
                           "--current")
-    return compare(pd.concat([records_a, records_b], ignore_index=True), run_a, run_b,
-                   pd.concat([cells_a, cells_b], ignore_index=True), by_id=True)
+    comparison = compare(pd.concat([records_a, records_b], ignore_index=True), run_a, run_b,
+                         pd.concat([cells_a, cells_b], ignore_index=True), by_id=True)
+    return Night(comparison, short_cells(build_matrix(records_b, cells_b)))
 
 
 @command
@@ -110,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             # Each unaccounted line is in the comparison's reasons; a Python warning would repeat it on stderr.
             warnings.simplefilter("ignore")
-            comparison = regressions(args.previous, args.current)
+            night = regressions(args.previous, args.current)
     except RefusedRuns:
         raise
     except (ResultsError, CompareError, OSError) as exc:  # OSError: a results tree the file system refuses to read
@@ -119,7 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = INCONCLUSIVE_EXIT
     else:
         # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
-        body, code = render(comparison, args.run_url), comparison.exit_code
+        body = render(night.comparison, args.run_url, coverage=night.coverage)
+        code = night.comparison.exit_code
     if args.full:
         outputs.write_atomically(args.full, body)
     # Printed last: a crash above leaves stdout empty, which the workflow reads as no verdict.

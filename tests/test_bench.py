@@ -75,3 +75,73 @@ def test_the_index_of_one_release_day_keeps_the_lock_and_that_release(monkeypatc
     monkeypatch.setattr(index, "fetch_json", lambda url, accept="application/json": document)
     kept = bench.one_release_index("0.9.0", "0.8.3")("https://pypi.org/pypi/jax/json")
     assert list(kept["releases"]) == ["0.8.2", "0.8.3", "0.9.0"]
+
+
+GATHER, MERGE, MESH = "sharded_gathers::test_take", "nnx_sharded_merge::test_merge", "shard_map_modes::test_2x4"
+CELL_A, CELL_B = "jax0.10.2-flax0.12.8-py3.11", "jax0.11.2-flax0.12.10-py3.12"
+
+
+def at(*entries: tuple[str, str, str, str]) -> bench.Outcomes:
+    """Outcomes from (cell, case, status, exception type)."""
+    return {(cell, case): (status, error) for cell, case, status, error in entries}
+
+
+def test_the_device_figure_lists_a_difference_where_the_case_applies_at_both_counts() -> None:
+    eight = at((CELL_A, GATHER, "failed", "ShardingTypeError"), (CELL_A, MERGE, "passed", ""),
+               (CELL_A, MESH, "passed", ""), (CELL_B, GATHER, "passed", ""))
+    two = at((CELL_A, GATHER, "failed", "ValueError"), (CELL_A, MERGE, "passed", ""),
+             (CELL_A, MESH, "not_applicable", ""), (CELL_B, GATHER, "passed", ""))
+    figure = bench.device_figure({8: (100.0, eight), 2: (60.0, two)}, "cells jax0.10.2*")
+    lines = figure.splitlines()
+    assert lines[1] == ("   2 devices: 3 of 4 apply, 3 of the 4 that apply at 8 (75 %); 60 s vs 100 s; 1 difference")
+    assert lines[2] == f"     {CELL_A} {GATHER}: failed ShardingTypeError at 8, failed ValueError at 2"
+    assert lines[3] == "   8 devices: 4 of 4 apply, 100 s" and len(lines) == 4
+
+
+def test_the_device_figure_finds_no_difference_in_a_case_that_applies_at_one_count_only() -> None:
+    # Not applicable at 1 is a shortage, never a difference: only cases that apply at both counts are compared.
+    eight = at((CELL_A, MESH, "passed", ""), (CELL_A, MERGE, "failed", "TypeError"))
+    one = at((CELL_A, MESH, "not_applicable", ""), (CELL_A, MERGE, "failed", "TypeError"))
+    figure = bench.device_figure({1: (5.0, one), 8: (9.0, eight)}, "x")
+    assert "   1 devices: 1 of 2 apply, 1 of the 2 that apply at 8 (50 %); 5 s vs 9 s; no differences" in figure
+    assert f"{CELL_A} {MESH}" not in figure
+
+
+def write_cell(out: Path, run_id: str, cell_id: str, records: list[dict[str, object]]) -> None:
+    from harness.results import results_path
+
+    path = results_path(out, run_id, cell_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(found) + "\n" for found in records))
+
+
+def test_outcomes_are_each_case_s_final_attempt_and_a_cell_without_results_has_none(tmp_path: Path) -> None:
+    from record_factory import record
+
+    write_cell(tmp_path, "r", CELL_A, [record(case_id=GATHER, status="failed", error_type="ValueError"),
+                                       record(case_id=GATHER, attempt=2, status="passed"),
+                                       record(case_id=MESH, status="failed", error_type="TypeError")])
+    assert bench.outcomes(tmp_path, "r", [CELL_A, CELL_B]) == {(CELL_A, GATHER): ("passed", ""),
+                                                               (CELL_A, MESH): ("failed", "TypeError")}
+
+
+def test_device_runs_runs_the_chosen_cells_fresh_at_each_count_after_an_untimed_warm_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from record_factory import record
+
+    commands: list[list[str]] = []
+
+    def fake_nox(*command: object, **kwargs: object) -> None:
+        words = [str(word) for word in command]
+        commands.append(words)
+        devices = int(words[words.index("--devices") + 1]) if "--devices" in words else 8
+        status = "passed" if devices >= 2 else "not_applicable"
+        write_cell(Path(words[words.index("--out") + 1]), words[words.index("--run-id") + 1], CELL_A,
+                   [record(case_id=MESH, status=status, device_count=devices)])
+
+    monkeypatch.setattr(bench, "run", fake_nox)
+    found = bench.device_runs(tmp_path, ["jax0.10.2-flax0.12.8*"], counts=(1, 8))
+    assert [("--force" in words, words[-1] if "--devices" in words else None) for words in commands] == [
+        (False, None), (True, "1"), (True, "8")]
+    assert all("--cells=jax0.10.2-flax0.12.8*" in words for words in commands)
+    assert found[1][1] == {(CELL_A, MESH): ("not_applicable", "")} and found[8][1] == {(CELL_A, MESH): ("passed", "")}

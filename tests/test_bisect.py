@@ -193,3 +193,134 @@ def test_a_probe_whose_case_history_has_a_gap_is_skipped_and_a_whole_one_stands(
     assert doubt is not None and "fam::test_a has attempt 2 without attempt 1" in doubt
     probe = bisect.Probe(Version("0.10.2"), bisect.UNACCOUNTED, doubt, "c")
     assert probe.verdict == "skip"
+
+
+def short(version: Version, needed: int = 2, have: int = 1) -> dict[str, object]:
+    """The record of fam::test_a not applicable for its devices in a cell of `have` devices."""
+    from record_factory import record
+
+    return record(jax=str(version), status="not_applicable", reason=f"needs {needed} devices, cell has {have}",
+                  devices_needed=needed, device_count=have)
+
+
+def recorded(by_version: dict[Version, dict[str, object]]) -> tuple[list[Version], bisect.Probe]:
+    """A prober answering each version with its record (bisect.probe_of), passing where none is given."""
+    from record_factory import record
+
+    seen: list[Version] = []
+
+    def probe(version: Version) -> bisect.Probe:
+        seen.append(version)
+        found = by_version.get(version, record(jax=str(version)))
+        return bisect.probe_of(version, found, str(found["cell_id"]))
+
+    return seen, probe  # type: ignore[return-value]
+
+
+def test_a_case_short_of_devices_at_both_ends_is_refused_in_one_line() -> None:
+    seen, probe = recorded({VERSIONS[0]: short(VERSIONS[0]), VERSIONS[-1]: short(VERSIONS[-1])})
+    with pytest.raises(bisect.BisectError) as refused:
+        bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
+    assert str(refused.value) == ("fam::test_a needs 2 devices, cell has 1: short of devices at both ends "
+                                  "(jax0.0.0-flax0.12.8-py3.11, jax0.9.0-flax0.12.8-py3.11), so no release between "
+                                  "them can run it: nothing to bisect (on CPU, --devices 2 gives the cells "
+                                  "enough)")
+    assert "\n" not in str(refused.value) and seen == [VERSIONS[0], VERSIONS[-1]]  # nothing between was built
+    # Ends that need different counts are each said.
+    _, probe = recorded({VERSIONS[0]: short(VERSIONS[0], 8, 1), VERSIONS[-1]: short(VERSIONS[-1], 4, 1)})
+    with pytest.raises(bisect.BisectError, match=r"^fam::test_a needs 8 devices, cell has 1 at the good end, needs 4 "
+                                                  r"devices, cell has 1 at the bad: short of devices at both ends"):
+        bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
+
+
+def test_a_case_short_of_devices_at_one_end_only_is_bisected_as_before() -> None:
+    from record_factory import record
+
+    failing = {v: record(jax=str(v), status="failed", error_type="Boom", error_message="x") for v in VERSIONS[6:]}
+    # Short at the good end only: that end cannot be judged, refused as any such end is (no BisectError).
+    _, probe = recorded({**failing, VERSIONS[0]: short(VERSIONS[0])})
+    outcome = bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
+    assert outcome.refusal is not None and outcome.refusal.startswith(
+        "--good 0.0.0 cannot be judged (not_applicable: needs 2 devices, cell has 1; cell jax0.0.0-flax0.12.8")
+    # Short at the bad end only: the same, for the bad end.
+    _, probe = recorded({VERSIONS[-1]: short(VERSIONS[-1])})
+    outcome = bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
+    assert outcome.refusal is not None and outcome.refusal.startswith("--bad 0.9.0 cannot be judged (not_applicable")
+    # Short in between: skipped, and the search finds the first bad release around it.
+    _, probe = recorded({**failing, VERSIONS[5]: short(VERSIONS[5]), VERSIONS[4]: short(VERSIONS[4])})
+    outcome = bisect.search(VERSIONS, probe, case_id="fam::test_a")  # type: ignore[arg-type]
+    assert outcome.refusal is None and outcome.last_good == VERSIONS[3]
+    assert outcome.first_bad is not None and outcome.first_bad.version == VERSIONS[6]
+
+
+def test_only_a_record_short_of_devices_reads_short() -> None:
+    from record_factory import record
+
+    assert bisect.probe_of(VERSIONS[0], short(VERSIONS[0]), "c").short_of_devices
+    # An API the cell lacks, a count the cell has, or a count the record does not give is no shortage.
+    absent = record(status="not_applicable", reason="jax.sharding.use_mesh is absent")
+    enough = {**short(VERSIONS[0]), "device_count": 2}
+    unsaid = {**short(VERSIONS[0]), "device_count": None}
+    assert not any(bisect.probe_of(VERSIONS[0], found, "c").short_of_devices for found in (absent, enough, unsaid))
+    assert bisect.probe_of(VERSIONS[0], {**short(VERSIONS[0]), "devices_needed": 2.0}, "c").needed == 2
+
+
+CASE = "sharded_gathers::test_take_on_sharded_axis_raises_sharding_type_error"
+
+
+def fake_probes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shortage: dict[str, int]) -> list[str]:
+    """Each probe's cell writes, as a finished cell would, the record of CASE: short of devices in the cells of the
+    jax releases in `shortage` (by the devices it needed), failing at 0.10.2, passing before; the cells built."""
+    from record_factory import collected, record
+
+    from harness.formats import write_done
+    from harness.host.cellrun import CellRun
+    from harness.results import CellFiles
+
+    built: list[str] = []
+
+    def probe(cell: matrix.Cell, opts: options.Options, paths: list[Path], say: object) -> CellRun:
+        built.append(cell.id)
+        files = CellFiles(opts.out, opts.run_id, cell.id)
+        files.results.parent.mkdir(parents=True, exist_ok=True)
+        fields: dict[str, object] = {"status": "failed", "error_type": "ShardingTypeError", "error_message": "x"} \
+            if Version(cell.jax) >= Version("0.10.2") else {}
+        if cell.jax in shortage:
+            fields = {"status": "not_applicable", "devices_needed": shortage[cell.jax], "device_count": 1,
+                      "reason": f"needs {shortage[cell.jax]} devices, cell has 1"}
+        found = record(jax=cell.jax, flax=cell.flax, python=cell.python, case_id=CASE, family="sharded_gathers",
+                       run_id=opts.run_id, **{"cell_id": cell.id, **fields})
+        files.results.write_text(json.dumps(found) + "\n")
+        collected(files.results)
+        write_done(files.done, cell_id=cell.id, finished="2026-11-26T00:00:00+00:00", returncode=0,
+                   fingerprint=None, reused_from=None, seconds=1.0)
+        return CellRun(cell, files)
+
+    monkeypatch.setattr(bisect.cellrun, "probe", probe)
+    monkeypatch.setattr(bisect, "candidates", lambda req, fetch: [Version(v) for v in ("0.9.2", "0.10.0", "0.10.2")])
+    return built
+
+
+def test_the_command_refuses_a_case_short_at_both_ends_with_one_line_and_exit_64(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.formats import USAGE_EXIT
+    from harness.tools import command
+
+    built = fake_probes(monkeypatch, tmp_path, {"0.9.2": 8, "0.10.2": 8})
+    argv = ["bisect", "--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path)]
+    assert command.main(argv) == USAGE_EXIT
+    err = capsys.readouterr().err
+    assert err.startswith(f"shardmatrix: {CASE} needs 8 devices, cell has 1: short of devices at both ends (jax0.9.2-")
+    assert err.count("\n") == 1 and len(built) == 2
+
+
+def test_the_command_bisects_a_case_short_at_neither_end_though_short_between(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.tools import command
+
+    built = fake_probes(monkeypatch, tmp_path, {"0.10.0": 8})
+    argv = ["bisect", "--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path)]
+    assert command.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "skipped jax==0.10.0: not_applicable: needs 8 devices, cell has 1" in out
+    assert "last good: jax==0.9.2" in out and "first bad: jax==0.10.2" in out and len(built) == 3

@@ -139,6 +139,32 @@ def test_compare_of_equal_finished_runs_is_safe_and_creates_the_report_folder(
     assert (tmp_path / "report" / "compare.md").read_text(encoding="utf-8").startswith("# Upgrade check: SAFE")
 
 
+def test_compare_json_keeps_the_verdict_with_its_coverage_when_devices_left_cases_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness import outputs
+
+    short = record(case_id="fam::mesh", status="not_applicable", reason="needs 2 devices, cell has 1",
+                   devices_needed=2, device_count=1)
+    write_run(tmp_path, json.dumps(record(run_id=BASE)), json.dumps({**short, "run_id": BASE}), run_id=BASE)
+    write_run(tmp_path, json.dumps(record()), json.dumps(short))
+    assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "SAFE: 1 of 2 tests judged (1 needs 2 devices)"
+    found = outputs.read_document(tmp_path / "report" / "compare.json", outputs.COMPARE_JSON)
+    assert found == {"schema_version": 1, "verdict": "SAFE", "coverage": "1 of 2 tests judged (1 needs 2 devices)",
+                     "reasons": []}
+
+
+def test_compare_json_of_a_comparison_every_case_ran_in_has_no_coverage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness import outputs
+
+    assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "failed"}) == 1
+    found = outputs.read_document(tmp_path / "report" / "compare.json", outputs.COMPARE_JSON)
+    assert found["verdict"] == "UNSAFE" and found["coverage"] == "" and found["reasons"] == []
+
+
 def test_compare_against_half_the_records_is_inconclusive_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,7 +13,7 @@ from harness.results import read_cell, results_files
 from reports.data.load import cells_frame, records_frame
 from reports.data.matrix import Matrix, build_matrix
 from reports.verdicts import compat
-from reports.verdicts.coverage import Coverage, coverages, family_text
+from reports.verdicts.coverage import Coverage, coverages, family_text, short_cells
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 
@@ -108,3 +108,14 @@ def test_a_reason_alone_is_not_a_device_count() -> None:
                        record(case_id="fam::test_b", status="not_applicable", reason="needs 8 devices, cell has 1"))
     ((coverage, _),) = coverages(matrix).values()
     assert coverage == Coverage(ran=1, collected=2, absent=1)
+
+
+def test_short_cells_names_the_h200_gpu_cell_with_its_coverage() -> None:
+    assert short_cells(h200_matrix()) == {GPU_CELL: "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)"}
+
+
+def test_short_cells_leaves_out_a_cell_that_lacks_only_an_api_and_names_one_short_of_devices() -> None:
+    assert short_cells(matrix_of(record(), record(case_id="fam::test_b", status="not_applicable",
+                                                  reason="jax.sharding.use_mesh is absent"))) == {}
+    assert short_cells(matrix_of(record(), short(8, case="fam::test_b"))) == {"jax0.10.2-flax0.12.8-py3.11":
+                                                                               "1 of 2 (1 needs 8 devices)"}

@@ -279,3 +279,51 @@ def test_a_retry_without_its_first_attempt_is_never_no_regressions(tmp_path: Pat
     add_attempt(tmp_path / "b", CURRENT, "f::test_x", "passed", 2)
     code, body = run(tmp_path, capsys)
     assert code == 2 and "has attempt 2 without attempt 1" in body
+
+
+def write_short_run(out: Path, run_id: str, cell: str, have: int) -> Path:
+    """A cell of `have` devices: f::test_x passes, f::test_mesh needs 8 devices (not applicable below 8)."""
+    target = out / "results" / run_id / f"{cell}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    short = {"status": "not_applicable", "reason": f"needs 8 devices, cell has {have}", "devices_needed": 8} \
+        if have < 8 else {}
+    lines = [record("0.4.38", "0.10.2", run_id=run_id, cell_id=cell, case_id="f::test_x", family="f",
+                    device_count=have),
+             record("0.4.38", "0.10.2", run_id=run_id, cell_id=cell, case_id="f::test_mesh", family="f",
+                    device_count=have, **short)]
+    target.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    collected(target)
+    target.with_suffix(".done.json").write_text('{"returncode": 0}')
+    return out
+
+
+def test_a_clean_night_states_the_coverage_of_each_cell_its_devices_left_cases_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gpu = "jax0.4.38-flax0.10.2-py3.11-cuda13"
+    for out, run_id in ((tmp_path / "a", PREVIOUS), (tmp_path / "b", CURRENT)):
+        write_short_run(out, run_id, CELL, have=8)
+        write_short_run(out, run_id, gpu, have=1)
+    code, body = run(tmp_path, capsys)
+    assert code == 0 and body.startswith("No regressions against the previous scheduled run")
+    assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body and "devices left cases out in 1 cell(s)" in body
+    assert f"`{CELL}`" not in body, "the 8-device cell ran everything: not listed"
+
+
+def test_a_night_whose_cells_ran_every_case_reads_as_it_always_did(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    for out, run_id in ((tmp_path / "a", PREVIOUS), (tmp_path / "b", CURRENT)):
+        write_short_run(out, run_id, CELL, have=8)
+    assert run(tmp_path, capsys) == (0, "No regressions against the previous scheduled run: every cell of both runs "
+                                        "finished and every case was judged.\n")
+
+
+def test_a_regressed_night_states_the_coverage_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gpu = "jax0.4.38-flax0.10.2-py3.11-cuda13"
+    write_short_run(tmp_path / "a", PREVIOUS, gpu, have=1)
+    write_short_run(tmp_path / "b", CURRENT, gpu, have=1)
+    lines = (tmp_path / "b" / "results" / CURRENT / f"{gpu}.jsonl").read_text().splitlines()
+    failed = {**json.loads(lines[0]), "status": "failed", "error_message": "AssertionError: boom"}
+    (tmp_path / "b" / "results" / CURRENT / f"{gpu}.jsonl").write_text(json.dumps(failed) + "\n" + lines[1] + "\n")
+    code, body = run(tmp_path, capsys)
+    assert code == 1 and body.startswith("**Regressed:** 1 case(s)")
+    assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body

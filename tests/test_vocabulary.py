@@ -143,3 +143,15 @@ def test_out_of_memory_is_told_by_its_reason() -> None:
     assert vocabulary.is_out_of_memory(vocabulary.OUT_OF_MEMORY)
     assert not vocabulary.is_out_of_memory("needs 2 devices, cell has 1")
     assert not vocabulary.is_out_of_memory(None)
+
+
+def test_a_not_applicable_record_needing_more_devices_than_its_cell_has_is_short_of_devices() -> None:
+    assert vocabulary.is_short_of_devices("not_applicable", 8, 1)
+
+
+def test_enough_devices_an_unsaid_count_or_another_status_is_no_shortage() -> None:
+    assert not vocabulary.is_short_of_devices("not_applicable", 2, 2)
+    assert not vocabulary.is_short_of_devices("not_applicable", 8, None)
+    assert not vocabulary.is_short_of_devices("not_applicable", None, 1)
+    assert not vocabulary.is_short_of_devices("failed", 8, 1)
+    assert not vocabulary.is_short_of_devices("not_applicable", True, 0)

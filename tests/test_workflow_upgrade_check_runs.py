@@ -248,3 +248,32 @@ def test_the_command_line_the_action_builds_is_one_the_real_command_accepts(
     assert line[0] == command and ["--with", "optax==0.2.5", "--with", "chex"] == line[line.index("--with"):][:4]
     assert line[line.index("--deselect") + 1] == "test_model::test_big" and line[line.index("-k") + 1] == "not slow"
     shardmatrix_command.check(command, line[1:], f"shardmatrix {command}")
+
+
+def test_an_upgrade_judged_on_fewer_tests_gives_its_coverage_beside_the_verdict(driver: Driver) -> None:
+    driver.scenario = {"verdict": "SAFE", "coverage": "4 of 7 tests judged (3 need 2 devices)"}
+    run = driver.run("workflow_dispatch", 5, inputs={"jax": "0.9.2"})
+    assert run.colours() == {CHECK: "success", TRACK: "success"}
+    called = run.called["shardmatrix"]
+    assert called["verdict"] == "SAFE" and called["coverage"] == "4 of 7 tests judged (3 need 2 devices)"
+    assert json.loads(called["summary"])["coverage"] == "4 of 7 tests judged (3 need 2 devices)"
+    assert run.job(CHECK).summary.startswith(
+        "## shardmatrix: upgrading jax is SAFE: 4 of 7 tests judged (3 need 2 devices)\n")
+
+
+def test_an_upgrade_that_judged_every_test_reads_as_it_always_did(driver: Driver) -> None:
+    driver.scenario = {"verdict": "SAFE"}
+    run = driver.run("workflow_dispatch", 5, inputs={"jax": "0.9.2"})
+    called = run.called["shardmatrix"]
+    assert called["verdict"] == "SAFE" and called["coverage"] == "" and json.loads(called["summary"])["coverage"] == ""
+    assert run.job(CHECK).summary.startswith("## shardmatrix: upgrading jax is SAFE\n")
+
+
+def test_a_watch_gives_each_judged_release_s_coverage(driver: Driver) -> None:
+    driver.scenario = {"verdict": "UNSAFE", "releases": ["0.9.2"], "coverage": "4 of 7 tests judged (3 need 2 devices)"}
+    run = driver.run("schedule", 1)
+    assert run.called["shardmatrix"]["coverage"] == "jax 0.9.2: 4 of 7 tests judged (3 need 2 devices)"
+    assert "| jax 0.9.2 | this run | UNSAFE: 4 of 7 tests judged (3 need 2 devices) | jax==0.9.2 | 1 |" in \
+        run.job(CHECK).summary
+    [filed] = issues(driver)
+    assert "UNSAFE: 4 of 7 tests judged (3 need 2 devices)" in filed["body"]

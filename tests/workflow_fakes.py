@@ -13,7 +13,8 @@
 - shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
   `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json and
-  a report per release judged.
+  a report per release judged. The scenario's "coverage" (default '': every test judged) is each verdict's, in
+  compare.json and in each judgment, as the real command writes it.
   Every call is recorded in the state's "shardmatrix" list.
 - python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
   (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
@@ -323,6 +324,7 @@ def shardmatrix(args: list[str]) -> int:
     out = Path(option(args, "--out", "out") or "out")
     (out / "report").mkdir(parents=True, exist_ok=True)
     regressed = "| `test_model::test_gather` | jax 0.9.2 | AssertionError |\n" if verdict == "UNSAFE" else ""
+    coverage = str(scenario().get("coverage", ""))
     if args[0] == "watch":
         # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
         state_file = Path(option(args, "--state") or "")
@@ -330,7 +332,7 @@ def shardmatrix(args: list[str]) -> int:
         known = {j["version"] for j in remembered}
         judged = [{"package": "jax", "version": v, "verdict": verdict, "regressed": ["test_model::test_gather"]
                    if verdict == "UNSAFE" else [], "first_bad": f"jax=={v}" if verdict == "UNSAFE" else "",
-                   "report": str(out / "report" / "watch" / f"jax-{v}.md")}
+                   "report": str(out / "report" / "watch" / f"jax-{v}.md"), "coverage": coverage}
                   for v in scenario().get("releases", []) if v not in known]
         for judgment in judged:
             Path(judgment["report"]).parent.mkdir(parents=True, exist_ok=True)
@@ -340,6 +342,8 @@ def shardmatrix(args: list[str]) -> int:
             {"schema_version": 1, "verdict": verdict, "judged": judged, "remembered": remembered}))
     else:
         (out / "report" / "compare.md").write_text(f"# {verdict}\n\nthe candidate\n{regressed}")
+        (out / "report" / "compare.json").write_text(json.dumps(
+            {"schema_version": 1, "verdict": verdict, "coverage": coverage, "reasons": []}))
     return EXITS[verdict]
 
 

@@ -11,7 +11,8 @@ Refuses instead of guessing: a case whose module the corpus does not have stops 
 case id the first probe's pytest did not collect from that module stops it after that probe, naming the nearest
 ids pytest collected (class-based tests included: `module::Class::test`). Both ends are probed first (unless
 --trust-ends): when --good does not pass or --bad does not fail, there is nothing to search and it says so in one
-line.
+line; a case short of devices at both ends (not applicable, needing more devices than either end's cell has) is
+refused in one line (BisectError), as no release between them can run it either.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ class Probe:
     status: str
     error: str
     cell_id: str
+    #: The devices the case needed where it was not applicable for them (the record's `devices_needed`), and the
+    #: devices its cell had (`device_count`); None where the record does not say.
+    needed: int | None = None
+    have: int | None = None
+
+    @property
+    def short_of_devices(self) -> bool:
+        """Whether the case was not applicable because it needs more devices than the cell has."""
+        return vocabulary.is_short_of_devices(self.status, self.needed, self.have)
 
     @property
     def verdict(self) -> str:
@@ -92,12 +102,14 @@ class Outcome:
         return [probe for probe in self.probes if probe.verdict == "skip"]
 
 
-def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_ends: bool = False) -> Outcome:
+def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_ends: bool = False,
+           case_id: str = "the case") -> Outcome:
     """Binary search over candidates[0] (good) .. candidates[-1] (bad); skips are dropped.
 
     Both ends are probed first, and the search is refused (`refusal`, nothing else probed) when the good end does
-    not pass or the bad end does not fail. With `trust_ends` they are assumed instead, as the caller vouches; the
-    first bad release's probe is always made, so its error can be shown."""
+    not pass or the bad end does not fail; BisectError when `case_id` is short of devices at both. With
+    `trust_ends` they are assumed instead, as the caller vouches; the first bad release's probe is always made, so
+    its error can be shown."""
     outcome = Outcome(candidates=list(candidates), trusted_ends=trust_ends)
     remaining = list(candidates)
     low, high = 0, len(remaining) - 1
@@ -110,7 +122,10 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_e
         return seen[version]
 
     if not trust_ends:
-        outcome.refusal = _refusal(look(remaining[low]), "good", "does not pass") or _refusal(
+        good = look(remaining[low])
+        if good.short_of_devices:  # the bad end is asked too: short there as well, no release between can run it
+            refuse_short_at_both_ends(case_id, good, look(remaining[high]))
+        outcome.refusal = _refusal(good, "good", "does not pass") or _refusal(
             look(remaining[high]), "bad", "does not fail")
         if outcome.refusal:
             return outcome
@@ -128,6 +143,19 @@ def search(candidates: list[Version], probe: Callable[[Version], Probe], trust_e
     bad = look(remaining[high])
     outcome.first_bad = bad if bad.verdict == "bad" else None
     return outcome
+
+
+def refuse_short_at_both_ends(case_id: str, good: Probe, bad: Probe) -> None:
+    """BisectError in one line when the case is short of devices at both ends; nothing otherwise."""
+    if not (good.short_of_devices and bad.short_of_devices):
+        return
+    shortage = [vocabulary.devices_reason(end.needed, end.have) for end in (good, bad)
+                if end.needed is not None and end.have is not None]
+    said = shortage[0] if shortage[0] == shortage[1] else f"{shortage[0]} at the good end, {shortage[1]} at the bad"
+    most = max(end.needed or 0 for end in (good, bad))
+    raise BisectError(f"{case_id} {said}: short of devices at both ends ({good.cell_id}, {bad.cell_id}), so no "
+                      f"release between them can run it: nothing to bisect (on CPU, --devices {most} gives the cells "
+                      "enough)")
 
 
 def _refusal(end: Probe, verdict: str, what: str) -> str | None:
@@ -263,6 +291,20 @@ def probe_record(records: dict[str, dict[str, object]], case_id: str) -> dict[st
     return {"status": NO_RECORD, "error_message": f"no record of {case_id} ({instead})"}
 
 
+def probe_of(version: Version, record: dict[str, object], cell_id: str) -> Probe:
+    """A version's probe from the record of its case: status, error (else reason), and the devices it needed."""
+    error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
+    return Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell_id,
+                 needed=_count(record.get("devices_needed")), have=_count(record.get("device_count")))
+
+
+def _count(value: object) -> int | None:
+    """A record's device count; None where it is absent or not a whole number (a bool is no count)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def run(
     argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print,
     prog: str = "nox -s bisect --",
@@ -290,12 +332,11 @@ def run(
         doubt = unaccounted_for(read_cell(ran.files.results, ran.files.run_id), req.case_id)
         if doubt is not None:  # a probe whose evidence for the case is in doubt is skipped, never good
             record = {"status": UNACCOUNTED, "error_message": doubt}
-        error = ": ".join(str(record.get(k)) for k in ("error_type", "error_message") if record.get(k))
-        result = Probe(version, str(record["status"]), error or str(record.get("reason") or ""), cell.id)
+        result = probe_of(version, record, cell.id)
         say(f"  {req.package}=={version}: {result.status} -> {result.verdict}")
         return result
 
-    outcome = search(found, probe, trust_ends=namespace.trust_ends)
+    outcome = search(found, probe, trust_ends=namespace.trust_ends, case_id=req.case_id)
     for line in describe(outcome, req.package, req.case_id):
         say(line)
     return outcome

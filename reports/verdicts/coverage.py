@@ -104,3 +104,11 @@ def family_text(family: str, coverage: Coverage) -> str:
     if coverage.collected and not coverage.ran:
         return f"{family}: nothing ran, {coverage.text()}"
     return f"{family}: {coverage.text()}"
+
+
+def short_cells(matrix: Matrix) -> dict[str, str]:
+    """Each cell whose devices left cases out, by its id, with its coverage ('19 of 103 (80 need 8 devices)'), in
+    column order; none for a cell that ran every case it could (an 8-device CPU cell reads as it always did)."""
+    covered = coverages(matrix)
+    return {str(cell): covered[str(key)][0].text() for key, cell in matrix.cells["cell_id"].items()
+            if covered[str(key)][0].short_of_devices}

@@ -3,6 +3,8 @@ GitHub's limit on an issue body."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, Comparison
@@ -14,12 +16,15 @@ ROWS = 50
 BODY_LIMIT = 65_536
 
 
-def render(comparison: Comparison, run_url: str = "") -> str:
-    """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why."""
+def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str] | None = None) -> str:
+    """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why; with
+    `coverage`, the coverage of each cell whose devices left cases out (cell id -> '19 of 103 (80 need 8
+    devices)')."""
     flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
+    covered = _coverage(coverage or {})
     if comparison.verdict == SAFE:
         return "\n".join(["No regressions against the previous scheduled run: every cell of both runs finished and "
-                          "every case was judged.", "", *flaky]).rstrip("\n") + "\n"
+                          "every case was judged.", "", *covered, *flaky]).rstrip("\n") + "\n"
     where = f" in [this run]({run_url}) (each cell's results are an artifact there)" if run_url else ""
     lines = []
     if comparison.verdict == UNSAFE:
@@ -39,12 +44,21 @@ def render(comparison: Comparison, run_url: str = "") -> str:
                         ("unrun", "Could not run (error) in a run"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
-    lines += flaky
+    lines += covered + flaky
     cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
     if cells:
         lines += ["Reproduce a cell locally (its case ids are the pytest node ids under `cases/`):", ""]
         lines += [f"- `{_command(cell)} && nox -s report -- --out out`" for cell in cells]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _coverage(coverage: Mapping[str, str]) -> list[str]:
+    """The section naming each cell short of devices with its coverage; nothing when every cell ran all it could."""
+    if not coverage:
+        return []
+    lines = [f"### Coverage: devices left cases out in {len(coverage)} cell(s)", "",
+             "Each verdict here stands on the cases that ran (of those collected):", ""]
+    return [*lines, *(f"- `{cell}`: {text}" for cell, text in coverage.items()), ""]
 
 
 def _reproduce(cases: list[tuple[str, str]]) -> str:
