@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.host import cellenv
+from harness.host.corpus import CorpusError
 from harness.host.matrix import Cell, Origin
 from harness.host.options import BUILTIN, Options, OptionsError, parse
 
@@ -29,6 +30,18 @@ def test_given_cases_stay_with_a_project_and_builtin_without_one() -> None:
     plain = parse([])
     cellenv.prepare(plain)
     assert plain.cases == [BUILTIN]
+
+
+def test_a_projects_own_harness_beside_the_shipped_corpus_is_refused_before_any_build(tmp_path: Path) -> None:
+    for folder in ("harness", "tests"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "own"\nversion = "0"\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"has its own top-level package `harness`"):
+        cellenv.prepare(parse(["--project", str(tmp_path), "--cases", BUILTIN]))
+    opts = parse(["--project", str(tmp_path)])  # its own tests alone: its `harness` is its own in the cell
+    cellenv.prepare(opts)
+    assert opts.cases == [str(tmp_path / "tests")]
 
 
 @pytest.mark.parametrize(("argv", "message"), [

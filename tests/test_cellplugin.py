@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -24,14 +26,77 @@ def test_what_is_staged_is_what_runs_in_a_cell() -> None:
     assert staged - set(IN_CELL) == {HARNESS / "__init__.py"}
 
 
-def test_the_staged_distribution_holds_only_harness_with_the_plugins_entry_point(tmp_path: Path) -> None:
+def test_the_staged_distribution_holds_only_its_own_package_with_the_plugins_entry_point(tmp_path: Path) -> None:
     folder = cellplugin.staged(tmp_path)
-    assert {p.name for p in folder.iterdir()} == {"harness", "pyproject.toml"}
-    assert not (folder / "harness" / "host").exists() and not (folder / "harness" / "tools").exists()
+    assert {p.name for p in folder.iterdir()} == {"shardmatrix_cell", "pyproject.toml"}
+    package = folder / "shardmatrix_cell"
+    assert not (package / "host").exists() and not (package / "tools").exists()
+    # Data the in-cell modules find beside themselves travels with them.
+    assert (package / "cell" / "shortage.toml").read_bytes() == (HARNESS / "cell" / "shortage.toml").read_bytes()
     text = (folder / "pyproject.toml").read_text()
-    assert 'shardmatrix = "harness.cell.plugin"' in text and f'name = "{cellplugin.NAME}"' in text
+    assert 'shardmatrix = "shardmatrix_cell.cell.plugin"' in text and f'name = "{cellplugin.NAME}"' in text
+    assert 'packages = ["shardmatrix_cell"]' in text
     assert all(f'"{line}"' in text for line in cellplugin.dependencies())
     assert cellplugin.staged(tmp_path) == folder  # made once per content
+
+
+#: A module name as an import, importlib or an entry point would be given it.
+MODULE_NAME = re.compile(r"harness(\.\w+)*")
+
+
+def test_the_staged_copy_names_no_module_of_harness(tmp_path: Path) -> None:
+    package = cellplugin.staged(tmp_path) / cellplugin.PACKAGE
+    named = []
+    for module in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and MODULE_NAME.match(node.module):
+                named.append(f"{module.name}: from {node.module}")
+            elif isinstance(node, ast.Import):
+                named += [f"{module.name}: import {a.name}" for a in node.names if MODULE_NAME.match(a.name)]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_NAME.fullmatch(node.value):
+                named.append(f"{module.name}: {node.value!r}")
+    # The one name left is the case API's, bound only when the runner asks (harness.cell.caseapi).
+    assert named == ["caseapi.py: 'harness'"]
+
+
+def test_the_staged_plugin_imports_and_leaves_the_name_harness_to_the_project(tmp_path: Path) -> None:
+    # The project's own `harness` on the path, as its folder is in its cell: the plugin takes nothing of it.
+    (tmp_path / "own" / "harness").mkdir(parents=True)
+    (tmp_path / "own" / "harness" / "__init__.py").write_text('ORIGIN = "project"\n', encoding="utf-8")
+    check = ("import sys, shardmatrix_cell.cell.plugin as plugin; before = 'harness' in sys.modules; import harness; "
+             "print(plugin.MARKER, before, harness.ORIGIN)")
+    done = subprocess.run([sys.executable, "-P", "-c", check], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PYTHONPATH": f"{tmp_path / 'own'}:{cellplugin.staged(tmp_path / 'staged')}"},
+                          check=False)
+    assert done.stdout.strip() == "shardmatrix False project", done.stderr
+
+
+WRITTEN = '''"""A docstring keeps harness.case as written."""
+from harness import vocabulary
+from  harness.cell.needs import (
+    Need,
+)
+import os, harness.results as results
+
+
+def late() -> str:
+    import harness.formats
+    return "harness.case"
+'''
+
+
+def test_staging_renames_each_import_of_harness_and_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(WRITTEN, encoding="utf-8")
+    assert cellplugin.renamed(tmp_path / "m.py") == (
+        WRITTEN.replace("from harness import", "from shardmatrix_cell import")
+        .replace("from  harness.cell", "from  shardmatrix_cell.cell").replace("os, harness.", "os, shardmatrix_cell.")
+        .replace("import harness.formats", "import shardmatrix_cell.formats"))
+
+
+def test_staging_refuses_an_import_it_could_not_rename(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("import os, \\\n    harness.formats\n", encoding="utf-8")
+    with pytest.raises(cellplugin.StagingError, match=r"m.py:1: an import of harness that staging could not rename"):
+        cellplugin.renamed(tmp_path / "m.py")
 
 
 def test_a_changed_in_cell_module_makes_another_distribution(tmp_path: Path) -> None:
@@ -47,21 +112,70 @@ def test_a_changed_in_cell_module_makes_another_distribution(tmp_path: Path) -> 
 CHECK = """
 import importlib.metadata, importlib.util, sys
 plugin = [e.value for e in importlib.metadata.entry_points(group="pytest11") if e.name == "shardmatrix"]
-print(plugin, [n for n in ("reports", "tests", "cases", "benchmarks", "harness.host", "noxfile")
+print(plugin, [n for n in ("harness", "reports", "tests", "cases", "benchmarks", "noxfile")
                if importlib.util.find_spec(n) is not None], sys.argv[1] in sys.path)
 """
 
 
-def test_in_a_cell_only_the_plugin_is_ours(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def cell_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The interpreter of a venv holding the staged distribution, as a cell's does."""
     if shutil.which("uv") is None and not (Path(sys.executable).parent / "uv").exists():
         pytest.skip("uv is not available")
-    venv = tmp_path / "venv"
-    subprocess.run([*uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
-    subprocess.run([*uv_command(), "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
-                    str(cellplugin.staged(tmp_path / "staged"))], check=True, capture_output=True)
-    done = subprocess.run([str(venv / "bin" / "python"), "-c", CHECK, str(ROOT)], cwd=tmp_path, capture_output=True,
+    folder = tmp_path_factory.mktemp("cell")
+    subprocess.run([*uv_command(), "venv", "-q", "-p", sys.executable, str(folder / "venv")], check=True)
+    python = folder / "venv" / "bin" / "python"
+    subprocess.run([*uv_command(), "pip", "install", "-q", "--python", str(python),
+                    str(cellplugin.staged(folder / "staged"))], check=True, capture_output=True)
+    return python
+
+
+def test_in_a_cell_only_the_plugin_is_ours(cell_python: Path, tmp_path: Path) -> None:
+    done = subprocess.run([str(cell_python), "-c", CHECK, str(ROOT)], cwd=tmp_path, capture_output=True,
                           text=True, check=True)
-    assert done.stdout.strip() == "['harness.cell.plugin'] [] False"
+    assert done.stdout.strip() == "['shardmatrix_cell.cell.plugin'] [] False"
+
+
+def recorded(cell_python: Path, where: Path, *options: str) -> dict[str, str]:
+    """Run pytest in the cell from `where`, recording; each case's status (and error, when it has one)."""
+    out = where / "out"
+    subprocess.run([str(cell_python), "-m", "pytest", "tests", "--shardmatrix-out", str(out), "--shardmatrix-run", "r",
+                    "--shardmatrix-cell", "c", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", *options],
+                   cwd=where, capture_output=True, text=True, check=False)
+    lines = (out / "results" / "r" / "c.jsonl").read_text(encoding="utf-8").splitlines()
+    return {record["case_id"]: " ".join(filter(None, (record["status"], record["error_message"])))
+            for record in map(json.loads, lines)}
+
+
+def test_a_projects_own_harness_answers_its_tests_in_a_cell(cell_python: Path, tmp_path: Path) -> None:
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "harness" / "loops.py").write_text("def steps() -> int:\n    return 3\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_loops.py").write_text(
+        "from harness.loops import steps\n\n\ndef test_steps() -> None:\n    assert steps() == 3\n", encoding="utf-8")
+    assert recorded(cell_python, tmp_path) == {"test_loops::test_steps": "passed"}
+
+
+CASE = '''from harness.case import Change, case
+
+
+@case("gathers", changed=Change("jax>=0.9.0", "gather needs out_sharding", raises="ValueError", kind="api", fix="f"))
+def test_gather() -> None:
+    assert Change.__module__ == "shardmatrix_cell.change"
+'''
+
+
+def test_cases_written_against_the_case_api_run_when_the_runner_says_so(cell_python: Path, tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_gather.py").write_text(CASE, encoding="utf-8")
+    assert recorded(cell_python, tmp_path, "--shardmatrix-case-api") == {"test_gather::test_gather": "passed"}
+
+
+def test_without_the_runners_word_the_case_api_is_not_there(cell_python: Path, tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_gather.py").write_text(CASE, encoding="utf-8")
+    assert recorded(cell_python, tmp_path) == {"test_gather::test_gather": "error No module named 'harness'"}
 
 
 def harness_imports(module: Path) -> set[str]:

@@ -90,3 +90,44 @@ def test_expected_cases_count_class_tests_own_and_inherited(tmp_path: Path) -> N
     assert [case for case, _ in corpus.expected_cases([tmp_path / "suite"])] == [
         "clipping_test::_Base::test_inherited", "clipping_test::ClippingTest::test_inherited",
         "clipping_test::ClippingTest::test_clip"]
+
+
+def project_with_tests(tmp_path: Path, test: str, own_harness: bool) -> Path:
+    """A project whose tests folder holds one test module (`test`), with or without its own top-level `harness`."""
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_own.py").write_text(test, encoding="utf-8")
+    if own_harness:
+        (root / "src" / "harness").mkdir(parents=True)
+        (root / "src" / "harness" / "__init__.py").write_text("", encoding="utf-8")
+    return root
+
+
+def test_the_shipped_corpus_asks_for_the_case_api_and_a_plain_folder_does_not(tmp_path: Path) -> None:
+    assert corpus.case_api_wanted(corpus.case_paths(["builtin"]))
+    assert not corpus.case_api_wanted([case_folder(tmp_path)])
+
+
+def test_a_helper_beside_the_cases_or_one_node_id_is_enough_to_ask(tmp_path: Path) -> None:
+    folder = case_folder(tmp_path)
+    (folder / "_support.py").write_text("from harness import case\n", encoding="utf-8")
+    assert corpus.case_api_wanted([folder])
+    assert corpus.case_api_wanted([Path(f"{corpus.case_paths(['builtin'])[0]}::test_x")])
+
+
+def test_a_project_whose_tests_import_harness_asks_only_without_a_harness_of_its_own(tmp_path: Path) -> None:
+    uses = "from harness.case import case\n"
+    ours = project_with_tests(tmp_path / "a", uses, own_harness=False)
+    assert corpus.case_api_wanted([ours / "tests"], ours)
+    theirs = project_with_tests(tmp_path / "b", uses, own_harness=True)
+    assert corpus.own_harness(theirs) == theirs / "src" / "harness"
+    assert not corpus.case_api_wanted([theirs / "tests"], theirs)
+
+
+def test_a_projects_own_harness_beside_the_shipped_corpus_is_refused_in_one_line(tmp_path: Path) -> None:
+    root = project_with_tests(tmp_path, "import harness.loops\n", own_harness=True)
+    with pytest.raises(corpus.CorpusError, match=r"^proj has its own top-level package `harness` \(.*src/harness\), "
+                       r"and .*cases/\w+\.py imports shardmatrix's case API as `harness.case`: one cell cannot"):
+        corpus.case_api_wanted([root / "tests", *corpus.case_paths(["builtin"])], root)
+    assert not corpus.case_api_wanted([root / "tests"], root)
+    assert corpus.own_harness(tmp_path) is None

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import cache, cellrun, durations, matrix, runner
-from harness.host.options import Options
+from harness.host import cache, cellrun, corpus, durations, matrix, runner
+from harness.host.options import BUILTIN, Options
 from harness.results import CellFiles, done_path, log_path, read_records, results_path
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
@@ -50,6 +50,15 @@ def test_our_corpus_runs_without_the_checkouts_addopts_and_a_projects_tests_with
     assert "addopts=" not in own and own[-4:] == ["--rootdir", str(root), "-c", str(root / "pyproject.toml")]
     # It runs from the project's folder, so what is named from here is absolute.
     assert own[own.index("--shardmatrix-out") + 1] == str(Path("out").resolve())
+
+
+def test_only_cases_that_import_the_case_api_have_the_plugin_answer_it(tmp_path: Path) -> None:
+    shipped = cellrun.job_for(CELL, Options(out=tmp_path), corpus.case_paths([BUILTIN]))
+    assert shipped.case_api and "--shardmatrix-case-api" in runner.pytest_command(tmp_path, shipped)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_own.py").write_text("import harness.loops\n", encoding="utf-8")
+    own = cellrun.job_for(CELL, Options(out=tmp_path), [tmp_path / "tests"])
+    assert not own.case_api and "--shardmatrix-case-api" not in runner.pytest_command(tmp_path, own)
 
 
 def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share(tmp_path: Path) -> None:

@@ -20,7 +20,18 @@ import pytest
 
 from harness import vocabulary
 from harness.case import MARKER
-from harness.cell import declared, deprecations, devices, environment, exceptions, health, known, snapshot, stack
+from harness.cell import (
+    caseapi,
+    declared,
+    deprecations,
+    devices,
+    environment,
+    exceptions,
+    health,
+    known,
+    snapshot,
+    stack,
+)
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
 from harness.cell.outcomes import TIMEOUT_MARK
@@ -66,6 +77,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="leave this case out on purpose (<file stem>::<test>, with or without its parameters)")
     group.addoption("--shardmatrix-only", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; a re-run of chosen cases, as the precision re-run does)")
+    group.addoption("--shardmatrix-case-api", action="store_true",
+                    help="the cases import shardmatrix's case API (`from harness.case import case`): answer it with "
+                         "this plugin's own modules")
     group.addoption(
         "--shardmatrix-devices",
         type=int,
@@ -152,6 +166,9 @@ class Collection:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, None, None]:
+    # Before any conftest or case is imported, so each finds the case API as the plugin's own modules.
+    if getattr(early_config.known_args_namespace, "shardmatrix_case_api", False):
+        caseapi.bind()
     # A conftest.py beside the cases that cannot be imported (it imports the project, which the cell lacks) stops
     # pytest before any session: its record is the only trace the cell keeps of why.
     try:

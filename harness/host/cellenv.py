@@ -14,8 +14,8 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from harness.host import corpus, projectsettings, sources
 from harness.host import project as projects
-from harness.host import projectsettings, sources
 from harness.host.matrix import PINNED, Cell, Origin, default_id
 from harness.host.options import BUILTIN, Options, OptionsError
 
@@ -34,7 +34,8 @@ class Additions:
 
 def prepare(opts: Options) -> Additions:
     """Check the additions the options ask for and build their sources; with a project and no --cases, its
-    tests become the corpus. ProjectError, SourceError or OptionsError in one line; nothing else is built."""
+    tests become the corpus. ProjectError, SourceError, OptionsError or CorpusError in one line; nothing else is
+    built."""
     project = projects.load(opts.project) if opts.project else None
     if project is not None:
         projectsettings.read(project.root)  # addopts pytest could not read: refused before any build
@@ -42,6 +43,9 @@ def prepare(opts: Options) -> Additions:
         opts.cases = [str(path) for path in project.testpaths()]
     elif not opts.cases:
         opts.cases = [BUILTIN]
+    if project is not None:
+        # The project's own `harness` beside cases that import ours as `harness.case`: refused before any build.
+        corpus.case_api_wanted(corpus.case_paths(opts.cases), project.root)
     extras = tuple(_requirement(spec, "--with").__str__() for spec in opts.extras)
     pins: list[tuple[str, str]] = []
     origins: list[Origin] = []

@@ -3,15 +3,19 @@
 A cell used to install this checkout editable, whose .pth put the whole checkout on the cell's sys.path, so a
 project's own `reports`, `tests`, `cases` or `benchmarks` were answered by ours. Instead the in-cell part of the harness
 (harness/cell, case, change, formats, vocabulary: the modules tests/test_layout.py keeps free of the host) is staged
-as a distribution of its own, `shardmatrix-cell`, and installed into the cell non-editable, so only `harness` is ours
-on its path. It is staged from the running harness, so a cell is built the same way from a checkout or from an
-installed wheel.
+as a distribution of its own, `shardmatrix-cell`, and installed into the cell non-editable. Its one package is named
+`shardmatrix_cell` (its imports of `harness` rewritten when staged), so a project's own top-level `harness` is its own
+too. The corpus's cases import the case API as `harness.case`: the plugin binds that name only when the runner says the
+cases do (harness.cell.caseapi). It is staged from the running harness, so a cell is built the same way from a
+checkout or from an installed wheel.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -25,6 +29,12 @@ else:  # pragma: no cover - the floor's interpreter
 
 #: The distribution a cell gets; its one package is the in-cell part of `harness`.
 NAME = "shardmatrix-cell"
+#: The name of that package in a cell: one no project's own code uses (as pytest-timeout ships `pytest_timeout`).
+PACKAGE = "shardmatrix_cell"
+#: The plugin's module in a cell, the pytest11 entry point of the staged distribution.
+ENTRY_POINT = f"{PACKAGE}.cell.plugin"
+#: The package the sources import themselves from, which staging renames.
+_OURS = "harness"
 #: The in-cell modules, relative to the harness package.
 IN_CELL = ("__init__.py", "case.py", "change.py", "formats.py", "outputs.py", "results.py", "vocabulary.py", "cell")
 _HARNESS = Path(__file__).resolve().parents[1]
@@ -50,6 +60,8 @@ def files(harness: Path = _HARNESS) -> list[Path]:
 def digest(harness: Path = _HARNESS, pyproject: Path | None = None) -> str:
     """What the staged distribution is made of: the in-cell sources and the plugin's dependencies."""
     hashed = hashlib.sha256("\n".join(dependencies(pyproject)).encode())
+    # How it is staged (the package's name, the rewrite) is part of what it is made of.
+    hashed.update(Path(__file__).read_bytes())
     for relative in files(harness):
         hashed.update(f"\0{relative.as_posix()}\0".encode())
         hashed.update((harness / relative).read_bytes())
@@ -67,16 +79,52 @@ def staged(root: Path | None = None, harness: Path = _HARNESS, pyproject: Path |
     partial = folder.with_name(f".{folder.name}.{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     for relative in files(harness):
-        (partial / "harness" / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(harness / relative, partial / "harness" / relative)
+        target = partial / PACKAGE / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if relative.suffix == ".py":
+            target.write_text(renamed(harness / relative), encoding="utf-8")
+        else:  # data the package finds beside its modules (cell/shortage.toml)
+            shutil.copyfile(harness / relative, target)
     requirements = ", ".join(f'"{line}"' for line in dependencies(pyproject))
     (partial / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["hatchling>=1.18"]\nbuild-backend = "hatchling.build"\n\n'
         f'[project]\nname = "{NAME}"\nversion = "0+{key[:12]}"\ndependencies = [{requirements}]\n\n'
-        '[project.entry-points.pytest11]\nshardmatrix = "harness.cell.plugin"\n\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["harness"]\n', encoding="utf-8")
+        f'[project.entry-points.pytest11]\nshardmatrix = "{ENTRY_POINT}"\n\n'
+        f'[tool.hatch.build.targets.wheel]\npackages = ["{PACKAGE}"]\n', encoding="utf-8")
     try:
         partial.rename(folder)
     except OSError:  # another cell staged the same content first
         shutil.rmtree(partial, ignore_errors=True)
     return folder
+
+
+class StagingError(RuntimeError):
+    """An in-cell module whose imports of `harness` staging could not rename (a bug of ours, never the user's)."""
+
+
+def renamed(path: Path) -> str:
+    """The module's source with its imports of `harness` made imports of `shardmatrix_cell`.
+
+    Only import statements are rewritten (found by the parser, each at its own line), so a docstring or a string that
+    says `harness` is left as written; a module left importing `harness` is refused, never staged."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines(keepends=True)
+    for node in _imports_of_ours(ast.parse(source, str(path))):
+        for number in range(node.lineno - 1, (node.end_lineno or node.lineno)):
+            # `from harness... import` names the package once, after `from`; `import harness..., x` after `import`
+            # or a comma.
+            pattern = rf"(\bfrom\s+){_OURS}\b" if isinstance(node, ast.ImportFrom) else rf"((?:\bimport|,)\s*){_OURS}\b"
+            lines[number] = re.sub(pattern, rf"\g<1>{PACKAGE}", lines[number])
+    text = "".join(lines)
+    left = _imports_of_ours(ast.parse(text, str(path)))
+    if left:
+        raise StagingError(f"{path}:{left[0].lineno}: an import of {_OURS} that staging could not rename")
+    return text
+
+
+def _imports_of_ours(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The statements importing `harness` or one of its modules, at any depth (a function's own imports too)."""
+    ours = re.compile(rf"{_OURS}(\.|$)")
+    return [node for node in ast.walk(tree)
+            if (isinstance(node, ast.ImportFrom) and node.level == 0 and ours.match(node.module or ""))
+            or (isinstance(node, ast.Import) and any(ours.match(alias.name) for alias in node.names))]

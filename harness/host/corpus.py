@@ -6,9 +6,10 @@ and the cells agree.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
-from harness.cell import known
+from harness.cell import caseapi, known
 from harness.cell.source import case_files, static_cases
 from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
@@ -95,6 +96,63 @@ def unknowable_classes(paths: list[Path]) -> list[str]:
 
 def _files(path: Path) -> list[Path]:
     return [path] if path.is_file() else case_files(path, builtin=False)
+
+
+def case_api_wanted(paths: list[Path], project: Path | None = None) -> bool:
+    """Whether the cases import shardmatrix's case API (`from harness.case import case`), which the cell's plugin then
+    answers (harness.cell.caseapi): the shipped corpus does, a project's own tests need not.
+
+    A project with its own top-level `harness` answers its tests' `import harness` itself, so its files never ask for
+    ours; CorpusError names the collision when cases from elsewhere (the shipped corpus) would need ours beside it."""
+    own = own_harness(project) if project is not None else None
+    users = [file for file in _sources(paths) if _imports_case_api(file)]
+    if own is None or project is None:
+        return bool(users)
+    elsewhere = [file for file in users if not file.resolve().is_relative_to(project.resolve())]
+    if elsewhere:
+        raise CorpusError(f"{project.name} has its own top-level package `harness` ({own}), and {elsewhere[0]} imports "
+                          f"shardmatrix's case API as `harness.case`: one cell cannot answer both; run the project's "
+                          "tests apart from those cases")
+    return False
+
+
+def own_harness(project: Path) -> Path | None:
+    """The project's own top-level `harness` (a package or module, at its root or under src/), which `import harness`
+    answers in its cells; None without one."""
+    for folder in (project, project / "src"):
+        for candidate in (folder / caseapi.PUBLIC, folder / f"{caseapi.PUBLIC}.py"):
+            if candidate.is_file() or (candidate.is_dir() and any(candidate.glob("*.py"))):
+                return candidate
+    return None
+
+
+def _sources(paths: list[Path]) -> list[Path]:
+    """The modules a cell imports from its cases: each case file, and the modules beside it (helpers, conftest.py)."""
+    found: set[Path] = set()
+    for path in paths:
+        file = Path(str(path).partition("::")[0])
+        for case_file in _files(file) if file.exists() else []:
+            found.update({case_file, *case_file.parent.glob("*.py")})
+    return sorted(found)
+
+
+def _imports_case_api(file: Path) -> bool:
+    """Whether a module imports `harness.case` or `harness.change` (or those two from `harness`)."""
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+    except (SyntaxError, ValueError, OSError):  # pytest records its collection error, which stands for it
+        return False
+    api = {f"{caseapi.PUBLIC}.{name}" for name in caseapi.MODULES}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            named = {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            named = {alias.name for alias in node.names}
+        else:
+            continue
+        if any(name == module or name.startswith(f"{module}.") for name in named for module in api):
+            return True
+    return False
 
 
 def known_breakage_files(cases: list[str]) -> list[Path]:

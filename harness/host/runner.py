@@ -62,6 +62,8 @@ class Job:
     left_out: tuple[str, ...] = ()
     #: Variables set for pytest over the cell's environment (the precision re-run's matmul precision).
     environment: tuple[tuple[str, str], ...] = ()
+    #: Whether the cases import shardmatrix's case API as `harness.case` (harness.host.corpus.case_api_wanted).
+    case_api: bool = False
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -100,6 +102,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         "--shardmatrix-repeats", str(settings.repeats),
         *(arg for plugin, args in needs.items() if plugin not in disabled for arg in args),
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
+        # Only then is `harness` ours in the cell: a project's own `harness` answers its tests otherwise.
+        *(["--shardmatrix-case-api"] if job.case_api else []),
         *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
         # A module that cannot be imported costs its own cases only (the plugin records its collection error);
         # without this, pytest stops before running any case of the cell.
