@@ -107,6 +107,19 @@ def test_an_accelerator_cells_lock_holds_the_runtime_of_its_jaxlib_not_the_newer
         assert held["libtpu"] == fake_index.LIBTPU[cell.jax][1]
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("cell", ACCELERATED, ids=lambda c: c.backend)
+def test_the_shipped_accelerator_cells_lock_from_pypi_with_the_runtime_of_their_jaxlib(cell: matrix.Cell,
+                                                                                      tmp_path: Path) -> None:
+    # The real index: the pins exist, and the plugin/pjrt (or libtpu) the lock holds is the one of the cell's jaxlib.
+    lock = tmp_path / "lock.txt"
+    assert envbuild.lock(cell, lock) is None
+    held = runtimes.locked(lock.read_text())
+    assert runtimes.RUNTIME[cell.backend] in held and held["jaxlib"] == cell.jaxlib
+    assert [held[name] for name in runtimes.LOCKSTEP[cell.backend]] == [cell.jaxlib] * len(
+        runtimes.LOCKSTEP[cell.backend])
+
+
 @pytest.mark.parametrize("cell", [c for c in ACCELERATED if runtimes.LOCKSTEP[c.backend]], ids=lambda c: c.backend)
 def test_without_its_pins_the_newer_plugin_offered_is_refused_never_locked(
         cell: matrix.Cell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
