@@ -74,7 +74,8 @@ def parser() -> options.Parser:
     p.add_argument("--matrix", type=Path, default=default_matrix(),
                    help="the matrix file (default: $SHARDMATRIX_MATRIX, else the shipped matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
-                   help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: every cell)")
+                   help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: the default set "
+                        "and every accelerator cell)")
     p.add_argument("--backend", action="append", default=[], metavar="NAME",
                    help=f"cells of this backend ({', '.join(matrix.BACKENDS)}; repeatable; default: every backend)")
     p.add_argument("--smoke", action="store_true", help="only the oldest and newest CPU cell of the selection")
