@@ -1,10 +1,10 @@
 """A package index for resolution tests, offline: a folder of stub wheels (metadata only) that uv reads as
 `--find-links`, with a cell's pins offered beside releases that do not match them.
 
-`offer(folder, cell)` writes what an accelerator cell resolves: jax with its backend extra as jax declares it (a
-range of plugins, or an exact libtpu), jaxlib, flax, the plugin and pjrt of the cell's jaxlib and of the releases on
-either side, libtpu of jax's pin and a newer one, and the harness's own requirements. `use(monkeypatch, folder)`
-points uv at the folder alone.
+`offer(folder, cell)` writes what an accelerator cell resolves: jax with its backend extra (a range of plugins, as
+an index whose jax does not pin one to its own release would offer; or libtpu as PyPI's jax pins it), jaxlib, flax,
+the plugin and pjrt of the cell's jaxlib and of the releases on either side, libtpu of jax's pin and a newer one,
+and the harness's own requirements. `use(monkeypatch, folder)` points uv at the folder alone.
 """
 
 from __future__ import annotations
@@ -43,13 +43,15 @@ def neighbours(version: str) -> list[str]:
     return [".".join(map(str, (*head, last + step))) for step in (-1, 0, 1) if last + step >= 0]
 
 
-def offer(folder: Path, cell: Cell) -> None:
-    """Stub wheels for everything `cell` resolves, its runtime offered at mismatched releases too."""
+def offer(folder: Path, cell: Cell, *, as_pypi: bool = False) -> None:
+    """Stub wheels for everything `cell` resolves, its runtime offered at mismatched releases too; `as_pypi`: jax's
+    extra pins the plugin to jax's own release, as PyPI's jax does."""
     folder.mkdir(parents=True, exist_ok=True)
     plugin, pjrt = f"jax-{cell.backend}-plugin", f"jax-{cell.backend}-pjrt"
     lowest = neighbours(cell.jaxlib)[0]
-    # As jax declares it: any plugin from an older release up, so the resolver alone would take the newest.
-    declared = {"cuda12": f"{plugin}[with-cuda]>={lowest}", "cuda13": f"{plugin}[with-cuda]>={lowest}",
+    # Any plugin from an older release up (PyPI's jax pins its own): the resolver alone would take the newest.
+    plugins = f"=={cell.jax}" if as_pypi else f">={lowest}"
+    declared = {"cuda12": f"{plugin}[with-cuda]{plugins}", "cuda13": f"{plugin}[with-cuda]{plugins}",
                 "tpu": f"libtpu=={LIBTPU[cell.jax][0]}" if cell.backend == "tpu" else ""}
     wheel(folder, "jax", cell.jax, (f"jaxlib>={lowest}", f"{declared[cell.backend]}; extra == '{cell.backend}'",
                                     f"jaxlib=={cell.jaxlib}; extra == '{cell.backend}'"), (cell.backend,))

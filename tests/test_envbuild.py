@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import fake_index
@@ -165,3 +166,17 @@ def test_the_install_key_follows_the_projects_lock_and_extras(tmp_path: Path) ->
     assert envbuild.install_key(PROJECT_CELL, tmp_path, project=moved) != key
     extra = matrix.Cell(**{**PROJECT_CELL.__dict__, "extras": ("chex==0.1.90",)})
     assert envbuild.install_key(extra, tmp_path, project=found) != key
+
+
+def test_a_cell_whose_jaxlib_is_not_its_jaxs_release_is_refused_naming_both_plugins(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # PyPI's jax pins the plugin to its own release; the cell pins it to its jaxlib: uv refuses, never locks one.
+    cell = replace(next(c for c in ACCELERATED if c.backend == "cuda13"), jaxlib="0.11.1")
+    fake_index.offer(tmp_path / "index", cell, as_pypi=True)
+    fake_index.use(monkeypatch, tmp_path / "index")
+    lock = tmp_path / "lock.txt"
+    refused = envbuild.lock(cell, lock)
+    assert refused is not None and "\n" not in refused
+    assert "depend on jax-cuda13-plugin[with-cuda]==0.11.2" in refused
+    assert "you require jax-cuda13-plugin==0.11.1" in refused and refused.endswith("unsatisfiable.")
+    assert not lock.exists()

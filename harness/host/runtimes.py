@@ -1,10 +1,11 @@
 """An accelerator cell's runtime: the packages its backend adds beside jaxlib, and the check that a lock holds them.
 
-jax's own `[cuda12]`/`[cuda13]` extras accept a range of plugin releases, and the plugin declares no jaxlib, so a
-resolver left alone may lock a plugin of another release than jaxlib's (a newer one on the index, a project's
-preference). Such a stack fails at import or, worse, runs. A cuda cell therefore pins its plugin and pjrt to its
-jaxlib, and every lock is checked before it is kept. libtpu has versions of its own: jax's `[tpu]` extra pins the
-one its release needs, so a tpu lock must hold libtpu, at the version the resolver took from jax.
+jax uses a plugin only with the jaxlib of its own release, yet jax's `[cuda12]`/`[cuda13]` extra pins the plugin to
+jax's version (on PyPI) and the plugin declares no jaxlib: where a cell's jaxlib is not its jax's release (an older
+jaxlib, an unreleased jax, another index's metadata, a project's `--with`), a resolver left alone may lock a plugin
+of another release than jaxlib's. A cuda cell therefore pins its plugin and pjrt to its jaxlib, and every lock is
+checked before it is kept. libtpu has versions of its own: jax's `[tpu]` extra pins the one its release needs, so a
+tpu lock must hold libtpu, at the version the resolver took from jax.
 """
 
 from __future__ import annotations
