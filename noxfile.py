@@ -83,7 +83,7 @@ def cell(session: nox.Session, cell_id: str) -> None:
     # By the matrix's id: an --override source renames the cell it runs.
     opts, chosen = _checked(session, lambda: command.selected(session.posargs, f"nox -s {session.name} --", CELLS))
     if cell_id not in chosen:
-        session.skip("not selected by --cells")
+        session.skip("not selected by --cells" if opts.cells else "outside the default set: name it with --cells")
     if opts.resume and CellFiles(opts.out, opts.run_id, cell_id).complete:
         session.skip(f"already complete in run {opts.run_id}")
     if cellrun.matrix_cell(chosen[cell_id], Path(session.virtualenv.location), opts):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import fake_index
 import pytest
 
-from harness.host import envbuild, matrix
+from harness.host import envbuild, matrix, runtimes
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -51,21 +53,86 @@ def test_install_failure_is_reported_with_uv_reason(tmp_path: Path) -> None:
     assert "jax==99.0.0" in (tmp_path / "install.log").read_text()
 
 
-def test_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def tpu_cell(jax: str) -> matrix.Cell:
+    return matrix.parse(f'[[cell]]\njax="{jax}"\njaxlib="{jax}"\nflax="0.10.2"\npython="3.11"\nbackend="tpu"\n')[0]
+
+
+def fake_uv(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """uv faked: each command recorded with its stdin; `pip compile` writes a lock holding libtpu."""
     seen: list[list[str]] = []
 
     def fake_run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         seen.append([*command, *str(kwargs.get("input") or "").split()])  # pins reach uv pip compile on stdin
+        if "--output-file" in command:
+            lock = Path(command[command.index("--output-file") + 1])
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            lock.write_text("jaxlib==0.4.38\nlibtpu==0.0.7\n")
         return subprocess.CompletedProcess(command, 0, "", "")
 
     monkeypatch.setattr(envbuild.subprocess, "run", fake_run)
-    tpu = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="tpu"\n')[0]
-    assert envbuild.install(tpu, tmp_path, tmp_path / "log") is None
+    return seen
+
+
+def test_an_old_tpu_cell_installs_with_libtpu_find_links(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = fake_uv(monkeypatch)
+    assert envbuild.install(tpu_cell("0.4.38"), tmp_path, tmp_path / "log") is None
     compile_tpu, sync_tpu = seen[0], seen[1]
-    assert "jax[tpu]==0.8.3" in compile_tpu and matrix.LIBTPU_RELEASES in compile_tpu
+    assert "jax[tpu]==0.4.38" in compile_tpu and matrix.LIBTPU_RELEASES in compile_tpu
     assert matrix.LIBTPU_RELEASES in sync_tpu
     assert envbuild.install(CELL, tmp_path, tmp_path / "log") is None
     assert all(matrix.LIBTPU_RELEASES not in command for command in seen[2:])
+
+
+def test_a_tpu_cell_whose_libtpu_is_on_pypi_needs_no_find_links(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    seen = fake_uv(monkeypatch)
+    assert envbuild.install(tpu_cell(str(matrix.LIBTPU_ON_PYPI_SINCE)), tmp_path, tmp_path / "log") is None
+    assert seen and all(matrix.LIBTPU_RELEASES not in command for command in seen)
+
+
+ACCELERATED = [c for c in matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml") if c.accelerated]
+
+
+@pytest.mark.parametrize("cell", ACCELERATED, ids=lambda c: c.backend)
+def test_an_accelerator_cells_lock_holds_the_runtime_of_its_jaxlib_not_the_newer_one_offered(
+        cell: matrix.Cell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake_index.offer(tmp_path / "index", cell)
+    fake_index.use(monkeypatch, tmp_path / "index")
+    lock = tmp_path / "lock.txt"
+    assert envbuild.lock(cell, lock) is None
+    held = runtimes.locked(lock.read_text())
+    assert held["jaxlib"] == cell.jaxlib
+    assert {name: held[name] for name in runtimes.LOCKSTEP[cell.backend]} == dict.fromkeys(
+        runtimes.LOCKSTEP[cell.backend], cell.jaxlib)
+    if cell.backend == "tpu":
+        assert held["libtpu"] == fake_index.LIBTPU[cell.jax][1]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("cell", ACCELERATED, ids=lambda c: c.backend)
+def test_the_shipped_accelerator_cells_lock_from_pypi_with_the_runtime_of_their_jaxlib(cell: matrix.Cell,
+                                                                                      tmp_path: Path) -> None:
+    # The real index: the pins exist, and the plugin/pjrt (or libtpu) the lock holds is the one of the cell's jaxlib.
+    lock = tmp_path / "lock.txt"
+    assert envbuild.lock(cell, lock) is None
+    held = runtimes.locked(lock.read_text())
+    assert runtimes.RUNTIME[cell.backend] in held and held["jaxlib"] == cell.jaxlib
+    assert [held[name] for name in runtimes.LOCKSTEP[cell.backend]] == [cell.jaxlib] * len(
+        runtimes.LOCKSTEP[cell.backend])
+
+
+@pytest.mark.parametrize("cell", [c for c in ACCELERATED if runtimes.LOCKSTEP[c.backend]], ids=lambda c: c.backend)
+def test_without_its_pins_the_newer_plugin_offered_is_refused_never_locked(
+        cell: matrix.Cell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake_index.offer(tmp_path / "index", cell)
+    fake_index.use(monkeypatch, tmp_path / "index")
+    monkeypatch.setattr(runtimes, "pins", lambda backend, jaxlib: [])
+    lock = tmp_path / "lock.txt"
+    plugin, newer = runtimes.LOCKSTEP[cell.backend][0], fake_index.neighbours(cell.jaxlib)[-1]
+    assert envbuild.lock(cell, lock) == (
+        f"the {cell.backend} lock pairs {plugin} {newer} with jaxlib {cell.jaxlib}: a plugin runs only with the "
+        f"jaxlib of its own release; pin {plugin}=={cell.jaxlib}")
+    assert not lock.exists()
 
 
 FIXTURE = Path(__file__).resolve().parent / "downstream"
@@ -99,3 +166,17 @@ def test_the_install_key_follows_the_projects_lock_and_extras(tmp_path: Path) ->
     assert envbuild.install_key(PROJECT_CELL, tmp_path, project=moved) != key
     extra = matrix.Cell(**{**PROJECT_CELL.__dict__, "extras": ("chex==0.1.90",)})
     assert envbuild.install_key(extra, tmp_path, project=found) != key
+
+
+def test_a_cell_whose_jaxlib_is_not_its_jaxs_release_is_refused_naming_both_plugins(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # PyPI's jax pins the plugin to its own release; the cell pins it to its jaxlib: uv refuses, never locks one.
+    cell = replace(next(c for c in ACCELERATED if c.backend == "cuda13"), jaxlib="0.11.1")
+    fake_index.offer(tmp_path / "index", cell, as_pypi=True)
+    fake_index.use(monkeypatch, tmp_path / "index")
+    lock = tmp_path / "lock.txt"
+    refused = envbuild.lock(cell, lock)
+    assert refused is not None and "\n" not in refused
+    assert "depend on jax-cuda13-plugin[with-cuda]==0.11.2" in refused
+    assert "you require jax-cuda13-plugin==0.11.1" in refused and refused.endswith("unsatisfiable.")
+    assert not lock.exists()

@@ -50,6 +50,20 @@ def test_a_misspelt_option_ends_the_session_in_one_line_before_anything_runs() -
     assert "pytest" not in said and ".jsonl" not in said  # no install, no run, no progress line
 
 
+def test_a_cell_outside_the_default_set_is_skipped_unless_named_saying_how_to_name_it() -> None:
+    optional = next(c for c in matrix.load(ROOT / "matrix.toml") if not c.default)
+    done = nox("--no-venv", "-s", f"cell({optional.id})")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "outside the default set: name it with --cells" in done.stdout + done.stderr
+
+
+def test_a_default_cell_another_glob_names_is_skipped_as_not_selected() -> None:
+    first = matrix.load(ROOT / "matrix.toml")[0]
+    done = nox("--no-venv", "-s", f"cell({first.id})", "--", "--cells", "*-cuda13")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "not selected by --cells" in done.stdout + done.stderr
+
+
 def test_report_refuses_an_option_of_the_matrix() -> None:
     done = nox("--no-venv", "-s", "report", "--", "--cells", "x")
     assert done.returncode == 1 and "nox -s report: unknown option --cells" in done.stdout + done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,13 @@ def test_python_is_the_lowest_the_pair_needs() -> None:
 def test_default_baseline_is_the_newest_jax_with_its_newest_flax() -> None:
     assert pins.default_cell(MATRIX).id == "jax0.12.0.1-flax0.12.12-py3.12"
     assert pins.baseline_cell(MATRIX).id == "jax0.12.0.1-flax0.12.12-py3.12"
+
+
+def test_the_default_baseline_comes_from_the_default_set() -> None:
+    outside = replace(cell("0.13.0", "0.13.0", "3.12"), default=False)
+    assert pins.default_cell([*MATRIX, outside]).id == "jax0.12.0.1-flax0.12.12-py3.12"
+    with pytest.raises(pins.PinError, match="no cells in its default set"):
+        pins.default_cell([outside])
 
 
 def test_candidate_keeps_the_baseline_pins_it_does_not_name() -> None:

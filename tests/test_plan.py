@@ -18,7 +18,7 @@ CELLS = matrix.parse(matrix_toml(
     cell_toml("0.4.38", "0.10.2", "3.11"),
     cell_toml("0.12.0.1", "0.12.12", "3.12"),
     cell_toml("0.12.0.1", "0.12.12", "3.12", backend="cuda13"),
-))
+) + 'default = false\n')
 
 
 def run_plan(*args: str) -> subprocess.CompletedProcess[str]:
@@ -26,11 +26,11 @@ def run_plan(*args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
-def test_plan_command_emits_every_default_cell_with_its_nox_session() -> None:
+def test_plan_command_emits_every_default_and_accelerator_cell_with_its_nox_session() -> None:
     done = run_plan()
     assert done.returncode == 0, done.stderr
     entries = json.loads(done.stdout)
-    cells = matrix.load(ROOT / "matrix.toml")
+    cells = [c for c in matrix.load(ROOT / "matrix.toml") if c.default or c.accelerated]
     assert [e["cell"] for e in entries] == [c.id for c in cells]
     for entry, cell in zip(entries, cells, strict=True):
         assert entry == {"schema_version": outputs.PLAN.version, "cell": cell.id, "session": f"cell({cell.id})",
@@ -56,6 +56,31 @@ def test_backend_filter_keeps_only_that_backend() -> None:
 
 def test_no_backend_filter_keeps_every_backend() -> None:
     assert len(plan.plan(CELLS)) == len(CELLS)
+
+
+def test_a_cpu_cell_outside_the_default_set_is_planned_only_when_named() -> None:
+    optional = matrix.parse(matrix_toml(cell_toml("0.8.3", "0.12.3", "3.11")) + "default = false\n") + CELLS[1:2]
+    assert [e["cell"] for e in plan.plan(optional)] == ["jax0.4.38-flax0.10.2-py3.11"]
+    assert [e["cell"] for e in plan.plan(optional, ["jax0.8.3*"])] == ["jax0.8.3-flax0.12.3-py3.11"]
+
+
+@pytest.mark.parametrize(("glob", "backend"), [("*cuda12*", "cuda12"), ("*cuda13*", "cuda13"), ("*-tpu", "tpu")])
+def test_plan_command_lists_the_shipped_accelerator_cells_by_glob(glob: str, backend: str) -> None:
+    done = run_plan("--cells", glob)
+    assert done.returncode == 0, done.stderr
+    entries = json.loads(done.stdout)
+    assert [e["backend"] for e in entries] == [backend] and entries[0]["cell"].endswith(f"-{backend}")
+    assert entries[0]["session"] == f"cell({entries[0]['cell']})"
+
+
+def test_an_accelerator_cell_is_left_out_saying_so_while_its_switch_is_off() -> None:
+    done = run_plan("--runner", "cpu=ubuntu-latest")
+    assert done.returncode == 0, done.stderr
+    assert {e["backend"] for e in json.loads(done.stdout)} == {"cpu"}
+    assert sorted(line.rsplit(" ", 1)[-1] for line in done.stderr.splitlines()) == ["cuda12", "cuda13", "tpu"]
+    switched_on = run_plan("--runner", "cpu=ubuntu-latest", "--runner", "cuda13=gpu-box")
+    assert [e["cell"] for e in json.loads(switched_on.stdout) if e["runner"] == "gpu-box"] == [
+        "jax0.11.2-flax0.12.10-py3.12-cuda13"]
 
 
 def test_smoke_is_the_oldest_and_newest_cpu_cell() -> None:

@@ -273,3 +273,23 @@ def test_the_queue_guard_passes_once_every_accelerator_job_has_a_runner(tmp_path
 def test_the_queue_guard_stays_off_while_no_accelerator_is_switched_on(first_night: tuple[Path, Run]) -> None:
     _, run = first_night
     assert run.colours()["queue guard"] == "skipped"
+
+
+ON = {"SHARDMATRIX_GPU": "true", "SHARDMATRIX_GPU_RUNNER": "gpu-box"}
+
+
+def test_a_gpu_cell_outside_the_default_set_runs_and_is_reported_while_its_switch_is_on(tmp_path: Path) -> None:
+    # Its job names it (--cells): a cell session outside the default set skips unless named.
+    driver = make_driver(tmp_path, MATRIX_TOML + GPU + "default = false\n")
+    state = driver.github.load()
+    state["jobs"] = [{"name": GPU_CELL, "status": "in_progress"}]  # a runner took it: the queue guard lets it be
+    driver.github.save(state)
+    run = driver.run("schedule", 100, variables=ON)
+    assert run.colours()[GPU_CELL] == "success" and report_step(run, CHECK) == "success"
+    assert {record["status"] for record in merged(run)[GPU_CELL]} == {"passed"}
+
+
+def test_a_gpu_cell_outside_the_default_set_is_left_out_while_its_switch_is_off(tmp_path: Path) -> None:
+    run = make_driver(tmp_path, MATRIX_TOML + GPU + "default = false\n").run("schedule", 100)
+    assert GPU_CELL not in run.colours() and GPU_CELL not in merged(run)
+    assert cells_of(run) == dict.fromkeys([OLD, MID, NEW], "success")

@@ -124,7 +124,7 @@ def test_only_the_report_job_may_write_issues() -> None:
 def test_the_matrix_workflow_plans_and_runs_through_the_same_commands_as_locally() -> None:
     text = MATRIX.read_text()
     assert "python -m harness.host.plan" in text and "fail-fast: false" in text
-    assert 'nox -s "$SESSION" -- --out out --run-id "$RUN_ID"' in text
+    assert 'nox -s "$SESSION" -- --cells "$CELL" --out out --run-id "$RUN_ID"' in text
     assert "nox -s report -- --out out" in text and "$GITHUB_STEP_SUMMARY" in text
     for watched in ("cases/**", "harness/**", "reports/**", "noxfile.py", "matrix.toml"):
         assert f'"{watched}"' in text

@@ -4,7 +4,8 @@ Runs on the host. An install failure is returned as uv's one-line reason, which 
 project (`--project`) also gets the project's own requirements, resolved with its lockfile's versions as uv's
 preferences (so whatever the cell's pins do not force stays as locked), and the project itself, editable and
 without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide). Of ours, a cell gets only the
-plugin and what it imports (harness.host.cellplugin), installed non-editable.
+plugin and what it imports (harness.host.cellplugin), installed non-editable. An accelerator cell's lock is kept only
+when its plugin and pjrt are its jaxlib's own release (harness.host.runtimes).
 """
 
 from __future__ import annotations
@@ -13,16 +14,19 @@ import hashlib
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
+from packaging.version import Version
+
 from harness import formats
-from harness.host import cellplugin
+from harness.host import cellplugin, runtimes
 from harness.host import project as projects
-from harness.host.matrix import LIBTPU_RELEASES, Cell
+from harness.host.matrix import LIBTPU_ON_PYPI_SINCE, LIBTPU_RELEASES, Cell
 from harness.host.uv import installer_message, uv_command
 
-__all__ = ["freeze", "install", "install_key", "installer_message", "interpreter_version", "provenance",
-           "uv_command", "venv_python"]
+__all__ = ["freeze", "install", "install_key", "installer_message", "interpreter_version", "lock", "provenance",
+           "resolves", "uv_command", "venv_python"]
 
 
 def venv_python(venv: Path) -> Path:
@@ -52,14 +56,7 @@ def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> st
     transcript: list[str] = []
     problem = None
     if not lock.exists():
-        wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
-        if project is not None and project.locked:
-            # uv prefers the versions an existing output file holds: the project's locked environment.
-            lock.parent.mkdir(parents=True, exist_ok=True)
-            lock.write_text(project.locked, encoding="utf-8")
-        problem = _uv(["pip", "compile", "-", "--quiet", "--python", str(venv_python(venv)),
-                       "--output-file", str(lock), *_index_options(cell)],
-                      transcript, stdin="\n".join(wanted) + "\n")
+        problem = _compile(cell, project, lock, ["--python", str(venv_python(venv))], transcript)
     if problem is None:
         problem = _uv(["pip", "sync", "--python", str(venv_python(venv)), str(lock), *_index_options(cell)],
                       transcript)
@@ -84,14 +81,42 @@ def resolves(cell: Cell) -> str | None:
     """None when the cell's requirements (its project's included) resolve together for its python, else uv's
     reason, which names both sides of a conflict; nothing is installed."""
     project = projects.load(cell.project) if cell.project else None
-    wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
-    problem = _uv(["pip", "compile", "-", "--quiet", "--python-version", cell.python, "--output-file", os.devnull,
-                   *_index_options(cell)], [], stdin="\n".join(wanted) + "\n")
+    with tempfile.TemporaryDirectory() as folder:
+        problem = _compile(cell, project, Path(folder) / "lock.txt", ["--python-version", cell.python], [])
     if problem is None or project is None:
         return problem
     # uv says "you require" for the project's requirements too: name which of them are the project's.
     named = [line for line in _of_project(project) if re.search(rf"\b{re.escape(_name(line))}\b", problem)]
     return problem.rstrip(".") + (f" ({project.name} requires {', '.join(named)})" if named else "")
+
+
+def lock(cell: Cell, destination: Path) -> str | None:
+    """Resolve the cell (its pins, its project, the plugin's needs) for its python into the lock `destination`;
+    None on success, else uv's reason or why the lock was refused."""
+    project = projects.load(cell.project) if cell.project else None
+    return _compile(cell, project, destination, ["--python-version", cell.python], [])
+
+
+def _compile(cell: Cell, project: projects.Project | None, lock: Path, target: list[str],
+             transcript: list[str]) -> str | None:
+    """`uv pip compile` the cell's requirements for `target` (--python or --python-version) into `lock`; a lock
+    whose accelerator runtime does not match its jaxlib is refused in one line and removed, never kept."""
+    wanted = [*cell.requirements(), *_of_project(project), *cellplugin.dependencies()]
+    if project is not None and project.locked:
+        # uv prefers the versions an existing output file holds: the project's locked environment.
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text(project.locked, encoding="utf-8")
+    problem = _uv(["pip", "compile", "-", "--quiet", *target, "--output-file", str(lock), *_index_options(cell)],
+                  transcript, stdin="\n".join(wanted) + "\n")
+    if problem is None:
+        try:
+            runtimes.check(lock.read_text(encoding="utf-8"), cell.backend)
+        except runtimes.RuntimeMismatch as mismatch:
+            problem = str(mismatch)
+            transcript.append(f"refused the lock: {problem}\n")
+    if problem is not None:
+        lock.unlink(missing_ok=True)
+    return problem
 
 
 def _of_project(project: projects.Project | None) -> list[str]:
@@ -126,7 +151,7 @@ def _index_options(cell: Cell) -> list[str]:
     options = ["--exclude-newer", cell.exclude_newer] if cell.exclude_newer else []
     options += ["--prerelease", "allow"] if cell.pre else []
     options += [arg for url in cell.indexes for arg in ("--extra-index-url", url)]
-    if cell.backend == "tpu":
+    if cell.backend == "tpu" and Version(cell.jax) < LIBTPU_ON_PYPI_SINCE:
         options += ["--find-links", LIBTPU_RELEASES]
     return options
 

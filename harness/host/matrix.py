@@ -1,6 +1,8 @@
 """The matrix file: cells as data, validated before any environment is built.
 
-Each `[[cell]]` pins exact jax, jaxlib, flax and python versions. A malformed file, an unknown key, a version
+Each `[[cell]]` pins exact jax, jaxlib, flax and python versions. A cell with `default = false` is outside the
+default set: a run takes it only when `--cells` names it (an accelerator cell, which a CPU machine cannot run). A
+malformed file, an unknown key, a version
 that is not an exact release, or a duplicate id stops everything with one error naming the file, line and cell.
 """
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
+from harness.host import runtimes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -24,7 +27,7 @@ from packaging.version import InvalidVersion, Version
 
 PINNED = ("jax", "jaxlib", "flax")
 REQUIRED = (*PINNED, "python")
-OPTIONAL = ("id", "note", "backend", "devices", "exclude_newer")
+OPTIONAL = ("id", "note", "backend", "devices", "exclude_newer", "default")
 #: Top-level keys besides the cells: `with`, extra requirements installed in every cell (orbax, a test helper).
 TOP_LEVEL = ("cell", "with")
 #: cpu cells simulate their devices; the others run on the runner's real accelerators through a jax extra.
@@ -32,8 +35,14 @@ BACKENDS = ("cpu", "cuda12", "cuda13", "tpu")
 #: The first jax release whose metadata declares the extra (PyPI: 0.6.2 lacks [cuda13], 0.7.0 has it); [cuda12]
 #: and [tpu] are in every jax since 0.4.25, older than any cell here.
 EXTRA_SINCE = {"cuda13": Version("0.7.0")}
+#: The first jax whose release has its backend's plugin on PyPI: jax 0.7.0 and 0.7.1 declare [cuda13], but no
+#: jax-cuda13-plugin of their release was published, so a cell of theirs could never lock one.
+PLUGIN_SINCE = {"cuda13": Version("0.7.2")}
 #: Older jax pins libtpu builds that live only on this page; jax's own install instructions name it.
 LIBTPU_RELEASES = "https://storage.googleapis.com/jax-releases/libtpu_releases.html"
+#: The first jax whose [tpu] extra pins a libtpu on PyPI (0.5.0 and older pin libtpu-nightly builds of the page above),
+#: so a tpu cell from it on resolves where only a package index is reachable.
+LIBTPU_ON_PYPI_SINCE = Version("0.5.1")
 _PYTHON = re.compile(r"^3\.\d{1,2}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -81,6 +90,8 @@ class Cell:
     #: Pre-releases allowed (`--pre`), and extra package indexes (`--index`).
     pre: bool = False
     indexes: tuple[str, ...] = ()
+    #: In the default set: taken by a run that names no cells (`default = false`: only when --cells names it).
+    default: bool = True
 
     @property
     def accelerated(self) -> bool:
@@ -88,14 +99,17 @@ class Cell:
         return self.backend != "cpu"
 
     def requirements(self) -> list[str]:
-        """The exact pins this cell installs; an accelerator cell installs jax with its backend's extra."""
+        """The exact pins this cell installs; an accelerator cell installs jax with its backend's extra, and its
+        plugin and pjrt pinned to its jaxlib (harness.host.runtimes)."""
         extra = f"[{self.backend}]" if self.accelerated else ""
         pins = {"jax": f"jax{extra}=={self.jax}", "jaxlib": f"jaxlib=={self.jaxlib}", "flax": f"flax=={self.flax}"}
         for origin in self.sources:
             pins[origin.package] = origin.requirement.replace("jax @", f"jax{extra} @", 1)
             if origin.package == "jax" and not re.fullmatch(r"\d+(\.\d+)+", self.jaxlib):
                 pins.pop("jaxlib")  # an unreleased jax takes the jaxlib its own metadata asks for
-        return [*pins.values(), *self.extras]
+        # With no jaxlib pin, the lock's own jaxlib is what runtimes.check holds the plugin to.
+        runtime = runtimes.pins(self.backend, self.jaxlib) if "jaxlib" in pins else []
+        return [*pins.values(), *runtime, *self.extras]
 
     def sort_key(self) -> tuple[Version, Version, Version]:
         """Cells order by jax, then flax, then python release."""
@@ -179,9 +193,15 @@ def _cell(table: dict[str, object], where: str) -> Cell:
     if backend in EXTRA_SINCE and Version(str(values["jax"])) < EXTRA_SINCE[backend]:
         raise MatrixError(f"{where}: jax {values['jax']} has no [{backend}] extra "
                           f"(first in jax {EXTRA_SINCE[backend]})")
+    if backend in PLUGIN_SINCE and Version(str(values["jaxlib"])) < PLUGIN_SINCE[backend]:
+        raise MatrixError(f"{where}: jaxlib {values['jaxlib']} has no jax-{backend}-plugin release on PyPI "
+                          f"(first {PLUGIN_SINCE[backend]})")
     devices = table.get("devices", 8)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise MatrixError(f"{where}: devices must be a positive integer, got {devices!r}")
+    default = table.get("default", True)
+    if not isinstance(default, bool):
+        raise MatrixError(f"{where}: default must be true or false, got {default!r}")
     exclude_newer = table.get("exclude_newer")
     if exclude_newer is not None and not (isinstance(exclude_newer, str) and _DATE.match(exclude_newer)):
         raise MatrixError(f"{where}: exclude_newer must be a YYYY-MM-DD date, got {exclude_newer!r}")
@@ -195,6 +215,7 @@ def _cell(table: dict[str, object], where: str) -> Cell:
         devices=devices,
         note=str(table.get("note", "")),
         exclude_newer=exclude_newer,
+        default=default,
     )
 
 
@@ -212,9 +233,10 @@ def _cell_header_lines(text: str) -> list[int]:
 
 
 def select(cells: list[Cell], patterns: list[str]) -> list[Cell]:
-    """The cells whose id matches any glob pattern (all cells when there is none); a dead pattern is an error."""
+    """The cells whose id matches any glob pattern (the default set when there is none); a dead pattern is an
+    error."""
     if not patterns:
-        return list(cells)
+        return [cell for cell in cells if cell.default]
     for pattern in patterns:
         if not any(fnmatch.fnmatchcase(cell.id, pattern) for cell in cells):
             raise MatrixError(f"--cells {pattern!r} matches no cell (ids: {', '.join(c.id for c in cells)})")

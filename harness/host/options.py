@@ -149,7 +149,8 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     """The options of a run of cells (matrix, cell; and the parent of upgrade, bisect and installed)."""
     p = Parser(prog=prog, add_help=add_help)
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
-                   help="run only cells whose id matches GLOB (repeatable; default: every cell)")
+                   help="run only cells whose id matches GLOB (repeatable; default: every cell of the default set, "
+                        "i.e. without default = false)")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
                    help="output folder: DIR/results/<run>/<cell>.jsonl and DIR/report/ (default: out)")
     p.add_argument("--run-id", default="", metavar="ID", help="run id to record under (default: a new one)")

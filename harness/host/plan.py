@@ -39,9 +39,14 @@ def smoke(cells: Sequence[matrix.Cell]) -> list[matrix.Cell]:
 def plan(
     cells: Sequence[matrix.Cell], patterns: Sequence[str] = (), backends: Sequence[str] = (), *, small: bool = False
 ) -> list[dict[str, str]]:
-    """The entries of the cells matching any glob (all: none given), of any of `backends` (all: none given)."""
+    """The entries of the cells matching any glob (none given: the default set and every accelerator cell), of any
+    of `backends` (all: none given).
+
+    An accelerator cell outside the default set is still planned: its switch is its runner (see place), so a
+    nightly runs it where the repository names a runner for its backend and leaves it out, saying so, elsewhere."""
     _check_backends(backends)
-    chosen = matrix.select(list(cells), list(patterns))
+    chosen = (matrix.select(list(cells), list(patterns)) if patterns
+              else [c for c in cells if c.default or c.accelerated])
     if small:
         chosen = smoke(chosen)
     return [entry(c) for c in chosen if not backends or c.backend in backends]
@@ -69,7 +74,8 @@ def parser() -> options.Parser:
     p.add_argument("--matrix", type=Path, default=default_matrix(),
                    help="the matrix file (default: $SHARDMATRIX_MATRIX, else the shipped matrix.toml)")
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
-                   help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: every cell)")
+                   help="cells whose id matches GLOB (repeatable; an empty value is ignored; default: the default set "
+                        "and every accelerator cell)")
     p.add_argument("--backend", action="append", default=[], metavar="NAME",
                    help=f"cells of this backend ({', '.join(matrix.BACKENDS)}; repeatable; default: every backend)")
     p.add_argument("--smoke", action="store_true", help="only the oldest and newest CPU cell of the selection")

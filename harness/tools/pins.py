@@ -177,11 +177,12 @@ def candidate_cell(baseline: Cell, pins: dict[str, str], origins: tuple[Origin, 
 
 
 def default_cell(cells: list[Cell]) -> Cell:
-    """The default baseline: the matrix cell that sorts last by (jax, flax, python), i.e. the newest jax with the
-    newest flax paired with it, the top of the matrix's diagonal."""
-    if not cells:
-        raise PinError("the matrix has no cells to take a baseline from")
-    return max(cells, key=Cell.sort_key)
+    """The default baseline: the cell of the default set that sorts last by (jax, flax, python), i.e. the newest jax
+    with the newest flax paired with it, the top of the matrix's diagonal."""
+    defaults = [cell for cell in cells if cell.default]
+    if not defaults:
+        raise PinError("the matrix has no cells in its default set to take a baseline from")
+    return max(defaults, key=Cell.sort_key)
 
 
 def _check_jaxlib(pins: dict[str, str]) -> None:
