@@ -192,3 +192,36 @@ def test_the_package_docstring_names_every_module_on_its_floor() -> None:
     found = {floor: {path.stem for path in (ROOT / "reports" / floor).glob("*.py")} - {"__init__"} for floor in FLOORS}
     found["on top"] = {path.stem for path in (ROOT / "reports").glob("*.py")} - {"__init__"}
     assert floors_said(docstring + "\n") == found
+
+
+#: What nox's interpreter and a bare `pip install shardmatrix` lack: the host must import without any of them.
+CELL_ONLY = ("pytest", "jax", "flax", "pandas", "jinja2")
+BLOCKED = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {blocked!r}:
+            raise ImportError(f"blocked in this test: {{name}}")
+sys.meta_path.insert(0, Block())
+import {module}
+"""
+
+
+@pytest.mark.parametrize("module", ["harness.tools.command", "harness.host.cellenv", "harness.host.corpus",
+                                    "harness.host.installed", "harness.tools.upgrade"])
+def test_the_host_imports_without_what_only_cells_and_reports_have(module: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", BLOCKED.format(blocked=set(CELL_ONLY), module=module)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr.strip().splitlines()[-1]
+
+
+def test_the_import_blocker_does_block() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", BLOCKED.format(blocked={"pytest"}, module="harness.case")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "blocked in this test: pytest" in done.stderr
