@@ -1,6 +1,7 @@
 """The range checker: each declared bound (a change's `since` and `warned`, each end of a known breakage's range) is
 probed on the releases either side of it, on jax and on flax, and named confirmed, wrong (with the bound the
-releases show) or unchecked (a side that cannot be probed, or the budget spent).
+releases show) or unchecked (a side that cannot be probed, or the budget spent). A `since` or a breakage bound is
+where the case starts or stops failing; a `warned` bound, where it starts or stops warning.
 
 Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
 cells, through its cache); `partner` gives the release of the other package the default matrix pairs with an edge's
@@ -24,10 +25,13 @@ from harness.change import Change
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
+#: A pass with a warning: a `warned` bound is probed for it; every other bound reads it as PASS. Only a passing case
+#: counts as warned, as in the report's Changes view (reports.verdicts.changes): a failure is not a warning.
+WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 
-#: (case id, jax, flax) -> PASS, FAIL, or why the case cannot be judged there (the pair does not install, the case
-#: is not applicable there), or None.
+#: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
+#: the case is not applicable there), or None.
 CaseProbe = Callable[[str, Version, Version], "str | None"]
 #: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
 Partner = Callable[[str, Version], "Version | None"]
@@ -36,7 +40,8 @@ Partner = Callable[[str, Version], "Version | None"]
 @dataclass(frozen=True)
 class Edge:
     """One declared bound: `case` fails at releases of `package` from `bound` on (`rising`, a `>=` bound) or passes
-    from `bound` on (not `rising`, a `<` bound); `source` names the declaration."""
+    from `bound` on (not `rising`, a `<` bound); for a `warns` bound (a change's `warned`), read "warns" for
+    "fails". `source` names the declaration."""
 
     case: str
     package: str
@@ -45,6 +50,8 @@ class Edge:
     source: str
     #: The other end of the same range (a breakage's `>=A,<B`), which the search for a flip never passes.
     other: Version | None = None
+    #: A change's `warned` bound: the releases either side are asked whether the case warned, not whether it failed.
+    warns: bool = False
 
     @property
     def text(self) -> str:
@@ -87,7 +94,7 @@ class BudgetSpent(Exception):
     """The probe budget is spent: the edges not yet checked are listed as unchecked."""
 
 
-def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> list[Edge]:
+def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False) -> list[Edge]:
     requirement = Requirement(text)
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
@@ -95,9 +102,11 @@ def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> lis
     # The lower end first: a range reads from its start, whatever order its specifiers were written in.
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
-            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None)))
+            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None),
+                              warns))
         elif spec.operator == "<" and not rising_only:
-            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None)))
+            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None),
+                              warns))
     return edges
 
 
@@ -107,6 +116,8 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
     for case, change in sorted(changes.items()):
         if change.since is not None:
             found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
+        if change.warned is not None:
+            found += _bounds(case, change.warned, f"warned {change.warned}", warns=True)
     for entry in breakages:
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
@@ -133,13 +144,14 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     unjudged: dict[int, str] = {}
 
     def fails(i: int) -> bool | None:
+        """Whether the case fails (warns, for a `warns` edge) at release i; None where it cannot be judged."""
         version = versions[i]
         jax, flax = (version, other) if edge.package == "jax" else (other, version)
         answer = probe(edge.case, jax, flax)
-        if answer not in (PASS, FAIL):
+        if answer not in (PASS, WARNED, FAIL):
             unjudged[i] = answer or ""
             return None
-        return answer == FAIL
+        return answer == WARNED if edge.warns else answer == FAIL
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
@@ -158,8 +170,8 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
         low_end, high_end = bisect.bisect_left(versions, edge.other) - 1, len(versions)
     bound = _search(fails, edge.rising, at, above, low_end, high_end)
     found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
-    why = (f"{edge.package} {versions[at - 1]} {'fails' if below else 'passes'}, {edge.bound} "
-           f"{'fails' if above else 'passes'}")
+    yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
+    why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {edge.bound} {yes if above else no}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
 
 
