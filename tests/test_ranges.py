@@ -167,3 +167,30 @@ def test_a_warned_pass_reads_as_a_pass_at_a_breakage_edge() -> None:
     finding = ranges.check(since, RELEASES, partner, ranges.Budget(warns_from_0_7_1, 20))
     # 0.7.1 passes (with its warning): the change's `since` is later than declared.
     assert (finding.status, finding.found) == (ranges.WRONG, ">=0.8.0")
+
+
+TWO_PACKAGES = "nnx_sharded_merge::test_nnx_jit_forward_of_a_sharded_model"
+
+
+def fails_on_new_jax_with_new_flax(case: str, jax: Version, flax: Version) -> str:
+    """The case fails only where both are new: jax from 0.7.1 with flax from 0.12.2."""
+    return ranges.FAIL if jax >= Version("0.7.1") and flax >= Version("0.12.2") else ranges.PASS
+
+
+def two_package_findings(jax_range: str) -> dict[str, ranges.Finding]:
+    entry = Breakage(TWO_PACKAGES, "r", "https://example.org",
+                     {"jax": SpecifierSet(jax_range), "flax": SpecifierSet(">=0.12.2")})
+    found, _ = ranges.run(ranges.edges({}, [entry]), RELEASES, partner, fails_on_new_jax_with_new_flax, 20)
+    return {f"{finding.edge.package}{finding.edge.text}": finding for finding in found}
+
+
+def test_a_jax_edge_is_probed_inside_the_flax_range_its_breakage_declares() -> None:
+    # The matrix pairs jax 0.7.1 with flax 0.12.0, outside the entry's flax range: the edge is probed at flax 0.12.2.
+    found = two_package_findings(">=0.7.1")
+    assert {key: f.status for key, f in found.items()} == {"jax>=0.7.1": ranges.CONFIRMED,
+                                                            "flax>=0.12.2": ranges.CONFIRMED}
+
+
+def test_a_wrong_jax_edge_of_a_two_package_breakage_is_still_reported_wrong() -> None:
+    found = two_package_findings(">=0.7.0")
+    assert (found["jax>=0.7.0"].status, found["jax>=0.7.0"].found) == (ranges.WRONG, ">=0.7.1")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness import outputs
@@ -52,6 +53,8 @@ class Edge:
     other: Version | None = None
     #: A change's `warned` bound: the releases either side are asked whether the case warned, not whether it failed.
     warns: bool = False
+    #: The range a breakage also declares on the other package ('>=0.8.2'): the edge is probed inside it.
+    within: str = ""
 
     @property
     def text(self) -> str:
@@ -94,7 +97,8 @@ class BudgetSpent(Exception):
     """The probe budget is spent: the edges not yet checked are listed as unchecked."""
 
 
-def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False) -> list[Edge]:
+def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
+            within: str = "") -> list[Edge]:
     requirement = Requirement(text)
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
@@ -103,10 +107,10 @@ def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns:
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
             edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None),
-                              warns))
+                              warns, within))
         elif spec.operator == "<" and not rising_only:
             edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None),
-                              warns))
+                              warns, within))
     return edges
 
 
@@ -121,7 +125,8 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
     for entry in breakages:
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
-                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}")
+                within = str(entry.ranges.get("flax" if package == "jax" else "jax", ""))
+                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within)
     return found
 
 
@@ -137,6 +142,8 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     # Both sides, and any search past them, hold the other package where the default matrix pairs it with the
     # bound: only the package of the edge moves.
     other = partner(edge.package, edge.bound)
+    if other is not None and edge.within:
+        other = _inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other)
     if other is None:
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
@@ -173,6 +180,17 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
     why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {edge.bound} {yes if above else no}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _inside(versions: list[Version], within: str, paired: Version) -> Version | None:
+    """The release the edge holds the other package at: `paired` where the breakage's range on that package holds
+    it, else the newest release inside that range not after `paired`, else the oldest inside (None: none is)."""
+    allowed = SpecifierSet(within)
+    inside = sorted(version for version in versions if version in allowed)
+    if paired in allowed or not inside:
+        return paired if paired in allowed else None
+    before = [version for version in inside if version <= paired]
+    return before[-1] if before else inside[0]
 
 
 def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: bool, low_end: int,
