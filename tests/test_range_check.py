@@ -113,6 +113,8 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
                                                                       tmp_path: Path) -> None:
     built: list[str] = []
     finals = {"m::test_passes": {"status": "passed"}, "m::test_xfails": {"status": "xfailed"},
+              "m::test_warns": {"status": "passed", "warnings": ["DeprecationWarning: use_mesh is deprecated"]},
+              "m::test_fails_warning": {"status": "failed", "warnings": ["DeprecationWarning: old"]},
               "m::test_absent": {"status": "not_applicable", "reason": "jax.sharding.use_mesh is absent"}}
     monkeypatch.setattr(range_check.cellrun, "probe",
                         lambda cell, opts, paths, say: built.append(cell.id) or FakeRun(finals))
@@ -121,6 +123,8 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
     jax, flax = Version("0.7.1"), Version("0.10.7")
     assert cell_probe("m::test_passes", jax, flax) == ranges.PASS
     assert cell_probe("m::test_xfails", jax, flax) == ranges.FAIL
+    assert cell_probe("m::test_warns", jax, flax) == ranges.WARNED
+    assert cell_probe("m::test_fails_warning", jax, flax) == ranges.FAIL  # a failure is not a warning
     assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
     assert built == ["jax0.7.1-flax0.10.7-py3.11"]
     assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}

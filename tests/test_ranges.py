@@ -126,3 +126,71 @@ def test_a_wrong_rising_edge_is_searched_no_further_than_its_range_s_upper_end()
     finding = ranges.check(lower, RELEASES, partner, ranges.Budget(lambda c, j, f: ranges.PASS, 20))
     assert (finding.status, finding.found) == (ranges.WRONG, "")
     assert finding.why.endswith("no flip found on this side")
+
+
+MAKE_MESH = "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh"
+
+
+def warns_from_0_7_1(case: str, jax: Version, flax: Version) -> str:
+    """The make_mesh case passes with a warning on jax 0.7.1 and 0.7.2 and fails from 0.8.0."""
+    if jax >= Version("0.8.0"):
+        return ranges.FAIL
+    return ranges.WARNED if jax >= Version("0.7.1") else ranges.PASS
+
+
+def warned_findings(warned: str) -> dict[str, ranges.Finding]:
+    change = Change("jax>=0.8.0", "make_mesh makes Explicit axes", raises="ShardingTypeError", kind="default",
+                    fix="pass axis_types", warned=warned)
+    found, _ = ranges.run(ranges.edges({MAKE_MESH: change}, []), RELEASES, partner, warns_from_0_7_1, 20)
+    return {finding.edge.source + " " + finding.edge.text: finding for finding in found}
+
+
+def test_a_right_warned_range_is_confirmed_at_both_of_its_ends() -> None:
+    found = warned_findings("jax>=0.7.1,<0.8.0")
+    assert {key: f.status for key, f in found.items()} == {
+        "changed since jax>=0.8.0 >=0.8.0": ranges.CONFIRMED,
+        "warned jax>=0.7.1,<0.8.0 >=0.7.1": ranges.CONFIRMED,
+        "warned jax>=0.7.1,<0.8.0 <0.8.0": ranges.CONFIRMED}
+
+
+def test_a_warned_start_one_release_early_is_wrong_and_names_the_release_that_first_warned() -> None:
+    found = warned_findings("jax>=0.7.0,<0.8.0")
+    early = found["warned jax>=0.7.0,<0.8.0 >=0.7.0"]
+    assert (early.status, early.found) == (ranges.WRONG, ">=0.7.1")
+    assert early.why == "jax 0.6.2 does not warn, 0.7.0 does not warn"
+    assert found["warned jax>=0.7.0,<0.8.0 <0.8.0"].status == ranges.CONFIRMED
+
+
+def test_a_warned_pass_reads_as_a_pass_at_a_breakage_edge() -> None:
+    [since] = ranges.edges({MAKE_MESH: Change("jax>=0.7.1", "w", raises="ShardingTypeError", kind="default",
+                                              fix="f")}, [])
+    finding = ranges.check(since, RELEASES, partner, ranges.Budget(warns_from_0_7_1, 20))
+    # 0.7.1 passes (with its warning): the change's `since` is later than declared.
+    assert (finding.status, finding.found) == (ranges.WRONG, ">=0.8.0")
+
+
+TWO_PACKAGES = "nnx_sharded_merge::test_nnx_jit_forward_of_a_sharded_model"
+
+
+def fails_on_new_jax_with_new_flax(case: str, jax: Version, flax: Version) -> str:
+    """The case fails only where both are new: jax from 0.7.1 with flax from 0.12.2."""
+    return ranges.FAIL if jax >= Version("0.7.1") and flax >= Version("0.12.2") else ranges.PASS
+
+
+def two_package_findings(jax_range: str) -> dict[str, ranges.Finding]:
+    entry = Breakage(TWO_PACKAGES, "r", "https://example.org",
+                     {"jax": SpecifierSet(jax_range), "flax": SpecifierSet(">=0.12.2")})
+    found, _ = ranges.run(ranges.edges({}, [entry]), RELEASES, partner, fails_on_new_jax_with_new_flax, 20)
+    return {f"{finding.edge.package}{finding.edge.text}": finding for finding in found}
+
+
+def test_a_jax_edge_is_probed_inside_the_flax_range_its_breakage_declares() -> None:
+    # The matrix pairs jax 0.7.1 with flax 0.12.0, outside the entry's flax range: the edge is probed at flax 0.12.2.
+    found = two_package_findings(">=0.7.1")
+    assert {key: f.status for key, f in found.items()} == {"jax>=0.7.1": ranges.CONFIRMED,
+                                                            "flax>=0.12.2": ranges.CONFIRMED}
+
+
+def test_a_wrong_jax_edge_of_a_two_package_breakage_is_still_reported_wrong() -> None:
+    found = two_package_findings(">=0.7.0")
+    assert (found["jax>=0.7.0"].status, found["jax>=0.7.0"].found) == (ranges.WRONG, ">=0.7.1")

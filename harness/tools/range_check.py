@@ -60,7 +60,8 @@ def partner_from(cells: list[Cell]) -> ranges.Partner:
 
 
 class CellProbe:
-    """(case, jax, flax) -> what the case did in that pair's whole-corpus cell; every case's applicability kept."""
+    """(case, jax, flax) -> what the case did in that pair's whole-corpus cell (and whether it warned); every case's
+    applicability kept."""
 
     def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object]) -> None:
         self.opts, self.additions, self.say = opts, additions, say
@@ -82,7 +83,10 @@ class CellProbe:
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
-        return {"good": ranges.PASS, "bad": ranges.FAIL}.get(verdict, f"{record['status']}: {why}".rstrip(": "))
+        if verdict == "good":
+            # Any warning the record carries counts, as the report's Changes view counts the cells that warned.
+            return ranges.WARNED if record.get("warnings") else ranges.PASS
+        return ranges.FAIL if verdict == "bad" else f"{record['status']}: {why}".rstrip(": ")
 
     def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
         """{case: {pair: (passed there, why not applicable there or "")}} over every cell probed, for ranges.drift."""

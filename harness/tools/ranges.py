@@ -1,6 +1,7 @@
 """The range checker: each declared bound (a change's `since` and `warned`, each end of a known breakage's range) is
 probed on the releases either side of it, on jax and on flax, and named confirmed, wrong (with the bound the
-releases show) or unchecked (a side that cannot be probed, or the budget spent).
+releases show) or unchecked (a side that cannot be probed, or the budget spent). A `since` or a breakage bound is
+where the case starts or stops failing; a `warned` bound, where it starts or stops warning.
 
 Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
 cells, through its cache); `partner` gives the release of the other package the default matrix pairs with an edge's
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness import outputs
@@ -24,10 +26,13 @@ from harness.change import Change
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
+#: A pass with a warning: a `warned` bound is probed for it; every other bound reads it as PASS. Only a passing case
+#: counts as warned, as in the report's Changes view (reports.verdicts.changes): a failure is not a warning.
+WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 
-#: (case id, jax, flax) -> PASS, FAIL, or why the case cannot be judged there (the pair does not install, the case
-#: is not applicable there), or None.
+#: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
+#: the case is not applicable there), or None.
 CaseProbe = Callable[[str, Version, Version], "str | None"]
 #: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
 Partner = Callable[[str, Version], "Version | None"]
@@ -36,7 +41,8 @@ Partner = Callable[[str, Version], "Version | None"]
 @dataclass(frozen=True)
 class Edge:
     """One declared bound: `case` fails at releases of `package` from `bound` on (`rising`, a `>=` bound) or passes
-    from `bound` on (not `rising`, a `<` bound); `source` names the declaration."""
+    from `bound` on (not `rising`, a `<` bound); for a `warns` bound (a change's `warned`), read "warns" for
+    "fails". `source` names the declaration."""
 
     case: str
     package: str
@@ -45,6 +51,10 @@ class Edge:
     source: str
     #: The other end of the same range (a breakage's `>=A,<B`), which the search for a flip never passes.
     other: Version | None = None
+    #: A change's `warned` bound: the releases either side are asked whether the case warned, not whether it failed.
+    warns: bool = False
+    #: The range a breakage also declares on the other package ('>=0.8.2'): the edge is probed inside it.
+    within: str = ""
 
     @property
     def text(self) -> str:
@@ -87,7 +97,8 @@ class BudgetSpent(Exception):
     """The probe budget is spent: the edges not yet checked are listed as unchecked."""
 
 
-def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> list[Edge]:
+def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
+            within: str = "") -> list[Edge]:
     requirement = Requirement(text)
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
@@ -95,9 +106,11 @@ def _bounds(case: str, text: str, source: str, rising_only: bool = False) -> lis
     # The lower end first: a range reads from its start, whatever order its specifiers were written in.
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
-            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None)))
+            edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None),
+                              warns, within))
         elif spec.operator == "<" and not rising_only:
-            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None)))
+            edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None),
+                              warns, within))
     return edges
 
 
@@ -107,10 +120,13 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
     for case, change in sorted(changes.items()):
         if change.since is not None:
             found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
+        if change.warned is not None:
+            found += _bounds(case, change.warned, f"warned {change.warned}", warns=True)
     for entry in breakages:
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
-                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}")
+                within = str(entry.ranges.get("flax" if package == "jax" else "jax", ""))
+                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within)
     return found
 
 
@@ -126,6 +142,8 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     # Both sides, and any search past them, hold the other package where the default matrix pairs it with the
     # bound: only the package of the edge moves.
     other = partner(edge.package, edge.bound)
+    if other is not None and edge.within:
+        other = _inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other)
     if other is None:
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
@@ -133,13 +151,14 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     unjudged: dict[int, str] = {}
 
     def fails(i: int) -> bool | None:
+        """Whether the case fails (warns, for a `warns` edge) at release i; None where it cannot be judged."""
         version = versions[i]
         jax, flax = (version, other) if edge.package == "jax" else (other, version)
         answer = probe(edge.case, jax, flax)
-        if answer not in (PASS, FAIL):
+        if answer not in (PASS, WARNED, FAIL):
             unjudged[i] = answer or ""
             return None
-        return answer == FAIL
+        return answer == WARNED if edge.warns else answer == FAIL
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
@@ -158,9 +177,20 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
         low_end, high_end = bisect.bisect_left(versions, edge.other) - 1, len(versions)
     bound = _search(fails, edge.rising, at, above, low_end, high_end)
     found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
-    why = (f"{edge.package} {versions[at - 1]} {'fails' if below else 'passes'}, {edge.bound} "
-           f"{'fails' if above else 'passes'}")
+    yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
+    why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {edge.bound} {yes if above else no}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _inside(versions: list[Version], within: str, paired: Version) -> Version | None:
+    """The release the edge holds the other package at: `paired` where the breakage's range on that package holds
+    it, else the newest release inside that range not after `paired`, else the oldest inside (None: none is)."""
+    allowed = SpecifierSet(within)
+    inside = sorted(version for version in versions if version in allowed)
+    if paired in allowed or not inside:
+        return paired if paired in allowed else None
+    before = [version for version in inside if version <= paired]
+    return before[-1] if before else inside[0]
 
 
 def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: bool, low_end: int,
