@@ -25,3 +25,38 @@ def test_a_venv_uv_cannot_make_says_why(tmp_path: Path, monkeypatch: pytest.Monk
     venv, problem = adhoc.ensure_venv(CELL, tmp_path)
     assert venv == tmp_path / f"adhoc-{CELL.id}"
     assert problem is not None and problem.startswith("interpreter python3.11: ")
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from harness.host import adhoc
+with adhoc.held(Path(sys.argv[1]), say=lambda line: None):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_a_second_run_of_the_same_cell_waits_for_the_first_and_says_so(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    venv = tmp_path / f"adhoc-{CELL.id}"
+    first = subprocess.Popen([sys.executable, "-c", HOLD, str(venv), "1.5"], stdout=subprocess.PIPE, text=True)
+    assert first.stdout is not None and first.stdout.readline() == "held\n"
+    said: list[str] = []
+    started = time.monotonic()
+    with adhoc.held(venv, say=said.append):
+        waited = time.monotonic() - started
+    first.wait(timeout=30)
+    assert waited > 0.5 and said == [f"adhoc-{CELL.id}: another run is using this cell's venv; waiting for it"]
+
+
+def test_a_run_alone_holds_its_venv_at_once_and_says_nothing(tmp_path: Path) -> None:
+    said: list[str] = []
+    with adhoc.held(tmp_path / f"adhoc-{CELL.id}", say=said.append):
+        pass
+    with adhoc.held(tmp_path / f"adhoc-{CELL.id}", say=said.append):  # released: held again at once
+        pass
+    assert said == []

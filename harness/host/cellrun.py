@@ -227,11 +227,12 @@ def probe(cell: Cell, options: Options, paths: Sequence[Path] | None = None, say
     job = job_for(cell, options, corpus.case_paths(options.cases) if paths is None else paths)
     job.files.done.unlink(missing_ok=True)  # an earlier run under this id must not vouch for this one
     say(f"{cell.id}: python {cell.python}")
-    venv, problem = adhoc.ensure_venv(cell)
-    if problem is not None:
-        record_unrun(cell, job.files, list(job.paths), vocabulary.INSTALL_ERROR, "MissingInterpreter", problem)
-        return finish(cell, job.files, 0, say=say)
-    ran = run(cell, venv, job, corpus.case_roots(options.cases), force=options.force, say=say)
+    with adhoc.held(adhoc.VENVS / f"adhoc-{cell.id}", say=say):
+        venv, problem = adhoc.ensure_venv(cell)
+        if problem is not None:
+            record_unrun(cell, job.files, list(job.paths), vocabulary.INSTALL_ERROR, "MissingInterpreter", problem)
+            return finish(cell, job.files, 0, say=say)
+        ran = run(cell, venv, job, corpus.case_roots(options.cases), force=options.force, say=say)
     if ran.interrupted:
         say(f"{cell.id}: interrupted (exit {ran.returncode}); its results are incomplete and are not reused")
     return ran
