@@ -238,6 +238,11 @@ def bench_frontier() -> str:
     return _text_block("bench-frontier")
 
 
+def bench_devices() -> str:
+    """Figure 9 of `nox -s bench`: the default matrix at 1, 2, 4 and 8 devices."""
+    return _text_block("bench-devices")
+
+
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml and
     the cases' `cites=`)."""
@@ -339,6 +344,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "frontier": frontier,
     "bench": bench,
     "bench-frontier": bench_frontier,
+    "bench-devices": bench_devices,
     "census": census,
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
