@@ -190,6 +190,7 @@ NOT_APPLICABLE = [
     "sharded_gathers::test_at_get_out_sharding_without_mesh_context",
     "sharded_gathers::test_at_get_partition_spec_under_set_mesh",
     "sharded_gathers::test_at_get_partition_spec_under_use_mesh",
+    "sharded_gathers::test_complex_view_as_float_of_an_explicit_sharded_array_inside_jit",
     "sharded_gathers::test_einsum_out_sharding",
     "sharded_gathers::test_einsum_sharded_contraction_needs_out_sharding",
     "sharded_gathers::test_gradient_through_gather_with_sharded_indices",
