@@ -169,6 +169,7 @@ NOT_APPLICABLE = [
     "shard_map_modes::test_closing_over_an_explicit_sharded_rng_key_in_shard_map_names_the_workaround",
     "shard_map_modes::test_closing_over_explicit_sharded_array_in_shard_map_raises",
     "shard_map_modes::test_explicit_sharded_rng_key_passed_through_in_specs",
+    "shard_map_modes::test_jacrev_inside_a_shard_map_over_explicit_sharded_rows",
     "shard_map_modes::test_jax_shard_map_all_gather",
     "shard_map_modes::test_jax_shard_map_check_vma_off",
     "shard_map_modes::test_jax_shard_map_check_vma_rejects_unreplicated",
