@@ -115,6 +115,7 @@ PASSED = [
     "partitioned_metadata_user::test_linen_to_nnx_bridge_then_placed_on_mesh",
     "partitioned_metadata_user::test_linen_train_state_sharded_by_get_sharding_trains",
     "partitioned_metadata_user::test_nnx_to_linen_bridge_init_gives_partition_spec",
+    "partitioned_metadata_user::test_nnx_variable_boxed_as_linen_logically_partitioned",
     "partitioned_metadata_user::test_param_sharding_attribute_names_the_axes",
     "partitioned_metadata_user::test_sharding_constraint_on_a_default_make_mesh",
     "partitioned_metadata_user::test_state_placed_by_nnx_with_sharding_constraint",
