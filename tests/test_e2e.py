@@ -118,6 +118,7 @@ PASSED = [
     "partitioned_metadata_user::test_nnx_variable_boxed_as_linen_logically_partitioned",
     "partitioned_metadata_user::test_param_sharding_attribute_names_the_axes",
     "partitioned_metadata_user::test_sharding_constraint_on_a_default_make_mesh",
+    "partitioned_metadata_user::test_stacked_spec_built_through_nnx_with_partitioning",
     "partitioned_metadata_user::test_state_placed_by_nnx_with_sharding_constraint",
     "shard_map_modes::test_argmax_inside_check_rep_shard_map",
     "shard_map_modes::test_experimental_shard_map_check_rep_off",
