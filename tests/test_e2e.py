@@ -90,6 +90,7 @@ PASSED = [
     "nnx_sharded_merge::test_optimizer_state_follows_param_sharding",
     "nnx_sharded_merge::test_state_param_filter_leaves_batch_stats",
     "nnx_sharded_merge::test_update_places_sharded_state",
+    "nnx_sharded_merge_user::test_model_with_a_plain_list_of_submodules_placed_on_mesh",
     "nnx_sharded_merge_user::test_optimizer_without_wrt_follows_param_sharding",
     "nnx_sharded_merge_user::test_pure_dict_checkpoint_restored_onto_mesh",
     "nnx_sharded_merge_user::test_restore_state_onto_mesh",
