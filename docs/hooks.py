@@ -243,6 +243,11 @@ def bench_devices() -> str:
     return _text_block("bench-devices")
 
 
+def bench_watch() -> str:
+    """Figure 8 of `nox -s bench`: the watcher's time from its start to the verdict on one new release."""
+    return _text_block("bench-watch")
+
+
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml and
     the cases' `cites=`)."""
@@ -345,6 +350,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "bench": bench,
     "bench-frontier": bench_frontier,
     "bench-devices": bench_devices,
+    "bench-watch": bench_watch,
     "census": census,
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,

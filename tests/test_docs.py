@@ -153,7 +153,7 @@ def test_the_nav_lists_every_page_once() -> None:
 
 def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> None:
     runs = hooks.stored_runs()
-    assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices"}
+    assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices", "bench-watch"}
     for run in runs.values():
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"])
         assert re.search(r"\b[0-9a-f]{7,40}\b", run["commit"])
@@ -190,6 +190,12 @@ def test_the_stored_device_counts_are_figure_9_at_each_count() -> None:
     lines = (hooks.DATA / hooks.stored_runs()["bench-devices"]["file"]).read_text().splitlines()
     assert lines[0].startswith("9. device counts, default matrix")
     assert [line.split()[0] for line in lines[1:]] == ["1", "2", "4", "8"]
+
+
+def test_the_stored_watch_figure_is_figure_8_with_its_split() -> None:
+    (line,) = (hooks.DATA / hooks.stored_runs()["bench-watch"]["file"]).read_text().splitlines()
+    assert line.startswith("8. watch, one new release") and all(part in line for part in ("venv builds", "tests",
+                                                                                            "bisect"))
 
 
 def test_a_stored_table_says_where_it_came_from() -> None:
