@@ -297,8 +297,9 @@ def accelerator_runs() -> str:
         def name(key: str, cells: Any = matrix.cells) -> str:
             return str(cells.loc[key, "run_id"])
 
-        lines = divergence.compared(matrix, name=name) + divergence.unpaired(matrix, name=name)
-        found = divergence.table(matrix)
+        pairs = divergence.twins(matrix)
+        found = divergence.table(matrix, pairs)
+        lines = divergence.compared(matrix, found, name, pairs) + divergence.unpaired(matrix, name, pairs)
         shown = "\n".join(f"- {cell(line)}" for line in lines) + "".join(
             f"\n- `{row['case_id']}`: {cell(row['accelerator_outcome'])} on the accelerator, "
             f"{cell(row['cpu_outcome'])} on the CPU; **{row['label']}**" for row in found.to_dict("records"))

@@ -55,11 +55,11 @@ def twins(matrix: Matrix) -> dict[str, str | None]:
     return found
 
 
-def table(matrix: Matrix) -> pd.DataFrame:
-    """One row per divergent (accelerator cell, case), in case order."""
+def table(matrix: Matrix, pairs: dict[str, str | None] | None = None) -> pd.DataFrame:
+    """One row per divergent (accelerator cell, case), in case order (`pairs`: twins(), unless the caller has it)."""
     rows = []
     results = matrix.results
-    for accelerator, cpu in twins(matrix).items():
+    for accelerator, cpu in (twins(matrix) if pairs is None else pairs).items():
         if cpu is None:
             continue
         ours = results[results["key"] == accelerator].set_index("case_id")
@@ -82,12 +82,14 @@ def table(matrix: Matrix) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def compared(matrix: Matrix, found: pd.DataFrame | None = None, name: Callable[[str], str] = str) -> list[str]:
+def compared(matrix: Matrix, found: pd.DataFrame | None = None, name: Callable[[str], str] = str,
+             pairs: dict[str, str | None] | None = None) -> list[str]:
     """One line per pair compared: the cells (`name` of each key), the device count, the cases both recorded and how
     many diverge."""
-    found = table(matrix) if found is None else found
+    pairs = twins(matrix) if pairs is None else pairs
+    found = table(matrix, pairs) if found is None else found
     lines = []
-    for accelerator, cpu in twins(matrix).items():
+    for accelerator, cpu in pairs.items():
         if cpu is None:
             continue
         cells, results = matrix.cells, matrix.results
@@ -104,17 +106,21 @@ def compared(matrix: Matrix, found: pd.DataFrame | None = None, name: Callable[[
 
 def view(matrix: Matrix) -> dict[str, Any] | None:
     """What the pages show of it; None when the report has no accelerator cell."""
-    if not twins(matrix):
+    pairs = twins(matrix)  # once: each part below reads the same pairs
+    if not pairs:
         return None
-    found = table(matrix)
-    return {"rows": found.to_dict("records"), "compared": compared(matrix, found), "unpaired": unpaired(matrix)}
+    found = table(matrix, pairs)
+    return {"rows": found.to_dict("records"), "compared": compared(matrix, found, pairs=pairs),
+            "unpaired": unpaired(matrix, pairs=pairs)}
 
 
-def unpaired(matrix: Matrix, name: Callable[[str], str] = str) -> list[str]:
+def unpaired(matrix: Matrix, name: Callable[[str], str] = str,
+             pairs: dict[str, str | None] | None = None) -> list[str]:
     """One line per accelerator cell (`name` of its key) with no CPU cell to compare with."""
-    counts = {key: as_text(matrix.cells.loc[key, "device_count"]) for key in twins(matrix)}
+    pairs = twins(matrix) if pairs is None else pairs
+    counts = {key: as_text(matrix.cells.loc[key, "device_count"]) for key in pairs}
     return [f"{name(key)}: no CPU cell of the same pins at {counts[key]} device(s) to compare with (run installed mode "
-            f"with --backend cpu --devices {counts[key]})" for key, cpu in twins(matrix).items() if cpu is None]
+            f"with --backend cpu --devices {counts[key]})" for key, cpu in pairs.items() if cpu is None]
 
 
 def _error(row: Any) -> str | None:
