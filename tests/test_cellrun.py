@@ -4,6 +4,7 @@ variants (matrix cell, command-line probe, installed mode, cells that left nothi
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from harness.host import adhoc, cellrun, matrix
 from harness.host.options import Options
 from harness.host.runner import Job
 from harness.results import CellFiles, done_path, log_path, make_record, results_path, write_collection
+from tests.collision_project import OWN, add_own_packages
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -186,3 +188,38 @@ def test_a_pytest_that_collected_and_failed_records_nothing_more(tmp_path: Path,
         devices=8, backend="cpu", timeout=60.0, reruns=0, hard_grace=10.0, repeats=1))
     cellrun.run(CELL, tmp_path / "venv", job, [cases], build=False, say=lambda line: None)
     assert [json.loads(line)["status"] for line in files.results.read_text().splitlines()] == ["passed"]
+
+
+def _installed_here(tmp_path: Path, cases: Path) -> dict[str, str]:
+    """Installed mode on this interpreter (its pytest and plugins; the cases import no jax): each case's status."""
+    options = Options(out=tmp_path / "out", run_id="20261126T090000Z-own", cases=[str(cases)])
+    assert cellrun.installed(CELL, Path(sys.executable).parent.parent, options, [cases]) == 0
+    files = CellFiles(options.out, options.run_id, CELL.id)
+    return {json.loads(line)["case_id"]: json.loads(line)["status"] for line in files.results.read_text().splitlines()}
+
+
+def test_installed_mode_runs_a_projects_own_harness_reports_and_tests(tmp_path: Path) -> None:
+    # This interpreter has shardmatrix installed, whose entry point is `harness.cell.plugin`: loaded, it answered the
+    # project's `import harness` with ours (AttributeError: ORIGIN) before the plugin came from the staged package.
+    project = add_own_packages(tmp_path / "tinytrainer")
+    assert _installed_here(tmp_path, project / "tests") == {OWN: "passed"}
+
+
+def test_installed_mode_imports_nothing_named_harness_for_cases_without_the_case_api(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "test_no_harness.py").write_text(
+        "import sys\n\n\ndef test_nothing_named_harness_is_imported():\n    assert 'harness' not in sys.modules\n",
+        encoding="utf-8")
+    assert _installed_here(tmp_path, tmp_path / "cases") == {"test_no_harness::test_nothing_named_harness_is_imported":
+                                                             "passed"}
+
+
+def test_installed_mode_answers_the_case_api_with_the_staged_plugins_own_modules(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "test_case_api.py").write_text(
+        "import sys\n\nfrom harness.case import case\n\n\n"
+        "def test_the_case_api_is_the_plugins():\n    assert case.__module__ == 'shardmatrix_cell.case'\n"
+        "    assert not hasattr(sys.modules['harness'], 'cell')\n",
+        encoding="utf-8")
+    assert _installed_here(tmp_path, tmp_path / "cases") == {"test_case_api::test_the_case_api_is_the_plugins":
+                                                             "passed"}

@@ -16,24 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.collision_project import OWN, add_own_packages
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).resolve().parent / "downstream"
-OWN = "test_own_modules::test_the_projects_own_modules_answer"
-OWN_TEST = '''import cases
-import harness
-import reports
-from harness.steps import warmup
-
-import tests
-
-
-def test_the_projects_own_modules_answer() -> None:
-    assert (reports.ORIGIN, cases.ORIGIN, tests.ORIGIN, harness.ORIGIN) == ("tinytrainer",) * 4
-    assert warmup(10) == [0, 1, 2, 3, 4]
-'''
-#: The project's own `harness`: a package with a module of its own, as a trainer's training harness would be.
-OWN_HARNESS = {"__init__.py": 'ORIGIN = "tinytrainer"\n',
-               "steps.py": "def warmup(total: int) -> list[int]:\n    return list(range(total // 2))\n"}
 #: The one test of the fixture that jax 0.9.2 breaks (its gather needs out_sharding): every other one passes on both.
 BROKEN = "test_embed::TestEmbedding::test_lookup_gives_the_rows"
 
@@ -42,13 +28,7 @@ BROKEN = "test_embed::TestEmbedding::test_lookup_gives_the_rows"
 def test_a_projects_own_reports_harness_cases_and_tests_answer_in_both_cells(tmp_path: Path) -> None:
     project = tmp_path / "tinytrainer"
     shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
-    for package in ("reports", "cases", "tests"):
-        (project / package).mkdir(exist_ok=True)
-        (project / package / "__init__.py").write_text('ORIGIN = "tinytrainer"\n', encoding="utf-8")
-    (project / "harness").mkdir()
-    for name, text in OWN_HARNESS.items():
-        (project / "harness" / name).write_text(text, encoding="utf-8")
-    (project / "tests" / "test_own_modules.py").write_text(OWN_TEST, encoding="utf-8")
+    add_own_packages(project)
     out = tmp_path / "out"
     env = {**{k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}, "PYTHONPATH": str(ROOT)}
     # -P: as the installed `shardmatrix` script runs, without the folder it is run from first on the host's path.

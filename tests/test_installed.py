@@ -11,7 +11,7 @@ from harness.host import envbuild, installed
 from harness.host.options import parse
 
 ROOT = Path(__file__).resolve().parent.parent
-STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "shardmatrix": "0.1.0", "pytest": "8.3.0",
+STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "packaging": "24.0", "pytest": "8.3.0",
          "pytest-xdist": "3.6.0", "pytest-timeout": "2.4.0", "pytest-rerunfailures": "16.6.1"}
 
 
@@ -31,10 +31,15 @@ def test_backend_given_wins_over_the_plugins() -> None:
     assert cell.backend == "cpu"
 
 
-def test_missing_harness_is_named_with_how_to_install_it() -> None:
-    dists = {k: v for k, v in STACK.items() if k not in ("shardmatrix", "pytest-xdist")}
-    with pytest.raises(installed.InstalledError, match="not installed in this interpreter: shardmatrix, pytest-xdist"):
+def test_missing_plugins_are_named_with_how_to_install_them() -> None:
+    dists = {k: v for k, v in STACK.items() if k not in ("packaging", "pytest-xdist")}
+    with pytest.raises(installed.InstalledError, match="not installed in this interpreter: pytest-xdist, packaging"):
         installed.cell_of({"python": "3.11", "dists": dists})
+
+
+def test_the_harness_itself_need_not_be_installed_in_the_interpreter() -> None:
+    # The plugin is put on pytest's path from the staged package (harness.host.cellrun.installed).
+    assert "shardmatrix" not in STACK and installed.cell_of({"python": "3.11", "dists": STACK}).jax == "0.4.38"
 
 
 def test_plugins_older_than_the_harness_needs_are_named_with_the_floor_from_pyproject() -> None:

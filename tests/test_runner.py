@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import cache, cellrun, corpus, durations, matrix, runner
+from harness.host import cache, cellplugin, cellrun, corpus, durations, matrix, runner
 from harness.host.options import BUILTIN, Options
 from harness.results import CellFiles, done_path, log_path, read_records, results_path
 
@@ -37,6 +37,9 @@ def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
     # One module that cannot be imported costs its own cases only, not the cell's every case.
     assert "--continue-on-collection-errors" in command
+    # The plugin comes from the staged package, by its module: the shardmatrix wheel's own entry point of the same
+    # name (`harness.cell.plugin`, which imports our `harness`) is blocked.
+    assert "-p no:shardmatrix -p shardmatrix_cell.cell.plugin" in joined
 
 
 def test_our_corpus_runs_without_the_checkouts_addopts_and_a_projects_tests_with_their_own(tmp_path: Path) -> None:
@@ -127,11 +130,20 @@ FAULTS = Path(__file__).parent / "faults"
 FAILING = "def test_passes():\n    assert True\n\n\ndef test_fails():\n    assert 1 + 1 == 3, 'arithmetic broke'\n"
 
 
+def built_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A built cell's run in this test environment: the install is faked, and what it installs (the staged plugin,
+    harness.host.cellplugin) is put on pytest's path instead, as installed mode does."""
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    environment = runner.cell_environment
+    monkeypatch.setattr(runner, "cell_environment", lambda *a, **k: {**environment(*a, **k),
+                                                                      "PYTHONPATH": str(cellplugin.staged())})
+
+
 def run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: object) -> Options:
     """A matrix cell's run in this test environment (it has the harness and pytest): no install, a folder of two
     cases."""
-    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    built_here(monkeypatch)
     folder = tmp_path / "cases"
     folder.mkdir(exist_ok=True)
     (folder / "test_two.py").write_text(FAILING)
@@ -202,8 +214,7 @@ SHORT = ("def test_short():\n    raise ValueError('Number of devices 1 must be >
 
 def test_a_case_short_of_devices_runs_once_where_a_failure_is_retried(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    built_here(monkeypatch)
     folder = tmp_path / "cases"
     folder.mkdir()
     (folder / "test_two.py").write_text(SHORT)
@@ -230,8 +241,7 @@ def test_a_module_that_cannot_be_imported_costs_its_own_cases_only(
 ) -> None:
     # Before, one collection error interrupted pytest (exit 2) before any case ran: the cell had no records and no
     # done marker.
-    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
-    monkeypatch.setattr(cellrun, "freeze", lambda venv, dest, cell=None: "")
+    built_here(monkeypatch)
     folder = tmp_path / "cases"
     folder.mkdir()
     (folder / "test_two.py").write_text(FAILING)

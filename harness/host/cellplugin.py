@@ -33,6 +33,9 @@ NAME = "shardmatrix-cell"
 PACKAGE = "shardmatrix_cell"
 #: The plugin's module in a cell, the pytest11 entry point of the staged distribution.
 ENTRY_POINT = f"{PACKAGE}.cell.plugin"
+#: The name of that entry point, which the shardmatrix wheel's own (`harness.cell.plugin`) shares: the runner blocks
+#: the name and loads ENTRY_POINT by module, so whichever is installed, only `shardmatrix_cell` answers.
+PLUGIN_NAME = "shardmatrix"
 #: The package the sources import themselves from, which staging renames.
 _OURS = "harness"
 #: The in-cell modules, relative to the harness package.
@@ -89,7 +92,7 @@ def staged(root: Path | None = None, harness: Path = _HARNESS, pyproject: Path |
     (partial / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["hatchling>=1.18"]\nbuild-backend = "hatchling.build"\n\n'
         f'[project]\nname = "{NAME}"\nversion = "0+{key[:12]}"\ndependencies = [{requirements}]\n\n'
-        f'[project.entry-points.pytest11]\nshardmatrix = "{ENTRY_POINT}"\n\n'
+        f'[project.entry-points.pytest11]\n{PLUGIN_NAME} = "{ENTRY_POINT}"\n\n'
         f'[tool.hatch.build.targets.wheel]\npackages = ["{PACKAGE}"]\n', encoding="utf-8")
     try:
         partial.rename(folder)

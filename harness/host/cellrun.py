@@ -17,6 +17,7 @@ for every case of the cell, so no cell vanishes from the matrix; the terminal ge
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +28,7 @@ from typing import Any
 
 from harness import vocabulary
 from harness.formats import write_done
-from harness.host import adhoc, cache, cellenv, corpus, durations, output, precision
+from harness.host import adhoc, cache, cellenv, cellplugin, corpus, durations, output, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
@@ -241,7 +242,10 @@ def probe(cell: Cell, options: Options, paths: Sequence[Path] | None = None, say
 def installed(cell: Cell, prefix: Path, options: Options, paths: Sequence[Path]) -> int:
     """An interpreter's own packages as one cell (installed mode): nothing built, nothing reused; pytest's exit code
     when interrupted, else 0."""
-    return run(cell, prefix, job_for(cell, options, paths), [], build=False).returncode
+    # The plugin a built cell installs, staged the same way but only put on pytest's path: nothing is installed into
+    # the interpreter, and a project's own `harness` is its own there too.
+    job = dataclasses.replace(job_for(cell, options, paths), environment=(("PYTHONPATH", str(cellplugin.staged())),))
+    return run(cell, prefix, job, [], build=False).returncode
 
 
 def unreported(cells: Sequence[Cell], out: Path, run_id: str, paths: list[Path],

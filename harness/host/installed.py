@@ -27,13 +27,14 @@ from harness.formats import command
 from harness.host import cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
 from harness.host.options import Options
-from harness.host.shipped import in_checkout, shipped
+from harness.host.shipped import shipped
 from harness.results import CellFiles
 
 SUFFIX = "installed"
-#: What the cell's interpreter needs besides jax and flax: the harness (its pytest plugin) and the plugins the
-#: runner's pytest command uses.
-NEEDED = ("jax", "jaxlib", "flax", "shardmatrix", "pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures")
+#: What the cell's interpreter needs besides jax and flax: what the staged plugin imports and the plugins the
+#: runner's pytest command uses (the harness's own dependencies). The plugin itself is put on pytest's path, never
+#: taken from the interpreter's shardmatrix (harness.host.cellrun.installed).
+NEEDED = ("jax", "jaxlib", "flax", "pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures", "packaging")
 #: The backend an installed distribution implies, most specific first.
 BACKEND_OF = (("jax-cuda13-plugin", "cuda13"), ("jax-cuda12-plugin", "cuda12"), ("libtpu", "tpu"),
               ("libtpu-nightly", "tpu"))
@@ -86,9 +87,9 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
     dists = dict(found["dists"])  # type: ignore[call-overload]
     missing = [name for name in NEEDED if name not in dists]
     if missing:
-        raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness and its plugins "
-                             f"install with: pip install --no-deps {_harness_source()} pytest pytest-xdist "
-                             "pytest-timeout pytest-rerunfailures packaging)")
+        raise InstalledError(f"not installed in this interpreter: {', '.join(missing)} (the harness's plugins "
+                             "install with: pip install pytest pytest-xdist pytest-timeout pytest-rerunfailures "
+                             "packaging)")
     old = {name: spec for name, spec in floors().items() if not spec.contains(dists[name], prereleases=True)}
     if old:
         # An older plugin misreads outcomes (pytest-timeout < 2.4 words timeouts so they read as failures).
@@ -102,11 +103,6 @@ def cell_of(found: dict[str, object], backend: str | None = None, devices: int =
     cell_id = f"{matrix.default_id(dists['jax'], dists['flax'], python, backend)}-{SUFFIX}"
     return matrix.Cell(id=cell_id, jax=dists["jax"], jaxlib=dists["jaxlib"], flax=dists["flax"], python=python,
                        backend=backend, devices=devices, note=f"the packages installed in {sys.executable}")
-
-
-def _harness_source() -> str:
-    """What `pip install` takes to install this harness: its checkout, editable, or else this shardmatrix wheel."""
-    return f"-e {shipped('pyproject.toml').parent}" if in_checkout() else "shardmatrix"
 
 
 def run(options: Options, backend: str | None = None, python: str = sys.executable) -> matrix.Cell:

@@ -17,7 +17,7 @@ from harness.cell import shortage
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
-from harness.host import output, projectsettings
+from harness.host import cellplugin, output, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
@@ -60,7 +60,8 @@ class Job:
     project: ProjectSettings | None = None
     #: The arguments that leave tests out on purpose (harness.host.options.LeftOut.pytest_args).
     left_out: tuple[str, ...] = ()
-    #: Variables set for pytest over the cell's environment (the precision re-run's matmul precision).
+    #: Variables set for pytest over the cell's environment (the precision re-run's matmul precision, installed
+    #: mode's path to the staged plugin).
     environment: tuple[tuple[str, str], ...] = ()
     #: Whether the cases import shardmatrix's case API as `harness.case` (harness.host.corpus.case_api_wanted).
     case_api: bool = False
@@ -94,6 +95,10 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
     where = str if own is None else _absolute
     return [
         str(venv_python(venv)), "-m", "pytest", *map(where, job.paths),
+        # The plugin by its module, under the name no project uses, whether the cell installs it (a built cell) or
+        # has it on its path (installed mode, where the shardmatrix wheel's own entry point, `harness.cell.plugin`,
+        # would import our `harness` before the project's tests: its name is blocked).
+        "-p", f"no:{cellplugin.PLUGIN_NAME}", "-p", cellplugin.ENTRY_POINT,
         "--shardmatrix-out", where(job.files.out),
         "--shardmatrix-run", job.files.run_id,
         "--shardmatrix-cell", job.files.cell_id,
