@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ import pytest
 
 from harness.host import envbuild, installed
 from harness.host.options import parse
+from tests.collision_project import OWN, add_own_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 STACK = {"jax": "0.4.38", "jaxlib": "0.4.38", "flax": "0.10.2", "packaging": "24.0", "pytest": "8.3.0",
@@ -84,6 +86,28 @@ def test_installed_mode_records_the_interpreters_own_stack(tmp_path: Path) -> No
     assert record["status"] == "passed" and record["jax"] == "0.4.38" and record["device_count"] == 8
     assert results.with_suffix(".done.json").exists()
     assert "jaxlib==0.4.38" in results.with_suffix(".freeze.txt").read_text()
+
+
+@pytest.mark.e2e
+def test_installed_mode_runs_a_projects_own_harness_reports_and_tests(tmp_path: Path) -> None:
+    # Before, pytest loaded the plugin as `harness.cell.plugin` from the interpreter's shardmatrix: our `harness` was
+    # imported before the project's tests, and answered their `import harness`.
+    project = add_own_packages(shutil.copytree(ROOT / "tests" / "downstream", tmp_path / "tinytrainer",
+                                               ignore=shutil.ignore_patterns("__pycache__", ".venv")))
+    venv = tmp_path / "stack"
+    uv = envbuild.uv_command()
+    subprocess.run([*uv, "venv", "--quiet", "--python", "3.11", str(venv)], check=True)
+    subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(envbuild.venv_python(venv)), "jax==0.8.3",
+                    "jaxlib==0.8.3", "flax==0.12.6", str(project), "--editable", str(ROOT)], check=True)
+    done = subprocess.run([str(envbuild.venv_python(venv)), "-m", "harness.host.installed",
+                           "--out", str(tmp_path / "out"), "--run-id", "20261126T090000Z-own",
+                           "--cases", str(project / "tests")],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (results,) = (tmp_path / "out" / "results" / "20261126T090000Z-own").glob("*.jsonl")
+    finals = {record["case_id"]: record["status"] for record in map(json.loads, results.read_text().splitlines())}
+    # Its own modules answered, and its real tests (conftest, helpers on its pythonpath) ran and passed beside them.
+    assert finals[OWN] == "passed" and len(finals) > 2 and set(finals.values()) == {"passed"}, finals
 
 
 def test_an_unknown_option_is_refused_in_one_line_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
