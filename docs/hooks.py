@@ -248,13 +248,38 @@ def bench_watch() -> str:
     return _text_block("bench-watch")
 
 
-def census() -> str:
-    """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml and
-    the cases' `cites=`)."""
-    from harness.tools.census_table import census_table
+def ranges() -> str:
+    """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
+    from harness.outputs import read_ranges
 
+    run, _ = _stored("ranges")
+    document = read_ranges(DATA / run["file"])
+    edges = document["edges"]
+    counts = {status: sum(row["status"] == status for row in edges) for status in ("confirmed", "wrong", "unchecked")}
+    said = (f"{len(edges)} declared edges: " + ", ".join(f"{n} {status}" for status, n in counts.items())
+            + f"; {document['probes']} of {document['budget']} probes.")
+    rows = [[f"`{row['case']}`", cell(f"{row['package']}{row['declared']}"), cell(row["source"]), row["status"],
+             cell(row["found"] or ""), cell(row["why"])] for row in edges if row["status"] != "confirmed"]
+    shown = table(["case", "edge", "declared by", "status", "releases show", "why"], rows) if rows else ""
+    gone = [[f"`{row['case']}`", cell(row["held"]), cell(row["unmet"]), cell(row["reason"])]
+            for row in document["needs_without_change"]]
+    if gone:
+        shown += "\n\nNeeds that held and went away with no change declared:\n\n"
+        shown += table(["case", "held at", "unmet at", "reason"], gone)
+    return f"{provenance(run)}\n\n{said}\n\n{shown}".rstrip() + "\n"
+
+
+def census() -> str:
+    """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
+    cases' `cites=` and the stored range check), after the line that says how many are caught."""
+    from harness.outputs import read_ranges
+    from harness.tools.census_table import census_summary, census_table
+
+    run, _ = _stored("ranges")
+    edges = read_ranges(DATA / run["file"])["edges"]
     families = ("nnx_sharded_merge", "partitioned_metadata", "shard_map_modes", "sharded_gathers", "vmap_param_shapes")
-    return "\n\n".join(f"### {family}\n\n{census_table(family)}" for family in families)
+    tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
+    return f"{provenance(run)}\n\n**{census_summary(edges)}.**\n\n{tables}"
 
 
 #: Runs recorded on accelerator machines, kept as test data (CI has no GPU): one folder each, with provenance.toml.
@@ -353,6 +378,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "bench-devices": bench_devices,
     "bench-watch": bench_watch,
     "census": census,
+    "ranges": ranges,
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
     "accelerator-runs": accelerator_runs,

@@ -33,7 +33,7 @@ UNRECORDED = "unrecorded"
 REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*#[1-9][0-9]*$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
-_OPTIONAL = ("uncited",)
+_OPTIONAL = ("uncited", "cpu")
 
 
 class CensusError(ShardmatrixError, ValueError):
@@ -54,6 +54,9 @@ class Report:
     fixed: str
     summary: str
     uncited: str = ""
+    #: False for a report no CPU cell can show (it needs an accelerator, several hosts or a downstream package, or
+    #: shows no jax or flax behaviour at all; `uncited` says which): it stays out of the share of reports caught.
+    cpu: bool = True
 
 
 def census_path(cases_dir: Path) -> Path:
@@ -104,7 +107,12 @@ def _report(row: object, where: str) -> Report:
     uncited = row.get("uncited", "")
     if not isinstance(uncited, str):
         raise CensusError(f"{where} ({row['id']}): uncited must be a string (why no case cites it yet)")
-    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip())
+    cpu = row.get("cpu", True)
+    if not isinstance(cpu, bool):
+        raise CensusError(f"{where} ({row['id']}): cpu must be true or false (whether a CPU cell can show it)")
+    if not cpu and not uncited.strip():
+        raise CensusError(f"{where} ({row['id']}): cpu = false needs `uncited` saying why no CPU cell can show it")
+    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu)
 
 
 # --- read from source -----------------------------------------------------------------------------------------------

@@ -50,6 +50,8 @@ def test_a_census_reads_into_reports_by_id(tmp_path: Path) -> None:
     ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not YYYY-MM-DD"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
     ("schema_version = 1\n" + ENTRY + 'seen = "x"\n', r"unknown field\(s\) seen"),
+    ("schema_version = 1\n" + ENTRY + 'cpu = "no"\n', "cpu must be true or false"),
+    ("schema_version = 1\n" + ENTRY + "cpu = false\n", "cpu = false needs `uncited`"),
 ])
 def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: Path, text: str, fault: str) -> None:
     path = tmp_path / "census.toml"

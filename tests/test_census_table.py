@@ -1,10 +1,11 @@
-"""harness/tools/census_table.py: the census's table per family, generated from the census and `cites=`."""
+"""harness/tools/census_table.py: the census's table per family, generated from the census, `cites=` and a stored
+range check."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.tools.census_table import census_table
+from harness.tools.census_table import census_summary, census_table
 
 ENTRY = """
 [[report]]
@@ -18,21 +19,34 @@ summary = "a | b"
 {extra}
 """
 
+CONFIRMED = [{"case": "fam::test_x", "package": "jax", "declared": ">=0.8.1", "status": "confirmed", "found": None,
+              "why": ""}]
+
 
 def _census(tmp_path: Path) -> Path:
     rows = [ENTRY.format(id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra=""),
             ENTRY.format(id="jax-ml/jax#1", repo="jax-ml/jax", number=1, date="2025-01-01",
-                         extra='uncited = "needs a TPU"')]
+                         extra='uncited = "needs a TPU"\ncpu = false')]
     (tmp_path / "census.toml").write_text("schema_version = 1\n" + "".join(rows))
     (tmp_path / "fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
     return tmp_path
 
 
-def test_a_cited_report_names_its_case_and_an_uncited_one_its_reason(tmp_path: Path) -> None:
-    lines = census_table("fam", _census(tmp_path)).splitlines()
-    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| not yet: needs a TPU |")
-    assert "`fam::test_x`" in lines[3] and "a \\| b" in lines[3]
+def test_a_confirmed_report_names_its_case_and_one_off_cpu_its_reason(tmp_path: Path) -> None:
+    lines = census_table("fam", CONFIRMED, _census(tmp_path)).splitlines()
+    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| off CPU | needs a TPU |")
+    assert lines[3].endswith("| caught | `fam::test_x` |") and "a \\| b" in lines[3]
+
+
+def test_a_cited_report_whose_edge_is_unchecked_is_not_caught_and_says_why(tmp_path: Path) -> None:
+    unchecked = [{**CONFIRMED[0], "status": "unchecked", "why": "jax 0.8.0 cannot be probed"}]
+    row = census_table("fam", unchecked, _census(tmp_path)).splitlines()[3]
+    assert "| not caught | `fam::test_x`; edge jax>=0.8.1 of fam::test_x is unchecked: jax 0.8.0 cannot" in row
+
+
+def test_the_summary_counts_only_what_a_cpu_can_show(tmp_path: Path) -> None:
+    assert census_summary(CONFIRMED, _census(tmp_path)).startswith("1 of 1 reports a CPU cell can show are caught")
 
 
 def test_another_family_gets_only_the_header(tmp_path: Path) -> None:
-    assert len(census_table("other", _census(tmp_path)).splitlines()) == 2
+    assert len(census_table("other", [], _census(tmp_path)).splitlines()) == 2

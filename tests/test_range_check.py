@@ -16,7 +16,7 @@ from harness.tools import range_check, ranges
 CASES = '''
 from harness.case import Change, api, case
 
-@case("toy", needs=[api("flax.nnx")])
+@case("toy", needs=[api("flax.nnx")], cites=("google/flax#5070",))
 def test_eager():
     pass
 
@@ -32,6 +32,16 @@ flax = ">=0.12.0,<0.12.3"
 reason = "fails in with_sharding_constraint"
 link = "https://github.com/google/flax/pull/5070"
 raises = "AssertionError"
+'''
+CENSUS = '''schema_version = 1
+[[report]]
+id = "google/flax#5070"
+link = "https://github.com/google/flax/pull/5070"
+family = "toy"
+date = "2025-11-03"
+appeared = "flax==0.12.0"
+fixed = "flax==0.12.3"
+summary = "eager sharding fails"
 '''
 JAX = ("0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.1")
 FLAX = ("0.11.2", "0.12.0", "0.12.1", "0.12.2", "0.12.3")
@@ -56,6 +66,7 @@ def corpus(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "test_toy.py").write_text(CASES)
     (folder / "known_breakages.toml").write_text(KNOWN)
+    (folder / "census.toml").write_text(CENSUS)
     return folder
 
 
@@ -81,6 +92,8 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
     assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") and "releases show <0.12.1" in line
                for line in said)
     assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 1
+    # The report test_eager cites has one edge wrong: a citation whose range the releases contradict catches nothing.
+    assert "census of cases: 0 of 1 reports a CPU cell can show are caught (0 %); 0 of 1 need more than a CPU" in said
 
 
 def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:

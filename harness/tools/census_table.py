@@ -1,33 +1,43 @@
-"""The census stated: one markdown table per family, generated from cases/census.toml and the cases' `cites=`.
+"""The census stated: one markdown table per family, generated from cases/census.toml, the cases' `cites=` and a
+stored range check, and the line that says how many reports are caught (harness.tools.caught).
 
-The docs build calls `census_table(family)`; nothing here is copied by hand, and what a row means (cited or not, and
-why) comes from harness.census.
+The docs build calls `census_table(family, edges)` and `census_summary(edges)`; nothing here is copied by hand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from harness.census import Report, census_path, corpus_citations, read_census
+from harness.census import census_path, corpus_citations, read_census
+from harness.tools.caught import CAUGHT, Catch, catches, summary
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 
 
-def census_table(family: str, cases_dir: Path = CASES_DIR) -> str:
-    """A markdown table of the census's reports of `family`: each report, when, its releases, and the cases that
-    cite it or why none does yet."""
-    census = read_census(census_path(cases_dir))
-    citing: dict[str, list[str]] = {}
-    for case_id, ids in corpus_citations(cases_dir).items():
-        for report_id in ids:
-            citing.setdefault(report_id, []).append(case_id)
-    rows = [report for report in census.values() if report.family == family]
-    lines = ["| report | filed | appeared | fixed | caught by |", "|---|---|---|---|---|"]
-    lines += [_row(report, sorted(citing.get(report.id, []))) for report in sorted(rows, key=lambda r: r.date)]
+def _catches(edges: Iterable[Mapping[str, Any]], cases_dir: Path) -> list[Catch]:
+    return catches(read_census(census_path(cases_dir)), corpus_citations(cases_dir), edges)
+
+
+def census_table(family: str, edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_DIR) -> str:
+    """A markdown table of the census's reports of `family`: each report, when, its releases, whether it is caught
+    and by which cases, or why not."""
+    rows = [catch for catch in _catches(edges, cases_dir) if catch.report.family == family]
+    lines = ["| report | filed | appeared | fixed | caught | cases, or why not |", "|---|---|---|---|---|---|"]
+    lines += [_row(catch) for catch in sorted(rows, key=lambda c: c.report.date)]
     return "\n".join(lines) + "\n"
 
 
-def _row(report: Report, cases: list[str]) -> str:
-    caught = ", ".join(f"`{case_id}`" for case_id in cases) if cases else f"not yet: {report.uncited}"
-    cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed, caught]
+def census_summary(edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_DIR) -> str:
+    """The census's one line: reports a CPU can show, how many are caught."""
+    return summary(_catches(edges, cases_dir))
+
+
+def _row(catch: Catch) -> str:
+    report = catch.report
+    cases = ", ".join(f"`{case_id}`" for case_id in catch.cases)
+    said = cases if catch.status == CAUGHT else "; ".join(part for part in (cases, catch.why) if part)
+    cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
+             catch.status, said]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

@@ -17,14 +17,14 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from harness import vocabulary
+from harness import census, vocabulary
 from harness.cell import known
 from harness.cell.source import case_files
 from harness.change import Change, declared
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
-from harness.tools import bisect, index, pins, ranges
+from harness.tools import bisect, caught, index, pins, ranges
 
 #: Probes one check may build (each a cell); an edge past it is listed as unchecked.
 DEFAULT_BUDGET = 40
@@ -135,5 +135,10 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     stored = ranges.store(Path(opts.out) / "report", findings, spent, namespace.budget, drifted)
     for line in ranges.describe(findings, drifted, spent, namespace.budget):
         say(line)
+    rows = [finding.as_row() for finding in findings]
+    for root in corpus.case_roots(opts.cases):
+        if census.census_path(root).is_file():
+            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows)
+            say(f"census of {root.name}: {caught.summary(found)}")
     say(f"ranges: {stored}")
     return findings
