@@ -245,7 +245,8 @@ def ranges_figure(found: Mapping[str, Any], what: str) -> str:
                  else "seconds per probe not recorded")
     drift = len(found.get("needs_without_change") or [])
     return "\n".join([
-        f"11. the range checker, {what}: {len(edges)} declared edges: {counts['confirmed']} confirmed, "
+        f"11. the range checker, {what}: {len(edges)} declared edge{'' if len(edges) == 1 else 's'}: "
+        f"{counts['confirmed']} confirmed, "
         f"{counts['wrong']} wrong, {counts['unchecked']} unchecked ({cut} of them left by a spent budget)",
         f"    -> {probes} of {budget} probes ({'within' if within else 'OVER'} budget); {per_probe}; "
         f"{drift} need{'' if drift == 1 else 's'} gone with no change"])
