@@ -12,6 +12,7 @@ read, tested on fakes (tests/test_corpus_growth.py).
 
 from __future__ import annotations
 
+import functools
 import io
 import subprocess
 import sys
@@ -173,12 +174,12 @@ def changes_markdown(changes: list[CellChange], verdict: str) -> str:
 
 
 def _code(item: str) -> str:
-    """A case id or change as a code span, so Markdown reads `test_a_b` literally."""
-    head, sep, rest = item.partition(" ")
-    if head in ("change:", "cause:"):
-        return f"{head} {rest}"
-    case, sep2, tail = rest.partition(" ")
-    return f"{head} `{case}`{sep2}{tail}" if sep else item
+    """A finding's case id as a code span, so Markdown reads `test_a_b` literally; a change or cause as it is."""
+    for words in FINDING_WORDS.values():
+        if item.startswith(f"{words} "):
+            case, sep, tail = item[len(words) + 1:].partition(" ")
+            return f"{words} `{case}`{sep}{tail}"
+    return item
 
 
 def changes_text(changes: list[CellChange], verdict: str) -> str:
@@ -209,7 +210,7 @@ def growth_runs(root: Path, out: Path, scratch: Path, patterns: list[str] | None
     sides = []
     for cases in (["--cases", str(old)], []):
         run_id = new_run_id()
-        wall = timed(lambda: run(*nox, *cases, "--run-id", run_id, "--force", cwd=root))  # noqa: B023 (called now)
+        wall = timed(functools.partial(run, *nox, *cases, "--run-id", run_id, "--force", cwd=root))
         sides.append(Side(run_id, wall, case_seconds(out, run_id, cell_ids)))
     before, after = sides
     compat = [outputs.read_rows(build_report(out, [side.run_id]).compat_json_path, outputs.COMPAT_JSON)
