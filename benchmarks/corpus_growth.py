@@ -118,7 +118,8 @@ def growth_figure(before: Side, after: Side, ref: str, what: str) -> str:
 @dataclass(frozen=True)
 class CellChange:
     """A cell whose compatibility verdict changed: both verdicts as the report words them, what the compare found
-    in it, and the documented changes and causes the after verdict names that the before one did not."""
+    in it, and the documented changes the after verdict names that the before one did not (its new causes are the
+    findings' own errors, so they are not repeated)."""
 
     cell: str
     before: str
@@ -149,8 +150,8 @@ def changed_cells(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[s
                 if kind == "missing" and vocabulary.is_passing(row.get("after")):
                     continue
                 detail = f": {row['detail']}" if row.get("detail") else ""
-                lines.append(f"{FINDING_WORDS[kind]} {row['case_id']} ({row['before']} -> {row['after']}){detail}")
-        named = [f"change: {name}" for name in _new(a, b, "changes")] + [f"cause: {c}" for c in _new(a, b, "causes")]
+                lines.append(f"{FINDING_WORDS[kind]} {row['case_id']} [{row['before']} -> {row['after']}]{detail}")
+        named = [f"change: {name}" for name in _new(a, b, "changes")]
         found.append(CellChange(cell, describe(a) if a is not None else "not run",
                                 describe(b) if b is not None else "not run", lines, named))
     return found
@@ -174,7 +175,7 @@ def changes_markdown(changes: list[CellChange], verdict: str) -> str:
 
 
 def _code(item: str) -> str:
-    """A finding's case id as a code span, so Markdown reads `test_a_b` literally; a change or cause as it is."""
+    """A finding's case id as a code span, so Markdown reads `test_a_b` literally; a change as it is."""
     for words in FINDING_WORDS.values():
         if item.startswith(f"{words} "):
             case, sep, tail = item[len(words) + 1:].partition(" ")

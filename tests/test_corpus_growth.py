@@ -75,44 +75,44 @@ def test_a_cell_whose_verdict_changed_is_listed_with_the_cases_and_changes_behin
     after = [compat("c1", "partial", ["use_mesh removed", "auto= removed"], ["xfailed: jax#31795"]),
              compat("c2", "works")]
     findings = {
-        "missing": [finding("c1", "fam::new_bug", "not recorded", "xfailed", "jax#31795"),
-                    finding("c1", "fam::new_twin", "not recorded", "passed"),
-                    finding("c2", "fam::new_bug", "not recorded", "xfailed")],
+        "missing": [finding("c1", "fam::new_bug", "(not recorded)", "xfailed", "jax#31795"),
+                    finding("c1", "fam::new_twin", "(not recorded)", "passed"),
+                    finding("c2", "fam::new_bug", "(not recorded)", "xfailed")],
         "regressions": [finding("c1", "fam::old", "passed", "failed", "TypeError: auto")],
         "fixed": [finding("c2", "fam::other", "failed", "passed")],
     }
     (change,) = corpus_growth.changed_cells(before, after, findings, words)
     assert change == CellChange("c1", "works for current code", "partial",
-                                ["regressed fam::old (passed -> failed): TypeError: auto",
-                                 "new fam::new_bug (not recorded -> xfailed): jax#31795"],
-                                ["change: auto= removed", "cause: xfailed: jax#31795"])
+                                ["regressed fam::old [passed -> failed]: TypeError: auto",
+                                 "new fam::new_bug [(not recorded) -> xfailed]: jax#31795"],
+                                ["change: auto= removed"])
 
 
 def test_no_cell_is_listed_when_every_verdict_held_and_a_cell_of_one_side_is() -> None:
     before = [compat("c1", "works")]
     after = [compat("c1", "works"), compat("c9", "partial")]
-    findings = {"missing": [finding("c1", "fam::new", "not recorded", "failed")]}
+    findings = {"missing": [finding("c1", "fam::new", "(not recorded)", "failed")]}
     (change,) = corpus_growth.changed_cells(before, after, findings, words)
     assert (change.cell, change.before, change.after, change.findings) == ("c9", "not run", "partial", [])
 
 
 def test_the_markdown_list_names_each_cell_and_codes_the_case_ids() -> None:
-    changes = [CellChange("c1", "works", "partial", ["new fam::a_b (not recorded -> xfailed): jax#1",
-                                                     "now not applicable fam::c_d (passed -> not_applicable)"],
+    changes = [CellChange("c1", "works", "partial", ["new fam::a_b [(not recorded) -> xfailed]: jax#1",
+                                                     "now not applicable fam::c_d [passed -> not_applicable]"],
                           ["change: auto= removed"])]
     text = corpus_growth.changes_markdown(changes, "INCONCLUSIVE")
     assert text.splitlines() == ["1 cell changed verdict (the compare: INCONCLUSIVE):", "",
                                  "- **c1**: works → partial", "    - change: auto= removed",
-                                 "    - new `fam::a_b` (not recorded -> xfailed): jax#1",
-                                 "    - now not applicable `fam::c_d` (passed -> not_applicable)"]
+                                 "    - new `fam::a_b` [(not recorded) -> xfailed]: jax#1",
+                                 "    - now not applicable `fam::c_d` [passed -> not_applicable]"]
     assert corpus_growth.changes_markdown([], "SAFE") == "No cell's verdict changed (the compare: SAFE).\n"
 
 
 def test_the_printed_list_says_how_many_cells_changed() -> None:
-    changes = [CellChange("c1", "works", "partial", ["new fam::a (not recorded -> failed)"])]
+    changes = [CellChange("c1", "works", "partial", ["new fam::a [(not recorded) -> failed]"])]
     text = corpus_growth.changes_text(changes, "INCONCLUSIVE")
     assert text.splitlines() == ["    the compare of after against before (INCONCLUSIVE): 1 cell changed verdict",
-                                 "    c1: works -> partial", "      new fam::a (not recorded -> failed)"]
+                                 "    c1: works -> partial", "      new fam::a [(not recorded) -> failed]"]
     assert "no cells changed verdict" in corpus_growth.changes_text([], "SAFE")
 
 

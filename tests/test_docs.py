@@ -212,7 +212,7 @@ def test_the_corpus_changes_list_is_shown_as_figure_10_wrote_it_after_how_it_was
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     listed = corpus_growth.changes_markdown([corpus_growth.CellChange(
         "jax0.8.1-flax0.12.6-py3.11", "works for current code: 2 changes break older code", "partial: 1 of 90 fail",
-        ["new fam::test_a (not recorded -> xfailed)"])], "INCONCLUSIVE")
+        ["new fam::test_a [(not recorded) -> xfailed]"])], "INCONCLUSIVE")
     stored_fixture(tmp_path, monkeypatch, "corpus-changes", "corpus-changes.md", listed)
     rendered = hooks.render("## What changed\n\n<!-- shardmatrix:corpus-changes -->\n")
     said, _, shown = rendered.partition("\n\n")[2].partition("\n\n")
