@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import subprocess
 import sys
 import tarfile
@@ -175,12 +176,22 @@ def changes_markdown(changes: list[CellChange], verdict: str) -> str:
 
 
 def _code(item: str) -> str:
-    """A finding's case id as a code span, so Markdown reads `test_a_b` literally; a change as it is."""
+    """A finding with its case id and error as code spans, so Markdown reads `test_a_b` and `<class 'list'>`
+    literally; a change as it is (its text is written as Markdown)."""
     for words in FINDING_WORDS.values():
         if item.startswith(f"{words} "):
-            case, sep, tail = item[len(words) + 1:].partition(" ")
-            return f"{words} `{case}`{sep}{tail}"
+            case, _, tail = item[len(words) + 1:].partition(" ")
+            statuses, colon, detail = tail.partition("]: ")
+            return f"{words} {_span(case)} {statuses}{']: ' + _span(detail) if colon else ''}"
     return item
+
+
+def _span(text: str) -> str:
+    """`text` as one code span, fenced with more backticks than it holds in a row (CommonMark)."""
+    longest = max((len(part) for part in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
 
 
 def changes_text(changes: list[CellChange], verdict: str) -> str:

@@ -96,14 +96,16 @@ def test_no_cell_is_listed_when_every_verdict_held_and_a_cell_of_one_side_is() -
     assert (change.cell, change.before, change.after, change.findings) == ("c9", "not run", "partial", [])
 
 
-def test_the_markdown_list_names_each_cell_and_codes_the_case_ids() -> None:
-    changes = [CellChange("c1", "works", "partial", ["new fam::a_b [(not recorded) -> xfailed]: jax#1",
+def test_the_markdown_list_names_each_cell_and_codes_the_case_ids_and_errors() -> None:
+    changes = [CellChange("c1", "works", "partial", ["new fam::a_b [(not recorded) -> xfailed]: ValueError: in "
+                                                     "<class 'list'>, use `x[...]`",
                                                      "now not applicable fam::c_d [passed -> not_applicable]"],
                           ["change: auto= removed"])]
     text = corpus_growth.changes_markdown(changes, "INCONCLUSIVE")
     assert text.splitlines() == ["1 cell changed verdict (the compare: INCONCLUSIVE):", "",
                                  "- **c1**: works → partial", "    - change: auto= removed",
-                                 "    - new `fam::a_b` [(not recorded) -> xfailed]: jax#1",
+                                 "    - new `fam::a_b` [(not recorded) -> xfailed]: `` ValueError: in <class 'list'>, "
+                                 "use `x[...]` ``",
                                  "    - now not applicable `fam::c_d` [passed -> not_applicable]"]
     assert corpus_growth.changes_markdown([], "SAFE") == "No cell's verdict changed (the compare: SAFE).\n"
 
