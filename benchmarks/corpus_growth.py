@@ -183,7 +183,20 @@ def _code(item: str) -> str:
             case, _, tail = item[len(words) + 1:].partition(" ")
             statuses, colon, detail = tail.partition("]: ")
             return f"{words} {_span(case)} {statuses}{']: ' + _span(detail) if colon else ''}"
-    return item
+    return _escaped(item)
+
+
+#: Outside a code span these would start emphasis, a link or HTML (as docs/hooks.py escapes a table cell).
+_SPECIAL = re.compile(r"([\\*_\[\]<])")
+
+
+def _escaped(text: str) -> str:
+    """A change's text (Markdown with code spans, `__init__` outside them) with its code spans kept and everything
+    else escaped; all of it escaped when a backtick is unpaired."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return _SPECIAL.sub(r"\\\1", text)
+    return "`".join(part if index % 2 else _SPECIAL.sub(r"\\\1", part) for index, part in enumerate(parts))
 
 
 def _span(text: str) -> str:

@@ -100,10 +100,11 @@ def test_the_markdown_list_names_each_cell_and_codes_the_case_ids_and_errors() -
     changes = [CellChange("c1", "works", "partial", ["new fam::a_b [(not recorded) -> xfailed]: ValueError: in "
                                                      "<class 'list'>, use `x[...]`",
                                                      "now not applicable fam::c_d [passed -> not_applicable]"],
-                          ["change: auto= removed"])]
+                          ["change: a list assigned in __init__ raises `ValueError` in `__init__`"])]
     text = corpus_growth.changes_markdown(changes, "INCONCLUSIVE")
     assert text.splitlines() == ["1 cell changed verdict (the compare: INCONCLUSIVE):", "",
-                                 "- **c1**: works → partial", "    - change: auto= removed",
+                                 "- **c1**: works → partial",
+                                 r"    - change: a list assigned in \_\_init\_\_ raises `ValueError` in `__init__`",
                                  "    - new `fam::a_b` [(not recorded) -> xfailed]: `` ValueError: in <class 'list'>, "
                                  "use `x[...]` ``",
                                  "    - now not applicable `fam::c_d` [passed -> not_applicable]"]
