@@ -1,4 +1,4 @@
-"""The nine figures of `nox -s bench`, each measured side by side in one run on this machine.
+"""The figures of `nox -s bench`, each measured side by side in one run on this machine.
 
 1. env build per cell on a warm cache: uv vs `python -m venv` + `pip install` of the same pins;
 2. default-matrix wall time vs its lower bound (bare `import jax, flax` per cell plus the bare case bodies,
@@ -12,7 +12,10 @@
 8. `shardmatrix watch` from its start to the verdict on one new jax release of tests/downstream, warm cache, with
    the share spent building venvs, running tests and bisecting;
 9. device counts: the matrix (or `--matrix-cells`) at --devices 1, 2 and 4 against 8: the cases that apply, the
-   wall, and every (cell, case) whose status or exception type differs from 8 where the case applies at both.
+   wall, and every (cell, case) whose status or exception type differs from 8 where the case applies at both;
+10. corpus growth: the default matrix (or `--matrix-cells`) with the corpus at `--corpus-before` and with the
+    checkout's, side by side, and the cells whose verdict the new cases changed (benchmarks/corpus_growth.py);
+11. the range checker's probe budget, from a stored `nox -s ranges` run (`--ranges-from`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import corpus_growth  # noqa: E402
 from harness import outputs, vocabulary  # noqa: E402
 from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
@@ -401,13 +405,13 @@ def device_figure(found: dict[int, tuple[float, Outcomes]], what: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the nine figures."""
+    """Measure and print the figures."""
     parser = argparse.ArgumentParser(prog="nox -s bench --")
     parser.add_argument("--cells", type=int, default=2, help="cells timed for figure 1 (pip is slow)")
     parser.add_argument("--skip-matrix", action="store_true",
-                        help="skip figures 2, 3 and 9 (each runs the matrix)")
+                        help="skip figures 2, 3, 9 and 10 (each runs the matrix)")
     parser.add_argument("--matrix-cells", action="append", metavar="GLOB",
-                        help="figures 2, 3 and 9 on the cells whose id matches GLOB (repeatable; default: every "
+                        help="figures 2, 3, 9 and 10 on the cells whose id matches GLOB (repeatable; default: every "
                         "cell), for a quick comparison of two checkouts or figure 9 on a few cells")
     parser.add_argument("--out", type=Path, default=None, help="where the matrix runs write (default: scratch)")
     parser.add_argument("--frontier-flax", default="==0.10.2", metavar="SPEC",
@@ -417,14 +421,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frontier-from", type=Path, default=None, metavar="OUT",
                         help="figure 6 from the frontier an earlier `nox -s frontier -- --out OUT` measured (the "
                         "default one takes most of an hour) instead of running a small one")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 10), metavar="N",
+    parser.add_argument("--corpus-before", default=corpus_growth.BEFORE_REF, metavar="REF",
+                        help=f"figure 10's corpus before: cases/ at this git ref (default {corpus_growth.BEFORE_REF}, "
+                        "before the census's cases)")
+    parser.add_argument("--ranges-from", type=Path, default=None, metavar="OUT",
+                        help="figure 11 from the range check an earlier `nox -s ranges -- --out OUT` stored")
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 12), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     parser.add_argument("--watch-release", default="0.9.0", metavar="X",
                         help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 10))
+    wanted = set(args.only or range(1, 12))
     if args.skip_matrix:
-        wanted -= {2, 3, 9}
+        wanted -= {2, 3, 9, 10}
+    if args.only and 11 in wanted and args.ranges_from is None:
+        parser.error("--only 11 needs --ranges-from OUT (a stored `nox -s ranges -- --out OUT`)")
     cores = os.cpu_count() or 1
     print(f"machine: {platform.node()} · {platform.processor() or platform.machine()} · {cores} cores · "
           f"Python {platform.python_version()}")
@@ -468,6 +479,20 @@ def main(argv: list[str] | None = None) -> int:
         if 9 in wanted:
             which = f"cells {' '.join(args.matrix_cells)}" if args.matrix_cells else "default matrix"
             print(device_figure(device_runs(args.out or scratch / "out", args.matrix_cells), which))
+        if 10 in wanted:
+            which = f"cells {' '.join(args.matrix_cells)}" if args.matrix_cells else "default matrix"
+            out = args.out or scratch / "out"
+            cell_ids = [cell.id for cell in matrix.select(matrix.load(ROOT / "matrix.toml"), args.matrix_cells or [])]
+            before, after, changes, verdict = corpus_growth.growth_runs(
+                ROOT, out, scratch, args.matrix_cells, args.corpus_before, run, timed, cell_ids)
+            print(corpus_growth.growth_figure(before, after, args.corpus_before, which))
+            print(corpus_growth.changes_text(changes, verdict))
+            print(f"    wrote {out / 'report' / corpus_growth.CHANGES_MD}")
+        if 11 in wanted and args.ranges_from is None:
+            print("11. the range checker: not shown (--ranges-from OUT reads a stored `nox -s ranges -- --out OUT`)")
+        elif 11 in wanted:
+            print(corpus_growth.ranges_figure(corpus_growth.ranges_spent(args.ranges_from),
+                                              f"the range check in {args.ranges_from}"))
     return 0
 
 

@@ -248,6 +248,32 @@ def bench_watch() -> str:
     return _text_block("bench-watch")
 
 
+def bench_corpus() -> str:
+    """Figure 10 of `nox -s bench`: the default matrix with the corpus before the census's cases and after."""
+    return _text_block("bench-corpus")
+
+
+def bench_ranges() -> str:
+    """Figure 11 of `nox -s bench`: the range checker's probes against its budget, from a stored range check."""
+    return _text_block("bench-ranges")
+
+
+#: How figure 10's list of changed cells opens (benchmarks/corpus_growth.changes_markdown): a stored file that does
+#: not is some other file.
+CORPUS_CHANGES_OPENINGS = (re.compile(r"\d+ cells? changed verdict \(the compare: [A-Z]+\):"),
+                           re.compile(r"No cell's verdict changed \(the compare: [A-Z]+\)\."))
+
+
+def corpus_changes() -> str:
+    """Each default cell whose verdict the census's cases changed, with the cases and changes behind it: the list
+    figure 10 of `nox -s bench` wrote (OUT/report/corpus-growth.md), after the line saying how it was measured."""
+    run, text = _stored("corpus-changes")
+    first = text.splitlines()[0] if text.strip() else ""
+    if not any(opening.fullmatch(first) for opening in CORPUS_CHANGES_OPENINGS):
+        raise DocsError(f"docs/data/{run['file']}: not figure 10's list of changed cells (it opens {first!r})")
+    return provenance(run) + "\n\n" + text.rstrip("\n")
+
+
 def ranges() -> str:
     """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
     from harness.outputs import read_ranges
@@ -377,6 +403,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "bench-frontier": bench_frontier,
     "bench-devices": bench_devices,
     "bench-watch": bench_watch,
+    "bench-corpus": bench_corpus,
+    "bench-ranges": bench_ranges,
+    "corpus-changes": corpus_changes,
     "census": census,
     "ranges": ranges,
     "caller": caller,

@@ -145,3 +145,19 @@ def test_device_runs_runs_the_chosen_cells_fresh_at_each_count_after_an_untimed_
         (False, None), (True, "1"), (True, "8")]
     assert all("--cells=jax0.10.2-flax0.12.8*" in words for words in commands)
     assert found[1][1] == {(CELL_A, MESH): ("not_applicable", "")} and found[8][1] == {(CELL_A, MESH): ("passed", "")}
+
+
+def test_figure_11_is_printed_from_a_stored_range_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outputs.write_ranges(tmp_path / "report", {"probes": 3, "budget": 60, "wrong": 0, "unchecked": 0,
+                                               "edges": [{"status": "confirmed"}], "needs_without_change": []})
+    assert bench.main(["--only", "11", "--ranges-from", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1] == (f"11. the range checker, the range check in {tmp_path}: 1 declared edge: 1 confirmed, "
+                          "0 wrong, 0 unchecked (0 of them left by a spent budget)")
+    assert printed[2].startswith("    -> 3 of 60 probes (within budget)")
+
+
+def test_figure_11_alone_without_a_stored_range_check_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "11"])
+    assert "--only 11 needs --ranges-from OUT" in capsys.readouterr().err

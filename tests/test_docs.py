@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 import yaml
 
+from benchmarks import corpus_growth
 from harness import vocabulary
 from harness.host import matrix
 from harness.tools import frontier_report, pins, upgrade
@@ -196,6 +197,52 @@ def test_the_stored_watch_figure_is_figure_8_with_its_split() -> None:
     (line,) = (hooks.DATA / hooks.stored_runs()["bench-watch"]["file"]).read_text().splitlines()
     assert line.startswith("8. watch, one new release") and all(part in line for part in ("venv builds", "tests",
                                                                                             "bisect"))
+
+
+def stored_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, file: str, text: str) -> None:
+    """docs/data as a test folder holding one stored run `name` (its file `file` holding `text`)."""
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    (tmp_path / "runs.toml").write_text(f'[{name}]\nfile = "{file}"\ndate = "2026-11-26"\ncommit = "abc1234"\n'
+                                        'machine = "a test"\ncommand = "nox -s bench -- --only 10"\n')
+    monkeypatch.setattr(hooks, "DATA", tmp_path)
+    monkeypatch.setattr(hooks, "RUNS", tmp_path / "runs.toml")
+
+
+def test_the_corpus_changes_list_is_shown_as_figure_10_wrote_it_after_how_it_was_measured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    listed = corpus_growth.changes_markdown([corpus_growth.CellChange(
+        "jax0.8.1-flax0.12.6-py3.11", "works for current code: 2 changes break older code", "partial: 1 of 90 fail",
+        ["new fam::test_a [(not recorded) -> xfailed]"])], "INCONCLUSIVE")
+    stored_fixture(tmp_path, monkeypatch, "corpus-changes", "corpus-changes.md", listed)
+    rendered = hooks.render("## What changed\n\n<!-- shardmatrix:corpus-changes -->\n")
+    said, _, shown = rendered.partition("\n\n")[2].partition("\n\n")
+    assert said.startswith("*Generated from `docs/data/corpus-changes.md`: `nox -s bench -- --only 10` on 2026-11-26")
+    assert shown.rstrip("\n") == listed.rstrip("\n")
+
+
+def test_a_stored_corpus_changes_file_that_is_not_figure_10_s_list_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "corpus-changes", "corpus-changes.md", "8 cells read partial now\n")
+    with pytest.raises(hooks.DocsError, match=r"corpus-changes.md: not figure 10's list .*'8 cells read partial now'"):
+        hooks.corpus_changes()
+
+
+@pytest.mark.parametrize(("name", "marker", "text"), [
+    ("bench-corpus", "bench-corpus", "10. corpus growth, default matrix: ...\n    -> wall 1.20x\n"),
+    ("bench-ranges", "bench-ranges", "11. the range checker, the range check in out: 3 declared edges\n"),
+])
+def test_figures_10_and_11_are_shown_from_their_stored_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            name: str, marker: str, text: str) -> None:
+    stored_fixture(tmp_path, monkeypatch, name, f"{name}.txt", text)
+    rendered = hooks.render(f"<!-- shardmatrix:{marker} -->")
+    assert rendered.endswith("```text\n" + text.rstrip("\n") + "\n```") and f"docs/data/{name}.txt" in rendered
+
+
+def test_a_figure_whose_stored_run_is_absent_stops_the_build_naming_it(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "bench", "bench.txt", "1. figures\n")
+    with pytest.raises(hooks.DocsError, match=r"no \[bench-ranges\]"):
+        hooks.render("<!-- shardmatrix:bench-ranges -->")
 
 
 def test_a_stored_table_says_where_it_came_from() -> None:
