@@ -72,9 +72,22 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_the_matrix_pairs_an_edge_with_the_cell_of_the_newest_release_not_after_it() -> None:
     partner = range_check.partner_from(CELLS)
-    assert partner("jax", Version("0.7.1")) == Version("0.11.2")
-    assert partner("flax", Version("0.12.3")) == Version("0.8.1")
-    assert partner("flax", Version("0.10.0")) == Version("0.6.2")  # before every cell: the oldest one's
+    assert partner("jax", Version("0.7.0"), Version("0.7.1")) == [Version("0.11.2")]
+    assert partner("flax", Version("0.12.2"), Version("0.12.3")) == [Version("0.8.1")]
+    # before every cell: the oldest one's
+    assert partner("flax", Version("0.9.0"), Version("0.10.0")) == [Version("0.6.2")]
+
+
+def test_a_jax_edge_tries_the_newest_flax_paired_with_it_first_and_a_flax_edge_the_oldest_jax() -> None:
+    cells = matrix.parse("".join(
+        f'[[cell]]\njax = "{jax}"\njaxlib = "{jax}"\nflax = "{flax}"\npython = "3.11"\n\n'
+        for jax, flax in (("0.7.2", "0.12.0"), ("0.8.1", "0.12.0"), ("0.8.1", "0.12.6"), ("0.6.0", "0.11.2"),
+                          ("0.12.0.1", "0.11.2"))))
+    partner = range_check.partner_from(cells)
+    # flax 0.12.6 needs jax >= 0.8.1, so 0.8.0 is probed with the next, 0.12.0 (also the cell before's).
+    assert partner("jax", Version("0.8.0"), Version("0.8.1")) == [Version("0.12.6"), Version("0.12.0")]
+    # The matrix pairs flax 0.11.2 with jax 0.12.0.1 only to show the pair breaks: its own jax comes first.
+    assert partner("flax", Version("0.11.1"), Version("0.11.2")) == [Version("0.6.0"), Version("0.12.0.1")]
 
 
 def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_releases_show(corpus: Path,
@@ -128,16 +141,20 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
     finals = {"m::test_passes": {"status": "passed"}, "m::test_xfails": {"status": "xfailed"},
               "m::test_warns": {"status": "passed", "warnings": ["DeprecationWarning: use_mesh is deprecated"]},
               "m::test_fails_warning": {"status": "failed", "warnings": ["DeprecationWarning: old"]},
+              "m::test_other_warning": {"status": "passed", "warnings": ["DeprecationWarning: shard_map moved"]},
               "m::test_absent": {"status": "not_applicable", "reason": "jax.sharding.use_mesh is absent"}}
     monkeypatch.setattr(range_check.cellrun, "probe",
                         lambda cell, opts, paths, say: built.append(cell.id) or FakeRun(finals))
     opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
-    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None,
+                                       {"m::test_other_warning": "The default axis_types will change"})
     jax, flax = Version("0.7.1"), Version("0.10.7")
     assert cell_probe("m::test_passes", jax, flax) == ranges.PASS
     assert cell_probe("m::test_xfails", jax, flax) == ranges.FAIL
     assert cell_probe("m::test_warns", jax, flax) == ranges.WARNED
     assert cell_probe("m::test_fails_warning", jax, flax) == ranges.FAIL  # a failure is not a warning
+    # A change that names its warning is warned by that text only, not by another module's deprecation.
+    assert cell_probe("m::test_other_warning", jax, flax) == ranges.PASS
     assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
     assert built == ["jax0.7.1-flax0.10.7-py3.11"]
     assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}

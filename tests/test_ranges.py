@@ -24,8 +24,8 @@ def probe(case: str, jax: Version, flax: Version) -> str | None:
     return ranges.FAIL if FAILS[case](jax, flax) else ranges.PASS
 
 
-def partner(package: str, version: Version) -> Version:
-    return Version("0.12.0") if package == "jax" else Version("0.8.1")
+def partner(package: str, before: Version, bound: Version) -> list[Version]:
+    return [Version("0.12.0")] if package == "jax" else [Version("0.8.1")]
 
 
 def eager(upper: str) -> Breakage:
@@ -68,8 +68,8 @@ def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which()
     found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, no_flax_0_11, 20)
     lower = next(f for f in found if f.edge.text == ">=0.12.0")
     assert lower.status == ranges.UNCHECKED
-    assert lower.why == ("flax 0.11.2 cannot be probed (not_applicable: flax.config.flax_always_shard_variable is "
-                         "absent)")
+    assert lower.why == ("flax 0.11.2 with jax 0.8.1 cannot be probed (not_applicable: "
+                         "flax.config.flax_always_shard_variable is absent)")
 
 
 def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:
@@ -157,7 +157,7 @@ def test_a_warned_start_one_release_early_is_wrong_and_names_the_release_that_fi
     found = warned_findings("jax>=0.7.0,<0.8.0")
     early = found["warned jax>=0.7.0,<0.8.0 >=0.7.0"]
     assert (early.status, early.found) == (ranges.WRONG, ">=0.7.1")
-    assert early.why == "jax 0.6.2 does not warn, 0.7.0 does not warn"
+    assert early.why == "jax 0.6.2 does not warn, 0.7.0 does not warn (with flax 0.12.0)"
     assert found["warned jax>=0.7.0,<0.8.0 <0.8.0"].status == ranges.CONFIRMED
 
 
@@ -194,3 +194,34 @@ def test_a_jax_edge_is_probed_inside_the_flax_range_its_breakage_declares() -> N
 def test_a_wrong_jax_edge_of_a_two_package_breakage_is_still_reported_wrong() -> None:
     found = two_package_findings(">=0.7.0")
     assert (found["jax>=0.7.0"].status, found["jax>=0.7.0"].found) == (ranges.WRONG, ">=0.7.1")
+
+
+def test_a_side_that_does_not_install_with_the_first_pairing_is_probed_with_the_next() -> None:
+    # flax 0.12.3 needs jax >= 0.7.1: the edge at 0.7.1 cannot be probed there, and is with flax 0.12.0.
+    def needs_new_jax(case: str, jax: Version, flax: Version) -> str:
+        if flax == Version("0.12.3") and jax < Version("0.7.1"):
+            return "install_error: flax==0.12.3 depends on jax>=0.7.1"
+        return probe(case, jax, flax)
+
+    [since] = ranges.edges({USE_MESH: Change("jax>=0.7.1", "w", raises="AttributeError", kind="api", fix="f")}, [])
+    budget = ranges.Budget(needs_new_jax, 20)
+    finding = ranges.check(since, RELEASES, lambda *_: [Version("0.12.3"), Version("0.12.0")], budget)
+    assert finding.status == ranges.CONFIRMED
+    assert {flax for _, _, flax in budget.asked} == {Version("0.12.3"), Version("0.12.0")}
+
+
+def test_an_edge_no_pairing_installs_on_both_sides_is_unchecked_naming_the_last_one_tried() -> None:
+    [since] = ranges.edges({USE_MESH: Change("jax>=0.7.1", "w", raises="AttributeError", kind="api", fix="f")}, [])
+    finding = ranges.check(since, RELEASES, lambda *_: [Version("0.12.3")],
+                           ranges.Budget(lambda c, j, f: "install_error: no", 20))
+    assert finding.status == ranges.UNCHECKED
+    assert finding.why.startswith("does not install: jax 0.7.0 with flax 0.12.3 cannot be probed")
+
+
+def test_a_bound_between_releases_is_probed_at_the_releases_either_side_of_it() -> None:
+    [since] = ranges.edges({USE_MESH: Change("jax>=0.7.0.5", "w", raises="AttributeError", kind="api", fix="f")}, [])
+    budget = ranges.Budget(probe, 20)
+    finding = ranges.check(since, RELEASES, partner, budget)
+    # No release lies between 0.7.0.5 and 0.7.1: what releases show is the same edge.
+    assert finding.status == ranges.CONFIRMED
+    assert {jax for _, jax, _ in budget.asked} == {Version("0.7.0"), Version("0.7.1")}

@@ -45,16 +45,29 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
 
 
 def partner_from(cells: list[Cell]) -> ranges.Partner:
-    """The release of the other package the matrix pairs with a release: that of the cell with the newest release of
-    the edge's package not after it (else the oldest cell after it)."""
+    """The releases of the other package an edge is held at, in the order they are tried: those the matrix pairs
+    with the newest release of the edge's package not after the bound, then not after the release before it (else
+    the oldest cell's). A jax edge tries the newest flax first (the matrix's own pairing of that jax); a flax edge
+    the oldest jax first, since the matrix also pairs old flax releases with the newest jax to show they break."""
 
-    def partner(package: str, version: Version) -> Version | None:
+    def partner(package: str, before: Version, bound: Version) -> list[Version]:
         if not cells:
-            return None
+            return []
         other = "flax" if package == "jax" else "jax"
-        keyed = sorted(cells, key=lambda c: (Version(getattr(c, package)), Version(getattr(c, other))))
-        before = [c for c in keyed if Version(getattr(c, package)) <= version]
-        return Version(getattr(before[-1] if before else keyed[0], other))
+
+        def paired(limit: Version) -> list[Version]:
+            eligible = [c for c in cells if Version(getattr(c, package)) <= limit]
+            if not eligible:
+                return []
+            newest = max(Version(getattr(c, package)) for c in eligible)
+            found = {Version(getattr(c, other)) for c in eligible if Version(getattr(c, package)) == newest}
+            return sorted(found, reverse=package == "jax")
+
+        found = list(dict.fromkeys(paired(bound) + paired(before)))
+        if found:
+            return found
+        oldest = min(cells, key=lambda c: (Version(getattr(c, package)), Version(getattr(c, other))))
+        return [Version(getattr(oldest, other))]
 
     return partner
 
@@ -63,8 +76,11 @@ class CellProbe:
     """(case, jax, flax) -> what the case did in that pair's whole-corpus cell (and whether it warned); every case's
     applicability kept."""
 
-    def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object]) -> None:
+    def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object],
+                 warnings: dict[str, str] | None = None) -> None:
         self.opts, self.additions, self.say = opts, additions, say
+        #: {case id: a part of the text its change warned with}: only that warning counts as the case's.
+        self.warnings = warnings or {}
         self.finals: dict[tuple[Version, Version], dict[str, dict[str, object]] | None] = {}
 
     def _cell(self, jax: Version, flax: Version) -> dict[str, dict[str, object]] | None:
@@ -84,8 +100,12 @@ class CellProbe:
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
         if verdict == "good":
-            # Any warning the record carries counts, as the report's Changes view counts the cells that warned.
-            return ranges.WARNED if record.get("warnings") else ranges.PASS
+            # A change that names its warning's text is warned only by that; one that names none, by any warning,
+            # as the report's Changes view counts the cells that warned.
+            text = self.warnings.get(case, "")
+            carried = record.get("warnings")
+            said = [str(warning) for warning in carried] if isinstance(carried, list) else []
+            return ranges.WARNED if any(text in warning for warning in said) else ranges.PASS
         return ranges.FAIL if verdict == "bad" else f"{record['status']}: {why}".rstrip(": ")
 
     def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
@@ -127,7 +147,8 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     releases = {package: index.releases(package, fetch) for package in ("jax", "flax")}
     cell_probe = None
     if probe is None:
-        cell_probe = CellProbe(opts, cellenv.prepare(opts), say)
+        cell_probe = CellProbe(opts, cellenv.prepare(opts), say,
+                               {case: change.warning for case, change in changes.items() if change.warning})
         probe = cell_probe
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
     findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)

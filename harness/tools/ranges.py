@@ -11,7 +11,7 @@ release. The search is tested on fakes (tests/test_ranges.py).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from packaging.version import Version
 from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
+from harness.vocabulary import INSTALL_ERROR
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
@@ -34,8 +35,11 @@ CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 #: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
 #: the case is not applicable there), or None.
 CaseProbe = Callable[[str, Version, Version], "str | None"]
-#: (package of the edge, its release) -> the other package's release the default matrix pairs with it.
-Partner = Callable[[str, Version], "Version | None"]
+#: (package of the edge, the release before the bound, the bound) -> the other package's releases to hold it at,
+#: the preferred first: the next is tried only where a side of the edge does not install with the one before.
+Partner = Callable[[str, Version, Version], Sequence[Version]]
+#: How a probe's answer starts when the pair did not install (harness.vocabulary's status for it).
+UNINSTALLABLE = INSTALL_ERROR
 
 
 @dataclass(frozen=True)
@@ -133,21 +137,36 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
 def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, probe: Budget) -> Finding:
     """Probe the releases either side of one edge; where they disagree, search on for the bound they show."""
     versions = sorted(releases[edge.package])
-    if edge.bound not in versions:
-        return Finding(edge, UNCHECKED, why=f"{edge.package} {edge.bound} is not a release")
-    at = versions.index(edge.bound)
+    # A bound between releases (>=0.4.32 where 0.4.31 and 0.4.33 exist) sits before the first release past it.
+    at = bisect.bisect_left(versions, edge.bound)
+    if at == len(versions):
+        return Finding(edge, UNCHECKED, why=f"no {edge.package} release at or after {edge.bound}")
     if at == 0:
-        return Finding(edge, UNCHECKED, why=f"no {edge.package} release before {edge.bound} to probe")
+        return Finding(edge, UNCHECKED, why=f"no {edge.package} release before {edge.bound}")
 
-    # Both sides, and any search past them, hold the other package where the default matrix pairs it with the
-    # bound: only the package of the edge moves.
-    other = partner(edge.package, edge.bound)
-    if other is not None and edge.within:
-        other = _inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other)
-    if other is None:
+    # Both sides, and any search past them, hold the other package at one release, where the default matrix pairs
+    # it with the bound: only the package of the edge moves. The next pairing is tried where a side does not install.
+    others = list(partner(edge.package, versions[at - 1], versions[at]))
+    if edge.within:
+        inside = (_inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other) for other in others)
+        others = list(dict.fromkeys(other for other in inside if other is not None))
+    if not others:
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
+    finding = None
+    for other in others:
+        finding = _check_at(edge, versions, at, other, probe)
+        if not finding.why.startswith(_UNINSTALLED):
+            return finding
+    assert finding is not None
+    return finding
 
+
+#: How an unchecked finding opens when a side did not install with the pairing (the next pairing is then tried).
+_UNINSTALLED = "does not install: "
+
+
+def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, probe: Budget) -> Finding:
     unjudged: dict[int, str] = {}
 
     def fails(i: int) -> bool | None:
@@ -164,8 +183,11 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     below, above = fails(at - 1), fails(at)
     if below is None or above is None:
         side = versions[at - 1] if below is None else versions[at]
-        said = unjudged.get(at - 1 if below is None else at)
-        return Finding(edge, UNCHECKED, why=f"{edge.package} {side} cannot be probed" + (f" ({said})" if said else ""))
+        said = unjudged.get(at - 1 if below is None else at) or ""
+        opening = _UNINSTALLED if said.startswith(UNINSTALLABLE) else ""
+        held = f" with {'flax' if edge.package == 'jax' else 'jax'} {other}"
+        return Finding(edge, UNCHECKED, why=f"{opening}{edge.package} {side}{held} cannot be probed"
+                                            + (f" ({said})" if said else ""))
     if below != edge.rising and above == edge.rising:
         return Finding(edge, CONFIRMED)
     # Inside the range the case is declared broken: the flip is searched for between the edge and its other end.
@@ -178,7 +200,8 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     bound = _search(fails, edge.rising, at, above, low_end, high_end)
     found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
     yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
-    why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {edge.bound} {yes if above else no}"
+    held = f" (with {'flax' if edge.package == 'jax' else 'jax'} {other})"
+    why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {versions[at]} {yes if above else no}{held}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
 
 
