@@ -159,3 +159,23 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
     assert built == ["jax0.7.1-flax0.10.7-py3.11"]
     assert cell_probe.seen()["m::test_absent"] == {(jax, flax): (False, "jax.sharding.use_mesh is absent")}
     assert cell_probe.seen()["m::test_passes"] == {(jax, flax): (True, "")}
+
+
+def test_a_re_check_of_one_case_merged_into_an_earlier_check_keeps_the_other_cases_rows(corpus: Path,
+                                                                                        tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    earlier = outputs.read_ranges(first / "report" / "ranges.json")
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(first / "report" / "ranges.json"), "--budget", "5"], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    assert sorted((row["case"], row["declared"]) for row in merged["edges"]) == sorted(
+        (row["case"], row["declared"]) for row in earlier["edges"])
+    assert merged["wrong"] == 1 and merged["budget"] == earlier["budget"] + 5
+    assert merged["probes"] == earlier["probes"] + 2
+
+
+def test_a_merge_without_the_cases_to_re_check_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
+    with pytest.raises(range_check.RangeCheckError, match="--merge keeps the rows of the cases not asked for"):
+        range_check.run(["--cases", str(corpus), "--merge", str(tmp_path / "x.json")], CELLS, fetch, print,
+                        probe=probe)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
-from harness import census, vocabulary
+from harness import census, outputs, vocabulary
 from harness.cell import known
 from harness.cell.source import case_files
 from harness.change import Change, declared
@@ -41,6 +42,9 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                    help=f"the most probes (cells) to build (default {DEFAULT_BUDGET})")
     p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
                    help="check only the edges of this case (repeatable; default: every case)")
+    p.add_argument("--merge", type=Path, default=None, metavar="RANGES_JSON",
+                   help="with --case: an earlier check whose rows of the other cases are kept (after a range is "
+                        "fixed, re-check only its case); the stored document says how many probes both spent")
     return p
 
 
@@ -128,6 +132,18 @@ def declared_changes(cases: list[str]) -> dict[str, Change]:
     return {f"{file.stem}::{name}": change for file in files for name, change in declared(file).items()}
 
 
+def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
+    """The earlier check --merge names ({} without one); RangeCheckError for --merge without --case."""
+    if path is None:
+        return {}
+    if not cases:
+        raise RangeCheckError("--merge keeps the rows of the cases not asked for: name them with --case")
+    try:
+        return dict(outputs.read_ranges(path))
+    except (OSError, ShardmatrixError) as exc:
+        raise RangeCheckError(f"--merge {path}: {exc}") from None
+
+
 def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json,
         say: Callable[[str], object] = print, prog: str = "nox -s ranges --",
         probe: ranges.CaseProbe | None = None) -> list[ranges.Finding]:
@@ -139,6 +155,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     changes = declared_changes(opts.cases)
     breakages = [entry for path in corpus.known_breakage_files(opts.cases) for entry in known.load(path)]
     edges = ranges.edges(changes, breakages)
+    earlier = _earlier(namespace.merge, namespace.case)
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
         if unknown:
@@ -153,10 +170,13 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
     findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    stored = ranges.store(Path(opts.out) / "report", findings, spent, namespace.budget, drifted)
+    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case]
+    drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
+    stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
+                          namespace.budget + earlier.get("budget", 0), drifted, kept)
     for line in ranges.describe(findings, drifted, spent, namespace.budget):
         say(line)
-    rows = [finding.as_row() for finding in findings]
+    rows = kept + [finding.as_row() for finding in findings]
     for root in corpus.case_roots(opts.cases):
         if census.census_path(root).is_file():
             found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows)

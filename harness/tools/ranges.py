@@ -278,13 +278,14 @@ def drift(seen: Seen, changed: Iterable[str]) -> list[dict[str, str]]:
 
 
 def store(out: Path, findings: list[Finding], spent: int, limit: int,
-          drifted: list[dict[str, str]] | None = None) -> Path:
-    """Write the findings through harness.outputs (ranges.json), with the budget they were found in."""
+          drifted: list[dict[str, str]] | None = None, kept: list[dict[str, Any]] | None = None) -> Path:
+    """Write the findings through harness.outputs (ranges.json), with the budget they were found in; `kept` are
+    rows of an earlier check (of other cases) stored beside them."""
+    rows = [*(kept or []), *(finding.as_row() for finding in findings)]
     return outputs.write_ranges(out, {"probes": spent, "budget": limit,
-                                      "wrong": sum(f.status == WRONG for f in findings),
-                                      "unchecked": sum(f.status == UNCHECKED for f in findings),
-                                      "edges": [finding.as_row() for finding in findings],
-                                      "needs_without_change": drifted or []})
+                                      "wrong": sum(row["status"] == WRONG for row in rows),
+                                      "unchecked": sum(row["status"] == UNCHECKED for row in rows),
+                                      "edges": rows, "needs_without_change": drifted or []})
 
 
 def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int) -> list[str]:
