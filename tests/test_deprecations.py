@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import functools
+import sys
+import types
 import warnings
+
+import pytest
 
 from harness.cell import deprecations
 
@@ -30,3 +35,25 @@ def test_recording_passes_warnings_on_even_when_the_block_raises() -> None:
             pass
     assert [str(w.message) for w in caught] == ["gone soon"]
     assert [str(w.message) for w in outer] == ["gone soon"]
+
+
+def test_a_deprecated_attribute_jax_warns_for_once_per_process_warns_again_in_each_recording(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # jax's module __getattr__ for deprecated names is a functools.cache: only its first access warns.
+    module = types.ModuleType("jax.fake_deprecations")
+
+    @functools.cache
+    def lookup(name: str) -> int:
+        warnings.warn(f"jax.{name} is deprecated", DeprecationWarning, stacklevel=2)
+        return 1
+
+    module.__getattr__ = lookup  # type: ignore[method-assign]
+    monkeypatch.setitem(sys.modules, "jax.fake_deprecations", module)
+    said = []
+    for _ in range(2):  # two cases in one process, each reading the attribute
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            with deprecations.recording() as caught:
+                assert module.device_put_replicated == 1
+        said.append(deprecations.texts(caught))
+    assert said == [["DeprecationWarning: jax.device_put_replicated is deprecated"]] * 2

@@ -203,6 +203,14 @@ def test_the_stored_watch_figure_is_figure_8_with_its_split() -> None:
                                                                                             "bisect"))
 
 
+def test_the_stored_corpus_growth_is_figure_10_with_its_changed_cells() -> None:
+    lines = (hooks.DATA / hooks.stored_runs()["bench-corpus"]["file"]).read_text().splitlines()
+    assert lines[0].startswith("10. corpus growth, default matrix")
+    assert [line.split()[0] for line in lines[2:5]] == ["cases", "wall", "case"]
+    changed = (hooks.DATA / hooks.stored_runs()["corpus-changes"]["file"]).read_text()
+    assert hooks.corpus_changes().endswith(changed.rstrip("\n"))
+
+
 def stored_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, file: str, text: str) -> None:
     """docs/data as a test folder holding one stored run `name` (its file `file` holding `text`)."""
     (tmp_path / file).write_text(text, encoding="utf-8")

@@ -72,9 +72,10 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_the_matrix_pairs_an_edge_with_the_cell_of_the_newest_release_not_after_it() -> None:
     partner = range_check.partner_from(CELLS)
-    assert partner("jax", Version("0.7.0"), Version("0.7.1")) == [Version("0.11.2")]
+    # Then the cells just past the bound (here the 0.8.1 cell's flax 0.12.0, tried if 0.11.2 does not install).
+    assert partner("jax", Version("0.7.0"), Version("0.7.1")) == [Version("0.11.2"), Version("0.12.0")]
     assert partner("flax", Version("0.12.2"), Version("0.12.3")) == [Version("0.8.1")]
-    # before every cell: the oldest one's
+    # before every cell: those of the first cells past it
     assert partner("flax", Version("0.9.0"), Version("0.10.0")) == [Version("0.6.2")]
 
 
@@ -85,9 +86,11 @@ def test_a_jax_edge_tries_the_newest_flax_paired_with_it_first_and_a_flax_edge_t
                           ("0.12.0.1", "0.11.2"))))
     partner = range_check.partner_from(cells)
     # flax 0.12.6 needs jax >= 0.8.1, so 0.8.0 is probed with the next, 0.12.0 (also the cell before's).
-    assert partner("jax", Version("0.8.0"), Version("0.8.1")) == [Version("0.12.6"), Version("0.12.0")]
+    assert partner("jax", Version("0.8.0"), Version("0.8.1")) == [Version("0.12.6"), Version("0.12.0"),
+                                                                  Version("0.11.2")]
     # The matrix pairs flax 0.11.2 with jax 0.12.0.1 only to show the pair breaks: its own jax comes first.
-    assert partner("flax", Version("0.11.1"), Version("0.11.2")) == [Version("0.6.0"), Version("0.12.0.1")]
+    assert partner("flax", Version("0.11.1"), Version("0.11.2")) == [Version("0.6.0"), Version("0.12.0.1"),
+                                                                     Version("0.7.2"), Version("0.8.1")]
 
 
 def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_releases_show(corpus: Path,

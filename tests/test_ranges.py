@@ -188,7 +188,8 @@ def test_a_jax_edge_is_probed_inside_the_flax_range_its_breakage_declares() -> N
     # The matrix pairs jax 0.7.1 with flax 0.12.0, outside the entry's flax range: the edge is probed at flax 0.12.2.
     found = two_package_findings(">=0.7.1")
     assert {key: f.status for key, f in found.items()} == {"jax>=0.7.1": ranges.CONFIRMED,
-                                                            "flax>=0.12.2": ranges.CONFIRMED}
+                                                            "flax>=0.12.2": ranges.CONFIRMED,
+                                                            "jaxlive": ranges.CONFIRMED}
 
 
 def test_a_wrong_jax_edge_of_a_two_package_breakage_is_still_reported_wrong() -> None:
@@ -225,3 +226,26 @@ def test_a_bound_between_releases_is_probed_at_the_releases_either_side_of_it() 
     # No release lies between 0.7.0.5 and 0.7.1: what releases show is the same edge.
     assert finding.status == ranges.CONFIRMED
     assert {jax for _, jax, _ in budget.asked} == {Version("0.7.0"), Version("0.7.1")}
+
+
+def test_a_live_breakage_must_still_fail_at_the_newest_release_and_one_fixed_there_is_wrong() -> None:
+    entry = Breakage(USE_MESH, "r", "https://example.org", {"jax": SpecifierSet(">=0.7.1")})
+    [_, live] = ranges.edges({}, [entry])
+    assert (live.text, live.source) == ("live", "known breakage jax>=0.7.1, live")
+    assert ranges.check(live, RELEASES, partner, ranges.Budget(probe, 20)).status == ranges.CONFIRMED
+    fixed = ranges.check(live, RELEASES, partner, ranges.Budget(lambda c, j, f: ranges.PASS, 20))
+    assert (fixed.status, fixed.found) == (ranges.WRONG, "passes at jax 0.8.1 with flax 0.12.0")
+
+
+def test_a_failure_before_the_change_s_break_says_nothing_of_its_warning_and_the_next_pairing_is_tried() -> None:
+    change = Change("jax>=0.8.0", "w", raises="ShardingTypeError", kind="default", fix="f", warned="jax>=0.7.1,<0.8.0")
+    edges = {edge.text: edge for edge in ranges.edges({MAKE_MESH: change}, []) if edge.warns}
+
+    def broken_with_old_flax(case: str, jax: Version, flax: Version) -> str:
+        return ranges.FAIL if flax == Version("0.11.2") else warns_from_0_7_1(case, jax, flax)
+
+    pairings = lambda *_: [Version("0.11.2"), Version("0.12.0")]  # noqa: E731
+    budget = ranges.Budget(broken_with_old_flax, 20)
+    assert ranges.check(edges[">=0.7.1"], RELEASES, pairings, budget).status == ranges.CONFIRMED
+    # At the break itself a failure is the end of the warning: the upper end is confirmed at the first pairing.
+    assert ranges.check(edges["<0.8.0"], RELEASES, lambda *_: [Version("0.12.0")], budget).status == ranges.CONFIRMED

@@ -6,6 +6,7 @@ teardown. Each is kept whole as '<Category>: <text>', once per case.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -15,10 +16,22 @@ DEPRECATIONS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
 MAX_WARNINGS = 10
 
 
+def forget_warned_attributes(prefix: str = "jax") -> None:
+    """Let jax warn again for a deprecated attribute: its modules' `__getattr__` is a functools.cache, so only the
+    first access in a process warns, and a case reading the attribute after another case (flax's `replicate` reads
+    `jax.device_put_replicated`) would record no warning for its own use."""
+    for name, module in list(sys.modules.items()):
+        if name == prefix or name.startswith(prefix + "."):
+            clear = getattr(getattr(module, "__dict__", {}).get("__getattr__"), "cache_clear", None)
+            if callable(clear):
+                clear()
+
+
 @contextmanager
 def recording() -> Iterator[list[warnings.WarningMessage]]:
     """Record the warnings raised inside, under the filters already in force, then pass them on so pytest's own
-    warnings summary still shows them."""
+    warnings summary still shows them. jax's deprecated attributes warn anew inside (forget_warned_attributes)."""
+    forget_warned_attributes()
     caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:  # type: ignore[assignment]

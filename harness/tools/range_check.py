@@ -50,28 +50,28 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
 
 def partner_from(cells: list[Cell]) -> ranges.Partner:
     """The releases of the other package an edge is held at, in the order they are tried: those the matrix pairs
-    with the newest release of the edge's package not after the bound, then not after the release before it (else
-    the oldest cell's). A jax edge tries the newest flax first (the matrix's own pairing of that jax); a flax edge
-    the oldest jax first, since the matrix also pairs old flax releases with the newest jax to show they break."""
+    with the newest release of the edge's package not after the bound, then not after the release before it, then
+    with the oldest release past the bound. A jax edge tries the newest flax first (the matrix's own pairing of that
+    jax); a flax edge the oldest jax, since the matrix also pairs old flax releases with the newest jax to show that
+    they break."""
 
     def partner(package: str, before: Version, bound: Version) -> list[Version]:
         if not cells:
             return []
         other = "flax" if package == "jax" else "jax"
 
-        def paired(limit: Version) -> list[Version]:
-            eligible = [c for c in cells if Version(getattr(c, package)) <= limit]
+        def paired(limit: Version, after: bool = False) -> list[Version]:
+            eligible = [c for c in cells if (Version(getattr(c, package)) > limit if after
+                                             else Version(getattr(c, package)) <= limit)]
             if not eligible:
                 return []
-            newest = max(Version(getattr(c, package)) for c in eligible)
-            found = {Version(getattr(c, other)) for c in eligible if Version(getattr(c, package)) == newest}
+            pick = min if after else max
+            nearest = pick(Version(getattr(c, package)) for c in eligible)
+            found = {Version(getattr(c, other)) for c in eligible if Version(getattr(c, package)) == nearest}
             return sorted(found, reverse=package == "jax")
 
-        found = list(dict.fromkeys(paired(bound) + paired(before)))
-        if found:
-            return found
-        oldest = min(cells, key=lambda c: (Version(getattr(c, package)), Version(getattr(c, other))))
-        return [Version(getattr(oldest, other))]
+        # Last, the cells just past the bound: flax 0.10.5 needs jax >= 0.5.1, which no cell up to it pairs.
+        return list(dict.fromkeys(paired(bound) + paired(before) + paired(bound, after=True)))
 
     return partner
 

@@ -59,11 +59,16 @@ class Edge:
     warns: bool = False
     #: The range a breakage also declares on the other package ('>=0.8.2'): the edge is probed inside it.
     within: str = ""
+    #: A breakage with no upper end (a live bug): checked at the package's newest release, where it must still fail.
+    live: bool = False
+    #: For a `warns` edge: the release from which its change declares the case broken. A failure there reads as "no
+    #: longer warns" (the break replaced the warning); a failure anywhere else says nothing of a warning.
+    broken_from: Version | None = None
 
     @property
     def text(self) -> str:
-        """The bound as declared: '>=0.8.0' or '<0.12.1'."""
-        return f"{'>=' if self.rising else '<'}{self.bound}"
+        """The bound as declared: '>=0.8.0', '<0.12.1', or 'live' for a breakage no release has fixed."""
+        return "live" if self.live else f"{'>=' if self.rising else '<'}{self.bound}"
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,7 @@ class BudgetSpent(Exception):
 
 
 def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
-            within: str = "") -> list[Edge]:
+            within: str = "", broken_from: Version | None = None) -> list[Edge]:
     requirement = Requirement(text)
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
@@ -111,11 +116,19 @@ def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns:
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
             edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None),
-                              warns, within))
+                              warns, within, broken_from=broken_from))
         elif spec.operator == "<" and not rising_only:
             edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None),
-                              warns, within))
+                              warns, within, broken_from=broken_from))
     return edges
+
+
+def _start(since: str | None, package: str) -> Version | None:
+    """Where a change's `since` starts on `package` ('jax>=0.10.0' -> 0.10.0), if it is on that package."""
+    if since is None or Requirement(since).name != package:
+        return None
+    return min((Version(spec.version) for spec in Requirement(since).specifier if spec.operator in (">=", ">")),
+               default=None)
 
 
 def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[Edge]:
@@ -125,18 +138,30 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
         if change.since is not None:
             found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
         if change.warned is not None:
-            found += _bounds(case, change.warned, f"warned {change.warned}", warns=True)
+            found += _bounds(case, change.warned, f"warned {change.warned}", warns=True,
+                             broken_from=_start(change.since, Requirement(change.warned).name))
     for entry in breakages:
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
                 within = str(entry.ranges.get("flax" if package == "jax" else "jax", ""))
                 found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within)
+        declared: dict[str, SpecifierSet] = {package: entry.ranges[package] for package in ("jax", "flax")
+                                             if package in entry.ranges}
+        if not any(spec.operator in ("<", "<=", "==") for ranges_ in declared.values() for spec in ranges_):
+            # No release is declared to fix it: the newest must still fail (of flax, for a flax-only range).
+            package = "flax" if list(declared) == ["flax"] else "jax"
+            other = "jax" if package == "flax" else "flax"
+            said = ",".join(f"{name}{spec}" for name, spec in declared.items()) or "every release"
+            found.append(Edge(entry.case, package, Version("0"), True, f"known breakage {said}, live",
+                              within=str(declared[other]) if other in declared else "", live=True))
     return found
 
 
 def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, probe: Budget) -> Finding:
     """Probe the releases either side of one edge; where they disagree, search on for the bound they show."""
     versions = sorted(releases[edge.package])
+    if edge.live:
+        return _check_live(edge, releases, versions, partner, probe)
     # A bound between releases (>=0.4.32 where 0.4.31 and 0.4.33 exist) sits before the first release past it.
     at = bisect.bisect_left(versions, edge.bound)
     if at == len(versions):
@@ -153,13 +178,37 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     if not others:
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
-    finding = None
+    # The edge is judged at the first pairing where both of its sides can be: a side that does not install, does
+    # not apply or (for a warning) fails there says nothing of the bound.
+    findings = []
     for other in others:
-        finding = _check_at(edge, versions, at, other, probe)
-        if not finding.why.startswith(_UNINSTALLED):
-            return finding
-    assert finding is not None
-    return finding
+        findings.append(_check_at(edge, versions, at, other, probe))
+        if findings[-1].status != UNCHECKED:
+            return findings[-1]
+    return findings[0]
+
+
+def _check_live(edge: Edge, releases: Mapping[str, list[Version]], versions: list[Version], partner: Partner,
+                probe: Budget) -> Finding:
+    """A live breakage: its case must still fail at the newest release, held at the first pairing that installs."""
+    if not versions:
+        return Finding(edge, UNCHECKED, why=f"no {edge.package} release")
+    newest = versions[-1]
+    others = list(partner(edge.package, versions[-2] if len(versions) > 1 else newest, newest))
+    if edge.within:
+        inside = (_inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other) for other in others)
+        others = list(dict.fromkeys(other for other in inside if other is not None))
+    said = f"no release of the other package is paired with {edge.package} {newest}"
+    for other in others:
+        jax, flax = (newest, other) if edge.package == "jax" else (other, newest)
+        answer = probe(edge.case, jax, flax)
+        held = f"{edge.package} {newest} with {'flax' if edge.package == 'jax' else 'jax'} {other}"
+        if answer == FAIL:
+            return Finding(edge, CONFIRMED)
+        if answer in (PASS, WARNED):
+            return Finding(edge, WRONG, f"passes at {held}", f"{held} passes: a release fixed it")
+        said = f"{held} cannot be probed" + (f" ({answer})" if answer else "")
+    return Finding(edge, UNCHECKED, why=said)
 
 
 #: How an unchecked finding opens when a side did not install with the pairing (the next pairing is then tried).
@@ -174,6 +223,8 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
         version = versions[i]
         jax, flax = (version, other) if edge.package == "jax" else (other, version)
         answer = probe(edge.case, jax, flax)
+        if answer == FAIL and edge.warns and (edge.broken_from is None or version < edge.broken_from):
+            answer = "failed before its change's break, which says nothing of a warning"
         if answer not in (PASS, WARNED, FAIL):
             unjudged[i] = answer or ""
             return None
