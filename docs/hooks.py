@@ -238,6 +238,11 @@ def bench_frontier() -> str:
     return _text_block("bench-frontier")
 
 
+def bench_frontier_rerun() -> str:
+    """Figure 6 of `nox -s bench` rerun after the census's cases: the same frontier within its budget."""
+    return _text_block("bench-frontier-rerun")
+
+
 def bench_devices() -> str:
     """Figure 9 of `nox -s bench`: the default matrix at 1, 2, 4 and 8 devices."""
     return _text_block("bench-devices")
@@ -401,6 +406,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "frontier": frontier,
     "bench": bench,
     "bench-frontier": bench_frontier,
+    "bench-frontier-rerun": bench_frontier_rerun,
     "bench-devices": bench_devices,
     "bench-watch": bench_watch,
     "bench-corpus": bench_corpus,

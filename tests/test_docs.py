@@ -158,7 +158,7 @@ def test_the_nav_lists_every_page_once() -> None:
 def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> None:
     runs = hooks.stored_runs()
     assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices", "bench-watch", "bench-corpus",
-                         "corpus-changes", "ranges", "bench-ranges"}
+                         "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun"}
     for run in runs.values():
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"])
         assert re.search(r"\b[0-9a-f]{7,40}\b", run["commit"])
@@ -189,6 +189,8 @@ def test_the_stored_bench_output_holds_the_figures_the_bench_prints() -> None:
     assert [line.split(".", 1)[0] for line in lines if re.match(r"\d\. ", line)] == [str(n) for n in range(1, 8)]
     figure = (hooks.DATA / hooks.stored_runs()["bench-frontier"]["file"]).read_text()
     assert figure.startswith("6. the frontier in ") and "probes per flax release" in figure.splitlines()[0]
+    rerun = (hooks.DATA / hooks.stored_runs()["bench-frontier-rerun"]["file"]).read_text().splitlines()
+    assert rerun[0].startswith("6. frontier") and rerun[-1].strip().startswith("-> within budget")
 
 
 def test_the_stored_device_counts_are_figure_9_at_each_count() -> None:
