@@ -132,6 +132,14 @@ def test_a_projects_failure_that_is_a_declared_warning_takes_that_change_and_oth
                        "test_mesh::test_early": None}
 
 
+def test_a_warning_two_changes_declare_is_taken_as_the_earliest_change_it_precedes() -> None:
+    later = {**MAKE_MESH_WARNS, "since": "jax>=0.9.1", "what": "shard_map checks its inputs"}
+    frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+                                  case_id="test_mesh::test_auto")])
+    adopted = changes.adopt(frame, [("a::t", later), ("b::t", MAKE_MESH_WARNS)])
+    assert adopted["change"].tolist() == [MAKE_MESH_WARNS]
+
+
 def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_within_it_does_not() -> None:
     declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS)]
     [entry] = changes.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})

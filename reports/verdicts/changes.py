@@ -155,8 +155,18 @@ def adopt(records: pd.DataFrame, declared: Sequence[tuple[str, Mapping[str, Any]
             found.append(change)
             continue
         at = dict(zip(CHANGE_PACKAGES, versions, strict=True))
-        found.append(next((c for c in warned if is_its_warning(c, error, message, at)), change))
+        matching = [c for c in warned if is_its_warning(c, error, message, at)]
+        # Two cases may declare one warning (make_mesh's, before jax 0.9.0 and a later shard_map change): it
+        # announces the earliest change it precedes.
+        found.append(min(matching, key=_since_start) if matching else change)
     return records.assign(change=pd.Series(found, index=records.index, dtype=object))
+
+
+def _since_start(change: Mapping[str, Any]) -> Version:
+    """Where a change's `since` starts ('jax>=0.9.0' -> 0.9.0); a change without one sorts last."""
+    found = _requirement(as_text(change.get("since")))
+    starts = [Version(spec.version) for spec in found[1] if spec.operator in (">=", ">")] if found else []
+    return min(starts, default=Version("9999"))
 
 
 def documented(results: pd.DataFrame) -> pd.Series:
