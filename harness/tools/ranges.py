@@ -1,11 +1,12 @@
 """The range checker: each declared bound (a change's `since` and `warned`, each end of a known breakage's range) is
 probed on the releases either side of it, on jax and on flax, and named confirmed, wrong (with the bound the
 releases show) or unchecked (a side that cannot be probed, or the budget spent). A `since` or a breakage bound is
-where the case starts or stops failing; a `warned` bound, where it starts or stops warning.
+where the case starts or stops failing; a `warned` bound, where it starts or stops warning. A breakage no release is
+declared to fix (a live bug) is checked at the newest release, where it must still fail.
 
 Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
-cells, through its cache); `partner` gives the release of the other package the default matrix pairs with an edge's
-release. The search is tested on fakes (tests/test_ranges.py).
+cells, through its cache); `partner` gives the releases of the other package an edge may be held at, in the order
+they are tried. The search is tested on fakes (tests/test_ranges.py).
 """
 
 from __future__ import annotations
