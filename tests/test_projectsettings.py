@@ -197,8 +197,25 @@ def test_the_projects_settings_are_read_as_pytest_reads_them(tmp_path: Path) -> 
     assert (ini.file.name, ini.addopts, ini.timeout, ini.stops_early) == ("pytest.ini", ("--maxfail=2",), 30.0, True)
 
 
+def test_a_project_that_disables_the_shardmatrix_entry_point_for_its_own_runs_is_read_as_it_is(
+        tmp_path: Path) -> None:
+    own = projectsettings.read(make_project(tmp_path / "p", 'addopts = "-p no:shardmatrix"', {}))
+    assert own.disabled == {"shardmatrix"}
+
+
+def test_a_plugin_loaded_by_its_module_name_is_not_stopped_by_ini_addopts_blocking_the_entry_point_name(
+        pytester: pytest.Pytester) -> None:
+    # How a cell loads its plugin (harness.host.runner): `-p no:shardmatrix -p shardmatrix_cell.cell.plugin`.
+    pytester.makepyfile(cellplug="def pytest_report_header(config):\n    return 'cell plugin loaded'\n")
+    pytester.makeini("[pytest]\naddopts = -p no:shardmatrix\n")
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    pytester.syspathinsert()
+    result = pytester.runpytest_subprocess("-p", "no:shardmatrix", "-p", "cellplug")
+    result.stdout.fnmatch_lines(["cell plugin loaded"])
+    assert result.ret == 0
+
+
 @pytest.mark.parametrize(("options", "fault"), [
-    ('addopts = "-p no:shardmatrix"', "disable shardmatrix's plugin (-p no:shardmatrix): a cell would record nothing"),
     ("addopts = \"-k 'unclosed\"", "addopts \"-k 'unclosed\" cannot be read"),
     ('timeout = "soon"', "timeout 'soon' is not a number of seconds"),
 ])

@@ -19,8 +19,6 @@ from harness.host.project import ProjectError
 #: The plugins the harness gives options to, by the name `-p no:NAME` disables them: without them, those options
 #: would stop pytest ("unrecognized arguments"), so the runner leaves them out.
 HARNESS_PLUGINS = ("xdist", "rerunfailures", "timeout")
-#: The harness's own plugin (entry point `shardmatrix`): without it a cell records nothing.
-SHARDMATRIX = "shardmatrix"
 #: Options that stop a session at its first failures: a cell records every test, so it runs them all.
 STOPS_EARLY = ("-x", "--exitfirst", "--maxfail")
 #: Options of pytest's cache (its cacheprovider and stepwise plugins). A cell runs without that cache
@@ -83,13 +81,11 @@ class ProjectSettings:
 
 
 def read(root: Path) -> ProjectSettings:
-    """The project's pytest settings; ProjectError (one line) for addopts pytest could not read either, or for
-    addopts that disable the harness's own plugin."""
+    """The project's pytest settings; ProjectError (one line) for addopts pytest could not read either. A project
+    that disables the `shardmatrix` entry point (`-p no:shardmatrix`, so its own runs in a venv holding shardmatrix
+    do not load it) runs as it is: a cell loads the plugin by its module name (harness.host.runner)."""
     config = projects.pytest_config(root)
     addopts = _addopts(config)
-    if SHARDMATRIX in ProjectSettings(root, config, addopts).disabled:
-        raise ProjectError(f"{config}: its addopts disable shardmatrix's plugin (-p no:{SHARDMATRIX}): a cell would "
-                           "record nothing")
     return ProjectSettings(root, config, addopts, _timeout(config, addopts))
 
 
