@@ -10,6 +10,7 @@ tests/test_docs.py checks what these tables say against the code.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -228,39 +229,10 @@ def _text_block(name: str) -> str:
     return provenance(run) + "\n\n```text\n" + text.rstrip("\n") + "\n```"
 
 
-def bench() -> str:
-    """The figures of one full `nox -s bench`, as it printed them."""
-    return _text_block("bench")
-
-
-def bench_frontier() -> str:
-    """Figure 6 of `nox -s bench` for the default frontier, read from that run's results."""
-    return _text_block("bench-frontier")
-
-
-def bench_frontier_rerun() -> str:
-    """Figure 6 of `nox -s bench` rerun after the census's cases: the same frontier within its budget."""
-    return _text_block("bench-frontier-rerun")
-
-
-def bench_devices() -> str:
-    """Figure 9 of `nox -s bench`: the default matrix at 1, 2, 4 and 8 devices."""
-    return _text_block("bench-devices")
-
-
-def bench_watch() -> str:
-    """Figure 8 of `nox -s bench`: the watcher's time from its start to the verdict on one new release."""
-    return _text_block("bench-watch")
-
-
-def bench_corpus() -> str:
-    """Figure 10 of `nox -s bench`: the default matrix with the corpus before the census's cases and after."""
-    return _text_block("bench-corpus")
-
-
-def bench_ranges() -> str:
-    """Figure 11 of `nox -s bench`: the range checker's probes against its budget, from a stored range check."""
-    return _text_block("bench-ranges")
+#: Stored runs shown as the tool printed them, after their provenance: the figures of `nox -s bench` (all of them;
+#: figure 6 for the default frontier and rerun after the census's cases; figures 8 to 11, each on its own).
+TEXT_BLOCKS = ("bench", "bench-frontier", "bench-frontier-rerun", "bench-devices", "bench-watch", "bench-corpus",
+               "bench-ranges")
 
 
 #: How figure 10's list of changed cells opens (benchmarks/corpus_growth.changes_markdown): a stored file that does
@@ -404,13 +376,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "watch-fields": watch_fields,
     "changes": changes,
     "frontier": frontier,
-    "bench": bench,
-    "bench-frontier": bench_frontier,
-    "bench-frontier-rerun": bench_frontier_rerun,
-    "bench-devices": bench_devices,
-    "bench-watch": bench_watch,
-    "bench-corpus": bench_corpus,
-    "bench-ranges": bench_ranges,
+    **{name: functools.partial(_text_block, name) for name in TEXT_BLOCKS},
     "corpus-changes": corpus_changes,
     "census": census,
     "ranges": ranges,
