@@ -172,10 +172,7 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
 
     # Both sides, and any search past them, hold the other package at one release, where the default matrix pairs
     # it with the bound: only the package of the edge moves. The next pairing is tried where a side does not install.
-    others = list(partner(edge.package, versions[at - 1], versions[at]))
-    if edge.within:
-        inside = (_inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other) for other in others)
-        others = list(dict.fromkeys(other for other in inside if other is not None))
+    others = _pairings(edge, releases, partner(edge.package, versions[at - 1], versions[at]))
     if not others:
         return Finding(edge, UNCHECKED, why=f"no release of the other package is paired with {edge.package} "
                                             f"{edge.bound}")
@@ -189,16 +186,21 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     return findings[0]
 
 
+def _pairings(edge: Edge, releases: Mapping[str, list[Version]], others: Sequence[Version]) -> list[Version]:
+    """The other package's releases to try, each moved inside the range the breakage declares on it, once each."""
+    if not edge.within:
+        return list(others)
+    inside = (_inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other) for other in others)
+    return list(dict.fromkeys(other for other in inside if other is not None))
+
+
 def _check_live(edge: Edge, releases: Mapping[str, list[Version]], versions: list[Version], partner: Partner,
                 probe: Budget) -> Finding:
     """A live breakage: its case must still fail at the newest release, held at the first pairing that installs."""
     if not versions:
         return Finding(edge, UNCHECKED, why=f"no {edge.package} release")
     newest = versions[-1]
-    others = list(partner(edge.package, versions[-2] if len(versions) > 1 else newest, newest))
-    if edge.within:
-        inside = (_inside(releases["flax" if edge.package == "jax" else "jax"], edge.within, other) for other in others)
-        others = list(dict.fromkeys(other for other in inside if other is not None))
+    others = _pairings(edge, releases, partner(edge.package, versions[-2] if len(versions) > 1 else newest, newest))
     said = f"no release of the other package is paired with {edge.package} {newest}"
     for other in others:
         jax, flax = (newest, other) if edge.package == "jax" else (other, newest)
