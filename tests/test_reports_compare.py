@@ -111,9 +111,33 @@ def test_an_infrastructure_status_on_either_side_is_inconclusive(side: str, stat
     before, after = (odd, good) if side == "baseline" else (good, odd)
     found = compare(frame(before, after), "r1", "r2")
     assert found.verdict == INCONCLUSIVE
-    assert found.reason.startswith("1 case(s) ended without an answer (crashed, timeout or install_error) (first: "
-                                   f"fam::a is '{status}' in the {side}")
+    # An install error is a cell that could not be built: that is said first (test below), then its cases.
+    unanswered = found.reasons[1 if status == vocabulary.INSTALL_ERROR else 0]
+    assert unanswered.startswith("1 case(s) ended without an answer (crashed, timeout or install_error) (first: "
+                                 f"fam::a is '{status}' in the {side}")
     assert found.unjudged["case_id"].tolist() == ["fam::a"]
+
+
+MISSING_PYTHON = "interpreter python3.12: No interpreter found for Python 3.12 in managed installations or search path"
+
+
+def test_a_cell_that_could_not_be_built_says_why_first_not_how_many_cases_one_side_lacks() -> None:
+    # A project's parametrized tests recorded by the baseline; the candidate's interpreter is missing, so the host
+    # recorded install_error under the ids it reads from source (without parameters).
+    built = [(f"test_x[{n}]", "passed", {}) for n in range(16)]
+    unbuilt = [("test_x", vocabulary.INSTALL_ERROR, {"error_type": "MissingInterpreter", "reason": MISSING_PYTHON,
+                                                     "error_message": MISSING_PYTHON})]
+    found = compare(frame(built, unbuilt), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE
+    assert found.reasons[0] == f"the candidate new could not be built: {MISSING_PYTHON}"
+    headline = render_text(found).splitlines()[0]
+    assert headline.startswith(f"INCONCLUSIVE: the candidate new could not be built: {MISSING_PYTHON}; 17 case(s) "
+                               "recorded on one side only (first: fam::test_x only in the candidate new"), headline
+
+
+def test_cells_that_were_built_say_nothing_of_a_build() -> None:
+    found = compare(frame(cases("a", "b"), cases("a", status="crashed")), "r1", "r2")
+    assert not any("could not be built" in reason for reason in found.reasons)
 
 
 def test_an_unfinished_cell_is_inconclusive_even_when_its_cases_agree() -> None:

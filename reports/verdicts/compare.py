@@ -77,6 +77,7 @@ from reports.verdicts.unjudged import (
     evidence_reasons,
     incomplete_reason,
     retried_reason,
+    unbuilt_reasons,
     unreadable_reason,
 )
 
@@ -273,7 +274,9 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
-        reasons=[*unpaired, *incomplete_reason(incomplete), *unaccounted, *case_reasons(both, a_class, b_class, unrun),
+        # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
+        reasons=[*unbuilt_reasons(both), *unpaired, *incomplete_reason(incomplete), *unaccounted,
+                 *case_reasons(both, a_class, b_class, unrun),
                  *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
