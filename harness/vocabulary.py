@@ -229,9 +229,10 @@ def is_short_of_devices(status: object, needed: object, have: object) -> bool:
 #: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the
 #: requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet); `what` changed;
 #: `raises`, the exception class names a case written the old way fails with there; `warned`, the requirement that
-#: warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or null). A
-#: record written before `warning` existed lacks that key, which reads as null: no schema bump for an optional key.
-CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind", "warning")
+#: warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or null); `error`,
+#: a part of the first line of the exception it raises inside `since` (or null). A record written before `warning`
+#: or `error` existed lacks that key, which reads as null: no schema bump for an optional key.
+CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind", "warning", "error")
 
 #: The kind of a change that warns and has broken nothing yet: it has no `since` and no `raises`.
 DEPRECATION = "deprecation"
