@@ -47,10 +47,14 @@ class FakeIndex:
         raise OSError(f"not on the fake index: {url}")
 
 
+#: The gather's error from jax 0.9.0 on, as jax words it (the documented change declares its first words).
+GATHER_ERROR = "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing"
+
+
 def documented_break(cell: Cell) -> tuple[str, str] | None:
     """The gather case's error in a cell: the documented exception from jax 0.9.0 on."""
     if Version(cell.jax) >= BREAKS:
-        return "ShardingTypeError", "gather needs out_sharding on an Explicit mesh"
+        return "ShardingTypeError", GATHER_ERROR
     return None
 
 
@@ -136,7 +140,7 @@ def test_each_new_release_is_judged_once_and_the_first_bad_one_named_with_its_ch
     assert "watching jax==0.8.3, flax==0.12.6 of " in out and "3 newer release(s), 3 not judged yet" in out
     assert "jax 0.8.4: SAFE" in out
     assert f"jax 0.9.0: UNSAFE (1 regressed: {GATHER})" in out
-    assert f"first bad release: jax==0.9.0 ({GATHER}: ShardingTypeError: gather needs out_sharding" in out
+    assert f"first bad release: jax==0.9.0 ({GATHER}: ShardingTypeError: {GATHER_ERROR}" in out
     # The documented change, its fix, and the regression it explains, read from the corpus's declarations.
     change = next(line for line in out.splitlines() if line.startswith("  documented change:") and GATHER in line)
     assert "Fix: " in change and "Explicit" in change
@@ -302,3 +306,17 @@ def test_the_options_of_watch_alone_are_not_passed_on() -> None:
     argv = ["--state", "s.json", "--json=o.json", "--pre", "--package", "jax", "-m", "not gpu", "--out", "o"]
     assert watch.without(argv, watch.OWN) == ["--pre", "-m", "not gpu", "--out", "o"]
     assert watch.without(watch.without(argv, watch.OWN), watch.LEFT_OUT) == ["--pre", "--out", "o"]
+
+
+def test_a_documented_change_explains_a_regression_by_its_own_error_not_by_its_exception_class(
+        tmp_path: Path) -> None:
+    from harness.change import Change, write_declarations
+
+    gather = Change("jax>=0.9.0", "a gather of a sharded array needs out_sharding=", raises="ShardingTypeError",
+                    fix="pass axis_types=", kind="default", error="Use `.at[...].get(out_sharding=)`")
+    declared = write_declarations(tmp_path / "declared.json", {"sharded_gathers_user::test_lookup": gather})
+    errors = {"test_embed::test_rows": f"ShardingTypeError: {GATHER_ERROR}",
+              # A sharding constraint's break raises the same class: it is not the gather change.
+              "test_shard::test_constraint": "ShardingTypeError: with_sharding_constraint names an Explicit axis"}
+    [entry] = watch.crossed(declared, {"jax": "0.8.3"}, {"jax": "0.9.0"}, errors)
+    assert entry["explains"] == ["test_embed::test_rows"]

@@ -241,16 +241,17 @@ def _joined(*reasons: str) -> str:
 def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[str, str],
             errors: Mapping[str, str]) -> list[dict[str, Any]]:
     """The documented changes a move from baseline to candidate crosses (reports.changes.between: label, kind, fix,
-    cases), each with `explains`: the regressed cases (`errors`: case id -> its error) raising its exception."""
+    cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error is that
+    change's (reports.verdicts.changes.explains), never those that merely raise its exception class."""
     from reports.verdicts import changes  # the report's reading of declarations; pandas only where a report is built
 
     declared = changes.read_declarations(changes_file)
     found = changes.between(declared, baseline, candidate)
-    raised = {changes.label(change): changes.declared_types(change.get("raises")) for _, change in declared}
     for entry in found:
-        names = raised.get(entry["label"], ())
+        mine = [change for _, change in declared if changes.label(change) == entry["label"]]
         entry["explains"] = sorted(case for case, error in errors.items()
-                                   if any(changes.same_type(name, error.partition(":")[0]) for name in names))
+                                   if any(changes.explains(change, error.partition(": ")[0], error.partition(": ")[2],
+                                                           candidate) for change in mine))
         entry.pop("order", None)
     return found
 
