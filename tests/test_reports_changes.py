@@ -196,6 +196,29 @@ def test_the_same_exception_class_with_another_error_or_outside_since_is_not_the
     assert not changes.explains(MAKE_MESH, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})  # declares no error
 
 
+def test_a_warning_several_changes_of_one_release_declare_names_what_they_share_and_stands_for_each() -> None:
+    # equinox's filter_shard tests under -Werror at jax 0.8.1: make_mesh's warning, which the gather and the
+    # constraint changes both declare, cannot say which of them the test will meet.
+    gather, constraint = {**GATHER, "warning": WARNING}, {**CONSTRAINT, "warning": WARNING}
+    gather["what"] = "make_mesh makes Explicit axes: a gather of a sharded array needs out_sharding="
+    constraint["what"] = "make_mesh makes Explicit axes: with_sharding_constraint may name only Auto axes"
+    frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+                                  case_id="test_sharding::test_shard")])
+    [adopted] = changes.adopt(frame, [("g::t", gather), ("c::t", constraint)])["change"].tolist()
+    assert changes.label(adopted) == "jax 0.9.0: make_mesh makes Explicit axes"
+    assert adopted[changes.ANNOUNCES] == [changes.label(gather), changes.label(constraint)]
+    assert changes._carriers(frame.assign(change=[adopted])) == {
+        changes.label(gather): ["test_sharding::test_shard"], changes.label(constraint): ["test_sharding::test_shard"]}
+
+
+def test_a_warning_one_change_of_the_earliest_release_declares_names_that_change() -> None:
+    gather = {**GATHER, "warning": WARNING}
+    later = {**CONSTRAINT, "warning": WARNING, "since": "jax>=0.9.1"}
+    frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+                                  case_id="test_sharding::test_shard")])
+    assert changes.adopt(frame, [("c::t", later), ("g::t", gather)])["change"].tolist() == [gather]
+
+
 def test_an_upgrade_names_a_projects_regression_after_the_change_its_error_is_and_lists_the_users_tests(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2"))

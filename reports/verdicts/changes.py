@@ -168,9 +168,39 @@ def adopt(records: pd.DataFrame, declared: Sequence[tuple[str, Mapping[str, Any]
         at = dict(zip(CHANGE_PACKAGES, versions, strict=True))
         matching = [c for c in known if explains(c, error, message, at)]
         # Two cases may declare one warning (make_mesh's, before jax 0.9.0 and a later shard_map change): it
-        # announces the earliest change it precedes.
-        found.append(min(matching, key=_since_start) if matching else change)
+        # announces the earliest change it precedes; several changes of that release, the part they share.
+        found.append(_announced(matching) if matching else change)
     return records.assign(change=pd.Series(found, index=records.index, dtype=object))
+
+
+#: The key of an adopted change that stands for several declared ones (their labels): `crossed` lists the test
+#: under each. Only in adopt()'s frame, never in a record.
+ANNOUNCES = "announces"
+
+
+def _announced(matching: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The change a failure is, of the declared changes its own error matches: the earliest; where several changes of
+    that release match (a warning they all declare: the failure cannot tell them apart), one named by the words
+    their `what` and `fix` share, which stands for each of them (ANNOUNCES)."""
+    start = min(map(_since_start, matching))
+    first = [dict(change) for change in matching if _since_start(change) == start]
+    labels = list(dict.fromkeys(map(label, first)))
+    if len(labels) == 1:
+        return first[0]
+    what = _shared([as_text(change.get("what")) for change in first], ": ")
+    fix = _shared([as_text(change.get("fix")) for change in first], ", or ")
+    return {**first[0], "what": what or as_text(first[0].get("what")), "fix": fix or as_text(first[0].get("fix")),
+            ANNOUNCES: labels}
+
+
+def _shared(texts: Sequence[str], boundary: str) -> str:
+    """The words every text begins with, up to the last `boundary` inside them ('' when they share none)."""
+    common = texts[0]
+    for text in texts[1:]:
+        while not text.startswith(common):
+            common = common[:-1]
+    cut = common.rfind(boundary)
+    return common[:cut].strip() if cut > 0 else ""
 
 
 def _since_start(change: Mapping[str, Any]) -> Version:
@@ -363,8 +393,11 @@ def _carriers(rows: pd.DataFrame) -> dict[str, list[str]]:
     if "change" not in rows.columns:
         return found
     for case, change in zip(rows["case_id"].tolist(), rows["change"].tolist(), strict=True):
-        if isinstance(change, dict) and case not in found.setdefault(label(change), []):
-            found[label(change)].append(str(case))
+        if not isinstance(change, dict):
+            continue
+        for name in change.get(ANNOUNCES) or [label(change)]:
+            if case not in found.setdefault(name, []):
+                found[name].append(str(case))
     return found
 
 
