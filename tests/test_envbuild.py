@@ -180,3 +180,4 @@ def test_a_cell_whose_jaxlib_is_not_its_jaxs_release_is_refused_naming_both_plug
     assert "depend on jax-cuda13-plugin[with-cuda]==0.11.2" in refused
     assert "you require jax-cuda13-plugin==0.11.1" in refused and refused.endswith("unsatisfiable.")
     assert not lock.exists()
+

@@ -67,16 +67,15 @@ def check(name: str, argv: Sequence[str], prog: str) -> None:
 
 def project_here(argv: list[str], here: Path | None = None) -> list[str]:
     """`--project .` added when none (and no --cases) is given and the folder run from is a project other than
-    shardmatrix itself: inside a project, its tests are what is asked about."""
+    shardmatrix itself: inside a project, its tests are what is asked about. A project that cannot be read as one
+    (a stale lock, an unsupported one) is refused with its own reason, never run as if there were no project."""
     folder = Path.cwd() if here is None else here
     given = any(arg == flag or arg.startswith(f"{flag}=") for arg in argv for flag in ("--project", "--cases"))
     if given or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file():
         return argv
-    try:
-        if project.load(folder).name == "shardmatrix":
-            return argv
-    except ShardmatrixError:
-        return argv  # not a project we can build: say nothing, run as asked
+    if project.name_of(folder) == "shardmatrix":
+        return argv
+    project.load(folder)  # ProjectError in one line, naming what is wrong with it
     return ["--project", str(folder), *argv]
 
 
