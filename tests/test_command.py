@@ -12,7 +12,7 @@ from record_factory import collected
 from test_reports_cli import CELL, RUN, record, write_run
 
 from harness.formats import USAGE_EXIT, write_done
-from harness.host import matrix, options
+from harness.host import homes, matrix, options
 from harness.results import CellFiles
 from harness.tools import command
 
@@ -158,3 +158,10 @@ def test_inside_a_project_whose_lock_uv_calls_stale_the_lock_is_named_not_a_miss
 def test_inside_a_project_with_a_lock_made_with_exclude_newer_it_is_the_project() -> None:
     here = Path(__file__).resolve().parent / "locks" / "exclude_newer"
     assert command.project_here(["--state", "s.json"], here) == ["--project", str(here), "--state", "s.json"]
+
+
+def test_report_inside_a_project_reads_the_projects_own_folder(tmp_path: Path) -> None:
+    here = write_project(tmp_path / "trainer", "trainer")
+    assert command.out_here(["--run", "R"], here) == ["--out", str(homes.out_of(here)), "--run", "R"]
+    assert command.out_here(["--out", "o"], here) == ["--out", "o"]
+    assert command.out_here([], write_project(tmp_path / "sm", "shardmatrix")) == []

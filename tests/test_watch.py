@@ -15,7 +15,7 @@ from packaging.version import Version
 from record_factory import collected, record
 
 from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT
-from harness.host import adhoc, cellrun, envbuild
+from harness.host import adhoc, cellrun, envbuild, homes, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import command, index, upgrade, watch, watch_files
@@ -246,7 +246,7 @@ def test_the_judgments_can_be_kept_in_another_store(watching: tuple[list[str], l
     argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out")]
     watch.run(argv, command.invocation.cells(), judge, fetch=FakeIndex("0.8.4"), say=print, store=memory)
     assert [(j.version, j.verdict) for j in memory.kept] == [("0.8.4", "SAFE")]
-    assert not (tmp_path / watch_files.STATE_NAME).exists()  # the default file store was not used
+    assert not homes.state_of(DOWNSTREAM).exists()  # the default file store was not used
 
 
 def test_nothing_newer_is_safe_and_builds_nothing(watching: tuple[list[str], list[str]], tmp_path: Path,
@@ -302,3 +302,32 @@ def test_the_options_of_watch_alone_are_not_passed_on() -> None:
     argv = ["--state", "s.json", "--json=o.json", "--pre", "--package", "jax", "-m", "not gpu", "--out", "o"]
     assert watch.without(argv, watch.OWN) == ["--pre", "-m", "not gpu", "--out", "o"]
     assert watch.without(watch.without(argv, watch.OWN), watch.LEFT_OUT) == ["--pre", "--out", "o"]
+
+
+def test_inside_an_unchanged_project_its_files_stay_out_of_its_tree_and_the_baseline_is_reused(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran)
+    faked = cellrun.freeze
+
+    def freeze(venv: Path, dest: Path, cell: Cell) -> str:  # as the real freeze: the project's tree hash first
+        text = envbuild.provenance(cell) + faked(venv, dest, cell)
+        dest.write_text(text)
+        return text
+
+    monkeypatch.setattr(cellrun, "freeze", freeze)
+    trainer = tmp_path / "trainer"
+    shutil.copytree(DOWNSTREAM, trainer, ignore=shutil.ignore_patterns("__pycache__"))
+    files = sorted(path.relative_to(trainer) for path in trainer.rglob("*"))
+    tree = project.tree_hash(trainer)
+    monkeypatch.chdir(trainer)
+    from reports.cli import judge
+
+    cells = command.invocation.cells()
+    assert watch.run(["--project", str(trainer)], cells, judge, fetch=FakeIndex("0.8.4"), say=print) == 0
+    assert ran == ["jax0.8.3-flax0.12.6-py3.11", "jax0.8.4-flax0.12.6-py3.11"]
+    upgrade.prepare(["--project", str(trainer), "jax==0.8.4"], cells, say=print)
+    assert len(ran) == 2  # the second upgrade of the unchanged project reuses both cells
+    assert sorted(path.relative_to(trainer) for path in trainer.rglob("*")) == files
+    assert project.tree_hash(trainer) == tree
+    assert [j.version for j in watch_files.read_state(homes.state_of(trainer))] == ["0.8.4"]

@@ -25,7 +25,7 @@ from typing import Any
 from packaging.version import Version
 
 from harness.formats import ShardmatrixError
-from harness.host import cellenv, options
+from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
 from harness.tools import bisect, index, moved, pins, upgrade, watch_files
 from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
@@ -53,9 +53,10 @@ def parser(prog: str = "nox -s watch --") -> options.Parser:
     --pre, --index, --out ...) passed on to each upgrade."""
     p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     options.add_left_out(p)
-    p.add_argument("--state", type=Path, default=Path(watch_files.STATE_NAME), metavar="FILE",
-                   help=f"the releases already judged, read and rewritten (default: {watch_files.STATE_NAME}; keep it "
-                        "as an artifact between scheduled runs)")
+    p.add_argument("--state", type=Path, default=None, metavar="FILE",
+                   help=f"the releases already judged, read and rewritten (default: {homes.STATE_FILE} in the "
+                        "project's own folder outside its tree, see harness.host.homes; keep it as an artifact "
+                        "between scheduled runs)")
     p.add_argument("--json", type=Path, default=None, metavar="FILE",
                    help="write a JSON summary: each release's verdict, first bad release, changes and reproducers")
     p.add_argument("--package", action="append", default=[], choices=PACKAGES,
@@ -117,7 +118,7 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     namespace = parser(prog).parse_strictly(argv)
     root, locked, base = baseline_of(namespace, cells)
     baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
-    store = store or watch_files.FileStore(namespace.state)
+    store = store or watch_files.FileStore(namespace.state or homes.state_of(root))
     kept = store.load()
     known = {j.key for j in kept}
     watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]
@@ -128,6 +129,8 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     remembered = [j for j in kept if j.baseline == baseline and (j.package, j.version) in listed]
     say(f"watching {', '.join(f'{p}=={locked[p]}' for p in watched)} of {root}: {len(found)} newer release(s), "
         f"{len(todo)} not judged yet")
+    kept_in = f"; state {store.path}" if isinstance(store, watch_files.FileStore) else ""
+    say(f"files: {options.from_namespace(namespace).out}{kept_in}")
     shared = without(argv, OWN)
     judged: list[Judgment] = []
     for package, version in todo:
