@@ -171,10 +171,10 @@ def test_a_lock_checked_without_its_options_is_refused_with_uvs_own_reason(monke
         project.load(LOCKS / "exclude_newer")
 
 
-def test_a_lock_for_several_pythons_gives_each_python_its_own_versions() -> None:
-    found = project.load(LOCKS / "pythons")
-    assert found.locked_versions("3.10")["iniconfig"] == "2.0.0"
-    assert found.locked_versions("3.11")["iniconfig"] == "2.1.0"
+def test_a_lock_for_several_pythons_is_read_with_each_pythons_markers() -> None:
+    locked = project.load(LOCKS / "pythons").locked
+    assert "iniconfig==2.0.0 ; python_full_version < '3.11'" in locked
+    assert "iniconfig==2.1.0 ; python_full_version >= '3.11'" in locked
 
 
 def test_a_test_group_that_includes_another_is_read_with_it_and_locked_with_it() -> None:

@@ -67,22 +67,26 @@ class Project:
     #: real conflict. Exact pins and upper bounds are left to the cell: they are what a bump moves.
     floors: tuple[str, ...] = ()
 
-    def locked_versions(self, python: str | None = None) -> dict[str, str]:
-        """{package: version} of the lock's exact pins: for `python` ('3.11') those whose markers hold there (a lock
-        made for several Pythons pins some packages once per Python), else those the lock names first."""
+    def locked_versions(self) -> dict[str, str]:
+        """{package: version} of the lock's exact pins that apply on any platform the lock names first (a package
+        locked once per Python reaches each cell at its Python's version through uv's preferences, envbuild)."""
         found: dict[str, str] = {}
         for line in self.locked.splitlines():
             try:
                 requirement = Requirement(line)
             except InvalidRequirement:
                 continue
-            if python and requirement.marker and not requirement.marker.evaluate(
-                    {"python_version": python, "python_full_version": f"{python}.0"}):
-                continue
             exact = [s.version for s in requirement.specifier if s.operator in ("==", "===")]
             if exact:
                 found.setdefault(requirement.name.lower().replace("_", "-"), exact[0])
         return found
+
+    def locked_per_python(self, name: str) -> list[str]:
+        """The lock's lines pinning `name` when it pins it at several versions (one per Python, by their markers), as
+        written; [] when it pins it once or not at all."""
+        lines = [line.strip() for line in self.locked.splitlines() if _pinned_name(line) == name]
+        versions = {line.partition(";")[0].strip() for line in lines}
+        return lines if len(versions) > 1 else []
 
     def testpaths(self) -> list[Path]:
         """Where its tests are: pytest's configured `testpaths`, else tests/ (else the project itself)."""
@@ -91,6 +95,13 @@ class Project:
         if existing:
             return existing
         return [self.root / "tests"] if (self.root / "tests").is_dir() else [self.root]
+
+def _pinned_name(line: str) -> str:
+    try:
+        return Requirement(line).name.lower().replace("_", "-")
+    except InvalidRequirement:
+        return ""
+
 
 def load(root: Path | str) -> Project:
     """Read a project folder; ProjectError (one line) for no pyproject.toml or a lock that does not match it."""
