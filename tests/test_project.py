@@ -98,6 +98,15 @@ def test_the_tree_hash_follows_sources_and_ignores_caches_and_venvs(copy: Path) 
     (copy / ".venv").mkdir()
     (copy / ".venv" / "pyvenv.cfg").write_text("home = /x\n")
     assert project.tree_hash(copy) == before
+    run = copy / "ci-out" / "results" / "20261127T080000Z-ab12"  # an --out given inside the project, as CI's
+    run.mkdir(parents=True)
+    (run / "cell.jsonl").write_text("{}\n")
+    (copy / "ci-out" / "watch-state.json").write_text("{}\n")
+    assert project.tree_hash(copy) == before
+    (copy / "results" / "not-a-run").mkdir(parents=True)  # the project's own folder named results: its source
+    (copy / "results" / "not-a-run" / "data.csv").write_text("x\n")
+    assert project.tree_hash(copy) != before
+    before = project.tree_hash(copy)
     embed = copy / "src" / "tinytrainer" / "embed.py"
     embed.write_text(embed.read_text() + "\n")
     assert project.tree_hash(copy) != before

@@ -29,6 +29,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
 from harness.host.uv import installer_message, stale_reason, uv_command
+from harness.results import is_run_id
 from harness.vocabulary import COLLECTION_CASE, ERROR
 
 #: Lockfiles, in the order a project's own tools would trust them.
@@ -273,7 +274,9 @@ def conftest_failure(records: Iterable[dict[str, Any]]) -> tuple[str, str] | Non
 
 
 def tree_hash(root: Path) -> str:
-    """The sha256 of a source tree's files, by relative path and content (caches, venvs and build output aside)."""
+    """The sha256 of a source tree's files, by relative path and content (caches, venvs and build output aside, and
+    shardmatrix's own output folders: an `--out` given inside the project, as a CI workflow's, would otherwise
+    change the hash with every run it records, and so every fingerprint)."""
     digest = hashlib.sha256()
     for path in sorted(_source_files(root)):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
@@ -287,11 +290,18 @@ def _source_files(folder: Path) -> list[Path]:
         if entry.is_symlink():
             continue
         if entry.is_dir():
-            if not (entry.name.startswith(".") or entry.name in NOT_SOURCE or entry.name.endswith(".egg-info")):
+            if not (entry.name.startswith(".") or entry.name in NOT_SOURCE or entry.name.endswith(".egg-info")
+                    or is_output(entry)):
                 found += _source_files(entry)
         elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
             found.append(entry)
     return found
+
+
+def is_output(folder: Path) -> bool:
+    """Whether `folder` is an output folder of shardmatrix (`--out`): it holds results/ with a run in it."""
+    results = folder / "results"
+    return results.is_dir() and any(is_run_id(run.name) for run in results.iterdir() if run.is_dir())
 
 
 def _text(path: Path) -> str:
