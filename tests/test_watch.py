@@ -401,3 +401,10 @@ def test_a_release_whose_previous_release_has_no_answer_is_left_to_a_bisect() ->
     assert watch.named_before(broken, [unknown], ["0.8.4"], {GATHER: "E: x"}) is None
     assert watch.named_before(broken, [], ["0.8.4"], {GATHER: "E: x"}) is None  # not judged at all
     assert watch.named_before(broken, [], [], {GATHER: "E: x"}).first_bad == "jax==0.9.0"  # type: ignore[union-attr]
+
+
+def test_a_remembered_first_bad_release_that_is_no_version_is_not_taken() -> None:
+    base = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+    garbled = watch_files.Judgment("jax", "0.9.0", base, "UNSAFE", regressed=[GATHER], case=GATHER, first_bad="jax")
+    again = watch_files.Judgment("jax", "0.9.1", base, "UNSAFE", regressed=[GATHER])
+    assert watch.named_before(again, [garbled], ["0.9.0"], {GATHER: "E: x"}) is None  # left to a bisect

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
@@ -208,7 +208,10 @@ def named_before(made: Judgment, earlier: Sequence[Judgment], listed_before: Seq
     for named in sorted(older.values(), key=lambda j: Version(j.version)):
         if not (named.first_bad and named.case in made.regressed):
             continue
-        since = Version(named.first_bad.partition("==")[2])
+        try:
+            since = Version(named.first_bad.partition("==")[2])
+        except InvalidVersion:  # a remembered answer this cannot read vouches for nothing: a bisect will tell
+            continue
         passed_again = any(since < Version(j.version) and j.verdict != INCONCLUSIVE and named.case not in j.regressed
                            for j in older.values())
         if since <= this and not passed_again:
