@@ -171,6 +171,11 @@ def test_a_lock_made_with_exclude_newer_is_checked_as_made_and_keeps_its_version
     assert found.locked_versions()["six"] == "1.16.0"  # not the newer 1.17.0 a fresh `uv lock` would take
 
 
+def test_a_lock_made_with_a_relative_exclude_newer_is_checked_with_its_span() -> None:
+    assert project.lock_options(LOCKS / "exclude_newer_span" / "uv.lock") == ["--exclude-newer", "P1W"]
+    assert "six" in project.load(LOCKS / "exclude_newer_span").locked_versions()
+
+
 def test_a_lock_checked_without_its_options_is_refused_with_uvs_own_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     # The pair of the test above: what `uv lock --check` says of that lock when not given its exclude-newer.
     monkeypatch.setattr(project, "lock_options", lambda lockfile: [])

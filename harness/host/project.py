@@ -231,9 +231,11 @@ def _locked(root: Path, lockfile: Path | None, extras: Iterable[str] = (), group
 
 
 def lock_options(lockfile: Path) -> list[str]:
-    """The `uv lock` flags a uv.lock was made with, from its [options] (LOCK_OPTIONS, and each package's own
-    exclude-newer date), to check it as it was made."""
-    options = _toml(lockfile).get("options", {})
+    """The `uv lock` flags a uv.lock was made with, from its [options] (LOCK_OPTIONS, a relative cut-off's span in
+    place of its placeholder date, and each package's own exclude-newer date), to check it as it was made."""
+    options = dict(_toml(lockfile).get("options", {}))
+    if "exclude-newer-span" in options:  # `--exclude-newer '1 week'`: the lock's timestamp is a placeholder then
+        options["exclude-newer"] = options["exclude-newer-span"]
     flags = [arg for key, flag in LOCK_OPTIONS.items() if key in options for arg in (flag, str(options[key]))]
     for package, date in sorted(options.get("exclude-newer-package", {}).items()):
         flags += ["--exclude-newer-package", f"{package}={date}"]
