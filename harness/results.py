@@ -310,6 +310,36 @@ def write_records(path: Path, records: Iterable[Record]) -> int:
     return count
 
 
+def copy_records(source: Path, target: Path, source_run: str, run_id: str) -> int:
+    """Copy a results file line by line as run `run_id`'s (a reused run's copy); returns how many records moved run.
+
+    Only a whole line holding a record of `source_run` takes the new id; every other line (torn, malformed, not
+    UTF-8, another run's) is copied as it stands, so the copy reads with the problems its source had."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    moved = 0
+    with target.open("wb") as out:
+        for line in Path(source).read_bytes().splitlines(keepends=True):
+            record = _whole_record(line)
+            if record is not None and record.get("run_id") == source_run:
+                out.write(formats.dump_jsonl_line({**record, "run_id": run_id}).encode("utf-8"))
+                moved += 1
+            else:
+                out.write(line)
+    return moved
+
+
+def _whole_record(line: bytes) -> dict[str, Any] | None:
+    """The JSON object a newline-terminated line holds, else None."""
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
+        return None
+    return value if isinstance(value, dict) else None
+
+
 #: Version 1: {"schema_version", "cell_id", "cases": [case ids]}.
 COLLECTION_SCHEMA_VERSION = 1
 
