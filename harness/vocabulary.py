@@ -124,6 +124,18 @@ def is_out_of_memory(reason: object) -> bool:
     return isinstance(reason, str) and reason.startswith(OUT_OF_MEMORY)
 
 
+#: pytest's report text for a strict xfail that passed: the start of a `failed` record's error message (its last error
+#: line, harness.cell.recording) when a project's own strict xfail passed.
+STRICT_XPASS_MARK = "[XPASS(strict)]"
+
+
+def is_strict_xpass(status: object, error_type: object, error_message: object) -> bool:
+    """Whether a record is a project's strict xfail that passed: `failed` with no exception, its message pytest's
+    '[XPASS(strict)] ...'. That fails its CI, so after an xfail it is a regression (reports.verdicts.compare)."""
+    return (status == FAILED and not (isinstance(error_type, str) and error_type)
+            and isinstance(error_message, str) and error_message.lstrip().startswith(STRICT_XPASS_MARK))
+
+
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
 #: (reports.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
 INSTALL_CAUSE = "cannot be installed"

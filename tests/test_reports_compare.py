@@ -462,3 +462,20 @@ def test_cases_absent_for_an_api_leave_the_first_line_as_it_was() -> None:
     assert (found.verdict, found.short, found.coverage) == (SAFE, {}, "")
     assert render_text(found).splitlines()[0] == "SAFE"
     assert "**Coverage:**" not in render_markdown(found)
+
+
+#: A project's strict xfail that passed, as the cell records it (harness.cell.recording: no exception, pytest's text).
+STRICT_XPASS = {"error_type": None, "error_message": "[XPASS(strict)] fails until upstream fixes it"}
+
+
+def test_a_strict_xfail_that_passes_on_the_candidate_is_a_regression_listed_and_unsafe() -> None:
+    found = compare(frame([("a", "xfailed", {}), *cases("b")], [("a", "failed", STRICT_XPASS), *cases("b")]),
+                    "r1", "r2")
+    assert found.verdict == UNSAFE and list(found.regressions["case_id"]) == ["fam::a"]
+    assert "[XPASS(strict)]" in found.regressions["detail"].iloc[0] and "fam::a" in render_text(found)
+
+
+def test_an_xfail_that_still_fails_for_a_real_error_is_no_regression() -> None:
+    failed = {"error_type": "ValueError", "error_message": "[XPASS(strict)] is only quoted here"}
+    found = compare(frame([("a", "xfailed", {}), *cases("b")], [("a", "failed", failed), *cases("b")]), "r1", "r2")
+    assert found.verdict == SAFE and found.regressions.empty

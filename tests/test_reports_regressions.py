@@ -327,3 +327,12 @@ def test_a_regressed_night_states_the_coverage_too(tmp_path: Path, capsys: pytes
     code, body = run(tmp_path, capsys)
     assert code == 1 and body.startswith("**Regressed:** 1 case(s)")
     assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body
+
+
+def test_a_strict_xfail_passing_tonight_is_a_regression_never_no_regressions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "xfailed", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed", "f::test_y": "passed"},
+              error="[XPASS(strict)] waits for an upstream fix")
+    code, body = run(tmp_path, capsys)
+    assert code == 1 and body.startswith("**Regressed:** 1 case(s)") and "`f::test_x`" in body

@@ -14,6 +14,8 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
   or `error`: code that ran before no longer runs), or becomes not applicable (an API it uses is gone), and both
   cells finished. A module that no longer imports (its `mod::<collection>` error) breaks each of that module's
   cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
+  A project's strict xfail that is xfailed on the baseline and fails `[XPASS(strict)]` on the candidate turned its CI
+  red: a regression too.
 - INCONCLUSIVE (2): nothing is proven, and something was not judged. The reason names the cases:
   - a case without an answer on either side (above): `error` on the baseline (whatever the candidate says), `error`
     on the candidate of a case the baseline did not pass, an infrastructure, unknown or conflicting status, or a
@@ -61,8 +63,10 @@ from harness.vocabulary import (
     INFRASTRUCTURE,
     PASSING,
     UNKNOWN,
+    XFAILED,
     is_out_of_memory,
     is_passing,
+    is_strict_xpass,
     status_class,
 )
 from reports.data.matrix import cell_table, collapse
@@ -234,7 +238,12 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     was_passing = a_class == PASSING
     # Out of device memory (our own parallelism can cause it) says nothing of the case: like any error, not judged.
     starved = _reasons(both, "reason_a").map(is_out_of_memory) | _reasons(both, "reason_b").map(is_out_of_memory)
-    regressed = was_passing & (b_class == BROKEN) & ~starved
+    # A project's strict xfail that passes now fails its CI: xfailed -> [XPASS(strict)] is a regression too.
+    strict_xpassed = both["status_a"].eq(XFAILED) & pd.Series(
+        [is_strict_xpass(status, kind, message) for status, kind, message in zip(
+            both["status_b"], _reasons(both, "error_type_b"), _reasons(both, "error_message_b"), strict=True)],
+        index=both.index, dtype=bool)
+    regressed = (was_passing & (b_class == BROKEN) | strict_xpassed) & ~starved
     removed = was_passing & (b_class == ABSENT)
     unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
