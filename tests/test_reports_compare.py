@@ -479,3 +479,27 @@ def test_an_xfail_that_still_fails_for_a_real_error_is_no_regression() -> None:
     failed = {"error_type": "ValueError", "error_message": "[XPASS(strict)] is only quoted here"}
     found = compare(frame([("a", "xfailed", {}), *cases("b")], [("a", "failed", failed), *cases("b")]), "r1", "r2")
     assert found.verdict == SAFE and found.regressions.empty
+
+
+def test_a_case_absent_for_an_api_on_the_baseline_and_failing_on_the_candidate_is_listed_and_never_plain_safe() -> None:
+    absent = [("a", "not_applicable", {"reason": "jax.shard_map is absent"})]
+    found = compare(frame(cases("b") + absent, [*cases("b"), ("a", "failed", {"error_type": "ValueError"})]),
+                    "r1", "r2")
+    assert found.verdict == SAFE and list(found.left_out["case_id"]) == ["fam::a"]
+    assert found.coverage == "1 of 2 tests judged (1 could not run in the baseline: needs an API it lacks)"
+    assert render_text(found).splitlines()[0] == f"SAFE: {found.coverage}" and "fam::a" in render_markdown(found)
+    # Both sides with an answer that ran: nothing left out, the first line as it was.
+    steady = compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2")
+    assert (steady.coverage, steady.left_out.empty, render_text(steady).splitlines()[0]) == ("", True, "SAFE")
+
+
+def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_removal_nor_silent() -> None:
+    # The baseline had 8 devices, the candidate 1: its 8-device cases were judged by neither side.
+    found = compare(frame(cases("a", "b", "c"), cases("a") + short_of(8, "b") + [("c", "failed", {})]), "r1", "r2")
+    assert found.removed.empty and list(found.left_out["case_id"]) == ["fam::b"]
+    assert found.coverage == "2 of 3 tests judged (1 could not run in the candidate: needs 8 devices)"
+    assert found.verdict == UNSAFE and list(found.regressions["case_id"]) == ["fam::c"]
+    # The other way round: short on the baseline, failing on the candidate.
+    found = compare(frame(cases("a") + short_of(8, "b"), [*cases("a"), ("b", "failed", {})]), "r1", "r2")
+    assert found.coverage == "1 of 2 tests judged (1 could not run in the baseline: needs 8 devices)"
+    assert found.verdict == SAFE and list(found.left_out["case_id"]) == ["fam::b"]

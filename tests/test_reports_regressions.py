@@ -336,3 +336,15 @@ def test_a_strict_xfail_passing_tonight_is_a_regression_never_no_regressions(
               error="[XPASS(strict)] waits for an upstream fix")
     code, body = run(tmp_path, capsys)
     assert code == 1 and body.startswith("**Regressed:** 1 case(s)") and "`f::test_x`" in body
+
+
+def test_a_case_not_applicable_last_night_and_failing_tonight_is_never_every_case_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "not_applicable", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed", "f::test_y": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 0 and "every case was judged" not in body
+    assert body.startswith("No regressions against the previous scheduled run on the cases judged: every cell of "
+                           "both runs finished, 1 of 2 tests judged (1 could not run in the baseline: needs an API "
+                           "it lacks).")
+    assert "| `f::test_x` | not_applicable | failed |" in body

@@ -22,6 +22,12 @@ def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str
     devices)')."""
     flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
     covered = _coverage(coverage or {})
+    left_out = _table(comparison.left_out, "Judged by neither run: not applicable in one, failing in the other")
+    if comparison.verdict == SAFE and comparison.coverage:
+        # Some cases were judged by neither run: the night is clean only on the rest, and says so.
+        return "\n".join([f"No regressions against the previous scheduled run on the cases judged: every cell of "
+                          f"both runs finished, {comparison.coverage}.", "", *left_out, *covered, *flaky]
+                         ).rstrip("\n") + "\n"
     if comparison.verdict == SAFE:
         return "\n".join(["No regressions against the previous scheduled run: every cell of both runs finished and "
                           "every case was judged.", "", *covered, *flaky]).rstrip("\n") + "\n"
@@ -44,6 +50,7 @@ def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str
                         ("unrun", "Could not run (error) in a run"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
+    lines += left_out
     lines += covered + flaky
     cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
     if cells:
