@@ -18,8 +18,7 @@ BODY_LIMIT = 65_536
 
 def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str] | None = None) -> str:
     """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why; with
-    `coverage`, the coverage of each cell whose devices left cases out (cell id -> '19 of 103 (80 need 8
-    devices)')."""
+    `coverage`, the coverage of each cell that left cases out (cell id -> '19 of 103 (80 need 8 devices)')."""
     flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
     covered = _coverage(coverage or {})
     left_out = _table(comparison.left_out, "Judged by neither run: not applicable in one, failing in the other")
@@ -60,10 +59,11 @@ def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str
 
 
 def _coverage(coverage: Mapping[str, str]) -> list[str]:
-    """The section naming each cell short of devices with its coverage; nothing when every cell ran all it could."""
+    """The section naming each cell that left cases out with its coverage; nothing when every cell ran all it
+    collected."""
     if not coverage:
         return []
-    lines = [f"### Coverage: devices left cases out in {len(coverage)} cell(s)", "",
+    lines = [f"### Coverage: cases were left out in {len(coverage)} cell(s)", "",
              "Each verdict here stands on the cases that ran (of those collected):", ""]
     return [*lines, *(f"- `{cell}`: {text}" for cell, text in coverage.items()), ""]
 
