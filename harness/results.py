@@ -381,11 +381,21 @@ def write_precision(results_file: Path, cell_id: str, settings: Mapping[str, str
 
 def read_precision(results_file: Path) -> dict[str, dict[str, Any]] | None:
     """Each re-run case's outcome at the highest matmul precision; None when the cell had no such re-run,
-    FormatError when the file does not read, is newer than this reader, or holds a case that is not an outcome."""
+    FormatError when the file does not read, is newer than this reader, belongs to another cell, does not record that
+    it ran at the highest precision, or holds a case that is not an outcome: a re-run that cannot be shown to be this
+    cell's at that precision explains nothing."""
     path = precision_path(results_file)
     data = _document(path, "precision", PRECISION_SCHEMA_VERSION)
     if data is None:
         return None
+    cell_id = Path(results_file).name.removesuffix(RESULTS_SUFFIX)
+    if data.get("cell_id") != cell_id:
+        raise formats.FormatError(path, f"the re-run of cell {data.get('cell_id')!r}, not of {cell_id!r}")
+    setting, value = vocabulary.MATMUL_PRECISION_SETTING
+    settings = data.get("settings")
+    if not isinstance(settings, dict) or settings.get(setting) != value:
+        found = settings.get(setting) if isinstance(settings, dict) else None
+        raise formats.FormatError(path, f"does not record a re-run at {setting}={value} (it says {found!r})")
     cases = data.get("cases")
     if not isinstance(cases, dict) or not all(isinstance(outcome, dict) and isinstance(outcome.get("status"), str)
                                               for outcome in cases.values()):

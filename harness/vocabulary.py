@@ -136,6 +136,20 @@ def is_strict_xpass(status: object, error_type: object, error_message: object) -
             and isinstance(error_message, str) and error_message.lstrip().startswith(STRICT_XPASS_MARK))
 
 
+#: The setting of an accelerator cell's re-run at the highest matmul precision (harness.host.precision): a
+#: precision file (harness.results) that does not record it explains nothing.
+MATMUL_PRECISION_SETTING = ("JAX_DEFAULT_MATMUL_PRECISION", "highest")
+#: What a failed tolerance check raises (numpy.testing's assert_allclose, a plain assert).
+ASSERTION = "AssertionError"
+
+
+def is_precision_candidate(status: object, error_type: object) -> bool:
+    """Whether a final record is one the re-run at the highest matmul precision takes: a failed assertion, the only
+    failure a lower matmul precision can explain (harness.host.precision re-runs these, reports.verdicts.divergence
+    names a divergence by the re-run only for these)."""
+    return status == FAILED and error_type == ASSERTION
+
+
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
 #: (reports.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
 INSTALL_CAUSE = "cannot be installed"

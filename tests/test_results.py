@@ -297,7 +297,15 @@ def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("text", "said"), [
     ('{"schema_version": 2, "cases": {}}', "precision schema 2"),
-    ('{"schema_version": 1, "cases": {"m::t": "passed"}}', "each with a status"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, '
+     '"cases": {"m::t": "passed"}}', "each with a status"),
+    # Another cell's re-run, or one that does not say it ran at the highest precision, explains nothing here.
+    ('{"schema_version": 1, "cell_id": "other", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, '
+     '"cases": {}}', "the re-run of cell 'other', not of 'c'"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {}, "cases": {}}',
+     "does not record a re-run at JAX_DEFAULT_MATMUL_PRECISION=highest"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "high"}, "cases": {}}',
+     "it says 'high'"),
     ("[]", "not a precision file"),
 ])
 def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_path: Path, text: str,

@@ -162,3 +162,9 @@ def test_a_strict_xpass_is_a_failed_record_without_exception_whose_message_is_py
     assert not vocabulary.is_strict_xpass("failed", "AssertionError", "[XPASS(strict)] quoted")
     assert not vocabulary.is_strict_xpass("failed", None, "assert 1 == 2 [XPASS(strict)]")
     assert not vocabulary.is_strict_xpass("xpassed", None, "[XPASS(strict)] fixed upstream")
+
+
+def test_only_a_failed_assertion_is_a_precision_candidate() -> None:
+    assert vocabulary.is_precision_candidate("failed", "AssertionError")
+    assert not vocabulary.is_precision_candidate("failed", "ValueError")
+    assert not vocabulary.is_precision_candidate("error", "AssertionError")
