@@ -13,7 +13,7 @@ this module does not know is UNKNOWN: never passing, never safe.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 # --- statuses ---------------------------------------------------------------------------------------------------
@@ -148,6 +148,15 @@ def is_precision_candidate(status: object, error_type: object) -> bool:
     failure a lower matmul precision can explain (harness.host.precision re-runs these, reports.verdicts.divergence
     names a divergence by the re-run only for these)."""
     return status == FAILED and error_type == ASSERTION
+
+
+def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
+    """The plugin and pjrt distributions ('jax-cuda12-plugin') whose version is not jaxlib's, computed from the
+    versions themselves (a machine file's own list of them is never trusted); libtpu versions differently: left
+    out. A jaxlib that is not named makes every such distribution a mismatch: nothing shows it is jaxlib's."""
+    jaxlib = distributions.get("jaxlib")
+    return sorted(str(name) for name, version in distributions.items()
+                  if str(name).startswith("jax-") and (not isinstance(jaxlib, str) or version != jaxlib))
 
 
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge

@@ -3,14 +3,19 @@ verdicts, each with the lie it used to tell."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from compare_fakes import case_record, cases, compare, finished, frame
+from record_factory import collected, record
 
-from harness import vocabulary
-from reports.data.load import records_frame
+from harness import results, vocabulary
+from reports.data.load import load, records_frame
+from reports.data.matrix import build_matrix
 from reports.verdicts import compare as compare_module
+from reports.verdicts import compat
 from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
 from reports.views.compare_render import render_markdown, render_text
 
@@ -503,3 +508,21 @@ def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_remova
     found = compare(frame(cases("a") + short_of(8, "b"), [*cases("a"), ("b", "failed", {})]), "r1", "r2")
     assert found.coverage == "1 of 2 tests judged (1 could not run in the baseline: needs 8 devices)"
     assert found.verdict == SAFE and list(found.left_out["case_id"]) == ["fam::b"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the loader warns of the machine file: said below
+def test_a_machine_file_that_disagrees_keeps_the_compare_from_safe_and_the_cell_from_works(tmp_path: Path) -> None:
+    for run in ("20260101T000000Z-aaaa", "20260102T000000Z-bbbb"):
+        path = results.results_path(tmp_path, run, "jax0.10.2-flax0.12.8-py3.11")
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record(run_id=run, backend="cpu", device_kind="cpu")) + "\n")
+        collected(path)
+        results.done_marker(path).write_text(json.dumps({"cell_id": "jax0.10.2-flax0.12.8-py3.11"}))
+        stack = {"backend": "gpu" if run.endswith("bbbb") else "cpu", "devices": [], "distributions": {}}
+        results.write_machine(path, "jax0.10.2-flax0.12.8-py3.11", {"jax": stack})
+    loaded = load(tmp_path / "results", all_runs=True)
+    found = compare_module.compare(loaded.records, "20260101T000000Z-aaaa", "20260102T000000Z-bbbb", loaded.cells)
+    assert found.verdict == INCONCLUSIVE and "backend gpu, but the records ran on cpu" in found.reason
+    verdicts = compat.verdicts(build_matrix(loaded.records, loaded.cells)).set_index("run_id")
+    assert verdicts.at["20260101T000000Z-aaaa", "verdict"] == compat.WORKS
+    assert verdicts.at["20260102T000000Z-bbbb", "verdict"] == compat.UNACCOUNTED

@@ -284,3 +284,12 @@ def test_a_plugin_of_another_version_than_jaxlib_is_named_first() -> None:
                           "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.1"}}}
     assert stack_notes(mismatched) == ["MISMATCH: jax-cuda13-plugin 0.11.1 with jaxlib 0.11.2",
                                        "NVIDIA H200, compute capability 9.0", "matmul precision highest"]
+
+
+def test_a_plugin_mismatch_is_computed_from_the_versions_never_read_from_the_files_own_list() -> None:
+    hidden = {"jax": {**H200_MACHINE["jax"], "mismatched": [],
+                      "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.1"}}}
+    assert stack_notes(hidden)[0] == "MISMATCH: jax-cuda13-plugin 0.11.1 with jaxlib 0.11.2"
+    invented = {"jax": {**H200_MACHINE["jax"], "mismatched": ["jax-cuda13-plugin"],
+                        "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.2"}}}
+    assert not any(note.startswith("MISMATCH") for note in stack_notes(invented))

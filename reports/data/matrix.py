@@ -20,7 +20,7 @@ import pandas as pd
 from packaging.version import InvalidVersion, Version
 
 from harness.formats import Source
-from harness.vocabulary import final_record
+from harness.vocabulary import final_record, plugin_mismatches
 from reports.data.load import TIMINGS
 from reports.data.statuses import display_status, ordered
 from reports.data.text import as_text
@@ -238,7 +238,9 @@ def stack_notes(machine: object) -> list[str]:
     notes: list[str] = []
     ask: dict[str, Any] = machine["jax"] if isinstance(machine.get("jax"), dict) else {}
     found: dict[str, Any] = ask["distributions"] if isinstance(ask.get("distributions"), dict) else {}
-    for name in ask.get("mismatched") or []:
+    # Computed from the versions, never read from the file's own list of mismatches.
+    mismatched = plugin_mismatches(found)
+    for name in mismatched:
         notes.append(f"MISMATCH: {name} {found.get(name)} with jaxlib {found.get('jaxlib')}")
     gpus = machine.get("nvidia_smi")
     if isinstance(gpus, list) and gpus:
@@ -250,7 +252,7 @@ def stack_notes(machine: object) -> list[str]:
         if devices and devices[0].get("compute_capability"):
             notes.append(f"{devices[0].get('kind')}, compute capability {devices[0]['compute_capability']}")
     notes += [f"{name} {version}" for name, version in found.items() if name not in ("jax", "jaxlib")
-              and name not in (ask.get("mismatched") or [])]
+              and name not in mismatched]
     settings: dict[str, Any] = machine["settings"] if isinstance(machine.get("settings"), dict) else {}
     notes += [f"{name}={value}" for name, value in settings.items()]
     if machine.get("matmul_precision") and "JAX_DEFAULT_MATMUL_PRECISION" not in settings:
