@@ -393,11 +393,15 @@ def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None
 
 
 def read_collection(results_file: Path) -> tuple[str, ...] | None:
-    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
+    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read or
+    is another cell's (its cases say nothing of what this cell was to run)."""
     path = collection_path(results_file)
     data = _document(path, "collection", COLLECTION_SCHEMA_VERSION, lowest=None)
     if data is None:
         return None
+    cell_id = Path(results_file).name.removesuffix(RESULTS_SUFFIX)
+    if data.get("cell_id") != cell_id:
+        raise formats.FormatError(path, f"the collection of cell {data.get('cell_id')!r}, not of {cell_id!r}")
     if not isinstance(data.get("cases"), list):
         raise formats.FormatError(path, "not a collection (an object with a list of cases)")
     if not all(isinstance(case, str) for case in data["cases"]):

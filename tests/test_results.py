@@ -218,6 +218,16 @@ def test_a_resumed_run_adds_to_the_collection_and_a_newer_one_is_refused(tmp_pat
         results.read_collection(path)
 
 
+def test_another_cells_collection_is_refused_and_leaves_the_cell_unaccounted(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    assert results.read_cell(path).accounted  # its own collection: every expected case recorded
+    results.write_collection(path, "jax0.9.2-flax0.12.8-py3.11", [])  # another's, empty: nothing would be missing
+    with pytest.raises(results.formats.FormatError, match=r"the collection of cell 'jax0\.9\.2-flax0\.12\.8-py3\.11'"):
+        results.read_collection(path)
+    reading = results.read_cell(path)
+    assert not reading.accounted and reading.expected is None
+
+
 def test_the_results_module_imports_nothing_but_the_standard_library_and_its_siblings() -> None:
     import ast
 
