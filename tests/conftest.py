@@ -11,7 +11,7 @@ from harness.host import durations, homes
 pytest_plugins = ["pytester"]
 
 # Deliberately broken cases, run only through the harness by test_faults.py; downstream projects, only in cells.
-collect_ignore = ["faults", "downstream", "tptrainer", "werror_project", "locks"]
+collect_ignore = ["faults", "downstream", "tptrainer", "werror_project", "owncount_project", "locks"]
 
 
 @pytest.fixture(autouse=True)
