@@ -9,6 +9,9 @@ import pytest
 from harness.host import durations
 
 pytest_plugins = ["pytester"]
+#: The plugin as pytester's sessions load it: by its module name, as a cell loads its staged copy
+#: (`-p shardmatrix_cell.cell.plugin`); the shardmatrix distribution has no pytest11 entry point (pyproject.toml).
+PLUGIN = "harness.cell.plugin"
 
 # Deliberately broken cases, run only through the harness by test_faults.py; downstream projects, only in cells.
 collect_ignore = ["faults", "downstream", "tptrainer", "werror_project"]
@@ -21,3 +24,11 @@ def durations_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     folder = tmp_path_factory.mktemp("durations")
     monkeypatch.setattr(durations, "FOLDER", folder)
     return folder
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester whose sessions, in process or not, load the plugin (PYTEST_PLUGINS); `-p no:harness.cell.plugin`
+    leaves it out."""
+    monkeypatch.setenv("PYTEST_PLUGINS", PLUGIN)
+    return pytester
