@@ -160,7 +160,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Measure the speed figures docs/speed.md reports (runs the default matrix twice)."""
-    session.install("-e", ".[report]", "nox>=2026.10.20", "uv")
+    session.install("-e", ".", "nox>=2026.10.20")
     session.run("python", "-m", "benchmarks.bench", *session.posargs)
 
 
