@@ -168,9 +168,14 @@ def test_from_inside_a_project_an_upgrade_needs_no_clone_and_no_project_option(i
     assert safe.returncode == 0 and "\nSAFE\n" in safe.stdout, (safe.stdout + safe.stderr)[-3000:]
 
 
+#: The system's folders: interpreters (python3.11 for the downstream project's cells), bash, git; no uv.
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
 def tool_environment(home: Path) -> dict[str, str]:
-    """A user's environment under a fresh HOME: the tools and their bin folder in it, PATH leading there, the package
-    caches shared (only so that nothing is downloaded twice), shardmatrix's own cache apart."""
+    """A user's environment under a fresh HOME: the tools and their bin folder in it, PATH leading there and holding
+    no uv (the command must bring its own), the package caches shared (only so that nothing is downloaded twice),
+    shardmatrix's own cache apart."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "SHARDMATRIX_RUN_ID", "PYTEST_PLUGINS")}
     assert UV is not None
@@ -179,7 +184,9 @@ def tool_environment(home: Path) -> dict[str, str]:
                PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"), UV_CACHE_DIR=cache,
                PIP_CACHE_DIR=str(Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "pip"),
                XDG_CACHE_HOME=str(home.parent / "shardmatrix-cache"),
-               PATH=os.pathsep.join([str(home / "bin"), str(Path(UV).parent), os.environ.get("PATH", "")]))
+               PATH=os.pathsep.join([str(home / "bin"), *SYSTEM_PATH]))
+    if shutil.which("uv", path=env["PATH"]) or not shutil.which("python3.11", path=env["PATH"]):
+        pytest.skip(f"needs python3.11 and no uv in {SYSTEM_PATH}")
     return env
 
 
@@ -197,9 +204,11 @@ def test_the_readmes_install_line_gives_a_command_that_answers_unsafe_on_the_dow
     home = tmp_path_factory.mktemp("home")
     env = tool_environment(home)
     install, upgrade, _watch = maintainers_lines()
+    assert UV is not None
     if installer != "readme":
         pipx = fresh_venv(home / "pipx-venv", "pipx")
         install = installer.replace("pipx", str(pipx / "pipx"), 1)
+    install = install.replace("uv ", f"{UV} ", 1)  # the user's uv installs it; the command runs with its own
     installed = readme_line(install, ROOT, env, 900)  # from this clone, as the README says
     assert installed.returncode == 0, (installed.stdout + installed.stderr)[-3000:]
     assert (home / "bin" / "shardmatrix").exists()
