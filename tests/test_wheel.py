@@ -133,6 +133,19 @@ def test_the_readme_installs_the_command_the_way_the_ecosystem_installs_a_comman
     assert upgrade.startswith("cd tests/downstream && shardmatrix upgrade ") and watch.startswith("shardmatrix watch")
 
 
+def test_a_cell_staged_by_the_installed_command_gets_the_plugin_alone(installed: Path, tmp_path: Path) -> None:
+    # The installed harness is `shardmatrix.harness`: the cell's copy is renamed from there to `shardmatrix_cell`.
+    probe = ("import sys; from pathlib import Path; from shardmatrix.harness.host import cellplugin; "
+             "print(cellplugin.staged(Path(sys.argv[1])))")
+    done = outside([str(installed / "python"), "-c", probe, str(tmp_path / "staged")], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    folder = Path(done.stdout.strip())
+    sources = "".join(path.read_text(encoding="utf-8") for path in folder.rglob("*.py"))
+    assert "from shardmatrix_cell." in sources and "shardmatrix.harness" not in sources
+    dependencies = (folder / "pyproject.toml").read_text(encoding="utf-8").split("dependencies = ", 1)[1].split("\n")[0]
+    assert '"pytest>=' in dependencies and not any(f'"{name}' in dependencies for name in ("uv", "pandas", "jinja2"))
+
+
 def test_a_bad_option_is_one_line_from_the_installed_command(installed: Path, tmp_path: Path) -> None:
     done = outside([str(installed / "shardmatrix"), "upgrade", "jax==0.9.0", "--cases", str(tmp_path / "none")],
                    tmp_path)
