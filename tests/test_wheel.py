@@ -17,6 +17,8 @@ import pytest
 from collision_project import add_own_packages
 from test_reports_cli import CELL, RUN, record, write_run
 
+from harness.tools import command
+
 ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv")
 #: The ecosystem's ways to install a command into an environment of its own.
@@ -131,6 +133,10 @@ def test_the_readme_installs_the_command_the_way_the_ecosystem_installs_a_comman
     assert install.startswith(TOOL_INSTALLERS), install
     assert "[report]" not in install
     assert upgrade.startswith("cd tests/downstream && shardmatrix upgrade ") and watch.startswith("shardmatrix watch")
+    # The two commands' options parse as the command parses them (the e2e test below runs the upgrade).
+    for line in (upgrade.split(" && ", 1)[1], watch):
+        name, *argv = shlex.split(line)[1:]
+        command.check(name, argv, f"shardmatrix {name}")
 
 
 def test_a_cell_staged_by_the_installed_command_gets_the_plugin_alone(installed: Path, tmp_path: Path) -> None:
