@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+from test_layout import imports_of as imports_of_file
 
 from harness.host.renaming import StagingError, imports_of
 from hatch_build import MAPPED, PACKAGE, editable, stage
@@ -66,3 +68,10 @@ def test_a_module_staging_cannot_rename_stops_the_build(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match=r"bad\.py:1: an import of harness that staging could not rename") as raised:
         stage(root, tmp_path / "bad")
     assert type(raised.value).__name__ == StagingError.__name__
+
+
+def test_the_modules_the_build_loads_by_path_import_only_the_standard_library() -> None:
+    # The build environment holds hatchling alone, and no package of ours is importable there.
+    for module in ("renaming.py", "shipped.py"):
+        found = {name.split(".")[0] for name in imports_of_file(ROOT / "harness" / "host" / module)}
+        assert found <= set(sys.stdlib_module_names) | {"__future__"}, (module, found)
