@@ -101,7 +101,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     (folder / "toy_cases.py").write_text(CASES)
     out = folder / "out"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+        # The plugin by its module name, as a cell loads it (shardmatrix has no pytest11 entry point).
+        [sys.executable, "-m", "pytest", "-p", "harness.cell.plugin", "toy_cases.py", "--shardmatrix-out", str(out),
+         "--shardmatrix-run", "r1",
          "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", "-q"],
         cwd=folder, check=False, capture_output=True,
     )

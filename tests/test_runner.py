@@ -45,8 +45,8 @@ def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
     # One module that cannot be imported costs its own cases only, not the cell's every case.
     assert "--continue-on-collection-errors" in command
-    # The plugin comes from the staged package, by its module: the shardmatrix wheel's own entry point of the same
-    # name (`harness.cell.plugin`, which imports our `harness`) is blocked.
+    # The plugin comes from the staged package, by its module: an entry point of the same name (the staged
+    # distribution's, or an older shardmatrix wheel's `harness.cell.plugin`, which imports our `harness`) is blocked.
     assert "-p no:shardmatrix -p shardmatrix_cell.cell.plugin" in joined
 
 

@@ -119,11 +119,13 @@ def unfinished(opts: options.Options, chosen: list[matrix.Cell]) -> str | None:
 
 
 def report_main() -> Callable[[Sequence[str] | None], int]:
-    """`python -m reports`'s main, or CommandError saying how to install what reports need (pandas, jinja2)."""
+    """`python -m reports`'s main, or CommandError naming what reports need (pandas, jinja2: dependencies of
+    shardmatrix, missing only from a broken install)."""
     try:
         from reports.cli import main
     except ModuleNotFoundError as missing:
-        raise CommandError(f"reports need {missing.name}: install shardmatrix[report]") from None
+        raise CommandError(f"reports need {missing.name}, a dependency of shardmatrix: reinstall shardmatrix "
+                           "(uv tool install --reinstall shardmatrix, or pip install --force-reinstall)") from None
     return main
 
 
