@@ -109,7 +109,8 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
                for line in said)
     assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 1
     # The report test_eager cites has one edge wrong: a citation whose range the releases contradict catches nothing.
-    assert "census of cases: 0 of 1 reports a CPU cell can show are caught (0 %); 0 of 1 need more than a CPU" in said
+    assert ("census of cases: 0 of 1 reports a CPU cell can show are caught at their own transition (0 %); "
+            "0 of 1 need more than a CPU") in said
 
 
 def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:
@@ -182,3 +183,27 @@ def test_a_merge_without_the_cases_to_re_check_is_refused_in_one_line(corpus: Pa
     with pytest.raises(range_check.RangeCheckError, match="--merge keeps the rows of the cases not asked for"):
         range_check.run(["--cases", str(corpus), "--merge", str(tmp_path / "x.json")], CELLS, fetch, print,
                         probe=probe)
+
+
+def test_a_merge_prints_the_wrong_edges_it_keeps_and_counts_every_stored_edge(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    said: list[str] = []
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(first / "report" / "ranges.json")], CELLS, fetch, said.append, probe=probe)
+    stored = outputs.read_ranges(second / "report" / "ranges.json")
+    (counted,) = [line for line in said if line.startswith("ranges: ") and " edge(s) (" in line]
+    assert stored["wrong"] == 1 and ", 1 wrong, " in counted and "kept from the earlier check" in counted
+    assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") for line in said)
+
+
+def test_a_merge_keeps_no_row_of_a_range_the_corpus_no_longer_declares(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    (corpus / "known_breakages.toml").write_text(KNOWN.replace("<0.12.3", "<0.12.1"))
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(first / "report" / "ranges.json")], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    kept = {(row["case"], row["declared"]) for row in merged["edges"]}
+    assert ("test_toy::test_eager", "<0.12.3") not in kept and ("test_toy::test_eager", ">=0.12.0") in kept
+    assert merged["wrong"] == 0

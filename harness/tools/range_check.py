@@ -132,6 +132,17 @@ def declared_changes(cases: list[str]) -> dict[str, Change]:
     return {f"{file.stem}::{name}": change for file in files for name, change in declared(file).items()}
 
 
+def corpus_edges(cases: list[str]) -> list[ranges.Edge]:
+    """Every edge the corpus asked for declares now: its changes' and its known breakages' bounds."""
+    breakages = [entry for path in corpus.known_breakage_files(cases) for entry in known.load(path)]
+    return ranges.edges(declared_changes(cases), breakages)
+
+
+def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
+    """(case, package, declared bound) of each edge: what a stored row must match to speak for a declaration."""
+    return {(edge.case, edge.package, edge.text) for edge in edges}
+
+
 def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
     """The earlier check --merge names ({} without one); RangeCheckError for --merge without --case."""
     if path is None:
@@ -153,8 +164,8 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
     changes = declared_changes(opts.cases)
-    breakages = [entry for path in corpus.known_breakage_files(opts.cases) for entry in known.load(path)]
-    edges = ranges.edges(changes, breakages)
+    edges = corpus_edges(opts.cases)
+    current = declared_keys(edges)
     earlier = _earlier(namespace.merge, namespace.case)
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
@@ -170,16 +181,19 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
     findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case]
+    # An earlier row speaks only for a declaration the corpus still makes: one since changed or dropped goes.
+    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case
+            and (row["case"], row["package"], row["declared"]) in current]
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)
-    for line in ranges.describe(findings, drifted, spent, namespace.budget):
+    for line in ranges.describe(findings, drifted, spent, namespace.budget, kept):
         say(line)
     rows = kept + [finding.as_row() for finding in findings]
     for root in corpus.case_roots(opts.cases):
         if census.census_path(root).is_file():
-            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows)
+            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows,
+                                   current)
             say(f"census of {root.name}: {caught.summary(found)}")
     say(f"ranges: {stored}")
     return findings

@@ -342,18 +342,23 @@ def store(out: Path, findings: list[Finding], spent: int, limit: int,
                                       "edges": rows, "needs_without_change": drifted or []})
 
 
-def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int) -> list[str]:
-    """The lines printed at the end: each edge not confirmed, each need that went away undeclared, the probes."""
+def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int,
+             kept: list[dict[str, Any]] | None = None) -> list[str]:
+    """The lines printed at the end: each edge not confirmed (those kept from an earlier check too), each need that
+    went away undeclared, and the counts of every edge the stored document holds, so a wrong edge kept by --merge is
+    never hidden behind "0 wrong"."""
+    rows = [*(kept or []), *(finding.as_row() for finding in findings)]
     lines = []
-    for finding in findings:
-        if finding.status != CONFIRMED:
-            shown = f" (releases show {finding.found})" if finding.found else ""
-            lines.append(f"{finding.status}: {finding.edge.case} {finding.edge.package}{finding.edge.text} "
-                         f"[{finding.edge.source}]{shown}: {finding.why}")
-    for row in drifted:
-        lines.append(f"need gone with no change: {row['case']}: held at {row['held']}, unmet at {row['unmet']}: "
-                     f"{row['reason']}")
-    counts = {status: sum(f.status == status for f in findings) for status in (CONFIRMED, WRONG, UNCHECKED)}
-    lines.append(f"ranges: {len(findings)} edge(s): " + ", ".join(f"{n} {status}" for status, n in counts.items())
+    for row in rows:
+        if row["status"] != CONFIRMED:
+            shown = f" (releases show {row['found']})" if row.get("found") else ""
+            lines.append(f"{row['status']}: {row['case']} {row['package']}{row['declared']} "
+                         f"[{row['source']}]{shown}: {row['why']}")
+    for drift_row in drifted:
+        lines.append(f"need gone with no change: {drift_row['case']}: held at {drift_row['held']}, unmet at "
+                     f"{drift_row['unmet']}: {drift_row['reason']}")
+    counts = {status: sum(row["status"] == status for row in rows) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    earlier = f" ({len(kept)} kept from the earlier check)" if kept else ""
+    lines.append(f"ranges: {len(rows)} edge(s){earlier}: " + ", ".join(f"{n} {status}" for status, n in counts.items())
                  + f"; {spent} of {limit} probes")
     return lines
