@@ -299,8 +299,11 @@ def ranges() -> str:
     run, document = stored_range_check()
     edges = document["edges"]
     counts = {status: sum(row["status"] == status for row in edges) for status in ("confirmed", "wrong", "unchecked")}
+    probed_inside = sum(bool(row.get("inside")) for row in edges)
     said = (f"{len(edges)} declared edges: " + ", ".join(f"{n} {status}" for status, n in counts.items())
-            + f"; {document['probes']} of {document['budget']} probes.")
+            + f"; {document['probes']} of {document['budget']} probes. Inside the declared ranges: "
+            + (f"{probed_inside} of {len(edges)} edges say what was probed inside theirs." if probed_inside
+               else "not probed (this check ran before the checker probed inside a range)."))
     rows = [[f"`{row['case']}`", cell(f"{row['package']}{row['declared']}"), cell(row["source"]), row["status"],
              cell(row["found"] or ""), cell(row["why"])] for row in edges if row["status"] != "confirmed"]
     shown = table(["case", "edge", "declared by", "status", "releases show", "why"], rows) if rows else ""

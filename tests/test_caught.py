@@ -14,15 +14,16 @@ def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", u
 
 def _edge(case: str, status: str, declared: str = ">=0.9.0", found: str | None = None,
           package: str = "jax") -> dict[str, object]:
-    return {"case": case, "package": package, "declared": declared, "status": status, "found": found, "why": "w"}
+    return {"case": case, "package": package, "declared": declared, "source": "known breakage", "status": status,
+            "found": found, "why": "w"}
 
 
-def _declared(*rows: dict[str, object]) -> set[tuple[str, str, str]]:
-    return {(str(row["case"]), str(row["package"]), str(row["declared"])) for row in rows}
+def _declared(*rows: dict[str, object]) -> set[tuple[str, str, str, str]]:
+    return {(str(row["case"]), str(row["package"]), str(row["declared"]), str(row["source"])) for row in rows}
 
 
 def _one(report: Report, citations: dict[str, tuple[str, ...]], rows: list[dict[str, object]],
-         declared: set[tuple[str, str, str]] | None = None):  # type: ignore[no-untyped-def]
+         declared: set[tuple[str, str, str, str]] | None = None):  # type: ignore[no-untyped-def]
     (catch,) = catches({report.id: report}, citations, rows, _declared(*rows) if declared is None else declared)
     return catch
 
@@ -53,8 +54,11 @@ def test_a_fixed_report_whose_case_still_fails_after_the_fix_is_not_caught() -> 
 def test_a_stored_row_of_a_declaration_the_corpus_no_longer_makes_vouches_for_nothing() -> None:
     rows = [_edge("m::t1", "confirmed")]
     assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, _declared(*rows)).status == CAUGHT
-    stale = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, {("m::t1", "jax", ">=0.9.1")})
+    stale = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, {("m::t1", "jax", ">=0.9.1", "known breakage")})
     assert stale.status == NOT_CAUGHT and "declare no checked edge" in stale.why
+    # The same bound of a range whose other end moved since: the stored row spoke for the old range.
+    moved = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, {("m::t1", "jax", ">=0.9.0", "known breakage <1")})
+    assert moved.status == NOT_CAUGHT
 
 
 def test_an_edge_confirmed_at_another_bound_than_declared_does_not_catch() -> None:

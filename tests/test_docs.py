@@ -272,6 +272,7 @@ def test_the_stored_range_check_is_shown_with_every_edge_it_did_not_confirm(
     stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
     rendered = hooks.render("<!-- shardmatrix:ranges -->")
     assert "2 declared edges: 1 confirmed, 0 wrong, 1 unchecked; 5 of 40 probes." in rendered
+    assert "Inside the declared ranges: not probed (this check ran before" in rendered
     assert "`m::test_b`" in rendered and "`m::test_a`" not in rendered
     assert "| `m::test_c` | jax 0.6.2, flax 0.10.7 | jax 0.7.2, flax 0.12.0 | x is absent |" in rendered
 

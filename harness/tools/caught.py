@@ -5,7 +5,7 @@ the edge at its fix (`<fixed`, confirmed: the case passes from the fix on); a ci
 case at some other release, earns nothing.
 
 Pure: it joins the census (harness.census), the corpus's `cites=`, the edges the corpus declares now
-(harness.tools.ranges.edges, as `(case, package, declared)`) and the rows of one stored range check
+(harness.tools.ranges.edges, as `(case, package, declared, source)`) and the rows of one stored range check
 (harness.outputs.read_ranges). The docs' census tables and `nox -s ranges` both say it from here.
 """
 
@@ -25,8 +25,9 @@ CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
 #: A release a census field names: 'jax==0.8.1', 'flax==0.12.0 and jax==0.8.0' (each pin a transition of its own).
 _PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 
-#: (case id, package, declared bound as ranges.Edge.text): one edge the corpus declares.
-Declared = tuple[str, str, str]
+#: (case id, package, declared bound as ranges.Edge.text, the declaration it comes from as ranges.Edge.source): one
+#: edge the corpus declares. The source holds the whole range, so a row of `>=A,<B` speaks not for `>=A,<C`.
+Declared = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
     current = set(declared)
     by_case: dict[str, list[Mapping[str, Any]]] = {}
     for row in edges:
-        if (str(row["case"]), str(row["package"]), str(row["declared"])) in current:
+        if (str(row["case"]), str(row["package"]), str(row["declared"]), str(row.get("source"))) in current:
             by_case.setdefault(str(row["case"]), []).append(row)
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):

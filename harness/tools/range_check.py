@@ -1,4 +1,5 @@
-"""`nox -s ranges`: every range the corpus declares, checked at its edges against releases (harness.tools.ranges).
+"""`nox -s ranges`: every range the corpus declares, checked at its edges and inside against releases
+(harness.tools.ranges).
 
 Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through
 harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: one answers the other through the
@@ -139,8 +140,8 @@ def corpus_edges(cases: list[str]) -> list[ranges.Edge]:
 
 
 def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
-    """(case, package, declared bound) of each edge: what a stored row must match to speak for a declaration."""
-    return {(edge.case, edge.package, edge.text) for edge in edges}
+    """(case, package, declared bound, declaration) of each edge: what a stored row must match to speak for it."""
+    return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
 
 
 def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
@@ -179,11 +180,14 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
                                {case: change.warning for case, change in changes.items() if change.warning})
         probe = cell_probe
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
-    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)
+    # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
+    floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
+             } if cells else None
+    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
     # An earlier row speaks only for a declaration the corpus still makes: one since changed or dropped goes.
     kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case
-            and (row["case"], row["package"], row["declared"]) in current]
+            and (row["case"], row["package"], row["declared"], row.get("source")) in current]
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)
