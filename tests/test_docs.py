@@ -330,8 +330,8 @@ def test_the_stored_range_check_covers_every_edge_the_corpus_declares_and_finds_
     stored = outputs.read_ranges(hooks.DATA / run["file"])
     changes = range_check.declared_changes([BUILTIN])
     breakages = [entry for path in corpus.known_breakage_files([BUILTIN]) for entry in known.load(path)]
-    declared = {(edge.case, edge.package, edge.text) for edge in ranges.edges(changes, breakages)}
-    checked = {(row["case"], row["package"], row["declared"]) for row in stored["edges"]}
+    declared = {(edge.case, edge.package, edge.text, edge.source) for edge in ranges.edges(changes, breakages)}
+    checked = {(row["case"], row["package"], row["declared"], row["source"]) for row in stored["edges"]}
     # A range declared or changed since the stored check is not vouched for: re-run `nox -s ranges` and store it.
     assert declared == checked
     assert stored["wrong"] == 0 and all(row["status"] != "wrong" for row in stored["edges"])
