@@ -31,10 +31,10 @@ link = "https://github.com/jax-ml/jax/issues/2"
 
 
 def _census(tmp_path: Path) -> Path:
-    rows = [ENTRY.format(id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra=""),
+    rows = [ENTRY.format(id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra='checked = "cells"'),
             ENTRY.format(id="jax-ml/jax#1", repo="jax-ml/jax", number=1, date="2025-01-01",
-                         extra='uncited = "needs a TPU"\ncpu = false')]
-    (tmp_path / "census.toml").write_text("schema_version = 1\n" + "".join(rows))
+                         extra='uncited = "needs a TPU"\ncpu = false\nchecked = "read"')]
+    (tmp_path / "census.toml").write_text("schema_version = 2\n" + "".join(rows))
     (tmp_path / "test_fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
     (tmp_path / "known_breakages.toml").write_text(KNOWN)
     return tmp_path
@@ -42,8 +42,8 @@ def _census(tmp_path: Path) -> Path:
 
 def test_a_confirmed_report_names_its_case_and_one_off_cpu_its_reason(tmp_path: Path) -> None:
     lines = census_table("fam", CONFIRMED, _census(tmp_path)).splitlines()
-    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| off CPU | needs a TPU |")
-    assert lines[3].endswith("| caught | `test_fam::test_x` |") and "a \\| b" in lines[3]
+    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| read only | off CPU | needs a TPU |")
+    assert lines[3].endswith("| in cells | caught | `test_fam::test_x` |") and "a \\| b" in lines[3]
 
 
 def test_a_cited_report_whose_edge_is_unchecked_is_not_caught_and_says_why(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.census import census_path, corpus_citations, read_census
+from harness.census import CELLS, census_path, corpus_citations, read_census
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.tools.caught import CAUGHT, Catch, catches, summary
 from harness.tools.range_check import corpus_edges, declared_keys
@@ -32,8 +32,8 @@ def census_table(family: str, edges: Iterable[Mapping[str, Any]], cases_dir: Pat
     """A markdown table of the census's reports of `family`: each report, when, its releases, whether it is caught
     and by which cases, or why not."""
     rows = [catch for catch in _catches(edges, cases_dir) if catch.report.family == family]
-    lines = ["| report | filed | appeared | fixed | caught at its transition | cases, or why not |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| report | filed | appeared | fixed | releases checked | caught at its transition | cases, or why not |",
+             "|---|---|---|---|---|---|---|"]
     lines += [_row(catch) for catch in sorted(rows, key=lambda c: c.report.date)]
     return "\n".join(lines) + "\n"
 
@@ -47,6 +47,7 @@ def _row(catch: Catch) -> str:
     report = catch.report
     cases = ", ".join(f"`{case_id}`" for case_id in catch.cases)
     said = cases if catch.status == CAUGHT else "; ".join(part for part in (cases, catch.why) if part)
+    checked = "in cells" if report.checked == CELLS else "read only"
     cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
-             catch.status, said]
+             checked, catch.status, said]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
