@@ -35,8 +35,9 @@ CELLS, READ = "cells", "read"
 CHECKED = (CELLS, READ)
 _SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries": list, "repositories": list}
 
-# "owner/repo#N", as GitHub names an issue or pull request.
-REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*#[1-9][0-9]*$")
+# "owner/repo#N", as GitHub names an issue or pull request, or "owner/repo@abcdef1", a fix commit (a changelog's
+# or a fix's own record, where no thread is the report).
+REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
 _OPTIONAL = ("uncited", "cpu", "checked")
@@ -170,10 +171,15 @@ def _report(row: object, where: str) -> Report:
     if unknown:
         raise CensusError(f"{where} ({row['id']}): unknown field(s) {', '.join(sorted(unknown))}")
     if not REPORT_ID.match(row["id"]):
-        raise CensusError(f"{where}: id {row['id']!r} is not owner/repo#N")
-    repo, number = row["id"].split("#")
-    if not re.match(rf"^https://github\.com/{re.escape(repo)}/(issues|pull)/{number}$", row["link"]):
-        raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue or pull request")
+        raise CensusError(f"{where}: id {row['id']!r} is not owner/repo#N or owner/repo@commit")
+    if "#" in row["id"]:
+        repo, number = row["id"].split("#")
+        expected = rf"^https://github\.com/{re.escape(repo)}/(issues|pull)/{number}$"
+    else:
+        repo, commit = row["id"].split("@")
+        expected = rf"^https://github\.com/{re.escape(repo)}/commit/{commit}[0-9a-f]*$"
+    if not re.match(expected, row["link"]):
+        raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue, pull request or commit")
     if not DATE.match(row["date"]):
         raise CensusError(f"{where} ({row['id']}): date {row['date']!r} is not YYYY-MM-DD")
     uncited = row.get("uncited", "")
@@ -220,7 +226,7 @@ def _literal_ids(node: ast.expr, where: str) -> tuple[str, ...]:
                           "(the host reads it without importing the case)")
     bad = [item for item in value if not REPORT_ID.match(item)]
     if bad:
-        raise CensusError(f"{where}: cites {', '.join(map(repr, bad))}: not owner/repo#N")
+        raise CensusError(f"{where}: cites {', '.join(map(repr, bad))}: not owner/repo#N or owner/repo@commit")
     return tuple(value)
 
 

@@ -57,6 +57,13 @@ def test_a_census_reads_into_reports_by_id(tmp_path: Path) -> None:
     assert read_census(path)["google/flax#5112"].checked == CELLS
 
 
+def test_a_fix_commit_is_a_report_named_by_its_commit(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@1234abcd", 1).replace(
+        "https://github.com/google/flax/issues/5112", "https://github.com/google/flax/commit/1234abcd99"))
+    assert read_census(path)["google/flax@1234abcd"].link.endswith("/commit/1234abcd99")
+
+
 def test_a_schema_1_census_reads_as_only_read_and_records_no_search(tmp_path: Path) -> None:
     path = tmp_path / "census.toml"
     path.write_text(f"schema_version = 1\n{ENTRY}")
@@ -96,6 +103,8 @@ def test_the_shipped_census_records_its_search_and_how_each_report_was_checked()
     ("schema_version = 1\n" + ENTRY + ENTRY, "given twice"),
     ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "flax 5112", 1), "not owner/repo#N"),
     ("schema_version = 1\n" + ENTRY.replace("issues/5112", "issues/5113"), "is not that issue"),
+    ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@12ab", 1), "not owner/repo#N or"),
+    ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@1234abcd", 1), "is not that issue"),
     ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not YYYY-MM-DD"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
     ("schema_version = 1\n" + ENTRY + 'seen = "x"\n', r"unknown field\(s\) seen"),
