@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.tools.census_table import census_summary, census_table
+from harness.tools.census_table import census_search, census_summary, census_table
 
 ENTRY = """
 [[report]]
@@ -65,3 +65,27 @@ def test_the_summary_counts_only_what_a_cpu_can_show(tmp_path: Path) -> None:
 
 def test_another_family_gets_only_the_header(tmp_path: Path) -> None:
     assert len(census_table("other", [], _census(tmp_path)).splitlines()) == 2
+
+
+def test_the_search_line_says_how_the_census_was_searched_and_how_much_was_only_read(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    text = (folder / "census.toml").read_text()
+    (folder / "census.toml").write_text(text.replace("schema_version = 2\n", """schema_version = 2
+[search]
+date = "2026-11-27"
+since = "2024-06-01"
+until = "2026-11-27"
+tools = "the issues corpus"
+queries = ["a", "b"]
+repositories = ["jax-ml/jax"]
+"""))
+    assert census_search(folder) == ("Searched on 2026-11-27 over reports from 2024-06-01 to 2026-11-27, with 2 "
+                                     "queries over 1 repositories (the issues corpus). 1 of 2 reports had both sides "
+                                     "of their releases measured in cells; 1 were read only.")
+
+
+def test_a_census_that_records_no_search_says_so(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    (folder / "census.toml").write_text((folder / "census.toml").read_text().replace(
+        "schema_version = 2", "schema_version = 1").replace('checked = "cells"\n', "").replace('checked = "read"', ""))
+    assert census_search(folder).startswith("The census records no search (schema 1)")

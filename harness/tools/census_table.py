@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.census import CELLS, census_path, corpus_citations, read_census
+from harness.census import CELLS, census_path, corpus_citations, read_census, read_search
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.tools.caught import CAUGHT, Catch, catches, summary
 from harness.tools.range_check import corpus_edges, declared_keys
@@ -41,6 +41,19 @@ def census_table(family: str, edges: Iterable[Mapping[str, Any]], cases_dir: Pat
 def census_summary(edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_DIR) -> str:
     """The census's one line: reports a CPU can show, how many are caught."""
     return summary(_catches(edges, cases_dir))
+
+
+def census_search(cases_dir: Path = CASES_DIR) -> str:
+    """The census's line on how it was searched (its `[search]` table), so a reader can repeat the search."""
+    search = read_search(census_path(cases_dir))
+    if search is None:
+        return "The census records no search (schema 1): it cannot be repeated as it was made."
+    reports = read_census(census_path(cases_dir)).values()
+    read = sum(report.checked != CELLS for report in reports)
+    return (f"Searched on {search.date} over reports from {search.since} to {search.until}, with "
+            f"{len(search.queries)} queries over {len(search.repositories)} repositories ({search.tools}). "
+            f"{len(reports) - read} of {len(reports)} reports had both sides of their releases measured in cells; "
+            f"{read} were read only.")
 
 
 def _row(catch: Catch) -> str:
