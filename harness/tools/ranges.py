@@ -474,9 +474,8 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
             finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
             finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
         findings.append(finding)
+    # Past the budget, an inside release another edge already asked is still answered (free), so no early stop.
     for i, finding in enumerate(findings):
-        if len(budget.asked) >= limit:
-            break
         findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, False,
                                    _inside_pairings(finding.edge, releases, partner))
     return findings, len(budget.asked)
