@@ -188,6 +188,7 @@ NOT_APPLICABLE = [
     "shard_map_modes::test_jax_shard_map_partial_manual_axis_names",
     "shard_map_modes::test_jax_shard_map_partial_manual_eager",
     "shard_map_modes::test_jax_shard_map_psum_explicit_mesh",
+    "shard_map_modes::test_jit_vmap_of_a_shard_map_over_one_axis_of_a_two_axis_explicit_mesh",
     "shard_map_modes::test_nnx_shard_map_graph_mode_matches_unsharded",
     "shard_map_modes::test_nnx_shard_map_graph_mode_updates_state",
     "shard_map_modes::test_nnx_shard_map_tree_mode_matches_graph_mode",
