@@ -8,8 +8,8 @@ from functools import partial
 import record_factory as factory
 from record_factory import matrix_of
 
-from reports.verdicts.compat import VERDICTS
 from reports.views.markdown import code, escape, render_markdown, table
+from reports.views.present import VERDICTS
 
 RUN = "20261121T084500Z-ab12"
 #: This file's records: the factory's, with what its tests read set.

@@ -1,4 +1,4 @@
-"""The compatibility table: one verdict per cell, laid out as flax releases by jax releases.
+"""The compatibility verdicts: one per cell (reports/views/ lay them out as flax releases by jax releases).
 
 "Which pairs work?" is the first question a maintainer asks, and the status matrix answers it only after reading
 all of it. `verdict()` is the one rule that turns a cell's evidence (its collapsed results, counted) into one of
@@ -31,15 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
 
 import pandas as pd
 
-from harness import outputs
-from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
-from reports.data.matrix import Matrix, tagged, version_key
+from reports.data.matrix import Matrix, tagged
 from reports.data.text import as_text
 from reports.verdicts.causes import causes
 from reports.verdicts.coverage import coverages, family_text
@@ -55,49 +51,9 @@ NO_EVIDENCE = "no_evidence"
 FLAKY = "flaky"
 UNACCOUNTED = "unaccounted"
 
-#: Each token, best first, with its one-line meaning for the legend.
-VERDICTS: dict[str, str] = {
-    WORKS: "every applicable case passes",
-    WARNED: "every applicable case passes; some raise deprecation warnings",
-    CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
-    FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not ruled "
-           "out",
-    PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
-    BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
-    NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
-    INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
-    UNACCOUNTED: "its results files hold what the reader could not account for, or name another cell: unknown",
-    NOT_BUILT: "the cell's environment could not be built",
-}
-
-
-
-class Look(NamedTuple):
-    """How a token reads in a report: its words, an emoji mark (Markdown), a text symbol and a CSS class (HTML,
-    reports/_page.py)."""
-
-    words: str
-    mark: str
-    symbol: str
-    css_class: str
-
-
-LOOKS: dict[str, Look] = {
-    WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
-    WARNED: Look("works with warnings", "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}",
-                 "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
-    CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
-                  "\N{BALLOT BOX WITH CHECK}", "v-current"),
-    FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}", "\N{CLOCKWISE OPEN CIRCLE ARROW}",
-                "v-flaky"),
-    PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
-    BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
-    NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
-    INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
-                      "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
-    UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
-    NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
-}
+#: Every token, best first (reports.views.present gives each its words, marks and meaning).
+TOKENS: tuple[str, ...] = (WORKS, WARNED, CURRENT, FLAKY, PARTIAL, BROKEN, NO_EVIDENCE, INTERRUPTED, UNACCOUNTED,
+                           NOT_BUILT)
 
 #: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
 #: as declared (reports/changes.py), and the case is in the smoke subset.
@@ -274,88 +230,3 @@ def broken(table: pd.DataFrame) -> set[str]:
     """The column keys of verdicts() whose cell is broken: nothing works there, so one case's failure says nothing
     of the change that case documents."""
     return {str(key) for key in table.loc[table["verdict"].eq(BROKEN), "key"]}
-
-
-def label(token: str) -> str:
-    """A token as words: 'works_with_warnings' -> 'works with warnings'."""
-    return LOOKS[token].words if token in LOOKS else token
-
-
-def detail(row: Mapping[Any, Any] | pd.Series) -> str:
-    """What a verdict adds to its words: 'k of n fail' (partial), 'attempts disagreed in k of n' (flaky), 'N changes
-    break older code' (works for current code); empty otherwise."""
-    if row["verdict"] == PARTIAL:
-        return f"{row['failing']} of {row['applicable']} fail"
-    if row["verdict"] == FLAKY and row.get("flaky"):
-        return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
-    if row["verdict"] == CURRENT:
-        count = len(row["changes"])
-        return f"{count} {'change breaks' if count == 1 else 'changes break'} older code"
-    return ""
-
-
-def describe(row: Mapping[Any, Any] | pd.Series) -> str:
-    """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
-    older code'; with its coverage when devices left cases out ('works (19 of 103 ran: 80 need 8 devices)')."""
-    extra = detail(row)
-    said = f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
-    covered = coverage_note(row)
-    return f"{said} {covered}" if covered else said
-
-
-def coverage_note(row: Mapping[Any, Any] | pd.Series) -> str:
-    """'(on 19 of 103 cases: 80 need 8 devices, ...)' when the cell's devices left cases out; empty otherwise, so an
-    8-device cell reads as it always did."""
-    if not row.get("short_of_devices") or not isinstance(row.get("coverage"), str):
-        return ""
-    ran, _, rest = str(row["coverage"]).partition(" (")
-    return f"(on {ran} cases: {rest.rstrip(')')})" if rest else f"(on {ran} cases)"
-
-
-def grid(table: pd.DataFrame) -> pd.DataFrame:
-    """Flax releases (rows, newest first) by jax releases (columns, oldest first), each holding the column keys of
-    its cells (several when a pair ran on several Pythons or runs); empty where no cell pairs them. A cell on an
-    accelerator has a column of its own, '0.11.2 (gpu)', never a slot shared with the CPU cell of its pins."""
-    backends = table["backend"].tolist() if "backend" in table else [None] * len(table)
-    columns = [(jax, backend if isinstance(backend, str) and backend not in ("", "cpu") else "")
-               for jax, backend in zip(table["jax"], backends, strict=True)]
-    ordered = sorted(dict.fromkeys(columns), key=lambda column: (version_key(column[0]), column[1]))
-    jaxes = [f"{jax} ({backend})" if backend else jax for jax, backend in ordered]
-    named = dict(zip(ordered, jaxes, strict=True))
-    flaxes = sorted(dict.fromkeys(table["flax"]), key=version_key, reverse=True)
-    slots: dict[tuple[str, str], list[str]] = {}
-    for key, column, flax in zip(table["key"], columns, table["flax"], strict=True):
-        slots.setdefault((flax, named[column]), []).append(key)
-    layout = pd.DataFrame([[slots.get((flax, jax), []) for jax in jaxes] for flax in flaxes],
-                          index=flaxes, columns=jaxes, dtype=object)
-    layout.index.name, layout.columns.name = "flax", "jax"
-    return layout
-
-
-def origins(table: pd.DataFrame) -> dict[str, str]:
-    """Where each source-built version of the table came from, by the version grid() names it: {'0.12.6+tree.5a0b
-    5832': '/src/flax'}; a row or column label reads '0.12.6+tree.5a0b5832 (from /src/flax)'."""
-    if "sources" not in table:
-        return {}
-    return {source.tag: source.shown for found in table["sources"] if isinstance(found, dict)
-            for source in found.values()}
-
-
-def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
-    """compat.csv (causes and changes joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
-    file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}}), each row
-    carrying its schema_version (harness.outputs owns both files)."""
-    csv_path, json_path = Path(report_dir) / outputs.COMPAT_CSV.name, Path(report_dir) / outputs.COMPAT_JSON.name
-    sources: list[dict[str, Source]] = ([found if isinstance(found, dict) else {} for found in table["sources"]]
-                                        if "sources" in table else [{} for _ in range(len(table))])
-    outputs.write_frame(csv_path, outputs.COMPAT_CSV, table.assign(
-        causes=[" | ".join(found) for found in table["causes"]],
-        family_coverage=[" | ".join(found) for found in table["family_coverage"]],
-        changes=[" | ".join(found) for found in table["changes"]],
-        sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
-                 for found in sources]))
-    records = table.to_dict("records")
-    for record, found in zip(records, sources, strict=True):
-        record["sources"] = {name: {"version": s.version, "where": s.where, "label": s.label}
-                             for name, s in sorted(found.items())}
-    return csv_path, outputs.write_rows(json_path, outputs.COMPAT_JSON, records)

@@ -33,11 +33,13 @@ from reports.verdicts import changes, compat, divergence
 from reports.verdicts.causes import CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views import _page
+from reports.views.compat_grid import grid, origins
 from reports.views.grid import grid_html
 from reports.views.hover import FIELDS as HOVER_FIELDS
 from reports.views.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
-from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
+from reports.views.verdict_text import coverage_note, describe, detail
 
 
 def render_html(
@@ -70,7 +72,7 @@ def render_html(
         incomplete=INCOMPLETE,
         compat=compat_view(matrix, table, shown),
         frontier=frontier_html,
-        verdicts=[(compat.LOOKS[token], token, meaning) for token, meaning in compat.VERDICTS.items()],
+        verdicts=[(LOOKS[token], token, meaning) for token, meaning in VERDICTS.items()],
         causes=[cause_view(view, matrix.keys) for view in shown if view.unexpected],
         documented=[cause_view(view, matrix.keys) for view in shown if view.documented],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
@@ -94,9 +96,9 @@ def _template() -> Template:
 def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> dict[str, Any]:
     """The compatibility table for the template: jax releases, then one row per flax release holding, for each
     jax release, the verdicts of its cells (each linking its matrix column, a partial one its causes)."""
-    layout = compat.grid(table)
+    layout = grid(table)
     rows = table.set_index("key")
-    where = compat.origins(table)
+    where = origins(table)
 
     def release(version: str) -> str:
         return f"{version} (from {where[version]})" if version in where else version
@@ -112,16 +114,16 @@ def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> 
 
 
 def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:
-    look = compat.LOOKS[row["verdict"]]
+    look = LOOKS[row["verdict"]]
     found = sorted((numbers[signature], signature) for signature in row["causes"] if signature in numbers)
     python = minor(row["python"])
-    title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", compat.describe(row)]
+    title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", describe(row)]
     title += [f"#{number} {signature}" for number, signature in found]
     title += [f"documented: {change}" for change in row["changes"]]
     return {
         "key": key, "anchor": column_anchor(key), "symbol": look.symbol, "css_class": look.css_class,
         "label": look.words, "python": python,
-        "detail": " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part),
+        "detail": " ".join(part for part in (detail(row), coverage_note(row)) if part),
         "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
 

@@ -17,8 +17,10 @@ from reports.data.text import as_text
 from reports.verdicts import changes, compat, divergence
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
-from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.compat_grid import grid, origins
+from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
+from reports.views.verdict_text import coverage_note, detail
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
 # emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
@@ -88,21 +90,21 @@ def render_markdown(
 
 def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
     """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes."""
-    layout = compat.grid(verdicts)
+    layout = grid(verdicts)
     rows = {row["key"]: row for row in verdicts.to_dict("records")}
     numbers = {view.signature: view.number for view in shown}
 
     def entry(key: str) -> str:
         row = rows[key]
-        look = compat.LOOKS[str(row["verdict"])]
+        look = LOOKS[str(row["verdict"])]
         text = f"[{key} {look.mark} {escape(look.words)}](#{column_anchor(key)})"
-        extra = " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part)
+        extra = " ".join(part for part in (detail(row), coverage_note(row)) if part)
         if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
             extra += f" ({', '.join(refs)})" if refs else ""
         return f"{text} {extra}" if extra else text
 
-    where = compat.origins(verdicts)
+    where = origins(verdicts)
 
     def release(version: str) -> str:
         return escape(version) + (f" (from {code(where[version])})" if version in where else "")
@@ -110,8 +112,8 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
     table_rows = [[f"**{release(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
                   for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
     header = ["flax \\ jax", *(release(jax) for jax in layout.columns)]
-    key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(compat.VERDICTS[token])}"
-                    for token, look in compat.LOOKS.items())
+    key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(VERDICTS[token])}"
+                    for token, look in LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
             "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
             f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n"

@@ -1,7 +1,9 @@
-"""How each status looks in a report: its mark, colours and legend.
+"""How each status and each cell verdict looks in a report: its mark, colours, words and legend; the one place a
+report's looks live.
 
 The statuses, their order and their meanings are harness.vocabulary's, their labels and the display-only DEPRECATED
-reports/statuses.py's; this is only their presentation. tests/test_reports_present.py checks that the looks cover
+reports/data/statuses.py's; the verdict tokens and their order are reports/verdicts/compat.py's. This is only their
+presentation. tests/test_reports_present.py checks that the looks cover
 exactly those statuses, and a status the vocabulary does not know is drawn as unknown, never as passing.
 """
 
@@ -9,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from harness import vocabulary as v
 from reports.data.statuses import DEPRECATED, LABELS, ordered
+from reports.verdicts import compat
 
 
 @dataclass(frozen=True)
@@ -94,3 +98,55 @@ def stylesheet() -> str:
     rules += [f".badge-{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
               for p in (FLAKY, INCOMPLETE)]
     return "\n".join(rules)
+
+
+# --- cell verdicts (reports.verdicts.compat) -------------------------------------------------------------------------
+
+
+class Look(NamedTuple):
+    """How a verdict token reads in a report: its words, an emoji mark (Markdown), a text symbol and a CSS class
+    (HTML, reports/views/_page.py)."""
+
+    words: str
+    mark: str
+    symbol: str
+    css_class: str
+
+
+#: Each verdict token, best first, with its one-line meaning for the legend and the docs' verdict table.
+VERDICTS: dict[str, str] = {
+    compat.WORKS: "every applicable case passes",
+    compat.WARNED: "every applicable case passes; some raise deprecation warnings",
+    compat.CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
+    compat.FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not "
+                  "ruled out",
+    compat.PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
+    compat.BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
+    compat.NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
+    compat.INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
+    compat.UNACCOUNTED: "its results files hold what the reader could not account for, or name another cell: "
+                        "unknown",
+    compat.NOT_BUILT: "the cell's environment could not be built",
+}
+
+LOOKS: dict[str, Look] = {
+    compat.WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
+    compat.WARNED: Look("works with warnings", "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}",
+                        "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
+    compat.CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
+                         "\N{BALLOT BOX WITH CHECK}", "v-current"),
+    compat.FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}",
+                       "\N{CLOCKWISE OPEN CIRCLE ARROW}", "v-flaky"),
+    compat.PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
+    compat.BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
+    compat.NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
+    compat.INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
+                             "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
+    compat.UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
+    compat.NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
+}
+
+
+def label(token: str) -> str:
+    """A verdict token as words: 'works_with_warnings' -> 'works with warnings'; an unknown token as itself."""
+    return LOOKS[token].words if token in LOOKS else token
