@@ -55,17 +55,24 @@ def test_a_row_without_a_version_is_version_1_and_is_migrated() -> None:
 
 def test_a_compat_row_of_version_2_knows_no_coverage_and_no_backend() -> None:
     row = outputs.COMPAT_JSON.migrate({"schema_version": 2, "key": "c1", "verdict": "works"}, "compat.json")
-    assert row == {"schema_version": 3, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
-                   "short_of_devices": 0, "family_coverage": None}
+    assert row == {"schema_version": 4, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
+                   "short_of_devices": 0, "family_coverage": None, "known": None, "unexplained": None,
+                   "known_bugs": None}
 
 
-def test_a_compat_row_of_version_3_keeps_its_coverage() -> None:
+def test_a_compat_row_of_version_3_keeps_its_coverage_and_knows_no_kinds_of_failure() -> None:
     row = {"schema_version": 3, "key": "c1", "coverage": "19 of 103 (80 need 8 devices)", "short_of_devices": 80}
+    assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == {
+        **row, "schema_version": 4, "known": None, "unexplained": None, "known_bugs": None}
+
+
+def test_a_compat_row_of_version_4_keeps_its_kinds_of_failure() -> None:
+    row = {"schema_version": 4, "key": "c1", "verdict": "works_except_known_bugs", "known": 9, "unexplained": 0}
     assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == row
 
 
 @pytest.mark.parametrize(("version", "why"), [
-    (4, r"compat table schema 4 is newer than this reader knows \(3\); update shardmatrix to read it"),
+    (5, r"compat table schema 5 is newer than this reader knows \(4\); update shardmatrix to read it"),
     ("two", r"compat table schema_version 'two' is not a version"),
     (0, r"compat table schema_version 0 is not a version"),
 ])
@@ -98,11 +105,12 @@ def test_a_csv_written_before_versions_is_migrated_and_a_newer_one_refused(tmp_p
 
 def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
     path = outputs.write_rows(tmp_path / "compat.json", outputs.COMPAT_JSON, [{"key": "c1"}])
-    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 3, "key": "c1"}]
+    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 4, "key": "c1"}]
     path.write_text('[{"key": "c1"}]', encoding="utf-8")  # as written before rows carried a version
-    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 3, "key": "c1", "backend": None,
+    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 4, "key": "c1", "backend": None,
                                                             "coverage": None, "short_of_devices": 0,
-                                                            "family_coverage": None}]
+                                                            "family_coverage": None, "known": None,
+                                                            "unexplained": None, "known_bugs": None}]
 
 
 @pytest.mark.parametrize(("content", "why"), [

@@ -81,6 +81,34 @@ def test_the_same_failure_undocumented_is_partial_not_works_for_current_code() -
     assert row["changes"] == ["jax 0.9.0: make_mesh"]
 
 
+#: A declared known upstream bug failing as declared: strict xfail, its reason ending in its link (harness.cell.known).
+KNOWN_BUG = {"status": "xfailed", "error_type": "TypeError",
+             "reason": "nnx.shard_map passes auto= [jax>=0.8.0, flax<0.12.1] https://github.com/google/flax/issues/5058"}
+
+
+def test_known_upstream_bugs_and_documented_changes_alone_make_it_works_except_known_bugs() -> None:
+    # Was partial: a declared known bug counted as a failure nothing explains, so every cell of a live bug read partial.
+    row = verdict_of(record(case_id="f::a"), record(case_id="f::b", **KNOWN_BUG),
+                     record(case_id="f::c", change=MAKE_MESH, **FAILED))
+    assert (row["verdict"], row["failing"], row["documented"], row["known"], row["unexplained"]) == (
+        "works_except_known_bugs", 2, 1, 1, 0)
+    assert (row["causes"], row["changes"], row["known_bugs"]) == (
+        [], ["jax 0.9.0: make_mesh"], ["https://github.com/google/flax/issues/5058"])
+
+
+def test_one_unexplained_failure_beside_a_known_bug_makes_it_partial() -> None:
+    row = verdict_of(record(case_id="f::a", **FAILED), record(case_id="f::b", **KNOWN_BUG))
+    assert (row["verdict"], row["known"], row["unexplained"]) == ("partial", 1, 1)
+    assert row["causes"] == ["ShardingTypeError: make_mesh made Explicit axes"]
+
+
+def test_a_known_bug_names_itself_by_its_link_else_by_its_reason() -> None:
+    assert compat.known_bug("why [jax<0.7.0] https://github.com/jax-ml/jax/issues/1") == (
+        "https://github.com/jax-ml/jax/issues/1")
+    assert compat.known_bug("a project's own xfail") == "a project's own xfail"
+    assert compat.known_bug(None) == ""
+
+
 def test_a_documented_pass_is_not_a_documented_failure() -> None:
     row = verdict_of(record(case_id="f::a", change=MAKE_MESH))
     assert (row["verdict"], row["documented"]) == ("works", 0)
@@ -207,6 +235,9 @@ def test_the_verdict_function_tries_its_tokens_in_the_documented_order() -> None
         (replace(base, smoke=2, smoke_applicable=0, flaky=1), "no_evidence"),
         (replace(base, passing=1, documented=1, flaky=1), "partial"),
         (replace(base, passing=2, documented=1, flaky=1), "flaky"),
+        (replace(base, passing=0, documented=1, known=1, flaky=1), "partial"),
+        (replace(base, passing=1, documented=1, known=1, flaky=1), "flaky"),
+        (replace(base, passing=1, documented=1, known=1, warned=1), "works_except_known_bugs"),
         (replace(base, passing=2, documented=1, warned=2), "works_for_current_code"),
         (replace(base, warned=1), "works_with_warnings"),
         (base, "works"),

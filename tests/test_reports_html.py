@@ -208,7 +208,7 @@ def test_compatibility_table_comes_first_and_links_each_verdict_to_its_matrix_co
     compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
     assert re.search(r'<a class="cell" href="#col-c1">.*✓ works</a>', compat)
     assert re.search(r'<a class="cell" href="#col-c2">.*◐ partial</a>', compat)
-    assert '1 of 1 fail <a href="#cause-1"' in compat
+    assert '0 documented · 0 known upstream · 1 unexplained <a href="#cause-1"' in compat
     matrix = page[page.index('id="T_matrix"') :]
     assert 'id="col-c1"' in matrix and 'id="col-c2"' in matrix
 
@@ -219,8 +219,8 @@ def test_new_verdicts_read_as_words_and_the_legend_says_each_meaning_and_token()
     page = render_html(matrix)
     compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
     assert re.search(r'<div class="verdict v-no-evidence".*<a class="cell" href="#col-c1">.*\? no evidence</a>', compat)
-    assert re.search(r'href="#col-c2">.*☑ works for current code</a> <span class="fails">1 change breaks older code',
-                     compat)
+    assert re.search(r'href="#col-c2">.*☑ works for current code</a> <span class="fails">1 documented · 0 known '
+                     r'upstream · 0 unexplained', compat)
     assert ("☑ works for current code</span> only documented changes fail: code written for these releases works, "
             "older code breaks <code>works_for_current_code</code></li>") in compat
 

@@ -9,7 +9,7 @@ from record_factory import record
 from reports.data.load import records_frame
 from reports.data.matrix import build_matrix
 from reports.verdicts import compat
-from reports.views.verdict_text import coverage_note, describe, detail
+from reports.views.verdict_text import coverage_note, describe, detail, kinds_text
 
 
 def row_of(*records: dict[str, Any]) -> dict[str, Any]:
@@ -19,7 +19,15 @@ def row_of(*records: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_working_cell_reads_as_its_words_alone_a_partial_one_counts_its_failures() -> None:
     assert describe(row_of(record(case_id="f::a", warnings=["DeprecationWarning: old"]))) == "works with warnings"
-    assert describe(row_of(record(case_id="f::b", status="failed"))) == "partial: 1 of 1 fail"
+    assert describe(row_of(record(case_id="f::b", status="failed"))) == (
+        "partial: 0 documented · 0 known upstream · 1 unexplained")
+
+
+def test_a_cell_of_known_bugs_alone_counts_its_kinds_not_its_failures() -> None:
+    bug = record(case_id="f::b", status="xfailed", reason="why [jax<0.7.0] https://github.com/jax-ml/jax/issues/1")
+    assert describe(row_of(record(case_id="f::a"), bug)) == (
+        "works except known bugs: 0 documented · 1 known upstream · 0 unexplained")
+    assert kinds_text({"documented": 29, "known": 9}) == "29 documented · 9 known upstream · 0 unexplained"
 
 
 def test_a_flaky_cell_says_in_how_many_the_attempts_disagreed() -> None:

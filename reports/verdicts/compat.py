@@ -14,17 +14,23 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
   versions): harness.results reads it, and names each;
 - no_evidence: no applicable case ran (none recorded, or every one not applicable), or the cell recorded smoke
   cases and every one of them is not applicable (its core was never exercised): never works;
-- partial: an applicable case does not pass and no documented change explains it (its causes are named);
+- partial: an applicable case does not pass and neither a documented change nor a declared known upstream bug
+  explains it: something unexplained fails (its causes are named);
 - flaky: an applicable case's attempts disagreed (failed, then passed): a failure that shows some of the time is not
-  ruled out, so the cell is never a works tier (reports/compare.py reads the same retry as INCONCLUSIVE);
+  ruled out, so the cell is never a works tier (reports/verdicts/compare.py reads the same retry as INCONCLUSIVE);
+- works_except_known_bugs: every failure is a declared known upstream bug failing as declared (xfailed:
+  cases/known_breakages.toml, with its link) or a documented change failing as declared, and at least one is a
+  known bug: code that avoids those bugs works, and so does every pair that has them too;
 - works_for_current_code: every failure is a documented change failing as declared, i.e. the right answer for
-  code written the old way ("N changes break older code");
+  code written the old way;
 - works_with_warnings: every applicable case passes, some with deprecation warnings;
 - works: every applicable case passes cleanly.
 
-Two optional result columns feed it, each False where absent: `documented` (the failure is a documented change
-failing as declared; reports/changes.py decides it, `change_name` naming the change) and `smoke` (the case is in
-the smoke subset).
+Every failure is of one of three kinds, counted apart (KINDS): documented (a documented change, code must change),
+known (a declared known upstream bug: status xfailed, its reason ending in its link), unexplained (the rest: ours to
+look at). Two optional result columns feed it, each False where absent: `documented` (the failure is a documented
+change failing as declared; reports/verdicts/changes.py decides it, `change_name` naming the change) and `smoke`
+(the case is in the smoke subset).
 """
 
 from __future__ import annotations
@@ -37,12 +43,13 @@ import pandas as pd
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
 from reports.data.matrix import Matrix, tagged
 from reports.data.text import as_text
-from reports.verdicts.causes import causes
+from reports.verdicts.causes import KNOWN, causes
 from reports.verdicts.coverage import coverages, family_text
 
 WORKS = "works"
 WARNED = "works_with_warnings"
 CURRENT = "works_for_current_code"
+KNOWN_BUGS = "works_except_known_bugs"
 PARTIAL = "partial"
 BROKEN = "broken"
 NOT_BUILT = "not_built"
@@ -52,8 +59,13 @@ FLAKY = "flaky"
 UNACCOUNTED = "unaccounted"
 
 #: Every token, best first (reports.views.present gives each its words, marks and meaning).
-TOKENS: tuple[str, ...] = (WORKS, WARNED, CURRENT, FLAKY, PARTIAL, BROKEN, NO_EVIDENCE, INTERRUPTED, UNACCOUNTED,
-                           NOT_BUILT)
+TOKENS: tuple[str, ...] = (WORKS, WARNED, CURRENT, KNOWN_BUGS, FLAKY, PARTIAL, BROKEN, NO_EVIDENCE, INTERRUPTED,
+                           UNACCOUNTED, NOT_BUILT)
+
+#: The three kinds of failure, in the order a report counts them: a documented change, a declared known upstream bug,
+#: anything else.
+DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND = "documented", "known", "unexplained"
+KINDS: tuple[str, ...] = (DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND)
 
 #: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
 #: as declared (reports/changes.py), and the case is in the smoke subset.
@@ -64,8 +76,10 @@ CHANGE_NAME = "change_name"
 FLAKY_COLUMN = "flaky"
 
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,
-#: `documented` those of them a documented change explains, `flaky` the applicable cases whose attempts disagreed;
-#: `causes` are the undocumented failures' signatures, `changes` the documented changes behind the rest.
+#: `documented` those of them a documented change explains, `known` those a declared known upstream bug explains,
+#: `unexplained` the rest (KINDS), `flaky` the applicable cases whose attempts disagreed; `causes` are the
+#: unexplained failures' signatures, `changes` the documented changes behind the documented ones, `known_bugs` the
+#: known bugs (by link, else reason) behind the known ones, each list most cases first.
 #: `sources` maps each package the cell built from a source to where it came from (harness.formats.Source), and
 #: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
 #: branch never shares a row with the release it is compared to. `backend` is the cell's (cpu, gpu, tpu), so cells of
@@ -73,8 +87,8 @@ FLAKY_COLUMN = "flaky"
 #: (reports.verdicts.coverage), `short_of_devices` how many cases the cell's devices left out (a view writes the
 #: verdict with its coverage when there are any), `family_coverage` the same per family.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "backend", "verdict", "coverage",
-                      "short_of_devices", "applicable", "failing", "documented", "warned", "flaky", "causes", "changes",
-                      "sources", "family_coverage"]
+                      "short_of_devices", "applicable", "failing", "documented", "known", "unexplained", "warned",
+                      "flaky", "causes", "changes", "known_bugs", "sources", "family_coverage"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,8 @@ class Evidence:
     warned: int = 0
     #: Applicable results that do not pass but a documented change explains.
     documented: int = 0
+    #: Applicable results that do not pass, no documented change explains, but a declared known upstream bug does.
+    known: int = 0
     #: Smoke cases that do not pass for a reason no documented change explains.
     smoke_failing: int = 0
     #: Smoke cases recorded, and of those the ones that apply to the cell.
@@ -109,6 +125,11 @@ class Evidence:
         """Failures no documented change explains."""
         return self.applicable - self.passing - self.documented
 
+    @property
+    def unexplained(self) -> int:
+        """Failures neither a documented change nor a declared known upstream bug explains."""
+        return self.undocumented - self.known
+
 
 def verdict(evidence: Evidence) -> str:
     """The one verdict of a cell: the first token of the module docstring's list whose condition its evidence
@@ -123,10 +144,12 @@ def verdict(evidence: Evidence) -> str:
         return UNACCOUNTED
     if not evidence.applicable or (evidence.smoke and not evidence.smoke_applicable):
         return NO_EVIDENCE
-    if evidence.undocumented:
+    if evidence.unexplained:
         return PARTIAL
     if evidence.flaky:
         return FLAKY
+    if evidence.known:
+        return KNOWN_BUGS
     if evidence.documented:
         return CURRENT
     return WARNED if evidence.warned else WORKS
@@ -140,7 +163,8 @@ def _flag(results: pd.DataFrame, name: str) -> pd.Series:
 
 
 def _marks(results: pd.DataFrame) -> pd.DataFrame:
-    """Per result: whether it applies, passes, fails, fails as a documented change, and passes with warnings."""
+    """Per result: whether it applies, passes, fails, fails as a documented change, fails as a declared known
+    upstream bug, and passes with warnings."""
     statuses = results["status"].tolist()
     # Each distinct status asked once, not once per result.
     absent = {status: is_absent(status) for status in set(statuses)}
@@ -148,8 +172,9 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
     applicable = pd.Series([not absent[status] for status in statuses], index=results.index, dtype=bool)
     passing = applicable & pd.Series([passes[status] for status in statuses], index=results.index, dtype=bool)
     failing = applicable & ~passing
+    documented = failing & _flag(results, DOCUMENTED)
     return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
-                         "documented": failing & _flag(results, DOCUMENTED),
+                         "documented": documented, "known": failing & ~documented & results["status"].eq(KNOWN),
                          "warned": passing & results["warnings"].map(len).gt(0),
                          "flaky": _flag(results, FLAKY_COLUMN)})
 
@@ -165,7 +190,7 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool],
     counts = pd.DataFrame({
         "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
         "usable": ~results["reason"].map(unusable).astype(bool),
-        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented", "flaky")},
+        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented", "known", "flaky")},
         "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
         "smoke": _flag(results, SMOKE), "smoke_applicable": marks["applicable"] & _flag(results, SMOKE),
     }).groupby("key").sum().reindex(list(complete), fill_value=0)
@@ -177,8 +202,9 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool],
 
 def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per column key (version order): the cell, its verdict, how many applicable cases, how many of them do
-    not pass, how many of those a documented change explains, how many passed with warnings, the causes of the
-    other failures (signatures, most cases first) and the documented changes (by name, else signature).
+    not pass, how many of those a documented change explains, a known upstream bug explains, nothing explains, how
+    many passed with warnings, and behind each kind of failure what explains it, most cases first: the unexplained
+    failures' causes (signatures), the documented changes (by name, else signature), the known bugs (known_bug()).
 
     `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
@@ -192,17 +218,20 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     if found is None:
         found = causes(results[failing].assign(flaky=False), matrix.cells)
     names = results[CHANGE_NAME] if CHANGE_NAME in results else pd.Series(None, index=results.index, dtype=object)
-    # Only failures count: a full causes() table also holds flaky passes.
-    failures = {(key, case): (known, as_text(name)) for key, case, known, name in zip(
-        results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(),
-        marks.loc[failing, "documented"].tolist(), names[failing].tolist(), strict=True)}
-    # Per key: {signature: failures} of the undocumented failures, {change: failures} of the documented ones.
-    tallies: dict[bool, dict[str, dict[str, int]]] = {False: {}, True: {}}
+    kinds = [DOCUMENTED_KIND if documented else KNOWN_KIND if known else UNEXPLAINED_KIND
+             for documented, known in zip(marks.loc[failing, "documented"], marks.loc[failing, "known"], strict=True)]
+    # Only failures count: a full causes() table also holds flaky passes. A known bug is named by its own reason.
+    failures = {(key, case): (kind, known_bug(reason) if kind == KNOWN_KIND else as_text(name))
+                for key, case, kind, name, reason in zip(
+                    results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(), kinds,
+                    names[failing].tolist(), results.loc[failing, "reason"].tolist(), strict=True)}
+    # Per kind, per key: {what explains it: failures}.
+    tallies: dict[str, dict[str, dict[str, int]]] = {kind: {} for kind in KINDS}
     for signature, cases in zip(found["signature"], found["cases"], strict=True):
         for key, case in cases:
             if (key, case) in failures:
-                known, name = failures[key, case]
-                tally = tallies[known].setdefault(key, {})
+                kind, name = failures[key, case]
+                tally = tallies[kind].setdefault(key, {})
                 tally[name or signature] = tally.get(name or signature, 0) + 1
     covered = coverages(matrix)
     rows = []
@@ -210,20 +239,31 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
         counts = counted[str(key)]
         coverage, families = covered[str(key)]
         sources = cell["sources"] if isinstance(cell.get("sources"), dict) else {}
-        mine, theirs = tallies[False].get(str(key), {}), tallies[True].get(str(key), {})
+        mine, theirs, bugs = (tallies[kind].get(str(key), {}) for kind in (UNEXPLAINED_KIND, DOCUMENTED_KIND,
+                                                                            KNOWN_KIND))
         rows.append({
             "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"],
             "jax": tagged(cell["jax"], sources, "jax"), "flax": tagged(cell["flax"], sources, "flax"),
             "python": as_text(cell["python"]), "backend": as_text(cell.get("backend")), "verdict": verdict(counts),
             "coverage": coverage.text(), "short_of_devices": sum(coverage.devices.values()),
             "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
-            "documented": counts.documented, "warned": counts.warned, "flaky": counts.flaky,
+            "documented": counts.documented, "known": counts.known, "unexplained": counts.unexplained,
+            "warned": counts.warned, "flaky": counts.flaky,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
             "changes": sorted(theirs, key=lambda name: -theirs[name]),
+            "known_bugs": sorted(bugs, key=lambda name: -bugs[name]),
             "sources": sources,
             "family_coverage": [family_text(family, found) for family, found in families.items()],
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def known_bug(reason: object) -> str:
+    """What names a declared known upstream bug: the link its xfail reason ends with (harness.cell.known writes
+    'why [ranges] link'), else the reason itself; '' for none."""
+    text = as_text(reason)
+    words = text.split()
+    return words[-1] if words and words[-1].startswith(("http://", "https://")) else text
 
 
 def broken(table: pd.DataFrame) -> set[str]:

@@ -120,6 +120,7 @@ table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px
 .v-broken { background: #ffcfcc; color: #a40e26; }
 .v-not-built { background: #cfd6de; color: #24292f; }
 .v-current { background: #e3f2d0; color: #3b5e14; }
+.v-known-bugs { background: #dff3ee; color: #0f5a4a; }
 .v-no-evidence { background: #eaeef2; color: #59636e; }
 .verdicts { margin: 6px 0 4px; padding: 0; list-style: none; }
 .verdicts li { font-size: 12px; margin: 2px 0; }

@@ -118,9 +118,12 @@ VERDICTS: dict[str, str] = {
     compat.WORKS: "every applicable case passes",
     compat.WARNED: "every applicable case passes; some raise deprecation warnings",
     compat.CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
+    compat.KNOWN_BUGS: "only declared known upstream bugs (with their links) and documented changes fail: code that "
+                       "avoids those bugs works, as on every pair that has them",
     compat.FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not "
                   "ruled out",
-    compat.PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
+    compat.PARTIAL: "an applicable case fails and neither a documented change nor a known upstream bug explains it "
+                    "(its causes are listed)",
     compat.BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
     compat.NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
     compat.INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
@@ -135,6 +138,8 @@ LOOKS: dict[str, Look] = {
                         "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
     compat.CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
                          "\N{BALLOT BOX WITH CHECK}", "v-current"),
+    compat.KNOWN_BUGS: Look("works except known bugs", "\N{LADY BEETLE}", "\N{CHECK MARK}\N{LOW ASTERISK}",
+                            "v-known-bugs"),
     compat.FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}",
                        "\N{CLOCKWISE OPEN CIRCLE ARROW}", "v-flaky"),
     compat.PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),

@@ -1,5 +1,5 @@
-"""A cell's verdict in words, as the grid, matrix.md and the issue body write it: its words with what it adds
-('partial: 3 of 40 fail') and its coverage when devices left cases out (reports/verdicts/compat.py decides the
+"""A cell's verdict in words, as the grid, matrix.md and the issue body write it: its words with what it adds (its
+failures counted by kind) and its coverage when devices left cases out (reports/verdicts/compat.py decides the
 verdict, reports/views/present.py gives its words)."""
 
 from __future__ import annotations
@@ -9,26 +9,41 @@ from typing import Any
 
 import pandas as pd
 
-from reports.verdicts.compat import CURRENT, FLAKY, PARTIAL
+from reports.verdicts.compat import (
+    CURRENT,
+    DOCUMENTED_KIND,
+    FLAKY,
+    KNOWN_BUGS,
+    KNOWN_KIND,
+    PARTIAL,
+    UNEXPLAINED_KIND,
+)
 from reports.views.present import label
+
+#: How each kind of failure (reports.verdicts.compat.KINDS) is counted in a verdict's text.
+KIND_WORDS: dict[str, str] = {DOCUMENTED_KIND: "documented", KNOWN_KIND: "known upstream",
+                              UNEXPLAINED_KIND: "unexplained"}
+
+
+def kinds_text(row: Mapping[Any, Any] | pd.Series) -> str:
+    """A cell's failures counted by kind, joined by middle dots: '29 documented, 9 known upstream, 0 unexplained'."""
+    return " \N{MIDDLE DOT} ".join(f"{int(row.get(kind) or 0)} {words}" for kind, words in KIND_WORDS.items())
 
 
 def detail(row: Mapping[Any, Any] | pd.Series) -> str:
-    """What a verdict adds to its words: 'k of n fail' (partial), 'attempts disagreed in k of n' (flaky), 'N changes
-    break older code' (works for current code); empty otherwise."""
-    if row["verdict"] == PARTIAL:
-        return f"{row['failing']} of {row['applicable']} fail"
+    """What a verdict adds to its words: its failures counted by kind (partial, works except known bugs, works for
+    current code), 'attempts disagreed in k of n' (flaky); empty otherwise."""
+    if row["verdict"] in (PARTIAL, KNOWN_BUGS, CURRENT):
+        return kinds_text(row)
     if row["verdict"] == FLAKY and row.get("flaky"):
         return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
-    if row["verdict"] == CURRENT:
-        count = len(row["changes"])
-        return f"{count} {'change breaks' if count == 1 else 'changes break'} older code"
     return ""
 
 
 def describe(row: Mapping[Any, Any] | pd.Series) -> str:
-    """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
-    older code'; with its coverage when devices left cases out ('works (19 of 103 ran: 80 need 8 devices)')."""
+    """A verdict as a reader sees it: 'works', 'works except known bugs: 29 documented, 9 known upstream, 0
+    unexplained' (the counts joined by middle dots); with its coverage when devices left cases out ('works (19 of 103
+    ran: 80 need 8 devices)')."""
     extra = detail(row)
     said = f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
     covered = coverage_note(row)
