@@ -140,7 +140,7 @@ V1_RELEASE = {"schema_version": 1, "flax": "0.10.2", "requirement": "jax>=0.7.0,
 def test_frontier_json_is_written_and_read_by_one_module(tmp_path: Path) -> None:
     path = outputs.write_document(tmp_path / outputs.FRONTIER_FILENAME, outputs.FRONTIER_JSON,
                                   outputs.frontier_document(["0.4.38"], []))
-    assert outputs.read_frontier(path) == {"schema_version": 2, "jax": ["0.4.38"], "releases": []}
+    assert outputs.read_frontier(path) == {"schema_version": 3, "jax": ["0.4.38"], "releases": []}
 
 
 def test_a_schema_1_frontier_is_migrated_its_range_read_as_the_core_range(tmp_path: Path) -> None:
@@ -169,9 +169,9 @@ def test_a_release_whose_parts_are_of_another_shape_is_refused(tmp_path: Path, f
 
 
 @pytest.mark.parametrize(("content", "why"), [
-    ('{"schema_version": 3}', r"frontier schema 3 is newer than this reader knows \(2\)"),
+    ('{"schema_version": 4}', r"frontier schema 4 is newer than this reader knows \(3\)"),
     ("[]", "frontier is a JSON list, not an object"),
-    ('{"schema_version": 2, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
+    ('{"schema_version": 3, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
     ('{"schema_version": 2, "jax": [], "releases": [{"flax": 1}]}', "frontier release 1 is not a flax release"),
     ("{", "frontier is not JSON"),
 ])
