@@ -11,7 +11,7 @@ from harness.formats import Source
 
 
 def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
-    """compat.csv (causes and changes joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
+    """compat.csv (causes, changes and known bugs joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
     file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}}), each row
     carrying its schema_version (harness.outputs owns both files)."""
     csv_path, json_path = Path(report_dir) / outputs.COMPAT_CSV.name, Path(report_dir) / outputs.COMPAT_JSON.name
@@ -21,6 +21,7 @@ def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
         causes=[" | ".join(found) for found in table["causes"]],
         family_coverage=[" | ".join(found) for found in table["family_coverage"]],
         changes=[" | ".join(found) for found in table["changes"]],
+        known_bugs=[" | ".join(found) for found in table["known_bugs"]],
         sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
                  for found in sources]))
     records = table.to_dict("records")
