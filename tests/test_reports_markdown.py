@@ -174,7 +174,7 @@ def test_new_verdicts_read_as_words_with_their_detail_and_the_legend_gives_each_
     compat = text[text.index("## Compatibility") : text.index("## Causes")]
     assert table_rows(compat)[2][1:] == ["[c1 ❔ no evidence](#col-c1)",
                                          "[c2 ☑️ works for current code](#col-c2) 1 documented · 0 known upstream · 0 "
-                                         "unexplained"]
+                                         "unexplained<br>new here: documented: jax 0.9: make\\_mesh"]
     assert "- ☑️ **works for current code** (`works_for_current_code`): only documented changes fail" in compat
     assert compat.count("\n- ") == len(VERDICTS)  # one legend line per token
 
@@ -193,7 +193,8 @@ def test_compatibility_table_and_causes_come_first_with_links_to_columns_and_cau
     header, _, row = table_rows(compat)[:3]
     assert header == ["flax \\ jax", "0.4.38", "0.10.2"]
     assert row == ["**0.12.8**", "[c1 ✅ works](#col-c1)",
-                   "[c2 🔶 partial](#col-c2) 0 documented · 1 known upstream · 1 unexplained ([#1](#cause-1))"]
+                   "[c2 🔶 partial](#col-c2) 0 documented · 1 known upstream · 1 unexplained ([#1](#cause-1))<br>new "
+                   "here: known upstream bug known"]
     assert '<a id="col-c2"></a>**c2**' in text
     found = text[text.index("## Causes") : text.index("## Legend")]
     assert found.startswith("## Causes (2)")

@@ -8,7 +8,7 @@ texts: at 20,000 results Styler took seconds for each, and its hover CSS was mos
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -29,7 +29,7 @@ from reports.data.matrix import (
     stack_notes,
 )
 from reports.data.text import as_text, seconds_each
-from reports.verdicts import changes, compat, divergence
+from reports.verdicts import changes, compat, divergence, pairs
 from reports.verdicts.causes import CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views import _page
@@ -39,7 +39,7 @@ from reports.views.hover import FIELDS as HOVER_FIELDS
 from reports.views.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
 from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
-from reports.views.verdict_text import coverage_note, describe, detail
+from reports.views.verdict_text import coverage_note, describe, detail, is_link, item_name
 
 
 def render_html(
@@ -104,13 +104,23 @@ def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> 
         return f"{version} (from {where[version]})" if version in where else version
 
     numbers = {view.signature: view.number for view in shown}
+    new, said = pairs.new_here(table), pairs.shared(table)
     slots = []
     for flax, keys_by_jax in zip(layout.index, layout.to_numpy().tolist(), strict=True):
         entries = []
         for keys in keys_by_jax:
-            entries.append([_verdict_entry(matrix, key, rows.loc[key], numbers) for key in keys])
-        slots.append((release(flax), entries))
-    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots}
+            entries.append([{**_verdict_entry(matrix, key, rows.loc[key], numbers), "new": _items(new.get(key, []))}
+                            for key in keys])
+        slots.append((release(flax), entries, _items(said.rows.get(flax, ()))))
+    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots, "everywhere": _items(said.table)}
+
+
+def _items(found: Iterable[pairs.Item]) -> dict[str, Any]:
+    """Known bugs (name, link or '') and documented changes (names) for the template."""
+    found = list(found)
+    return {"bugs": [(item_name(item.name), item.name if is_link(item.name) else "") for item in found
+                     if item.kind == compat.KNOWN_KIND],
+            "changes": [item.name for item in found if item.kind == compat.DOCUMENTED_KIND]}
 
 
 def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:

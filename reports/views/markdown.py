@@ -14,13 +14,13 @@ import pandas as pd
 from harness import outputs
 from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
 from reports.data.text import as_text
-from reports.verdicts import changes, compat, divergence
+from reports.verdicts import changes, compat, divergence, pairs
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views.compat_grid import grid, origins
 from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
-from reports.views.verdict_text import coverage_note, detail
+from reports.views.verdict_text import coverage_note, detail, is_link, item_name
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
 # emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
@@ -89,10 +89,12 @@ def render_markdown(
 
 
 def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
-    """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes."""
+    """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes, each
+    with what is new in it against its neighbours; what every cell of a row or of the table shares is said once."""
     layout = grid(verdicts)
     rows = {row["key"]: row for row in verdicts.to_dict("records")}
     numbers = {view.signature: view.number for view in shown}
+    new, said = pairs.new_here(verdicts), pairs.shared(verdicts)
 
     def entry(key: str) -> str:
         row = rows[key]
@@ -102,6 +104,7 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
         if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
             extra += f" ({', '.join(refs)})" if refs else ""
+        extra += f"<br>new here: {_items(new.get(key, []))}" if new.get(key) else ""
         return f"{text} {extra}" if extra else text
 
     where = origins(verdicts)
@@ -109,15 +112,36 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
     def release(version: str) -> str:
         return escape(version) + (f" (from {code(where[version])})" if version in where else "")
 
-    table_rows = [[f"**{release(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
+    def row_label(flax: str) -> str:
+        common = said.rows.get(flax, ())
+        return f"**{release(flax)}**" + (f"<br>every pair: {_items(common, brief=True)}" if common else "")
+
+    table_rows = [[row_label(flax), *("<br>".join(entry(key) for key in keys) for keys in slots)]
                   for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
+    everywhere = (f"Every cell below has {_items(said.table, brief=True)}. A box names what is new in its pair "
+                  "(against the previous jax with its flax and the previous flax with its jax), a row what every pair "
+                  "of it has.\n\n" if said.table else "")
     header = ["flax \\ jax", *(release(jax) for jax in layout.columns)]
     key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(VERDICTS[token])}"
                     for token, look in LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
             "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
-            f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n"
+            f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n" + everywhere
             + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
+
+
+def _items(found: Iterable[pairs.Item], brief: bool = False) -> str:
+    """Known bugs and documented changes as a box names them, a bug's link where it has one; `brief`: the documented
+    changes counted, not named (the Changes section names them)."""
+    found = list(found)
+    bugs = [f"[{escape(item_name(item.name))}]({item.name})" if is_link(item.name) else escape(item.name)
+            for item in found if item.kind == compat.KNOWN_KIND]
+    changed = [escape(item.name) for item in found if item.kind == compat.DOCUMENTED_KIND]
+    said = [f"known upstream bug{'s' if len(bugs) > 1 else ''} {', '.join(bugs)}"] if bugs else []
+    if changed:
+        said.append(f"{len(changed)} documented change{'s' if len(changed) > 1 else ''}" if brief
+                    else f"documented: {'; '.join(changed)}")
+    return "; ".join(said)
 
 
 def _causes(matrix: Matrix, shown: list[CauseView]) -> str:

@@ -4,6 +4,7 @@ verdict, reports/views/present.py gives its words)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +39,18 @@ def detail(row: Mapping[Any, Any] | pd.Series) -> str:
     if row["verdict"] == FLAKY and row.get("flaky"):
         return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
     return ""
+
+
+def item_name(item: str) -> str:
+    """A known bug or documented change as a box names it: a GitHub issue or pull request link as 'jax#40907', anything
+    else as itself."""
+    match = re.match(r"https://github\.com/[^/\s]+/([^/\s]+)/(?:issues|pull)/(\d+)", item)
+    return f"{match[1]}#{match[2]}" if match else item
+
+
+def is_link(item: str) -> bool:
+    """Whether an item is a link a view can point at."""
+    return item.startswith(("http://", "https://"))
 
 
 def describe(row: Mapping[Any, Any] | pd.Series) -> str:
