@@ -293,3 +293,14 @@ def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
 def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
     cells = render_html(matrix_of(record()))
     assert ">stack</th>" not in cells[cells.index('id="T_cells"') :]
+
+
+def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has_once_for_the_row() -> None:
+    page = render_html(factory.pairs_matrix(compile_s=0.3, execute_s=0.2, device_kind="cpu", backend="cpu"))
+    compat = " ".join(page[page.index('id="compat"') : page.index('id="causes"')].split())
+    link = '<a href="https://github.com/jax-ml/jax/issues/{0}">jax#{0}</a>'.format
+    assert f"Every cell below has {link(1)}." in compat
+    assert f'<th>0.12.12<span class="row-shared">every pair: {link(3)}</span></th>' in compat
+    assert compat.count('<span class="new">new here:') == 2
+    assert f'<span class="new">new here: {link(2)}</span>' in compat
+    assert f'<span class="new">new here: {link(3)}</span>' in compat

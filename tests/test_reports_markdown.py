@@ -232,3 +232,17 @@ def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
 def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
     cells = render_markdown(matrix_of(record()))
     assert "stack" not in table_rows(cells[cells.index("## Cells") :])[0]
+
+
+def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has_once_for_the_row() -> None:
+    text = render_markdown(factory.pairs_matrix(device_kind="cpu"))
+    compat = text[text.index("## Compatibility") : text.index("## Causes")]
+    link = "[jax#{0}](https://github.com/jax-ml/jax/issues/{0})".format
+    assert f"Every cell below has known upstream bug {link(1)}." in compat
+    header, _, newest, older = table_rows(compat)[:4]
+    assert header == ["flax \\ jax", "0.4.38", "0.10.2"]
+    assert newest[0] == f"**0.12.12**<br>every pair: known upstream bug {link(3)}"
+    assert newest[1].endswith(f"<br>new here: known upstream bug {link(3)}") and "new here" not in newest[2]
+    assert older[0] == "**0.12.8**" and "new here" not in older[1]
+    assert older[2].endswith(f"<br>new here: known upstream bug {link(2)}")
+    assert "works except known bugs" in newest[2] and "0 documented · 3 known upstream · 0 unexplained" in newest[2]
