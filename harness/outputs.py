@@ -223,14 +223,14 @@ def compat_update_to_3(row: Row) -> Row:
 
 
 def compat_update_to_4(row: Row) -> Row:
-    """compat 3 -> 4: a version 3 row did not count its failures by kind (documented, known upstream, unexplained),
-    so its known bugs and unexplained failures read as unknown (null); its verdict stays as judged then."""
-    return {**row, "known": None, "unexplained": None, "known_bugs": None, VERSION_KEY: 4}
+    """compat 3 -> 4: a version 3 row did not count its failures by kind (documented, known upstream, unexplained)
+    nor judge each family, so those read as unknown (null); its verdict stays as judged then."""
+    return {**row, "known": None, "unexplained": None, "known_bugs": None, "family_verdicts": None, VERSION_KEY: 4}
 
 
 #: The compatibility verdicts (reports.verdicts.compat), one row per cell. 2: schema_version in every row; 3:
 #: `backend`, `coverage`, `short_of_devices` and `family_coverage` (reports.verdicts.coverage); 4: `known`,
-#: `unexplained` and `known_bugs` (failures counted by kind), the verdict works_except_known_bugs.
+#: `unexplained` and `known_bugs` (failures counted by kind), `family_verdicts`, the verdict works_except_known_bugs.
 COMPAT_MIGRATIONS = {2: stamped(2), 3: compat_update_to_3, 4: compat_update_to_4}
 COMPAT_CSV = Format("compat.csv", 4, "compat table", COMPAT_MIGRATIONS)
 COMPAT_JSON = Format("compat.json", 4, "compat list", COMPAT_MIGRATIONS)

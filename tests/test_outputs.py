@@ -57,13 +57,13 @@ def test_a_compat_row_of_version_2_knows_no_coverage_and_no_backend() -> None:
     row = outputs.COMPAT_JSON.migrate({"schema_version": 2, "key": "c1", "verdict": "works"}, "compat.json")
     assert row == {"schema_version": 4, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
                    "short_of_devices": 0, "family_coverage": None, "known": None, "unexplained": None,
-                   "known_bugs": None}
+                   "known_bugs": None, "family_verdicts": None}
 
 
 def test_a_compat_row_of_version_3_keeps_its_coverage_and_knows_no_kinds_of_failure() -> None:
     row = {"schema_version": 3, "key": "c1", "coverage": "19 of 103 (80 need 8 devices)", "short_of_devices": 80}
     assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == {
-        **row, "schema_version": 4, "known": None, "unexplained": None, "known_bugs": None}
+        **row, "schema_version": 4, "known": None, "unexplained": None, "known_bugs": None, "family_verdicts": None}
 
 
 def test_a_compat_row_of_version_4_keeps_its_kinds_of_failure() -> None:
@@ -110,7 +110,8 @@ def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
     assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 4, "key": "c1", "backend": None,
                                                             "coverage": None, "short_of_devices": 0,
                                                             "family_coverage": None, "known": None,
-                                                            "unexplained": None, "known_bugs": None}]
+                                                            "unexplained": None, "known_bugs": None,
+                                                            "family_verdicts": None}]
 
 
 @pytest.mark.parametrize(("content", "why"), [

@@ -258,3 +258,15 @@ def test_verdicts_given_causes_count_only_failures_not_flaky_passes() -> None:
     given = compat.verdicts(matrix, causes(matrix.results, matrix.cells)).to_dict("records")
     assert given == compat.verdicts(matrix).to_dict("records")
     assert given[0]["causes"] == ["KeyError: failed"] and given[0]["failing"] == 1
+
+
+def test_each_family_is_judged_alone_a_known_bug_in_one_and_an_unexplained_failure_in_another() -> None:
+    row = verdict_of(record(case_id="gathers::a", family="gathers"),
+                     record(case_id="gathers::b", family="gathers", **KNOWN_BUG),
+                     record(case_id="merge::a", family="merge", **FAILED))
+    assert row["verdict"] == "partial"
+    assert row["family_verdicts"] == {
+        "gathers": {"verdict": "works_except_known_bugs", "documented": 0, "known": 1, "unexplained": 0},
+        "merge": {"verdict": "partial", "documented": 0, "known": 0, "unexplained": 1}}
+    assert verdict_of(record(case_id="merge::a", family="merge"), complete=False)["family_verdicts"] == {
+        "merge": {"verdict": "interrupted", "documented": 0, "known": 0, "unexplained": 0}}

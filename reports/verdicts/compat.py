@@ -85,10 +85,12 @@ FLAKY_COLUMN = "flaky"
 #: branch never shares a row with the release it is compared to. `backend` is the cell's (cpu, gpu, tpu), so cells of
 #: the same pins on other backends are told apart; `coverage` says what ran of what was collected, the rest by cause
 #: (reports.verdicts.coverage), `short_of_devices` how many cases the cell's devices left out (a view writes the
-#: verdict with its coverage when there are any), `family_coverage` the same per family.
+#: verdict with its coverage when there are any), `family_coverage` the same per family; `family_verdicts` is the
+#: verdict of each family's cases alone, {family: {verdict, documented, known, unexplained}} (by_family(), for a
+#: maintainer who uses only some of them).
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "backend", "verdict", "coverage",
                       "short_of_devices", "applicable", "failing", "documented", "known", "unexplained", "warned",
-                      "flaky", "causes", "changes", "known_bugs", "sources", "family_coverage"]
+                      "flaky", "causes", "changes", "known_bugs", "sources", "family_coverage", "family_verdicts"]
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,7 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
                 tally = tallies[kind].setdefault(key, {})
                 tally[name or signature] = tally.get(name or signature, 0) + 1
     covered = coverages(matrix)
+    per_family = by_family(matrix, complete, counted)
     rows = []
     for key, cell in matrix.cells.iterrows():
         counts = counted[str(key)]
@@ -254,8 +257,34 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
             "known_bugs": sorted(bugs, key=lambda name: -bugs[name]),
             "sources": sources,
             "family_coverage": [family_text(family, found) for family, found in families.items()],
+            "family_verdicts": {family: {"verdict": verdict(found), "documented": found.documented,
+                                         "known": found.known, "unexplained": found.unexplained}
+                                for family, found in per_family.get(str(key), {}).items()},
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def by_family(matrix: Matrix, complete: dict[str, bool], counted: Mapping[str, Evidence]) -> dict[
+        str, dict[str, Evidence]]:
+    """{key: {family: the evidence of that family's results alone}} (families in the order their cases come): the same
+    rule, on a cell cut to one family, so a family's verdict is never better than the cell's evidence for it; what the
+    cell's files could not account for counts against every family."""
+    results = matrix.results
+    if results.empty:
+        return {}
+    cut = results["key"].astype(str) + _FAMILY_SEPARATOR + results["family"].astype(str)
+    parts = list(dict.fromkeys(cut.tolist()))
+    found = evidence(results.assign(key=cut), {part: complete[part.split(_FAMILY_SEPARATOR)[0]] for part in parts},
+                     {part: counted[part.split(_FAMILY_SEPARATOR)[0]].unaccounted for part in parts})
+    by_key: dict[str, dict[str, Evidence]] = {}
+    for part in parts:
+        key, family = part.split(_FAMILY_SEPARATOR, 1)
+        by_key.setdefault(key, {})[family] = found[part]
+    return by_key
+
+
+#: Joins a column key and a family into one key of evidence() (neither holds it).
+_FAMILY_SEPARATOR = "\x1f"
 
 
 def known_bug(reason: object) -> str:

@@ -22,6 +22,8 @@ def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
         family_coverage=[" | ".join(found) for found in table["family_coverage"]],
         changes=[" | ".join(found) for found in table["changes"]],
         known_bugs=[" | ".join(found) for found in table["known_bugs"]],
+        family_verdicts=[" | ".join(f"{family}: {said['verdict']}" for family, said in found.items())
+                         for found in table["family_verdicts"]],
         sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
                  for found in sources]))
     records = table.to_dict("records")
