@@ -304,3 +304,17 @@ def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has
     assert compat.count('<span class="new">new here:') == 2
     assert f'<span class="new">new here: {link(2)}</span>' in compat
     assert f'<span class="new">new here: {link(3)}</span>' in compat
+
+
+def test_each_pair_is_judged_per_family_in_a_table_one_can_fold() -> None:
+    matrix = matrix_of(record("0.4.38", case_id="gathers::a", family="gathers"),
+                       factory.known_bug("0.4.38", "0.12.8", 1, family="gathers", compile_s=0.3, execute_s=0.2,
+                                         device_kind="cpu", backend="cpu"),
+                       record("0.4.38", case_id="merge::a", family="merge", status="failed", error_type="KeyError"))
+    page = " ".join(render_html(matrix).split())
+    families = page[page.index('<details class="families" open>') : page.index("</details>", page.index(
+        '<details class="families"'))]
+    assert '<th>gathers</th><th>merge</th>' in families
+    assert ('<div class="verdict v-known-bugs" title="works except known bugs">\N{CHECK MARK}\N{LOW ASTERISK} 1 known '
+            'upstream</div>') in families
+    assert '<div class="verdict v-partial" title="partial">◐ 1 unexplained</div>' in families

@@ -246,3 +246,15 @@ def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has
     assert older[0] == "**0.12.8**" and "new here" not in older[1]
     assert older[2].endswith(f"<br>new here: known upstream bug {link(2)}")
     assert "works except known bugs" in newest[2] and "0 documented · 3 known upstream · 0 unexplained" in newest[2]
+
+
+def test_each_pair_is_judged_per_family_a_known_bug_in_one_family_an_unexplained_failure_in_another() -> None:
+    matrix = matrix_of(record("0.4.38", case_id="gathers::a", family="gathers"),
+                       factory.known_bug("0.4.38", "0.12.8", 1, family="gathers", device_kind="cpu"),
+                       record("0.4.38", case_id="merge::a", family="merge", status="failed", error_type="KeyError"))
+    text = render_markdown(matrix)
+    families = text[text.index("### Per family") : text.index("## Causes")]
+    assert table_rows(families)[0] == ["pair", "`gathers`", "`merge`"]
+    (row,) = table_rows(families)[2:]
+    assert row[-2:] == ["🐞 1 known upstream", "🔶 1 unexplained"]
+    assert "### Per family" not in render_markdown(matrix_of(record("0.4.38", case_id="merge::a", family="merge")))

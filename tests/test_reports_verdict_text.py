@@ -41,3 +41,9 @@ def test_the_coverage_note_is_empty_unless_devices_left_cases_out() -> None:
     assert coverage_note(row) == ""
     assert coverage_note({**row, "short_of_devices": 2, "coverage": "1 of 3 (2 need 8 devices)"}) == (
         "(on 1 of 3 cases: 2 need 8 devices)")
+
+
+def test_a_broken_cell_counts_its_failures_by_kind_one_that_never_ran_a_case_says_nothing_more() -> None:
+    row = row_of(record(case_id="f::core", status="failed", smoke=True), record(case_id="f::a"))
+    assert describe({**row, "smoke": True}) == "broken: 0 documented · 0 known upstream · 1 unexplained"
+    assert detail({**row, "failing": 0}) == ""

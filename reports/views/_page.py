@@ -116,6 +116,10 @@ table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px
 table.compat tbody th .row-shared { display: block; font: 400 11px/1.3 system-ui, sans-serif; color: #59636e;
   white-space: normal; text-align: left; min-width: 11em; max-width: 16em; }
 p.shared a { color: inherit; }
+details.families { margin: 8px 0; }
+details.families summary { cursor: pointer; font-weight: 600; font-size: 13px; }
+table.families .verdict { font-size: 11.5px; }
+table.families tbody th { font-family: inherit; white-space: nowrap; }
 .v-works { background: #d3f5dc; color: #116329; }
 .v-warned { background: #fff0b3; color: #7a4d00; }
 .v-partial { background: #ffe2c7; color: #8a3a00; }
@@ -232,6 +236,24 @@ its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table
 {% endfor %}
 </tbody>
 </table>
+{% if compat.families %}
+<details class="families" open><summary>Per family: each pair's verdict on one family's cases alone</summary>
+<table class="compat families" id="T_families">
+<thead><tr><th class="corner">pair</th>{% for family in compat.families %}<th>{{ family }}</th>{% endfor %}</tr></thead>
+<tbody>
+{% for row in compat.family_rows %}
+<tr><th><a href="#{{ row.anchor }}">{{ row.key }}</a> {{ row.pair }}</th>
+{% for e in row.entries %}
+{% if e %}<td><div class="verdict {{ e.css_class }}" title="{{ e.label }}">{{ e.symbol }}
+ {{ e.detail or e.label }}</div></td>
+{% else %}<td class="empty"></td>{% endif %}
+{% endfor %}
+</tr>
+{% endfor %}
+</tbody>
+</table>
+</details>
+{% endif %}
 <ul class="verdicts">
 {% for look, token, meaning in verdicts %}
 <li><span class="verdict {{ look.css_class }}">{{ look.symbol }} {{ look.words }}</span> {{ meaning }}

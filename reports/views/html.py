@@ -39,7 +39,15 @@ from reports.views.hover import FIELDS as HOVER_FIELDS
 from reports.views.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
 from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
-from reports.views.verdict_text import coverage_note, describe, detail, is_link, item_name
+from reports.views.verdict_text import (
+    coverage_note,
+    describe,
+    detail,
+    failing_kinds,
+    family_order,
+    is_link,
+    item_name,
+)
 
 
 def render_html(
@@ -112,7 +120,32 @@ def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> 
             entries.append([{**_verdict_entry(matrix, key, rows.loc[key], numbers), "new": _items(new.get(key, []))}
                             for key in keys])
         slots.append((release(flax), entries, _items(said.rows.get(flax, ()))))
-    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots, "everywhere": _items(said.table)}
+    order = [key for keys_by_jax in layout.to_numpy().tolist() for keys in keys_by_jax for key in keys]
+    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots, "everywhere": _items(said.table),
+            **_per_family(rows, order)}
+
+
+def _per_family(rows: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+    """Each pair (in the grid's order) by family: the verdict of that family's cases alone, with what fails there."""
+    families = family_order(rows)
+    if len(families) < 2:
+        return {"families": [], "family_rows": []}
+    found: list[dict[str, Any]] = []
+    for key in order:
+        judged = rows.loc[key, "family_verdicts"]
+        if not isinstance(judged, dict):
+            continue
+        entries = []
+        for family in families:
+            said = judged.get(family)
+            look = LOOKS.get(str(said["verdict"])) if isinstance(said, dict) else None
+            entries.append(None if look is None or not isinstance(said, dict) else {
+                "css_class": look.css_class, "symbol": look.symbol, "label": look.words,
+                "detail": failing_kinds(said)})
+        found.append({"key": key, "anchor": column_anchor(key),
+                      "pair": f"jax {rows.loc[key, 'jax']} \N{MIDDLE DOT} flax {rows.loc[key, 'flax']}",
+                      "entries": entries})
+    return {"families": families, "family_rows": found}
 
 
 def _items(found: Iterable[pairs.Item]) -> dict[str, Any]:

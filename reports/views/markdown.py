@@ -20,7 +20,7 @@ from reports.verdicts.findings import deprecations, key_ranges
 from reports.views.compat_grid import grid, origins
 from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
-from reports.views.verdict_text import coverage_note, detail, is_link, item_name
+from reports.views.verdict_text import coverage_note, detail, failing_kinds, family_order, is_link, item_name
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
 # emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
@@ -127,7 +127,31 @@ def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
             "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
             f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n" + everywhere
-            + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
+            + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}"
+            + _per_family(verdicts, [key for slots in layout.to_numpy().tolist() for keys in slots for key in keys]))
+
+
+def _per_family(verdicts: pd.DataFrame, order: list[str]) -> str:
+    """Each pair (in the grid's order) by family: the verdict of that family's cases alone, with what fails."""
+    families = family_order(verdicts)
+    if len(families) < 2:
+        return ""
+    rows = {str(row["key"]): row for row in verdicts.to_dict("records")}
+
+    def entry(said: object) -> str:
+        if not isinstance(said, dict):
+            return ""
+        look = LOOKS.get(str(said["verdict"]))
+        mark = look.mark if look else escape(said["verdict"])
+        extra = failing_kinds(said)
+        return f"{mark} {extra}" if extra else f"{mark} {escape(look.words) if look else ''}".strip()
+
+    body = [[f"[{key}](#{column_anchor(key)}) jax {escape(rows[key]['jax'])} \N{MIDDLE DOT} flax "
+             f"{escape(rows[key]['flax'])}", *(entry(rows[key]["family_verdicts"].get(family)) for family in families)]
+            for key in order if isinstance(rows[key].get("family_verdicts"), dict)]
+    return ("\n\n### Per family\n\nEach pair's verdict on one family's cases alone, for a maintainer who uses only "
+            "some of them (rows in the grid's order; each mark as in the list above), with what fails there.\n\n"
+            + table(["pair", *(code(family) for family in families)], body, ["l"] * (len(families) + 1)))
 
 
 def _items(found: Iterable[pairs.Item], brief: bool = False) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from reports.verdicts.compat import (
+    BROKEN,
     CURRENT,
     DOCUMENTED_KIND,
     FLAKY,
@@ -31,10 +32,24 @@ def kinds_text(row: Mapping[Any, Any] | pd.Series) -> str:
     return " \N{MIDDLE DOT} ".join(f"{int(row.get(kind) or 0)} {words}" for kind, words in KIND_WORDS.items())
 
 
+def failing_kinds(counts: Mapping[str, Any]) -> str:
+    """Only the kinds of failure that occur, joined by middle dots ('2 known upstream'); empty when nothing fails."""
+    return " \N{MIDDLE DOT} ".join(f"{int(counts.get(kind) or 0)} {words}" for kind, words in KIND_WORDS.items()
+                                    if counts.get(kind))
+
+
+def family_order(table: pd.DataFrame) -> list[str]:
+    """The families of a verdicts() table's `family_verdicts`, in the order they first come."""
+    found: dict[str, None] = {}
+    for families in table.get("family_verdicts", pd.Series([], dtype=object)):
+        found.update(dict.fromkeys(families if isinstance(families, dict) else {}))
+    return list(found)
+
+
 def detail(row: Mapping[Any, Any] | pd.Series) -> str:
     """What a verdict adds to its words: its failures counted by kind (partial, works except known bugs, works for
-    current code), 'attempts disagreed in k of n' (flaky); empty otherwise."""
-    if row["verdict"] in (PARTIAL, KNOWN_BUGS, CURRENT):
+    current code, and broken where cases fail), 'attempts disagreed in k of n' (flaky); empty otherwise."""
+    if row["verdict"] in (PARTIAL, KNOWN_BUGS, CURRENT) or (row["verdict"] == BROKEN and row.get("failing")):
         return kinds_text(row)
     if row["verdict"] == FLAKY and row.get("flaky"):
         return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
