@@ -270,3 +270,10 @@ def test_each_family_is_judged_alone_a_known_bug_in_one_and_an_unexplained_failu
         "merge": {"verdict": "partial", "documented": 0, "known": 0, "unexplained": 1}}
     assert verdict_of(record(case_id="merge::a", family="merge"), complete=False)["family_verdicts"] == {
         "merge": {"verdict": "interrupted", "documented": 0, "known": 0, "unexplained": 0}}
+
+
+def test_a_cause_is_of_the_kind_a_cell_counts_it() -> None:
+    assert compat.cause_kind("jax 0.9.0: make_mesh", ["failed"]) == "documented"
+    assert compat.cause_kind("", ["xfailed"]) == "known"
+    assert compat.cause_kind("", ["xfailed", "failed"]) == "unexplained"
+    assert compat.cause_kind(None, None) == "unexplained"

@@ -287,6 +287,17 @@ def by_family(matrix: Matrix, complete: dict[str, bool], counted: Mapping[str, E
 _FAMILY_SEPARATOR = "\x1f"
 
 
+def cause_kind(change: object, statuses: object) -> str:
+    """The kind of failure behind a cause of reports.verdicts.causes (its `change` and `statuses`), as a cell counts
+    it: documented (a declared change documents it), known (every result behind it is a declared known upstream bug),
+    else unexplained."""
+    if isinstance(change, str) and change:
+        return DOCUMENTED_KIND
+    if isinstance(statuses, list) and statuses == [KNOWN]:
+        return KNOWN_KIND
+    return UNEXPLAINED_KIND
+
+
 def known_bug(reason: object) -> str:
     """What names a declared known upstream bug: the link its xfail reason ends with (harness.cell.known writes
     'why [ranges] link'), else the reason itself; '' for none."""
