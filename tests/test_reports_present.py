@@ -94,3 +94,11 @@ def test_the_verdicts_floor_holds_no_looks_this_module_owns_them() -> None:
     assert looks_in("def verdict(evidence: Evidence) -> str:\n    return WORKS\n") == []
     verdicts = Path(__file__).parents[1] / "reports" / "verdicts" / "compat.py"
     assert looks_in(verdicts.read_text(encoding="utf-8")) == []
+
+
+def test_each_verdict_box_gets_its_colours_from_this_module_alone() -> None:
+    # Was: the verdicts' colours lived in reports/views/_page.py, their classes here.
+    rules = stylesheet()
+    assert all(f".{look.css_class} {{ {look.style} }}" in rules for look in LOOKS.values())
+    page = (Path(__file__).parents[1] / "reports" / "views" / "_page.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\.v-[a-z-]+ \{", page, re.M)

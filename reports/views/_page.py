@@ -120,17 +120,6 @@ details.families { margin: 8px 0; }
 details.families summary { cursor: pointer; font-weight: 600; font-size: 13px; }
 table.families .verdict { font-size: 11.5px; }
 table.families tbody th { font-family: inherit; white-space: nowrap; }
-.v-works { background: #d3f5dc; color: #116329; }
-.v-warned { background: #fff0b3; color: #7a4d00; }
-.v-partial { background: #ffe2c7; color: #8a3a00; }
-.v-flaky { background: #ffe2c7; color: #8a3a00; box-shadow: inset 0 0 0 2px #fb8500; }
-.v-interrupted { background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); color: #953800; }
-.v-unaccounted { background: repeating-linear-gradient(45deg, #fff8c5 0 4px, #f5e0a0 4px 6px); color: #7d4e00; }
-.v-broken { background: #ffcfcc; color: #a40e26; }
-.v-not-built { background: #cfd6de; color: #24292f; }
-.v-current { background: #e3f2d0; color: #3b5e14; }
-.v-known-bugs { background: #dff3ee; color: #0f5a4a; }
-.v-no-evidence { background: #eaeef2; color: #59636e; }
 .verdicts { margin: 6px 0 4px; padding: 0; list-style: none; }
 .verdicts li { font-size: 12px; margin: 2px 0; }
 .verdicts code { color: #59636e; }

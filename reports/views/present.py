@@ -89,7 +89,8 @@ def legend(shown: Iterable[str]) -> list[tuple[str, Presentation]]:
 
 
 def stylesheet() -> str:
-    """CSS classes `.st-<status>` giving each status its colours, shared by every HTML table and the legend."""
+    """CSS classes `.st-<status>` giving each status its colours, shared by every HTML table and the legend, and
+    `.v-<verdict>` giving each verdict box its colours."""
     rules = [
         f".{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
         for p in [*PRESENTATIONS.values(), UNKNOWN]
@@ -97,6 +98,8 @@ def stylesheet() -> str:
     # The marks have their own rules (reports/_page.py): `.flaky` is a badge on a status, not a status colour.
     rules += [f".badge-{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
               for p in (FLAKY, INCOMPLETE)]
+    # The verdicts' boxes (defined below, read when this runs).
+    rules += [f".{look.css_class} {{ {look.style} }}" for look in LOOKS.values()]
     return "\n".join(rules)
 
 
@@ -104,13 +107,14 @@ def stylesheet() -> str:
 
 
 class Look(NamedTuple):
-    """How a verdict token reads in a report: its words, an emoji mark (Markdown), a text symbol and a CSS class
-    (HTML, reports/views/_page.py)."""
+    """How a verdict token reads in a report: its words, an emoji mark (Markdown), a text symbol, a CSS class and
+    that class's style (HTML: stylesheet() writes the rule for reports/views/_page.py)."""
 
     words: str
     mark: str
     symbol: str
     css_class: str
+    style: str
 
 
 #: Each verdict token, best first, with its one-line meaning for the legend and the docs' verdict table.
@@ -132,23 +136,34 @@ VERDICTS: dict[str, str] = {
     compat.NOT_BUILT: "the cell's environment could not be built",
 }
 
+#: Each token's look; its style is the verdict box's colours in matrix.html (stylesheet() writes them).
 LOOKS: dict[str, Look] = {
-    compat.WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
+    compat.WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works",
+                       "background: #d3f5dc; color: #116329;"),
     compat.WARNED: Look("works with warnings", "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}",
-                        "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
+                        "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned",
+                        "background: #fff0b3; color: #7a4d00;"),
     compat.CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
-                         "\N{BALLOT BOX WITH CHECK}", "v-current"),
+                         "\N{BALLOT BOX WITH CHECK}", "v-current", "background: #e3f2d0; color: #3b5e14;"),
     compat.KNOWN_BUGS: Look("works except known bugs", "\N{LADY BEETLE}", "\N{CHECK MARK}\N{LOW ASTERISK}",
-                            "v-known-bugs"),
+                            "v-known-bugs", "background: #dff3ee; color: #0f5a4a;"),
     compat.FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}",
-                       "\N{CLOCKWISE OPEN CIRCLE ARROW}", "v-flaky"),
-    compat.PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
-    compat.BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
-    compat.NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
+                       "\N{CLOCKWISE OPEN CIRCLE ARROW}", "v-flaky",
+                       "background: #ffe2c7; color: #8a3a00; box-shadow: inset 0 0 0 2px #fb8500;"),
+    compat.PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial",
+                         "background: #ffe2c7; color: #8a3a00;"),
+    compat.BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken", "background: #ffcfcc; color: #a40e26;"),
+    compat.NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence",
+                             "background: #eaeef2; color: #59636e;"),
     compat.INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
-                             "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
-    compat.UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
-    compat.NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
+                             "\N{DOUBLE VERTICAL LINE}", "v-interrupted",
+                             "background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); "
+                             "color: #953800;"),
+    compat.UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted",
+                             "background: repeating-linear-gradient(45deg, #fff8c5 0 4px, #f5e0a0 4px 6px); "
+                             "color: #7d4e00;"),
+    compat.NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built",
+                           "background: #cfd6de; color: #24292f;"),
 }
 
 
