@@ -229,3 +229,10 @@ def test_the_module_imports_nothing_but_the_standard_library_and_formats() -> No
     code = ("import sys, harness.outputs; sys.exit(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('harness', 'reports', 'pandas', 'packaging')) != ['harness', 'harness.formats', 'harness.outputs'])")
     assert subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent).returncode == 0
+
+
+def test_a_frontier_release_of_version_2_lists_no_known_bug_and_a_malformed_row_is_left_for_the_reader() -> None:
+    release = {"schema_version": 2, "flax": "0.10.2", "row": {"works_from": "0.7.0"}}
+    assert outputs.FRONTIER_RELEASE.migrate(dict(release), "flax-0.10.2.json")["row"] == {
+        "works_from": "0.7.0", "known_bugs": ""}
+    assert outputs.FRONTIER_RELEASE.migrate({"schema_version": 2, "row": 1}, "flax-x.json")["row"] == 1
