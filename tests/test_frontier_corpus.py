@@ -77,8 +77,8 @@ def test_a_live_known_upstream_bug_failing_at_every_release_leaves_the_range_and
     assert frontier_report.requirement(found) == (
         f"jax>={candidates[2]},<={candidates[9]}  # known upstream bugs inside: https://example.org/{SCAN}")
     table = frontier_report.summary([frontier_report.to_json(found, SpecifierSet())])
-    assert any(f"| {candidates[2]} to {candidates[9]} (known upstream bugs inside: https://example.org/{SCAN}) |"
-               in line for line in table)
+    assert any(f"| {candidates[2]} to {candidates[9]} (known upstream bugs inside: [https://example.org/{SCAN}]"
+               f"(https://example.org/{SCAN})) |" in line for line in table)
 
 
 def test_a_whole_corpus_that_agrees_with_the_core_costs_two_whole_corpus_probes() -> None:

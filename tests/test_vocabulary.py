@@ -155,3 +155,10 @@ def test_enough_devices_an_unsaid_count_or_another_status_is_no_shortage() -> No
     assert not vocabulary.is_short_of_devices("not_applicable", None, 1)
     assert not vocabulary.is_short_of_devices("failed", 8, 1)
     assert not vocabulary.is_short_of_devices("not_applicable", True, 0)
+
+
+def test_a_github_issue_or_pull_request_link_is_named_by_repository_and_number_any_other_link_as_itself() -> None:
+    assert vocabulary.link_name("https://github.com/jax-ml/jax/issues/40907") == "jax#40907"
+    assert vocabulary.link_name("https://github.com/google/flax/pull/5070") == "flax#5070"
+    assert vocabulary.link_name("https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0") == (
+        "https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0")

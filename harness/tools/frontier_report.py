@@ -11,7 +11,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness import outputs
+from harness import outputs, vocabulary
 from harness.formats import ShardmatrixError
 from harness.outputs import FRONTIER_SCHEMA_VERSION, FrontierFileError
 from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
@@ -222,7 +222,8 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
                                                    else "none") for c in cases) or "-"
         chance = f"{row['hole_chance']} %" if row["hole_chance"] else "-"
         bugs = row.get("known_bugs", "").split()
-        whole += f" (known upstream bugs inside: {', '.join(bugs)})" if bugs and row["works_from"] else ""
+        named = ", ".join(f"[{vocabulary.link_name(bug)}]({bug})" for bug in bugs)
+        whole += f" (known upstream bugs inside: {named})" if bugs and row["works_from"] else ""
         lines.append(f"| {row['flax']} | jax{row['declared_jax'] or ' (any)'} | {core} | {whole} | "
                      f"{_edge(row, 'below')} | {_edge(row, 'above')} | {narrower} | {chance} | {row['probes']} |")
     budgets = sorted({(len(d["candidates"]), d["budget"]["core"], d["budget"]["corpus"]) for d in documents

@@ -4,12 +4,12 @@ verdict, reports/views/present.py gives its words)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from harness.vocabulary import link_name
 from reports.verdicts.compat import (
     BROKEN,
     CURRENT,
@@ -59,8 +59,7 @@ def detail(row: Mapping[Any, Any] | pd.Series) -> str:
 def item_name(item: str) -> str:
     """A known bug or documented change as a box names it: a GitHub issue or pull request link as 'jax#40907', anything
     else as itself."""
-    match = re.match(r"https://github\.com/[^/\s]+/([^/\s]+)/(?:issues|pull)/(\d+)", item)
-    return f"{match[1]}#{match[2]}" if match else item
+    return link_name(item)
 
 
 def is_link(item: str) -> bool:
