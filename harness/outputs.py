@@ -238,10 +238,16 @@ COMPAT_JSON = Format("compat.json", 4, "compat list", COMPAT_MIGRATIONS)
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
+def compare_update_to_2(document: Row) -> Row:
+    """compare.json 1 -> 2: a version 1 verdict did not count its regressions by kind (null: unknown)."""
+    return {**document, "regressions": None, VERSION_KEY: 2}
+
+
 #: An upgrade's verdict for programs (reports.cli writes it beside compare.md; the action reads it for its outputs):
 #: `verdict`, `coverage` (what it was judged on when devices left cases out on both sides; '' otherwise) and
-#: `reasons`.
-COMPARE_JSON = Format("compare.json", 1, "upgrade verdict")
+#: `reasons`. 2: `regressions`, the regressed cases counted by kind as the compatibility table counts a cell's
+#: failures ({documented, known, unexplained}: reports.verdicts.compat.KINDS).
+COMPARE_JSON = Format("compare.json", 2, "upgrade verdict", {2: compare_update_to_2})
 #: The reproducers' folder of a report (reports.repro).
 REPRO_DIR = "repro"
 

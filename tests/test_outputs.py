@@ -236,3 +236,10 @@ def test_a_frontier_release_of_version_2_lists_no_known_bug_and_a_malformed_row_
     assert outputs.FRONTIER_RELEASE.migrate(dict(release), "flax-0.10.2.json")["row"] == {
         "works_from": "0.7.0", "known_bugs": ""}
     assert outputs.FRONTIER_RELEASE.migrate({"schema_version": 2, "row": 1}, "flax-x.json")["row"] == 1
+
+
+def test_a_compare_json_of_version_1_counts_no_regression_by_kind() -> None:
+    assert outputs.COMPARE_JSON.migrate({"schema_version": 1, "verdict": "SAFE"}, "compare.json") == {
+        "schema_version": 2, "verdict": "SAFE", "regressions": None}
+    kept = {"schema_version": 2, "verdict": "UNSAFE", "regressions": {"documented": 0, "known": 1, "unexplained": 0}}
+    assert outputs.COMPARE_JSON.migrate(dict(kept), "compare.json") == kept

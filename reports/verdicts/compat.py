@@ -298,6 +298,14 @@ def cause_kind(change: object, statuses: object) -> str:
     return UNEXPLAINED_KIND
 
 
+def regression_kinds(found: pd.DataFrame) -> dict[str, int]:
+    """The cases behind causes() rows (an upgrade's regressions) counted by kind, every kind present."""
+    counts = dict.fromkeys(KINDS, 0)
+    for change, statuses, cases in zip(found["change"], found["statuses"], found["cases"], strict=True):
+        counts[cause_kind(change, statuses)] += len(cases)
+    return counts
+
+
 def known_bug(reason: object) -> str:
     """What names a declared known upstream bug: the link its xfail reason ends with (harness.cell.known writes
     'why [ranges] link'), else the reason itself; '' for none."""

@@ -11,8 +11,14 @@ import pandas as pd
 
 from harness import outputs
 from reports.verdicts.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
-from reports.verdicts.compat import DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND, cause_kind
-from reports.views.verdict_text import KIND_WORDS, kinds_text
+from reports.verdicts.compat import (
+    DOCUMENTED_KIND,
+    KNOWN_KIND,
+    UNEXPLAINED_KIND,
+    cause_kind,
+    regression_kinds,
+)
+from reports.views.verdict_text import kinds_text
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,9 @@ def regressions_count(comparison: Comparison) -> str:
     failures when any regressed ('3 case(s) from 2 cause(s): 1 documented, 2 known upstream, 0 unexplained' joined by
     middle dots)."""
     said = f"{len(comparison.regressions)} case(s) from {len(comparison.causes)} cause(s)"
-    found = cause_lines(comparison)
-    if not found:
+    if comparison.causes.empty:
         return said
-    counts = {kind: sum(len(cause.cases) for cause in found if cause.kind == kind) for kind in KIND_WORDS}
-    return f"{said}: {kinds_text(counts)}"
+    return f"{said}: {kinds_text(regression_kinds(comparison.causes))}"
 
 
 def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None = None) -> str:
