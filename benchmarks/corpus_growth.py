@@ -135,7 +135,7 @@ def changed_cells(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[s
     """Each cell whose compat.json verdict differs between the two reports (a cell of one side only included), with
     the compare's findings in it: every regression, removal, fix and case now not applicable, and the cases recorded
     on one side only that do not pass (a new case that passes changes no verdict). `describe` words a compat row
-    (reports.verdicts.compat.describe)."""
+    (reports.views.verdict_text.describe)."""
     rows_a = {str(row["cell_id"]): row for row in before}
     rows_b = {str(row["cell_id"]): row for row in after}
     found = []
@@ -226,7 +226,7 @@ def growth_runs(root: Path, out: Path, scratch: Path, patterns: list[str] | None
     and the compare's verdict. OUT/report keeps the after run's report, compare.md and the list (CHANGES_MD)."""
     from reports import build_report
     from reports.cli import judge
-    from reports.verdicts.compat import describe
+    from reports.views.verdict_text import describe
 
     old = export_corpus(root, ref, scratch / "corpus-before")
     nox = [sys.executable, "-m", "nox", "-s", "matrix", "--", *(f"--cells={p}" for p in patterns or []),

@@ -74,10 +74,10 @@ def statuses() -> str:
 
 
 def verdicts() -> str:
-    """Every compatibility verdict, best first, with its words, its token and its meaning (reports.compat)."""
-    from reports.verdicts import compat
+    """Every compatibility verdict, best first, with its words, its token and its meaning (reports.views.present)."""
+    from reports.views.present import VERDICTS, label
 
-    rows = [[cell(compat.label(token)), f"`{token}`", cell(meaning)] for token, meaning in compat.VERDICTS.items()]
+    rows = [[cell(label(token)), f"`{token}`", cell(meaning)] for token, meaning in VERDICTS.items()]
     return table(["verdict", "token in compat.csv", "meaning"], rows)
 
 

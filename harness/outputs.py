@@ -222,18 +222,35 @@ def compat_update_to_3(row: Row) -> Row:
             VERSION_KEY: 3}
 
 
-#: The compatibility verdicts (reports.compat), one row per cell. 2: schema_version in every row; 3: `backend`,
-#: `coverage`, `short_of_devices` and `family_coverage` (reports.verdicts.coverage).
-COMPAT_CSV = Format("compat.csv", 3, "compat table", {2: stamped(2), 3: compat_update_to_3})
-COMPAT_JSON = Format("compat.json", 3, "compat list", {2: stamped(2), 3: compat_update_to_3})
+def compat_update_to_4(row: Row) -> Row:
+    """compat 3 -> 4: a version 3 row did not count its failures by kind (documented, known upstream, unexplained)
+    nor judge each family, so those read as unknown (null); its verdict stays as judged then."""
+    return {**row, "known": None, "unexplained": None, "known_bugs": None, "family_verdicts": None, VERSION_KEY: 4}
+
+
+#: The compatibility verdicts (reports.verdicts.compat), one row per cell. 2: schema_version in every row; 3:
+#: `backend`, `coverage`, `short_of_devices` and `family_coverage` (reports.verdicts.coverage); 4: `known`,
+#: `unexplained` and `known_bugs` (failures counted by kind), `family_verdicts`, the verdict works_except_known_bugs.
+COMPAT_MIGRATIONS = {2: stamped(2), 3: compat_update_to_3, 4: compat_update_to_4}
+COMPAT_CSV = Format("compat.csv", 4, "compat table", COMPAT_MIGRATIONS)
+COMPAT_JSON = Format("compat.json", 4, "compat list", COMPAT_MIGRATIONS)
 #: The documented changes (reports.changes), one row per change. 2: schema_version, the first column.
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
+
+
+def compare_update_to_2(document: Row) -> Row:
+    """compare.json 1 -> 2: a version 1 verdict did not count its regressions by kind (null: unknown)."""
+    return {**document, "regressions": None, VERSION_KEY: 2}
+
+
 #: An upgrade's verdict for programs (reports.cli writes it beside compare.md; the action reads it for its outputs):
 #: `verdict`, `coverage` (what it was judged on when cases were left out: for devices on both sides, or not
-#: applicable on one side only; '' when every case was judged on both sides) and `reasons`.
-COMPARE_JSON = Format("compare.json", 1, "upgrade verdict")
+#: applicable on one side only; '' when every case was judged on both sides) and `reasons`. 2: `regressions`, the
+#: regressed cases counted by kind as the compatibility table counts a cell's failures ({documented, known,
+#: unexplained}: reports.verdicts.compat.KINDS).
+COMPARE_JSON = Format("compare.json", 2, "upgrade verdict", {2: compare_update_to_2})
 #: The reproducers' folder of a report (reports.repro).
 REPRO_DIR = "repro"
 
@@ -258,11 +275,33 @@ def frontier_update_to_2(document: Row) -> Row:
                                      r.get(VERSION_KEY, 1) == 1 else r for r in releases]}
 
 
-#: frontier.csv: the whole-corpus range (documented changes excepted) and its edges, beside the core range; each
-#: release document's `row` holds them all.
+def frontier_release_update_to_3(document: Row) -> Row:
+    """flax-<v>.json 2 -> 3: version 2 counted a declared known upstream bug as a failure, so its whole-corpus range
+    holds none (`known_bugs` empty) and a range that only such bugs cut short reads narrower or none."""
+    row = document.get("row", {})
+    # A malformed row is left as found: the frontier's reader refuses it in one line.
+    return {**document, "row": {**row, "known_bugs": ""} if isinstance(row, dict) else row, VERSION_KEY: 3}
+
+
+def frontier_update_to_3(document: Row) -> Row:
+    """frontier.json 2 -> 3: each release document through frontier_release_update_to_3."""
+    releases = document.get("releases", [])
+    # A version 1 release inside it went through frontier_update_to_2 already, its own version left at 1.
+    return {**document, "releases": [frontier_release_update_to_3(r) if isinstance(r, dict) and
+                                     r.get(VERSION_KEY, 1) < 3 else r for r in releases], VERSION_KEY: 3}
+
+
+def frontier_csv_update_to_3(row: Row) -> Row:
+    """frontier.csv 2 -> 3: as frontier_release_update_to_3, no known bug listed beside a version 2 range."""
+    return {**row, "known_bugs": "", VERSION_KEY: 3}
+
+
+#: frontier.csv: the whole-corpus range (documented changes and declared known upstream bugs excepted, the bugs that
+#: fail inside it in `known_bugs`, their links joined by spaces) and its edges, beside the core range; each release
+#: document's `row` holds them all.
 FRONTIER_COLUMNS = ("flax", "declared_jax", "core_from", "core_to", "works_from", "works_to", "first_broken_below",
                     "first_broken_above", "cause_below", "cause_above", "probes", "holes", "hole_chance", "narrower",
-                    "stopped")
+                    "known_bugs", "stopped")
 #: frontier_cases.csv: one row per (flax, case) whose range is narrower than the core range.
 FRONTIER_CASE_COLUMNS = ("flax", "case", "works_from", "works_to", "first_broken_below", "first_broken_above",
                          "cause_below", "cause_above")
@@ -272,14 +311,17 @@ PROBE_KEYS = ("jax", "works", "cell", "cause")
 
 #: OUT/report/frontier.json: {"schema_version", "jax": [versions], "releases": [flax-<v>.json documents]}.
 #: 2: the whole-corpus range beside the core range, the narrower cases, the budget, each probe's verdict and kind.
-FRONTIER_JSON = Format("frontier.json", 2, "frontier", {2: frontier_update_to_2}, FrontierFileError)
+#: 3: the row's `known_bugs` (a range where only declared known bugs and documented changes fail is a range).
+FRONTIER_JSON = Format("frontier.json", 3, "frontier", {2: frontier_update_to_2, 3: frontier_update_to_3},
+                       FrontierFileError)
 #: OUT/frontier/flax-<v>.json, one flax release: flax, row, cases, requirement, evidence, candidates, declared_ok,
 #: budget, probes; seconds (the wall of measuring it, absent before 2026-11-24).
-FRONTIER_RELEASE = Format("flax-{flax}.json", 2, "frontier release", {2: frontier_release_update_to_2},
-                          FrontierFileError)
+FRONTIER_RELEASE = Format("flax-{flax}.json", 3, "frontier release",
+                          {2: frontier_release_update_to_2, 3: frontier_release_update_to_3}, FrontierFileError)
 #: OUT/report/frontier.csv (a row per flax release) and frontier_cases.csv (a row per narrower case).
-#: 2: schema_version, the first column.
-FRONTIER_CSV = Format("frontier.csv", 2, "frontier table", {2: stamped(2)}, FrontierFileError)
+#: 2: schema_version, the first column; 3 (frontier.csv): `known_bugs`.
+FRONTIER_CSV = Format("frontier.csv", 3, "frontier table", {2: stamped(2), 3: frontier_csv_update_to_3},
+                      FrontierFileError)
 FRONTIER_CASES_CSV = Format("frontier_cases.csv", 2, "frontier cases table", {2: stamped(2)}, FrontierFileError)
 FRONTIER_MD = "frontier.md"
 FRONTIER_SCHEMA_VERSION = FRONTIER_JSON.version

@@ -368,3 +368,14 @@ def relative_paths(text: str) -> str:
     found = _STDLIB.sub("", found)
     return _ABSOLUTE.sub(lambda match: match.group(0).rsplit("/", 1)[-1], found)
 
+
+
+#: A GitHub issue or pull request link: its repository's name and number name it in a report.
+_GITHUB_ITEM = re.compile(r"https://github\.com/[^/\s]+/([^/\s]+)/(?:issues|pull)/(\d+)")
+
+
+def link_name(link: str) -> str:
+    """How a report names a link (a known breakage's, say): 'jax#40907' for a GitHub issue or pull request of
+    jax-ml/jax, anything else as itself. The grid (reports/views/verdict_text.py) and the frontier's table agree."""
+    match = _GITHUB_ITEM.match(link)
+    return f"{match[1]}#{match[2]}" if match else link

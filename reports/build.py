@@ -16,7 +16,7 @@ from reports.data.longform import write_csv
 from reports.data.matrix import build_matrix
 from reports.verdicts import changes, compat
 from reports.verdicts.causes import causes
-from reports.views import frontier
+from reports.views import compat_files, frontier
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 from reports.views.repro import write_reproducers
@@ -105,7 +105,7 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
                        frontier_html=frontier.html_fragment(measured) if measured else "")
     markdown_path = outputs.write_atomically(target / outputs.MATRIX_MD, markdown)
     html_path = outputs.write_atomically(target / outputs.MATRIX_HTML, html)
-    compat_csv, compat_json = compat.write(verdicts, target)
+    compat_csv, compat_json = compat_files.write(verdicts, target)
     return Report(
         csv_path=write_csv(matrix, target / outputs.RESULTS_CSV.name),
         markdown_path=markdown_path,

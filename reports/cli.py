@@ -23,7 +23,7 @@ from harness.vocabulary import COLLECTION_CASE
 from reports.build import build_report, results_dir, writable_report_dir
 from reports.data.load import ResultsError, load
 from reports.data.matrix import collapse
-from reports.verdicts import changes
+from reports.verdicts import changes, compat
 from reports.verdicts.compare import CompareError, Comparison, compare, parse_ref, refs_runs
 from reports.views.compare_render import render_markdown as render_compare
 from reports.views.compare_render import render_text
@@ -136,7 +136,8 @@ def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
         comparison, {key: str(path) for key, path in repros.items()})
         + (f"\n## Documented changes\n\n{crossed}\n" if crossed else ""))
     outputs.write_document(target / outputs.COMPARE_JSON.name, outputs.COMPARE_JSON, {
-        "verdict": comparison.verdict, "coverage": comparison.coverage, "reasons": list(comparison.reasons)})
+        "verdict": comparison.verdict, "coverage": comparison.coverage, "reasons": list(comparison.reasons),
+        "regressions": compat.regression_kinds(comparison.causes)})
     return Judged(comparison, {key: str(target / path) for key, path in repros.items()}, crossed, written)
 
 

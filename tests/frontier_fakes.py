@@ -18,12 +18,14 @@ def jax_versions(n: int) -> list[Version]:
 
 
 def fake(candidates: list[Version], works: set[int], install_error: bool = False,
-         fails: Mapping[str, set[int]] | None = None) -> tuple[list[Version], Any]:
+         fails: Mapping[str, set[int]] | None = None,
+         known: Mapping[str, set[int]] | None = None) -> tuple[list[Version], Any]:
     """A probe over a synthetic works-set (indices into candidates) of the core, where each case of `fails` also
-    fails at its indices when every case runs; it records what it was asked (`asked`; whole-corpus probes as
-    ('corpus', version))."""
+    fails at its indices when every case runs, and each case of `known` fails there as a declared known upstream bug
+    (reports.verdicts.frontier_judge: works_except_known_bugs, the bug named by a link made of the case); it records
+    what it was asked (`asked`; whole-corpus probes as ('corpus', version))."""
     asked: list[Any] = []
-    fails = fails or {}
+    fails, known = fails or {}, known or {}
 
     def probe(version: Version, corpus: bool = False) -> frontier_search.Probe:
         asked.append(("corpus", version) if corpus else version)
@@ -39,7 +41,9 @@ def fake(candidates: list[Version], works: set[int], install_error: bool = False
             first = min(failing)
             return frontier_search.Probe(version, False, f"{first}: {failing[first]}", f"c{i}", verdict="partial",
                                          corpus=True, failing=failing)
-        return frontier_search.Probe(version, True, "", f"c{i}", verdict="works", corpus=corpus)
+        bugs = {case: f"https://example.org/{case}" for case, bad in known.items() if corpus and i in bad}
+        return frontier_search.Probe(version, True, "", f"c{i}", verdict="works_except_known_bugs" if bugs else "works",
+                                     corpus=corpus, known=bugs)
 
     return asked, probe
 

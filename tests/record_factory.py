@@ -75,3 +75,20 @@ def matrix_of(*records: dict[str, Any], files: pd.DataFrame | None = None,
     if files is None and interrupted:
         files = cell_files(records, interrupted)
     return build_matrix(records_frame(list(records)), files)
+
+
+def known_bug(jax: str, flax: str, number: int, **fields: Any) -> dict[str, Any]:
+    """A record of case `fam::bug<number>` failing as a declared known upstream bug (xfailed), its reason ending in
+    the link https://github.com/jax-ml/jax/issues/<number> as harness.cell.known writes it."""
+    return record(jax, flax, case_id=f"fam::bug{number}", status="xfailed", error_type="TypeError",
+                  reason=f"why [jax>=0.4] https://github.com/jax-ml/jax/issues/{number}", **fields)
+
+
+def pairs_matrix(**fields: Any) -> Matrix:
+    """Four cells whose known bugs differ by pair: jax#1 in every cell, jax#3 in both cells of flax 0.12.12's row,
+    jax#2 new in (jax 0.10.2, flax 0.12.8) against its previous jax, jax#3 new in (0.4.38, 0.12.12) against its previous
+    flax; (0.10.2, 0.12.12) has nothing its neighbours lack."""
+    bugs = {("0.4.38", "0.12.8"): (1,), ("0.10.2", "0.12.8"): (1, 2), ("0.4.38", "0.12.12"): (1, 3),
+            ("0.10.2", "0.12.12"): (1, 2, 3)}
+    return build_matrix(records_frame([found for (jax, flax), numbers in bugs.items() for found in (
+        record(jax, flax, case_id="fam::a", **fields), *(known_bug(jax, flax, n, **fields) for n in numbers))]))

@@ -22,6 +22,7 @@ from harness.host.options import BUILTIN
 from harness.tools import frontier_report, pins, upgrade
 from reports.verdicts import changes as report_changes
 from reports.verdicts import compat
+from reports.views.present import VERDICTS, label
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -65,9 +66,9 @@ def test_a_status_missing_from_the_meanings_is_missing_from_the_table(monkeypatc
 
 def test_every_verdict_appears_with_its_words_token_and_meaning() -> None:
     rows = rows_of(hooks.verdicts())
-    assert [row[1] for row in rows] == [f"`{token}`" for token in compat.VERDICTS]
-    for (words, _, meaning), (token, said) in zip(rows, compat.VERDICTS.items(), strict=True):
-        assert (words, meaning) == (hooks.cell(compat.label(token)), hooks.cell(said))
+    assert [row[1] for row in rows] == [f"`{token}`" for token in VERDICTS]
+    for (words, _, meaning), (token, said) in zip(rows, VERDICTS.items(), strict=True):
+        assert (words, meaning) == (hooks.cell(label(token)), hooks.cell(said))
 
 
 def test_every_change_kind_appears_with_its_wording() -> None:

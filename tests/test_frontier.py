@@ -119,7 +119,7 @@ def test_a_whole_run_measures_each_flax_release_and_writes_the_report(tmp_path: 
     assert all(cell.endswith("-py3.11") for cell in cells.ran)  # the pair's own Python installed first time
     rows = (tmp_path / "out" / "report" / "frontier.csv").read_text(encoding="utf-8").splitlines()
     assert rows[0] == ",".join(("schema_version", *frontier_report.COLUMNS))
-    assert rows[1].startswith("2,0.11.0,>=0.7.0,0.8.0,0.9.0")
+    assert rows[1].startswith("3,0.11.0,>=0.7.0,0.8.0,0.9.0")
     assert any(line.startswith("flax 0.10.2: jax>=0.7.1,<=0.8.1") for line in said)
 
 

@@ -65,6 +65,22 @@ def test_a_case_that_works_with_no_jax_of_the_core_range_leaves_no_whole_corpus_
     assert frontier_report.case_rows(found)[0]["works_from"] == ""
 
 
+def test_a_live_known_upstream_bug_failing_at_every_release_leaves_the_range_and_is_listed_beside_it() -> None:
+    # Was "no jax release of the core range passes the whole corpus": the same case failing unexplained at every
+    # release (the test above) leaves no range, a declared known bug does.
+    candidates = jax_versions(12)
+    _, probe = fake(candidates, set(range(2, 10)), known={SCAN: set(range(12))})
+    found = frontier_corpus.measure(FLAX, SpecifierSet(), candidates, probe, contemporary=candidates[5])
+    assert (found.works_from, found.works_to, found.nowhere) == (candidates[2], candidates[9], "")
+    assert found.cases == [] and found.known_bugs == [f"https://example.org/{SCAN}"]
+    assert frontier_report.row(found)["known_bugs"] == f"https://example.org/{SCAN}"
+    assert frontier_report.requirement(found) == (
+        f"jax>={candidates[2]},<={candidates[9]}  # known upstream bugs inside: https://example.org/{SCAN}")
+    table = frontier_report.summary([frontier_report.to_json(found, SpecifierSet())])
+    assert any(f"| {candidates[2]} to {candidates[9]} (known upstream bugs inside: [https://example.org/{SCAN}]"
+               f"(https://example.org/{SCAN})) |" in line for line in table)
+
+
 def test_a_whole_corpus_that_agrees_with_the_core_costs_two_whole_corpus_probes() -> None:
     asked, found = measure(16, set(range(3, 12)), 6, {})
     assert [v for v in asked if isinstance(v, tuple)] == [("corpus", jax_versions(16)[3]),

@@ -107,6 +107,26 @@ def test_a_failure_the_matrix_marks_documented_works_for_current_code(tmp_path: 
     assert (judged.verdict, judged.works, judged.failing) == (compat.CURRENT, True, {})
 
 
+def test_a_declared_known_bug_alone_works_except_known_bugs_and_names_its_link(tmp_path: Path) -> None:
+    # Was partial (not working): a live known bug failed every probe, so the frontier had no whole-corpus range.
+    bug = {"reason": "nnx.shard_map passes auto= [jax>=0.8.0] https://github.com/google/flax/issues/5058",
+           "error_type": "TypeError"}
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+                                          ("b::test_auto", vocabulary.XFAILED, bug)), True, SMOKE)
+    assert (judged.verdict, judged.works, judged.failing) == (compat.KNOWN_BUGS, True, {})
+    assert judged.known == {"b::test_auto": "https://github.com/google/flax/issues/5058"}
+
+
+def test_an_unexplained_failure_beside_a_known_bug_is_partial_and_only_it_is_failing(tmp_path: Path) -> None:
+    bug = {"reason": "why [jax>=0.8.0] https://github.com/google/flax/issues/5058", "error_type": "TypeError"}
+    judged = frontier_judge.judge(results(tmp_path, (SMOKE[0], vocabulary.PASSED, {}),
+                                          ("b::test_auto", vocabulary.XFAILED, bug),
+                                          ("b::test_other", vocabulary.FAILED, {"error_type": "KeyError"})),
+                                  True, SMOKE)
+    assert (judged.verdict, judged.works, list(judged.failing)) == (compat.PARTIAL, False, ["b::test_other"])
+    assert list(judged.known) == ["b::test_auto"]
+
+
 def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path: Path) -> None:
     """Through reports/changes.py, unpatched: the record's declared change, failing inside its range with the
     exception it declares, is documented; with another exception it is not."""

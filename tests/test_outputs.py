@@ -55,17 +55,24 @@ def test_a_row_without_a_version_is_version_1_and_is_migrated() -> None:
 
 def test_a_compat_row_of_version_2_knows_no_coverage_and_no_backend() -> None:
     row = outputs.COMPAT_JSON.migrate({"schema_version": 2, "key": "c1", "verdict": "works"}, "compat.json")
-    assert row == {"schema_version": 3, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
-                   "short_of_devices": 0, "family_coverage": None}
+    assert row == {"schema_version": 4, "key": "c1", "verdict": "works", "backend": None, "coverage": None,
+                   "short_of_devices": 0, "family_coverage": None, "known": None, "unexplained": None,
+                   "known_bugs": None, "family_verdicts": None}
 
 
-def test_a_compat_row_of_version_3_keeps_its_coverage() -> None:
+def test_a_compat_row_of_version_3_keeps_its_coverage_and_knows_no_kinds_of_failure() -> None:
     row = {"schema_version": 3, "key": "c1", "coverage": "19 of 103 (80 need 8 devices)", "short_of_devices": 80}
+    assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == {
+        **row, "schema_version": 4, "known": None, "unexplained": None, "known_bugs": None, "family_verdicts": None}
+
+
+def test_a_compat_row_of_version_4_keeps_its_kinds_of_failure() -> None:
+    row = {"schema_version": 4, "key": "c1", "verdict": "works_except_known_bugs", "known": 9, "unexplained": 0}
     assert outputs.COMPAT_JSON.migrate(dict(row), "compat.json") == row
 
 
 @pytest.mark.parametrize(("version", "why"), [
-    (4, r"compat table schema 4 is newer than this reader knows \(3\); update shardmatrix to read it"),
+    (5, r"compat table schema 5 is newer than this reader knows \(4\); update shardmatrix to read it"),
     ("two", r"compat table schema_version 'two' is not a version"),
     (0, r"compat table schema_version 0 is not a version"),
 ])
@@ -98,11 +105,13 @@ def test_a_csv_written_before_versions_is_migrated_and_a_newer_one_refused(tmp_p
 
 def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
     path = outputs.write_rows(tmp_path / "compat.json", outputs.COMPAT_JSON, [{"key": "c1"}])
-    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 3, "key": "c1"}]
+    assert json.loads(path.read_text(encoding="utf-8")) == [{"schema_version": 4, "key": "c1"}]
     path.write_text('[{"key": "c1"}]', encoding="utf-8")  # as written before rows carried a version
-    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 3, "key": "c1", "backend": None,
+    assert outputs.read_rows(path, outputs.COMPAT_JSON) == [{"schema_version": 4, "key": "c1", "backend": None,
                                                             "coverage": None, "short_of_devices": 0,
-                                                            "family_coverage": None}]
+                                                            "family_coverage": None, "known": None,
+                                                            "unexplained": None, "known_bugs": None,
+                                                            "family_verdicts": None}]
 
 
 @pytest.mark.parametrize(("content", "why"), [
@@ -132,7 +141,7 @@ V1_RELEASE = {"schema_version": 1, "flax": "0.10.2", "requirement": "jax>=0.7.0,
 def test_frontier_json_is_written_and_read_by_one_module(tmp_path: Path) -> None:
     path = outputs.write_document(tmp_path / outputs.FRONTIER_FILENAME, outputs.FRONTIER_JSON,
                                   outputs.frontier_document(["0.4.38"], []))
-    assert outputs.read_frontier(path) == {"schema_version": 2, "jax": ["0.4.38"], "releases": []}
+    assert outputs.read_frontier(path) == {"schema_version": 3, "jax": ["0.4.38"], "releases": []}
 
 
 def test_a_schema_1_frontier_is_migrated_its_range_read_as_the_core_range(tmp_path: Path) -> None:
@@ -161,9 +170,9 @@ def test_a_release_whose_parts_are_of_another_shape_is_refused(tmp_path: Path, f
 
 
 @pytest.mark.parametrize(("content", "why"), [
-    ('{"schema_version": 3}', r"frontier schema 3 is newer than this reader knows \(2\)"),
+    ('{"schema_version": 4}', r"frontier schema 4 is newer than this reader knows \(3\)"),
     ("[]", "frontier is a JSON list, not an object"),
-    ('{"schema_version": 2, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
+    ('{"schema_version": 3, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
     ('{"schema_version": 2, "jax": [], "releases": [{"flax": 1}]}', "frontier release 1 is not a flax release"),
     ("{", "frontier is not JSON"),
 ])
@@ -220,3 +229,17 @@ def test_the_module_imports_nothing_but_the_standard_library_and_formats() -> No
     code = ("import sys, harness.outputs; sys.exit(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('harness', 'reports', 'pandas', 'packaging')) != ['harness', 'harness.formats', 'harness.outputs'])")
     assert subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent).returncode == 0
+
+
+def test_a_frontier_release_of_version_2_lists_no_known_bug_and_a_malformed_row_is_left_for_the_reader() -> None:
+    release = {"schema_version": 2, "flax": "0.10.2", "row": {"works_from": "0.7.0"}}
+    assert outputs.FRONTIER_RELEASE.migrate(dict(release), "flax-0.10.2.json")["row"] == {
+        "works_from": "0.7.0", "known_bugs": ""}
+    assert outputs.FRONTIER_RELEASE.migrate({"schema_version": 2, "row": 1}, "flax-x.json")["row"] == 1
+
+
+def test_a_compare_json_of_version_1_counts_no_regression_by_kind() -> None:
+    assert outputs.COMPARE_JSON.migrate({"schema_version": 1, "verdict": "SAFE"}, "compare.json") == {
+        "schema_version": 2, "verdict": "SAFE", "regressions": None}
+    kept = {"schema_version": 2, "verdict": "UNSAFE", "regressions": {"documented": 0, "known": 1, "unexplained": 0}}
+    assert outputs.COMPARE_JSON.migrate(dict(kept), "compare.json") == kept

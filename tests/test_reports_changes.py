@@ -21,6 +21,7 @@ from reports.data.matrix import Matrix
 from reports.verdicts import changes, compat
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
+from reports.views.verdict_text import describe
 
 RUN = "20261124T030000Z-ab12"
 #: This file's records: the factory's, with what its tests read set.
@@ -468,7 +469,7 @@ def test_a_cell_whose_only_failures_are_documented_works_for_current_code_and_on
     documented_only = table.loc["jax0.10.2-flax0.12.8-py3.11"]
     assert documented_only["verdict"] == compat.CURRENT == "works_for_current_code"
     assert documented_only["changes"] == ["jax 0.9.0: make_mesh makes Explicit axes"]
-    assert compat.describe(documented_only) == "works for current code: 1 change breaks older code"
+    assert describe(documented_only) == "works for current code: 1 documented · 0 known upstream · 0 unexplained"
     assert table.loc["jax0.12.0.1-flax0.12.8-py3.11", "verdict"] == compat.PARTIAL
 
 

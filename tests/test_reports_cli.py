@@ -151,8 +151,8 @@ def test_compare_json_keeps_the_verdict_with_its_coverage_when_devices_left_case
     assert main(["--out", str(tmp_path), "--compare", BASE, RUN]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "SAFE: 1 of 2 tests judged (1 needs 2 devices)"
     found = outputs.read_document(tmp_path / "report" / "compare.json", outputs.COMPARE_JSON)
-    assert found == {"schema_version": 1, "verdict": "SAFE", "coverage": "1 of 2 tests judged (1 needs 2 devices)",
-                     "reasons": []}
+    assert found == {"schema_version": 2, "verdict": "SAFE", "coverage": "1 of 2 tests judged (1 needs 2 devices)",
+                     "reasons": [], "regressions": {"documented": 0, "known": 0, "unexplained": 0}}
 
 
 def test_compare_json_of_a_comparison_every_case_ran_in_has_no_coverage(
@@ -163,6 +163,7 @@ def test_compare_json_of_a_comparison_every_case_ran_in_has_no_coverage(
     assert compare_runs(tmp_path, {"fam::a": "passed"}, {"fam::a": "failed"}) == 1
     found = outputs.read_document(tmp_path / "report" / "compare.json", outputs.COMPARE_JSON)
     assert found["verdict"] == "UNSAFE" and found["coverage"] == "" and found["reasons"] == []
+    assert found["regressions"] == {"documented": 0, "known": 0, "unexplained": 1}
 
 
 def test_compare_against_half_the_records_is_inconclusive_exit_2(

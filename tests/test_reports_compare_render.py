@@ -46,3 +46,16 @@ def test_the_terminal_shows_a_long_section_in_part_and_compare_md_in_full() -> N
     assert "fam::t19: error" in text and "fam::t20" not in text
     assert "  ... and 5 more (compare.md lists every one)" in text
     assert "fam::t24" in render_markdown(found)
+
+
+def test_a_regression_to_a_declared_known_bug_is_named_so_and_counted_apart_from_an_unexplained_one() -> None:
+    bug = {"error_type": "TypeError", "reason": "why [jax>=0.8] https://github.com/google/flax/issues/5058"}
+    found = compare(frame(cases("a", "b"), [("a", "xfailed", bug),
+                                            ("b", "failed", {"error_type": "KeyError", "error_message": "k"})]),
+                    "r1", "r2")
+    text = render_text(found)
+    assert ("Regressions (passing \N{RIGHTWARDS ARROW} broken): 2 case(s) from 2 cause(s): 0 documented · 1 known "
+            "upstream · 1 unexplained") in text
+    assert text.count("     known upstream bug\n") == 1
+    markdown = render_markdown(found)
+    assert markdown.count("(known upstream bug) |") == 1 and "KeyError: k |" in markdown

@@ -14,8 +14,10 @@ from reports.data.load import cells_frame, records_frame
 from reports.data.matrix import Matrix, build_matrix
 from reports.verdicts import compat
 from reports.verdicts.coverage import Coverage, coverages, family_text, short_cells
+from reports.views.compat_grid import grid
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
+from reports.views.verdict_text import coverage_note, describe
 
 H200 = Path(__file__).parent / "data" / "h200-2026-11-26" / "results" / "h200"
 GPU_CELL = "jax0.11.2-flax0.12.10-py3.12-cuda13-installed"
@@ -50,18 +52,18 @@ def test_the_h200_gpu_and_cpu_cells_read_their_coverage_in_separate_columns() ->
         "nnx_sharded_merge: nothing ran, 0 of 13 (13 need 8 devices)",
         "shard_map_modes: nothing ran, 0 of 23 (21 need 8 devices, 2 need an API this cell lacks)",
         "sharded_gathers: nothing ran, 0 of 28 (27 need 8 devices, 1 needs an API this cell lacks)"]
-    layout = compat.grid(table.reset_index())
+    layout = grid(table.reset_index())
     assert list(layout.columns) == ["0.11.2", "0.11.2 (gpu)"]
     assert layout.loc["0.12.10"].tolist() == [[table.loc[CPU_CELL, "key"]], [table.loc[GPU_CELL, "key"]]]
 
 
 def test_the_gpu_verdict_and_the_8_device_cpu_one_are_each_written_with_their_coverage() -> None:
     table = h200_verdicts()
-    assert compat.describe(table.loc[GPU_CELL]).endswith(
+    assert describe(table.loc[GPU_CELL]).endswith(
         "(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)")
     # The CPU cell lacks an API four cases need: its works-tier verdict stands on 99 cases, and says so.
-    assert compat.describe(table.loc[CPU_CELL]) == ("works for current code: 14 changes break older code (on 99 of "
-                                                    "103 cases: 4 need an API this cell lacks)")
+    assert describe(table.loc[CPU_CELL]) == ("works for current code: 19 documented · 0 known upstream · 0 unexplained "
+                                             "(on 99 of 103 cases: 4 need an API this cell lacks)")
 
 
 def test_the_h200_pages_write_each_verdict_with_its_coverage() -> None:
@@ -92,7 +94,7 @@ def test_everything_that_ran_reads_n_of_n_and_no_note() -> None:
     ((coverage, families),) = coverages(matrix).values()
     assert coverage.text() == "2 of 2" and not coverage.short_of_devices
     assert [family_text(name, found) for name, found in families.items()] == ["fam: 2 of 2"]
-    assert compat.coverage_note(compat.verdicts(matrix).iloc[0]) == ""
+    assert coverage_note(compat.verdicts(matrix).iloc[0]) == ""
 
 
 def test_cases_short_of_devices_are_counted_by_the_devices_they_needed() -> None:
@@ -101,7 +103,7 @@ def test_cases_short_of_devices_are_counted_by_the_devices_they_needed() -> None
     ((coverage, _),) = coverages(matrix).values()
     assert coverage == Coverage(ran=1, collected=4, devices={8: 2, 2: 1})
     assert coverage.text() == "1 of 4 (1 needs 2 devices, 2 need 8 devices)"
-    assert compat.coverage_note(compat.verdicts(matrix).iloc[0]) == "(on 1 of 4 cases: 1 needs 2 devices, 2 need " \
+    assert coverage_note(compat.verdicts(matrix).iloc[0]) == "(on 1 of 4 cases: 1 needs 2 devices, 2 need " \
                                                                     "8 devices)"
 
 

@@ -208,7 +208,7 @@ def test_compatibility_table_comes_first_and_links_each_verdict_to_its_matrix_co
     compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
     assert re.search(r'<a class="cell" href="#col-c1">.*✓ works</a>', compat)
     assert re.search(r'<a class="cell" href="#col-c2">.*◐ partial</a>', compat)
-    assert '1 of 1 fail <a href="#cause-1"' in compat
+    assert '0 documented · 0 known upstream · 1 unexplained <a href="#cause-1"' in compat
     matrix = page[page.index('id="T_matrix"') :]
     assert 'id="col-c1"' in matrix and 'id="col-c2"' in matrix
 
@@ -219,8 +219,8 @@ def test_new_verdicts_read_as_words_and_the_legend_says_each_meaning_and_token()
     page = render_html(matrix)
     compat = " ".join(page[page.index('id="T_compat"') : page.index('id="causes"')].split())
     assert re.search(r'<div class="verdict v-no-evidence".*<a class="cell" href="#col-c1">.*\? no evidence</a>', compat)
-    assert re.search(r'href="#col-c2">.*☑ works for current code</a> <span class="fails">1 change breaks older code',
-                     compat)
+    assert re.search(r'href="#col-c2">.*☑ works for current code</a> <span class="fails">1 documented · 0 known '
+                     r'upstream · 0 unexplained', compat)
     assert ("☑ works for current code</span> only documented changes fail: code written for these releases works, "
             "older code breaks <code>works_for_current_code</code></li>") in compat
 
@@ -299,3 +299,28 @@ def test_a_cell_that_lacks_an_api_shows_its_verdict_with_its_coverage_and_one_th
     absent = record(case_id="fam::b", status="not_applicable", reason="jax.sharding.use_mesh is absent")
     assert "(on 1 of 2 cases: 1 needs an API this cell lacks)" in render_html(matrix_of(record(), absent))
     assert "(on " not in render_html(matrix_of(record(), record(case_id="fam::b")))
+
+
+def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has_once_for_the_row() -> None:
+    page = render_html(factory.pairs_matrix(compile_s=0.3, execute_s=0.2, device_kind="cpu", backend="cpu"))
+    compat = " ".join(page[page.index('id="compat"') : page.index('id="causes"')].split())
+    link = '<a href="https://github.com/jax-ml/jax/issues/{0}">jax#{0}</a>'.format
+    assert f"Every cell below has {link(1)}." in compat
+    assert f'<th>0.12.12<span class="row-shared">every pair: {link(3)}</span></th>' in compat
+    assert compat.count('<span class="new">new here:') == 2
+    assert f'<span class="new">new here: {link(2)}</span>' in compat
+    assert f'<span class="new">new here: {link(3)}</span>' in compat
+
+
+def test_each_pair_is_judged_per_family_in_a_table_one_can_fold() -> None:
+    matrix = matrix_of(record("0.4.38", case_id="gathers::a", family="gathers"),
+                       factory.known_bug("0.4.38", "0.12.8", 1, family="gathers", compile_s=0.3, execute_s=0.2,
+                                         device_kind="cpu", backend="cpu"),
+                       record("0.4.38", case_id="merge::a", family="merge", status="failed", error_type="KeyError"))
+    page = " ".join(render_html(matrix).split())
+    families = page[page.index('<details class="families" open>') : page.index("</details>", page.index(
+        '<details class="families"'))]
+    assert '<th>gathers</th><th>merge</th>' in families
+    assert ('<div class="verdict v-known-bugs" title="works except known bugs">\N{CHECK MARK}\N{LOW ASTERISK} 1 known '
+            'upstream</div>') in families
+    assert '<div class="verdict v-partial" title="partial">◐ 1 unexplained</div>' in families

@@ -8,8 +8,8 @@ from functools import partial
 import record_factory as factory
 from record_factory import matrix_of
 
-from reports.verdicts.compat import VERDICTS
 from reports.views.markdown import code, escape, render_markdown, table
+from reports.views.present import VERDICTS
 
 RUN = "20261121T084500Z-ab12"
 #: This file's records: the factory's, with what its tests read set.
@@ -174,7 +174,8 @@ def test_new_verdicts_read_as_words_with_their_detail_and_the_legend_gives_each_
     compat = text[text.index("## Compatibility") : text.index("## Causes")]
     assert table_rows(compat)[2][1:] == ["[c1 ❔ no evidence](#col-c1) (on 0 of 1 cases: 1 needs an API this cell "
                                          "lacks)",
-                                         "[c2 ☑️ works for current code](#col-c2) 1 change breaks older code"]
+                                         "[c2 ☑️ works for current code](#col-c2) 1 documented · 0 known upstream · 0 "
+                                         "unexplained<br>new here: documented: jax 0.9: make\\_mesh"]
     assert "- ☑️ **works for current code** (`works_for_current_code`): only documented changes fail" in compat
     assert compat.count("\n- ") == len(VERDICTS)  # one legend line per token
 
@@ -193,7 +194,8 @@ def test_compatibility_table_and_causes_come_first_with_links_to_columns_and_cau
     header, _, row = table_rows(compat)[:3]
     assert header == ["flax \\ jax", "0.4.38", "0.10.2"]
     assert row == ["**0.12.8**", "[c1 ✅ works](#col-c1)",
-                   "[c2 🔶 partial](#col-c2) 2 of 2 fail ([#1](#cause-1), [#2](#cause-2))"]
+                   "[c2 🔶 partial](#col-c2) 0 documented · 1 known upstream · 1 unexplained ([#1](#cause-1))<br>new "
+                   "here: known upstream bug known"]
     assert '<a id="col-c2"></a>**c2**' in text
     found = text[text.index("## Causes") : text.index("## Legend")]
     assert found.startswith("## Causes (2)")
@@ -234,3 +236,29 @@ def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
 def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
     cells = render_markdown(matrix_of(record()))
     assert "stack" not in table_rows(cells[cells.index("## Cells") :])[0]
+
+
+def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has_once_for_the_row() -> None:
+    text = render_markdown(factory.pairs_matrix(device_kind="cpu"))
+    compat = text[text.index("## Compatibility") : text.index("## Causes")]
+    link = "[jax#{0}](https://github.com/jax-ml/jax/issues/{0})".format
+    assert f"Every cell below has known upstream bug {link(1)}." in compat
+    header, _, newest, older = table_rows(compat)[:4]
+    assert header == ["flax \\ jax", "0.4.38", "0.10.2"]
+    assert newest[0] == f"**0.12.12**<br>every pair: known upstream bug {link(3)}"
+    assert newest[1].endswith(f"<br>new here: known upstream bug {link(3)}") and "new here" not in newest[2]
+    assert older[0] == "**0.12.8**" and "new here" not in older[1]
+    assert older[2].endswith(f"<br>new here: known upstream bug {link(2)}")
+    assert "works except known bugs" in newest[2] and "0 documented · 3 known upstream · 0 unexplained" in newest[2]
+
+
+def test_each_pair_is_judged_per_family_a_known_bug_in_one_family_an_unexplained_failure_in_another() -> None:
+    matrix = matrix_of(record("0.4.38", case_id="gathers::a", family="gathers"),
+                       factory.known_bug("0.4.38", "0.12.8", 1, family="gathers", device_kind="cpu"),
+                       record("0.4.38", case_id="merge::a", family="merge", status="failed", error_type="KeyError"))
+    text = render_markdown(matrix)
+    families = text[text.index("### Per family") : text.index("## Causes")]
+    assert table_rows(families)[0] == ["pair", "`gathers`", "`merge`"]
+    (row,) = table_rows(families)[2:]
+    assert row[-2:] == ["🐞 1 known upstream", "🔶 1 unexplained"]
+    assert "### Per family" not in render_markdown(matrix_of(record("0.4.38", case_id="merge::a", family="merge")))

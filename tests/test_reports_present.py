@@ -1,10 +1,14 @@
-"""Tests for reports/present.py: every status has a look, and an unknown one still gets a neutral look."""
+"""Tests for reports/views/present.py: every status and verdict has a look, and an unknown one a neutral look."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from harness import vocabulary
 from reports.data.statuses import DEPRECATED, LABELS
-from reports.views.present import PRESENTATIONS, UNKNOWN, legend, present, stylesheet
+from reports.verdicts import compat
+from reports.views.present import LOOKS, PRESENTATIONS, UNKNOWN, VERDICTS, label, legend, present, stylesheet
 
 
 def test_every_harness_status_has_a_presentation() -> None:
@@ -64,3 +68,37 @@ def test_an_unknown_status_is_drawn_as_unknown_never_as_passing() -> None:
     mystery, passed = present("quarantined"), present(vocabulary.PASSED)
     assert (mystery.mark, mystery.symbol, mystery.css_class) == (UNKNOWN.mark, UNKNOWN.symbol, "st-unknown")
     assert mystery.mark != passed.mark and mystery.background != passed.background
+
+
+def test_every_verdict_token_has_one_look_and_one_meaning_in_order() -> None:
+    assert list(VERDICTS) == list(LOOKS) == list(compat.TOKENS)
+    marks = [look.mark for look in LOOKS.values()]
+    classes = [look.css_class for look in LOOKS.values()]
+    assert len(set(marks)) == len(set(classes)) == len(compat.TOKENS)
+
+
+def test_a_verdict_token_reads_as_its_words_and_an_unknown_one_as_itself() -> None:
+    assert label(compat.WARNED) == "works with warnings"
+    assert label("from_a_newer_writer") == "from_a_newer_writer"
+
+
+def looks_in(source: str) -> list[str]:
+    """What of a report's looks a module's source holds: emoji or symbols by name, CSS classes, file writing."""
+    patterns = (r"\\N\{", r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", r"css_class", r"\bwrite_(rows|frame)\(")
+    return [pattern for pattern in patterns if re.search(pattern, source)]
+
+
+def test_the_verdicts_floor_holds_no_looks_this_module_owns_them() -> None:
+    # Was: reports/verdicts/compat.py held the verdicts' emoji, CSS classes and compat.csv's writing.
+    assert looks_in('LOOKS = {"works": Look("works", "\\N{CHECK MARK}", "v-works")}\ncss_class = "v"\n')
+    assert looks_in("def verdict(evidence: Evidence) -> str:\n    return WORKS\n") == []
+    verdicts = Path(__file__).parents[1] / "reports" / "verdicts" / "compat.py"
+    assert looks_in(verdicts.read_text(encoding="utf-8")) == []
+
+
+def test_each_verdict_box_gets_its_colours_from_this_module_alone() -> None:
+    # Was: the verdicts' colours lived in reports/views/_page.py, their classes here.
+    rules = stylesheet()
+    assert all(f".{look.css_class} {{ {look.style} }}" in rules for look in LOOKS.values())
+    page = (Path(__file__).parents[1] / "reports" / "views" / "_page.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\.v-[a-z-]+ \{", page, re.M)

@@ -269,6 +269,14 @@ def test_an_upgrade_that_judged_every_test_reads_as_it_always_did(driver: Driver
     assert run.job(CHECK).summary.startswith("## shardmatrix: upgrading jax is SAFE\n")
 
 
+def test_an_upgrade_gives_its_regressions_counted_by_kind_and_a_clean_one_none(driver: Driver) -> None:
+    driver.scenario = {"verdict": "UNSAFE", "regressions": {"documented": 1, "known": 2, "unexplained": 0}}
+    called = driver.run("workflow_dispatch", 5, inputs={"jax": "0.9.2"}).called["shardmatrix"]
+    assert called["regressions"] == "1 documented · 2 known upstream · 0 unexplained"
+    driver.scenario = {"verdict": "SAFE"}
+    assert driver.run("workflow_dispatch", 6, inputs={"jax": "0.9.2"}).called["shardmatrix"]["regressions"] == ""
+
+
 def test_a_watch_gives_each_judged_release_s_coverage(driver: Driver) -> None:
     driver.scenario = {"verdict": "UNSAFE", "releases": ["0.9.2"], "coverage": "4 of 7 tests judged (3 need 2 devices)"}
     run = driver.run("schedule", 1)

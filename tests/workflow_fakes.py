@@ -14,7 +14,8 @@
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
   `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json and
   a report per release judged. The scenario's "coverage" (default '': every test judged) is each verdict's, in
-  compare.json and in each judgment, as the real command writes it.
+  compare.json and in each judgment, as the real command writes it; its "regressions" (default: the one regressed
+  case of an UNSAFE verdict, unexplained) are compare.json's counts by kind.
   Every call is recorded in the state's "shardmatrix" list.
 - python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
   (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
@@ -346,7 +347,9 @@ def shardmatrix(args: list[str]) -> int:
     else:
         (out / "report" / "compare.md").write_text(f"# {verdict}\n\nthe candidate\n{regressed}")
         (out / "report" / "compare.json").write_text(json.dumps(
-            {"schema_version": 1, "verdict": verdict, "coverage": coverage, "reasons": []}))
+            {"schema_version": 2, "verdict": verdict, "coverage": coverage, "reasons": [],
+             "regressions": scenario().get("regressions", {"documented": 0, "known": 0,
+                                                           "unexplained": int(verdict == "UNSAFE")})}))
     return EXITS[verdict]
 
 

@@ -140,7 +140,7 @@ class Prober:
             ran = cellrun.probe(cell, self.core_opts, list(self.nodes.values()), say=lambda line: None)
         judged = frontier_judge.judge(ran.files.results, ran.complete, list(self.nodes))
         return Probe(jax, judged.works, judged.cause, cell.id, time.monotonic() - started, ran.reused,
-                     judged.verdict, corpus, judged.failing)
+                     judged.verdict, corpus, judged.failing, judged.known)
 
     def _said(self, flax: Version, probe: Probe) -> Probe:
         kind = "every case" if probe.corpus else "core"

@@ -1,16 +1,18 @@
-"""The second half of the frontier's search for one flax release: the core range confirmed with the whole corpus,
-and a range of its own for each case that fails inside it (a per-case frontier).
+"""The second half of the frontier's search for one flax release: the core range confirmed with the whole corpus, and a
+range of its own for each case that fails inside it (a per-case frontier).
 
-The core (smoke) cases steer the search; what the frontier reports is the whole corpus's word, by the one verdict
-of a cell (reports.compat.verdict, through reports.frontier_judge), with documented changes excepted: a pair
-that reads works_for_current_code works. Every case runs at the last-good jax of each core edge. A case that fails
-there, for a reason no documented change explains, gets its own edge, bisected inside the core range with
-whole-corpus probes (each one answers for every case at once, and is an ordinary cell the results cache keeps);
-the whole-corpus range is where every such case works, and its edges are confirmed the same way until both read
-working (an edge where only cases with a known range fail, each at a release inside it, moves inward past that
-release). A whole-corpus probe that fails inside that range is a hole, and its neighbours are probed outwards until
-one works: a hole is as wide as the failing releases around it. The first-broken jax of an edge is a whole-corpus
-probe too, except where its core probe already reads broken or not built: no further case can change that verdict.
+The core (smoke) cases steer the search; what the frontier reports is the whole corpus's word, by the one verdict of
+a cell (reports.verdicts.compat.verdict, through reports.verdicts.frontier_judge), with documented changes and
+declared known upstream bugs excepted: a pair that reads works_for_current_code or works_except_known_bugs works, and
+the known bugs that fail inside the range are listed beside it. Every case runs at the last-good jax of each core
+edge. A case that fails there, for a reason no documented change explains, gets its own edge, bisected inside the
+core range with whole-corpus probes (each one answers for every case at once, and is an ordinary cell the results
+cache keeps); the whole-corpus range is where every such case works, and its edges are confirmed the same way until
+both read working (an edge where only cases with a known range fail, each at a release inside it, moves inward past
+that release). A whole-corpus probe that fails inside that range is a hole, and its neighbours are probed outwards
+until one works: a hole is as wide as the failing releases around it. The first-broken jax of an edge is a
+whole-corpus probe too, except where its core probe already reads broken or not built: no further case can change
+that verdict.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ def confirm(found: Frontier, probes: Probes, start: int, end: int) -> None:
     if found.nowhere:
         return
     found.works_from, found.works_to = candidates[low], candidates[high]
+    found.known_bugs = known_bugs(probes, low, high)
     found.below = _first_broken(found, probes, low - 1, start - 1, found.core_below)
     found.above = _first_broken(found, probes, high + 1, end + 1, found.core_above)
     try:
@@ -88,6 +91,11 @@ def confirm(found: Frontier, probes: Probes, start: int, end: int) -> None:
     finally:  # the holes found so far are kept when the budget stops the widening
         inside = [p for i, p in sorted(probes.corpus.items()) if low < i < high and not p.works]
         found.holes = sorted({p.jax: p for p in [*found.holes, *inside]}.values(), key=lambda p: p.jax)
+
+
+def known_bugs(probes: Probes, low: int, high: int) -> list[str]:
+    """The declared known upstream bugs that fail in a whole-corpus probe inside [low, high], each once, in order."""
+    return sorted({bug for i, p in probes.corpus.items() if low <= i <= high for bug in p.known.values() if bug})
 
 
 def _widen(probes: Probes, hole: int, low: int, high: int) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness import outputs
+from harness import outputs, vocabulary
 from harness.formats import ShardmatrixError
 from harness.outputs import FRONTIER_SCHEMA_VERSION, FrontierFileError
 from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
@@ -51,6 +51,7 @@ def row(found: Frontier) -> dict[str, str]:
         "holes": " ".join(str(p.jax) for p in _holes(found)),
         "hole_chance": _chance(found),
         "narrower": " ".join(c.case for c in found.cases),
+        "known_bugs": " ".join(found.known_bugs) if found.works_from else "",
         "stopped": found.stopped,
     }
 
@@ -91,7 +92,8 @@ def requirement(found: Frontier) -> str:
                 + (f"; narrower: {cases}" if cases else f" ({found.nowhere})"))
     holes = "".join(f",!={p.jax}" for p in _holes(found))
     narrower = f"  # narrower than the core's {core}: {cases}" if cases else ""
-    return f"jax>={found.works_from},<={found.works_to}{holes}{narrower}"
+    bugs = f"  # known upstream bugs inside: {' '.join(found.known_bugs)}" if found.known_bugs else ""
+    return f"jax>={found.works_from},<={found.works_to}{holes}{narrower}{bugs}"
 
 
 def _span(low: Version | None, high: Version | None) -> str:
@@ -118,6 +120,8 @@ def evidence(found: Frontier) -> list[str]:
         sides = "".join(f"; broken {side} at {probe.jax}: {case.cause(probe)}"
                         for side, probe in (("below", case.below), ("above", case.above)) if probe is not None)
         lines.append(f"  narrower: {case.case}: {_span(case.works_from, case.works_to)}{sides}")
+    if found.works_from is not None:
+        lines += [f"  known upstream bug inside the whole-corpus range: {bug}" for bug in found.known_bugs]
     for hole in _holes(found):
         lines.append(f"  hole: jax {hole.jax} ({hole.cell_id}): {hole.cause}")
     if found.stopped:
@@ -200,8 +204,9 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
              f"Measured by `nox -s frontier`: {len(documents)} flax release(s) against {len(jax)} jax release(s)"
              + (f" ({jax[0]} to {jax[-1]})" if jax else "") + ", in cells of that flax with jaxlib == jax. "
              "*Core* is where the core (smoke) cases work, found by bisection; *whole corpus* is where every case "
-             "works by the compatibility verdict (works, works with warnings, or works for current code: documented "
-             "changes excepted), confirmed by running every case at the last-good and first-broken jax of each edge. "
+             "works by the compatibility verdict (works, works with warnings, works for current code or works except "
+             "known bugs: documented changes and declared known upstream bugs excepted, the bugs that fail inside it "
+             "listed beside it), confirmed by running every case at the last-good and first-broken jax of each edge. "
              "A case that narrows the whole-corpus range is named with its own range "
              f"({outputs.FRONTIER_CASES_CSV.name}).",
              "",
@@ -216,6 +221,9 @@ def summary(documents: list[dict[str, Any]]) -> list[str]:
         narrower = "; ".join(f"`{c['case']}`: " + (f"{c['works_from']} to {c['works_to']}" if c["works_from"]
                                                    else "none") for c in cases) or "-"
         chance = f"{row['hole_chance']} %" if row["hole_chance"] else "-"
+        bugs = row.get("known_bugs", "").split()
+        named = ", ".join(f"[{vocabulary.link_name(bug)}]({bug})" for bug in bugs)
+        whole += f" (known upstream bugs inside: {named})" if bugs and row["works_from"] else ""
         lines.append(f"| {row['flax']} | jax{row['declared_jax'] or ' (any)'} | {core} | {whole} | "
                      f"{_edge(row, 'below')} | {_edge(row, 'above')} | {narrower} | {chance} | {row['probes']} |")
     budgets = sorted({(len(d["candidates"]), d["budget"]["core"], d["budget"]["corpus"]) for d in documents

@@ -40,8 +40,9 @@ CORE, CORPUS = "core", "corpus"
 @dataclass(frozen=True)
 class Probe:
     """One (jax, flax) pair's verdict: works or not, why not in one line, the reports.compat token, its cell,
-    seconds, whether reused, whether it ran every case (`corpus`) or the core (smoke) cases, and the cases that fail
-    for a reason no documented change explains, each with its cause."""
+    seconds, whether reused, whether it ran every case (`corpus`) or the core (smoke) cases, the cases that fail
+    for a reason nothing explains (neither a documented change nor a declared known upstream bug), each with its
+    cause, and the cases a declared known upstream bug fails, each with the bug's link."""
 
     jax: Version
     works: bool
@@ -52,6 +53,7 @@ class Probe:
     verdict: str = ""
     corpus: bool = False
     failing: Mapping[str, str] = field(default_factory=dict)
+    known: Mapping[str, str] = field(default_factory=dict)
 
 
 #: A probe function: the jax release and whether every case runs (else the core cases only).
@@ -128,6 +130,8 @@ class Frontier:
     below: Probe | None = None
     above: Probe | None = None
     cases: list[CaseRange] = field(default_factory=list)
+    #: The declared known upstream bugs that fail inside the whole-corpus range (by link), listed beside it.
+    known_bugs: list[str] = field(default_factory=list)
     nowhere: str = ""
     stopped: str = ""
 

@@ -1,4 +1,4 @@
-"""The compatibility table: one verdict per cell, laid out as flax releases by jax releases.
+"""The compatibility verdicts: one per cell (reports/views/ lay them out as flax releases by jax releases).
 
 "Which pairs work?" is the first question a maintainer asks, and the status matrix answers it only after reading
 all of it. `verdict()` is the one rule that turns a cell's evidence (its collapsed results, counted) into one of
@@ -14,39 +14,42 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
   versions): harness.results reads it, and names each;
 - no_evidence: no applicable case ran (none recorded, or every one not applicable), or the cell recorded smoke
   cases and every one of them is not applicable (its core was never exercised): never works;
-- partial: an applicable case does not pass and no documented change explains it (its causes are named);
+- partial: an applicable case does not pass and neither a documented change nor a declared known upstream bug
+  explains it: something unexplained fails (its causes are named);
 - flaky: an applicable case's attempts disagreed (failed, then passed): a failure that shows some of the time is not
-  ruled out, so the cell is never a works tier (reports/compare.py reads the same retry as INCONCLUSIVE);
+  ruled out, so the cell is never a works tier (reports/verdicts/compare.py reads the same retry as INCONCLUSIVE);
+- works_except_known_bugs: every failure is a declared known upstream bug failing as declared (xfailed:
+  cases/known_breakages.toml, with its link) or a documented change failing as declared, and at least one is a
+  known bug: code that avoids those bugs works, and so does every pair that has them too;
 - works_for_current_code: every failure is a documented change failing as declared, i.e. the right answer for
-  code written the old way ("N changes break older code");
+  code written the old way;
 - works_with_warnings: every applicable case passes, some with deprecation warnings;
 - works: every applicable case passes cleanly.
 
-Two optional result columns feed it, each False where absent: `documented` (the failure is a documented change
-failing as declared; reports/changes.py decides it, `change_name` naming the change) and `smoke` (the case is in
-the smoke subset).
+Every failure is of one of three kinds, counted apart (KINDS): documented (a documented change, code must change),
+known (a declared known upstream bug: status xfailed, its reason ending in its link), unexplained (the rest: ours to
+look at). Two optional result columns feed it, each False where absent: `documented` (the failure is a documented
+change failing as declared; reports/verdicts/changes.py decides it, `change_name` naming the change) and `smoke`
+(the case is in the smoke subset).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
 
 import pandas as pd
 
-from harness import outputs
-from harness.formats import Source
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
-from reports.data.matrix import Matrix, tagged, version_key
+from reports.data.matrix import Matrix, tagged
 from reports.data.text import as_text
-from reports.verdicts.causes import causes
+from reports.verdicts.causes import KNOWN, causes
 from reports.verdicts.coverage import coverages, family_text
 
 WORKS = "works"
 WARNED = "works_with_warnings"
 CURRENT = "works_for_current_code"
+KNOWN_BUGS = "works_except_known_bugs"
 PARTIAL = "partial"
 BROKEN = "broken"
 NOT_BUILT = "not_built"
@@ -55,49 +58,14 @@ NO_EVIDENCE = "no_evidence"
 FLAKY = "flaky"
 UNACCOUNTED = "unaccounted"
 
-#: Each token, best first, with its one-line meaning for the legend.
-VERDICTS: dict[str, str] = {
-    WORKS: "every applicable case passes",
-    WARNED: "every applicable case passes; some raise deprecation warnings",
-    CURRENT: "only documented changes fail: code written for these releases works, older code breaks",
-    FLAKY: "a case's attempts disagreed (failed, then passed): a failure that shows some of the time is not ruled "
-           "out",
-    PARTIAL: "an applicable case fails and no documented change explains it (its causes are listed)",
-    BROKEN: "jax or flax do not import, the backend does not start, or a smoke (core) case fails",
-    NO_EVIDENCE: "no applicable case ran, or none of its smoke (core) cases applies: nothing says it works",
-    INTERRUPTED: "the run was interrupted (no done marker): the cases it never ran are unknown",
-    UNACCOUNTED: "its results files hold what the reader could not account for, or name another cell: unknown",
-    NOT_BUILT: "the cell's environment could not be built",
-}
+#: Every token, best first (reports.views.present gives each its words, marks and meaning).
+TOKENS: tuple[str, ...] = (WORKS, WARNED, CURRENT, KNOWN_BUGS, FLAKY, PARTIAL, BROKEN, NO_EVIDENCE, INTERRUPTED,
+                           UNACCOUNTED, NOT_BUILT)
 
-
-
-class Look(NamedTuple):
-    """How a token reads in a report: its words, an emoji mark (Markdown), a text symbol and a CSS class (HTML,
-    reports/_page.py)."""
-
-    words: str
-    mark: str
-    symbol: str
-    css_class: str
-
-
-LOOKS: dict[str, Look] = {
-    WORKS: Look("works", "\N{WHITE HEAVY CHECK MARK}", "\N{CHECK MARK}", "v-works"),
-    WARNED: Look("works with warnings", "\N{WARNING SIGN}\N{VARIATION SELECTOR-16}",
-                 "\N{WARNING SIGN}\N{VARIATION SELECTOR-15}", "v-warned"),
-    CURRENT: Look("works for current code", "\N{BALLOT BOX WITH CHECK}\N{VARIATION SELECTOR-16}",
-                  "\N{BALLOT BOX WITH CHECK}", "v-current"),
-    FLAKY: Look("flaky", "\N{CLOCKWISE RIGHTWARDS AND LEFTWARDS OPEN CIRCLE ARROWS}", "\N{CLOCKWISE OPEN CIRCLE ARROW}",
-                "v-flaky"),
-    PARTIAL: Look("partial", "\N{LARGE ORANGE DIAMOND}", "\N{CIRCLE WITH LEFT HALF BLACK}", "v-partial"),
-    BROKEN: Look("broken", "\N{CROSS MARK}", "\N{BALLOT X}", "v-broken"),
-    NO_EVIDENCE: Look("no evidence", "\N{WHITE QUESTION MARK ORNAMENT}", "?", "v-no-evidence"),
-    INTERRUPTED: Look("interrupted", "\N{DOUBLE VERTICAL BAR}\N{VARIATION SELECTOR-16}",
-                      "\N{DOUBLE VERTICAL LINE}", "v-interrupted"),
-    UNACCOUNTED: Look("unaccounted", "\N{BLACK QUESTION MARK ORNAMENT}", "\N{INTERROBANG}", "v-unaccounted"),
-    NOT_BUILT: Look("not built", "\N{PACKAGE}", "\N{EMPTY SET}", "v-not-built"),
-}
+#: The three kinds of failure, in the order a report counts them: a documented change, a declared known upstream bug,
+#: anything else.
+DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND = "documented", "known", "unexplained"
+KINDS: tuple[str, ...] = (DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND)
 
 #: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
 #: as declared (reports/changes.py), and the case is in the smoke subset.
@@ -108,17 +76,21 @@ CHANGE_NAME = "change_name"
 FLAKY_COLUMN = "flaky"
 
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,
-#: `documented` those of them a documented change explains, `flaky` the applicable cases whose attempts disagreed;
-#: `causes` are the undocumented failures' signatures, `changes` the documented changes behind the rest.
+#: `documented` those of them a documented change explains, `known` those a declared known upstream bug explains,
+#: `unexplained` the rest (KINDS), `flaky` the applicable cases whose attempts disagreed; `causes` are the
+#: unexplained failures' signatures, `changes` the documented changes behind the documented ones, `known_bugs` the
+#: known bugs (by link, else reason) behind the known ones, each list most cases first.
 #: `sources` maps each package the cell built from a source to where it came from (harness.formats.Source), and
 #: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
 #: branch never shares a row with the release it is compared to. `backend` is the cell's (cpu, gpu, tpu), so cells of
 #: the same pins on other backends are told apart; `coverage` says what ran of what was collected, the rest by cause
 #: (reports.verdicts.coverage; a view writes the verdict with it whenever a case was left out), `short_of_devices`
-#: how many cases the cell's devices left out, `family_coverage` the same per family.
+#: how many cases the cell's devices left out, `family_coverage` the same per family; `family_verdicts` is the
+#: verdict of each family's cases alone, {family: {verdict, documented, known, unexplained}} (by_family(), for a
+#: maintainer who uses only some of them).
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "backend", "verdict", "coverage",
-                      "short_of_devices", "applicable", "failing", "documented", "warned", "flaky", "causes", "changes",
-                      "sources", "family_coverage"]
+                      "short_of_devices", "applicable", "failing", "documented", "known", "unexplained", "warned",
+                      "flaky", "causes", "changes", "known_bugs", "sources", "family_coverage", "family_verdicts"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +110,8 @@ class Evidence:
     warned: int = 0
     #: Applicable results that do not pass but a documented change explains.
     documented: int = 0
+    #: Applicable results that do not pass, no documented change explains, but a declared known upstream bug does.
+    known: int = 0
     #: Smoke cases that do not pass for a reason no documented change explains.
     smoke_failing: int = 0
     #: Smoke cases recorded, and of those the ones that apply to the cell.
@@ -153,6 +127,11 @@ class Evidence:
         """Failures no documented change explains."""
         return self.applicable - self.passing - self.documented
 
+    @property
+    def unexplained(self) -> int:
+        """Failures neither a documented change nor a declared known upstream bug explains."""
+        return self.undocumented - self.known
+
 
 def verdict(evidence: Evidence) -> str:
     """The one verdict of a cell: the first token of the module docstring's list whose condition its evidence
@@ -167,10 +146,12 @@ def verdict(evidence: Evidence) -> str:
         return UNACCOUNTED
     if not evidence.applicable or (evidence.smoke and not evidence.smoke_applicable):
         return NO_EVIDENCE
-    if evidence.undocumented:
+    if evidence.unexplained:
         return PARTIAL
     if evidence.flaky:
         return FLAKY
+    if evidence.known:
+        return KNOWN_BUGS
     if evidence.documented:
         return CURRENT
     return WARNED if evidence.warned else WORKS
@@ -184,7 +165,8 @@ def _flag(results: pd.DataFrame, name: str) -> pd.Series:
 
 
 def _marks(results: pd.DataFrame) -> pd.DataFrame:
-    """Per result: whether it applies, passes, fails, fails as a documented change, and passes with warnings."""
+    """Per result: whether it applies, passes, fails, fails as a documented change, fails as a declared known
+    upstream bug, and passes with warnings."""
     statuses = results["status"].tolist()
     # Each distinct status asked once, not once per result.
     absent = {status: is_absent(status) for status in set(statuses)}
@@ -192,8 +174,9 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
     applicable = pd.Series([not absent[status] for status in statuses], index=results.index, dtype=bool)
     passing = applicable & pd.Series([passes[status] for status in statuses], index=results.index, dtype=bool)
     failing = applicable & ~passing
+    documented = failing & _flag(results, DOCUMENTED)
     return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
-                         "documented": failing & _flag(results, DOCUMENTED),
+                         "documented": documented, "known": failing & ~documented & results["status"].eq(KNOWN),
                          "warned": passing & results["warnings"].map(len).gt(0),
                          "flaky": _flag(results, FLAKY_COLUMN)})
 
@@ -209,7 +192,7 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool],
     counts = pd.DataFrame({
         "key": results["key"], "cases": 1, "built": results["status"].ne(INSTALL_ERROR),
         "usable": ~results["reason"].map(unusable).astype(bool),
-        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented", "flaky")},
+        **{name: marks[name] for name in ("applicable", "passing", "warned", "documented", "known", "flaky")},
         "smoke_failing": marks["failing"] & ~marks["documented"] & _flag(results, SMOKE),
         "smoke": _flag(results, SMOKE), "smoke_applicable": marks["applicable"] & _flag(results, SMOKE),
     }).groupby("key").sum().reindex(list(complete), fill_value=0)
@@ -221,8 +204,9 @@ def evidence(results: pd.DataFrame, complete: dict[str, bool],
 
 def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per column key (version order): the cell, its verdict, how many applicable cases, how many of them do
-    not pass, how many of those a documented change explains, how many passed with warnings, the causes of the
-    other failures (signatures, most cases first) and the documented changes (by name, else signature).
+    not pass, how many of those a documented change explains, a known upstream bug explains, nothing explains, how
+    many passed with warnings, and behind each kind of failure what explains it, most cases first: the unexplained
+    failures' causes (signatures), the documented changes (by name, else signature), the known bugs (known_bug()).
 
     `found` is causes() of the matrix when the caller has it already (a report shows both)."""
     results = matrix.results
@@ -236,124 +220,101 @@ def verdicts(matrix: Matrix, found: pd.DataFrame | None = None) -> pd.DataFrame:
     if found is None:
         found = causes(results[failing].assign(flaky=False), matrix.cells)
     names = results[CHANGE_NAME] if CHANGE_NAME in results else pd.Series(None, index=results.index, dtype=object)
-    # Only failures count: a full causes() table also holds flaky passes.
-    failures = {(key, case): (known, as_text(name)) for key, case, known, name in zip(
-        results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(),
-        marks.loc[failing, "documented"].tolist(), names[failing].tolist(), strict=True)}
-    # Per key: {signature: failures} of the undocumented failures, {change: failures} of the documented ones.
-    tallies: dict[bool, dict[str, dict[str, int]]] = {False: {}, True: {}}
+    kinds = [DOCUMENTED_KIND if documented else KNOWN_KIND if known else UNEXPLAINED_KIND
+             for documented, known in zip(marks.loc[failing, "documented"], marks.loc[failing, "known"], strict=True)]
+    # Only failures count: a full causes() table also holds flaky passes. A known bug is named by its own reason.
+    failures = {(key, case): (kind, known_bug(reason) if kind == KNOWN_KIND else as_text(name))
+                for key, case, kind, name, reason in zip(
+                    results.loc[failing, "key"].tolist(), results.loc[failing, "case_id"].tolist(), kinds,
+                    names[failing].tolist(), results.loc[failing, "reason"].tolist(), strict=True)}
+    # Per kind, per key: {what explains it: failures}.
+    tallies: dict[str, dict[str, dict[str, int]]] = {kind: {} for kind in KINDS}
     for signature, cases in zip(found["signature"], found["cases"], strict=True):
         for key, case in cases:
             if (key, case) in failures:
-                known, name = failures[key, case]
-                tally = tallies[known].setdefault(key, {})
+                kind, name = failures[key, case]
+                tally = tallies[kind].setdefault(key, {})
                 tally[name or signature] = tally.get(name or signature, 0) + 1
     covered = coverages(matrix)
+    per_family = by_family(matrix, complete, counted)
     rows = []
     for key, cell in matrix.cells.iterrows():
         counts = counted[str(key)]
         coverage, families = covered[str(key)]
         sources = cell["sources"] if isinstance(cell.get("sources"), dict) else {}
-        mine, theirs = tallies[False].get(str(key), {}), tallies[True].get(str(key), {})
+        mine, theirs, bugs = (tallies[kind].get(str(key), {}) for kind in (UNEXPLAINED_KIND, DOCUMENTED_KIND,
+                                                                            KNOWN_KIND))
         rows.append({
             "key": key, "cell_id": cell["cell_id"], "run_id": cell["run_id"],
             "jax": tagged(cell["jax"], sources, "jax"), "flax": tagged(cell["flax"], sources, "flax"),
             "python": as_text(cell["python"]), "backend": as_text(cell.get("backend")), "verdict": verdict(counts),
             "coverage": coverage.text(), "short_of_devices": sum(coverage.devices.values()),
             "applicable": counts.applicable, "failing": counts.applicable - counts.passing,
-            "documented": counts.documented, "warned": counts.warned, "flaky": counts.flaky,
+            "documented": counts.documented, "known": counts.known, "unexplained": counts.unexplained,
+            "warned": counts.warned, "flaky": counts.flaky,
             "causes": sorted(mine, key=lambda signature: -mine[signature]),
             "changes": sorted(theirs, key=lambda name: -theirs[name]),
+            "known_bugs": sorted(bugs, key=lambda name: -bugs[name]),
             "sources": sources,
             "family_coverage": [family_text(family, found) for family, found in families.items()],
+            "family_verdicts": {family: {"verdict": verdict(found), "documented": found.documented,
+                                         "known": found.known, "unexplained": found.unexplained}
+                                for family, found in per_family.get(str(key), {}).items()},
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def by_family(matrix: Matrix, complete: dict[str, bool], counted: Mapping[str, Evidence]) -> dict[
+        str, dict[str, Evidence]]:
+    """{key: {family: the evidence of that family's results alone}} (families in the order their cases come): the same
+    rule, on a cell cut to one family, so a family's verdict is never better than the cell's evidence for it; what the
+    cell's files could not account for counts against every family."""
+    results = matrix.results
+    if results.empty:
+        return {}
+    cut = results["key"].astype(str) + _FAMILY_SEPARATOR + results["family"].astype(str)
+    parts = list(dict.fromkeys(cut.tolist()))
+    found = evidence(results.assign(key=cut), {part: complete[part.split(_FAMILY_SEPARATOR)[0]] for part in parts},
+                     {part: counted[part.split(_FAMILY_SEPARATOR)[0]].unaccounted for part in parts})
+    by_key: dict[str, dict[str, Evidence]] = {}
+    for part in parts:
+        key, family = part.split(_FAMILY_SEPARATOR, 1)
+        by_key.setdefault(key, {})[family] = found[part]
+    return by_key
+
+
+#: Joins a column key and a family into one key of evidence() (neither holds it).
+_FAMILY_SEPARATOR = "\x1f"
+
+
+def cause_kind(change: object, statuses: object) -> str:
+    """The kind of failure behind a cause of reports.verdicts.causes (its `change` and `statuses`), as a cell counts
+    it: documented (a declared change documents it), known (every result behind it is a declared known upstream bug),
+    else unexplained."""
+    if isinstance(change, str) and change:
+        return DOCUMENTED_KIND
+    if isinstance(statuses, list) and statuses == [KNOWN]:
+        return KNOWN_KIND
+    return UNEXPLAINED_KIND
+
+
+def regression_kinds(found: pd.DataFrame) -> dict[str, int]:
+    """The cases behind causes() rows (an upgrade's regressions) counted by kind, every kind present."""
+    counts = dict.fromkeys(KINDS, 0)
+    for change, statuses, cases in zip(found["change"], found["statuses"], found["cases"], strict=True):
+        counts[cause_kind(change, statuses)] += len(cases)
+    return counts
+
+
+def known_bug(reason: object) -> str:
+    """What names a declared known upstream bug: the link its xfail reason ends with (harness.cell.known writes
+    'why [ranges] link'), else the reason itself; '' for none."""
+    text = as_text(reason)
+    words = text.split()
+    return words[-1] if words and words[-1].startswith(("http://", "https://")) else text
 
 
 def broken(table: pd.DataFrame) -> set[str]:
     """The column keys of verdicts() whose cell is broken: nothing works there, so one case's failure says nothing
     of the change that case documents."""
     return {str(key) for key in table.loc[table["verdict"].eq(BROKEN), "key"]}
-
-
-def label(token: str) -> str:
-    """A token as words: 'works_with_warnings' -> 'works with warnings'."""
-    return LOOKS[token].words if token in LOOKS else token
-
-
-def detail(row: Mapping[Any, Any] | pd.Series) -> str:
-    """What a verdict adds to its words: 'k of n fail' (partial), 'attempts disagreed in k of n' (flaky), 'N changes
-    break older code' (works for current code); empty otherwise."""
-    if row["verdict"] == PARTIAL:
-        return f"{row['failing']} of {row['applicable']} fail"
-    if row["verdict"] == FLAKY and row.get("flaky"):
-        return f"attempts disagreed in {row['flaky']} of {row['applicable']}"
-    if row["verdict"] == CURRENT:
-        count = len(row["changes"])
-        return f"{count} {'change breaks' if count == 1 else 'changes break'} older code"
-    return ""
-
-
-def describe(row: Mapping[Any, Any] | pd.Series) -> str:
-    """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
-    older code'; with its coverage when any case was left out ('works (on 19 of 103 cases: 80 need 8 devices)')."""
-    extra = detail(row)
-    said = f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
-    covered = coverage_note(row)
-    return f"{said} {covered}" if covered else said
-
-
-def coverage_note(row: Mapping[Any, Any] | pd.Series) -> str:
-    """'(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)' whenever the cell left any case out
-    (its coverage names a cause: devices, a missing API, no record); empty when every collected case ran."""
-    ran, _, rest = as_text(row.get("coverage")).partition(" (")
-    return f"(on {ran} cases: {rest.removesuffix(')')})" if rest else ""
-
-
-def grid(table: pd.DataFrame) -> pd.DataFrame:
-    """Flax releases (rows, newest first) by jax releases (columns, oldest first), each holding the column keys of
-    its cells (several when a pair ran on several Pythons or runs); empty where no cell pairs them. A cell on an
-    accelerator has a column of its own, '0.11.2 (gpu)', never a slot shared with the CPU cell of its pins."""
-    backends = table["backend"].tolist() if "backend" in table else [None] * len(table)
-    columns = [(jax, backend if isinstance(backend, str) and backend not in ("", "cpu") else "")
-               for jax, backend in zip(table["jax"], backends, strict=True)]
-    ordered = sorted(dict.fromkeys(columns), key=lambda column: (version_key(column[0]), column[1]))
-    jaxes = [f"{jax} ({backend})" if backend else jax for jax, backend in ordered]
-    named = dict(zip(ordered, jaxes, strict=True))
-    flaxes = sorted(dict.fromkeys(table["flax"]), key=version_key, reverse=True)
-    slots: dict[tuple[str, str], list[str]] = {}
-    for key, column, flax in zip(table["key"], columns, table["flax"], strict=True):
-        slots.setdefault((flax, named[column]), []).append(key)
-    layout = pd.DataFrame([[slots.get((flax, jax), []) for jax in jaxes] for flax in flaxes],
-                          index=flaxes, columns=jaxes, dtype=object)
-    layout.index.name, layout.columns.name = "flax", "jax"
-    return layout
-
-
-def origins(table: pd.DataFrame) -> dict[str, str]:
-    """Where each source-built version of the table came from, by the version grid() names it: {'0.12.6+tree.5a0b
-    5832': '/src/flax'}; a row or column label reads '0.12.6+tree.5a0b5832 (from /src/flax)'."""
-    if "sources" not in table:
-        return {}
-    return {source.tag: source.shown for found in table["sources"] if isinstance(found, dict)
-            for source in found.values()}
-
-
-def write(table: pd.DataFrame, report_dir: Path) -> tuple[Path, Path]:
-    """compat.csv (causes and changes joined by ' | ', sources as 'flax 0.12.6+tree.5a0b5832 from
-    file:///src/flax') and compat.json (a list of objects, sources as {package: {version, where, label}}), each row
-    carrying its schema_version (harness.outputs owns both files)."""
-    csv_path, json_path = Path(report_dir) / outputs.COMPAT_CSV.name, Path(report_dir) / outputs.COMPAT_JSON.name
-    sources: list[dict[str, Source]] = ([found if isinstance(found, dict) else {} for found in table["sources"]]
-                                        if "sources" in table else [{} for _ in range(len(table))])
-    outputs.write_frame(csv_path, outputs.COMPAT_CSV, table.assign(
-        causes=[" | ".join(found) for found in table["causes"]],
-        family_coverage=[" | ".join(found) for found in table["family_coverage"]],
-        changes=[" | ".join(found) for found in table["changes"]],
-        sources=[" | ".join(f"{s.package} {s.tag} from {s.where}" for _, s in sorted(found.items()))
-                 for found in sources]))
-    records = table.to_dict("records")
-    for record, found in zip(records, sources, strict=True):
-        record["sources"] = {name: {"version": s.version, "where": s.where, "label": s.label}
-                             for name, s in sorted(found.items())}
-    return csv_path, outputs.write_rows(json_path, outputs.COMPAT_JSON, records)

@@ -1,6 +1,7 @@
 """A frontier probe's cell judged the way the compatibility table judges a cell: its results file read by reports'
 loader, collapsed by reports.matrix (which marks the documented failures), and given reports.compat.verdict, the one
-verdict of a cell. A pair works when that verdict is works, works_with_warnings or works_for_current_code.
+verdict of a cell. A pair works when that verdict is works, works_with_warnings, works_for_current_code or
+works_except_known_bugs: only documented changes and declared known upstream bugs fail, and the bugs are listed.
 
 Here, on reports' verdicts floor, not in harness/tools/: harness.tools.frontier imports it inside the function that
 runs a probe, so the harness imports nothing of reports at module level, and `plan` and `merge` need no pandas
@@ -10,7 +11,7 @@ runs a probe, so the harness imports nothing of reports at module level, and `pl
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +23,24 @@ from harness.vocabulary import INSTALL_CAUSE
 from reports.data.load import records_frame
 from reports.data.matrix import build_matrix
 from reports.verdicts import compat
+from reports.verdicts.causes import KNOWN
 
 #: The verdicts that count as working for the frontier's ranges.
-WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT)
+WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT, compat.KNOWN_BUGS)
 #: A cause is cut to this many characters: frontier.json keeps one per probe.
 CAUSE_CHARS = 240
 
 
 @dataclass(frozen=True)
 class Judged:
-    """A probe's verdict token, why it does not work in one line (empty when it does), and the cases that fail for a
-    reason no documented change explains, each with its cause."""
+    """A probe's verdict token, why it does not work in one line (empty when it does), the cases that fail for a
+    reason nothing explains (neither a documented change nor a declared known upstream bug), each with its cause, and
+    the cases a declared known upstream bug fails, each with the bug (reports.verdicts.compat.known_bug)."""
 
     verdict: str
     cause: str
     failing: dict[str, str]
+    known: dict[str, str] = field(default_factory=dict)
 
     @property
     def works(self) -> bool:
@@ -74,20 +78,30 @@ def judge(results: Path, complete: bool, smoke_ids: Collection[str]) -> Judged:
                                {str(key): len(reading.unaccounted) for key in found.cells.index})
     key = str(found.cells.index[0])
     verdict = compat.verdict(evidence[key])
-    failing = _failing(results_)
+    failing, known = _failing(results_), _known(results_)
     cause = reading.unaccounted[0] if verdict == compat.UNACCOUNTED else _cause(verdict, results_, failing, smoke_ids)
-    return Judged(verdict, "" if verdict in WORKING else one_line(cause), failing)
+    return Judged(verdict, "" if verdict in WORKING else one_line(cause), failing, known)
+
+
+def _known(results: pd.DataFrame) -> dict[str, str]:
+    """{case: bug} of every case a declared known upstream bug fails as declared (xfailed, no documented change)."""
+    documented = results[compat.DOCUMENTED].eq(True) if compat.DOCUMENTED in results else pd.Series(
+        False, index=results.index)
+    return {str(case): compat.known_bug(reason) for case, status, reason, explained in zip(
+        results["case_id"], results["status"], results["reason"], documented, strict=True)
+        if status == KNOWN and not explained}
 
 
 def _failing(results: pd.DataFrame) -> dict[str, str]:
-    """{case: cause} of every applicable case that does not pass and no documented change explains."""
+    """{case: cause} of every applicable case that does not pass and nothing explains: neither a documented change
+    nor a declared known upstream bug."""
     documented = results[compat.DOCUMENTED].eq(True) if compat.DOCUMENTED in results else pd.Series(
         False, index=results.index)
     found = {}
     for case, status, error_type, message, reason, known in zip(
             results["case_id"], results["status"], results["error_type"], results["error_message"],
             results["reason"], documented, strict=True):
-        if vocabulary.is_absent(status) or vocabulary.is_passing(status) or known:
+        if vocabulary.is_absent(status) or vocabulary.is_passing(status) or known or status == KNOWN:
             continue
         error = ": ".join(str(part) for part in (error_type, message) if isinstance(part, str) and part)
         found[str(case)] = one_line(f"{status}: {error or (reason if isinstance(reason, str) else '')}")

@@ -111,16 +111,15 @@ table.compat td.empty { background: repeating-linear-gradient(135deg, #fff 0 5px
 .verdict .key { font-weight: 400; opacity: .75; font-size: 11px; margin-right: 3px; }
 .verdict .fails { display: block; font-size: 11px; }
 .verdict .fails a { color: inherit; }
-.v-works { background: #d3f5dc; color: #116329; }
-.v-warned { background: #fff0b3; color: #7a4d00; }
-.v-partial { background: #ffe2c7; color: #8a3a00; }
-.v-flaky { background: #ffe2c7; color: #8a3a00; box-shadow: inset 0 0 0 2px #fb8500; }
-.v-interrupted { background: repeating-linear-gradient(135deg, #fff1e5 0 4px, #ffe2c7 4px 6px); color: #953800; }
-.v-unaccounted { background: repeating-linear-gradient(45deg, #fff8c5 0 4px, #f5e0a0 4px 6px); color: #7d4e00; }
-.v-broken { background: #ffcfcc; color: #a40e26; }
-.v-not-built { background: #cfd6de; color: #24292f; }
-.v-current { background: #e3f2d0; color: #3b5e14; }
-.v-no-evidence { background: #eaeef2; color: #59636e; }
+.verdict .new { display: block; font-size: 11px; font-weight: 600; }
+.verdict .new a { color: inherit; }
+table.compat tbody th .row-shared { display: block; font: 400 11px/1.3 system-ui, sans-serif; color: #59636e;
+  white-space: normal; text-align: left; min-width: 11em; max-width: 16em; }
+p.shared a { color: inherit; }
+details.families { margin: 8px 0; }
+details.families summary { cursor: pointer; font-weight: 600; font-size: 13px; }
+table.families .verdict { font-size: 11.5px; }
+table.families tbody th { font-family: inherit; white-space: nowrap; }
 .verdicts { margin: 6px 0 4px; padding: 0; list-style: none; }
 .verdicts li { font-size: 12px; margin: 2px 0; }
 .verdicts code { color: #59636e; }
@@ -187,13 +186,26 @@ shown, the rest never ran (hatched in the matrix).
 <p class="note">Each flax release (rows) with each jax release (columns): the verdict of every cell that pairs them.
 A verdict links its column in the matrix; a partial one names its causes (#n, below). Each verdict's meaning, and
 its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table.</p>
+{% macro items(found, brief) %}
+{%- for name, link in found.bugs %}{% if link %}<a href="{{ link }}">{{ name }}</a>{% else %}{{ name }}{% endif %}
+{{- ", " if not loop.last }}{% endfor %}
+{%- if found.bugs and found.changes %}; {% endif %}
+{%- if found.changes %}{% if brief %}<span title="{{ found.changes|join('\n') }}">{{ found.changes|length }} documented
+ change{{ "s" if found.changes|length != 1 }}</span>{% else %}documented: {{ found.changes|join("; ") }}{% endif %}
+{%- endif %}
+{%- endmacro %}
+{% if compat.everywhere.bugs or compat.everywhere.changes %}
+<p class="note shared">Every cell below has {{ items(compat.everywhere, true) }}. A box names what is new in its pair
+(against the previous jax with its flax and the previous flax with its jax), a row what every pair of it has.</p>
+{% endif %}
 <table class="compat" id="T_compat">
 <thead><tr><th class="corner">flax &darr; jax &rarr;</th>
 {% for jax in compat.jaxes %}<th>{{ jax }}</th>{% endfor %}
 </tr></thead>
 <tbody>
-{% for flax, slots in compat.rows %}
-<tr><th>{{ flax }}</th>
+{% for flax, slots, common in compat.rows %}
+<tr><th>{{ flax }}{% if common.bugs or common.changes %}<span class="row-shared">every pair:
+ {{ items(common, true) }}</span>{% endif %}</th>
 {% for entries in slots %}
 {% if entries %}<td>
 {% for e in entries %}
@@ -204,6 +216,7 @@ its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table
  title="{{ signature }}">#{{ number }}</a>{% endfor %}
 {%- if e.causes|length > 4 %} <span title="every cause is in this cell's hover text">+{{ e.causes|length - 4 }}</span>
 {%- endif %}</span>{% endif %}
+{% if e.new.bugs or e.new.changes %}<span class="new">new here: {{ items(e.new, false) }}</span>{% endif %}
 </div>
 {% endfor %}
 </td>{% else %}<td class="empty"></td>{% endif %}
@@ -212,6 +225,24 @@ its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table
 {% endfor %}
 </tbody>
 </table>
+{% if compat.families %}
+<details class="families" open><summary>Per family: each pair's verdict on one family's cases alone</summary>
+<table class="compat families" id="T_families">
+<thead><tr><th class="corner">pair</th>{% for family in compat.families %}<th>{{ family }}</th>{% endfor %}</tr></thead>
+<tbody>
+{% for row in compat.family_rows %}
+<tr><th><a href="#{{ row.anchor }}">{{ row.key }}</a> {{ row.pair }}</th>
+{% for e in row.entries %}
+{% if e %}<td><div class="verdict {{ e.css_class }}" title="{{ e.label }}">{{ e.symbol }}
+ {{ e.detail or e.label }}</div></td>
+{% else %}<td class="empty"></td>{% endif %}
+{% endfor %}
+</tr>
+{% endfor %}
+</tbody>
+</table>
+</details>
+{% endif %}
 <ul class="verdicts">
 {% for look, token, meaning in verdicts %}
 <li><span class="verdict {{ look.css_class }}">{{ look.symbol }} {{ look.words }}</span> {{ meaning }}

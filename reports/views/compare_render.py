@@ -11,6 +11,14 @@ import pandas as pd
 
 from harness import outputs
 from reports.verdicts.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
+from reports.verdicts.compat import (
+    DOCUMENTED_KIND,
+    KNOWN_KIND,
+    UNEXPLAINED_KIND,
+    cause_kind,
+    regression_kinds,
+)
+from reports.views.verdict_text import kinds_text
 
 
 @dataclass(frozen=True)
@@ -24,14 +32,23 @@ class CauseLine:
     cases: list[tuple[str, str]]
     #: The declared change that documents it (reports.changes.label), else "".
     change: str = ""
+    #: Its kind of failure (reports.verdicts.compat.cause_kind): documented, known or unexplained.
+    kind: str = UNEXPLAINED_KIND
 
 
 def cause_lines(comparison: Comparison) -> list[CauseLine]:
     """The regressions' causes, most widespread first, each with its candidate cells as version ranges."""
     cell_ids = comparison.cells["cell_id"].to_dict() if len(comparison.cells) else {}
     return [CauseLine(number, row["example"], row["cells"], [(str(cell_ids[key]), case) for key, case in row["cases"]],
-                      str(row.get("change") or ""))
+                      str(row.get("change") or ""), cause_kind(row.get("change"), row.get("statuses")))
             for number, row in enumerate(comparison.causes.to_dict("records"), start=1)]
+
+
+def _kind_note(cause: CauseLine) -> str:
+    """What a cause is, in the compatibility table's words: 'documented change: ...', 'known upstream bug', ''."""
+    if cause.kind == DOCUMENTED_KIND and cause.change:
+        return f"documented change: {cause.change}"
+    return "known upstream bug" if cause.kind == KNOWN_KIND else ""
 
 
 def case_list(cases: Sequence[tuple[str, str]], shown: int = 5, quote: str = "") -> str:
@@ -69,8 +86,13 @@ ARROW = "\N{RIGHTWARDS ARROW}"
 
 
 def regressions_count(comparison: Comparison) -> str:
-    """'3 case(s) from 2 cause(s)'."""
-    return f"{len(comparison.regressions)} case(s) from {len(comparison.causes)} cause(s)"
+    """'3 case(s) from 2 cause(s)', with the cases counted by kind as the compatibility table counts a cell's
+    failures when any regressed ('3 case(s) from 2 cause(s): 1 documented, 2 known upstream, 0 unexplained' joined by
+    middle dots)."""
+    said = f"{len(comparison.regressions)} case(s) from {len(comparison.causes)} cause(s)"
+    if comparison.causes.empty:
+        return said
+    return f"{said}: {kinds_text(regression_kinds(comparison.causes))}"
 
 
 def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None = None) -> str:
@@ -86,8 +108,8 @@ def render_text(comparison: Comparison, links: dict[tuple[str, str], str] | None
     for cause in cause_lines(comparison):
         lines += [f"  {cause.number}. [{len(cause.cases)} case(s)] {cause.example}",
                   f"     cells: {cause.cells}", f"     cases: {case_list(cause.cases)}"]
-        if cause.change:
-            lines.append(f"     documented change: {cause.change}")
+        if _kind_note(cause):
+            lines.append(f"     {_kind_note(cause)}")
         link = next((links[pair] for pair in cause.cases if pair in links), None)
         if link:
             lines.append(f"     reproduce: uv run {link}")
@@ -114,7 +136,7 @@ def markdown_causes(comparison: Comparison, reproduce: Callable[[list[tuple[str,
         return ["None."]
     lines = ["| # | Cause | Cases | Cells | Reproduce |", "| ---: | --- | ---: | --- | --- |"]
     for cause in found:
-        named = f" (documented change: {cause.change})" if cause.change else ""
+        named = f" ({_kind_note(cause)})" if _kind_note(cause) else ""
         lines.append(f"| {cause.number} | {_cell(cause.example + named)} | {len(cause.cases)} | {_cell(cause.cells)} | "
                      f"{reproduce(cause.cases)} |")
     lines.append("")

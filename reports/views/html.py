@@ -8,7 +8,7 @@ texts: at 20,000 results Styler took seconds for each, and its hover CSS was mos
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -29,15 +29,25 @@ from reports.data.matrix import (
     stack_notes,
 )
 from reports.data.text import as_text, seconds_each
-from reports.verdicts import changes, compat, divergence
+from reports.verdicts import changes, compat, divergence, pairs
 from reports.verdicts.causes import CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views import _page
+from reports.views.compat_grid import grid, origins
 from reports.views.grid import grid_html
 from reports.views.hover import FIELDS as HOVER_FIELDS
 from reports.views.hover import Columns, not_run_tip, status_tips, timing_lines, timing_tips
-from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
+from reports.views.verdict_text import (
+    coverage_note,
+    describe,
+    detail,
+    failing_kinds,
+    family_order,
+    is_link,
+    item_name,
+)
 
 
 def render_html(
@@ -70,7 +80,7 @@ def render_html(
         incomplete=INCOMPLETE,
         compat=compat_view(matrix, table, shown),
         frontier=frontier_html,
-        verdicts=[(compat.LOOKS[token], token, meaning) for token, meaning in compat.VERDICTS.items()],
+        verdicts=[(LOOKS[token], token, meaning) for token, meaning in VERDICTS.items()],
         causes=[cause_view(view, matrix.keys) for view in shown if view.unexpected],
         documented=[cause_view(view, matrix.keys) for view in shown if view.documented],
         known=[cause_view(view, matrix.keys) for view in shown if view.known],
@@ -94,34 +104,69 @@ def _template() -> Template:
 def compat_view(matrix: Matrix, table: pd.DataFrame, shown: list[CauseView]) -> dict[str, Any]:
     """The compatibility table for the template: jax releases, then one row per flax release holding, for each
     jax release, the verdicts of its cells (each linking its matrix column, a partial one its causes)."""
-    layout = compat.grid(table)
+    layout = grid(table)
     rows = table.set_index("key")
-    where = compat.origins(table)
+    where = origins(table)
 
     def release(version: str) -> str:
         return f"{version} (from {where[version]})" if version in where else version
 
     numbers = {view.signature: view.number for view in shown}
+    new, said = pairs.new_here(table), pairs.shared(table)
     slots = []
     for flax, keys_by_jax in zip(layout.index, layout.to_numpy().tolist(), strict=True):
         entries = []
         for keys in keys_by_jax:
-            entries.append([_verdict_entry(matrix, key, rows.loc[key], numbers) for key in keys])
-        slots.append((release(flax), entries))
-    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots}
+            entries.append([{**_verdict_entry(matrix, key, rows.loc[key], numbers), "new": _items(new.get(key, []))}
+                            for key in keys])
+        slots.append((release(flax), entries, _items(said.rows.get(flax, ()))))
+    order = [key for keys_by_jax in layout.to_numpy().tolist() for keys in keys_by_jax for key in keys]
+    return {"jaxes": [release(jax) for jax in layout.columns], "rows": slots, "everywhere": _items(said.table),
+            **_per_family(rows, order)}
+
+
+def _per_family(rows: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+    """Each pair (in the grid's order) by family: the verdict of that family's cases alone, with what fails there."""
+    families = family_order(rows)
+    if len(families) < 2:
+        return {"families": [], "family_rows": []}
+    found: list[dict[str, Any]] = []
+    for key in order:
+        judged = rows.loc[key, "family_verdicts"]
+        if not isinstance(judged, dict):
+            continue
+        entries = []
+        for family in families:
+            said = judged.get(family)
+            look = LOOKS.get(str(said["verdict"])) if isinstance(said, dict) else None
+            entries.append(None if look is None or not isinstance(said, dict) else {
+                "css_class": look.css_class, "symbol": look.symbol, "label": look.words,
+                "detail": failing_kinds(said)})
+        found.append({"key": key, "anchor": column_anchor(key),
+                      "pair": f"jax {rows.loc[key, 'jax']} \N{MIDDLE DOT} flax {rows.loc[key, 'flax']}",
+                      "entries": entries})
+    return {"families": families, "family_rows": found}
+
+
+def _items(found: Iterable[pairs.Item]) -> dict[str, Any]:
+    """Known bugs (name, link or '') and documented changes (names) for the template."""
+    found = list(found)
+    return {"bugs": [(item_name(item.name), item.name if is_link(item.name) else "") for item in found
+                     if item.kind == compat.KNOWN_KIND],
+            "changes": [item.name for item in found if item.kind == compat.DOCUMENTED_KIND]}
 
 
 def _verdict_entry(matrix: Matrix, key: str, row: pd.Series, numbers: dict[str, int]) -> dict[str, Any]:
-    look = compat.LOOKS[row["verdict"]]
+    look = LOOKS[row["verdict"]]
     found = sorted((numbers[signature], signature) for signature in row["causes"] if signature in numbers)
     python = minor(row["python"])
-    title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", compat.describe(row)]
+    title = [f"{key} \N{MIDDLE DOT} {row['cell_id']} \N{MIDDLE DOT} python {python}", describe(row)]
     title += [f"#{number} {signature}" for number, signature in found]
     title += [f"documented: {change}" for change in row["changes"]]
     return {
         "key": key, "anchor": column_anchor(key), "symbol": look.symbol, "css_class": look.css_class,
         "label": look.words, "python": python,
-        "detail": " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part),
+        "detail": " ".join(part for part in (detail(row), coverage_note(row)) if part),
         "causes": found if row["verdict"] == compat.PARTIAL else [], "title": "\n".join(title),
     }
 

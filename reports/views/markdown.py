@@ -14,11 +14,13 @@ import pandas as pd
 from harness import outputs
 from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
 from reports.data.text import as_text
-from reports.verdicts import changes, compat, divergence
+from reports.verdicts import changes, compat, divergence, pairs
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
-from reports.views.present import FLAKY, INCOMPLETE, legend, present, resume_command
+from reports.views.compat_grid import grid, origins
+from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
+from reports.views.verdict_text import coverage_note, detail, failing_kinds, family_order, is_link, item_name
 
 # Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
 # emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
@@ -87,35 +89,83 @@ def render_markdown(
 
 
 def _compat(verdicts: pd.DataFrame, shown: list[CauseView]) -> str:
-    """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes."""
-    layout = compat.grid(verdicts)
+    """Flax releases by jax releases, each cell's verdict linking its matrix column, a partial one its causes, each
+    with what is new in it against its neighbours; what every cell of a row or of the table shares is said once."""
+    layout = grid(verdicts)
     rows = {row["key"]: row for row in verdicts.to_dict("records")}
     numbers = {view.signature: view.number for view in shown}
+    new, said = pairs.new_here(verdicts), pairs.shared(verdicts)
 
     def entry(key: str) -> str:
         row = rows[key]
-        look = compat.LOOKS[str(row["verdict"])]
+        look = LOOKS[str(row["verdict"])]
         text = f"[{key} {look.mark} {escape(look.words)}](#{column_anchor(key)})"
-        extra = " ".join(part for part in (compat.detail(row), compat.coverage_note(row)) if part)
+        extra = " ".join(part for part in (detail(row), coverage_note(row)) if part)
         if row["verdict"] == compat.PARTIAL:
             refs = [f"[#{n}](#cause-{n})" for n in sorted(numbers[s] for s in row["causes"] if s in numbers)]
             extra += f" ({', '.join(refs)})" if refs else ""
+        extra += f"<br>new here: {_items(new.get(key, []))}" if new.get(key) else ""
         return f"{text} {extra}" if extra else text
 
-    where = compat.origins(verdicts)
+    where = origins(verdicts)
 
     def release(version: str) -> str:
         return escape(version) + (f" (from {code(where[version])})" if version in where else "")
 
-    table_rows = [[f"**{release(flax)}**", *("<br>".join(entry(key) for key in keys) for keys in slots)]
+    def row_label(flax: str) -> str:
+        common = said.rows.get(flax, ())
+        return f"**{release(flax)}**" + (f"<br>every pair: {_items(common, brief=True)}" if common else "")
+
+    table_rows = [[row_label(flax), *("<br>".join(entry(key) for key in keys) for keys in slots)]
                   for flax, slots in zip(layout.index, layout.to_numpy().tolist(), strict=True)]
+    everywhere = (f"Every cell below has {_items(said.table, brief=True)}. A box names what is new in its pair "
+                  "(against the previous jax with its flax and the previous flax with its jax), a row what every pair "
+                  "of it has.\n\n" if said.table else "")
     header = ["flax \\ jax", *(release(jax) for jax in layout.columns)]
-    key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(compat.VERDICTS[token])}"
-                    for token, look in compat.LOOKS.items())
+    key = "\n".join(f"- {look.mark} **{escape(look.words)}** (`{token}`): {escape(VERDICTS[token])}"
+                    for token, look in LOOKS.items())
     return ("## Compatibility\n\nEach flax release (rows) with each jax release (columns): the verdict of every cell "
             "that pairs them, linking its column in the matrix; a partial one names its causes. Each verdict, with "
-            f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n"
-            + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}")
+            f"its token in `{outputs.COMPAT_CSV.name}`, is listed under the table.\n\n" + everywhere
+            + table(header, table_rows, ["r"] + ["l"] * len(layout.columns)) + f"\n\n{key}"
+            + _per_family(verdicts, [key for slots in layout.to_numpy().tolist() for keys in slots for key in keys]))
+
+
+def _per_family(verdicts: pd.DataFrame, order: list[str]) -> str:
+    """Each pair (in the grid's order) by family: the verdict of that family's cases alone, with what fails."""
+    families = family_order(verdicts)
+    if len(families) < 2:
+        return ""
+    rows = {str(row["key"]): row for row in verdicts.to_dict("records")}
+
+    def entry(said: object) -> str:
+        if not isinstance(said, dict):
+            return ""
+        look = LOOKS.get(str(said["verdict"]))
+        mark = look.mark if look else escape(said["verdict"])
+        extra = failing_kinds(said)
+        return f"{mark} {extra}" if extra else f"{mark} {escape(look.words) if look else ''}".strip()
+
+    body = [[f"[{key}](#{column_anchor(key)}) jax {escape(rows[key]['jax'])} \N{MIDDLE DOT} flax "
+             f"{escape(rows[key]['flax'])}", *(entry(rows[key]["family_verdicts"].get(family)) for family in families)]
+            for key in order if isinstance(rows[key].get("family_verdicts"), dict)]
+    return ("\n\n### Per family\n\nEach pair's verdict on one family's cases alone, for a maintainer who uses only "
+            "some of them (rows in the grid's order; each mark as in the list above), with what fails there.\n\n"
+            + table(["pair", *(code(family) for family in families)], body, ["l"] * (len(families) + 1)))
+
+
+def _items(found: Iterable[pairs.Item], brief: bool = False) -> str:
+    """Known bugs and documented changes as a box names them, a bug's link where it has one; `brief`: the documented
+    changes counted, not named (the Changes section names them)."""
+    found = list(found)
+    bugs = [f"[{escape(item_name(item.name))}]({item.name})" if is_link(item.name) else escape(item.name)
+            for item in found if item.kind == compat.KNOWN_KIND]
+    changed = [escape(item.name) for item in found if item.kind == compat.DOCUMENTED_KIND]
+    said = [f"known upstream bug{'s' if len(bugs) > 1 else ''} {', '.join(bugs)}"] if bugs else []
+    if changed:
+        said.append(f"{len(changed)} documented change{'s' if len(changed) > 1 else ''}" if brief
+                    else f"documented: {'; '.join(changed)}")
+    return "; ".join(said)
 
 
 def _causes(matrix: Matrix, shown: list[CauseView]) -> str:
