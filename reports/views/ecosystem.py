@@ -1,0 +1,95 @@
+"""The Ecosystem report drawn as Markdown: the whole page (the grid of projects by {baseline, candidate}, the causes
+across projects with their fixes and reproducers, what was skipped) and a body short enough for a pull-request
+comment or the rolling issue. It draws what reports.verdicts.ecosystem decided; it decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness import outputs
+from reports.verdicts.ecosystem import SKIPPED, CauseGroup
+
+#: A pull-request comment's body: the causes shown before "and N more", and the characters it may take (GitHub's
+#: limit is 65,536; a comment someone reads is far shorter).
+COMMENT_CAUSES = 5
+COMMENT_LIMIT = 4000
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return f"`{text.replace('`', '')}`" if text else ""
+
+
+def headline(summary: Mapping[str, Any], groups: Sequence[CauseGroup]) -> str:
+    """One line: the verdict, how many projects broke, of how many judged, and how many causes."""
+    projects = summary["projects"]
+    judged = [p for p in projects if p["verdict"] != SKIPPED]
+    unsafe = [p for p in judged if p["verdict"] == "UNSAFE"]
+    return (f"**{summary['verdict']}**: {len(unsafe)} of {len(judged)} project(s) judged break "
+            f"({len(groups)} cause(s)); {len(projects) - len(judged)} skipped")
+
+
+def title(summary: Mapping[str, Any]) -> str:
+    """What was compared with what, as of which day."""
+    return (f"Ecosystem: {' '.join(summary['candidate'])} against {summary['baseline']}, as of "
+            f"{summary['as_of']}")
+
+
+def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """The whole Markdown report."""
+    lines = [f"# {title(summary)}", "", headline(summary, groups), "",
+             "| project | revision | baseline | candidate | verdict | coverage or reason |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        lines.append("| " + " | ".join(_cell(row[key]) for key in ("project", "revision", "baseline")) + " | "
+                     + _cell(row["candidate"]) + f" | **{row['verdict']}** | "
+                     + _cell(row["coverage"] or row["reason"]) + " |")
+    lines += ["", "## Regressions by cause", ""]
+    if not groups:
+        lines.append("None proven.")
+    for number, found in enumerate(groups, 1):
+        lines += cause_lines(number, found, reproducers=True)
+    skipped = [row for row in rows if row["verdict"] == SKIPPED]
+    if skipped:
+        lines += ["", "## Skipped", ""] + [f"- {row['project']}: {row['reason']}" for row in skipped]
+    lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
+    return "\n".join(lines) + "\n"
+
+
+def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
+    """A cause: its example error, the projects it shows in, the documented change and fix, and reproducers."""
+    lines = [f"{number}. {_code(found.example or found.signature)} in {len(found.projects)} project(s): "
+             f"{', '.join(found.projects)} ({found.cases} test(s))"]
+    if found.change:
+        lines.append(f"   - documented change: {found.change}" + (f"; fix: {found.fix}" if found.fix else ""))
+    if reproducers:
+        for made in found.reproducers:
+            pins = ", ".join(f"{k}=={v}" for k, v in sorted(made.pins.items()) if k in ("jax", "jaxlib", "flax"))
+            lines.append(f"   - {made.project} {made.revision}: {_code(made.case_id)} ({pins})"
+                         + (f": `uv run {made.script}`" if made.script else ""))
+    return lines
+
+
+def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
+    COMMENT_LIMIT characters with a line saying where the rest is."""
+    lines = [f"### {title(summary)}", "", headline(summary, groups), ""]
+    for row in rows:
+        if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
+            why = row["reason"] if row["verdict"] == "INCONCLUSIVE" else ""
+            lines.append(f"- **{row['verdict']}** {row['project']} {row['revision']}" + (f": {why}" if why else ""))
+    for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
+        lines += cause_lines(number, found, reproducers=False)
+    if len(groups) > COMMENT_CAUSES:
+        lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {outputs.ECOSYSTEM_MD}")
+    body = "\n".join(lines) + "\n"
+    if len(body) <= COMMENT_LIMIT:
+        return body
+    tail = f"\n... cut here: the whole report is {outputs.ECOSYSTEM_MD}\n"
+    return body[:COMMENT_LIMIT - len(tail)].rsplit("\n", 1)[0] + tail
