@@ -48,7 +48,8 @@ def wheel(folder: Path, version: str) -> Path:
         archive.writestr("alpha/__init__.py", "")
         archive.writestr("alpha/tests/__init__.py", "")
         archive.writestr("alpha/tests/test_mesh.py", TEST)
-        archive.writestr(f"alpha-{version}.dist-info/METADATA", f"Metadata-Version: 2.1\nName: alpha\nVersion: {version}\n")
+        archive.writestr(f"alpha-{version}.dist-info/METADATA",
+                         f"Metadata-Version: 2.1\nName: alpha\nVersion: {version}\n")
     return path
 
 
