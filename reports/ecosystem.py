@@ -10,8 +10,8 @@ from typing import Any
 
 from harness import outputs
 from reports.verdicts import changes
-from reports.verdicts.ecosystem import grid, group, worst
-from reports.views.ecosystem import comment, page
+from reports.verdicts.ecosystem_judge import grid, group, worst
+from reports.views.ecosystem_render import comment, page
 
 
 def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:

@@ -1,6 +1,6 @@
 """The Ecosystem report drawn as Markdown: the whole page (the grid of projects by {baseline, candidate}, the causes
 across projects with their fixes and reproducers, what was skipped) and a body short enough for a pull-request
-comment or the rolling issue. It draws what reports.verdicts.ecosystem decided; it decides nothing.
+comment or the rolling issue. It draws what reports.verdicts.ecosystem_judge decided; it decides nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs
-from reports.verdicts.ecosystem import SKIPPED, CauseGroup
+from reports.verdicts.ecosystem_judge import SKIPPED, CauseGroup
 
 #: A pull-request comment's body: the causes shown before "and N more", and the characters it may take (GitHub's
 #: limit is 65,536; a comment someone reads is far shorter).
@@ -83,7 +83,8 @@ def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequ
     for row in rows:
         if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
             why = row["reason"] if row["verdict"] == "INCONCLUSIVE" else ""
-            lines.append(f"- **{row['verdict']}** {row['project']} {row['revision']}" + (f": {why}" if why else ""))
+            named = " ".join(part for part in (row["project"], row["revision"]) if part)
+            lines.append(f"- **{row['verdict']}** {named}" + (f": {why}" if why else ""))
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
