@@ -363,6 +363,28 @@ def upgrade_check_inputs() -> str:
     return table(["input", "type", "default", "what it does"], rows)
 
 
+def ecosystem_sharding() -> str:
+    """The `-k` expression that selects a project's sharding-related tests by default."""
+    from harness.tools import ecosystem_list
+
+    return f"`{ecosystem_list.SHARDING}`"
+
+
+def ecosystem_projects() -> str:
+    """The projects `shardmatrix ecosystem` runs, from cases/ecosystem.toml: where their tests come from and why."""
+    from harness.tools import ecosystem_list
+
+    rows = []
+    for entry in ecosystem_list.load():
+        where = (f"git {entry.repository} at " + ("the day's last commit" if entry.at == "date" else
+                                                   f"tag `{entry.tag}`") if entry.source == "git"
+                 else f"its {entry.source} on the index")
+        selection = "every test" if entry.whole else "sharding-related (`-k`)"
+        rows.append([cell(entry.name), cell(where), codes(entry.tests), cell(selection + (
+            f", `-m {entry.markers}`" if entry.markers else "")), cell(entry.why)])
+    return table(["project", "tests from", "folders", "selection", "why"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "statuses": statuses,
     "verdicts": verdicts,
@@ -383,6 +405,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
     "accelerator-runs": accelerator_runs,
+    "ecosystem-projects": ecosystem_projects,
+    "ecosystem-sharding": ecosystem_sharding,
 }
 
 

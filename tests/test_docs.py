@@ -367,3 +367,13 @@ def test_the_gpu_page_shows_every_stored_accelerator_run_with_its_provenance_and
            "compared, 1 divergent." in shown
     assert "test_stacked_layers_match_a_float32_numpy_reference[1]`: failed AssertionError" in shown
     assert "**default matmul precision**" in shown
+
+
+def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() -> None:
+    from harness.tools import ecosystem_list
+
+    entries = ecosystem_list.load()
+    rows = rows_of(hooks.ecosystem_projects())
+    assert [row[0] for row in rows] == [hooks.cell(e.name) for e in entries]
+    assert [row[-1] for row in rows] == [hooks.cell(e.why) for e in entries]
+    assert hooks.ecosystem_sharding() == f"`{ecosystem_list.SHARDING}`"
