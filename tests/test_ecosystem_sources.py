@@ -165,3 +165,25 @@ def test_the_upload_day_of_a_release_and_a_release_the_index_lacks(tmp_path: Pat
         ecosystem_sources.upload_day("alpha", "2.0", fetch)
     with pytest.raises(SourceError, match=r"--as-of '2026-1-1': not a YYYY-MM-DD day"):
         ecosystem_sources.parse_day("2026-1-1")
+
+
+def test_a_file_address_relative_to_the_index_is_read_from_the_index(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A mirror of PyPI answers its JSON API with addresses like '../../packages/.../alpha-1.0.tar.gz'.
+    served = tmp_path / "mirror" / "packages" / "ab"
+    served.mkdir(parents=True)
+    made = sdist(served, "1.0")
+    monkeypatch.setattr(ecosystem_sources.index, "JSON_API", (tmp_path / "mirror" / "pypi").as_uri() + "/{name}/json")
+    document = {"releases": {"1.0": [{"filename": made.name, "url": "../../packages/ab/alpha-1.0.tar.gz",
+                                      "packagetype": "sdist", "upload_time_iso_8601": "2026-01-10T12:00:00Z"}]}}
+    got = ecosystem_sources.fetch(entry("sdist"), date(2026, 1, 20), lambda url, accept: document,
+                                  into=tmp_path / "fetched")
+    assert (got.root / "tests" / "test_mesh.py").is_file()
+
+
+def test_a_fetched_projects_lock_is_set_aside_so_the_days_index_decides(tmp_path: Path) -> None:
+    (tmp_path / "uv.lock").write_text("stale\n")
+    (tmp_path / "requirements.txt").write_text("numpy>=1\n")  # no lock at all, which project.load would refuse
+    assert ecosystem_sources.set_aside_locks(tmp_path) == ["uv.lock", "requirements.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt.unused", "uv.lock.unused"]
+    assert ecosystem_sources.set_aside_locks(tmp_path) == []

@@ -28,7 +28,7 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.host import options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import ecosystem_list, ecosystem_sources, index, moved, pins, upgrade
+from harness.tools import ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -77,7 +77,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     if not candidate and not origins:
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
-    baseline = namespace.baseline or default_baseline(candidate, cells, fetch, namespace.pre)
+    baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
     say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
         f"{' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
@@ -104,26 +104,38 @@ def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch) -> date:
     return date.today()
 
 
-def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, pre: bool = False) -> str:
-    """The release before the candidate's, paired as the matrix pairs it: for jax==X the newest jax release below X
-    (with a jaxlib of its version) and the flax of the matrix's newest cell at or below that jax; for flax==Y the
-    newest flax below Y and the jax of the matrix's newest cell at or below that flax. EcosystemError without one."""
+def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, day: date,
+                     pre: bool = False) -> str:
+    """The release before the candidate's as the day knew it, paired as the matrix pairs it: for jax==X the newest
+    jax release below X out by the end of the day (with a jaxlib of its version; jax 0.8.3 came out after 0.9.0, so
+    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below it whose flax was out too; for
+    flax==Y the same with the packages' roles swapped. EcosystemError without one."""
     package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
     if not package:
         raise EcosystemError("a source candidate needs --baseline jax==A,flax==B")
-    listed = set(index.releases(package, fetch, pre))
+    other = "flax" if package == "jax" else "jax"
+    listed = set(index.releases(package, fetch, pre)) & out_by(package, day, fetch)
     if package == "jax":
         listed &= set(index.releases("jaxlib", fetch, pre))
     earlier = sorted(v for v in listed if v < Version(candidate[package]))
     if not earlier:
-        raise EcosystemError(f"{package}=={candidate[package]}: no earlier release on the index (give --baseline)")
+        raise EcosystemError(f"{package}=={candidate[package]}: no earlier release on the index by "
+                             f"{day.isoformat()} (give --baseline)")
     before = earlier[-1]
-    other = "flax" if package == "jax" else "jax"
-    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= before]
+    known = out_by(other, day, fetch)
+    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= before
+                and Version(getattr(c, other)) in known]
     if not partners:
         raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
     partner = max(partners, key=Cell.sort_key)
     return f"{package}=={before},{other}=={getattr(partner, other)}"
+
+
+def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
+    """The releases of `package` uploaded by the end of `day`."""
+    document = fetch(index.JSON_API.format(name=package), "application/json")
+    end = ecosystem_sources.end_of(day)
+    return {version for version, uploaded in releases.upload_dates(document).items() if uploaded < end}
 
 
 def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:

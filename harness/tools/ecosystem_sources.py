@@ -4,7 +4,8 @@ The revision is the project's release on the index on that day (its newest final
 it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in a small wrapper project that
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
 tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
-workspace (`.nox/.shardmatrix-ecosystem/`) and reused. A source that needs the network beyond the package index and
+workspace (`.nox/.shardmatrix-ecosystem/`) and reused; its lockfiles are set aside, as the day's index decides its
+other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
 cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
 """
 
@@ -15,6 +16,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from typing import Any
 from packaging.version import Version
 
 from harness.formats import ShardmatrixError
+from harness.host.project import LOCKFILES
 from harness.host.shipped import workspace
 from harness.tools import index, releases
 from harness.tools.ecosystem_list import Entry
@@ -77,7 +80,7 @@ def fetch(entry: Entry, day: date, get: index.Fetch = index.fetch_json, into: Pa
     version, document = release_on(entry.package, day, get)
     if entry.source == "git":
         return _git_at(entry, entry.tag.format(version=version), version, folder)
-    files = document["releases"][version]
+    files = [{**file, "package": entry.package} for file in document["releases"][version]]
     if entry.source == "sdist":
         return _sdist(entry, version, files, folder)
     return _wheel(entry, version, files, folder)
@@ -95,6 +98,7 @@ def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     tops = [p for p in dest.iterdir() if p.is_dir()]
     root = tops[0] if len(tops) == 1 and not (dest / "pyproject.toml").is_file() else dest
     _check_tests(entry, root, f"{entry.package} {version}'s sdist")
+    set_aside_locks(root)
     return Fetched(root, f"{version} (sdist {chosen[0]['filename']})")
 
 
@@ -140,6 +144,7 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
              f"{entry.repository} at tag {tag}")
     commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
     _check_tests(entry, dest, f"{entry.repository} at {tag}")
+    set_aside_locks(dest)
     return Fetched(dest, f"{version} (git {tag}, {commit[:12]})")
 
 
@@ -161,7 +166,20 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
         _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(dest)], "a local clone")
         _git(entry, ["-C", str(dest), "checkout", "--quiet", commit], f"commit {commit[:12]}")
     _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
+    set_aside_locks(dest)
     return Fetched(dest, f"{day.isoformat()} (git {commit[:12]})")
+
+
+def set_aside_locks(root: Path) -> list[str]:
+    """Rename a fetched project's lockfiles (harness.host.project.LOCKFILES) to `<name>.unused`, returning their
+    names: its packages are resolved as of the day, not as its developers last locked them (penzai 0.2.5's sdist
+    ships a uv.lock that no longer matches its pyproject, and a root requirements.txt is often no lock at all)."""
+    moved = []
+    for name in LOCKFILES:
+        if (root / name).is_file():
+            (root / name).replace(root / f"{name}.unused")
+            moved.append(name)
+    return moved
 
 
 def _has_origin_head(clone: Path) -> bool:
@@ -197,10 +215,12 @@ def _download(file: dict[str, Any], dest: Path) -> Path:
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     target = dest / str(file["filename"])
+    # An index may answer with addresses relative to its JSON API (a mirror of PyPI does).
+    url = urllib.parse.urljoin(index.JSON_API.format(name=file.get("package", "")), str(file["url"]))
     try:
-        with urllib.request.urlopen(str(file["url"]), timeout=120) as response, target.open("wb") as out:
+        with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise Unavailable(f"{file['filename']}: cannot download ({exc})") from None
     return target
 
