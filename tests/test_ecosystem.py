@@ -129,6 +129,7 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
     verdicts = {p["name"]: p["verdict"] for p in summary["projects"]}
     assert verdicts == {"alpha": "UNSAFE", "beta": "UNSAFE", "gamma": "SAFE", "delta": "INCONCLUSIVE",
                         "slow": "INCONCLUSIVE", "remote": "SKIPPED"}
+    assert {p["name"]: p.get("tests") for p in summary["projects"]}["gamma"] == 1
     (cause,) = summary["causes"]
     assert cause["projects"] == ["alpha", "beta"] and cause["cases"] == 2
     assert cause["example"].startswith("ShardingTypeError: Use `.at[...].get(out_sharding=)`")

@@ -10,9 +10,9 @@ from reports.views import ecosystem_render
 SUMMARY: dict[str, Any] = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20",
                            "verdict": "UNSAFE", "projects": [{"verdict": "UNSAFE"}, {"verdict": "SKIPPED"}]}
 ROWS = [{"project": "alpha", "revision": "1.0 (sdist alpha-1.0.tar.gz)", "baseline": "b", "candidate": "c",
-         "verdict": "UNSAFE", "coverage": "", "reason": "a | b"},
-        {"project": "remote", "revision": "", "baseline": "", "candidate": "", "verdict": "SKIPPED", "coverage": "",
-         "reason": "cannot be reached"}]
+         "tests": "4", "verdict": "UNSAFE", "coverage": "", "reason": "a | b"},
+        {"project": "remote", "revision": "", "baseline": "", "candidate": "", "tests": "", "verdict": "SKIPPED",
+         "coverage": "", "reason": "cannot be reached"}]
 
 
 def cause(number: int) -> CauseGroup:
@@ -24,7 +24,7 @@ def test_the_page_shows_the_grid_the_causes_with_fix_and_reproducer_and_the_skip
     page = ecosystem_render.page(SUMMARY, [cause(1)], ROWS)
     assert page.startswith("# Ecosystem: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of 2026-01-20\n")
     assert "**UNSAFE**: 1 of 1 project(s) judged break (1 cause(s)); 1 skipped" in page
-    assert "| alpha | 1.0 (sdist alpha-1.0.tar.gz) | b | c | **UNSAFE** | a \\| b |" in page  # a pipe escaped
+    assert "| alpha | 1.0 (sdist alpha-1.0.tar.gz) | b | c | 4 | **UNSAFE** | a \\| b |" in page  # a pipe escaped
     assert "1. `E1: broke` in 1 project(s): alpha (2 test(s))" in page
     assert "   - documented change: jax 0.9.0: changed; fix: do this" in page
     assert "   - alpha 1.0: `t::a` (jax==0.9.0): `uv run repro/a.py`" in page

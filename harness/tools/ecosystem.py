@@ -191,6 +191,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
     return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
+            "tests": comparison.cases,
             "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
             "changes_from": str(changes_file),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),

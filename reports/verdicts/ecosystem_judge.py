@@ -85,9 +85,11 @@ def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, M
 
 
 def grid(projects: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
-    """One row per project, worst first: its revision, the baseline and candidate cells, verdict and why."""
+    """One row per project, worst first: its revision, the baseline and candidate cells, the tests compared, its
+    verdict and why."""
     rows = [{"project": str(p["name"]), "revision": str(p.get("revision") or ""),
              "baseline": str(p.get("baseline") or ""), "candidate": str(p.get("candidate") or ""),
-             "verdict": str(p["verdict"]), "coverage": str(p.get("coverage") or ""),
+             "verdict": str(p["verdict"]), "tests": str(p.get("tests") or ""),
+             "coverage": str(p.get("coverage") or ""),
              "reason": str(p.get("reason") or "")} for p in projects]
     return sorted(rows, key=lambda r: (ORDER.index(r["verdict"]) if r["verdict"] in ORDER else 0, r["project"]))

@@ -44,11 +44,11 @@ def title(summary: Mapping[str, Any]) -> str:
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {title(summary)}", "", headline(summary, groups), "",
-             "| project | revision | baseline | candidate | verdict | coverage or reason |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| project | revision | baseline | candidate | tests | verdict | coverage or reason |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         lines.append("| " + " | ".join(_cell(row[key]) for key in ("project", "revision", "baseline")) + " | "
-                     + _cell(row["candidate"]) + f" | **{row['verdict']}** | "
+                     + _cell(row["candidate"]) + f" | {row['tests']} | **{row['verdict']}** | "
                      + _cell(row["coverage"] or row["reason"]) + " |")
     lines += ["", "## Regressions by cause", ""]
     if not groups:
