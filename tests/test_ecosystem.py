@@ -226,3 +226,43 @@ def test_no_candidate_is_refused_in_one_line(tmp_path: Path) -> None:
         ecosystem.run(["--baseline", BASELINE], CELLS, never, never, fetch=jax_index())
     with pytest.raises(pins.PinError, match=r"only jax, jaxlib, flax can be pinned"):
         ecosystem.run(["optax==0.2.5"], CELLS, never, never, fetch=jax_index())
+
+
+def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_report_names_the_first_bad(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from packaging.version import Version
+
+    from harness.tools import bisect
+
+    asked: list[list[str]] = []
+
+    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
+        asked.append(argv)
+        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(
+            Version("0.9.0"), "failed", ERROR[1], "jax0.9.0-flax0.12.3-py3.11"))
+
+    monkeypatch.setattr(bisect, "run", search)
+    code, _ = run_list(tmp_path, ["alpha", "beta"], "--bisect")
+    assert code == formats.UNSAFE_EXIT
+    (argv,) = asked  # one cause in two projects: one search, from its first project
+    assert argv[argv.index("--case") + 1] == "test_mesh::test_sharded_sum"
+    assert [argv[argv.index(flag) + 1] for flag in ("--good", "--bad", "--flax")] == [
+        "jax==0.8.3", "jax==0.9.0", "==0.12.3"]
+    assert "alpha" in argv[argv.index("--project") + 1] and "-k" not in argv and "--run-id" not in argv
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert summary["causes"][0]["first_bad"] == "jax==0.9.0"
+    assert "bisect_argv" not in summary["projects"][0]
+    assert "   - first bad release: jax==0.9.0" in (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+
+
+def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_stands(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    said: list[str] = []
+    outcomes = [{"name": "alpha", "causes": [{"signature": "E", "cases": ["t::a"]}], "bisect_argv": []}]
+    ecosystem.bisect_causes(outcomes, {"jax": "0.9.0", "flax": "0.12.6"}, {"jax": "0.8.3", "flax": "0.12.3"},
+                            CELLS, jax_index(), said.append, "p", [])
+    assert said == ["--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be "
+                    "bisected"]
+    assert "first_bad" not in outcomes[0]["causes"][0]

@@ -6,7 +6,8 @@ the index); the baseline (`--baseline`, default the release before the candidate
 of that release); then for each project: its tests as they stood that day (harness.tools.ecosystem_sources; a source
 this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
 candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
-(`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. Last, the
+(`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
+each cause's first bad release (harness.tools.bisect, once per cause). Last, the
 ecosystem report (`draw`: reports/ecosystem.py) groups the regressions by cause across projects and writes
 OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
 nothing judged at all is INCONCLUSIVE.
@@ -28,7 +29,7 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.host import options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade
+from harness.tools import bisect, ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -56,6 +57,8 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
     p.add_argument("--list", dest="list_file", type=Path, default=None, metavar="FILE",
                    help="the projects (default: the shipped cases/ecosystem.toml)")
     p.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this project (repeatable)")
+    p.add_argument("--bisect", action="store_true",
+                   help="for each cause, the first release where its first project's test stops passing")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
@@ -83,10 +86,14 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     shared = shared_argv(namespace, day)
     outcomes = [project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells, judge,
                                 fetch, say, prog, namespace.whole_suite) for entry in entries]
+    if namespace.bisect:
+        bisect_causes(outcomes, candidate, pins.parse_pins([baseline]), cells, fetch, say, prog,
+                      ["--out", str(namespace.out), *(["--force"] * namespace.force)])
+    judged = [{k: v for k, v in o.items() if k != "bisect_argv"} for o in outcomes]
     summary = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
-               "whole_suite": bool(namespace.whole_suite), "projects": outcomes}
+               "whole_suite": bool(namespace.whole_suite), "projects": judged}
     verdict, written = draw(Path(namespace.out), summary)
-    for project in outcomes:
+    for project in judged:
         say(f"{project['name']}: {project['verdict']}" + (f": {project['reason']}" if project["reason"] else ""))
     for path in written:
         say(f"wrote {path}")
@@ -191,7 +198,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
     return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
-            "tests": comparison.cases,
+            "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
             "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
             "changes_from": str(changes_file),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
@@ -209,3 +216,41 @@ def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> li
         made.append({"signature": str(row["signature"]), "change": str(row.get("change") or ""),
                      "example": str(row["example"]), "cases": cases, "reproducer": reproducer})
     return made
+
+
+#: The options of a project's upgrade that `bisect` does not take (it runs the case's module whole).
+NOT_BISECTED = ("-k", "-m", "--deselect", "--run-id")
+
+
+def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], baseline: dict[str, str],
+                  cells: list[Cell], fetch: index.Fetch, say: Callable[[str], object], prog: str,
+                  shared: list[str]) -> None:
+    """`--bisect`: each cause's first bad release, searched once per cause (its first project's first test) from
+    the baseline's release of the bumped package to the candidate's, the other package held at the baseline's;
+    written into that project's cause as `first_bad` (or `bisect`: why none was named). Only a bump of one package
+    named by release can be bisected."""
+    bumped = [name for name in ("jax", "flax") if name in candidate]
+    if len(bumped) != 1 or any(name not in baseline for name in ("jax", "flax")):
+        say("--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be bisected")
+        return
+    package = bumped[0]
+    other = "flax" if package == "jax" else "jax"
+    done: set[str] = set()
+    for outcome in outcomes:
+        for cause in outcome["causes"]:
+            if cause["signature"] in done or not cause["cases"]:
+                continue
+            done.add(cause["signature"])
+            argv = [*watch.without(outcome["bisect_argv"], NOT_BISECTED), *shared, "--case", cause["cases"][0],
+                    "--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
+                    f"--{other}", f"=={baseline[other]}", "--trust-ends"]
+            say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
+            try:
+                found = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
+            except ShardmatrixError as refused:
+                cause["bisect"] = f"refused: {refused}"
+                continue
+            if found.first_bad is None:
+                cause["bisect"] = found.refusal or "no first bad release named"
+            else:
+                cause["first_bad"] = f"{package}=={found.first_bad.version}"

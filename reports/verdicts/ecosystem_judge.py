@@ -41,12 +41,16 @@ class CauseGroup:
     projects: list[str] = field(default_factory=list)
     cases: int = 0
     reproducers: list[Reproducer] = field(default_factory=list)
+    #: The first release where it shows (`--bisect`), or why none was named; "" when not bisected.
+    first_bad: str = ""
+    bisect: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The group as plain data, for the JSON summary."""
         return {"signature": self.signature, "example": self.example, "change": self.change, "fix": self.fix,
                 "projects": list(self.projects), "cases": self.cases,
-                "reproducers": [vars(r) for r in self.reproducers]}
+                "reproducers": [vars(r) for r in self.reproducers], "first_bad": self.first_bad,
+                "bisect": self.bisect}
 
 
 def worst(verdicts: Sequence[str]) -> str:
@@ -81,6 +85,8 @@ def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, M
                     project["name"], project.get("revision", ""), cases[0] if cases else "",
                     cause.get("reproducer", ""), dict(project.get("pins", {}).get("candidate", {}))))
             made.cases += len(cause.get("cases", []))
+            made.first_bad = made.first_bad or cause.get("first_bad", "")
+            made.bisect = made.bisect or cause.get("bisect", "")
     return sorted(found.values(), key=lambda g: (-len(g.projects), -g.cases, g.signature))
 
 

@@ -66,6 +66,9 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
     """A cause: its example error, the projects it shows in, the documented change and fix, and reproducers."""
     lines = [f"{number}. {_code(found.example or found.signature)} in {len(found.projects)} project(s): "
              f"{', '.join(found.projects)} ({found.cases} test(s))"]
+    if found.first_bad or found.bisect:
+        lines.append(f"   - first bad release: {found.first_bad}" if found.first_bad
+                     else f"   - bisect: {found.bisect}")
     if found.change:
         lines.append(f"   - documented change: {found.change}" + (f"; fix: {found.fix}" if found.fix else ""))
     if reproducers:
