@@ -188,7 +188,7 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
 #: Upload days as PyPI has them: jax 0.8.3 came out after 0.9.0 (a patch of the older line).
 DAYS = {"jax": {"0.7.2": "2025-09-16", "0.8.1": "2025-11-18", "0.8.2": "2025-12-18", "0.8.3": "2026-01-29",
                 "0.9.0": "2026-01-20"},
-        "flax": {"0.12.0": "2025-09-25", "0.12.3": "2026-01-27"}}
+        "flax": {"0.10.7": "2025-06-20", "0.11.2": "2025-08-28", "0.12.0": "2025-09-25", "0.12.3": "2026-01-27"}}
 
 
 def jax_index(day: str = "") -> Any:
@@ -206,6 +206,9 @@ def test_the_default_baseline_is_the_release_before_as_the_day_knew_it_with_the_
         "jax==0.8.2,flax==0.12.0")
     assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 2, 10)) == (
         "jax==0.8.3,flax==0.12.3")
+    # A flax bump holds jax at the candidate flax's partner: flax 0.12.0 needs jax >= 0.7.1, so not 0.11.2's 0.6.2.
+    assert ecosystem.default_baseline({"flax": "0.12.0"}, CELLS, jax_index(), date(2025, 9, 25)) == (
+        "flax==0.11.2,jax==0.7.2")
     with pytest.raises(ecosystem.EcosystemError, match=r"jax==0.7.2: no earlier release on the index by 2026-01-20"):
         ecosystem.default_baseline({"jax": "0.7.2"}, CELLS, jax_index(), date(2026, 1, 20))
 

@@ -115,8 +115,10 @@ def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.
                      pre: bool = False) -> str:
     """The release before the candidate's as the day knew it, paired as the matrix pairs it: for jax==X the newest
     jax release below X out by the end of the day (with a jaxlib of its version; jax 0.8.3 came out after 0.9.0, so
-    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below it whose flax was out too; for
-    flax==Y the same with the packages' roles swapped. EcosystemError without one."""
+    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below that jax whose flax was out too; for
+    flax==Y the newest flax below Y out that day, and the jax of the matrix's newest cell at or below Y (the jax is
+    held on both sides, and a newer flax may need a newer jax: flax 0.12.0 needs jax >= 0.7.1). EcosystemError
+    without one."""
     package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
     if not package:
         raise EcosystemError("a source candidate needs --baseline jax==A,flax==B")
@@ -130,7 +132,8 @@ def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.
                              f"{day.isoformat()} (give --baseline)")
     before = earlier[-1]
     known = out_by(other, day, fetch)
-    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= before
+    anchor = before if package == "jax" else Version(candidate[package])
+    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= anchor
                 and Version(getattr(c, other)) in known]
     if not partners:
         raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
