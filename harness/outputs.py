@@ -460,8 +460,8 @@ def read_ranges(path: Path) -> Row:
 #: An ecosystem run's summary for programs: the candidate, baseline and day, each project's verdict, revision, pins
 #: and causes, and the causes grouped across projects.
 ECOSYSTEM_JSON = Format("ecosystem.json", 1, "ecosystem summary")
-#: Its views: the whole report, and a body short enough for a pull-request comment.
-ECOSYSTEM_MD, ECOSYSTEM_COMMENT_MD = "ecosystem.md", "ecosystem-comment.md"
+#: Its views: the whole report (Markdown and HTML), and a body short enough for a pull-request comment.
+ECOSYSTEM_MD, ECOSYSTEM_HTML, ECOSYSTEM_COMMENT_MD = "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"
 
 
 def ecosystem_project_report(report_dir: Path, project: str) -> Path:

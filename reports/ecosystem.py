@@ -1,6 +1,6 @@
 """The Ecosystem report of a `shardmatrix ecosystem` run: OUT/report/ecosystem.json (the summary for programs),
-ecosystem.md (the whole report) and ecosystem-comment.md (a pull-request comment's body), from the projects'
-outcomes alone (harness.tools.ecosystem hands them over; `python -m reports` is not needed)."""
+ecosystem.md and ecosystem.html (the whole report) and ecosystem-comment.md (a pull-request comment's body), from
+the projects' outcomes alone (harness.tools.ecosystem hands them over; `python -m reports` is not needed)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from harness import outputs
 from reports.verdicts import changes
 from reports.verdicts.ecosystem_judge import grid, group, worst
-from reports.views.ecosystem_render import comment, page
+from reports.views.ecosystem_render import comment, html_page, page
 
 
 def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
@@ -26,5 +26,6 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     target.mkdir(parents=True, exist_ok=True)
     written = [outputs.write_ecosystem(target, {**summary, "causes": [g.as_dict() for g in groups]}),
                outputs.write_atomically(target / outputs.ECOSYSTEM_MD, page(summary, groups, rows)),
+               outputs.write_atomically(target / outputs.ECOSYSTEM_HTML, html_page(summary, groups, rows)),
                outputs.write_atomically(target / outputs.ECOSYSTEM_COMMENT_MD, comment(summary, groups, rows))]
     return summary["verdict"], written

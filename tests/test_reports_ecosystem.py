@@ -16,7 +16,7 @@ def test_the_summary_and_both_views_are_written_and_the_worst_project_decides(tm
                     {"name": "beta", "verdict": "INCONCLUSIVE", "reason": "a cell did not finish", "causes": []}]}
     verdict, written = ecosystem.write(tmp_path, outcomes)
     assert verdict == "UNSAFE"
-    assert [p.name for p in written] == ["ecosystem.json", "ecosystem.md", "ecosystem-comment.md"]
+    assert [p.name for p in written] == ["ecosystem.json", "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"]
     summary = outputs.read_ecosystem(tmp_path / "report" / "ecosystem.json")
     assert summary["schema_version"] == 1 and summary["verdict"] == "UNSAFE"
     assert summary["causes"][0]["projects"] == ["alpha"]

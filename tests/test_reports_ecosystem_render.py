@@ -39,3 +39,12 @@ def test_the_comment_is_short_and_says_where_the_rest_is() -> None:
     long = [CauseGroup("x" * 2000, "x" * 2000, projects=["alpha"], cases=1) for _ in range(4)]
     cut = ecosystem_render.comment(SUMMARY, long, ROWS)
     assert len(cut) <= ecosystem_render.COMMENT_LIMIT and cut.endswith("the whole report is ecosystem.md\n")
+
+
+def test_the_html_page_escapes_every_text_and_colours_each_verdict() -> None:
+    hostile = CauseGroup("<script>x</script>", "<script>x</script>", projects=["a&b"], cases=1)
+    page = ecosystem_render.html_page(SUMMARY, [cause(1), hostile], ROWS)
+    assert page.startswith("<!DOCTYPE html>") and "<script>" not in page
+    assert "&lt;script&gt;x&lt;/script&gt;" in page and "a&amp;b" in page
+    assert f'<td style="{ecosystem_render.VERDICT_STYLE["UNSAFE"]}"><b>UNSAFE</b></td>' in page
+    assert "<li>alpha 1.0: <code>t::a</code>: <code>uv run repro/a.py</code></li>" in page

@@ -1,16 +1,18 @@
-"""The Ecosystem report drawn as Markdown: the whole page (the grid of projects by {baseline, candidate}, the causes
-across projects with their fixes and reproducers, what was skipped) and a body short enough for a pull-request
-comment or the rolling issue. It draws what reports.verdicts.ecosystem_judge decided; it decides nothing.
+"""The Ecosystem report drawn as Markdown and HTML: the whole page (the grid of projects by {baseline, candidate},
+the causes across projects with their fixes and reproducers, what was skipped) and a body short enough for a
+pull-request comment or the rolling issue. It draws what reports.verdicts.ecosystem_judge decided; it decides nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from harness import outputs
 from reports.verdicts.ecosystem_judge import SKIPPED, CauseGroup
+from reports.views._page import CSS
 
 #: A pull-request comment's body: the causes shown before "and N more", and the characters it may take (GitHub's
 #: limit is 65,536; a comment someone reads is far shorter).
@@ -97,3 +99,35 @@ def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequ
         return body
     tail = f"\n... cut here: the whole report is {outputs.ECOSYSTEM_MD}\n"
     return body[:COMMENT_LIMIT - len(tail)].rsplit("\n", 1)[0] + tail
+
+
+#: A verdict's colours on the HTML page (a view's looks; the verdict is reports.verdicts.ecosystem_judge's).
+VERDICT_STYLE = {"UNSAFE": "background:#ffebe9;color:#82071e", "INCONCLUSIVE": "background:#fff8c5;color:#4d2d00",
+                 "SAFE": "background:#dafbe1;color:#116329", SKIPPED: "background:#f6f8fa;color:#59636e"}
+
+
+def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """The whole report as one self-contained HTML page (inline style, no script, no network), every text escaped."""
+    head = ["project", "revision", "baseline", "candidate", "tests", "verdict", "coverage or reason"]
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(row[key])}</td>" for key in ("project", "revision", "baseline", "candidate",
+                                                                    "tests"))
+        + f'<td style="{VERDICT_STYLE.get(row["verdict"], "")}"><b>{escape(row["verdict"])}</b></td>'
+        + f"<td>{escape(row['coverage'] or row['reason'])}</td></tr>" for row in rows)
+    causes = "".join(
+        f"<li><code>{escape(found.example or found.signature)}</code> in {len(found.projects)} project(s): "
+        f"{escape(', '.join(found.projects))} ({found.cases} test(s))<ul>"
+        + (f"<li>first bad release: {escape(found.first_bad)}</li>" if found.first_bad else "")
+        + (f"<li>documented change: {escape(found.change)}" + (f"; fix: {escape(found.fix)}" if found.fix else "")
+           + "</li>" if found.change else "")
+        + "".join(f"<li>{escape(made.project)} {escape(made.revision)}: <code>{escape(made.case_id)}</code>"
+                  + (f": <code>uv run {escape(made.script)}</code>" if made.script else "") + "</li>"
+                  for made in found.reproducers)
+        + "</ul></li>" for found in groups)
+    headline_text = headline(summary, groups).replace("**", "")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title(summary))}"
+            f"</title><style>{CSS}</style></head><body><h1>{escape(title(summary))}</h1>"
+            f"<p class=\"meta\">{escape(headline_text)}</p><table><thead><tr>"
+            + "".join(f"<th>{name}</th>" for name in head) + f"</tr></thead><tbody>{body}</tbody></table>"
+            f"<h2>Regressions by cause</h2>" + (f"<ol>{causes}</ol>" if groups else "<p>None proven.</p>")
+            + "</body></html>\n")
