@@ -21,7 +21,7 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
                     [])
     groups = group(projects, declared)
     rows = grid(projects)
-    summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects])}
+    summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}
     target = Path(out) / "report"
     target.mkdir(parents=True, exist_ok=True)
     written = [outputs.write_ecosystem(target, {**summary, "causes": [g.as_dict() for g in groups]}),

@@ -269,3 +269,49 @@ def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_sta
     assert said == ["--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be "
                     "bisected"]
     assert "first_bad" not in outcomes[0]["causes"][0]
+
+
+def test_a_run_stopped_part_way_keeps_the_report_of_what_it_judged(tmp_path: Path, cells: list[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ecosystem.project_outcome
+
+    def stop_at_beta(entry: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if entry.name == "beta":
+            raise KeyboardInterrupt
+        return real(entry, *args, **kwargs)
+
+    monkeypatch.setattr(ecosystem, "project_outcome", stop_at_beta)
+    with pytest.raises(KeyboardInterrupt):
+        run_list(tmp_path, ["gamma", "beta"])
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert [p["name"] for p in summary["projects"]] == ["gamma"] and summary["pending"] == ["beta", "remote"]
+    assert summary["verdict"] == "INCONCLUSIVE"  # gamma is SAFE, but the rest never ran
+    assert "not run yet (stopped, or still running): beta, remote" in (
+        tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+
+
+def test_a_bad_baseline_is_refused_before_any_project_is_fetched(tmp_path: Path) -> None:
+    with pytest.raises(pins.PinError, match=r"'jax=0.8.3' is not a pin like jax==0.11.2"):
+        ecosystem.run(["jax==0.9.0", "--baseline", "jax=0.8.3", "--as-of", "2026-01-20"], CELLS, never, never,
+                      fetch=jax_index())
+
+
+def test_a_comparison_that_cannot_be_read_leaves_that_project_inconclusive_and_the_run_going(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reports import cli
+
+    real, calls = cli.judge, []
+
+    def judge(out: Path, before: str, after: str, **kwargs: Any) -> Any:
+        calls.append(before)
+        if len(calls) == 1:  # the first project's (gamma's) comparison
+            raise formats.ShardmatrixError(f"--compare {before} {after}: results unreadable")
+        return real(out, before, after, **kwargs)
+
+    monkeypatch.setattr(cli, "judge", judge)
+    code, _ = run_list(tmp_path, ["gamma", "alpha"])
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
+    assert verdicts["gamma"][0] == "INCONCLUSIVE" and "results unreadable" in verdicts["gamma"][1]
+    assert verdicts["alpha"][0] == "UNSAFE" and code == formats.UNSAFE_EXIT

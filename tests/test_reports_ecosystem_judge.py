@@ -42,6 +42,8 @@ def test_inconclusive_never_hides_unsafe_and_skipped_is_no_answer() -> None:
     assert worst([SAFE, INCONCLUSIVE]) == INCONCLUSIVE
     assert worst([SAFE, SKIPPED]) == SAFE
     assert worst([SKIPPED]) == INCONCLUSIVE and worst([]) == INCONCLUSIVE
+    assert worst([SAFE], pending=1) == INCONCLUSIVE  # a run stopped part way is never SAFE
+    assert worst([UNSAFE], pending=1) == UNSAFE
 
 
 def test_the_grid_lists_the_worst_first() -> None:

@@ -81,24 +81,35 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
     baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
+    pins.parse_pins([baseline], pre=namespace.pre)  # a bad --baseline: one line, before any project is fetched
     say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
         f"{' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
-    outcomes = [project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells, judge,
-                                fetch, say, prog, namespace.whole_suite) for entry in entries]
+    head = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
+            "whole_suite": bool(namespace.whole_suite)}
+    outcomes: list[dict[str, Any]] = []
+    for number, entry in enumerate(entries):
+        outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
+                                        judge, fetch, say, prog, namespace.whole_suite))
+        # After each project: a run stopped part way keeps the report of what it judged, the rest named pending.
+        draw(Path(namespace.out), {**head, "projects": public(outcomes),
+                                   "pending": [e.name for e in entries[number + 1:]]})
     if namespace.bisect:
-        bisect_causes(outcomes, candidate, pins.parse_pins([baseline]), cells, fetch, say, prog,
+        bisect_causes(outcomes, candidate, pins.parse_pins([baseline], pre=namespace.pre), cells, fetch, say, prog,
                       ["--out", str(namespace.out), *(["--force"] * namespace.force)])
-    judged = [{k: v for k, v in o.items() if k != "bisect_argv"} for o in outcomes]
-    summary = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
-               "whole_suite": bool(namespace.whole_suite), "projects": judged}
-    verdict, written = draw(Path(namespace.out), summary)
+    judged = public(outcomes)
+    verdict, written = draw(Path(namespace.out), {**head, "projects": judged, "pending": []})
     for project in judged:
         say(f"{project['name']}: {project['verdict']}" + (f": {project['reason']}" if project["reason"] else ""))
     for path in written:
         say(f"wrote {path}")
     say(verdict)
     return EXIT_CODES[verdict]
+
+
+def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outcomes as the report keeps them (what only --bisect needs left out)."""
+    return [{k: v for k, v in o.items() if k != "bisect_argv"} for o in outcomes]
 
 
 def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch) -> date:
@@ -195,7 +206,11 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
-    judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+    try:
+        judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+    except ShardmatrixError as unread:  # results the comparison cannot read: this project unjudged, the run goes on
+        say(f"{entry.name}: {unread}")
+        return {**made, "reason": str(unread)}
     comparison = judged.comparison
     saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
     saved.parent.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,10 @@ def headline(summary: Mapping[str, Any], groups: Sequence[CauseGroup]) -> str:
     projects = summary["projects"]
     judged = [p for p in projects if p["verdict"] != SKIPPED]
     unsafe = [p for p in judged if p["verdict"] == "UNSAFE"]
+    pending = summary.get("pending") or []
     return (f"**{summary['verdict']}**: {len(unsafe)} of {len(judged)} project(s) judged break "
-            f"({len(groups)} cause(s)); {len(projects) - len(judged)} skipped")
+            f"({len(groups)} cause(s)); {len(projects) - len(judged)} skipped"
+            + (f"; not run yet (stopped, or still running): {', '.join(pending)}" if pending else ""))
 
 
 def title(summary: Mapping[str, Any]) -> str:
