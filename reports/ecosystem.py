@@ -17,8 +17,9 @@ from reports.views.ecosystem_render import comment, html_page, page
 def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     """The run's verdict (the worst project's) and the files written under OUT/report."""
     projects = list(outcomes["projects"])
-    declared = next((changes.read_declarations(Path(p["changes_from"])) for p in projects if p.get("changes_from")),
-                    [])
+    # Any project's declarations will do (the shipped corpus's); one merged from another machine may lack its file.
+    declared = next((changes.read_declarations(Path(p["changes_from"])) for p in projects
+                     if p.get("changes_from") and Path(p["changes_from"]).is_file()), [])
     groups = group(projects, declared)
     rows = grid(projects)
     summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}

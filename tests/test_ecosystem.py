@@ -112,6 +112,7 @@ def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[s
     from reports.ecosystem import write
 
     listed = tmp_path / "ecosystem.toml"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     listed.write_text(LIST.format(projects="".join(PROJECT.format(name=name) for name in names)))
     said: list[str] = []
     code = ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed),
@@ -315,3 +316,39 @@ def test_a_comparison_that_cannot_be_read_leaves_that_project_inconclusive_and_t
     verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
     assert verdicts["gamma"][0] == "INCONCLUSIVE" and "results unreadable" in verdicts["gamma"][1]
     assert verdicts["alpha"][0] == "UNSAFE" and code == formats.UNSAFE_EXIT
+
+
+def test_plan_prints_the_projects_as_a_matrix_and_runs_nothing(tmp_path: Path) -> None:
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
+    said: list[str] = []
+    assert ecosystem.run(["--plan", "--list", str(listed)], CELLS, never, never, say=said.append) == 0
+    assert said == ['{"project": ["alpha", "remote"]}']
+
+
+def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
+    from reports.ecosystem import write
+
+    for name in ("alpha", "gamma"):
+        run_list(tmp_path / name, [name], "--only", name)
+    said: list[str] = []
+    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--out",
+                          str(tmp_path / "all")], CELLS, never, write, say=said.append)
+    assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
+    summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
+    assert summary["causes"][0]["projects"] == ["alpha"]
+    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
+        ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
+    with pytest.raises(ecosystem.EcosystemError, match=r"no ecosystem.json under its report/"):
+        ecosystem.merged([tmp_path / "nowhere"])
+
+
+def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path / "a", ["gamma"], "--only", "gamma")
+    other = tmp_path / "b" / "out" / "report"
+    other.mkdir(parents=True)
+    document = outputs.read_ecosystem(tmp_path / "a" / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    outputs.write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
+    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/b/out: another run"):
+        ecosystem.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])

@@ -16,6 +16,7 @@ nothing judged at all is INCONCLUSIVE.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
@@ -59,6 +60,13 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
     p.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this project (repeatable)")
     p.add_argument("--bisect", action="store_true",
                    help="for each cause, the first release where its first project's test stops passing")
+    fan = p.add_mutually_exclusive_group()
+    fan.add_argument("--plan", action="store_true",
+                     help="print the selected projects as a JSON matrix ({\"project\": [...]}) and run nothing: "
+                          "the fan-out of one job per project")
+    fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
+                     help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
+                          "day (each DIR/report/ecosystem.json), written under --out; nothing is run")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
@@ -75,9 +83,18 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     """`shardmatrix ecosystem` (module docstring): the worst project's exit code."""
     namespace = parser(prog).parse_strictly(list(argv))
     entries = ecosystem_list.select(ecosystem_list.load(namespace.list_file), namespace.only)
+    if namespace.plan:
+        say(json.dumps({"project": [entry.name for entry in entries]}))
+        return SAFE_EXIT
+    if namespace.merge:
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge))
+        for path in written:
+            say(f"wrote {path}")
+        say(verdict)
+        return EXIT_CODES[verdict]
     asked, origins = pins.split_sources(namespace.candidate)
     candidate = pins.parse_pins(asked, pre=namespace.pre)
-    if not candidate and not origins:
+    if not candidate and not origins:  # checked after --plan and --merge, which run nothing
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
     baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
@@ -272,3 +289,28 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
                 cause["bisect"] = found.refusal or "no first bad release named"
             else:
                 cause["first_bad"] = f"{package}=={found.first_bad.version}"
+
+
+def merged(folders: Sequence[Path]) -> dict[str, Any]:
+    """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
+    project): their projects in the order given, none pending. EcosystemError naming the folder for a summary that
+    is missing, of another candidate, baseline or day, or that repeats a project or was stopped part way."""
+    head: dict[str, Any] = {}
+    projects: list[dict[str, Any]] = []
+    for folder in folders:
+        path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
+        if not path.is_file():
+            raise EcosystemError(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/")
+        document = outputs.read_ecosystem(path)
+        key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
+        if head and key != head:
+            raise EcosystemError(f"--merge {folder}: another run ({key}) than the first's ({head})")
+        if document.get("pending"):
+            raise EcosystemError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
+        head = head or key
+        known = {project["name"] for project in projects}
+        for project in document["projects"]:
+            if project["name"] in known:
+                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
+            projects.append(project)
+    return {**head, "projects": projects, "pending": []}
