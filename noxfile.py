@@ -55,8 +55,9 @@ def _shardmatrix(session: nox.Session, name: str, *argv: str) -> None:
     prog = f"nox -s {session.name} --"
     _checked(session, lambda: command.check(name, argv, prog))
     if session.venv_backend != "none":
-        # The report's dependencies only: the harness runs from the checkout, so no wheel is rebuilt on every run.
-        session.install(*nox.project.load_toml(ROOT / "pyproject.toml")["project"]["optional-dependencies"]["report"])
+        # What the command needs (pyproject's dependencies), not the command: the harness runs from the checkout, so
+        # no wheel is rebuilt on every run.
+        session.install(*nox.project.load_toml(ROOT / "pyproject.toml")["project"]["dependencies"])
     _run_keeping_exit_code(session, "python", "-m", "harness.tools.command", name, *argv,
                            env={"PYTHONPATH": str(ROOT), command.PROG_ENV: prog})
 
@@ -166,7 +167,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Measure the speed figures docs/speed.md reports (runs the default matrix twice)."""
-    session.install("-e", ".[report]", "nox>=2026.10.20", "uv")
+    session.install("-e", ".", "nox>=2026.10.20")
     session.run("python", "-m", "benchmarks.bench", *session.posargs)
 
 

@@ -34,7 +34,9 @@ class Change:
     the fix, and its kind (harness.vocabulary.CHANGE_KINDS). A deprecation that has not broken anything yet has no
     `since` and no `raises`: kind "deprecation", and `warned` says from which release. `warning` is a part of the
     warning's own text there ("The default axis_types will change"): how a project whose settings make warnings
-    errors (-Werror) fails inside `warned`, which a report then calls this change."""
+    errors (-Werror) fails inside `warned`, which a report then calls this change. `error` is a part of the first
+    line of the exception it raises inside `since` ("can only refer to Auto axes of the mesh"): how a project's own
+    failure is told to be this change, not another that raises the same class."""
 
     since: str | None
     what: str
@@ -43,6 +45,7 @@ class Change:
     kind: str = ""
     warned: str | None = None
     warning: str = ""
+    error: str = ""
 
     def __post_init__(self) -> None:
         names = (self.raises,) if isinstance(self.raises, str) else tuple(self.raises)
@@ -68,6 +71,8 @@ class Change:
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         if self.warning and self.warned is None:
             raise ChangeError(f"{self.label}: a `warning` needs the `warned` range it is given in")
+        if self.error and self.since is None:
+            raise ChangeError(f"{self.label}: an `error` needs the `since` range it is raised in")
         if not self.what.strip() or not self.fix.strip():
             raise ChangeError(f"{self.label}: `what` and `fix` must each say something")
 
@@ -88,7 +93,7 @@ class Change:
     def as_record(self) -> dict[str, Any]:
         """The record's `change` object (keys harness.vocabulary.CHANGE_KEYS)."""
         found = {"since": self.since, "what": self.what, "raises": list(self.raises), "warned": self.warned,
-                 "fix": self.fix, "kind": self.kind, "warning": self.warning or None}
+                 "fix": self.fix, "kind": self.kind, "warning": self.warning or None, "error": self.error or None}
         return {key: found[key] for key in CHANGE_KEYS}
 
 

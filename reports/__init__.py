@@ -20,7 +20,7 @@ one above (tests/test_layout.py, which names the one allowed exception):
 Of the harness, reports/ imports only `harness.vocabulary` (statuses and their classes, record fields, schema
 migrations, paths) and `harness.formats` (how a results line is read), which import nothing but the standard
 library; never the code that runs cells, so a report is reproducible from OUT/results alone
-(tests/test_layout.py checks it). Importing this package loads pandas and jinja2 (the `report` extra).
+(tests/test_layout.py checks it). Importing this package loads pandas and jinja2 (dependencies of shardmatrix).
 """
 
 from __future__ import annotations

@@ -53,10 +53,38 @@ def test_find_and_reuse_pair(tmp_path: Path) -> None:
     assert hit is not None and hit.run_id == "r1"
     target = results_path(out, "r2", "c")
     assert cache.reuse(hit, CellFiles(out, "r2", "c")) == 1
-    assert json.loads(target.read_text()) == {**stored, "run_id": "r2"}
+    first, torn = target.read_text().splitlines()
+    assert json.loads(first) == {**stored, "run_id": "r2"}
+    assert torn == "{torn", "a line the reader cannot use is copied as it stands"
     assert read_collection(target) == ("m::t",), "the reused records carry what the cell was expected to run"
-    assert read_cell(target).accounted
     assert (target.with_suffix("") / "cases" / "fam.py").exists()  # reproducers of r2 find the case source
+
+
+def _stored_run(out: Path, text: str) -> cache.Hit:
+    old = results_path(out, "r1", "c")
+    old.parent.mkdir(parents=True)
+    old.write_text(text)
+    write_collection(old, "c", ["m::t"])
+    done_path(out, "r1", "c").write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
+    hit = cache.find(CellFiles(out, "r2", "c"), "k")
+    assert hit is not None
+    return hit
+
+
+def test_a_reused_cell_reads_as_its_source_did_with_its_problems(tmp_path: Path) -> None:
+    record = json.dumps(make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed"))
+    hit = _stored_run(tmp_path, record + "\n{torn\n")
+    cache.reuse(hit, CellFiles(tmp_path, "r2", "c"))
+    source, copy = read_cell(hit.records), read_cell(results_path(tmp_path, "r2", "c"))
+    assert not source.accounted and not copy.accounted
+    assert len(copy.problems) == len(source.problems) >= 1
+
+
+def test_a_reused_clean_cell_reads_clean(tmp_path: Path) -> None:
+    record = json.dumps(make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed"))
+    hit = _stored_run(tmp_path, record + "\n")
+    cache.reuse(hit, CellFiles(tmp_path, "r2", "c"))
+    assert read_cell(results_path(tmp_path, "r2", "c")).accounted
 
 
 def test_interrupted_run_is_never_a_hit(tmp_path: Path) -> None:

@@ -86,3 +86,25 @@ def test_an_upper_bound_no_change_declares_is_named(tmp_path: Path) -> None:
     module.write_text('from harness.case import case, version\n\n@case("f", needs=[version("flax<0.11.2")])\n'
                       'def test_spelling():\n    pass\n')
     assert undeclared_upper_bounds(module) == {"test_spelling": ["flax<0.11.2"]}
+
+
+STORED_RUN = Path(__file__).resolve().parent / "data" / "h200-2026-11-26-505aeae" / "results"
+
+
+def test_each_declared_error_text_is_in_its_cases_failures_as_measured() -> None:
+    """A change's `error` names a project's failure after it (reports.verdicts.changes.explains): it must be text the
+    case's own failure holds, in the stored jax 0.11.2 run (measured on jax 0.9.2 too, when it was declared)."""
+    import json
+
+    texts = {f"{path.stem}::{name}": change.error for path in USER_FILES
+             for name, change in declared(path).items() if change.error}
+    assert texts, "no declaration gives an error text"
+    failures: dict[str, list[str]] = {}
+    for results in STORED_RUN.rglob("*.jsonl"):
+        for line in results.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("case_id") in texts and record.get("status") == "failed":
+                failures.setdefault(record["case_id"], []).append(str(record.get("error_message") or ""))
+    for case_id, text in texts.items():
+        assert failures.get(case_id), f"{case_id}: no stored failure to check its error text against"
+        assert all(text in message for message in failures[case_id]), (case_id, text, failures[case_id][:1])

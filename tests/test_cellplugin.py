@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
+from packaging.requirements import Requirement
 from test_layout import IN_CELL
 
 from harness.host import cellplugin
+from harness.host.renaming import StagingError
 from harness.host.uv import uv_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +41,24 @@ def test_the_staged_distribution_holds_only_its_own_package_with_the_plugins_ent
     assert 'packages = ["shardmatrix_cell"]' in text
     assert all(f'"{line}"' in text for line in cellplugin.dependencies())
     assert cellplugin.staged(tmp_path) == folder  # made once per content
+
+
+def test_a_cell_gets_the_plugins_dependencies_and_none_of_what_only_the_command_needs(tmp_path: Path) -> None:
+    # pyproject's dependencies are the command's: uv, pandas and jinja2 too, which a cell's venv never installs.
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert {"uv>=0.5", "pandas>=2.1", "jinja2>=3.1"} <= set(declared)
+    names = [Requirement(line).name for line in cellplugin.dependencies()]
+    assert sorted(names) == sorted(cellplugin.RUNS_WITH)
+    text = (cellplugin.staged(tmp_path) / "pyproject.toml").read_text(encoding="utf-8")
+    assert not re.search(r'"(uv|pandas|jinja2)\b', text), text
+
+
+def test_a_pyproject_that_declares_no_floor_for_what_the_plugin_runs_with_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["pytest>=8.2", "pytest-xdist>=3.5", '
+                                             '"pytest-timeout>=2.4", "packaging>=23", "tomli>=2", "pandas>=2.1"]\n',
+                                             encoding="utf-8")
+    with pytest.raises(StagingError, match=r"declare no pytest-rerunfailures, which a cell's plugin runs with"):
+        cellplugin.dependencies(tmp_path / "pyproject.toml")
 
 
 #: A module name as an import, importlib or an entry point would be given it.
@@ -69,34 +90,6 @@ def test_the_staged_plugin_imports_and_leaves_the_name_harness_to_the_project(tm
                           env={"PYTHONPATH": f"{tmp_path / 'own'}:{cellplugin.staged(tmp_path / 'staged')}"},
                           check=False)
     assert done.stdout.strip() == "shardmatrix False project", done.stderr
-
-
-WRITTEN = '''"""A docstring keeps harness.case as written."""
-from harness import vocabulary
-from  harness.cell.needs import (
-    Need,
-)
-import os, harness.results as results
-
-
-def late() -> str:
-    import harness.formats
-    return "harness.case"
-'''
-
-
-def test_staging_renames_each_import_of_harness_and_nothing_else(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text(WRITTEN, encoding="utf-8")
-    assert cellplugin.renamed(tmp_path / "m.py") == (
-        WRITTEN.replace("from harness import", "from shardmatrix_cell import")
-        .replace("from  harness.cell", "from  shardmatrix_cell.cell").replace("os, harness.", "os, shardmatrix_cell.")
-        .replace("import harness.formats", "import shardmatrix_cell.formats"))
-
-
-def test_staging_refuses_an_import_it_could_not_rename(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text("import os, \\\n    harness.formats\n", encoding="utf-8")
-    with pytest.raises(cellplugin.StagingError, match=r"m.py:1: an import of harness that staging could not rename"):
-        cellplugin.renamed(tmp_path / "m.py")
 
 
 def test_a_changed_in_cell_module_makes_another_distribution(tmp_path: Path) -> None:

@@ -199,7 +199,7 @@ def _installed_here(tmp_path: Path, cases: Path) -> dict[str, str]:
 
 
 def test_installed_mode_runs_a_projects_own_harness_reports_and_tests(tmp_path: Path) -> None:
-    # This interpreter has shardmatrix installed, whose entry point is `harness.cell.plugin`: loaded, it answered the
+    # This interpreter has shardmatrix installed, whose entry point was `harness.cell.plugin`: loaded, it answered the
     # project's `import harness` with ours (AttributeError: ORIGIN) before the plugin came from the staged package.
     project = add_own_packages(tmp_path / "tinytrainer")
     assert _installed_here(tmp_path, project / "tests") == {OWN: "passed"}

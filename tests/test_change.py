@@ -32,7 +32,7 @@ def test_a_whole_declaration_becomes_the_records_object() -> None:
     assert change.raises == ("ShardingTypeError",)
     assert change.as_record() == {"since": "jax>=0.9.0", "what": "make_mesh makes Explicit axes",
                                   "raises": ["ShardingTypeError"], "warned": "jax>=0.8.1,<0.9.0",
-                                  "fix": "pass axis_types=", "kind": "default", "warning": None}
+                                  "fix": "pass axis_types=", "kind": "default", "warning": None, "error": None}
     assert tuple(change.as_record()) == CHANGE_KEYS
 
 
@@ -43,6 +43,15 @@ def test_the_warning_a_change_gives_is_kept_with_the_range_it_warns_in_and_refus
     with pytest.raises(ChangeError, match=r"a `warning` needs the `warned` range it is given in"):
         Change("jax>=0.9.0", "make_mesh makes Explicit axes", raises="ShardingTypeError", fix="pass axis_types=",
                kind="default", warning="The default axis_types will change")
+
+
+def test_the_error_a_change_raises_is_kept_with_the_range_it_is_raised_in_and_refused_without_one() -> None:
+    raised = Change("jax>=0.9.0", "make_mesh makes Explicit axes", error="can only refer to Auto axes of the mesh",
+                    **MAKE_MESH)  # type: ignore[arg-type]
+    assert raised.as_record()["error"] == "can only refer to Auto axes of the mesh"
+    with pytest.raises(ChangeError, match=r"an `error` needs the `since` range it is raised in"):
+        Change(None, "make_mesh will make Explicit axes", fix="pass axis_types=", kind="deprecation",
+               warned="jax>=0.8.1", error="can only refer to Auto axes of the mesh")
 
 
 @pytest.mark.parametrize(("since", "overrides", "fault"), [
@@ -191,7 +200,8 @@ def test_each_record_of_a_declaring_case_carries_its_change(pytester: pytest.Pyt
     declared_record = records["toy_cases::test_declared"]
     assert declared_record["status"] == "failed" and declared_record["error_type"] == "ValueError"
     assert declared_record["change"] == {"since": "jax>=0.0.1", "what": "every jax", "raises": ["ValueError"],
-                                         "warned": None, "fix": "none", "kind": "behaviour", "warning": None}
+                                         "warned": None, "fix": "none", "kind": "behaviour", "warning": None,
+                                         "error": None}
     assert records["toy_cases::test_plain"]["change"] is None
     # Whether a case is a smoke case is recorded beside it: the compatibility verdict reads it.
     assert (records["toy_cases::test_plain"]["smoke"], declared_record["smoke"]) == (True, False)

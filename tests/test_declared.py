@@ -30,7 +30,7 @@ def test_plain():
 def test_a_case_declares_family_and_smoke_a_plain_test_neither(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(FACTS)
     pytester.makepyfile(test_mod=CASES)
-    result = pytester.runpytest("--collect-only", "-s", "-p", "no:shardmatrix")
+    result = pytester.runpytest("--collect-only", "-s", "-p", "no:harness.cell.plugin")
     line = next(line for line in result.outlines if line.startswith("FACTS"))
     assert '"test_declared": ["sharded_gathers", true, 0.0]' in line
     assert '"test_plain": ["test_mod", false, 7.0]' in line

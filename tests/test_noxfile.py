@@ -149,3 +149,12 @@ def test_the_load_check_counts_a_read_a_mutation_and_a_try_as_work() -> None:
 def test_one_helper_turns_a_shardmatrix_error_into_the_sessions_error() -> None:
     source = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     assert source.count("except ShardmatrixError") == 1
+
+
+def test_a_tool_session_installs_what_the_command_needs_and_runs_the_command(tmp_path: Path) -> None:
+    # The session's venv gets pyproject's dependencies (pandas for the report among them): the report runs, and
+    # answers on the empty folder in its own one line, as the installed command would.
+    done = nox("-s", "report", "--", "--out", str(tmp_path))
+    said = done.stdout + done.stderr
+    assert done.returncode == 64, said[-2000:]
+    assert "'pandas>=2.1'" in said and f"no results folder at {tmp_path / 'results'}" in said

@@ -116,3 +116,21 @@ def test_copy_into_log_adds_the_installer_transcript(tmp_path: Path) -> None:
     transcript.write_text("$ uv pip sync\nResolved 12 packages")
     output.copy_into_log(log, transcript)
     assert log.read_text() == "=== c.install.log\n$ uv pip sync\nResolved 12 packages\n"
+
+
+def test_a_cell_whose_process_stopped_before_any_case_counts_none_as_run_and_says_why(tmp_path: Path) -> None:
+    # A project's -Werror once turned a warning of ours into an INTERNALERROR: "63/63 cases: 63 crashed".
+    died = {"status": "crashed", "error_type": "CellProcessDied", "error_message": "pytest exited with code 3",
+            "reason": "pytest exited with code 3"}
+    results = write_records(tmp_path / "c.jsonl", *({"case_id": f"m::t{n}", **died} for n in range(63)))
+    line = output.progress_line("cell", results, tmp_path / "c.log", expected=[f"m::t{n}" for n in range(63)],
+                                seconds=None)
+    assert line == "cell: 0/63 cases ran: 63 crashed; 63 never started: pytest exited with code 3"
+
+
+def test_a_case_its_process_died_in_ran(tmp_path: Path) -> None:
+    results = write_records(tmp_path / "c.jsonl", {"case_id": "m::a", "status": "passed", "duration_s": 0.1},
+                            {"case_id": "m::b", "status": "crashed", "error_type": "ProcessDied",
+                             "error_message": "Fatal Python error: Segmentation fault"})
+    line = output.progress_line("cell", results, tmp_path / "c.log", expected=["m::a", "m::b"], seconds=None)
+    assert line == "cell: 2/2 cases: 1 passed, 1 crashed"

@@ -101,7 +101,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     (folder / "toy_cases.py").write_text(CASES)
     out = folder / "out"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "toy_cases.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+        # The plugin by its module name, as a cell loads it (shardmatrix has no pytest11 entry point).
+        [sys.executable, "-m", "pytest", "-p", "harness.cell.plugin", "toy_cases.py", "--shardmatrix-out", str(out),
+         "--shardmatrix-run", "r1",
          "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0", "-p", "no:cacheprovider", "-q"],
         cwd=folder, check=False, capture_output=True,
     )
@@ -665,3 +667,87 @@ def test_before_its_change_s_since_an_unmet_need_is_still_not_applicable(pyteste
     fake_flax(pytester, "0.11.2")
     record = run_cases(pytester, REMOVED)["toy_cases::test_uses_a_removed_api"]
     assert (record["status"], record["reason"]) == ("not_applicable", "json.not_there is absent")
+
+
+# A project shaped like a real JAX library's (its conftest imports jax at module level and sets its own CPU device
+# count; -Werror, filterwarnings = error and a plugin option in its addopts), run on a stand-in `jax` package of its
+# folder: the dev venv has no jax, and what is tested is the plugin, which must set and warn nothing.
+FAKE_JAX = '''
+import types
+
+class _Config:
+    jax_num_cpu_devices = -1
+
+    def update(self, name, value):
+        setattr(self, name, value)
+
+config = _Config()
+_started = []
+
+def devices():
+    _started.append(True)
+    count = config.jax_num_cpu_devices if config.jax_num_cpu_devices >= 0 else 8
+    return [types.SimpleNamespace(device_kind="cpu")] * count
+
+def device_count():
+    return len(devices())
+
+def default_backend():
+    return "cpu"
+'''
+OWN_COUNT_CONFTEST = 'import jax\n\njax.config.update("jax_num_cpu_devices", {count})\n'
+OWN_COUNT_TESTS = '''
+import jax
+
+def test_has_the_projects_count():
+    assert jax.device_count() == 2
+
+def test_a_mesh_of_sixteen():
+    raise ValueError(f"Number of devices {jax.device_count()} must be >= the product of mesh_shape (4, 4)")
+'''
+
+
+def _own_count_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, count: int) -> Path:
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=8")  # as harness.host.runner gives it
+    pytester.mkpydir("jax").joinpath("__init__.py").write_text(FAKE_JAX)
+    pytester.makeconftest(OWN_COUNT_CONFTEST.format(count=count))
+    pytester.makeini("[pytest]\naddopts = -Werror -p no:cacheprovider\nfilterwarnings =\n    error\n")
+    pytester.makepyfile(test_lib=OWN_COUNT_TESTS)
+    return pytester.path / "out"
+
+
+def _records(out: Path) -> dict[str, dict]:
+    lines = (out / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return {json.loads(line)["case_id"]: json.loads(line) for line in lines}
+
+
+def test_a_project_that_imports_jax_first_under_werror_runs_and_keeps_its_own_count(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _own_count_project(pytester, monkeypatch, 2)
+    result = pytester.runpytest_subprocess("test_lib.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                                           "--shardmatrix-cell", "c1", "--shardmatrix-devices", "8")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, text  # one test fails as in the project's CI, none crash
+    assert "INTERNALERROR" not in text and "Warning" not in text, text
+    records = _records(out)
+    assert records["test_lib::test_has_the_projects_count"]["status"] == "passed"
+    assert records["test_lib::test_has_the_projects_count"]["device_count"] == 2
+    # Short of devices against the count the project chose, not a broken cell held to the harness's 8.
+    short = records["test_lib::test_a_mesh_of_sixteen"]
+    assert (short["status"], short["reason"]) == ("not_applicable", "needs 16 devices, cell has 2")
+    assert "shardmatrix: the tests ran on 2 CPU devices, the count the project chose (the harness asked for 8)" in text
+
+
+def test_a_cell_with_fewer_devices_than_asked_that_the_project_did_not_choose_is_an_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stand-in jax reports 8 devices unless told: asking the process for 16 leaves it short of what was asked.
+    out = _own_count_project(pytester, monkeypatch, -1)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=16")
+    result = pytester.runpytest_subprocess("test_lib.py", "--shardmatrix-out", str(out), "--shardmatrix-run", "r1",
+                                           "--shardmatrix-cell", "c1", "--shardmatrix-devices", "16")
+    text = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in text and "the count the project chose" not in text, text
+    short = _records(out)["test_lib::test_a_mesh_of_sixteen"]
+    assert short["status"] == "error" and short["reason"] == "jax has 8 CPU devices, the harness asked for 16"

@@ -171,6 +171,83 @@ def test_an_upgrade_names_the_documented_change_a_projects_warning_failure_is(
     assert "(documented change: jax 0.9.0: make_mesh makes Explicit axes)" in compare_md
 
 
+# Two jax 0.9.0 changes raising what their errors say (measured on jax 0.9.2): a gather of a sharded array, and a
+# sharding constraint naming an Explicit axis.
+GATHER = {**MAKE_MESH, "what": "a gather of a sharded array needs out_sharding=",
+          "error": "Use `.at[...].get(out_sharding=)`"}
+CONSTRAINT = {**MAKE_MESH, "what": "with_sharding_constraint may name only Auto axes", "raises": ["ValueError"],
+              "error": "can only refer to Auto axes of the mesh"}
+GATHER_ERROR = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as out "
+                "sharding could not be resolved unambiguously")
+CONSTRAINT_ERROR = ("The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the "
+                    "mesh. Got spec=P('x',)")
+
+
+def test_a_projects_failure_is_a_change_by_its_own_error_inside_since() -> None:
+    assert changes.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})
+    assert changes.explains(CONSTRAINT, "ValueError", CONSTRAINT_ERROR, {"jax": "0.9.2"})
+
+
+def test_the_same_exception_class_with_another_error_or_outside_since_is_not_the_change() -> None:
+    # The class is the symptom: a ShardingTypeError of a sharding constraint is not the gather change.
+    assert not changes.explains(GATHER, "ShardingTypeError", "with_sharding_constraint: axis x is Explicit",
+                                {"jax": "0.9.2"})
+    assert not changes.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.8.3"})
+    assert not changes.explains(MAKE_MESH, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})  # declares no error
+
+
+def test_a_warning_several_changes_of_one_release_declare_names_what_they_share_and_stands_for_each() -> None:
+    # equinox's filter_shard tests under -Werror at jax 0.8.1: make_mesh's warning, which the gather and the
+    # constraint changes both declare, cannot say which of them the test will meet.
+    gather, constraint = {**GATHER, "warning": WARNING}, {**CONSTRAINT, "warning": WARNING}
+    gather["what"] = "make_mesh makes Explicit axes: a gather of a sharded array needs out_sharding="
+    constraint["what"] = "make_mesh makes Explicit axes: with_sharding_constraint may name only Auto axes"
+    frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+                                  case_id="test_sharding::test_shard")])
+    [adopted] = changes.adopt(frame, [("g::t", gather), ("c::t", constraint)])["change"].tolist()
+    assert changes.label(adopted) == "jax 0.9.0: make_mesh makes Explicit axes"
+    assert adopted[changes.ANNOUNCES] == [changes.label(gather), changes.label(constraint)]
+    assert changes._carriers(frame.assign(change=[adopted])) == {
+        changes.label(gather): ["test_sharding::test_shard"], changes.label(constraint): ["test_sharding::test_shard"]}
+
+
+def test_a_warning_one_change_of_the_earliest_release_declares_names_that_change() -> None:
+    gather = {**GATHER, "warning": WARNING}
+    later = {**CONSTRAINT, "warning": WARNING, "since": "jax>=0.9.1"}
+    frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
+                                  case_id="test_sharding::test_shard")])
+    assert changes.adopt(frame, [("c::t", later), ("g::t", gather)])["change"].tolist() == [gather]
+
+
+def test_an_upgrade_names_a_projects_regression_after_the_change_its_error_is_and_lists_the_users_tests(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2"))
+    for run, jax in runs:
+        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        broken = {} if jax == "0.8.3" else {"status": "failed", "error_type": "ValueError",
+                                             "error_message": CONSTRAINT_ERROR}
+        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_rows", **broken))
+                        + "\n" + json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_sum")) + "\n")
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    declared = tmp_path / "declared.json"
+    declared.write_text(json.dumps({"schema_version": 1, "changes": [
+        {"case_id": "gathers_user::test_lookup", "change": GATHER},
+        {"case_id": "metadata_user::test_constraint", "change": CONSTRAINT}]}))
+    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+    printed = capsys.readouterr().out
+    assert code == 1 and printed.startswith("UNSAFE")
+    assert ("cases: test_shard::test_rows\n     documented change: jax 0.9.0: with_sharding_constraint may name only "
+            "Auto axes\n") in printed
+    assert "documented change: jax 0.9.0: a gather" not in printed
+    # The crossed changes name the user's tests that fail with each, never the corpus's cases that declare them.
+    assert "with_sharding_constraint may name only Auto axes (changed default). Fix: pass axis_types=. Cases: " \
+           "test_shard::test_rows\n" in printed + "\n"
+    assert "needs out_sharding= (changed default). Fix: pass axis_types=. Cases: none of the compared tests fails " \
+           "with it" in printed
+    assert "gathers_user::test_lookup" not in printed and "metadata_user::test_constraint" not in printed
+
+
 @pytest.mark.parametrize("status", ["error", "not_applicable", "xfailed", "crashed", "timeout"])
 def test_a_result_that_is_neither_a_failure_nor_a_pass_is_not_judged(status: str) -> None:
     assert changes.judge(MAKE_MESH, status, "ShardingTypeError", {"jax": "0.10.2"}) == ""

@@ -29,6 +29,14 @@ def test_cell_environment_requests_devices_and_cpu(monkeypatch: pytest.MonkeyPat
     assert "=8" in runner.cell_environment(CELL, runner.devices_for(CELL, None))["XLA_FLAGS"]
 
 
+def test_cell_environment_with_no_devices_asked_leaves_the_users_xla_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    # XLA's count of 0 starts no CPU backend ("Could not determine process_index"): --devices 0 asks for nothing.
+    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/d")
+    assert runner.cell_environment(CELL, runner.devices_for(CELL, 0))["XLA_FLAGS"] == "--xla_dump_to=/tmp/d"
+    monkeypatch.delenv("XLA_FLAGS")
+    assert "XLA_FLAGS" not in runner.cell_environment(CELL, runner.devices_for(CELL, 0))
+
+
 def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     job = cellrun.job_for(CELL, Options(out=tmp_path / "o", run_id="r", workers=2), [tmp_path])
     command = runner.pytest_command(tmp_path, job)
@@ -37,8 +45,8 @@ def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     assert f"--shardmatrix-cell {CELL.id}" in joined and "--shardmatrix-run r" in joined and "-n 2" in joined
     # One module that cannot be imported costs its own cases only, not the cell's every case.
     assert "--continue-on-collection-errors" in command
-    # The plugin comes from the staged package, by its module: the shardmatrix wheel's own entry point of the same
-    # name (`harness.cell.plugin`, which imports our `harness`) is blocked.
+    # The plugin comes from the staged package, by its module: an entry point of the same name (the staged
+    # distribution's, or an older shardmatrix wheel's `harness.cell.plugin`, which imports our `harness`) is blocked.
     assert "-p no:shardmatrix -p shardmatrix_cell.cell.plugin" in joined
 
 

@@ -1,33 +1,54 @@
-"""The wheel, installed outside any checkout: `shardmatrix` runs, and finds the corpus and the matrix it carries."""
+"""The wheel, installed outside any checkout: `shardmatrix` runs with no extra, finds the corpus and the matrix it
+carries, and puts no top-level name but `shardmatrix` in the environment (a user's own `reports` stays theirs)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
+import sys
+import zipfile
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from collision_project import add_own_packages
 from test_reports_cli import CELL, RUN, record, write_run
+
+from harness.tools import command
 
 ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv")
+#: The ecosystem's ways to install a command into an environment of its own.
+TOOL_INSTALLERS = ("uv tool install ", "pipx install ", "uvx --from ")
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv outside the checkout with the built wheel (and its report extra) installed: its bin folder."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout."""
     if UV is None:
         pytest.skip("uv is not on PATH")
-    folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run([UV, "build", "--wheel", "--out-dir", str(folder / "dist"), str(ROOT)], check=True,
-                   capture_output=True)
-    (wheel,) = (folder / "dist").glob("shardmatrix-*.whl")
-    subprocess.run([UV, "venv", "--quiet", str(folder / "venv")], check=True, capture_output=True)
-    subprocess.run([UV, "pip", "install", "--quiet", "--python", str(folder / "venv" / "bin" / "python"),
-                    f"shardmatrix[report] @ {wheel.as_uri()}"], check=True, capture_output=True)
-    return folder / "venv" / "bin"
+    folder = tmp_path_factory.mktemp("dist")
+    subprocess.run([UV, "build", "--wheel", "--out-dir", str(folder), str(ROOT)], check=True, capture_output=True)
+    (built,) = folder.glob("shardmatrix-*.whl")
+    return built
+
+
+def fresh_venv(folder: Path, *requirements: str) -> Path:
+    """A new venv at `folder` with `requirements` installed (uv pip, no extra): its bin folder."""
+    assert UV is not None
+    subprocess.run([UV, "venv", "--quiet", "--python", sys.executable, str(folder)], check=True, capture_output=True)
+    subprocess.run([UV, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), *requirements],
+                   check=True, capture_output=True)
+    return folder / "bin"
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv outside the checkout with the built wheel installed, as `pip install shardmatrix` does: its bin folder."""
+    return fresh_venv(tmp_path_factory.mktemp("wheel") / "venv", str(wheel))
 
 
 def outside(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -51,7 +72,7 @@ def test_it_reports_a_stored_run(installed: Path, tmp_path: Path) -> None:
 
 
 def test_the_corpus_and_the_matrix_come_from_inside_the_installed_package(installed: Path, tmp_path: Path) -> None:
-    probe = ("from harness.host import corpus, plan, matrix\n"
+    probe = ("from shardmatrix.harness.host import corpus, plan, matrix\n"
              "paths = corpus.case_paths(['builtin'])\n"
              "inside = all('site-packages' in str(p) for p in paths)\n"
              "print(len(paths), inside, len(matrix.load(plan.default_matrix())))\n"
@@ -62,6 +83,73 @@ def test_the_corpus_and_the_matrix_come_from_inside_the_installed_package(instal
     assert int(files) == len([p for p in (ROOT / "cases").glob("*.py") if not p.name.startswith("_")])
     assert inside == "True" and int(cells) > 0
     assert done.stdout.split()[3] == "1"
+
+
+def test_the_wheel_installs_no_top_level_name_but_shardmatrix(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+        info = next(top for top in tops if top.endswith(".dist-info"))
+        entry_points = archive.read(f"{info}/entry_points.txt").decode()
+    assert tops == {"shardmatrix", info}
+    # The console script, and no pytest11 entry point: that would load into every pytest run of the user's venv.
+    assert entry_points.split() == ["[console_scripts]", "shardmatrix", "=", "shardmatrix:main"]
+
+
+def test_the_wheel_depends_on_what_its_commands_need(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        info = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(info).decode())
+    required = {line.split(";")[0].split(">")[0].split("=")[0].strip() for line in metadata.get_all("Requires-Dist")}
+    assert {"uv", "pandas", "jinja2", "packaging", "pytest"} <= required
+    assert metadata.get_all("Provides-Extra") == ["docs", "test"]  # no `report` extra left to forget
+
+
+def test_a_projects_own_reports_and_harness_installed_editable_beside_shardmatrix_stay_its_own(
+        wheel: Path, tmp_path: Path) -> None:
+    project = add_own_packages(tmp_path / "tinytrainer")
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        '[project]\nname = "tinytrainer"\nversion = "0.1"\n\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["reports", "harness"]\n', encoding="utf-8")
+    bin_folder = fresh_venv(tmp_path / "venv", str(wheel), "-e", str(project))
+    check = "import harness, reports; print(reports.ORIGIN, harness.ORIGIN)"
+    done = outside([str(bin_folder / "python"), "-c", check], tmp_path)
+    assert done.stdout.split() == ["tinytrainer", "tinytrainer"], done.stderr[-2000:]
+    # And the command beside them still runs its own code.
+    write_run(tmp_path / "out", json.dumps(record()))
+    done = outside([str(bin_folder / "shardmatrix"), "report", "--out", str(tmp_path / "out"), "--run", RUN], tmp_path)
+    assert done.returncode == 0 and CELL in done.stdout, done.stderr[-2000:]
+
+
+def maintainers_lines() -> list[str]:
+    """The README's three lines under 'Before you bump' (install, upgrade, watch), their comments left out."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Before you bump", 1)[1]
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [" ".join(shlex.split(line, comments=True)) for line in block.splitlines()]
+
+
+def test_the_readme_installs_the_command_the_way_the_ecosystem_installs_a_command() -> None:
+    install, upgrade, watch = maintainers_lines()
+    assert install.startswith(TOOL_INSTALLERS), install
+    assert "[report]" not in install
+    assert upgrade.startswith("cd tests/downstream && shardmatrix upgrade ") and watch.startswith("shardmatrix watch")
+    # The two commands' options parse as the command parses them (the e2e test below runs the upgrade).
+    for line in (upgrade.split(" && ", 1)[1], watch):
+        name, *argv = shlex.split(line)[1:]
+        command.check(name, argv, f"shardmatrix {name}")
+
+
+def test_a_cell_staged_by_the_installed_command_gets_the_plugin_alone(installed: Path, tmp_path: Path) -> None:
+    # The installed harness is `shardmatrix.harness`: the cell's copy is renamed from there to `shardmatrix_cell`.
+    probe = ("import sys; from pathlib import Path; from shardmatrix.harness.host import cellplugin; "
+             "print(cellplugin.staged(Path(sys.argv[1])))")
+    done = outside([str(installed / "python"), "-c", probe, str(tmp_path / "staged")], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    folder = Path(done.stdout.strip())
+    sources = "".join(path.read_text(encoding="utf-8") for path in folder.rglob("*.py"))
+    assert "from shardmatrix_cell." in sources and "shardmatrix.harness" not in sources
+    dependencies = (folder / "pyproject.toml").read_text(encoding="utf-8").split("dependencies = ", 1)[1].split("\n")[0]
+    assert '"pytest>=' in dependencies and not any(f'"{name}' in dependencies for name in ("uv", "pandas", "jinja2"))
 
 
 def test_a_bad_option_is_one_line_from_the_installed_command(installed: Path, tmp_path: Path) -> None:
@@ -97,3 +185,61 @@ def test_from_inside_a_project_an_upgrade_needs_no_clone_and_no_project_option(i
     embed.write_text(fixed.replace(GATHER, GATHER_WITH_OUT_SHARDING), encoding="utf-8")
     safe = upgrade()
     assert safe.returncode == 0 and "\nSAFE\n" in safe.stdout, (safe.stdout + safe.stderr)[-3000:]
+
+
+#: The system's folders: interpreters (python3.11 for the downstream project's cells), bash, git; no uv.
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+def tool_environment(home: Path) -> dict[str, str]:
+    """A user's environment under a fresh HOME: the tools and their bin folder in it, PATH leading there and holding
+    no uv (the command must bring its own), the package caches shared (only so that nothing is downloaded twice),
+    shardmatrix's own cache apart."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "SHARDMATRIX_RUN_ID", "PYTEST_PLUGINS")}
+    assert UV is not None
+    cache = subprocess.run([UV, "cache", "dir"], capture_output=True, text=True, check=True).stdout.strip()
+    env.update(HOME=str(home), UV_TOOL_DIR=str(home / "tools"), UV_TOOL_BIN_DIR=str(home / "bin"),
+               PIPX_HOME=str(home / "pipx"), PIPX_BIN_DIR=str(home / "bin"), UV_CACHE_DIR=cache,
+               PIP_CACHE_DIR=str(Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "pip"),
+               XDG_CACHE_HOME=str(home.parent / "shardmatrix-cache"),
+               PATH=os.pathsep.join([str(home / "bin"), *SYSTEM_PATH]))
+    if shutil.which("uv", path=env["PATH"]) or not shutil.which("python3.11", path=env["PATH"]):
+        pytest.skip(f"needs python3.11 and no uv in {SYSTEM_PATH}")
+    return env
+
+
+def readme_line(line: str, cwd: Path, env: dict[str, str], timeout: int) -> subprocess.CompletedProcess[str]:
+    """One of the README's lines, run by bash as a user types it."""
+    return subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("installer", ["readme", "pipx install ."])
+def test_the_readmes_install_line_gives_a_command_that_answers_unsafe_on_the_downstream_project(
+        installer: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # Issue 36: installed with no extra and no uv added by hand, from a fresh HOME, the README's upgrade answers.
+    home = tmp_path_factory.mktemp("home")
+    env = tool_environment(home)
+    install, upgrade, _watch = maintainers_lines()
+    assert UV is not None
+    if installer != "readme":
+        pipx = fresh_venv(home / "pipx-venv", "pipx")
+        install = installer.replace("pipx", str(pipx / "pipx"), 1)
+    install = install.replace("uv ", f"{UV} ", 1)  # the user's uv installs it; the command runs with its own
+    installed = readme_line(install, ROOT, env, 900)  # from this clone, as the README says
+    assert installed.returncode == 0, (installed.stdout + installed.stderr)[-3000:]
+    assert (home / "bin" / "shardmatrix").exists()
+    clone = home / "clone"
+    shutil.copytree(ROOT / "tests" / "downstream", clone / "tests" / "downstream",
+                    ignore=shutil.ignore_patterns("__pycache__", ".venv", "out", "*.egg-info"))
+    done = readme_line(upgrade, clone, env, 1500)
+    text = done.stdout + done.stderr
+    assert done.returncode == 1 and "\nUNSAFE\n" in text, text[-3000:]
+    assert "cases: test_embed::TestEmbedding::test_lookup_gives_the_rows\n" in text
+    # The command runs from its own tool environment: no `harness` or `reports` of ours in it at the top level.
+    python = next((home / "tools" / "shardmatrix").glob("bin/python"), None) or next(
+        (home / "pipx" / "venvs" / "shardmatrix").glob("bin/python"))
+    probe = "import importlib.util as u; print([n for n in ('harness', 'reports') if u.find_spec(n)])"
+    assert outside([str(python), "-c", probe], home).stdout.strip() == "[]"

@@ -395,7 +395,7 @@ def test_the_action_installs_the_shardmatrix_of_its_own_commit_with_the_uv_cache
     [setup] = [s for s in steps if s.get("uses", "").startswith("astral-sh/setup-uv@")]
     assert setup["uses"] == SETUP_UV and setup["with"]["enable-cache"] is True
     assert setup["with"]["prune-cache"] is False
-    assert any('"shardmatrix[report] @ file://$GITHUB_ACTION_PATH"' in s.get("run", "") for s in steps)
+    assert any('"shardmatrix @ file://$GITHUB_ACTION_PATH"' in s.get("run", "") for s in steps)
 
 
 def test_a_frontier_release_s_step_times_out_before_its_job_and_its_probes_upload_whatever_happened() -> None:

@@ -1,4 +1,6 @@
-"""Simulated devices: requested once per cell process, before anything imports jax."""
+"""Simulated devices: the host asks for them in the cell process's XLA_FLAGS before its interpreter starts
+(harness.host.runner.cell_environment), so a project's conftest, plugin or sitecustomize may import jax first; this
+module reads back, after the fact, what the process really has."""
 
 from __future__ import annotations
 
@@ -10,22 +12,29 @@ import warnings
 _FLAG = "--xla_force_host_platform_device_count"
 
 
-def request_cpu_devices(count: int) -> None:
-    """Ask XLA for `count` host devices; only works before jax is imported, so warn if it is too late."""
-    if "jax" in sys.modules:
-        warnings.warn(
-            f"jax was imported before shardmatrix could request {count} CPU devices; "
-            "the device count is whatever the backend already has",
-            stacklevel=2,
-        )
-        return
-    os.environ["XLA_FLAGS"] = with_device_count(os.environ.get("XLA_FLAGS", ""), count)
-
-
 def with_device_count(xla_flags: str, count: int) -> str:
     """Return XLA_FLAGS with the host device count set to `count`, replacing any earlier value."""
     kept = re.sub(rf"{_FLAG}=\S*", "", xla_flags).split()
     return " ".join([*kept, f"{_FLAG}={count}"])
+
+
+def flagged_count(xla_flags: str) -> int | None:
+    """The host device count XLA_FLAGS names (the last one wins, as in XLA), or None where it names none."""
+    found = re.findall(rf"{_FLAG}=(\d+)", xla_flags)
+    return int(found[-1]) if found else None
+
+
+def chosen_by_project(asked: int) -> bool:
+    """Whether the process chose its own CPU device count over the `asked` one the host put in XLA_FLAGS: jax's
+    `jax_num_cpu_devices` set (the harness never sets it; it wins over XLA_FLAGS), or XLA_FLAGS changed in-process."""
+    config = getattr(sys.modules.get("jax"), "config", None)
+    try:
+        own = getattr(config, "jax_num_cpu_devices", -1)
+    except Exception:  # a jax too old to know the option may raise anything from its config's __getattr__
+        own = -1
+    if isinstance(own, int) and not isinstance(own, bool) and own >= 0:
+        return True
+    return flagged_count(os.environ.get("XLA_FLAGS", "")) != asked
 
 
 def describe() -> dict[str, object]:

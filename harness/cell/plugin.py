@@ -1,14 +1,13 @@
 """The shardmatrix pytest plugin (entry point `pytest11`): options, devices, needs, and what each case reports.
 
 Inert unless asked: without --shardmatrix-out the module-level hooks only add options and the marker. With it,
-pytest_configure requests the devices and registers CellPlugin, whose hooks run in every process (controller and
+pytest_configure registers CellPlugin, whose hooks run in every process (controller and
 xdist workers); recording runs on the controller only, in the Recorder it also registers.
 """
 
 from __future__ import annotations
 
 import faulthandler
-import os
 import sys
 import time
 import warnings
@@ -84,8 +83,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--shardmatrix-devices",
         type=int,
         metavar="N",
-        default=int(os.environ.get("SHARDMATRIX_DEVICES", "8")),
-        help="simulated CPU devices requested before jax is imported (0: leave XLA_FLAGS alone; default 8)",
+        default=0,
+        help="the simulated CPU devices the host asked for in this process's XLA_FLAGS before it started, which "
+             "records are measured against (0: none asked; the plugin itself never sets them)",
     )
 
 
@@ -100,9 +100,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # Inert unless asked (as pytest-reportlog): an environment with shardmatrix installed runs pytest as usual.
         _refuse_options_without_out(config)
         return
-    count = config.getoption("--shardmatrix-devices")
-    if count > 0:
-        devices.request_cpu_devices(count)
+    # The devices were asked for in the environment the host gave this process (harness.host.runner), before any
+    # conftest, plugin or sitecustomize of a project could import jax: nothing is set, or warned about, here.
     config.stash[CLOCK] = CompileClock()
     config.pluginmanager.register(CellPlugin(), "shardmatrix-cell")
     run, cell = config.getoption("--shardmatrix-run"), config.getoption("--shardmatrix-cell")
@@ -240,6 +239,17 @@ class CellPlugin:
         finally:
             faulthandler.cancel_dump_traceback_later()
 
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        """A log line, never a warning (a project's -Werror would make it an error), where the project's own CPU
+        device count replaced the one the host asked for; said after the fact, from what jax reported to records."""
+        if hasattr(config, "workerinput"):
+            return
+        asked = int(config.getoption("--shardmatrix-devices") or 0)
+        info = config.stash.get(DEVICE_INFO, None)
+        if asked > 0 and info is not None and info.get("backend") == "cpu" and devices.chosen_by_project(asked):
+            terminalreporter.write_line(f"shardmatrix: the tests ran on {info.get('device_count')} CPU devices, the "
+                                        f"count the project chose (the harness asked for {asked})")
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
@@ -351,7 +361,7 @@ class CellPlugin:
         if data["device"] is not None and data["device"].get("backend") == "cpu":
             # What the record's device_count is measured against: a too-few-devices error is a shortage only in a
             # cell that has the CPU devices the harness asked for (harness.cell.outcomes).
-            data["cpu_devices_asked"] = item.config.getoption("--shardmatrix-devices") or None
+            data["cpu_devices_asked"] = _devices_asked(item.config)
         if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
             data.update(_error(item, call.excinfo.value, report))
         if call.when == "call":
@@ -428,6 +438,13 @@ def _timed_repeat(item: pytest.Item, clock: CompileClock, listening: bool) -> di
     start = time.perf_counter()
     item.runtest()
     return split(time.perf_counter() - start, before, clock.total(), listening)
+
+
+def _devices_asked(config: pytest.Config) -> int | None:
+    """The CPU devices the host asked for, which the record's device count is held to; None when it asked for none
+    or the project chose its own count (its tests were written for that count: the cell is as the project set it)."""
+    asked = int(config.getoption("--shardmatrix-devices") or 0)
+    return asked if asked > 0 and not devices.chosen_by_project(asked) else None
 
 
 def _device_info(config: pytest.Config) -> dict[str, object]:

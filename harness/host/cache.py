@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.formats import FormatError, read_done
-from harness.results import CellFiles, read_records, run_start, write_records
+from harness.results import CellFiles, copy_records, run_start
 
 HARNESS = Path(__file__).resolve().parents[1]
 
@@ -112,8 +112,8 @@ def reuse(hit: Hit, files: CellFiles) -> int:
     cases its pytest collected, its freeze, its install log, the stack it ran on, its precision re-run and case
     sources); returns how many were copied."""
     stored = CellFiles.of(hit.records)
-    # A corrupt line stays behind; the report of the old run already named it.
-    copied = write_records(files.results, ({**record, "run_id": files.run_id} for record in read_records(hit.records)))
+    # Line by line, problems included: a reused cell reads as its source did, never cleaner.
+    copied = copy_records(hit.records, files.results, hit.run_id, files.run_id)
     for source, target in ((stored.collection, files.collection), (stored.freeze, files.freeze),
                            (stored.install_log, files.install_log), (stored.machine, files.machine),
                            (stored.precision, files.precision)):

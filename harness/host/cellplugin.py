@@ -12,14 +12,16 @@ checkout or from an installed wheel.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from harness.host import renaming
 from harness.host.shipped import shipped, workspace
 
 if sys.version_info >= (3, 11):
@@ -33,20 +35,32 @@ NAME = "shardmatrix-cell"
 PACKAGE = "shardmatrix_cell"
 #: The plugin's module in a cell, the pytest11 entry point of the staged distribution.
 ENTRY_POINT = f"{PACKAGE}.cell.plugin"
-#: The name of that entry point, which the shardmatrix wheel's own (`harness.cell.plugin`) shares: the runner blocks
+#: The name of that entry point, which older shardmatrix wheels' own (`harness.cell.plugin`) shares: the runner blocks
 #: the name and loads ENTRY_POINT by module, so whichever is installed, only `shardmatrix_cell` answers.
 PLUGIN_NAME = "shardmatrix"
-#: The package the sources import themselves from, which staging renames.
-_OURS = "harness"
+#: The distributions the plugin runs with in a cell. pyproject's [project] dependencies hold their floors, and what the
+#: command alone needs besides (uv, pandas, jinja2), which a cell never gets.
+RUNS_WITH = ("pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures", "packaging", "tomli")
+#: The package the sources import themselves from, which staging renames: `harness` in a checkout,
+#: `shardmatrix.harness` in the installed wheel (hatch_build.py).
+_OURS = __name__.removesuffix(".host.cellplugin")
 #: The in-cell modules, relative to the harness package.
 IN_CELL = ("__init__.py", "case.py", "change.py", "formats.py", "outputs.py", "results.py", "vocabulary.py", "cell")
 _HARNESS = Path(__file__).resolve().parents[1]
 
 
 def dependencies(pyproject: Path | None = None) -> list[str]:
-    """What the plugin needs in a cell besides the cell's pins: pyproject's [project] dependencies (one source)."""
-    with (pyproject or shipped("pyproject.toml")).open("rb") as handle:
-        return list(tomllib.load(handle)["project"]["dependencies"])
+    """What the plugin needs in a cell besides the cell's pins: the lines of pyproject's [project] dependencies that
+    name a distribution of RUNS_WITH (one source of floors); StagingError for one that pyproject does not declare."""
+    path = pyproject or shipped("pyproject.toml")
+    with path.open("rb") as handle:
+        lines = list(tomllib.load(handle)["project"]["dependencies"])
+    chosen = [line for line in lines if canonicalize_name(Requirement(line).name) in RUNS_WITH]
+    missing = [name for name in RUNS_WITH if name not in {canonicalize_name(Requirement(line).name) for line in chosen}]
+    if missing:
+        raise renaming.StagingError(f"{path}: [project] dependencies declare no {', '.join(missing)}, which a cell's "
+                                    "plugin runs with")
+    return chosen
 
 
 def files(harness: Path = _HARNESS) -> list[Path]:
@@ -65,6 +79,7 @@ def digest(harness: Path = _HARNESS, pyproject: Path | None = None) -> str:
     hashed = hashlib.sha256("\n".join(dependencies(pyproject)).encode())
     # How it is staged (the package's name, the rewrite) is part of what it is made of.
     hashed.update(Path(__file__).read_bytes())
+    hashed.update(Path(renaming.__file__).read_bytes())
     for relative in files(harness):
         hashed.update(f"\0{relative.as_posix()}\0".encode())
         hashed.update((harness / relative).read_bytes())
@@ -85,7 +100,7 @@ def staged(root: Path | None = None, harness: Path = _HARNESS, pyproject: Path |
         target = partial / PACKAGE / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         if relative.suffix == ".py":
-            target.write_text(renamed(harness / relative), encoding="utf-8")
+            target.write_text(renaming.renamed(harness / relative, {_OURS: PACKAGE}), encoding="utf-8")
         else:  # data the package finds beside its modules (cell/shortage.toml)
             shutil.copyfile(harness / relative, target)
     requirements = ", ".join(f'"{line}"' for line in dependencies(pyproject))
@@ -99,35 +114,3 @@ def staged(root: Path | None = None, harness: Path = _HARNESS, pyproject: Path |
     except OSError:  # another cell staged the same content first
         shutil.rmtree(partial, ignore_errors=True)
     return folder
-
-
-class StagingError(RuntimeError):
-    """An in-cell module whose imports of `harness` staging could not rename (a bug of ours, never the user's)."""
-
-
-def renamed(path: Path) -> str:
-    """The module's source with its imports of `harness` made imports of `shardmatrix_cell`.
-
-    Only import statements are rewritten (found by the parser, each at its own line), so a docstring or a string that
-    says `harness` is left as written; a module left importing `harness` is refused, never staged."""
-    source = path.read_text(encoding="utf-8")
-    lines = source.splitlines(keepends=True)
-    for node in _imports_of_ours(ast.parse(source, str(path))):
-        for number in range(node.lineno - 1, (node.end_lineno or node.lineno)):
-            # `from harness... import` names the package once, after `from`; `import harness..., x` after `import`
-            # or a comma.
-            pattern = rf"(\bfrom\s+){_OURS}\b" if isinstance(node, ast.ImportFrom) else rf"((?:\bimport|,)\s*){_OURS}\b"
-            lines[number] = re.sub(pattern, rf"\g<1>{PACKAGE}", lines[number])
-    text = "".join(lines)
-    left = _imports_of_ours(ast.parse(text, str(path)))
-    if left:
-        raise StagingError(f"{path}:{left[0].lineno}: an import of {_OURS} that staging could not rename")
-    return text
-
-
-def _imports_of_ours(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """The statements importing `harness` or one of its modules, at any depth (a function's own imports too)."""
-    ours = re.compile(rf"{_OURS}(\.|$)")
-    return [node for node in ast.walk(tree)
-            if (isinstance(node, ast.ImportFrom) and node.level == 0 and ours.match(node.module or ""))
-            or (isinstance(node, ast.Import) and any(ours.match(alias.name) for alias in node.names))]

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness import vocabulary
 from harness.host.corpus import answered
+from harness.host.unreported import never_started
 from harness.results import read_records
 
 
@@ -43,16 +44,23 @@ def progress_line(
     the time is left out.
     """
     finals = final_records(results)
+    # A case the host recorded because it never started (a cell not built, a pytest that stopped first) is not done:
+    # the line counts what ran, and says why the rest did not.
+    unstarted = [record for record in finals.values() if never_started(record)]
+    ran = len(finals) - len(unstarted)
     if expected is None:
-        done = f"{len(finals)} cases"
+        done = f"{ran} cases" if not unstarted else f"{ran}/{len(finals)} cases ran"
     else:
         # Counted as pytest counts tests: each parametrization is one (the source scan sees only the function, so an
         # expected test with no record at all counts once).
         recorded = {case_id.split("[")[0] for case_id in finals}
         waiting = {case_id.split("[")[0] for case_id in expected if not answered(case_id, recorded)}
-        done = f"{len(finals)}/{len(finals) + len(waiting)} cases"
+        done = f"{ran}/{len(finals) + len(waiting)} cases" + (" ran" if unstarted else "")
     head = ", ".join(part for part in (done, f"{seconds:.0f} s" if seconds is not None else "", note) if part)
     counts = ", ".join(f"{n} {status}" for status, n in status_counts(finals).items()) or "no records"
+    why = next((str(record.get("error_message") or "") for record in unstarted if record.get("error_message")), "")
+    if unstarted:
+        counts += f"; {len(unstarted)} never started" + (f": {why}" if why else "")
     return f"{cell_id}: {head}: {counts}" + (f" (log: {log})" if log.exists() else "")
 
 

@@ -139,10 +139,11 @@ def conflict_line(job: Job) -> str:
 
 
 def cell_environment(cell: Cell, devices: int, workers: int = 0) -> dict[str, str]:
-    """The cell process's environment: on the CPU, `devices` requested before its interpreter starts; on an
-    accelerator shared by several xdist `workers`, no preallocation unless the user chose how memory is taken."""
+    """The cell process's environment: on the CPU, `devices` requested before its interpreter starts (0 leaves
+    XLA_FLAGS as the user has it: XLA's count of 0 starts no backend); on an accelerator shared by several xdist
+    `workers`, no preallocation unless the user chose how memory is taken."""
     env = dict(os.environ)
-    if not cell.accelerated:
+    if not cell.accelerated and devices > 0:
         env["XLA_FLAGS"] = with_device_count(env.get("XLA_FLAGS", ""), devices)
     elif workers > 1 and not any(name in env for name in MEMORY_SETTINGS):
         # Each worker would preallocate jax's default share (75 %) of the one device, and the later ones die of

@@ -1,5 +1,5 @@
 """Where the files shardmatrix ships besides its code are found: one function, whether it runs from a checkout or
-from an installed wheel (which carries them under harness/_shipped, see pyproject's force-include)."""
+from an installed wheel (which carries them beside its harness, under shardmatrix/_shipped: hatch_build.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from pathlib import Path
 
 #: The files and folders the command needs at run time, as the wheel carries them and a checkout holds them.
 SHIPPED = ("cases", "matrix.toml", "pyproject.toml")
+#: Where the wheel carries them, beside the harness package (hatch_build.py puts them there).
+FOLDER = "_shipped"
 _PACKAGE = Path(__file__).resolve().parents[1]
+#: The harness's parent: the checkout, or the installed `shardmatrix` package.
+_HOME = _PACKAGE.parent
 
 
 def shipped(name: str) -> Path:
@@ -16,13 +20,13 @@ def shipped(name: str) -> Path:
     this package is part of."""
     if name.split("/")[0] not in SHIPPED:
         raise ValueError(f"{name} is not shipped (shipped: {', '.join(SHIPPED)})")
-    inside = _PACKAGE / "_shipped"
-    return (inside if inside.is_dir() else _PACKAGE.parent) / name
+    inside = _HOME / FOLDER
+    return (inside if inside.is_dir() else _HOME) / name
 
 
 def in_checkout() -> bool:
     """Whether this package runs from a checkout (its noxfile beside it) rather than from an installed wheel."""
-    return (_PACKAGE.parent / "noxfile.py").is_file() and not (_PACKAGE / "_shipped").is_dir()
+    return (_HOME / "noxfile.py").is_file() and not (_HOME / FOLDER).is_dir()
 
 
 def workspace() -> Path:

@@ -27,6 +27,16 @@ from harness.results import (
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
 RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
+#: The error types of the record of a case its cell process died running (record_death): it started.
+DEATHS = ("ProcessDied", "ProcessTimeout")
+
+
+def never_started(record: dict[str, Any]) -> bool:
+    """Whether a record is one the host wrote for a case that never started (record_unrun: a cell not built, a
+    process that stopped before it): an error type but no duration, as only pytest times a case, and not the case a
+    process died in."""
+    error_type = record.get("error_type")
+    return record.get("duration_s") is None and bool(error_type) and error_type not in DEATHS
 
 
 def cell_record(cell: Cell, run_id: str, **fields: Any) -> dict[str, Any]:
@@ -85,7 +95,7 @@ def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path
             cell, files.run_id, case_id=case_id,
             family=families.get(case_id.split("[")[0], family_from_nodeid(nodeid)), status=verdict.status,
             attempt=1 + max((vocabulary.attempt_of(r) for r in attempts), default=0), reason=verdict.reason,
-            error_type="ProcessTimeout" if verdict.status == vocabulary.TIMEOUT else "ProcessDied",
+            error_type=DEATHS[1] if verdict.status == vocabulary.TIMEOUT else DEATHS[0],
             error_message=verdict.reason,
         ))
     finally:

@@ -66,7 +66,7 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
                           "the fan-out of one job per project")
     fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
                      help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
-                          "day (each DIR/report/ecosystem.json), written under --out; nothing is run")
+                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; nothing is run")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")

@@ -107,6 +107,17 @@ def is_its_warning(change: Mapping[str, Any], error_type: object, message: objec
             and in_range(change.get("warned"), versions))
 
 
+def explains(change: Mapping[str, Any], error_type: object, message: object, versions: Mapping[str, object]) -> bool:
+    """Whether a failure of a test that declares no change (a project's) is this change, by its own error: the
+    change's warning made an error inside `warned`, or inside `since` the class it raises with the part of its
+    message it declares (`error`). The class alone is a symptom many changes share, so it names none."""
+    if is_its_warning(change, error_type, message, versions):
+        return True
+    text = as_text(change.get("error"))
+    return (bool(text) and text in as_text(message) and in_range(change.get("since"), versions)
+            and any(same_type(name, error_type) for name in declared_types(change.get("raises"))))
+
+
 def declared_types(raises: object) -> tuple[str, ...]:
     """The exception class names a change's `raises` declares: a string is one name (a substring of it is not
     another), a list its non-empty strings; anything else declares none (a report never fails on a declaration)."""
@@ -140,11 +151,11 @@ def classify(results: pd.DataFrame) -> pd.Series:
 
 
 def adopt(records: pd.DataFrame, declared: Sequence[tuple[str, Mapping[str, Any]]]) -> pd.DataFrame:
-    """`records` where a failure of a test that declares no change (a project's) is a declared change's warning made
-    an error inside its `warned` range: that failure carries the change, so its cause is named after it. Records
-    are not rewritten; only this frame is."""
-    warned = [dict(change) for _, change in declared if change.get("warning")]
-    if not warned or records.empty:
+    """`records` where a failure of a test that declares no change (a project's) is a declared change by its own
+    error (`explains`): that failure carries the change, so its cause is named after it. Records are not rewritten;
+    only this frame is."""
+    known = [dict(change) for _, change in declared if change.get("warning") or change.get("error")]
+    if not known or records.empty:
         return records
     own = records["change"].tolist() if "change" in records.columns else [None] * len(records)
     columns = ["status", "error_type", "error_message", *CHANGE_PACKAGES]
@@ -155,11 +166,41 @@ def adopt(records: pd.DataFrame, declared: Sequence[tuple[str, Mapping[str, Any]
             found.append(change)
             continue
         at = dict(zip(CHANGE_PACKAGES, versions, strict=True))
-        matching = [c for c in warned if is_its_warning(c, error, message, at)]
+        matching = [c for c in known if explains(c, error, message, at)]
         # Two cases may declare one warning (make_mesh's, before jax 0.9.0 and a later shard_map change): it
-        # announces the earliest change it precedes.
-        found.append(min(matching, key=_since_start) if matching else change)
+        # announces the earliest change it precedes; several changes of that release, the part they share.
+        found.append(_announced(matching) if matching else change)
     return records.assign(change=pd.Series(found, index=records.index, dtype=object))
+
+
+#: The key of an adopted change that stands for several declared ones (their labels): `crossed` lists the test
+#: under each. Only in adopt()'s frame, never in a record.
+ANNOUNCES = "announces"
+
+
+def _announced(matching: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The change a failure is, of the declared changes its own error matches: the earliest; where several changes of
+    that release match (a warning they all declare: the failure cannot tell them apart), one named by the words
+    their `what` and `fix` share, which stands for each of them (ANNOUNCES)."""
+    start = min(map(_since_start, matching))
+    first = [dict(change) for change in matching if _since_start(change) == start]
+    labels = list(dict.fromkeys(map(label, first)))
+    if len(labels) == 1:
+        return first[0]
+    what = _shared([as_text(change.get("what")) for change in first], ": ")
+    fix = _shared([as_text(change.get("fix")) for change in first], ", or ")
+    return {**first[0], "what": what or as_text(first[0].get("what")), "fix": fix or as_text(first[0].get("fix")),
+            ANNOUNCES: labels}
+
+
+def _shared(texts: Sequence[str], boundary: str) -> str:
+    """The words every text begins with, up to the last `boundary` inside them ('' when they share none)."""
+    common = texts[0]
+    for text in texts[1:]:
+        while not text.startswith(common):
+            common = common[:-1]
+    cut = common.rfind(boundary)
+    return common[:cut].strip() if cut > 0 else ""
 
 
 def _since_start(change: Mapping[str, Any]) -> Version:
@@ -326,16 +367,38 @@ def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping
 def crossed(records: pd.DataFrame, runs: Sequence[str], pairs: Sequence[tuple[str, str]],
             declared: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     """between_text() for each (baseline cell, candidate cell) of an upgrade, their versions read from the records of
-    the two runs (`runs`: baseline's, candidate's)."""
-    def versions(run: str, cell: str) -> dict[str, str]:
-        rows = records[(records["run_id"] == run) & (records["cell_id"] == cell)]
+    the two runs (`runs`: baseline's, candidate's), each change's cases being the compared tests that carry it in
+    the candidate (a case that declares it, or a project's test whose own error it is: `adopt`), never the cases of
+    a corpus that did not run."""
+    def rows_of(run: str, cell: str) -> pd.DataFrame:
+        return records[(records["run_id"] == run) & (records["cell_id"] == cell)]
+
+    def versions(rows: pd.DataFrame) -> dict[str, str]:
         return {name: next((as_text(v) for v in rows[name].tolist() if as_text(v)), "") for name in CHANGE_PACKAGES}
 
     texts = []
     for cell_a, cell_b in pairs:
-        baseline, candidate = versions(runs[0], cell_a), versions(runs[-1], cell_b)
-        texts.append(between_text(between(declared, baseline, candidate), cell_a, cell_b))
+        after = rows_of(runs[-1], cell_b)
+        found = between(declared, versions(rows_of(runs[0], cell_a)), versions(after))
+        carried = _carriers(after)
+        for entry in found:
+            entry["cases"] = carried.get(entry["label"], [])
+        texts.append(between_text(found, cell_a, cell_b))
     return "\n\n".join(texts)
+
+
+def _carriers(rows: pd.DataFrame) -> dict[str, list[str]]:
+    """{change label: the case ids whose records carry that change}."""
+    found: dict[str, list[str]] = {}
+    if "change" not in rows.columns:
+        return found
+    for case, change in zip(rows["case_id"].tolist(), rows["change"].tolist(), strict=True):
+        if not isinstance(change, dict):
+            continue
+        for name in change.get(ANNOUNCES) or [label(change)]:
+            if case not in found.setdefault(name, []):
+                found[name].append(str(case))
+    return found
 
 
 def between_text(crossed: Sequence[Mapping[str, Any]], baseline: str, candidate: str) -> str:
@@ -345,6 +408,6 @@ def between_text(crossed: Sequence[Mapping[str, Any]], baseline: str, candidate:
         return f"{head}: none declared."
     lines = [f"{head} ({len(crossed)}; your code may hit them even where your cases pass):"]
     for entry in crossed:
-        lines.append(f"- {entry['label']} ({entry['kind']}). Fix: {entry['fix']}. Cases: "
-                     f"{', '.join(sorted(entry['cases']))}")
+        cases = ", ".join(sorted(entry["cases"])) or "none of the compared tests fails with it"
+        lines.append(f"- {entry['label']} ({entry['kind']}). Fix: {entry['fix']}. Cases: {cases}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from harness.vocabulary import ABSENT, BROKEN, ERROR, INFRASTRUCTURE, PASSING, UNKNOWN, is_passing
+from harness.vocabulary import ABSENT, BROKEN, ERROR, INFRASTRUCTURE, INSTALL_ERROR, PASSING, UNKNOWN, is_passing
 from reports.data.text import as_text, first_line
 from reports.verdicts.causes import signature
 
@@ -27,6 +27,22 @@ NO_ANSWER = (INFRASTRUCTURE, UNKNOWN, CONFLICT)
 #: Top-level modules of the stack every cell pins or brings: one missing is the cell's fault, not the project's.
 STACK_MODULES = frozenset({"jax", "jaxlib", "flax", "numpy", "ml_dtypes", "opt_einsum", "scipy", "pytest"})
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def unbuilt_reasons(both: pd.DataFrame) -> list[str]:
+    """'the candidate jax0.9.2-flax0.12.6-py3.12 could not be built: interpreter python3.12: ...', one line per cell
+    whose every case is install_error: the cause, said before what follows from it (its cases recorded on one side only,
+    or without an answer)."""
+    reasons = []
+    for side, role in (("_a", "baseline"), ("_b", "candidate")):
+        recorded = both[both[f"status{side}"].notna()]
+        for cell, group in recorded.groupby(role, sort=False):
+            if not group[f"status{side}"].eq(INSTALL_ERROR).all():
+                continue  # a cell that ran any case was built
+            said = [*group.get(f"error_message{side}", []), *group.get(f"reason{side}", [])]
+            why = next((text for text in map(first_line, said) if text), "no reason recorded")
+            reasons.append(f"the {role} {cell} could not be built: {why}")
+    return list(dict.fromkeys(reasons))
 
 
 def incomplete_reason(incomplete: list[str]) -> list[str]:
@@ -74,12 +90,15 @@ def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series,
 
 
 def evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: pd.Series,
-                      b_class: pd.Series) -> tuple[list[str], list[str]]:
+                      b_class: pd.Series, left_out: pd.Series | None = None) -> tuple[list[str], list[str]]:
     """Per pair of cells, a reason when nothing was judged there or its baseline passes no case (the baseline's
-    cases grouped by cause), and the hints for a module missing in both cells."""
+    cases grouped by cause), and the hints for a module missing in both cells. `left_out`: the cases judged by
+    neither side (reports.verdicts.compare), which judge nothing here either."""
     # Judged: an answer on both sides, the baseline's not `error` (that case could not run there).
     answered = (a_class.isin([PASSING, BROKEN]) & both["status_a"].ne(ERROR)
                 & b_class.isin([PASSING, BROKEN, ABSENT]))
+    if left_out is not None:
+        answered &= ~left_out.astype(bool)
     reasons: list[str] = []
     hints: list[str] = []
     for cell_a, cell_b in pairs:
