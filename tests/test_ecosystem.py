@@ -140,11 +140,11 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
     assert reproducer["pins"] == {"jax": "0.9.0", "jaxlib": "0.9.0", "flax": "0.12.3"}
     page = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
     assert "in 2 project(s): alpha, beta (2 test(s))" in page
-    assert "- remote: remote: https://git.invalid/remote cannot be reached from here" in page
+    assert "- remote: https://git.invalid/remote cannot be reached from here" in page
     comment = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_COMMENT_MD).read_text()
     assert comment.startswith("### Ecosystem: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of 2026-03-01")
     assert len(comment) <= 4000 and "**UNSAFE**: 2 of 5 project(s) judged break (1 cause(s)); 1 skipped" in comment
-    assert "remote: skipped: remote: https://git.invalid/remote cannot be reached" in "\n".join(said)
+    assert "remote: skipped: https://git.invalid/remote cannot be reached" in "\n".join(said)
 
 
 def test_a_project_that_cannot_be_installed_at_the_candidate_is_inconclusive_naming_the_conflict(

@@ -210,11 +210,13 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)
     except ecosystem_sources.Unavailable as skipped:
-        say(f"{entry.name}: skipped: {skipped}")
-        return {**made, "verdict": SKIPPED, "reason": str(skipped)}
+        reason = str(skipped).removeprefix(f"{entry.name}: ")  # the report names the project beside it
+        say(f"{entry.name}: skipped: {reason}")
+        return {**made, "verdict": SKIPPED, "reason": reason}
     except ecosystem_sources.SourceError as problem:
-        say(f"{entry.name}: {problem}")
-        return {**made, "reason": str(problem)}
+        reason = str(problem).removeprefix(f"{entry.name}: ")
+        say(f"{entry.name}: {reason}")
+        return {**made, "reason": reason}
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
