@@ -143,6 +143,12 @@ def watch_releases(session: nox.Session) -> None:
     _shardmatrix(session, "watch", *session.posargs)
 
 
+@nox.session(name="ecosystem")
+def ecosystem_check(session: nox.Session) -> None:
+    """Will this release break the projects that use sharding? `nox -s ecosystem -- jax==X [--as-of DAY]`."""
+    _shardmatrix(session, "ecosystem", *session.posargs)
+
+
 @nox.session(venv_backend="none")
 def installed(session: nox.Session) -> None:
     """Record the corpus on the `python` on PATH with its own jax and flax (a GPU box, a TPU VM): nothing is built."""

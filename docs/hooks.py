@@ -405,6 +405,53 @@ def upgrade_check_inputs() -> str:
     return table(["input", "type", "default", "what it does"], rows)
 
 
+def ecosystem_replay() -> str:
+    """The stored ecosystem runs (runs.toml entries named ecosystem-*), each as the tool wrote its ecosystem.json:
+    per release, what each project's own tests said, and what it flagged."""
+    from harness.outputs import read_ecosystem
+
+    parts = []
+    for name, run in stored_runs().items():
+        if not name.startswith("ecosystem-"):
+            continue
+        document = read_ecosystem(DATA / run["file"])
+        rows = []
+        for project in document["projects"]:
+            flagged = [f"`{c['example'] or c['signature']}`" for c in project.get("causes", [])]
+            said = "; ".join(flagged) or project.get("reason") or project.get("coverage") or ""
+            rows.append([cell(project["name"]), cell(project.get("revision") or ""), project["verdict"],
+                         str(project.get("tests") or ""), cell(said)])
+        parts.append(f"**{' '.join(document['candidate'])}** against {document['baseline']}, as of "
+                     f"{document['as_of']}: **{document['verdict']}**\n\n"
+                     + table(["project", "revision", "verdict", "tests", "flagged, or why not judged"], rows)
+                     + f"\n\n{provenance(run)}")
+    if not parts:
+        raise DocsError(f"{RUNS}: no [ecosystem-*] run stored")
+    return "\n\n".join(parts) + "\n"
+
+
+def ecosystem_sharding() -> str:
+    """The `-k` expression that selects a project's sharding-related tests by default."""
+    from harness.tools import ecosystem_list
+
+    return f"`{ecosystem_list.SHARDING}`"
+
+
+def ecosystem_projects() -> str:
+    """The projects `shardmatrix ecosystem` runs, from cases/ecosystem.toml: where their tests come from and why."""
+    from harness.tools import ecosystem_list
+
+    rows = []
+    for entry in ecosystem_list.load():
+        where = (f"git {entry.repository} at " + ("the day's last commit" if entry.at == "date" else
+                                                   f"tag `{entry.tag}`") if entry.source == "git"
+                 else f"its {entry.source} on the index")
+        selection = "every test" if entry.whole else "sharding-related (`-k`)"
+        rows.append([cell(entry.name), cell(where), codes(entry.tests), cell(selection + (
+            f", `-m {entry.markers}`" if entry.markers else "")), cell(entry.why)])
+    return table(["project", "tests from", "folders", "selection", "why"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "statuses": statuses,
     "verdicts": verdicts,
@@ -426,6 +473,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
     "accelerator-runs": accelerator_runs,
+    "ecosystem-projects": ecosystem_projects,
+    "ecosystem-sharding": ecosystem_sharding,
+    "ecosystem-replay": ecosystem_replay,
 }
 
 

@@ -495,3 +495,27 @@ def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
 def read_ranges(path: Path) -> Row:
     """A range checker's document, migrated to the version this reader knows."""
     return read_document(path, RANGES_JSON)
+
+
+# --- the ecosystem run (harness.tools.ecosystem, reports/ecosystem.py) -----------------------------------------------
+
+#: An ecosystem run's summary for programs: the candidate, baseline and day, each project's verdict, revision, pins
+#: and causes, and the causes grouped across projects.
+ECOSYSTEM_JSON = Format("ecosystem.json", 1, "ecosystem summary")
+#: Its views: the whole report (Markdown and HTML), and a body short enough for a pull-request comment.
+ECOSYSTEM_MD, ECOSYSTEM_HTML, ECOSYSTEM_COMMENT_MD = "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"
+
+
+def ecosystem_project_report(report_dir: Path, project: str) -> Path:
+    """REPORT/ecosystem/<project>.md: one project's compare report, kept (compare.md holds the latest only)."""
+    return Path(report_dir) / "ecosystem" / f"{project}.md"
+
+
+def write_ecosystem(report_dir: Path, content: Mapping[str, Any]) -> Path:
+    """Write an ecosystem run's summary (`ecosystem.json` under the report folder)."""
+    return write_document(Path(report_dir) / ECOSYSTEM_JSON.name, ECOSYSTEM_JSON, content)
+
+
+def read_ecosystem(path: Path) -> Row:
+    """An ecosystem summary, migrated to the version this reader knows."""
+    return read_document(path, ECOSYSTEM_JSON)

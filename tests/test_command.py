@@ -16,7 +16,7 @@ from harness.host import homes, matrix, options
 from harness.results import CellFiles
 from harness.tools import command
 
-SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "ranges", "installed", "report", "watch")
+SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "ranges", "installed", "report", "watch", "ecosystem")
 
 
 def test_the_subcommands_mirror_the_sessions() -> None:
@@ -27,7 +27,7 @@ def test_the_subcommands_mirror_the_sessions() -> None:
 def test_an_unknown_subcommand_is_one_line_naming_the_ones_there_are(capsys: pytest.CaptureFixture[str]) -> None:
     assert command.main(["wacth"]) == USAGE_EXIT
     assert capsys.readouterr().err == ("shardmatrix: unknown command 'wacth' (commands: matrix, upgrade, bisect, "
-                                       "frontier, ranges, installed, report, watch)\n")
+                                       "frontier, ranges, installed, report, watch, ecosystem)\n")
 
 
 def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:

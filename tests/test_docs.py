@@ -160,7 +160,9 @@ def test_the_nav_lists_every_page_once() -> None:
 def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> None:
     runs = hooks.stored_runs()
     assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices", "bench-watch", "bench-corpus",
-                         "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun"}
+                         "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun",
+                         *(name for name in runs if name.startswith("ecosystem-"))}
+    assert any(name.startswith("ecosystem-") for name in runs)
     for run in runs.values():
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"])
         assert re.search(r"\b[0-9a-f]{7,40}\b", run["commit"])
@@ -451,3 +453,26 @@ def test_the_promises_name_every_cause_a_coverage_line_counts() -> None:
     for words in ("need 2 devices", "could not run in the baseline", "needs an API it lacks",
                   "could not run in the candidate", "`compare.json`", "`coverage`"):
         assert words in promises, words
+
+
+def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() -> None:
+    from harness.tools import ecosystem_list
+
+    entries = ecosystem_list.load()
+    rows = rows_of(hooks.ecosystem_projects())
+    assert [row[0] for row in rows] == [hooks.cell(e.name) for e in entries]
+    assert [row[-1] for row in rows] == [hooks.cell(e.why) for e in entries]
+    assert hooks.ecosystem_sharding() == f"`{ecosystem_list.SHARDING}`"
+
+
+def test_the_stored_ecosystem_runs_are_shown_per_release_with_each_projects_verdict_and_provenance() -> None:
+    from harness.outputs import read_ecosystem
+
+    shown = hooks.ecosystem_replay()
+    for name, run in hooks.stored_runs().items():
+        if name.startswith("ecosystem-"):
+            document = read_ecosystem(hooks.DATA / run["file"])
+            assert f"**{' '.join(document['candidate'])}** against {document['baseline']}" in shown
+            assert hooks.provenance(run) in shown
+            for project in document["projects"]:
+                assert f"| {hooks.cell(project['name'])} |" in shown

@@ -203,3 +203,18 @@ def test_a_lock_for_several_pythons_gives_each_cells_python_its_own_locked_versi
     lock = tmp_path / "lock.txt"
     assert envbuild.lock(cell, lock) is None
     assert f"iniconfig=={locked}" in lock.read_text().splitlines()
+
+
+def test_a_cell_resolved_as_of_a_day_holds_the_cells_packages_to_it_but_not_the_harnesss_own(tmp_path: Path) -> None:
+    # jax 0.9.0's day (2026-01-20) knew pytest-rerunfailures 16.1 only; the plugin needs >= 16.6.1. Before, every
+    # cell with exclude_newer that early was refused: "only pytest-rerunfailures<=16.1 is available".
+    cell = replace(matrix.Cell(id="c", jax="0.9.0", jaxlib="0.9.0", flax="0.12.0", python="3.11"),
+                   exclude_newer="2026-01-21")
+    assert envbuild.resolves(cell) is None
+    lock = tmp_path / "lock.txt"
+    assert envbuild.lock(cell, lock) is None
+    pinned = dict(line.split("==") for line in lock.read_text().splitlines() if "==" in line and line[0] not in "# ")
+    assert pinned["jax"] == "0.9.0" and pinned["flax"] == "0.12.0"
+    assert tuple(map(int, pinned["pytest-rerunfailures"].split(".")[:2])) >= (16, 6)
+    later = replace(cell, id="d", jax="0.9.1", jaxlib="0.9.1")  # out on 2026-03-02: the cell's pins are held
+    assert "jax==0.9.1" in (envbuild.resolves(later) or "")

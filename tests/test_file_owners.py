@@ -27,6 +27,7 @@ OWNERS: dict[str, str] = {
     "matrix.md": OUTPUTS, "matrix.html": OUTPUTS, "compare.md": OUTPUTS,
     "frontier.json": OUTPUTS, "frontier.csv": OUTPUTS, "frontier_cases.csv": OUTPUTS, "frontier.md": OUTPUTS,
     "flax-{flax}.json": OUTPUTS, ".shardmatrix-durations": OUTPUTS, "upgrade-changes-": OUTPUTS,
+    "ecosystem.json": OUTPUTS, "ecosystem.md": OUTPUTS, "ecosystem.html": OUTPUTS, "ecosystem-comment.md": OUTPUTS,
 }
 
 RESULTS = "harness/results.py"

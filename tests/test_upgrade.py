@@ -225,3 +225,16 @@ def test_a_project_of_ranges_without_a_baseline_is_refused_in_one_line(tmp_path:
     project = ranged_project(tmp_path / "ranged")
     with pytest.raises(pins.PinError, match=r"'jax>=0.8' is a range; name the baseline"):
         upgrade.cells_for(["jax==0.9.2", "--project", str(project)], CELLS)
+
+
+def test_exclude_newer_resolves_both_cells_as_the_index_stood_that_day() -> None:
+    baseline, candidate, _ = upgrade.cells_for(["jax==0.12.0.1", "--baseline", "jax==0.11.2,flax==0.12.12",
+                                                "--exclude-newer", "2026-11-01"], CELLS)
+    assert baseline.exclude_newer == candidate.exclude_newer == "2026-11-01"
+    plain, _, _ = upgrade.cells_for(["jax==0.12.0.1", "--baseline", "jax==0.11.2,flax==0.12.12"], CELLS)
+    assert plain.exclude_newer is None
+
+
+def test_exclude_newer_that_is_not_a_day_is_refused_in_one_line() -> None:
+    with pytest.raises(options.OptionsError, match=r"argument --exclude-newer: '2026-11' is not a YYYY-MM-DD day"):
+        upgrade.cells_for(["jax==0.12.0.1", "--exclude-newer", "2026-11"], CELLS)

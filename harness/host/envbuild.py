@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from packaging.requirements import Requirement
 from packaging.version import Version
 
 from harness import formats
@@ -147,8 +148,16 @@ def interpreter_version(venv: Path) -> str:
     return found.group(1) if found else ""
 
 
+#: The day the harness's own requirements are held to when a cell resolves as of an earlier one: none (they are
+#: ours, not the day's; pytest-rerunfailures 16.6.1 came out long after many days a cell replays).
+NOT_HELD = "2100-01-01"
+
+
 def _index_options(cell: Cell) -> list[str]:
     options = ["--exclude-newer", cell.exclude_newer] if cell.exclude_newer else []
+    if cell.exclude_newer:
+        options += [arg for line in cellplugin.dependencies()
+                    for arg in ("--exclude-newer-package", f"{Requirement(line).name}={NOT_HELD}")]
     options += ["--prerelease", "allow"] if cell.pre else []
     options += [arg for url in cell.indexes for arg in ("--extra-index-url", url)]
     if cell.backend == "tpu" and Version(cell.jax) < LIBTPU_ON_PYPI_SINCE:

@@ -1,5 +1,5 @@
 """The `shardmatrix` command: one subcommand per nox session (matrix, upgrade, bisect, frontier, ranges, installed,
-report, watch).
+report, watch, ecosystem).
 
 A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
 `python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, homes, installed, invocation, matrix, options, project
 from harness.results import CellFiles
-from harness.tools import bisect, frontier, range_check, upgrade, watch
+from harness.tools import bisect, ecosystem, frontier, range_check, upgrade, watch
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
 PROG_ENV = "SHARDMATRIX_PROG"
@@ -202,6 +202,16 @@ def watch_run(argv: list[str], prog: str) -> int:
     from reports.cli import judge
 
     return watch.run(argv, invocation.cells(), judge, prog=prog)
+
+
+@subcommand("ecosystem", ecosystem.parser)
+def ecosystem_run(argv: list[str], prog: str) -> int:
+    """Will this release break the projects that use sharding? Their own tests, baseline against candidate."""
+    report_main()  # before any build: each project is judged by the report's comparison
+    from reports.cli import judge
+    from reports.ecosystem import write
+
+    return ecosystem.run(argv, invocation.cells(), judge, write, prog=prog)
 
 
 # --- the command line -----------------------------------------------------------------------------------------------

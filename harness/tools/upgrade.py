@@ -1,7 +1,8 @@
 """`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; reports/compare.py gives the verdict.
 
 `nox -s upgrade -- jax==X [flax==Y | 'flax @ file:///src/flax'] [--project DIR] [--baseline jax==A,flax==B |
---baseline-from FILE] [--out DIR] [--force] [-m EXPR] [-k EXPR] [--deselect CASE_ID ...]`. `-m`, `-k` and
+--baseline-from FILE] [--exclude-newer DAY] [--out DIR] [--force] [-m EXPR] [-k EXPR] [--deselect CASE_ID ...]`.
+`--exclude-newer` resolves both cells' other packages as the index stood before that day. `-m`, `-k` and
 `--deselect` leave out, in both cells, tests that can never run there (GPU-only, network-only): they are never
 collected, so they are recorded nowhere and the verdict does not wait for them (options.LeftOut). With --project,
 the baseline is the project's locked environment.
@@ -12,7 +13,10 @@ After it come the documented changes between baseline and candidate, read from t
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 from harness import outputs
@@ -37,7 +41,17 @@ def parser(prog: str = "nox -s upgrade --") -> options.Parser:
                                "diagonal cell)")
     baseline.add_argument("--baseline-from", type=Path, metavar="FILE",
                           help="read the baseline pins from a project's uv.lock, pyproject.toml or requirements file")
+    p.add_argument("--exclude-newer", type=_day, default=None, metavar="YYYY-MM-DD",
+                   help="resolve both cells' other packages as the index stood before that day (uv --exclude-newer)")
     return p
+
+
+def _day(text: str) -> str:
+    """A YYYY-MM-DD day, as matrix.toml's exclude_newer takes it; argparse names the option otherwise."""
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD day") from None
 
 
 def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrade --"
@@ -62,9 +76,11 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
     built = tuple(map(sources.resolve, origins))
     candidate = pins.candidate_cell(baseline, pins.parse_pins(asked, pre=opts.pre), built)
     baseline, candidate = cellenv.apply(baseline, additions), cellenv.apply(candidate, additions)
+    if namespace.exclude_newer:
+        baseline, candidate = (replace(cell, exclude_newer=namespace.exclude_newer) for cell in (baseline, candidate))
     if candidate.id == baseline.id:
         raise pins.PinError(f"the candidate is the baseline ({baseline.id})")
-    if additions.project or additions.extras or candidate.sources:
+    if additions.project or additions.extras or candidate.sources or namespace.exclude_newer:
         for cell in (baseline, candidate):  # a conflict with the project's other pins, named by uv, before a build
             problem = envbuild.resolves(cell)
             if problem:

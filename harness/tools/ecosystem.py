@@ -1,0 +1,318 @@
+"""`shardmatrix ecosystem`: will this jax or flax release break the projects that use sharding? Their own tests say.
+
+The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, harness.tools.ecosystem_list) and
+the arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from
+the index); the baseline (`--baseline`, default the release before the candidate, paired with the matrix's partner
+of that release); then for each project: its tests as they stood that day (harness.tools.ecosystem_sources; a source
+this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
+candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
+(`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
+each cause's first bad release (harness.tools.bisect, once per cause). Last, the
+ecosystem report (`draw`: reports/ecosystem.py) groups the regressions by cause across projects and writes
+OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
+nothing judged at all is INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from harness import outputs
+from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
+from harness.host import options
+from harness.host.matrix import Cell
+from harness.results import new_run_id
+from harness.tools import bisect, ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade, watch
+
+SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
+EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
+
+#: reports.cli.judge: a candidate run against its baseline (compare.md, reproducers written).
+Judge = Callable[..., Any]
+#: reports.ecosystem.write: the ecosystem report from the projects' outcomes; the run's verdict and the paths written.
+Draw = Callable[[Path, dict[str, Any]], tuple[str, list[Path]]]
+
+
+class EcosystemError(ShardmatrixError, ValueError):
+    """An ecosystem run that cannot start as asked (no candidate, a baseline the index does not know), one line."""
+
+
+def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
+    """Arguments of `shardmatrix ecosystem`: the candidate, the baseline, the day, the projects, where to write."""
+    p = options.Parser(prog=prog)
+    p.add_argument("candidate", nargs="*", metavar="PKG==X",
+                   help="the candidate: jax==X and/or flax==Y, or a source such as 'jax @ git+https://...'")
+    p.add_argument("--baseline", default="", metavar="jax==A,flax==B",
+                   help="the baseline (default: the release before the candidate, with the matrix's partner of it)")
+    p.add_argument("--as-of", default="", metavar="YYYY-MM-DD",
+                   help="take each project, and every other package, as it stood on that day (default: the "
+                        "candidate's upload day on the index; today for a source)")
+    p.add_argument("--list", dest="list_file", type=Path, default=None, metavar="FILE",
+                   help="the projects (default: the shipped cases/ecosystem.toml)")
+    p.add_argument("--only", action="append", default=[], metavar="NAME", help="run only this project (repeatable)")
+    p.add_argument("--bisect", action="store_true",
+                   help="for each cause, the first release where its first project's test stops passing")
+    fan = p.add_mutually_exclusive_group()
+    fan.add_argument("--plan", action="store_true",
+                     help="print the selected projects as a JSON matrix ({\"project\": [...]}) and run nothing: "
+                          "the fan-out of one job per project")
+    fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
+                     help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
+                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; nothing is run")
+    p.add_argument("--whole-suite", action="store_true",
+                   help="run every test of each project's folders, not only the sharding-related ones")
+    p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
+    p.add_argument("--force", action="store_true", help="run every cell again instead of reusing stored results")
+    p.add_argument("--pre", action="store_true", help="allow pre-releases (jax==0.10.0rc1)")
+    p.add_argument("--index", dest="indexes", action="append", default=[], metavar="URL",
+                   help="an extra package index (e.g. jax's nightly wheels), passed to every cell")
+    p.add_argument("-v", "--verbose", action="store_true", help="print each cell's pytest output")
+    return p
+
+
+def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch: index.Fetch = index.fetch_json,
+        say: Callable[[str], object] = print, prog: str = "nox -s ecosystem --") -> int:
+    """`shardmatrix ecosystem` (module docstring): the worst project's exit code."""
+    namespace = parser(prog).parse_strictly(list(argv))
+    entries = ecosystem_list.select(ecosystem_list.load(namespace.list_file), namespace.only)
+    if namespace.plan:
+        say(json.dumps({"project": [entry.name for entry in entries]}))
+        return SAFE_EXIT
+    if namespace.merge:
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge))
+        for path in written:
+            say(f"wrote {path}")
+        say(verdict)
+        return EXIT_CODES[verdict]
+    asked, origins = pins.split_sources(namespace.candidate)
+    candidate = pins.parse_pins(asked, pre=namespace.pre)
+    if not candidate and not origins:  # checked after --plan and --merge, which run nothing
+        raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
+    day = as_of(namespace.as_of, candidate, fetch)
+    baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
+    pins.parse_pins([baseline], pre=namespace.pre)  # a bad --baseline: one line, before any project is fetched
+    say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
+        f"{' '.join(namespace.candidate)}")
+    shared = shared_argv(namespace, day)
+    head = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
+            "whole_suite": bool(namespace.whole_suite)}
+    outcomes: list[dict[str, Any]] = []
+    for number, entry in enumerate(entries):
+        outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
+                                        judge, fetch, say, prog, namespace.whole_suite))
+        # After each project: a run stopped part way keeps the report of what it judged, the rest named pending.
+        draw(Path(namespace.out), {**head, "projects": public(outcomes),
+                                   "pending": [e.name for e in entries[number + 1:]]})
+    if namespace.bisect:
+        bisect_causes(outcomes, candidate, pins.parse_pins([baseline], pre=namespace.pre), cells, fetch, say, prog,
+                      ["--out", str(namespace.out), *(["--force"] * namespace.force)])
+    judged = public(outcomes)
+    verdict, written = draw(Path(namespace.out), {**head, "projects": judged, "pending": []})
+    for project in judged:
+        say(f"{project['name']}: {project['verdict']}" + (f": {project['reason']}" if project["reason"] else ""))
+    for path in written:
+        say(f"wrote {path}")
+    say(verdict)
+    return EXIT_CODES[verdict]
+
+
+def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outcomes as the report keeps them (what only --bisect needs left out)."""
+    return [{k: v for k, v in o.items() if k != "bisect_argv"} for o in outcomes]
+
+
+def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch) -> date:
+    """The day asked for, else the candidate's upload day (jax's when both are named), else today (a source)."""
+    if text:
+        return ecosystem_sources.parse_day(text)
+    for package in ("jax", "flax"):
+        if package in candidate:
+            return ecosystem_sources.upload_day(package, candidate[package], fetch)
+    return date.today()
+
+
+def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, day: date,
+                     pre: bool = False) -> str:
+    """The release before the candidate's as the day knew it, paired as the matrix pairs it: for jax==X the newest
+    jax release below X out by the end of the day (with a jaxlib of its version; jax 0.8.3 came out after 0.9.0, so
+    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below that jax whose flax was out too; for
+    flax==Y the newest flax below Y out that day, and the jax of the matrix's newest cell at or below Y (the jax is
+    held on both sides, and a newer flax may need a newer jax: flax 0.12.0 needs jax >= 0.7.1). EcosystemError
+    without one."""
+    package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
+    if not package:
+        raise EcosystemError("a source candidate needs --baseline jax==A,flax==B")
+    other = "flax" if package == "jax" else "jax"
+    listed = set(index.releases(package, fetch, pre)) & out_by(package, day, fetch)
+    if package == "jax":
+        listed &= set(index.releases("jaxlib", fetch, pre))
+    earlier = sorted(v for v in listed if v < Version(candidate[package]))
+    if not earlier:
+        raise EcosystemError(f"{package}=={candidate[package]}: no earlier release on the index by "
+                             f"{day.isoformat()} (give --baseline)")
+    before = earlier[-1]
+    known = out_by(other, day, fetch)
+    anchor = before if package == "jax" else Version(candidate[package])
+    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= anchor
+                and Version(getattr(c, other)) in known]
+    if not partners:
+        raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
+    partner = max(partners, key=Cell.sort_key)
+    return f"{package}=={before},{other}=={getattr(partner, other)}"
+
+
+def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
+    """The releases of `package` uploaded by the end of `day`."""
+    document = fetch(index.JSON_API.format(name=package), "application/json")
+    end = ecosystem_sources.end_of(day)
+    return {version for version, uploaded in releases.upload_dates(document).items() if uploaded < end}
+
+
+def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:
+    """What every project's upgrade takes from the command line: the day's index, the output, the shared flags."""
+    argv = ["--exclude-newer", (day + timedelta(days=1)).isoformat(), "--out", str(namespace.out)]
+    argv += ["--force"] * namespace.force + ["--pre"] * namespace.pre + ["-v"] * namespace.verbose
+    for url in namespace.indexes:
+        argv += ["--index", url]
+    return argv
+
+
+def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> list[str]:
+    """The upgrade arguments of one project: its folder and tests, its selection, devices, budget and needs."""
+    argv = ["--project", str(root), "--devices", str(entry.devices), "--timeout", f"{entry.budget:g}",
+            "--run-id", new_run_id()]
+    for test in entry.tests:
+        argv += ["--cases", str(root / test)]
+    keywords = entry.keyword_expression(whole_suite)
+    argv += ["-k", keywords] if keywords else []
+    argv += ["-m", entry.markers] if entry.markers else []
+    for requirement in entry.requires:
+        argv += ["--with", requirement]
+    return argv
+
+
+def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,
+                    fetch: index.Fetch, say: Callable[[str], object], prog: str, whole_suite: bool = False
+                    ) -> dict[str, Any]:
+    """One project's verdict from its own tests: SKIPPED (a source out of reach), INCONCLUSIVE (no such revision, or
+    it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins."""
+    made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
+                            "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": []}
+    say(f"--- {entry.name}")
+    try:
+        fetched = ecosystem_sources.fetch(entry, day, fetch)
+    except ecosystem_sources.Unavailable as skipped:
+        reason = str(skipped).removeprefix(f"{entry.name}: ")  # the report names the project beside it
+        say(f"{entry.name}: skipped: {reason}")
+        return {**made, "verdict": SKIPPED, "reason": reason}
+    except ecosystem_sources.SourceError as problem:
+        reason = str(problem).removeprefix(f"{entry.name}: ")
+        say(f"{entry.name}: {reason}")
+        return {**made, "reason": reason}
+    made["revision"] = fetched.revision
+    say(f"{entry.name}: {fetched.revision}")
+    try:
+        before, after, opts, changes_file = upgrade.prepare(
+            [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
+    except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
+        say(f"{entry.name}: {refused}")
+        return {**made, "reason": str(refused)}
+    try:
+        judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+    except ShardmatrixError as unread:  # results the comparison cannot read: this project unjudged, the run goes on
+        say(f"{entry.name}: {unread}")
+        return {**made, "reason": str(unread)}
+    comparison = judged.comparison
+    saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(judged.written, saved)
+    return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
+            "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
+            "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
+            "changes_from": str(changes_file),
+            "pins": {"baseline": moved.versions(moved.freeze_of(before)),
+                     "candidate": moved.versions(moved.freeze_of(after))},
+            "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
+
+
+def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:
+    """A comparison's regression causes (reports.verdicts.causes rows) as plain data: signature, the documented
+    change's label, an example error, the case ids, and one reproducer of the candidate's."""
+    made = []
+    for row in found.to_dict("records"):
+        cases = sorted({str(case) for _, case in row["cases"]})
+        reproducer = next((links[(cell_id, case)] for case in cases if (cell_id, case) in links), "")
+        made.append({"signature": str(row["signature"]), "change": str(row.get("change") or ""),
+                     "example": str(row["example"]), "cases": cases, "reproducer": reproducer})
+    return made
+
+
+#: The options of a project's upgrade that `bisect` does not take (it runs the case's module whole).
+NOT_BISECTED = ("-k", "-m", "--deselect", "--run-id")
+
+
+def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], baseline: dict[str, str],
+                  cells: list[Cell], fetch: index.Fetch, say: Callable[[str], object], prog: str,
+                  shared: list[str]) -> None:
+    """`--bisect`: each cause's first bad release, searched once per cause (its first project's first test) from
+    the baseline's release of the bumped package to the candidate's, the other package held at the baseline's;
+    written into that project's cause as `first_bad` (or `bisect`: why none was named). Only a bump of one package
+    named by release can be bisected."""
+    bumped = [name for name in ("jax", "flax") if name in candidate]
+    if len(bumped) != 1 or any(name not in baseline for name in ("jax", "flax")):
+        say("--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be bisected")
+        return
+    package = bumped[0]
+    other = "flax" if package == "jax" else "jax"
+    done: set[str] = set()
+    for outcome in outcomes:
+        for cause in outcome["causes"]:
+            if cause["signature"] in done or not cause["cases"]:
+                continue
+            done.add(cause["signature"])
+            argv = [*watch.without(outcome["bisect_argv"], NOT_BISECTED), *shared, "--case", cause["cases"][0],
+                    "--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
+                    f"--{other}", f"=={baseline[other]}", "--trust-ends"]
+            say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
+            try:
+                found = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
+            except ShardmatrixError as refused:
+                cause["bisect"] = f"refused: {refused}"
+                continue
+            if found.first_bad is None:
+                cause["bisect"] = found.refusal or "no first bad release named"
+            else:
+                cause["first_bad"] = f"{package}=={found.first_bad.version}"
+
+
+def merged(folders: Sequence[Path]) -> dict[str, Any]:
+    """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
+    project): their projects in the order given, none pending. EcosystemError naming the folder for a summary that
+    is missing, of another candidate, baseline or day, or that repeats a project or was stopped part way."""
+    head: dict[str, Any] = {}
+    projects: list[dict[str, Any]] = []
+    for folder in folders:
+        path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
+        if not path.is_file():
+            raise EcosystemError(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/")
+        document = outputs.read_ecosystem(path)
+        key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
+        if head and key != head:
+            raise EcosystemError(f"--merge {folder}: another run ({key}) than the first's ({head})")
+        if document.get("pending"):
+            raise EcosystemError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
+        head = head or key
+        known = {project["name"] for project in projects}
+        for project in document["projects"]:
+            if project["name"] in known:
+                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
+            projects.append(project)
+    return {**head, "projects": projects, "pending": []}

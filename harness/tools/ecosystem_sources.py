@@ -1,0 +1,262 @@
+"""A listed project's tests as a project folder `upgrade --project` can build, as the project stood on a day.
+
+The revision is the project's release on the index on that day (its newest final release uploaded by the end of
+it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in a small wrapper project that
+requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
+tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
+workspace (`.nox/.shardmatrix-ecosystem/`) and reused; its lockfiles are set aside, as the day's index decides its
+other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
+cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import urllib.parse
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from harness.formats import ShardmatrixError
+from harness.host.project import LOCKFILES
+from harness.host.shipped import workspace
+from harness.tools import index, releases
+from harness.tools.ecosystem_list import Entry
+
+#: Where fetched sources are kept, one folder per project and revision.
+FETCHED = workspace() / ".shardmatrix-ecosystem"
+#: Seconds a git command may take before the source is called unreachable.
+GIT_TIMEOUT_S = 600
+
+
+class SourceError(ShardmatrixError, ValueError):
+    """A project whose source is not what the list says (no release that day, no sdist, no tag), in one line."""
+
+
+class Unavailable(ShardmatrixError, RuntimeError):
+    """A source that needs a network this machine cannot reach (a git host beyond the package index), in one line."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A project's tests ready for `upgrade --project`: the folder, and the revision it holds, as reports name it."""
+
+    root: Path
+    revision: str
+
+
+def end_of(day: date) -> datetime:
+    """The last instant of a day, UTC: a release uploaded that day counts as out on it."""
+    return datetime.combine(day + timedelta(days=1), time(), tzinfo=timezone.utc)
+
+
+def release_on(package: str, day: date, fetch: index.Fetch = index.fetch_json) -> tuple[str, dict[str, Any]]:
+    """The newest final release of `package` uploaded by the end of `day`, and the index's JSON document of it;
+    SourceError when none was out yet."""
+    try:
+        document = fetch(index.JSON_API.format(name=package), "application/json")
+    except (OSError, ValueError) as exc:
+        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    out = [version for version, uploaded in releases.upload_dates(document).items() if uploaded < end_of(day)]
+    if not out:
+        raise SourceError(f"{package}: no release on the index by {day.isoformat()}")
+    return str(max(out)), document
+
+
+def fetch(entry: Entry, day: date, get: index.Fetch = index.fetch_json, into: Path | None = None) -> Fetched:
+    """The entry's tests as they stood on `day` (module docstring); SourceError or Unavailable in one line."""
+    folder = FETCHED if into is None else into
+    if entry.source == "git" and entry.at == "date":
+        return _git_on(entry, day, folder)
+    version, document = release_on(entry.package, day, get)
+    if entry.source == "git":
+        return _git_at(entry, entry.tag.format(version=version), version, folder)
+    files = [{**file, "package": entry.package} for file in document["releases"][version]]
+    if entry.source == "sdist":
+        return _sdist(entry, version, files, folder)
+    return _wheel(entry, version, files, folder)
+
+
+def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path) -> Fetched:
+    chosen = [f for f in files if f.get("packagetype") == "sdist"]
+    if not chosen:
+        raise SourceError(f"{entry.name}: {entry.package} {version} has no sdist on the index")
+    dest = folder / entry.name / f"sdist-{version}"
+    if not (dest / ".fetched").is_file():
+        shutil.rmtree(dest, ignore_errors=True)
+        _unpack(_download(chosen[0], dest.with_name(dest.name + ".part")), dest)
+        (dest / ".fetched").write_text(chosen[0]["filename"] + "\n")
+    tops = [p for p in dest.iterdir() if p.is_dir()]
+    root = tops[0] if len(tops) == 1 and not (dest / "pyproject.toml").is_file() else dest
+    _check_tests(entry, root, f"{entry.package} {version}'s sdist")
+    set_aside_locks(root)
+    return Fetched(root, f"{version} (sdist {chosen[0]['filename']})")
+
+
+def _wheel(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path) -> Fetched:
+    wheels = sorted((f for f in files if f.get("packagetype") == "bdist_wheel"),
+                    key=lambda f: not str(f["filename"]).endswith("-none-any.whl"))
+    if not wheels:
+        raise SourceError(f"{entry.name}: {entry.package} {version} has no wheel on the index")
+    dest = folder / entry.name / f"wheel-{version}"
+    if not (dest / ".fetched").is_file():
+        shutil.rmtree(dest, ignore_errors=True)
+        unpacked = dest / "unpacked"
+        _unpack(_download(wheels[0], dest.with_name(dest.name + ".part")), unpacked)
+        _wrap(entry, version, unpacked, dest / "project")
+        (dest / ".fetched").write_text(wheels[0]["filename"] + "\n")
+    return Fetched(dest / "project", f"{version} (wheel {wheels[0]['filename']})")
+
+
+def _wrap(entry: Entry, version: str, unpacked: Path, project: Path) -> None:
+    """A project requiring the release, whose tests/ are the wheel's test folders (the tests import the installed
+    package, as its own CI's do)."""
+    _check_tests(entry, unpacked, f"{entry.package} {version}'s wheel")
+    module = "ecosystem_" + re.sub(r"\W", "_", entry.name.lower())
+    (project / "src" / module).mkdir(parents=True)
+    (project / "src" / module / "__init__.py").write_text(f'"""{entry.name} {version}: its wheel\'s tests."""\n')
+    for test in entry.tests:
+        shutil.copytree(unpacked / test, project / "tests" / test, ignore=shutil.ignore_patterns("__pycache__"))
+        for init in (project / "tests" / test).rglob("__init__.py"):
+            init.unlink()  # the tests import the installed package, never a copy of its folders
+    (project / "pyproject.toml").write_text(
+        f'[build-system]\nrequires = ["uv_build>=0.8,<0.14"]\nbuild-backend = "uv_build"\n\n'
+        f'[project]\nname = "{module.replace("_", "-")}"\nversion = "0"\nrequires-python = ">=3.10"\n'
+        f'dependencies = ["{entry.package}=={version}"]\n\n'
+        f'[tool.pytest.ini_options]\ntestpaths = ["tests"]\npython_files = ["test_*.py", "*_test.py"]\n'
+        f'addopts = "--import-mode=importlib"\n')
+
+
+def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
+    dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag))
+    if not (dest / ".git").is_dir():
+        shutil.rmtree(dest, ignore_errors=True)
+        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, entry.repository, str(dest)],
+             f"{entry.repository} at tag {tag}")
+    commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
+    _check_tests(entry, dest, f"{entry.repository} at {tag}")
+    set_aside_locks(dest)
+    return Fetched(dest, f"{version} (git {tag}, {commit[:12]})")
+
+
+def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
+    clone = folder / entry.name / "git-clone"
+    if not (clone / ".git").is_dir():
+        shutil.rmtree(clone, ignore_errors=True)
+        _git(entry, ["clone", "--quiet", "--no-checkout", entry.repository, str(clone)], entry.repository)
+    else:
+        _git(entry, ["-C", str(clone), "fetch", "--quiet", "origin"], entry.repository)
+    before = end_of(day).isoformat()
+    commit = _git(entry, ["-C", str(clone), "rev-list", "-1", f"--before={before}", "origin/HEAD"
+                          if _has_origin_head(clone) else "HEAD"], "rev-list").strip()
+    if not commit:
+        raise SourceError(f"{entry.name}: {entry.repository} has no commit by {day.isoformat()}")
+    dest = folder / entry.name / f"git-{commit[:12]}"
+    if not (dest / ".git").is_dir():
+        shutil.rmtree(dest, ignore_errors=True)
+        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(dest)], "a local clone")
+        _git(entry, ["-C", str(dest), "checkout", "--quiet", commit], f"commit {commit[:12]}")
+    _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
+    set_aside_locks(dest)
+    return Fetched(dest, f"{day.isoformat()} (git {commit[:12]})")
+
+
+def set_aside_locks(root: Path) -> list[str]:
+    """Rename a fetched project's lockfiles (harness.host.project.LOCKFILES) to `<name>.unused`, returning their
+    names: its packages are resolved as of the day, not as its developers last locked them (penzai 0.2.5's sdist
+    ships a uv.lock that no longer matches its pyproject, and a root requirements.txt is often no lock at all)."""
+    moved = []
+    for name in LOCKFILES:
+        if (root / name).is_file():
+            (root / name).replace(root / f"{name}.unused")
+            moved.append(name)
+    return moved
+
+
+def _has_origin_head(clone: Path) -> bool:
+    done = subprocess.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "origin/HEAD"],
+                          capture_output=True, text=True, check=False)
+    return done.returncode == 0
+
+
+def _git(entry: Entry, arguments: list[str], what: str) -> str:
+    """git's output; Unavailable when a remote cannot be reached, SourceError for anything else it refuses."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False, env=env,
+                              timeout=GIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise Unavailable(f"{entry.name}: git {arguments[0]} of {what} took over {GIT_TIMEOUT_S} s") from None
+    if done.returncode == 0:
+        return done.stdout
+    reason = " ".join((done.stderr or done.stdout).split()) or f"exit {done.returncode}"
+    if _remote(entry.repository) and re.search(r"resolve host|unable to access|Connection|network|timed out|"
+                                               r"Could not read from remote", reason, re.IGNORECASE):
+        raise Unavailable(f"{entry.name}: {entry.repository} cannot be reached from here (only the package index "
+                          f"is): {reason}")
+    raise SourceError(f"{entry.name}: git cannot fetch {what}: {reason}")
+
+
+def _remote(url: str) -> bool:
+    return bool(re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", url))
+
+
+def _download(file: dict[str, Any], dest: Path) -> Path:
+    """The file downloaded into a folder of its own, `dest`, which _unpack removes."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    target = dest / str(file["filename"])
+    # An index may answer with addresses relative to its JSON API (a mirror of PyPI does).
+    url = urllib.parse.urljoin(index.JSON_API.format(name=file.get("package", "")), str(file["url"]))
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
+            shutil.copyfileobj(response, out)
+    except (OSError, ValueError) as exc:
+        raise Unavailable(f"{file['filename']}: cannot download ({exc})") from None
+    return target
+
+
+def _unpack(archive: Path, dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    if archive.name.endswith((".whl", ".zip")):
+        with zipfile.ZipFile(archive) as opened:
+            opened.extractall(dest)
+    else:
+        with tarfile.open(archive) as opened:
+            opened.extractall(dest, filter="data")
+    shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
+
+
+def _check_tests(entry: Entry, root: Path, what: str) -> None:
+    missing = [test for test in entry.tests if not (root / test).is_dir()]
+    if missing:
+        raise SourceError(f"{entry.name}: {what} has no folder {missing[0]!r} (tests in the list)")
+
+
+def parse_day(text: str) -> date:
+    """A YYYY-MM-DD day; SourceError naming it otherwise."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise SourceError(f"--as-of {text!r}: not a YYYY-MM-DD day") from None
+
+
+def upload_day(package: str, version: str, get: index.Fetch = index.fetch_json) -> date:
+    """The day (UTC) a release was first uploaded; SourceError when the index does not list it."""
+    try:
+        document = get(index.JSON_API.format(name=package), "application/json")
+    except (OSError, ValueError) as exc:
+        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    dates = releases.upload_dates(document)
+    if Version(version) not in dates:
+        raise SourceError(f"{package}=={version}: no upload date on the index (give --as-of DAY)")
+    return dates[Version(version)].date()

@@ -1,0 +1,32 @@
+"""The Ecosystem report of a `shardmatrix ecosystem` run: OUT/report/ecosystem.json (the summary for programs),
+ecosystem.md and ecosystem.html (the whole report) and ecosystem-comment.md (a pull-request comment's body), from
+the projects' outcomes alone (harness.tools.ecosystem hands them over; `python -m reports` is not needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from harness import outputs
+from reports.verdicts import changes
+from reports.verdicts.ecosystem_judge import grid, group, worst
+from reports.views.ecosystem_render import comment, html_page, page
+
+
+def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
+    """The run's verdict (the worst project's) and the files written under OUT/report."""
+    projects = list(outcomes["projects"])
+    # Any project's declarations will do (the shipped corpus's); one merged from another machine may lack its file.
+    declared = next((changes.read_declarations(Path(p["changes_from"])) for p in projects
+                     if p.get("changes_from") and Path(p["changes_from"]).is_file()), [])
+    groups = group(projects, declared)
+    rows = grid(projects)
+    summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}
+    target = Path(out) / "report"
+    target.mkdir(parents=True, exist_ok=True)
+    written = [outputs.write_ecosystem(target, {**summary, "causes": [g.as_dict() for g in groups]}),
+               outputs.write_atomically(target / outputs.ECOSYSTEM_MD, page(summary, groups, rows)),
+               outputs.write_atomically(target / outputs.ECOSYSTEM_HTML, html_page(summary, groups, rows)),
+               outputs.write_atomically(target / outputs.ECOSYSTEM_COMMENT_MD, comment(summary, groups, rows))]
+    return summary["verdict"], written

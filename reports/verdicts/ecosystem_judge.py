@@ -1,0 +1,102 @@
+"""An ecosystem run's regressions grouped by cause across projects: the same error in four projects is one group
+naming the four, with the documented change and its fix when one is declared, and one reproducer per project.
+
+The input is each project's outcome as harness.tools.ecosystem records it (its verdict and its upgrade's causes,
+whose signatures reports.verdicts.causes made alike across cells and cases, so they match across projects too). A
+skipped project is no answer; an INCONCLUSIVE one never hides an UNSAFE one (`worst`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reports.verdicts import changes
+
+SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
+#: The order the grid lists projects in, worst first.
+ORDER = (UNSAFE, INCONCLUSIVE, SAFE, SKIPPED)
+
+
+@dataclass
+class Reproducer:
+    """What it takes to see a cause in one project: its revision, one test id, the reproducer script and the pins."""
+
+    project: str
+    revision: str
+    case_id: str
+    script: str
+    pins: dict[str, str]
+
+
+@dataclass
+class CauseGroup:
+    """One cause across projects: its signature, the change that documents it and its fix, and where it shows."""
+
+    signature: str
+    example: str
+    change: str = ""
+    fix: str = ""
+    projects: list[str] = field(default_factory=list)
+    cases: int = 0
+    reproducers: list[Reproducer] = field(default_factory=list)
+    #: The first release where it shows (`--bisect`), or why none was named; "" when not bisected.
+    first_bad: str = ""
+    bisect: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The group as plain data, for the JSON summary."""
+        return {"signature": self.signature, "example": self.example, "change": self.change, "fix": self.fix,
+                "projects": list(self.projects), "cases": self.cases,
+                "reproducers": [vars(r) for r in self.reproducers], "first_bad": self.first_bad,
+                "bisect": self.bisect}
+
+
+def worst(verdicts: Sequence[str], pending: int = 0) -> str:
+    """UNSAFE when any project is, else INCONCLUSIVE when any is, none was judged, or some are still to run
+    (`pending`: a run stopped part way), else SAFE."""
+    judged = [v for v in verdicts if v != SKIPPED]
+    if UNSAFE in judged:
+        return UNSAFE
+    return INCONCLUSIVE if not judged or pending or INCONCLUSIVE in judged else SAFE
+
+
+def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
+    """{change label: its fix} of the declared changes (reports.verdicts.changes.label names them in causes)."""
+    return {changes.label(change): str(change.get("fix") or "") for _, change in declared}
+
+
+def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, Mapping[str, Any]]] = ()
+          ) -> list[CauseGroup]:
+    """The UNSAFE projects' causes grouped by signature, those in most projects first (then most cases)."""
+    known = fixes(declared)
+    found: dict[str, CauseGroup] = {}
+    for project in projects:
+        if project.get("verdict") != UNSAFE:
+            continue
+        for cause in project.get("causes", []):
+            made = found.setdefault(cause["signature"], CauseGroup(
+                cause["signature"], cause.get("example", ""), cause.get("change", ""),
+                known.get(cause.get("change", ""), "")))
+            if project["name"] not in made.projects:
+                made.projects.append(project["name"])
+                cases = list(cause.get("cases", []))
+                made.reproducers.append(Reproducer(
+                    project["name"], project.get("revision", ""), cases[0] if cases else "",
+                    cause.get("reproducer", ""), dict(project.get("pins", {}).get("candidate", {}))))
+            made.cases += len(cause.get("cases", []))
+            made.first_bad = made.first_bad or cause.get("first_bad", "")
+            made.bisect = made.bisect or cause.get("bisect", "")
+    return sorted(found.values(), key=lambda g: (-len(g.projects), -g.cases, g.signature))
+
+
+def grid(projects: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """One row per project, worst first: its revision, the baseline and candidate cells, the tests compared, its
+    verdict and why."""
+    rows = [{"project": str(p["name"]), "revision": str(p.get("revision") or ""),
+             "baseline": str(p.get("baseline") or ""), "candidate": str(p.get("candidate") or ""),
+             "verdict": str(p["verdict"]), "tests": str(p.get("tests") or ""),
+             "coverage": str(p.get("coverage") or ""),
+             "reason": str(p.get("reason") or "")} for p in projects]
+    return sorted(rows, key=lambda r: (ORDER.index(r["verdict"]) if r["verdict"] in ORDER else 0, r["project"]))

@@ -1,0 +1,135 @@
+"""The Ecosystem report drawn as Markdown and HTML: the whole page (the grid of projects by {baseline, candidate},
+the causes across projects with their fixes and reproducers, what was skipped) and a body short enough for a
+pull-request comment or the rolling issue. It draws what reports.verdicts.ecosystem_judge decided; it decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from harness import outputs
+from reports.verdicts.ecosystem_judge import SKIPPED, CauseGroup
+from reports.views._page import CSS
+
+#: A pull-request comment's body: the causes shown before "and N more", and the characters it may take (GitHub's
+#: limit is 65,536; a comment someone reads is far shorter).
+COMMENT_CAUSES = 5
+COMMENT_LIMIT = 4000
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return f"`{text.replace('`', '')}`" if text else ""
+
+
+def headline(summary: Mapping[str, Any], groups: Sequence[CauseGroup]) -> str:
+    """One line: the verdict, how many projects broke, of how many judged, and how many causes."""
+    projects = summary["projects"]
+    judged = [p for p in projects if p["verdict"] != SKIPPED]
+    unsafe = [p for p in judged if p["verdict"] == "UNSAFE"]
+    pending = summary.get("pending") or []
+    return (f"**{summary['verdict']}**: {len(unsafe)} of {len(judged)} project(s) judged break "
+            f"({len(groups)} cause(s)); {len(projects) - len(judged)} skipped"
+            + (f"; not run yet (stopped, or still running): {', '.join(pending)}" if pending else ""))
+
+
+def title(summary: Mapping[str, Any]) -> str:
+    """What was compared with what, as of which day."""
+    return (f"Ecosystem: {' '.join(summary['candidate'])} against {summary['baseline']}, as of "
+            f"{summary['as_of']}")
+
+
+def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """The whole Markdown report."""
+    lines = [f"# {title(summary)}", "", headline(summary, groups), "",
+             "| project | revision | baseline | candidate | tests | verdict | coverage or reason |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        lines.append("| " + " | ".join(_cell(row[key]) for key in ("project", "revision", "baseline")) + " | "
+                     + _cell(row["candidate"]) + f" | {row['tests']} | **{row['verdict']}** | "
+                     + _cell(row["coverage"] or row["reason"]) + " |")
+    lines += ["", "## Regressions by cause", ""]
+    if not groups:
+        lines.append("None proven.")
+    for number, found in enumerate(groups, 1):
+        lines += cause_lines(number, found, reproducers=True)
+    skipped = [row for row in rows if row["verdict"] == SKIPPED]
+    if skipped:
+        lines += ["", "## Skipped", ""] + [f"- {row['project']}: {row['reason']}" for row in skipped]
+    lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
+    return "\n".join(lines) + "\n"
+
+
+def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
+    """A cause: its example error, the projects it shows in, the documented change and fix, and reproducers."""
+    lines = [f"{number}. {_code(found.example or found.signature)} in {len(found.projects)} project(s): "
+             f"{', '.join(found.projects)} ({found.cases} test(s))"]
+    if found.first_bad or found.bisect:
+        lines.append(f"   - first bad release: {found.first_bad}" if found.first_bad
+                     else f"   - bisect: {found.bisect}")
+    if found.change:
+        lines.append(f"   - documented change: {found.change}" + (f"; fix: {found.fix}" if found.fix else ""))
+    if reproducers:
+        for made in found.reproducers:
+            pins = ", ".join(f"{k}=={v}" for k, v in sorted(made.pins.items()) if k in ("jax", "jaxlib", "flax"))
+            lines.append(f"   - {made.project} {made.revision}: {_code(made.case_id)} ({pins})"
+                         + (f": `uv run {made.script}`" if made.script else ""))
+    return lines
+
+
+def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
+    COMMENT_LIMIT characters with a line saying where the rest is."""
+    lines = [f"### {title(summary)}", "", headline(summary, groups), ""]
+    for row in rows:
+        if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
+            why = row["reason"] if row["verdict"] == "INCONCLUSIVE" else ""
+            named = " ".join(part for part in (row["project"], row["revision"]) if part)
+            lines.append(f"- **{row['verdict']}** {named}" + (f": {why}" if why else ""))
+    for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
+        lines += cause_lines(number, found, reproducers=False)
+    if len(groups) > COMMENT_CAUSES:
+        lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {outputs.ECOSYSTEM_MD}")
+    body = "\n".join(lines) + "\n"
+    if len(body) <= COMMENT_LIMIT:
+        return body
+    tail = f"\n... cut here: the whole report is {outputs.ECOSYSTEM_MD}\n"
+    return body[:COMMENT_LIMIT - len(tail)].rsplit("\n", 1)[0] + tail
+
+
+#: A verdict's colours on the HTML page (a view's looks; the verdict is reports.verdicts.ecosystem_judge's).
+VERDICT_STYLE = {"UNSAFE": "background:#ffebe9;color:#82071e", "INCONCLUSIVE": "background:#fff8c5;color:#4d2d00",
+                 "SAFE": "background:#dafbe1;color:#116329", SKIPPED: "background:#f6f8fa;color:#59636e"}
+
+
+def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
+    """The whole report as one self-contained HTML page (inline style, no script, no network), every text escaped."""
+    head = ["project", "revision", "baseline", "candidate", "tests", "verdict", "coverage or reason"]
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(row[key])}</td>" for key in ("project", "revision", "baseline", "candidate",
+                                                                    "tests"))
+        + f'<td style="{VERDICT_STYLE.get(row["verdict"], "")}"><b>{escape(row["verdict"])}</b></td>'
+        + f"<td>{escape(row['coverage'] or row['reason'])}</td></tr>" for row in rows)
+    causes = "".join(
+        f"<li><code>{escape(found.example or found.signature)}</code> in {len(found.projects)} project(s): "
+        f"{escape(', '.join(found.projects))} ({found.cases} test(s))<ul>"
+        + (f"<li>first bad release: {escape(found.first_bad)}</li>" if found.first_bad else "")
+        + (f"<li>documented change: {escape(found.change)}" + (f"; fix: {escape(found.fix)}" if found.fix else "")
+           + "</li>" if found.change else "")
+        + "".join(f"<li>{escape(made.project)} {escape(made.revision)}: <code>{escape(made.case_id)}</code>"
+                  + (f": <code>uv run {escape(made.script)}</code>" if made.script else "") + "</li>"
+                  for made in found.reproducers)
+        + "</ul></li>" for found in groups)
+    headline_text = headline(summary, groups).replace("**", "")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title(summary))}"
+            f"</title><style>{CSS}</style></head><body><h1>{escape(title(summary))}</h1>"
+            f"<p class=\"meta\">{escape(headline_text)}</p><table><thead><tr>"
+            + "".join(f"<th>{name}</th>" for name in head) + f"</tr></thead><tbody>{body}</tbody></table>"
+            f"<h2>Regressions by cause</h2>" + (f"<ol>{causes}</ol>" if groups else "<p>None proven.</p>")
+            + "</body></html>\n")

@@ -1,0 +1,354 @@
+"""harness.tools.ecosystem: every listed project's own tests through `upgrade`, judged and grouped by cause.
+
+The cells are faked at pytest (as tests/test_upgrade.py fakes them): each project's fake pytest records what its
+tests would; the rest (fetching the sdists from a local index, the upgrade's arguments, the results, the report's
+comparison, the grouping and the report files) is the real code.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from record_factory import collected, record
+from test_ecosystem_sources import index, sdist
+
+from harness import formats, outputs
+from harness.host import adhoc, cellrun, envbuild, matrix, project
+from harness.host.matrix import Cell
+from harness.host.runner import Job
+from harness.tools import ecosystem, ecosystem_sources, pins
+
+CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
+BASELINE = "jax==0.8.3,flax==0.12.3"
+ERROR = ("ShardingTypeError", "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather")
+
+LIST = """schema_version = 1
+{projects}
+[[project]]
+name = "remote"
+why = "its tests live on a git host out of reach"
+source = "git"
+repository = "https://git.invalid/remote"
+tests = ["tests"]
+"""
+PROJECT = """
+[[project]]
+name = "{name}"
+why = "shards"
+source = "sdist"
+tests = ["tests"]
+budget = 30
+"""
+#: What each project's tests do on the candidate (jax 0.9.0); every one passes on the baseline.
+ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
+                "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
+                "delta": ("passed", None, None)}
+
+
+def fake_index(tmp_path: Path) -> Any:
+    """An index of one sdist per project, release 1.0 uploaded 2026-01-10 (remote's tells its git tag)."""
+    served: dict[str, Any] = {}
+    for name in [*ON_CANDIDATE, "remote"]:
+        folder = tmp_path / "index" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        made = sdist(folder, "1.0")
+        renamed = made.with_name(f"{name}-1.0.tar.gz")
+        made.rename(renamed)
+        served[name] = index({"1.0": ("2026-01-10", renamed)})
+
+    def fetch(url: str, accept: str) -> Any:
+        name = url.rstrip("/").split("/")[-2]
+        return served[name](url.replace(f"/{name}/", "/alpha/"), accept)
+    return fetch
+
+
+@pytest.fixture
+def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Cells faked at pytest: each writes what its project's tests do (ON_CANDIDATE); delta's candidate cannot be
+    installed. Returns the pytest commands' projects, in order."""
+    ran: list[str] = []
+
+    def run(cell: Cell, venv: Path, job: Job) -> int:
+        name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
+        ran.append(f"{name}:{cell.jax}")
+        status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
+        made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
+                      jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
+                      status=status, error_type=error_type, error_message=message)
+        job.files.results.parent.mkdir(parents=True, exist_ok=True)
+        job.files.results.write_text(json.dumps(made) + "\n")
+        collected(job.files.results)
+        return 0
+
+    def resolves(cell: Cell) -> str | None:
+        if "delta" in cell.project and cell.jax == "0.9.0":
+            return "Because you require numpy<2 and jax==0.9.0 depends on numpy>=2, your requirements are unsatisfiable"
+        return None
+
+    def freeze(venv: Path, dest: Path, cell: Cell | None = None) -> str:
+        # As the real freeze, its first line names the project by folder and content (harness.host.project).
+        text = (f"{project.provenance(cell.project)}\njax=={cell.jax}\njaxlib=={cell.jaxlib}\nflax=={cell.flax}\n"
+                if cell else "")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(text)
+        return text
+
+    monkeypatch.setattr(adhoc, "ensure_venv", lambda cell: (tmp_path / "venv", None))
+    monkeypatch.setattr(cellrun, "install", lambda *a, **k: None)
+    monkeypatch.setattr(cellrun, "freeze", freeze)
+    monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.11")
+    monkeypatch.setattr(cellrun, "run_pytest", run)
+    monkeypatch.setattr(envbuild, "resolves", resolves)
+    monkeypatch.setattr(ecosystem_sources, "FETCHED", tmp_path / "fetched")
+    return ran
+
+
+def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[str]]:
+    from reports.cli import judge
+    from reports.ecosystem import write
+
+    listed = tmp_path / "ecosystem.toml"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    listed.write_text(LIST.format(projects="".join(PROJECT.format(name=name) for name in names)))
+    said: list[str] = []
+    code = ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed),
+                          "--out", str(tmp_path / "out"), *extra], CELLS, judge, write,
+                         fetch=fake_index(tmp_path), say=said.append)
+    return code, said
+
+
+def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    code, said = run_list(tmp_path, ["alpha", "beta", "gamma", "delta", "slow"])
+    assert code == formats.UNSAFE_EXIT  # slow and delta are INCONCLUSIVE: they never hide alpha's and beta's UNSAFE
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    verdicts = {p["name"]: p["verdict"] for p in summary["projects"]}
+    assert verdicts == {"alpha": "UNSAFE", "beta": "UNSAFE", "gamma": "SAFE", "delta": "INCONCLUSIVE",
+                        "slow": "INCONCLUSIVE", "remote": "SKIPPED"}
+    assert {p["name"]: p.get("tests") for p in summary["projects"]}["gamma"] == 1
+    (cause,) = summary["causes"]
+    assert cause["projects"] == ["alpha", "beta"] and cause["cases"] == 2
+    assert cause["example"].startswith("ShardingTypeError: Use `.at[...].get(out_sharding=)`")
+    reproducer = cause["reproducers"][0]
+    assert (reproducer["project"], reproducer["revision"], reproducer["case_id"]) == (
+        "alpha", "1.0 (sdist alpha-1.0.tar.gz)", "test_mesh::test_sharded_sum")
+    assert reproducer["pins"] == {"jax": "0.9.0", "jaxlib": "0.9.0", "flax": "0.12.3"}
+    page = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+    assert "in 2 project(s): alpha, beta (2 test(s))" in page
+    assert "- remote: https://git.invalid/remote cannot be reached from here" in page
+    comment = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_COMMENT_MD).read_text()
+    assert comment.startswith("### Ecosystem: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of 2026-03-01")
+    assert len(comment) <= 4000 and "**UNSAFE**: 2 of 5 project(s) judged break (1 cause(s)); 1 skipped" in comment
+    assert "remote: skipped: https://git.invalid/remote cannot be reached" in "\n".join(said)
+
+
+def test_a_project_that_cannot_be_installed_at_the_candidate_is_inconclusive_naming_the_conflict(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    code, _ = run_list(tmp_path, ["delta"])
+    assert code == formats.INCONCLUSIVE_EXIT
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    delta = summary["projects"][0]
+    assert delta["reason"].startswith("jax0.9.0-flax0.12.3-py3.11 cannot be installed: Because you require numpy<2")
+    assert not any(ran.startswith("delta") for ran in cells)  # refused before anything was built
+
+
+def test_a_hanging_suite_is_stopped_at_its_budget_and_is_inconclusive(tmp_path: Path, cells: list[str]) -> None:
+    code, said = run_list(tmp_path, ["slow"])
+    assert code == formats.INCONCLUSIVE_EXIT
+    assert "slow: INCONCLUSIVE: " in "\n".join(said) and "timeout" in "\n".join(said)
+
+
+def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path: Path, cells: list[str]) -> None:
+    assert run_list(tmp_path, ["gamma"])[0] == formats.SAFE_EXIT  # remote, skipped, neither helps nor hurts
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert (summary["verdict"], summary["causes"]) == ("SAFE", [])
+    code, _ = run_list(tmp_path, [], "--only", "remote")
+    assert code == formats.INCONCLUSIVE_EXIT  # skipped is no answer: nothing judged is never SAFE
+
+
+def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path: Path) -> None:
+    from harness.tools.ecosystem_list import Entry
+
+    entry = Entry(name="alpha", why="x", source="sdist", tests=("tests", "more"), package="alpha", markers="not tpu",
+                  requires=("optax",), devices=4, budget=60)
+    argv = ecosystem.project_argv(entry, tmp_path, whole_suite=False)
+    assert argv[:6] == ["--project", str(tmp_path), "--devices", "4", "--timeout", "60"]
+    assert argv[argv.index("-k") + 1] == entry.keywords and argv[argv.index("-m") + 1] == "not tpu"
+    assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--cases"] == [str(tmp_path / "tests"),
+                                                                             str(tmp_path / "more")]
+    assert argv[argv.index("--with") + 1] == "optax"
+    assert "-k" not in ecosystem.project_argv(entry, tmp_path, whole_suite=True)
+
+
+#: Upload days as PyPI has them: jax 0.8.3 came out after 0.9.0 (a patch of the older line).
+DAYS = {"jax": {"0.7.2": "2025-09-16", "0.8.1": "2025-11-18", "0.8.2": "2025-12-18", "0.8.3": "2026-01-29",
+                "0.9.0": "2026-01-20"},
+        "flax": {"0.10.7": "2025-06-20", "0.11.2": "2025-08-28", "0.12.0": "2025-09-25", "0.12.3": "2026-01-27"}}
+
+
+def jax_index(day: str = "") -> Any:
+    """A fake index of jax, jaxlib and flax with DAYS' upload days (jax 0.9.0's moved to `day` if given)."""
+    def document(package: str) -> dict[str, Any]:
+        days = {**DAYS[package], **({"0.9.0": day} if day and package == "jax" else {})}
+        return {"releases": {v: [{"filename": f"{package}-{v}.tar.gz", "yanked": False,
+                                  "upload_time_iso_8601": f"{when}T10:00:00Z"}] for v, when in days.items()}}
+    return lambda url, accept: document({"jaxlib": "jax"}.get(url.split("/")[-2], url.split("/")[-2]))
+
+
+def test_the_default_baseline_is_the_release_before_as_the_day_knew_it_with_the_matrixs_partner() -> None:
+    # 0.9.0's day knew jax 0.8.2 (0.8.3 came later) and not flax 0.12.3: the partner is the jax 0.7.2 cell's flax.
+    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 1, 20)) == (
+        "jax==0.8.2,flax==0.12.0")
+    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 2, 10)) == (
+        "jax==0.8.3,flax==0.12.3")
+    # A flax bump holds jax at the candidate flax's partner: flax 0.12.0 needs jax >= 0.7.1, so not 0.11.2's 0.6.2.
+    assert ecosystem.default_baseline({"flax": "0.12.0"}, CELLS, jax_index(), date(2025, 9, 25)) == (
+        "flax==0.11.2,jax==0.7.2")
+    with pytest.raises(ecosystem.EcosystemError, match=r"jax==0.7.2: no earlier release on the index by 2026-01-20"):
+        ecosystem.default_baseline({"jax": "0.7.2"}, CELLS, jax_index(), date(2026, 1, 20))
+
+
+def test_as_of_defaults_to_the_candidates_upload_day() -> None:
+    assert ecosystem.as_of("", {"jax": "0.9.0"}, jax_index("2026-01-21")) == date(2026, 1, 21)
+    assert ecosystem.as_of("2026-02-01", {"jax": "0.9.0"}, jax_index()) == date(2026, 2, 1)
+    assert ecosystem.shared_argv(ecosystem.parser().parse_strictly(["jax==0.9.0"]), date(2026, 1, 20))[:2] == [
+        "--exclude-newer", "2026-01-21"]  # the whole of the day: uv excludes from the start of the day given
+
+
+def never(*args: Any, **kwargs: Any) -> Any:
+    pytest.fail("nothing may be judged or drawn after bad input")
+
+
+def test_no_candidate_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ecosystem.EcosystemError, match=r"name the candidate"):
+        ecosystem.run(["--baseline", BASELINE], CELLS, never, never, fetch=jax_index())
+    with pytest.raises(pins.PinError, match=r"only jax, jaxlib, flax can be pinned"):
+        ecosystem.run(["optax==0.2.5"], CELLS, never, never, fetch=jax_index())
+
+
+def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_report_names_the_first_bad(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from packaging.version import Version
+
+    from harness.tools import bisect
+
+    asked: list[list[str]] = []
+
+    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
+        asked.append(argv)
+        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(
+            Version("0.9.0"), "failed", ERROR[1], "jax0.9.0-flax0.12.3-py3.11"))
+
+    monkeypatch.setattr(bisect, "run", search)
+    code, _ = run_list(tmp_path, ["alpha", "beta"], "--bisect")
+    assert code == formats.UNSAFE_EXIT
+    (argv,) = asked  # one cause in two projects: one search, from its first project
+    assert argv[argv.index("--case") + 1] == "test_mesh::test_sharded_sum"
+    assert [argv[argv.index(flag) + 1] for flag in ("--good", "--bad", "--flax")] == [
+        "jax==0.8.3", "jax==0.9.0", "==0.12.3"]
+    assert "alpha" in argv[argv.index("--project") + 1] and "-k" not in argv and "--run-id" not in argv
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert summary["causes"][0]["first_bad"] == "jax==0.9.0"
+    assert "bisect_argv" not in summary["projects"][0]
+    assert "   - first bad release: jax==0.9.0" in (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+
+
+def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_stands(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    said: list[str] = []
+    outcomes = [{"name": "alpha", "causes": [{"signature": "E", "cases": ["t::a"]}], "bisect_argv": []}]
+    ecosystem.bisect_causes(outcomes, {"jax": "0.9.0", "flax": "0.12.6"}, {"jax": "0.8.3", "flax": "0.12.3"},
+                            CELLS, jax_index(), said.append, "p", [])
+    assert said == ["--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be "
+                    "bisected"]
+    assert "first_bad" not in outcomes[0]["causes"][0]
+
+
+def test_a_run_stopped_part_way_keeps_the_report_of_what_it_judged(tmp_path: Path, cells: list[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ecosystem.project_outcome
+
+    def stop_at_beta(entry: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if entry.name == "beta":
+            raise KeyboardInterrupt
+        return real(entry, *args, **kwargs)
+
+    monkeypatch.setattr(ecosystem, "project_outcome", stop_at_beta)
+    with pytest.raises(KeyboardInterrupt):
+        run_list(tmp_path, ["gamma", "beta"])
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert [p["name"] for p in summary["projects"]] == ["gamma"] and summary["pending"] == ["beta", "remote"]
+    assert summary["verdict"] == "INCONCLUSIVE"  # gamma is SAFE, but the rest never ran
+    assert "not run yet (stopped, or still running): beta, remote" in (
+        tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+
+
+def test_a_bad_baseline_is_refused_before_any_project_is_fetched(tmp_path: Path) -> None:
+    with pytest.raises(pins.PinError, match=r"'jax=0.8.3' is not a pin like jax==0.11.2"):
+        ecosystem.run(["jax==0.9.0", "--baseline", "jax=0.8.3", "--as-of", "2026-01-20"], CELLS, never, never,
+                      fetch=jax_index())
+
+
+def test_a_comparison_that_cannot_be_read_leaves_that_project_inconclusive_and_the_run_going(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reports import cli
+
+    real, calls = cli.judge, []
+
+    def judge(out: Path, before: str, after: str, **kwargs: Any) -> Any:
+        calls.append(before)
+        if len(calls) == 1:  # the first project's (gamma's) comparison
+            raise formats.ShardmatrixError(f"--compare {before} {after}: results unreadable")
+        return real(out, before, after, **kwargs)
+
+    monkeypatch.setattr(cli, "judge", judge)
+    code, _ = run_list(tmp_path, ["gamma", "alpha"])
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
+    assert verdicts["gamma"][0] == "INCONCLUSIVE" and "results unreadable" in verdicts["gamma"][1]
+    assert verdicts["alpha"][0] == "UNSAFE" and code == formats.UNSAFE_EXIT
+
+
+def test_plan_prints_the_projects_as_a_matrix_and_runs_nothing(tmp_path: Path) -> None:
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
+    said: list[str] = []
+    assert ecosystem.run(["--plan", "--list", str(listed)], CELLS, never, never, say=said.append) == 0
+    assert said == ['{"project": ["alpha", "remote"]}']
+
+
+def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
+    from reports.ecosystem import write
+
+    for name in ("alpha", "gamma"):
+        run_list(tmp_path / name, [name], "--only", name)
+    said: list[str] = []
+    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--out",
+                          str(tmp_path / "all")], CELLS, never, write, say=said.append)
+    assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
+    summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
+    assert summary["causes"][0]["projects"] == ["alpha"]
+    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
+        ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
+    with pytest.raises(ecosystem.EcosystemError, match=r"no ecosystem.json under its report/"):
+        ecosystem.merged([tmp_path / "nowhere"])
+
+
+def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path / "a", ["gamma"], "--only", "gamma")
+    other = tmp_path / "b" / "out" / "report"
+    other.mkdir(parents=True)
+    document = outputs.read_ecosystem(tmp_path / "a" / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    outputs.write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
+    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/b/out: another run"):
+        ecosystem.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])

@@ -1,0 +1,189 @@
+"""harness.tools.ecosystem_sources: a project's tests as they stood on a day, from local fixtures of each source kind
+(an sdist, a wheel carrying tests, a git repository at a tag and at a date) and a remote that cannot be reached."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+import zipfile
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.host import project
+from harness.tools import ecosystem_sources
+from harness.tools.ecosystem_list import Entry
+from harness.tools.ecosystem_sources import SourceError, Unavailable
+
+PYPROJECT = '[project]\nname = "alpha"\nversion = "{version}"\ndependencies = ["numpy"]\n'
+TEST = "def test_sharded_sum():\n    assert True\n"
+
+
+def entry(source: str, **given: Any) -> Entry:
+    return Entry(name="alpha", why="shards", source=source, tests=given.pop("tests", ("tests",)), package="alpha",
+                 **given)
+
+
+def sdist(folder: Path, version: str) -> Path:
+    """alpha-VERSION.tar.gz: one top folder holding its pyproject and tests/, as an sdist does."""
+    path = folder / f"alpha-{version}.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in ((f"alpha-{version}/pyproject.toml", PYPROJECT.format(version=version)),
+                           (f"alpha-{version}/tests/test_mesh.py", TEST)):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def wheel(folder: Path, version: str) -> Path:
+    """A pure wheel whose package carries its tests (alpha/tests/test_mesh.py)."""
+    path = folder / f"alpha-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("alpha/__init__.py", "")
+        archive.writestr("alpha/tests/__init__.py", "")
+        archive.writestr("alpha/tests/test_mesh.py", TEST)
+        archive.writestr(f"alpha-{version}.dist-info/METADATA",
+                         f"Metadata-Version: 2.1\nName: alpha\nVersion: {version}\n")
+    return path
+
+
+def index(files: dict[str, tuple[str, Path]]) -> Any:
+    """A fake PyPI JSON API answering for alpha: {version: (upload day, file)}, each file served from disk."""
+    document = {"releases": {version: [{
+        "filename": path.name, "url": path.as_uri(), "yanked": False,
+        "packagetype": "sdist" if path.name.endswith(".tar.gz") else "bdist_wheel",
+        "upload_time_iso_8601": f"{day}T12:00:00.000000Z"}] for version, (day, path) in files.items()}}
+
+    def fetch(url: str, accept: str) -> Any:
+        assert url.endswith("/alpha/json"), url
+        return document
+    return fetch
+
+
+def test_the_release_of_the_day_is_the_newest_uploaded_by_its_end(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0")), "1.1": ("2026-02-10", sdist(tmp_path, "1.1"))})
+    assert ecosystem_sources.release_on("alpha", date(2026, 2, 10), fetch)[0] == "1.1"  # out that day
+    assert ecosystem_sources.release_on("alpha", date(2026, 2, 9), fetch)[0] == "1.0"
+    with pytest.raises(SourceError, match=r"alpha: no release on the index by 2026-01-09"):
+        ecosystem_sources.release_on("alpha", date(2026, 1, 9), fetch)
+
+
+def test_an_sdist_is_unpacked_as_the_project_it_holds(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0")), "1.1": ("2026-02-10", sdist(tmp_path, "1.1"))})
+    got = ecosystem_sources.fetch(entry("sdist"), date(2026, 1, 20), fetch, into=tmp_path / "fetched")
+    assert got.revision == "1.0 (sdist alpha-1.0.tar.gz)"
+    assert (got.root / "tests" / "test_mesh.py").is_file()
+    assert project.load(got.root).name == "alpha"
+    again = ecosystem_sources.fetch(entry("sdist"), date(2026, 1, 20), fetch, into=tmp_path / "fetched")
+    assert again == got  # fetched once, reused
+
+
+def test_an_sdist_without_the_listed_tests_is_named(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    with pytest.raises(SourceError, match=r"alpha: alpha 1.0's sdist has no folder 'test' \(tests in the list\)"):
+        ecosystem_sources.fetch(entry("sdist", tests=("test",)), date(2026, 1, 20), fetch, into=tmp_path / "f")
+
+
+def test_a_wheels_tests_become_a_project_requiring_that_release(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", wheel(tmp_path, "1.0"))})
+    got = ecosystem_sources.fetch(entry("wheel", tests=("alpha/tests",)), date(2026, 1, 20), fetch,
+                                  into=tmp_path / "fetched")
+    assert got.revision == "1.0 (wheel alpha-1.0-py3-none-any.whl)"
+    wrapped = project.load(got.root)
+    assert wrapped.dependencies == ("alpha==1.0",)
+    assert (got.root / "tests" / "alpha" / "tests" / "test_mesh.py").is_file()
+    assert not (got.root / "tests" / "alpha" / "tests" / "__init__.py").exists()  # the installed alpha answers
+
+
+def git(repo: Path, *args: str, when: str = "2026-01-10T12:00:00Z") -> str:
+    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A local repository: release 1.0 tagged v1.0 on 2026-01-10, then a commit on 2026-02-10."""
+    repo = tmp_path / "alpha.git"
+    (repo / "tests").mkdir(parents=True)
+    git(repo, "init", "--quiet", "--initial-branch", "main")
+    (repo / "pyproject.toml").write_text(PYPROJECT.format(version="1.0"))
+    (repo / "tests" / "test_mesh.py").write_text(TEST)
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "1.0")
+    git(repo, "tag", "v1.0")
+    (repo / "tests" / "test_later.py").write_text(TEST)
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "later", when="2026-02-10T12:00:00Z")
+    return repo
+
+
+def test_a_git_source_is_taken_at_the_tag_of_the_days_release(tmp_path: Path, repository: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    got = ecosystem_sources.fetch(entry("git", repository=str(repository)), date(2026, 3, 1), fetch,
+                                  into=tmp_path / "fetched")
+    assert got.revision.startswith("1.0 (git v1.0, ")
+    assert (got.root / "tests" / "test_mesh.py").is_file() and not (got.root / "tests" / "test_later.py").exists()
+
+
+def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, repository: Path) -> None:
+    first = git(repository, "rev-parse", "HEAD~1")
+    got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 31),
+                                  index({}), into=tmp_path / "fetched")
+    assert got.revision == f"2026-01-31 (git {first[:12]})"
+    assert not (got.root / "tests" / "test_later.py").exists()
+    later = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 2, 10),
+                                    index({}), into=tmp_path / "fetched")
+    assert (later.root / "tests" / "test_later.py").is_file()
+
+
+def test_a_tag_that_does_not_exist_is_a_source_error_not_a_skip(tmp_path: Path, repository: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    with pytest.raises(SourceError, match=r"alpha: git cannot fetch .* at tag release-1.0"):
+        ecosystem_sources.fetch(entry("git", repository=str(repository), tag="release-{version}"),
+                                date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+
+
+def test_a_git_host_out_of_reach_is_unavailable_so_the_project_is_skipped(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    with pytest.raises(Unavailable, match=r"alpha: https://git.invalid/alpha cannot be reached from here"):
+        ecosystem_sources.fetch(entry("git", repository="https://git.invalid/alpha"), date(2026, 3, 1), fetch,
+                                into=tmp_path / "fetched")
+
+
+def test_the_upload_day_of_a_release_and_a_release_the_index_lacks(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    assert ecosystem_sources.upload_day("alpha", "1.0", fetch) == date(2026, 1, 10)
+    with pytest.raises(SourceError, match=r"alpha==2.0: no upload date on the index \(give --as-of DAY\)"):
+        ecosystem_sources.upload_day("alpha", "2.0", fetch)
+    with pytest.raises(SourceError, match=r"--as-of '2026-1-1': not a YYYY-MM-DD day"):
+        ecosystem_sources.parse_day("2026-1-1")
+
+
+def test_a_file_address_relative_to_the_index_is_read_from_the_index(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A mirror of PyPI answers its JSON API with addresses like '../../packages/.../alpha-1.0.tar.gz'.
+    served = tmp_path / "mirror" / "packages" / "ab"
+    served.mkdir(parents=True)
+    made = sdist(served, "1.0")
+    monkeypatch.setattr(ecosystem_sources.index, "JSON_API", (tmp_path / "mirror" / "pypi").as_uri() + "/{name}/json")
+    document = {"releases": {"1.0": [{"filename": made.name, "url": "../../packages/ab/alpha-1.0.tar.gz",
+                                      "packagetype": "sdist", "upload_time_iso_8601": "2026-01-10T12:00:00Z"}]}}
+    got = ecosystem_sources.fetch(entry("sdist"), date(2026, 1, 20), lambda url, accept: document,
+                                  into=tmp_path / "fetched")
+    assert (got.root / "tests" / "test_mesh.py").is_file()
+
+
+def test_a_fetched_projects_lock_is_set_aside_so_the_days_index_decides(tmp_path: Path) -> None:
+    (tmp_path / "uv.lock").write_text("stale\n")
+    (tmp_path / "requirements.txt").write_text("numpy>=1\n")  # no lock at all, which project.load would refuse
+    assert ecosystem_sources.set_aside_locks(tmp_path) == ["uv.lock", "requirements.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt.unused", "uv.lock.unused"]
+    assert ecosystem_sources.set_aside_locks(tmp_path) == []

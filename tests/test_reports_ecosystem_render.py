@@ -1,0 +1,50 @@
+"""reports.views.ecosystem_render: the Ecosystem report's Markdown page and its pull-request comment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.verdicts.ecosystem_judge import CauseGroup, Reproducer
+from reports.views import ecosystem_render
+
+SUMMARY: dict[str, Any] = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20",
+                           "verdict": "UNSAFE", "projects": [{"verdict": "UNSAFE"}, {"verdict": "SKIPPED"}]}
+ROWS = [{"project": "alpha", "revision": "1.0 (sdist alpha-1.0.tar.gz)", "baseline": "b", "candidate": "c",
+         "tests": "4", "verdict": "UNSAFE", "coverage": "", "reason": "a | b"},
+        {"project": "remote", "revision": "", "baseline": "", "candidate": "", "tests": "", "verdict": "SKIPPED",
+         "coverage": "", "reason": "cannot be reached"}]
+
+
+def cause(number: int) -> CauseGroup:
+    return CauseGroup(f"E{number}: broke", f"E{number}: broke", "jax 0.9.0: changed", "do this", ["alpha"], 2,
+                      [Reproducer("alpha", "1.0", "t::a", "repro/a.py", {"jax": "0.9.0", "numpy": "2.0"})])
+
+
+def test_the_page_shows_the_grid_the_causes_with_fix_and_reproducer_and_the_skipped() -> None:
+    page = ecosystem_render.page(SUMMARY, [cause(1)], ROWS)
+    assert page.startswith("# Ecosystem: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of 2026-01-20\n")
+    assert "**UNSAFE**: 1 of 1 project(s) judged break (1 cause(s)); 1 skipped" in page
+    assert "| alpha | 1.0 (sdist alpha-1.0.tar.gz) | b | c | 4 | **UNSAFE** | a \\| b |" in page  # a pipe escaped
+    assert "1. `E1: broke` in 1 project(s): alpha (2 test(s))" in page
+    assert "   - documented change: jax 0.9.0: changed; fix: do this" in page
+    assert "   - alpha 1.0: `t::a` (jax==0.9.0): `uv run repro/a.py`" in page
+    assert "## Skipped\n\n- remote: cannot be reached" in page
+
+
+def test_the_comment_is_short_and_says_where_the_rest_is() -> None:
+    many = [cause(n) for n in range(1, 9)]
+    body = ecosystem_render.comment(SUMMARY, many, ROWS)
+    assert len(body) <= ecosystem_render.COMMENT_LIMIT
+    assert "5. `E5: broke`" in body and "6. `E6" not in body and "... and 3 more cause(s) in ecosystem.md" in body
+    long = [CauseGroup("x" * 2000, "x" * 2000, projects=["alpha"], cases=1) for _ in range(4)]
+    cut = ecosystem_render.comment(SUMMARY, long, ROWS)
+    assert len(cut) <= ecosystem_render.COMMENT_LIMIT and cut.endswith("the whole report is ecosystem.md\n")
+
+
+def test_the_html_page_escapes_every_text_and_colours_each_verdict() -> None:
+    hostile = CauseGroup("<script>x</script>", "<script>x</script>", projects=["a&b"], cases=1)
+    page = ecosystem_render.html_page(SUMMARY, [cause(1), hostile], ROWS)
+    assert page.startswith("<!DOCTYPE html>") and "<script>" not in page
+    assert "&lt;script&gt;x&lt;/script&gt;" in page and "a&amp;b" in page
+    assert f'<td style="{ecosystem_render.VERDICT_STYLE["UNSAFE"]}"><b>UNSAFE</b></td>' in page
+    assert "<li>alpha 1.0: <code>t::a</code>: <code>uv run repro/a.py</code></li>" in page
