@@ -1,13 +1,17 @@
-"""No verdict is better than its evidence (issue 24), stated once and searched by Hypothesis.
+"""No verdict is better than its evidence (issues 24 and 37), stated once and searched by Hypothesis over every file
+the tool reads.
 
-Hypothesis writes results trees from the record schema: two runs of one cell, random statuses and attempts, and the
-defects real trees have (a missing record, a retry without its first attempt, conflicting records, a torn or
+Results trees: Hypothesis writes them from the record schema: two runs of one cell, random statuses and attempts,
+and the defects real trees have (a missing record, a retry without its first attempt, conflicting records, a torn or
 non-UTF-8 line, a newer schema, a record without a case id, no or a broken done marker, a freeze or record naming
 another jax, no collection, a folder that is not a run, runs in the wrong order). Every consumer then answers, and:
 
 - none answers good (a works tier, SAFE, "No regressions", a cell fully run) unless every expected case has a usable,
   consistent final record on every side that answer depends on;
 - none raises: bad input is an exit code with one line, never a traceback.
+
+The watcher's state, the command line's pins and the stored range check come from tests/hostile_states.py, each with
+its defects; the same two rules hold over them (what each promises is said at its test below).
 
 The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_HYPOTHESIS_EXAMPLES sets the budget.
 """
@@ -22,13 +26,16 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from unittest import mock
 
+import hostile_states
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
 
 from harness import formats, results, vocabulary
-from harness.host import completeness
+from harness.host import completeness, matrix
+from harness.tools import index, pins, upgrade, watch, watch_files
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
@@ -49,6 +56,8 @@ DEFECTS = ("missing_record", "retry_gap", "conflict", "torn_line", "bad_bytes", 
            "no_done", "bad_done", "done_names_other", "freeze_other_jax", "record_other_jax", "no_collection")
 GOOD_TIERS = frozenset({compat.WORKS, compat.WARNED, compat.CURRENT})
 EXAMPLES = int(os.environ.get("SHARDMATRIX_HYPOTHESIS_EXAMPLES", "300"))
+#: The other files' searches are cheaper per example, or need fewer to cover their few defects: a share of it.
+FEW = max(1, EXAMPLES // 3)
 
 
 @dataclass(frozen=True)
@@ -213,3 +222,101 @@ def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
     json_line = (tmp_path / "current" / "results" / later / f"{CELL}.jsonl")
     json_line.write_text(json.dumps(record(run_id=later, case_id=CASES[0], attempt=2)) + "\n", encoding="utf-8")
     assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] not in GOOD_TIERS
+
+
+# --- the watcher's state ---------------------------------------------------------------------------------------------
+
+def fake_index(*listed: str) -> index.Fetch:
+    """PyPI's JSON API listing the lock's releases and `listed` for jax, jaxlib and flax."""
+    def fetch(url: str, accept: str = "application/json") -> object:
+        return {"releases": {v: [{"yanked": False, "filename": f"x-{v}.tar.gz"}]
+                             for v in ("0.8.3", "0.12.6", *listed)}}
+    return fetch
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` and its bytes."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def watch_answer(state: Path, summary: Path, listed: tuple[str, ...]) -> tuple[int, str]:
+    """`shardmatrix watch` over `state`, from hostile_states.LOCK, with `listed` on the index: (exit code, what it
+    said). Nothing is built: an upgrade a release needs is refused (an INCONCLUSIVE judgment, as for a release that
+    cannot be installed), so only what the state remembers can make an answer good."""
+    lock = hostile_states.LOCK
+    base = pins.make_cell(lock["jax"], lock["flax"], "3.11")
+    said: list[str] = []
+
+    def refused(*_: object, **__: object) -> object:
+        raise pins.PinError("not built in the property test")
+
+    with mock.patch.object(watch, "baseline_of", lambda *_: ("/project", {**lock}, base)), \
+            mock.patch.object(upgrade, "prepare", refused):
+        try:
+            code = watch.run(["--state", str(state), "--json", str(summary)], [], judge=refused,
+                             fetch=fake_index(*listed), say=said.append)
+        except formats.ShardmatrixError as error:
+            said.append(str(error))
+            code = formats.USAGE_EXIT
+    return code, "\n".join(said)
+
+
+@settings(max_examples=FEW, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=hostile_states.states, listed=st.sets(st.sampled_from(hostile_states.RELEASES)).map(sorted),
+       summary_is_a_folder=st.sampled_from((False, False, False, True)))
+def test_no_watch_answer_is_better_than_the_state_it_remembers(state: hostile_states.State, listed: list[str],
+                                                               summary_is_a_folder: bool) -> None:
+    """A state that is not one, or a --json that names a folder: exit 64 in one line, the state as it was. Else a
+    release remembered UNSAFE from this lock keeps the answer UNSAFE (listed or not), SAFE stands only on SAFE
+    judgments whose fields carry their evidence, nothing judged is lost, and every verdict has its coverage."""
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = root / "blocker" / "state.json"
+        hostile_states.write_state(path, state)
+        summary = root / "summary.json"
+        if summary_is_a_folder:
+            summary.mkdir()
+        before = snapshot(root)
+        code, said = watch_answer(path, summary, tuple(listed))
+        assert code in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT, formats.USAGE_EXIT), said
+        if not state.readable or summary_is_a_folder:
+            assert code == formats.USAGE_EXIT and "\n" not in said.strip().splitlines()[-1], said
+            assert snapshot(root) == before, "a refused run changed what was kept"
+            return
+        assert code != formats.USAGE_EXIT, said
+        standing = [entry for entry in state.remembered if entry.this_lock]
+        if any(entry.verdict == watch_files.UNSAFE for entry in standing):
+            assert code == formats.UNSAFE_EXIT, said
+        if code == formats.SAFE_EXIT:
+            assert all(entry.verdict == watch_files.SAFE and entry.sound for entry in standing), said
+        kept = {judged.key for judged in watch_files.read_state(path)}
+        assert {entry.judgment().key for entry in state.remembered} <= kept, "a judgment was lost"
+        data = watch_files.read_summary(summary)
+        for judged in (*data["judged"], *data["remembered"]):
+            line = f"{judged['package']} {judged['version']}: {judged['verdict']}: {judged['coverage']}"
+            assert judged["coverage"] and line in said, (line, said)
+
+
+# --- the command line's pins -----------------------------------------------------------------------------------------
+
+CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
+
+
+@settings(max_examples=FEW, deadline=None)
+@given(baseline=hostile_states.pin_lists, candidate=hostile_states.pin_lists)
+def test_no_cell_is_made_from_pins_another_pin_contradicts(baseline: list[str], candidate: list[str]) -> None:
+    """Pins on either side that name a package twice, or a jaxlib apart from its jax, make no cell (one line); the
+    cells made are what each side named."""
+    argv = [*candidate, *(arg for spec in baseline for arg in ("--baseline", spec))]
+    try:
+        made = upgrade.cells_for(argv, CELLS)
+    except formats.ShardmatrixError as error:
+        assert "\n" not in str(error)
+        return
+    for side, specs in zip(made[:2], (baseline, candidate), strict=True):
+        names = hostile_states.named(specs)
+        assert len(names) == len(set(names)), (specs, side.id)
+        for spec in (part for text in specs for part in text.split(",")):
+            package, _, version = spec.partition("==")
+            assert getattr(side, package.lower()) == version, (spec, side)
+        assert side.jaxlib == side.jax

@@ -46,6 +46,14 @@ def test_a_candidate_naming_a_package_by_pin_and_by_source_is_refused() -> None:
                                                                                ["flax @ file:///src/flax"])
 
 
+def test_a_jaxlib_pinned_without_its_jax_is_refused_not_dropped() -> None:
+    with pytest.raises(pins.PinError, match=r"^jaxlib==0\.9\.1 without jax: cells pin jaxlib to jax"):
+        pins.candidate_cell(pins.default_cell(MATRIX), {"jaxlib": "0.9.1"})
+    with pytest.raises(pins.PinError, match="without jax"):
+        pins.baseline_cell(MATRIX, {"jaxlib": "0.9.1"})
+    assert pins.candidate_cell(pins.default_cell(MATRIX), {"jax": "0.10.2", "jaxlib": "0.10.2"}).jaxlib == "0.10.2"
+
+
 def test_read_pins_from_uv_lock(tmp_path: Path) -> None:
     lock = tmp_path / "uv.lock"
     lock.write_text('version = 1\n[[package]]\nname = "jax"\nversion = "0.10.2"\n'

@@ -208,7 +208,9 @@ def default_cell(cells: list[Cell]) -> Cell:
 
 
 def _check_jaxlib(pins: dict[str, str]) -> None:
-    if "jaxlib" in pins and pins["jaxlib"] != pins.get("jax", pins["jaxlib"]):
+    if "jaxlib" in pins and "jax" not in pins:  # it would be dropped: jaxlib follows the jax the cell keeps
+        raise PinError(f"jaxlib=={pins['jaxlib']} without jax: cells pin jaxlib to jax, so pin jax=={pins['jaxlib']}")
+    if "jaxlib" in pins and pins["jaxlib"] != pins["jax"]:
         raise PinError(f"jaxlib=={pins['jaxlib']} differs from jax=={pins['jax']}; cells pin jaxlib to jax")
 
 
