@@ -248,8 +248,7 @@ def _text_block(name: str) -> str:
 
 #: Stored runs shown as the tool printed them, after their provenance: the figures of `nox -s bench` (all of them;
 #: figure 6 for the default frontier and rerun after the census's cases; figures 8 to 11, each on its own).
-TEXT_BLOCKS = ("bench", "bench-frontier", "bench-frontier-rerun", "bench-devices", "bench-watch", "bench-corpus",
-               "bench-ranges")
+TEXT_BLOCKS = ("bench", "bench-frontier", "bench-frontier-rerun", "bench-devices", "bench-watch", "bench-corpus")
 
 
 #: How figure 10's list of changed cells opens (benchmarks/corpus_growth.changes_markdown): a stored file that does
@@ -268,16 +267,60 @@ def corpus_changes() -> str:
     return provenance(run) + "\n\n" + text.rstrip("\n")
 
 
-def ranges() -> str:
-    """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
+#: How figure 11 states a range check (benchmarks/corpus_growth.ranges_figure): its edges by status, then its probes.
+FIGURE_11 = re.compile(r"(?P<edges>\d+) declared edges?: (?P<confirmed>\d+) confirmed, (?P<wrong>\d+) wrong, "
+                       r"(?P<unchecked>\d+) unchecked.*\n.*-> (?P<probes>\d+) of (?P<budget>\d+) probes")
+
+
+def stored_range_check() -> tuple[dict[str, str], dict[str, Any]]:
+    """The stored range check and its run; DocsError when it holds a wrong edge (the docs would state a range the
+    releases contradict) or when its own counts disagree with its rows."""
     from harness.outputs import read_ranges
 
     run, _ = _stored("ranges")
-    document = read_ranges(DATA / run["file"])
+    document = dict(read_ranges(DATA / run["file"]))
+    edges = document["edges"]
+    for row in edges:
+        if row["status"] == "wrong":
+            raise DocsError(f"docs/data/{run['file']}: edge {row['package']}{row['declared']} of {row['case']} is "
+                            f"wrong (releases show {row['found']}): correct the declaration and re-check it")
+    for status in ("wrong", "unchecked"):
+        counted = sum(row["status"] == status for row in edges)
+        if document.get(status) != counted:
+            raise DocsError(f"docs/data/{run['file']}: says {document.get(status)} {status} but holds {counted}")
+    return run, document
+
+
+def bench_ranges() -> str:
+    """Figure 11 as `nox -s bench` printed it, after it is checked against the stored range check it was drawn from:
+    a figure that states other counts or probes than that check stops the build."""
+    run, text = _stored("bench-ranges")
+    _, document = stored_range_check()
+    stated = FIGURE_11.search(text)
+    if stated is None:
+        raise DocsError(f"docs/data/{run['file']}: not figure 11 (no 'N declared edges: ... -> P of B probes')")
+    edges = document["edges"]
+    holds = {"edges": len(edges), "probes": document["probes"], "budget": document["budget"],
+             **{status: sum(row["status"] == status for row in edges)
+                for status in ("confirmed", "wrong", "unchecked")}}
+    differ = [f"{key} {stated[key]} (the check holds {value})" for key, value in holds.items()
+              if int(stated[key]) != value]
+    if differ:
+        raise DocsError(f"docs/data/{run['file']}: figure 11 disagrees with the stored range check: "
+                        + ", ".join(differ))
+    return _text_block("bench-ranges")
+
+
+def ranges() -> str:
+    """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
+    run, document = stored_range_check()
     edges = document["edges"]
     counts = {status: sum(row["status"] == status for row in edges) for status in ("confirmed", "wrong", "unchecked")}
+    probed_inside = sum(bool(row.get("inside")) for row in edges)
     said = (f"{len(edges)} declared edges: " + ", ".join(f"{n} {status}" for status, n in counts.items())
-            + f"; {document['probes']} of {document['budget']} probes.")
+            + f"; {document['probes']} of {document['budget']} probes. Inside the declared ranges: "
+            + (f"{probed_inside} of {len(edges)} edges say what was probed inside theirs." if probed_inside
+               else "not probed (this check ran before the checker probed inside a range)."))
     rows = [[f"`{row['case']}`", cell(f"{row['package']}{row['declared']}"), cell(row["source"]), row["status"],
              cell(row["found"] or ""), cell(row["why"])] for row in edges if row["status"] != "confirmed"]
     shown = table(["case", "edge", "declared by", "status", "releases show", "why"], rows) if rows else ""
@@ -292,11 +335,10 @@ def ranges() -> str:
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
     cases' `cites=` and the stored range check), after the line that says how many are caught."""
-    from harness.outputs import read_ranges
     from harness.tools.census_table import census_summary, census_table
 
-    run, _ = _stored("ranges")
-    edges = read_ranges(DATA / run["file"])["edges"]
+    run, document = stored_range_check()
+    edges = document["edges"]
     families = ("nnx_sharded_merge", "partitioned_metadata", "shard_map_modes", "sharded_gathers", "vmap_param_shapes")
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
     return f"{provenance(run)}\n\n**{census_summary(edges)}.**\n\n{tables}"
@@ -398,6 +440,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "corpus-changes": corpus_changes,
     "census": census,
     "ranges": ranges,
+    "bench-ranges": bench_ranges,
     "caller": caller,
     "upgrade-check-inputs": upgrade_check_inputs,
     "accelerator-runs": accelerator_runs,

@@ -1,43 +1,113 @@
-"""harness/tools/caught.py: a report is caught when a citing case's edge is confirmed, never for a citation alone."""
+"""harness/tools/caught.py: a report is caught at its own transition, by a confirmed edge its citing case declares
+now; a citation alone, an edge at another release or a stale stored row earns nothing."""
 
 from __future__ import annotations
 
 from harness.census import Report
-from harness.tools.caught import CAUGHT, NOT_CAUGHT, OFF_CPU, catches, summary
+from harness.tools.caught import CAUGHT, NOT_CAUGHT, OFF_CPU, catches, summary, transitions
 
 
-def _report(report_id: str, uncited: str = "", cpu: bool = True) -> Report:
-    return Report(report_id, "https://x", "fam", "2025-01-01", "x", "live", "s", uncited, cpu)
+def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", uncited: str = "",
+            cpu: bool = True) -> Report:
+    return Report(report_id, "https://x", "fam", "2025-01-01", appeared, fixed, "s", uncited, cpu)
 
 
-def _edge(case: str, status: str, found: str | None = None) -> dict[str, object]:
-    return {"case": case, "package": "jax", "declared": ">=0.9.0", "status": status, "found": found, "why": "w"}
+def _edge(case: str, status: str, declared: str = ">=0.9.0", found: str | None = None,
+          package: str = "jax") -> dict[str, object]:
+    return {"case": case, "package": package, "declared": declared, "source": "known breakage", "status": status,
+            "found": found, "why": "w"}
 
 
-CENSUS = {"a/b#1": _report("a/b#1"), "a/b#2": _report("a/b#2"), "a/b#3": _report("a/b#3", "needs x"),
-          "a/b#4": _report("a/b#4", "needs a TPU", cpu=False)}
+def _declared(*rows: dict[str, object]) -> set[tuple[str, str, str, str]]:
+    return {(str(row["case"]), str(row["package"]), str(row["declared"]), str(row["source"])) for row in rows}
 
 
-def test_a_confirmed_edge_catches_and_a_wrong_one_does_not() -> None:
-    found = catches(CENSUS, {"m::t1": ("a/b#1",), "m::t2": ("a/b#2",)},
-                    [_edge("m::t1", "confirmed"), _edge("m::t2", "confirmed"), _edge("m::t2", "wrong", "<0.9.1")])
-    status = {catch.report.id: catch for catch in found}
-    assert status["a/b#1"].status == CAUGHT and status["a/b#1"].cases == ("m::t1",)
-    assert status["a/b#2"].status == NOT_CAUGHT and "is wrong: releases show <0.9.1" in status["a/b#2"].why
-    assert status["a/b#3"].status == NOT_CAUGHT and status["a/b#3"].why == "no case cites it: needs x"
-    assert status["a/b#4"].status == OFF_CPU
+def _one(report: Report, citations: dict[str, tuple[str, ...]], rows: list[dict[str, object]],
+         declared: set[tuple[str, str, str, str]] | None = None):  # type: ignore[no-untyped-def]
+    (catch,) = catches({report.id: report}, citations, rows, _declared(*rows) if declared is None else declared)
+    return catch
+
+
+def test_a_confirmed_edge_at_the_report_s_first_bad_release_catches_it() -> None:
+    catch = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed")])
+    assert catch.status == CAUGHT and catch.cases == ("m::t1",)
+
+
+def test_a_confirmed_edge_at_another_release_than_the_report_s_does_not_catch_it() -> None:
+    catch = _one(_report("a/b#1", appeared="jax==0.8.1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed")])
+    assert catch.status == NOT_CAUGHT and catch.why == ("no edge of its cases at its transition "
+                                                "(flax live or jax>=0.8.1 or jax live)")
+
+
+def test_a_fixed_report_is_caught_where_its_case_passes_from_the_fix_on() -> None:
+    rows = [_edge("m::t1", "confirmed"), _edge("m::t1", "confirmed", "<0.9.2")]
+    catch = _one(_report("a/b#1", fixed="jax==0.9.2"), {"m::t1": ("a/b#1",)}, rows)
+    assert catch.status == CAUGHT
+
+
+def test_a_fixed_report_whose_case_still_fails_after_the_fix_is_not_caught() -> None:
+    # The case's edge at the report's start is confirmed, but it declares no end at the fix: it still fails there.
+    catch = _one(_report("a/b#1", fixed="flax==0.12.6"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed")])
+    assert catch.status == NOT_CAUGHT and "flax<0.12.6" in catch.why
+
+
+def test_a_stored_row_of_a_declaration_the_corpus_no_longer_makes_vouches_for_nothing() -> None:
+    rows = [_edge("m::t1", "confirmed")]
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, _declared(*rows)).status == CAUGHT
+    stale = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, {("m::t1", "jax", ">=0.9.1", "known breakage")})
+    assert stale.status == NOT_CAUGHT and "declare no checked edge" in stale.why
+    # The same bound of a range whose other end moved since: the stored row spoke for the old range.
+    moved = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows, {("m::t1", "jax", ">=0.9.0", "known breakage <1")})
+    assert moved.status == NOT_CAUGHT
+
+
+def test_an_edge_confirmed_at_another_bound_than_declared_does_not_catch() -> None:
+    rows = [_edge("m::t1", "confirmed", found=">=0.9.1")]
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows).status == NOT_CAUGHT
+
+
+def test_a_wrong_edge_of_the_same_case_spoils_the_confirmed_one() -> None:
+    rows = [_edge("m::t1", "confirmed"), _edge("m::t1", "wrong", "<0.12.1", "<0.12.2", "flax")]
+    catch = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, rows)
+    assert catch.status == NOT_CAUGHT and "flax<0.12.1 of m::t1 is wrong: releases show <0.12.2" in catch.why
+
+
+def test_a_live_report_is_caught_by_its_confirmed_live_edge_and_not_by_an_unchecked_one() -> None:
+    report = _report("a/b#1", appeared="unrecorded")
+    assert _one(report, {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", "live")]).status == CAUGHT
+    assert _one(report, {"m::t1": ("a/b#1",)}, [_edge("m::t1", "unchecked", "live")]).status == NOT_CAUGHT
+
+
+def test_a_report_whose_census_row_names_no_release_cannot_be_caught() -> None:
+    catch = _one(_report("a/b#1", appeared="unrecorded", fixed="unrecorded"), {"m::t1": ("a/b#1",)},
+                 [_edge("m::t1", "confirmed")])
+    assert catch.status == NOT_CAUGHT and "names no release" in catch.why
 
 
 def test_a_citation_whose_case_declares_no_range_earns_nothing() -> None:
-    (catch,) = [c for c in catches(CENSUS, {"m::t1": ("a/b#1",)}, []) if c.report.id == "a/b#1"]
-    assert catch.status == NOT_CAUGHT and "declare no range" in catch.why
+    catch = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [])
+    assert catch.status == NOT_CAUGHT and "declare no checked edge" in catch.why
 
 
 def test_one_confirming_case_of_several_is_enough() -> None:
-    found = catches(CENSUS, {"m::t1": ("a/b#1",), "m::t9": ("a/b#1",)}, [_edge("m::t9", "confirmed")])
-    assert found[0].status == CAUGHT and found[0].cases == ("m::t9",)
+    catch = _one(_report("a/b#1"), {"m::t1": ("a/b#1",), "m::t9": ("a/b#1",)}, [_edge("m::t9", "confirmed")])
+    assert catch.status == CAUGHT and catch.cases == ("m::t9",)
+
+
+def test_the_transitions_read_each_pin_and_a_development_release_as_the_release_it_leads_to() -> None:
+    bad, good = transitions(_report("a/b#1", appeared="flax==0.12.1 with jax==0.8.2", fixed="flax==0.12.2"))
+    assert bad == {("flax", ">=0.12.1"), ("jax", ">=0.8.2")} and good == {("flax", "<0.12.2")}
+    bad, good = transitions(_report("a/b#1", appeared="jax==0.6.1.dev20250505", fixed="live"))
+    assert bad == {("jax", ">=0.6.1")} and good == {("jax", "live"), ("flax", "live")}
+    assert transitions(_report("a/b#1", appeared="jax nightly (2026-03)", fixed="unrecorded")) == (set(), set())
 
 
 def test_the_summary_leaves_off_cpu_reports_out_of_the_share() -> None:
-    found = catches(CENSUS, {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed")])
-    assert summary(found) == "1 of 3 reports a CPU cell can show are caught (33 %); 1 of 4 need more than a CPU"
+    census = {"a/b#1": _report("a/b#1"), "a/b#2": _report("a/b#2"), "a/b#3": _report("a/b#3", uncited="needs x"),
+              "a/b#4": _report("a/b#4", uncited="needs a TPU", cpu=False)}
+    rows = [_edge("m::t1", "confirmed")]
+    found = catches(census, {"m::t1": ("a/b#1",)}, rows, _declared(*rows))
+    assert [catch.status for catch in found] == [CAUGHT, NOT_CAUGHT, NOT_CAUGHT, OFF_CPU]
+    assert found[2].why == "no case cites it: needs x"
+    assert summary(found) == ("1 of 3 reports a CPU cell can show are caught at their own transition (33 %); "
+                              "1 of 4 need more than a CPU")

@@ -19,8 +19,15 @@ summary = "a | b"
 {extra}
 """
 
-CONFIRMED = [{"case": "fam::test_x", "package": "jax", "declared": ">=0.8.1", "status": "confirmed", "found": None,
-              "why": ""}]
+CONFIRMED = [{"case": "test_fam::test_x", "package": "jax", "declared": declared, "status": "confirmed",
+              "source": "known breakage jax<0.9.0,>=0.8.1", "found": None, "why": ""}
+             for declared in (">=0.8.1", "<0.9.0")]
+KNOWN = """[[breakage]]
+case = "test_fam::test_x"
+jax = ">=0.8.1,<0.9.0"
+reason = "r"
+link = "https://github.com/jax-ml/jax/issues/2"
+"""
 
 
 def _census(tmp_path: Path) -> Path:
@@ -28,20 +35,28 @@ def _census(tmp_path: Path) -> Path:
             ENTRY.format(id="jax-ml/jax#1", repo="jax-ml/jax", number=1, date="2025-01-01",
                          extra='uncited = "needs a TPU"\ncpu = false')]
     (tmp_path / "census.toml").write_text("schema_version = 1\n" + "".join(rows))
-    (tmp_path / "fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
+    (tmp_path / "test_fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
+    (tmp_path / "known_breakages.toml").write_text(KNOWN)
     return tmp_path
 
 
 def test_a_confirmed_report_names_its_case_and_one_off_cpu_its_reason(tmp_path: Path) -> None:
     lines = census_table("fam", CONFIRMED, _census(tmp_path)).splitlines()
     assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| off CPU | needs a TPU |")
-    assert lines[3].endswith("| caught | `fam::test_x` |") and "a \\| b" in lines[3]
+    assert lines[3].endswith("| caught | `test_fam::test_x` |") and "a \\| b" in lines[3]
 
 
 def test_a_cited_report_whose_edge_is_unchecked_is_not_caught_and_says_why(tmp_path: Path) -> None:
-    unchecked = [{**CONFIRMED[0], "status": "unchecked", "why": "jax 0.8.0 cannot be probed"}]
+    unchecked = [CONFIRMED[0], {**CONFIRMED[1], "status": "unchecked", "why": "jax 0.9.0 cannot be probed"}]
     row = census_table("fam", unchecked, _census(tmp_path)).splitlines()[3]
-    assert "| not caught | `fam::test_x`; edge jax>=0.8.1 of fam::test_x is unchecked: jax 0.8.0 cannot" in row
+    assert "| not caught | `test_fam::test_x`; edge jax<0.9.0 of test_fam::test_x is unchecked: jax 0.9.0 cannot" in row
+
+
+def test_a_stored_row_of_a_range_the_corpus_has_since_changed_does_not_catch(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    (folder / "known_breakages.toml").write_text(KNOWN.replace("<0.9.0", "<0.9.1"))
+    row = census_table("fam", CONFIRMED, folder).splitlines()[3]
+    assert "| not caught |" in row and "declare no checked edge (its transition: jax<0.9.0)" in row
 
 
 def test_the_summary_counts_only_what_a_cpu_can_show(tmp_path: Path) -> None:

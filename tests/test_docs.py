@@ -259,7 +259,6 @@ def test_a_stored_corpus_changes_file_that_is_not_figure_10_s_list_is_refused(
 
 @pytest.mark.parametrize(("name", "marker", "text"), [
     ("bench-corpus", "bench-corpus", "10. corpus growth, default matrix: ...\n    -> wall 1.20x\n"),
-    ("bench-ranges", "bench-ranges", "11. the range checker, the range check in out: 3 declared edges\n"),
 ])
 def test_figures_10_and_11_are_shown_from_their_stored_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             name: str, marker: str, text: str) -> None:
@@ -289,8 +288,55 @@ def test_the_stored_range_check_is_shown_with_every_edge_it_did_not_confirm(
     stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
     rendered = hooks.render("<!-- shardmatrix:ranges -->")
     assert "2 declared edges: 1 confirmed, 0 wrong, 1 unchecked; 5 of 40 probes." in rendered
+    assert "Inside the declared ranges: not probed (this check ran before" in rendered
     assert "`m::test_b`" in rendered and "`m::test_a`" not in rendered
     assert "| `m::test_c` | jax 0.6.2, flax 0.10.7 | jax 0.7.2, flax 0.12.0 | x is absent |" in rendered
+
+
+FIGURE_11 = ("11. the range checker, the range check in OUT: 2 declared edges: 1 confirmed, 0 wrong, 1 unchecked (0 of "
+             "them left by a spent budget)\n    -> 5 of 40 probes (within budget); seconds per probe not recorded; "
+             "1 need gone with no change\n")
+
+
+def _range_check_and_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, document: dict[str, object],
+                            figure: str) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(document))
+    (tmp_path / "bench-ranges.txt").write_text(figure, encoding="utf-8")
+    with (tmp_path / "runs.toml").open("a", encoding="utf-8") as runs:
+        runs.write('[bench-ranges]\nfile = "bench-ranges.txt"\ndate = "2026-11-26"\ncommit = "abc1234"\n'
+                   'machine = "a test"\ncommand = "nox -s bench -- --only 11"\n')
+
+
+def test_figure_11_is_shown_when_it_states_what_the_stored_range_check_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _range_check_and_figure(tmp_path, monkeypatch, RANGES, FIGURE_11)
+    assert hooks.render("<!-- shardmatrix:bench-ranges -->").endswith("```text\n" + FIGURE_11.rstrip("\n") + "\n```")
+
+
+def test_figure_11_that_disagrees_with_the_stored_range_check_stops_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _range_check_and_figure(tmp_path, monkeypatch, RANGES, FIGURE_11.replace("1 confirmed", "2 confirmed"))
+    with pytest.raises(hooks.DocsError, match=r"figure 11 disagrees .*: confirmed 2 \(the check holds 1\)"):
+        hooks.render("<!-- shardmatrix:bench-ranges -->")
+
+
+@pytest.mark.parametrize("marker", ["ranges", "census", "bench-ranges"])
+def test_a_stored_range_check_with_a_wrong_edge_stops_every_page_drawn_from_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str) -> None:
+    edges: list[object] = list(RANGES["edges"])  # type: ignore[call-overload]
+    edges.append({"case": "m::test_d", "package": "jax", "declared": "<0.8.2", "source": "known breakage",
+                  "status": "wrong", "found": "<0.7.0", "why": "jax 0.7.0 passes"})
+    wrong = {**RANGES, "wrong": 1, "edges": edges}
+    _range_check_and_figure(tmp_path, monkeypatch, wrong, FIGURE_11)
+    with pytest.raises(hooks.DocsError, match=r"edge jax<0.8.2 of m::test_d is wrong \(releases show <0.7.0\)"):
+        hooks.render(f"<!-- shardmatrix:{marker} -->")
+
+
+def test_a_stored_range_check_whose_counts_disagree_with_its_rows_stops_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps({**RANGES, "unchecked": 0}))
+    with pytest.raises(hooks.DocsError, match="says 0 unchecked but holds 1"):
+        hooks.render("<!-- shardmatrix:ranges -->")
 
 
 def test_the_stored_range_check_covers_every_edge_the_corpus_declares_and_finds_none_wrong() -> None:
@@ -300,8 +346,8 @@ def test_the_stored_range_check_covers_every_edge_the_corpus_declares_and_finds_
     stored = outputs.read_ranges(hooks.DATA / run["file"])
     changes = range_check.declared_changes([BUILTIN])
     breakages = [entry for path in corpus.known_breakage_files([BUILTIN]) for entry in known.load(path)]
-    declared = {(edge.case, edge.package, edge.text) for edge in ranges.edges(changes, breakages)}
-    checked = {(row["case"], row["package"], row["declared"]) for row in stored["edges"]}
+    declared = {(edge.case, edge.package, edge.text, edge.source) for edge in ranges.edges(changes, breakages)}
+    checked = {(row["case"], row["package"], row["declared"], row["source"]) for row in stored["edges"]}
     # A range declared or changed since the stored check is not vouched for: re-run `nox -s ranges` and store it.
     assert declared == checked
     assert stored["wrong"] == 0 and all(row["status"] != "wrong" for row in stored["edges"])

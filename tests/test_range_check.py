@@ -101,15 +101,17 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
                                said.append, probe=probe)
     assert {(f.edge.case, f.edge.text): f.status for f in findings} == {
         ("test_toy::test_use_mesh", ">=0.7.1"): ranges.CONFIRMED,
-        ("test_toy::test_eager", ">=0.12.0"): ranges.CONFIRMED,
+        ("test_toy::test_eager", ">=0.12.0"): ranges.WRONG,
         ("test_toy::test_eager", "<0.12.3"): ranges.WRONG}
     document = outputs.read_ranges(out / "report" / "ranges.json")
-    assert [row["found"] for row in document["edges"] if row["status"] == ranges.WRONG] == ["<0.12.1"]
+    assert [row["found"] for row in document["edges"] if row["status"] == ranges.WRONG] == [
+        ">=0.12.0,<0.12.1", "<0.12.1"]
     assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") and "releases show <0.12.1" in line
                for line in said)
     assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 1
     # The report test_eager cites has one edge wrong: a citation whose range the releases contradict catches nothing.
-    assert "census of cases: 0 of 1 reports a CPU cell can show are caught (0 %); 0 of 1 need more than a CPU" in said
+    assert ("census of cases: 0 of 1 reports a CPU cell can show are caught at their own transition (0 %); "
+            "0 of 1 need more than a CPU") in said
 
 
 def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:
@@ -174,11 +176,36 @@ def test_a_re_check_of_one_case_merged_into_an_earlier_check_keeps_the_other_cas
     merged = outputs.read_ranges(second / "report" / "ranges.json")
     assert sorted((row["case"], row["declared"]) for row in merged["edges"]) == sorted(
         (row["case"], row["declared"]) for row in earlier["edges"])
-    assert merged["wrong"] == 1 and merged["budget"] == earlier["budget"] + 5
-    assert merged["probes"] == earlier["probes"] + 2
+    assert merged["wrong"] == 2 and merged["budget"] == earlier["budget"] + 5
+    # Its bound (jax 0.7.0, 0.7.1), then every release inside `>=0.7.1` (0.7.2, 0.8.1).
+    assert merged["probes"] == earlier["probes"] + 4
 
 
 def test_a_merge_without_the_cases_to_re_check_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match="--merge keeps the rows of the cases not asked for"):
         range_check.run(["--cases", str(corpus), "--merge", str(tmp_path / "x.json")], CELLS, fetch, print,
                         probe=probe)
+
+
+def test_a_merge_prints_the_wrong_edges_it_keeps_and_counts_every_stored_edge(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    said: list[str] = []
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(first / "report" / "ranges.json")], CELLS, fetch, said.append, probe=probe)
+    stored = outputs.read_ranges(second / "report" / "ranges.json")
+    (counted,) = [line for line in said if line.startswith("ranges: ") and " edge(s) (" in line]
+    assert stored["wrong"] == 2 and ", 2 wrong, " in counted and "kept from the earlier check" in counted
+    assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") for line in said)
+
+
+def test_a_merge_keeps_no_row_of_a_range_the_corpus_no_longer_declares(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    (corpus / "known_breakages.toml").write_text(KNOWN.replace("<0.12.3", "<0.12.1"))
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(first / "report" / "ranges.json")], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    kept = {(row["case"], row["declared"]) for row in merged["edges"]}
+    # Both ends of the changed range go: the `>=0.12.0` row was judged inside `<0.12.3`, a range no longer declared.
+    assert kept == {("test_toy::test_use_mesh", ">=0.7.1")} and merged["wrong"] == 0

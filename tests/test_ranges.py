@@ -73,18 +73,19 @@ def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which()
 
 
 def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:
-    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.3")]), RELEASES, partner, probe, 3)
-    assert spent == 3
+    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, probe, 2)
+    assert spent == 2
     assert [f.status for f in found] == [ranges.CONFIRMED, ranges.UNCHECKED]
-    assert found[1].why == "the probe budget (3) is spent"
+    assert found[1].why == "the probe budget (2) is spent"
 
 
 def test_the_findings_are_stored_as_a_versioned_document(tmp_path: Path) -> None:
     found, spent = ranges.run(ranges.edges({}, [eager("<0.12.3")]), RELEASES, partner, probe, 20)
     document = outputs.read_ranges(ranges.store(tmp_path, found, spent, 20))
     assert document["schema_version"] == outputs.RANGES_JSON.version
-    assert (document["wrong"], document["unchecked"], document["probes"]) == (1, 0, spent)
-    assert document["edges"][1]["found"] == "<0.12.1"
+    assert (document["wrong"], document["unchecked"], document["probes"]) == (2, 0, spent)
+    assert [row["found"] for row in document["edges"]] == [">=0.12.0,<0.12.1", "<0.12.1"]
+    assert document["edges"][0]["inside"] == "1 of 2 releases inside probed: 0.12.1"
 
 
 def pairs(*rows: tuple[str, str, bool, str]) -> dict[tuple[Version, Version], tuple[bool, str]]:
@@ -249,3 +250,69 @@ def test_a_failure_before_the_change_s_break_says_nothing_of_its_warning_and_the
     assert ranges.check(edges[">=0.7.1"], RELEASES, pairings, budget).status == ranges.CONFIRMED
     # At the break itself a failure is the end of the warning: the upper end is confirmed at the first pairing.
     assert ranges.check(edges["<0.8.0"], RELEASES, lambda *_: [Version("0.12.0")], budget).status == ranges.CONFIRMED
+
+
+# --- inside the declared range ---------------------------------------------------------------------------------------
+
+HOLED = "sharded_gathers::test_holed"
+JAX = [Version(v) for v in ("0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1")]
+
+
+def broken(spec: str) -> Breakage:
+    return Breakage(HOLED, "r", "https://github.com/jax-ml/jax/issues/1", {"jax": SpecifierSet(spec)} if spec else {})
+
+
+def probe_failing_at(*failing: str) -> ranges.CaseProbe:
+    def answer(case: str, jax: Version, flax: Version) -> str | None:
+        return ranges.FAIL if str(jax) in failing else ranges.PASS
+    return answer
+
+
+def by_text(spec: str, failing: tuple[str, ...], limit: int = 40,
+            floor: Version | None = None) -> dict[str, ranges.Finding]:
+    found, _ = ranges.run(ranges.edges({}, [broken(spec)]), RELEASES, partner, probe_failing_at(*failing), limit,
+                          {"jax": floor} if floor else None)
+    return {finding.edge.text: finding for finding in found}
+
+
+def test_a_range_that_fails_at_every_release_inside_is_confirmed_and_says_what_was_probed() -> None:
+    found = by_text(">=0.7.0,<0.8.1", ("0.7.0", "0.7.1", "0.7.2", "0.8.0"))
+    assert {text: f.status for text, f in found.items()} == {">=0.7.0": ranges.CONFIRMED, "<0.8.1": ranges.CONFIRMED}
+    assert found[">=0.7.0"].inside_said() == "3 of 3 releases inside probed: 0.7.2, 0.7.1, 0.8.0"
+    assert found["<0.8.1"].inside_said() == "no release inside"  # the lower end owns a two-ended range's inside
+
+
+def test_a_release_inside_the_range_that_passes_is_a_hole_and_the_part_that_holds_is_named() -> None:
+    # Confirmed at both bounds (0.6.2 passes, 0.7.0 fails; 0.8.0 fails, 0.8.1 passes), but 0.7.2 passes.
+    found = by_text(">=0.7.0,<0.8.1", ("0.7.0", "0.7.1", "0.8.0"))
+    lower = found[">=0.7.0"]
+    assert (lower.status, lower.found) == (ranges.WRONG, ">=0.7.0,<0.7.2")
+    assert "jax 0.7.2 passes inside the declared range (with flax 0.12.0)" in lower.why
+    assert found["<0.8.1"].status == ranges.CONFIRMED
+
+
+def test_a_live_breakage_is_probed_at_its_first_release_and_newest() -> None:
+    live = ranges.edges({}, [broken("")])[0]
+    assert live.live and ranges.inside(live, JAX, Version("0.7.0"))[:2] == [Version("0.7.0"), Version("0.7.1")]
+    held = by_text("", ("0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1"), floor=Version("0.7.0"))["live"]
+    assert held.status == ranges.CONFIRMED and held.inside_asked[0] == Version("0.7.0")
+
+
+def test_a_live_breakage_that_passes_at_its_first_release_is_wrong_and_says_where_it_starts() -> None:
+    found = by_text("", ("0.7.1", "0.7.2", "0.8.0", "0.8.1"), floor=Version("0.7.0"))["live"]
+    assert (found.status, found.found) == (ranges.WRONG, ">=0.7.1")
+
+
+def test_a_warning_s_inside_ends_where_its_change_breaks() -> None:
+    change = Change("jax>=0.8.0", "x", raises="TypeError", kind="default", fix="y", warned="jax>=0.7.0")
+    warned = next(edge for edge in ranges.edges({HOLED: change}, []) if edge.warns)
+    assert ranges.inside(warned, JAX) == [Version("0.7.1"), Version("0.7.2")]
+
+
+def test_the_first_pass_checks_every_bound_before_the_rest_of_any_inside() -> None:
+    use_mesh = Change("jax>=0.7.1", "use_mesh is removed", raises="AttributeError", kind="api", fix="jax.set_mesh")
+    edges = ranges.edges({USE_MESH: use_mesh}, [eager("<0.12.1")])
+    # use_mesh: its bound (2 probes) and the middle inside (1); eager: its two bounds (3 more); then one more inside.
+    found, spent = ranges.run(edges, RELEASES, partner, probe, 7)
+    assert [f.status for f in found] == [ranges.CONFIRMED] * 3 and spent == 7
+    assert found[0].edge.case == USE_MESH and found[0].inside_said() == "2 of 3 releases inside probed: 0.8.0, 0.7.2"

@@ -1,19 +1,33 @@
-"""Which census reports the corpus catches: a report is caught when a case cites it and the range checker confirmed
-that case's declared edge against releases (issue 30's definition), so a citation alone earns nothing.
+"""Which census reports the corpus catches: a report is caught at its own transition, when a case citing it declares
+(now, in the corpus as it is) an edge at the release the report names for its start or its fix, and the range
+checker confirmed that very edge (its probes found that same bound). A report fixed upstream is caught only through
+the edge at its fix (`<fixed`, confirmed: the case passes from the fix on); a citation alone, or an edge of the same
+case at some other release, earns nothing.
 
-Pure: it joins the census (harness.census), the corpus's `cites=` and the rows of one stored range check
+Pure: it joins the census (harness.census), the corpus's `cites=`, the edges the corpus declares now
+(harness.tools.ranges.edges, as `(case, package, declared, source)`) and the rows of one stored range check
 (harness.outputs.read_ranges). The docs' census tables and `nox -s ranges` both say it from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.census import Report
+from packaging.version import InvalidVersion, Version
+
+from harness.census import LIVE, Report
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
+
+#: A release a census field names: 'jax==0.8.1', 'flax==0.12.0 and jax==0.8.0' (each pin a transition of its own).
+_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
+
+#: (case id, package, declared bound as ranges.Edge.text, the declaration it comes from as ranges.Edge.source): one
+#: edge the corpus declares. The source holds the whole range, so a row of `>=A,<B` speaks not for `>=A,<C`.
+Declared = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -26,13 +40,36 @@ class Catch:
     why: str = ""
 
 
+def transitions(report: Report) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(edges at the report's first bad release, edges at its first good one), each as (package, declared bound):
+    'jax==0.8.1' appeared reads ('jax', '>=0.8.1'), 'jax==0.9.0' fixed ('jax', '<0.9.0'), a live report ('jax',
+    'live') and ('flax', 'live'). A development release stands for the release it leads to (0.6.1.dev2025 -> 0.6.1)."""
+    bad = {(package, f">={release}") for package, release in _pins(report.appeared)}
+    good = ({("jax", LIVE), ("flax", LIVE)} if report.fixed == LIVE
+            else {(package, f"<{release}") for package, release in _pins(report.fixed)})
+    return bad, good
+
+
+def _pins(text: str) -> list[tuple[str, str]]:
+    found = []
+    for package, release in _PIN.findall(text):
+        try:
+            found.append((package, Version(release.rstrip(".")).base_version))
+        except InvalidVersion:
+            continue
+    return found
+
+
 def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...]],
-            edges: Iterable[Mapping[str, Any]]) -> list[Catch]:
+            edges: Iterable[Mapping[str, Any]], declared: Collection[Declared]) -> list[Catch]:
     """Each report's Catch, in census order. `edges` are a stored range check's rows (case, status, declared,
-    package, found, why); a case counts when it has at least one confirmed edge and none wrong."""
+    package, found, why); `declared` the edges the corpus declares now: a stored row of a declaration the corpus no
+    longer makes vouches for nothing."""
+    current = set(declared)
     by_case: dict[str, list[Mapping[str, Any]]] = {}
     for row in edges:
-        by_case.setdefault(str(row["case"]), []).append(row)
+        if (str(row["case"]), str(row["package"]), str(row["declared"]), str(row.get("source"))) in current:
+            by_case.setdefault(str(row["case"]), []).append(row)
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
         for report_id in ids:
@@ -50,28 +87,43 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
 
 
 def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> Catch:
-    confirming = [case for case in cases if _confirms(by_case.get(case, []))]
+    bad, good = transitions(report)
+    # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix.
+    wanted = good if good and report.fixed != LIVE else bad | good
+    if not wanted:
+        return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted)]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
+    said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
     rows = [row for case in cases for row in by_case.get(case, [])]
-    if not rows:
-        return Catch(report, NOT_CAUGHT, cases, "its cases declare no range the checker probed")
     wrong = [row for row in rows if row["status"] == "wrong"]
-    shown = wrong or [row for row in rows if row["status"] != "confirmed"]
-    row = shown[0]
-    said = f"releases show {row['found']}" if row.get("found") else str(row.get("why") or "")
-    return Catch(report, NOT_CAUGHT, cases,
-                 f"edge {row['package']}{row['declared']} of {row['case']} is {row['status']}: {said}".rstrip(": "))
+    at = [row for row in rows if (row["package"], row["declared"]) in wanted]
+    if wrong:
+        return Catch(report, NOT_CAUGHT, cases, _said(wrong[0]))
+    if at:
+        return Catch(report, NOT_CAUGHT, cases, _said(at[0]))
+    if not rows:
+        return Catch(report, NOT_CAUGHT, cases, f"its cases declare no checked edge (its transition: {said})")
+    return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its transition ({said})")
 
 
-def _confirms(rows: list[Mapping[str, Any]]) -> bool:
-    return any(row["status"] == "confirmed" for row in rows) and not any(row["status"] == "wrong" for row in rows)
+def _said(row: Mapping[str, Any]) -> str:
+    found = f"releases show {row['found']}" if row.get("found") else str(row.get("why") or "")
+    return f"edge {row['package']}{row['declared']} of {row['case']} is {row['status']}: {found}".rstrip(": ")
+
+
+def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]]) -> bool:
+    """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong."""
+    at = [row for row in rows if (row["package"], row["declared"]) in wanted]
+    return (any(row["status"] == "confirmed" and not row.get("found") for row in at)
+            and not any(row["status"] == "wrong" for row in rows))
 
 
 def summary(found: list[Catch]) -> str:
-    """One line: how many reports a CPU can show, how many of those are caught, and the share."""
+    """One line: how many reports a CPU can show, how many of those are caught at their own transition, the share."""
     on_cpu = [catch for catch in found if catch.status != OFF_CPU]
     caught = sum(catch.status == CAUGHT for catch in on_cpu)
     share = f" ({100 * caught / len(on_cpu):.0f} %)" if on_cpu else ""
-    return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught{share}; "
+    return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught at their own transition{share}; "
             f"{len(found) - len(on_cpu)} of {len(found)} need more than a CPU")

@@ -1,4 +1,5 @@
-"""`nox -s ranges`: every range the corpus declares, checked at its edges against releases (harness.tools.ranges).
+"""`nox -s ranges`: every range the corpus declares, checked at its edges and inside against releases
+(harness.tools.ranges).
 
 Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through
 harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: one answers the other through the
@@ -132,6 +133,17 @@ def declared_changes(cases: list[str]) -> dict[str, Change]:
     return {f"{file.stem}::{name}": change for file in files for name, change in declared(file).items()}
 
 
+def corpus_edges(cases: list[str]) -> list[ranges.Edge]:
+    """Every edge the corpus asked for declares now: its changes' and its known breakages' bounds."""
+    breakages = [entry for path in corpus.known_breakage_files(cases) for entry in known.load(path)]
+    return ranges.edges(declared_changes(cases), breakages)
+
+
+def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
+    """(case, package, declared bound, declaration) of each edge: what a stored row must match to speak for it."""
+    return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
+
+
 def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
     """The earlier check --merge names ({} without one); RangeCheckError for --merge without --case."""
     if path is None:
@@ -153,8 +165,8 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
     changes = declared_changes(opts.cases)
-    breakages = [entry for path in corpus.known_breakage_files(opts.cases) for entry in known.load(path)]
-    edges = ranges.edges(changes, breakages)
+    edges = corpus_edges(opts.cases)
+    current = declared_keys(edges)
     earlier = _earlier(namespace.merge, namespace.case)
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
@@ -168,18 +180,24 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
                                {case: change.warning for case, change in changes.items() if change.warning})
         probe = cell_probe
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
-    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget)
+    # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
+    floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
+             } if cells else None
+    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case]
+    # An earlier row speaks only for a declaration the corpus still makes: one since changed or dropped goes.
+    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case
+            and (row["case"], row["package"], row["declared"], row.get("source")) in current]
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)
-    for line in ranges.describe(findings, drifted, spent, namespace.budget):
+    for line in ranges.describe(findings, drifted, spent, namespace.budget, kept):
         say(line)
     rows = kept + [finding.as_row() for finding in findings]
     for root in corpus.case_roots(opts.cases):
         if census.census_path(root).is_file():
-            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows)
+            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows,
+                                   current)
             say(f"census of {root.name}: {caught.summary(found)}")
     say(f"ranges: {stored}")
     return findings

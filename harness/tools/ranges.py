@@ -4,6 +4,11 @@ releases show) or unchecked (a side that cannot be probed, or the budget spent).
 where the case starts or stops failing; a `warned` bound, where it starts or stops warning. A breakage no release is
 declared to fix (a live bug) is checked at the newest release, where it must still fail.
 
+Then inside: a confirmed edge's range is probed at the releases between its ends (`inside`), the middle first for
+every edge, then every other release while the budget lasts; a live bug at its first release too. A release inside
+that passes is a hole: the edge is wrong, and `found` names the part of the range that holds (split it there, or
+correct the declaration).
+
 Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
 cells, through its cache); `partner` gives the releases of the other package an edge may be held at, in the order
 they are tried. The search is tested on fakes (tests/test_ranges.py).
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,11 +85,25 @@ class Finding:
     status: str
     found: str = ""
     why: str = ""
+    #: The other package's release the edge was judged with: its inside is probed there too.
+    held: Version | None = field(default=None, compare=False)
+    #: The releases inside the declared range this edge owns (`inside`), and those of them asked so far.
+    inside_of: tuple[Version, ...] = ()
+    inside_asked: tuple[Version, ...] = ()
 
     def as_row(self) -> dict[str, Any]:
-        """The edge's row in the stored document."""
+        """The edge's row in the stored document, with what was probed inside its range."""
         return {"case": self.edge.case, "package": self.edge.package, "declared": self.edge.text,
-                "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why}
+                "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why,
+                "inside": self.inside_said()}
+
+    def inside_said(self) -> str:
+        """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
+        if not self.inside_of:
+            return "no release inside"
+        asked = ", ".join(str(version) for version in self.inside_asked)
+        return f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed" + (f": {asked}"
+                                                                                             if asked else "")
 
 
 class Budget:
@@ -153,7 +172,9 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
             package = "flax" if list(declared) == ["flax"] else "jax"
             other = "jax" if package == "flax" else "flax"
             said = ",".join(f"{name}{spec}" for name, spec in declared.items()) or "every release"
+            lower = [Version(spec.version) for spec in declared.get(package, ()) if spec.operator == ">="]
             found.append(Edge(entry.case, package, Version("0"), True, f"known breakage {said}, live",
+                              other=min(lower, default=None),
                               within=str(declared[other]) if other in declared else "", live=True))
     return found
 
@@ -207,7 +228,7 @@ def _check_live(edge: Edge, releases: Mapping[str, list[Version]], versions: lis
         answer = probe(edge.case, jax, flax)
         held = f"{edge.package} {newest} with {'flax' if edge.package == 'jax' else 'jax'} {other}"
         if answer == FAIL:
-            return Finding(edge, CONFIRMED)
+            return Finding(edge, CONFIRMED, held=other)
         if answer in (PASS, WARNED):
             return Finding(edge, WRONG, f"passes at {held}", f"{held} passes: a release fixed it")
         said = f"{held} cannot be probed" + (f" ({answer})" if answer else "")
@@ -223,15 +244,10 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
 
     def fails(i: int) -> bool | None:
         """Whether the case fails (warns, for a `warns` edge) at release i; None where it cannot be judged."""
-        version = versions[i]
-        jax, flax = (version, other) if edge.package == "jax" else (other, version)
-        answer = probe(edge.case, jax, flax)
-        if answer == FAIL and edge.warns and (edge.broken_from is None or version < edge.broken_from):
-            answer = "failed before its change's break, which says nothing of a warning"
-        if answer not in (PASS, WARNED, FAIL):
-            unjudged[i] = answer or ""
-            return None
-        return answer == WARNED if edge.warns else answer == FAIL
+        state, said = _state(edge, versions[i], other, probe)
+        if state is None:
+            unjudged[i] = said
+        return state
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
@@ -243,7 +259,7 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
         return Finding(edge, UNCHECKED, why=f"{opening}{edge.package} {side}{held} cannot be probed"
                                             + (f" ({said})" if said else ""))
     if below != edge.rising and above == edge.rising:
-        return Finding(edge, CONFIRMED)
+        return Finding(edge, CONFIRMED, held=other)
     # Inside the range the case is declared broken: the flip is searched for between the edge and its other end.
     if edge.other is None:
         low_end, high_end = -1, len(versions)
@@ -257,6 +273,140 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
     held = f" (with {'flax' if edge.package == 'jax' else 'jax'} {other})"
     why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {versions[at]} {yes if above else no}{held}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple[bool | None, str]:
+    """(whether the case fails at `version` of the edge's package, warns for a `warns` edge; None where it cannot
+    be judged, with why)."""
+    jax, flax = (version, other) if edge.package == "jax" else (other, version)
+    answer = probe(edge.case, jax, flax)
+    if answer == FAIL and edge.warns and (edge.broken_from is None or version < edge.broken_from):
+        answer = "failed before its change's break, which says nothing of a warning"
+    if answer not in (PASS, WARNED, FAIL):
+        return None, answer or ""
+    return (answer == WARNED if edge.warns else answer == FAIL), ""
+
+
+# --- inside the declared range --------------------------------------------------------------------------------------
+
+
+def inside(edge: Edge, versions: list[Version], floor: Version | None = None) -> list[Version]:
+    """The releases inside the range an edge declares that its bound's probes do not ask, in the order they are
+    probed: a live breakage's first release, then the middle release, then the middles of each half, and so on.
+
+    One edge owns a range's inside: the lower end of a two-ended range, a `<B` range with no lower end, a live
+    breakage with no lower end on its package (its `>=` edge owns it otherwise). A range open below starts at
+    `floor` (the oldest release the matrix pairs), and a warning's inside ends where its change's break begins."""
+    versions = sorted(versions)
+    start = bisect.bisect_left(versions, floor) if floor is not None else 0
+    at = bisect.bisect_left(versions, edge.bound)
+    if edge.live:
+        if edge.other is not None:
+            return []
+        low, high = start, len(versions) - 2
+    elif edge.rising:
+        low = at + 1
+        high = (bisect.bisect_left(versions, edge.other) - 1) if edge.other is not None else len(versions) - 1
+    elif edge.other is None:
+        low, high = start, at - 2
+    else:
+        return []
+    if edge.warns and edge.broken_from is not None:
+        high = min(high, bisect.bisect_left(versions, edge.broken_from) - 1)
+    window = versions[max(low, 0):high + 1]
+    ordered = _middles(window)
+    if edge.live and window:
+        ordered = [window[0], *(version for version in ordered if version != window[0])]
+    return ordered
+
+
+def _middles(window: list[Version]) -> list[Version]:
+    """The middle first, then the middles of each half, breadth first: the first few probes spread over the range."""
+    found: list[Version] = []
+    spans = [(0, len(window) - 1)]
+    while spans:
+        low, high = spans.pop(0)
+        if low > high:
+            continue
+        middle = (low + high) // 2
+        found.append(window[middle])
+        spans += [(low, middle - 1), (middle + 1, high)]
+    return found
+
+
+#: How many inside releases the first pass tries, for one it can judge, before moving on to the next edge.
+FIRST_PASS_TRIES = 3
+
+
+def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first_pass: bool) -> Finding:
+    """Ask the releases inside a confirmed edge's range, held at the release its bounds were judged with: in the first
+    pass until one is judged (the middle release, at most FIRST_PASS_TRIES tried), then every one left. A release
+    inside that passes (does not warn) is a hole: the edge is wrong, and `found` is the part of the range that holds
+    from the edge (split the range there, or correct the declaration). BudgetSpent leaves what was asked recorded."""
+    edge, other = finding.edge, finding.held
+    if finding.status != CONFIRMED or other is None:
+        return finding
+    versions = sorted(versions)
+    asked = list(finding.inside_asked)
+    tries = 0
+    try:
+        for version in finding.inside_of:
+            if version in asked:
+                continue
+            if first_pass and tries >= FIRST_PASS_TRIES:
+                break
+            tries += 1
+            state, _ = _state(edge, version, other, probe)
+            asked.append(version)
+            if state is False:
+                return _hole(replace(finding, inside_asked=tuple(asked)), versions, version, probe)
+            if state is not None and first_pass:
+                break
+    except BudgetSpent:
+        return replace(finding, inside_asked=tuple(asked))
+    return replace(finding, inside_asked=tuple(asked))
+
+
+def _hole(finding: Finding, versions: list[Version], hole: Version, probe: Budget) -> Finding:
+    """A release inside the range passes: the edge is wrong; search between its bound and the hole for where the
+    range stops holding, and say the part that holds as `found`."""
+    edge, other = finding.edge, finding.held
+    assert other is not None
+    at, h = bisect.bisect_left(versions, edge.bound), versions.index(hole)
+    # The release next to the edge known to fail: the bound for a rising edge, the one before it for a falling one,
+    # the newest for a live breakage.
+    known = at if edge.rising and not edge.live else (len(versions) - 1 if edge.live else at - 1)
+    yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
+    held = f" (with {'flax' if edge.package == 'jax' else 'jax'} {other})"
+    why = f"{edge.package} {hole} {no} inside the declared range{held}"
+    try:
+        flip = _boundary(lambda i: _state(edge, versions[i], other, probe)[0], known, h)
+    except BudgetSpent:
+        flip = None
+    if flip is None:
+        return replace(finding, status=WRONG, why=why + f"; where it stops to {yes} was not found")
+    if edge.rising and not edge.live:
+        holds = f">={versions[known]},<{versions[flip]}"
+    else:
+        start = versions[flip + 1]
+        holds = f">={start}" + ("" if edge.live else f",<{edge.bound}")
+    return replace(finding, status=WRONG, found=holds,
+                   why=why + f": the range holds {edge.package}{holds} only; split it there or correct it")
+
+
+def _boundary(state: Callable[[int], bool | None], known: int, hole: int) -> int | None:
+    """The index nearest `known` (where the case fails) from which it passes, toward `hole` (where it passes)."""
+    low, high = known, hole
+    while abs(high - low) > 1:
+        middle = (low + high) // 2
+        answer = state(middle)
+        if answer is None:
+            return None
+        if answer:
+            low = middle
+        else:
+            high = middle
+    return high
 
 
 def _inside(versions: list[Version], within: str, paired: Version) -> Version | None:
@@ -293,15 +443,26 @@ def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: b
 
 
 def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
-        limit: int) -> tuple[list[Finding], int]:
-    """Check every edge within `limit` probes; (findings, probes spent). Edges past the budget are unchecked."""
+        limit: int, floor: Mapping[str, Version] | None = None) -> tuple[list[Finding], int]:
+    """Check every edge within `limit` probes; (findings, probes spent). First each edge's bound and one release
+    inside its range (the middle); then, with the budget left, every other release inside. Edges past the budget
+    are unchecked; a confirmed edge says how much of its inside was probed."""
     budget = Budget(probe, limit)
     findings = []
     for edge in edges_:
+        versions = sorted(releases[edge.package])
         try:
-            findings.append(check(edge, releases, partner, budget))
+            finding = check(edge, releases, partner, budget)
         except BudgetSpent:
-            findings.append(Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent"))
+            finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent")
+        if finding.status == CONFIRMED:
+            finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
+            finding = probe_inside(finding, versions, budget, first_pass=True)
+        findings.append(finding)
+    for i, finding in enumerate(findings):
+        if len(budget.asked) >= limit:
+            break
+        findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, first_pass=False)
     return findings, len(budget.asked)
 
 
@@ -342,18 +503,23 @@ def store(out: Path, findings: list[Finding], spent: int, limit: int,
                                       "edges": rows, "needs_without_change": drifted or []})
 
 
-def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int) -> list[str]:
-    """The lines printed at the end: each edge not confirmed, each need that went away undeclared, the probes."""
+def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int,
+             kept: list[dict[str, Any]] | None = None) -> list[str]:
+    """The lines printed at the end: each edge not confirmed (those kept from an earlier check too), each need that
+    went away undeclared, and the counts of every edge the stored document holds, so a wrong edge kept by --merge is
+    never hidden behind "0 wrong"."""
+    rows = [*(kept or []), *(finding.as_row() for finding in findings)]
     lines = []
-    for finding in findings:
-        if finding.status != CONFIRMED:
-            shown = f" (releases show {finding.found})" if finding.found else ""
-            lines.append(f"{finding.status}: {finding.edge.case} {finding.edge.package}{finding.edge.text} "
-                         f"[{finding.edge.source}]{shown}: {finding.why}")
-    for row in drifted:
-        lines.append(f"need gone with no change: {row['case']}: held at {row['held']}, unmet at {row['unmet']}: "
-                     f"{row['reason']}")
-    counts = {status: sum(f.status == status for f in findings) for status in (CONFIRMED, WRONG, UNCHECKED)}
-    lines.append(f"ranges: {len(findings)} edge(s): " + ", ".join(f"{n} {status}" for status, n in counts.items())
+    for row in rows:
+        if row["status"] != CONFIRMED:
+            shown = f" (releases show {row['found']})" if row.get("found") else ""
+            lines.append(f"{row['status']}: {row['case']} {row['package']}{row['declared']} "
+                         f"[{row['source']}]{shown}: {row['why']}")
+    for drift_row in drifted:
+        lines.append(f"need gone with no change: {drift_row['case']}: held at {drift_row['held']}, unmet at "
+                     f"{drift_row['unmet']}: {drift_row['reason']}")
+    counts = {status: sum(row["status"] == status for row in rows) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    earlier = f" ({len(kept)} kept from the earlier check)" if kept else ""
+    lines.append(f"ranges: {len(rows)} edge(s){earlier}: " + ", ".join(f"{n} {status}" for status, n in counts.items())
                  + f"; {spent} of {limit} probes")
     return lines
