@@ -127,7 +127,7 @@ def write_state(path: Path, state: State) -> None:
 RANGE_DEFECTS = ("missing", "not_json", "not_object", "newer_schema", "older_schema", "edges_not_list",
                  "edge_not_object", "edge_without_status", "edge_mistyped", "unknown_status", "counts_disagree",
                  "no_probes")
-STATUSES = ("confirmed", "wrong", "unchecked")
+STATUSES = ("confirmed", WRONG := "wrong", "unchecked")
 
 
 @dataclass(frozen=True)

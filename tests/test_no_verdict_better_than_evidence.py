@@ -19,13 +19,16 @@ The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from types import ModuleType
 from unittest import mock
 
 import hostile_states
@@ -56,8 +59,6 @@ DEFECTS = ("missing_record", "retry_gap", "conflict", "torn_line", "bad_bytes", 
            "no_done", "bad_done", "done_names_other", "freeze_other_jax", "record_other_jax", "no_collection")
 GOOD_TIERS = frozenset({compat.WORKS, compat.WARNED, compat.CURRENT})
 EXAMPLES = int(os.environ.get("SHARDMATRIX_HYPOTHESIS_EXAMPLES", "300"))
-#: The other files' searches are cheaper per example, or need fewer to cover their few defects: a share of it.
-FEW = max(1, EXAMPLES // 3)
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,7 @@ def watch_answer(state: Path, summary: Path, listed: tuple[str, ...]) -> tuple[i
     return code, "\n".join(said)
 
 
-@settings(max_examples=FEW, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=hostile_states.states, listed=st.sets(st.sampled_from(hostile_states.RELEASES)).map(sorted),
        summary_is_a_folder=st.sampled_from((False, False, False, True)))
 def test_no_watch_answer_is_better_than_the_state_it_remembers(state: hostile_states.State, listed: list[str],
@@ -302,7 +303,7 @@ def test_no_watch_answer_is_better_than_the_state_it_remembers(state: hostile_st
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 
 
-@settings(max_examples=FEW, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(baseline=hostile_states.pin_lists, candidate=hostile_states.pin_lists)
 def test_no_cell_is_made_from_pins_another_pin_contradicts(baseline: list[str], candidate: list[str]) -> None:
     """Pins on either side that name a package twice, or a jaxlib apart from its jax, make no cell (one line); the
@@ -320,3 +321,43 @@ def test_no_cell_is_made_from_pins_another_pin_contradicts(baseline: list[str], 
             package, _, version = spec.partition("==")
             assert getattr(side, package.lower()) == version, (spec, side)
         assert side.jaxlib == side.jax
+
+
+# --- the stored range check ------------------------------------------------------------------------------------------
+
+def docs_hooks() -> ModuleType:
+    """docs/hooks.py, the module mkdocs runs (loaded once, as tests/test_docs.py loads it)."""
+    name = "shardmatrix_docs_hooks"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "docs" / "hooks.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@settings(max_examples=max(1, EXAMPLES // 15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(check=hostile_states.range_checks)
+def test_no_page_states_a_range_check_better_than_its_rows(check: hostile_states.RangeCheck) -> None:
+    """The docs drawn from a stored range check (its table and the census) are built only from a whole check whose
+    counts agree with its rows and which holds no wrong edge; anything else stops the build in one line."""
+    hooks = docs_hooks()
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "runs.toml").write_text('[ranges]\nfile = "ranges.json"\ndate = "2026-11-27"\ncommit = "abc1234"\n'
+                                        'machine = "a test"\ncommand = "nox -s ranges"\n', encoding="utf-8")
+        hostile_states.write_range_check(root / "ranges.json", check)
+        with mock.patch.object(hooks, "DATA", root), mock.patch.object(hooks, "RUNS", root / "runs.toml"):
+            for page in (hooks.ranges, hooks.census):
+                try:
+                    text = page()
+                except (hooks.DocsError, formats.ShardmatrixError) as refused:
+                    assert "\n" not in str(refused)
+                    continue
+                assert check.sound and hostile_states.WRONG not in check.statuses, (check, text)
+                if page is hooks.ranges:
+                    counted = ", ".join(f"{check.statuses.count(status)} {status}"
+                                        for status in hostile_states.STATUSES)
+                    assert f"{len(check.statuses)} declared edges: {counted}" in text, text
