@@ -28,7 +28,7 @@ RELEASES = ("0.8.4", "0.9.0", "0.9.1")
 #: What can be wrong with a state file as a whole: each is refused in one line before anything is judged.
 STATE_DEFECTS = ("missing", "not_json", "not_utf8", "not_object", "no_schema", "newer_schema", "older_schema",
                  "bool_schema", "judged_not_list", "entry_not_object", "unknown_field", "mistyped_field",
-                 "bad_verdict", "a_folder")
+                 "bad_verdict", "a_folder", "under_a_file")
 #: Defects after which the file is still a state a watch may read (no defect, or none at all on disk).
 READABLE = frozenset({"missing"})
 
@@ -97,6 +97,10 @@ def write_state(path: Path, state: State) -> None:
         return
     if state.defect == "a_folder":
         path.mkdir(parents=True)
+        return
+    if state.defect == "under_a_file":  # --state names a file inside what is a file
+        path.parent.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.write_text("a file", encoding="utf-8")
         return
     watch_files.write_state(path, [entry.judgment() for entry in state.entries])
     data: Any = json.loads(path.read_text(encoding="utf-8"))
