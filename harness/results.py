@@ -342,16 +342,66 @@ def write_machine(results_file: Path, cell_id: str, stack: Mapping[str, Any]) ->
 
 def read_machine(results_file: Path) -> dict[str, Any] | None:
     """The stack a cell ran on; None when none was recorded (a cell run before it was), FormatError when the file
-    does not read or is newer than this reader."""
-    return _document(machine_path(results_file), "machine", MACHINE_SCHEMA_VERSION)
+    does not read, is newer than this reader, or is not shaped as write_machine writes it (what it says of jax is
+    an object; its distributions name versions; its devices are objects)."""
+    path = machine_path(results_file)
+    data = _document(path, "machine", MACHINE_SCHEMA_VERSION)
+    if data is None:
+        return None
+    ask = data.get("jax", {})
+    found = ask.get("distributions", {}) if isinstance(ask, dict) else None
+    devices = ask.get("devices", []) if isinstance(ask, dict) else None
+    if (not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values())
+            or not isinstance(devices, list) or not all(isinstance(d, dict) for d in devices)):
+        raise formats.FormatError(path, "not a machine file (jax: an object of distributions and devices)")
+    return data
+
+
+def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None, records: Sequence[Record],
+                     claims: Mapping[str, str]) -> list[str]:
+    """One line per way a cell's machine file disagrees with its cell id, its freeze (`claims`: what the id and the
+    freeze name of jax, jaxlib and flax) and its records: the cell, jax's and jaxlib's versions, a plugin or pjrt
+    whose version is not jaxlib's (computed from the versions), the backend and the device kind."""
+    if machine is None:
+        return []
+    where = machine_path(path)
+    found = []
+    if machine.get("cell_id") != cell_id:
+        found.append(f"{where}: the stack of cell {machine.get('cell_id')!r}, not {cell_id!r}")
+    asked = machine.get("jax")
+    ask: dict[str, Any] = asked if isinstance(asked, dict) else {}
+    versions: dict[str, Any] = ask.get("distributions") or {}
+    recorded = {package: {str(record[package]) for record in records if record.get(package)}
+                for package in ("jaxlib", "backend", "device_kind")}
+    for package in ("jax", "jaxlib"):
+        version = versions.get(package)
+        if version is not None and package in claims and not _same(version, claims[package]):
+            found.append(f"{where}: {package} {version}, but the cell is {package} {claims[package]}")
+    if versions.get("jaxlib") is not None and recorded["jaxlib"] - {versions["jaxlib"]}:
+        found.append(f"{where}: jaxlib {versions['jaxlib']}, but the records name jaxlib "
+                     f"{', '.join(sorted(recorded['jaxlib']))}")
+    for name in vocabulary.plugin_mismatches(versions):
+        found.append(f"{where}: {name} {versions[name]} does not match jaxlib {versions.get('jaxlib')}")
+    backend = ask.get("backend")
+    if isinstance(backend, str) and recorded["backend"] - {backend}:
+        found.append(f"{where}: backend {backend}, but the records ran on {', '.join(sorted(recorded['backend']))}")
+    kinds = {str(device.get("kind")) for device in ask.get("devices") or [] if device.get("kind")}
+    if kinds and recorded["device_kind"] - kinds:
+        found.append(f"{where}: devices {', '.join(sorted(kinds))}, but the records ran on "
+                     f"{', '.join(sorted(recorded['device_kind']))}")
+    return found
 
 
 def read_collection(results_file: Path) -> tuple[str, ...] | None:
-    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read."""
+    """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read or
+    is another cell's (its cases say nothing of what this cell was to run)."""
     path = collection_path(results_file)
     data = _document(path, "collection", COLLECTION_SCHEMA_VERSION, lowest=None)
     if data is None:
         return None
+    cell_id = Path(results_file).name.removesuffix(RESULTS_SUFFIX)
+    if data.get("cell_id") != cell_id:
+        raise formats.FormatError(path, f"the collection of cell {data.get('cell_id')!r}, not of {cell_id!r}")
     if not isinstance(data.get("cases"), list):
         raise formats.FormatError(path, "not a collection (an object with a list of cases)")
     if not all(isinstance(case, str) for case in data["cases"]):
@@ -381,11 +431,21 @@ def write_precision(results_file: Path, cell_id: str, settings: Mapping[str, str
 
 def read_precision(results_file: Path) -> dict[str, dict[str, Any]] | None:
     """Each re-run case's outcome at the highest matmul precision; None when the cell had no such re-run,
-    FormatError when the file does not read, is newer than this reader, or holds a case that is not an outcome."""
+    FormatError when the file does not read, is newer than this reader, belongs to another cell, does not record that
+    it ran at the highest precision, or holds a case that is not an outcome: a re-run that cannot be shown to be this
+    cell's at that precision explains nothing."""
     path = precision_path(results_file)
     data = _document(path, "precision", PRECISION_SCHEMA_VERSION)
     if data is None:
         return None
+    cell_id = Path(results_file).name.removesuffix(RESULTS_SUFFIX)
+    if data.get("cell_id") != cell_id:
+        raise formats.FormatError(path, f"the re-run of cell {data.get('cell_id')!r}, not of {cell_id!r}")
+    setting, value = vocabulary.MATMUL_PRECISION_SETTING
+    settings = data.get("settings")
+    if not isinstance(settings, dict) or settings.get(setting) != value:
+        found = settings.get(setting) if isinstance(settings, dict) else None
+        raise formats.FormatError(path, f"does not record a re-run at {setting}={value} (it says {found!r})")
     cases = data.get("cases")
     if not isinstance(cases, dict) or not all(isinstance(outcome, dict) and isinstance(outcome.get("status"), str)
                                               for outcome in cases.values()):
@@ -504,7 +564,8 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
         problems += _history(path, records)
         problems += _expected(path, records, expected)
     return CellReading(run_id=run, cell_id=cell_id, path=path, records=records, done=done, expected=expected,
-                       problems=tuple(problems), mismatches=tuple(identity_problems(path, cell_id, records, done)),
+                       problems=tuple(problems),
+                       mismatches=tuple(identity_problems(path, cell_id, records, done, machine)),
                        machine=machine, precision=precision)
 
 
@@ -699,9 +760,9 @@ def freeze_versions(text: str) -> dict[str, str]:
 
 
 def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
-                      done: dict[str, Any] | None) -> list[str]:
-    """One line per disagreement between the cell id, its done marker, its freeze and its records on what the cell
-    is (jax, jaxlib, flax, python, a source's build)."""
+                      done: dict[str, Any] | None, machine: Mapping[str, Any] | None = None) -> list[str]:
+    """One line per disagreement between the cell id, its done marker, its freeze, its machine file and its records
+    on what the cell is (jax, jaxlib, flax, python, a source's build; machine_problems for the stack)."""
     found = []
     if done is not None and done.get("cell_id") not in (None, cell_id):
         found.append(f"{done_marker(path)}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
@@ -739,7 +800,7 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
         if wrong:
             found.append(f"{where}: the record names {', '.join(wrong)}")
             break  # one line per cell: the first record that disagrees names it
-    return found
+    return found + machine_problems(path, cell_id, machine, records, claims)
 
 
 def _same(installed: str, claim: str) -> bool:

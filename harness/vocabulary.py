@@ -13,7 +13,7 @@ this module does not know is UNKNOWN: never passing, never safe.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 # --- statuses ---------------------------------------------------------------------------------------------------
@@ -122,6 +122,41 @@ OUT_OF_MEMORY = ("out of device memory (RESOURCE_EXHAUSTED): says nothing of the
 def is_out_of_memory(reason: object) -> bool:
     """Whether a case's reason says it ran out of device memory."""
     return isinstance(reason, str) and reason.startswith(OUT_OF_MEMORY)
+
+
+#: pytest's report text for a strict xfail that passed: the start of a `failed` record's error message (its last error
+#: line, harness.cell.recording) when a project's own strict xfail passed.
+STRICT_XPASS_MARK = "[XPASS(strict)]"
+
+
+def is_strict_xpass(status: object, error_type: object, error_message: object) -> bool:
+    """Whether a record is a project's strict xfail that passed: `failed` with no exception, its message pytest's
+    '[XPASS(strict)] ...'. That fails its CI, so after an xfail it is a regression (reports.verdicts.compare)."""
+    return (status == FAILED and not (isinstance(error_type, str) and error_type)
+            and isinstance(error_message, str) and error_message.lstrip().startswith(STRICT_XPASS_MARK))
+
+
+#: The setting of an accelerator cell's re-run at the highest matmul precision (harness.host.precision): a
+#: precision file (harness.results) that does not record it explains nothing.
+MATMUL_PRECISION_SETTING = ("JAX_DEFAULT_MATMUL_PRECISION", "highest")
+#: What a failed tolerance check raises (numpy.testing's assert_allclose, a plain assert).
+ASSERTION = "AssertionError"
+
+
+def is_precision_candidate(status: object, error_type: object) -> bool:
+    """Whether a final record is one the re-run at the highest matmul precision takes: a failed assertion, the only
+    failure a lower matmul precision can explain (harness.host.precision re-runs these, reports.verdicts.divergence
+    names a divergence by the re-run only for these)."""
+    return status == FAILED and error_type == ASSERTION
+
+
+def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
+    """The plugin and pjrt distributions ('jax-cuda12-plugin') whose version is not jaxlib's, computed from the
+    versions themselves (a machine file's own list of them is never trusted); libtpu versions differently: left
+    out. A jaxlib that is not named makes every such distribution a mismatch: nothing shows it is jaxlib's."""
+    jaxlib = distributions.get("jaxlib")
+    return sorted(str(name) for name, version in distributions.items()
+                  if str(name).startswith("jax-") and (not isinstance(jaxlib, str) or version != jaxlib))
 
 
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge

@@ -31,8 +31,8 @@ with the verdict:
   stdout: the workflow takes no body as no verdict either.
 
 Flaky cases (attempts that disagreed) of either run are listed in the body, whatever the answer, and so is the
-coverage of each cell of the current run whose devices left cases out ('19 of 103 (80 need 8 devices)'): a verdict
-on 19 cases is not one on 103. A cell that ran every case its devices allow is not listed.
+coverage of each cell of the current run that left cases out, for its devices or an API it lacks ('19 of 103 (80
+need 8 devices)'): a verdict on 19 cases is not one on 103. A cell that ran every case it collected is not listed.
 
 The scheduled workflow (.github/workflows/matrix.yml) files or updates its tracking issue on 1 and 2, closes it on
 0, and touches it on nothing else.

@@ -429,3 +429,39 @@ def test_the_gpu_page_shows_every_stored_accelerator_run_with_its_provenance_and
            "compared, 1 divergent." in shown
     assert "test_stacked_layers_match_a_float32_numpy_reference[1]`: failed AssertionError" in shown
     assert "**default matmul precision**" in shown
+
+
+def _promises() -> str:
+    """docs/upgrade.md's section 'What each answer promises'."""
+    page = (DOCS / "upgrade.md").read_text(encoding="utf-8")
+    start = page.index("### What each answer promises")
+    return page[start:page.index("\n#", start + 1)]
+
+
+def test_each_coverage_line_upgrade_md_promises_is_the_first_line_compare_prints() -> None:
+    from compare_fakes import cases, compare, frame
+
+    from reports.views.compare_render import render_text
+
+    def short(needed: int, *names: str) -> list[tuple[str, str, dict[str, object]]]:
+        return [(name, "not_applicable", {"reason": vocabulary.devices_reason(needed, 1), "devices_needed": needed,
+                                          "device_count": 1}) for name in names]
+
+    absent = ("e", "not_applicable", {"reason": "jax.shard_map is absent"})
+    situations = [
+        (cases("a", "b"), cases("a", "b")),
+        (cases("a", "b", "c", "d") + short(2, "e", "f", "g"), cases("a", "b", "c", "d") + short(2, "e", "f", "g")),
+        ([*cases("a"), absent], [*cases("a"), ("e", "failed", {})]),
+        (cases("a", "b", "e"), cases("a", "b") + short(8, "e")),
+    ]
+    rows = [line for line in _promises().splitlines() if line.startswith("| ") and "`" in line]
+    said = [line.rsplit("| `", 1)[1].removesuffix("` |") for line in rows]
+    printed = [render_text(compare(frame(before, after), "r1", "r2")).splitlines()[0] for before, after in situations]
+    assert said == printed
+
+
+def test_the_promises_name_every_cause_a_coverage_line_counts() -> None:
+    promises = _promises()
+    for words in ("need 2 devices", "could not run in the baseline", "needs an API it lacks",
+                  "could not run in the candidate", "`compare.json`", "`coverage`"):
+        assert words in promises, words

@@ -130,3 +130,16 @@ def test_a_probe_missing_a_collected_case_does_not_work_and_says_why(tmp_path: P
     judged = frontier_judge.judge(path, True, SMOKE)
     assert (judged.verdict, judged.works) == (compat.UNACCOUNTED, False)
     assert "1 of 2 expected case(s) have no record: a::test_other" in judged.cause
+
+
+def test_a_stored_probe_works_only_when_its_flag_and_its_verdict_both_say_so() -> None:
+    assert frontier_judge.probe_works({"works": True, "verdict": "works_with_warnings"})
+    assert frontier_judge.probe_works({"works": True, "verdict": None})  # a probe stored before verdicts
+    assert not frontier_judge.probe_works({"works": True, "verdict": "broken"})
+    assert not frontier_judge.probe_works({"works": "yes", "verdict": "works"})
+
+
+def test_the_deciding_probe_of_a_pair_is_a_failing_one_of_the_highest_standing() -> None:
+    good, bad = {"works": True, "verdict": "works"}, {"works": False, "verdict": "partial"}
+    assert frontier_judge.deciding_probe([good, bad]) is bad and frontier_judge.deciding_probe([bad, good]) is bad
+    assert frontier_judge.deciding_probe([bad, {**good, "corpus": True}])["works"] is True

@@ -443,3 +443,25 @@ def test_a_folder_named_like_a_results_file_is_one_line_not_a_traceback(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "jax0.9.2-flax0.12.8-py3.11.jsonl: a folder, not a results file" in err
     assert "Traceback" not in err
+
+
+def test_compare_of_named_cells_across_device_counts_keeps_its_coverage_in_compare_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness import outputs
+
+    one = f"{CELL}-cpu1"
+    short = record(case_id="fam::mesh", status="not_applicable", reason="needs 8 devices, cell has 1",
+                   devices_needed=8, device_count=1, cell_id=one)
+    write_run(tmp_path, json.dumps(record(run_id=BASE)), json.dumps(record(run_id=BASE, case_id="fam::mesh")),
+              run_id=BASE)
+    path = tmp_path / "results" / RUN / f"{one}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(record(cell_id=one, device_count=1)) + "\n" + json.dumps(short) + "\n")
+    collected(path)
+    path.with_suffix(".done.json").write_text('{"returncode": 0}', encoding="utf-8")
+    assert main(["--out", str(tmp_path), "--compare", f"{BASE}:{CELL}", f"{RUN}:{one}"]) == 0
+    line = "1 of 2 tests judged (1 could not run in the candidate: needs 8 devices)"
+    assert capsys.readouterr().out.splitlines()[0] == f"SAFE: {line}"
+    found = outputs.read_document(tmp_path / "report" / "compare.json", outputs.COMPARE_JSON)
+    assert found["coverage"] == line

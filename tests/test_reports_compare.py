@@ -3,14 +3,19 @@ verdicts, each with the lie it used to tell."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from compare_fakes import case_record, cases, compare, finished, frame
+from record_factory import collected, record
 
-from harness import vocabulary
-from reports.data.load import records_frame
+from harness import results, vocabulary
+from reports.data.load import load, records_frame
+from reports.data.matrix import build_matrix
 from reports.verdicts import compare as compare_module
+from reports.verdicts import compat
 from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError
 from reports.views.compare_render import render_markdown, render_text
 
@@ -462,3 +467,62 @@ def test_cases_absent_for_an_api_leave_the_first_line_as_it_was() -> None:
     assert (found.verdict, found.short, found.coverage) == (SAFE, {}, "")
     assert render_text(found).splitlines()[0] == "SAFE"
     assert "**Coverage:**" not in render_markdown(found)
+
+
+#: A project's strict xfail that passed, as the cell records it (harness.cell.recording: no exception, pytest's text).
+STRICT_XPASS = {"error_type": None, "error_message": "[XPASS(strict)] fails until upstream fixes it"}
+
+
+def test_a_strict_xfail_that_passes_on_the_candidate_is_a_regression_listed_and_unsafe() -> None:
+    found = compare(frame([("a", "xfailed", {}), *cases("b")], [("a", "failed", STRICT_XPASS), *cases("b")]),
+                    "r1", "r2")
+    assert found.verdict == UNSAFE and list(found.regressions["case_id"]) == ["fam::a"]
+    assert "[XPASS(strict)]" in found.regressions["detail"].iloc[0] and "fam::a" in render_text(found)
+
+
+def test_an_xfail_that_still_fails_for_a_real_error_is_no_regression() -> None:
+    failed = {"error_type": "ValueError", "error_message": "[XPASS(strict)] is only quoted here"}
+    found = compare(frame([("a", "xfailed", {}), *cases("b")], [("a", "failed", failed), *cases("b")]), "r1", "r2")
+    assert found.verdict == SAFE and found.regressions.empty
+
+
+def test_a_case_absent_for_an_api_on_the_baseline_and_failing_on_the_candidate_is_listed_and_never_plain_safe() -> None:
+    absent = [("a", "not_applicable", {"reason": "jax.shard_map is absent"})]
+    found = compare(frame(cases("b") + absent, [*cases("b"), ("a", "failed", {"error_type": "ValueError"})]),
+                    "r1", "r2")
+    assert found.verdict == SAFE and list(found.left_out["case_id"]) == ["fam::a"]
+    assert found.coverage == "1 of 2 tests judged (1 could not run in the baseline: needs an API it lacks)"
+    assert render_text(found).splitlines()[0] == f"SAFE: {found.coverage}" and "fam::a" in render_markdown(found)
+    # Both sides with an answer that ran: nothing left out, the first line as it was.
+    steady = compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2")
+    assert (steady.coverage, steady.left_out.empty, render_text(steady).splitlines()[0]) == ("", True, "SAFE")
+
+
+def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_removal_nor_silent() -> None:
+    # The baseline had 8 devices, the candidate 1: its 8-device cases were judged by neither side.
+    found = compare(frame(cases("a", "b", "c"), cases("a") + short_of(8, "b") + [("c", "failed", {})]), "r1", "r2")
+    assert found.removed.empty and list(found.left_out["case_id"]) == ["fam::b"]
+    assert found.coverage == "2 of 3 tests judged (1 could not run in the candidate: needs 8 devices)"
+    assert found.verdict == UNSAFE and list(found.regressions["case_id"]) == ["fam::c"]
+    # The other way round: short on the baseline, failing on the candidate.
+    found = compare(frame(cases("a") + short_of(8, "b"), [*cases("a"), ("b", "failed", {})]), "r1", "r2")
+    assert found.coverage == "1 of 2 tests judged (1 could not run in the baseline: needs 8 devices)"
+    assert found.verdict == SAFE and list(found.left_out["case_id"]) == ["fam::b"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the loader warns of the machine file: said below
+def test_a_machine_file_that_disagrees_keeps_the_compare_from_safe_and_the_cell_from_works(tmp_path: Path) -> None:
+    for run in ("20260101T000000Z-aaaa", "20260102T000000Z-bbbb"):
+        path = results.results_path(tmp_path, run, "jax0.10.2-flax0.12.8-py3.11")
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record(run_id=run, backend="cpu", device_kind="cpu")) + "\n")
+        collected(path)
+        results.done_marker(path).write_text(json.dumps({"cell_id": "jax0.10.2-flax0.12.8-py3.11"}))
+        stack = {"backend": "gpu" if run.endswith("bbbb") else "cpu", "devices": [], "distributions": {}}
+        results.write_machine(path, "jax0.10.2-flax0.12.8-py3.11", {"jax": stack})
+    loaded = load(tmp_path / "results", all_runs=True)
+    found = compare_module.compare(loaded.records, "20260101T000000Z-aaaa", "20260102T000000Z-bbbb", loaded.cells)
+    assert found.verdict == INCONCLUSIVE and "backend gpu, but the records ran on cpu" in found.reason
+    verdicts = compat.verdicts(build_matrix(loaded.records, loaded.cells)).set_index("run_id")
+    assert verdicts.at["20260101T000000Z-aaaa", "verdict"] == compat.WORKS
+    assert verdicts.at["20260102T000000Z-bbbb", "verdict"] == compat.UNACCOUNTED

@@ -55,20 +55,23 @@ def test_the_h200_gpu_and_cpu_cells_read_their_coverage_in_separate_columns() ->
     assert layout.loc["0.12.10"].tolist() == [[table.loc[CPU_CELL, "key"]], [table.loc[GPU_CELL, "key"]]]
 
 
-def test_the_gpu_verdict_is_written_with_its_coverage_and_the_8_device_cpu_one_as_before() -> None:
+def test_the_gpu_verdict_and_the_8_device_cpu_one_are_each_written_with_their_coverage() -> None:
     table = h200_verdicts()
     assert compat.describe(table.loc[GPU_CELL]).endswith(
         "(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)")
-    assert compat.describe(table.loc[CPU_CELL]) == "works for current code: 14 changes break older code"
+    # The CPU cell lacks an API four cases need: its works-tier verdict stands on 99 cases, and says so.
+    assert compat.describe(table.loc[CPU_CELL]) == ("works for current code: 14 changes break older code (on 99 of "
+                                                    "103 cases: 4 need an API this cell lacks)")
 
 
-def test_the_h200_pages_write_the_gpu_verdict_with_its_coverage_and_the_cpu_one_as_before() -> None:
+def test_the_h200_pages_write_each_verdict_with_its_coverage() -> None:
     matrix = h200_matrix()
     note = "(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)"
     text = render_markdown(matrix)
     grid = text[text.index("## Compatibility") : text.index("## Legend")]
     header, _, row = [line for line in grid.splitlines() if line.startswith("|")][:3]
-    assert "0.11.2 (gpu)" in header and row.count(note) == 1 and row.count("(on ") == 1
+    assert "0.11.2 (gpu)" in header and row.count(note) == 1 and row.count("(on ") == 2
+    assert row.count("(on 99 of 103 cases: 4 need an API this cell lacks)") == 1
     page = render_html(matrix)
     assert page.count(note) >= 1 and "0.11.2 (gpu)" in page
 
@@ -110,12 +113,15 @@ def test_a_reason_alone_is_not_a_device_count() -> None:
     assert coverage == Coverage(ran=1, collected=2, absent=1)
 
 
-def test_short_cells_names_the_h200_gpu_cell_with_its_coverage() -> None:
-    assert short_cells(h200_matrix()) == {GPU_CELL: "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)"}
+def test_short_cells_names_both_h200_cells_with_their_coverage() -> None:
+    assert short_cells(h200_matrix()) == {CPU_CELL: "99 of 103 (4 need an API this cell lacks)",
+                                          GPU_CELL: "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)"}
 
 
-def test_short_cells_leaves_out_a_cell_that_lacks_only_an_api_and_names_one_short_of_devices() -> None:
+def test_short_cells_leaves_out_a_cell_that_ran_everything_and_names_one_short_of_an_api_or_devices() -> None:
+    assert short_cells(matrix_of(record(), record(case_id="fam::test_b"))) == {}
     assert short_cells(matrix_of(record(), record(case_id="fam::test_b", status="not_applicable",
-                                                  reason="jax.sharding.use_mesh is absent"))) == {}
+                                                  reason="jax.sharding.use_mesh is absent"))) == {
+        "jax0.10.2-flax0.12.8-py3.11": "1 of 2 (1 needs an API this cell lacks)"}
     assert short_cells(matrix_of(record(), short(8, case="fam::test_b"))) == {"jax0.10.2-flax0.12.8-py3.11":
                                                                                "1 of 2 (1 needs 8 devices)"}

@@ -12,7 +12,7 @@ from harness.results import CellFiles, write_precision
 from reports.build import build_report
 from reports.data.load import load
 from reports.data.matrix import Matrix, build_matrix
-from reports.verdicts import divergence
+from reports.verdicts import compat, divergence
 from tests.record_factory import RUN, collected, record
 
 GPU = "jax0.11.2-flax0.12.10-py3.12-cuda13-installed"
@@ -105,3 +105,31 @@ def test_both_pages_show_the_divergence_with_its_cause(tmp_path: Path, highest: 
     assert "## Accelerator vs CPU" in markdown and f"**{label}**" in markdown
     assert 'id="divergence"' in html and f"<strong>{label}</strong>" in html
     assert "Not equal to tolerance" in markdown and "Not equal to tolerance" in html
+
+
+def test_a_re_run_of_a_failure_that_was_no_assertion_explains_nothing(tmp_path: Path) -> None:
+    # The harness re-runs failed assertions only: a ValueError the file claims mended is not the precision's.
+    gpu = [outcome(GPU, "test_logits[1]", "failed", "ValueError", backend="gpu")]
+    cpu = [outcome(CPU, "test_logits[1]", "passed")]
+    shown = matrix(tree(tmp_path, gpu, cpu, {"model::test_logits[1]": {"status": "passed", "error_type": None}}))
+    (row,) = divergence.table(shown).to_dict("records")
+    assert row["label"] == divergence.UNEXPLAINED and row["highest_outcome"] is None
+
+
+@pytest.mark.parametrize(("cell", "settings"), [
+    ("jax0.11.2-flax0.12.10-py3.12-cuda12-installed", {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}),  # another's
+    (GPU, {}),  # no precision recorded
+    (GPU, {"JAX_DEFAULT_MATMUL_PRECISION": "default"}),  # at another precision
+])
+def test_a_re_run_file_that_is_not_this_cells_at_the_highest_precision_is_unexplained_and_unaccounted(
+        tmp_path: Path, cell: str, settings: dict[str, str]) -> None:
+    out = logits_tree(tmp_path, "passed")
+    path = CellFiles(out, RUN, GPU).precision
+    document = json.loads(path.read_text())
+    path.write_text(json.dumps({**document, "cell_id": cell, "settings": settings}))
+    shown = matrix(out)
+    (row,) = divergence.table(shown).to_dict("records")
+    assert row["label"] == divergence.UNEXPLAINED
+    gpu = shown.cells[shown.cells["cell_id"] == GPU].iloc[0]
+    assert any(f"{GPU}.precision.json" in line for line in gpu["unaccounted"])
+    assert compat.verdicts(shown).set_index("cell_id").at[GPU, "verdict"] == compat.UNACCOUNTED

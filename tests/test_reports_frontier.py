@@ -109,3 +109,22 @@ def test_the_html_grid_shows_the_requirement_and_lists_the_whole_lines_under_it(
     assert "gathers::test_take" in lines and '<div class="frontier-scroll">' in grid
     release["requirement"] = "# flax 0.10.2: no jax release passes the whole corpus"
     assert "<code>none</code>" in frontier.html_fragment(data)
+
+
+def test_a_pair_probed_working_once_and_failing_once_shows_broken_whatever_the_order() -> None:
+    release = {"row": {"works_from": "0.7.0", "works_to": "0.9.0", "holes": ""}}
+    good = {"jax": "0.8.0", "works": True, "verdict": "works", "cell": "c-good", "cause": ""}
+    bad = {"jax": "0.8.0", "works": False, "verdict": "broken", "cell": "c-bad", "cause": "TypeError: x"}
+    for probes in ([good, bad], [bad, good]):
+        assert frontier.mark({**release, "probes": probes}, "0.8.0").symbol == frontier.BROKEN
+    assert frontier.mark({**release, "probes": [good]}, "0.8.0").symbol == frontier.WORKS
+
+
+def test_a_probe_whose_works_flag_and_verdict_disagree_shows_broken_and_the_whole_corpus_word_stands() -> None:
+    release = {"row": {"works_from": "", "works_to": "", "holes": ""}}
+    torn = {"jax": "0.8.0", "works": True, "verdict": "broken", "cell": "c", "cause": "TypeError: x"}
+    assert frontier.mark({**release, "probes": [torn]}, "0.8.0").symbol == frontier.BROKEN
+    # A core probe that failed is overruled by the whole corpus's working word, never the other way round.
+    core = {"jax": "0.8.0", "works": False, "verdict": "broken", "cell": "core", "cause": "x", "corpus": False}
+    whole = {"jax": "0.8.0", "works": True, "verdict": "works", "cell": "whole", "cause": "", "corpus": True}
+    assert frontier.mark({**release, "probes": [whole, core]}, "0.8.0").symbol == frontier.WORKS

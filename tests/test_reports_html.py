@@ -293,3 +293,9 @@ def test_the_cells_table_shows_the_stack_a_cell_recorded() -> None:
 def test_a_cells_table_without_a_machine_file_has_no_stack_column() -> None:
     cells = render_html(matrix_of(record()))
     assert ">stack</th>" not in cells[cells.index('id="T_cells"') :]
+
+
+def test_a_cell_that_lacks_an_api_shows_its_verdict_with_its_coverage_and_one_that_ran_all_without() -> None:
+    absent = record(case_id="fam::b", status="not_applicable", reason="jax.sharding.use_mesh is absent")
+    assert "(on 1 of 2 cases: 1 needs an API this cell lacks)" in render_html(matrix_of(record(), absent))
+    assert "(on " not in render_html(matrix_of(record(), record(case_id="fam::b")))

@@ -172,7 +172,8 @@ def test_new_verdicts_read_as_words_with_their_detail_and_the_legend_gives_each_
     matrix.results["change_name"] = "jax 0.9: make_mesh"
     text = render_markdown(matrix)
     compat = text[text.index("## Compatibility") : text.index("## Causes")]
-    assert table_rows(compat)[2][1:] == ["[c1 ❔ no evidence](#col-c1)",
+    assert table_rows(compat)[2][1:] == ["[c1 ❔ no evidence](#col-c1) (on 0 of 1 cases: 1 needs an API this cell "
+                                         "lacks)",
                                          "[c2 ☑️ works for current code](#col-c2) 1 change breaks older code"]
     assert "- ☑️ **works for current code** (`works_for_current_code`): only documented changes fail" in compat
     assert compat.count("\n- ") == len(VERDICTS)  # one legend line per token
@@ -211,9 +212,12 @@ def test_a_cell_short_of_devices_shows_its_verdict_with_its_coverage() -> None:
     assert table_rows(compat)[2][1] == "[c1 ✅ works](#col-c1) (on 1 of 2 cases: 1 needs 8 devices)"
 
 
-def test_a_cell_absent_an_api_only_shows_its_verdict_as_before() -> None:
+def test_a_cell_absent_an_api_writes_works_with_its_coverage_and_one_that_ran_everything_as_before() -> None:
     absent = record(case_id="fam::b", status="not_applicable", reason="jax.sharding.use_mesh is absent")
     text = render_markdown(matrix_of(record(), absent))
+    compat = text[text.index("## Compatibility") : text.index("## Legend")]
+    assert table_rows(compat)[2][1] == "[c1 ✅ works](#col-c1) (on 1 of 2 cases: 1 needs an API this cell lacks)"
+    text = render_markdown(matrix_of(record(), record(case_id="fam::b")))
     compat = text[text.index("## Compatibility") : text.index("## Legend")]
     assert table_rows(compat)[2][1] == "[c1 ✅ works](#col-c1)"
 

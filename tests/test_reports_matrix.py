@@ -183,7 +183,7 @@ def test_pivot_of_all_families_is_indexed_by_family_and_case() -> None:
     assert list(pivot(matrix, "status").index) == [("x", "t"), ("y", "t")]
 
 
-def test_pivot_of_all_families_agrees_with_each_family_and_keeps_the_last_of_a_shared_name() -> None:
+def test_pivot_of_all_families_agrees_with_each_family_and_gives_a_shared_name_two_rows() -> None:
     matrix = matrix_of(
         record("0.4.38", case_id="fam::a", duration_s=1.0), record("0.10.2", case_id="fam::b", duration_s=2.0),
         record("0.10.2", case_id="fam::a", status="failed"), record("0.10.2", case_id="a", family="fam",
@@ -195,10 +195,23 @@ def test_pivot_of_all_families_agrees_with_each_family_and_keeps_the_last_of_a_s
         for family in ("fam", "other"):
             pd.testing.assert_frame_equal(whole.loc[family].infer_objects(), pivot(matrix, column, family)
                                           .infer_objects(), check_names=False, check_dtype=False)
-    # 'fam::a' and a bare 'a' share the name 'a' in c2: one of them is shown, the same as in the family's pivot.
-    assert pivot(matrix, "status").loc[("fam", "a"), "c2"] in {"failed", "error"}
+    # 'fam::a' and a bare 'a' would both read 'a': each keeps a row of its own, named by its whole id.
+    assert pivot(matrix, "status").loc[("fam", "fam::a"), "c2"] == "failed"
+    assert pivot(matrix, "status").loc[("fam", "a"), "c2"] == "error"
     assert pivot(matrix, "duration_s").loc[("fam", "b"), "c2"] == 2.0
     assert pd.isna(pivot(matrix, "duration_s").loc[("other", "z"), "c1"])
+
+
+def test_a_failing_family_case_and_a_passing_bare_one_of_its_name_never_share_a_row() -> None:
+    # The failure is shown in its own row whatever order the records come in; a name alone in its family is short.
+    for first, second in ((("fam::test_x", "failed"), ("test_x", "passed")),
+                          (("test_x", "passed"), ("fam::test_x", "failed"))):
+        matrix = matrix_of(*(record(case_id=case, family="fam", status=status) for case, status in (first, second)),
+                           record(case_id="fam::test_y", family="fam"))
+        shown = pivot(matrix, "status")
+        assert shown.loc[("fam", "fam::test_x"), "c1"] == "failed" and shown.loc[("fam", "test_x"), "c1"] == "passed"
+        assert pivot(matrix, "status", "fam").loc["fam::test_x", "c1"] == "failed"
+        assert ("fam", "test_y") in shown.index
 
 
 def test_warned_pass_is_shown_as_deprecated() -> None:
@@ -271,3 +284,12 @@ def test_a_plugin_of_another_version_than_jaxlib_is_named_first() -> None:
                           "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.1"}}}
     assert stack_notes(mismatched) == ["MISMATCH: jax-cuda13-plugin 0.11.1 with jaxlib 0.11.2",
                                        "NVIDIA H200, compute capability 9.0", "matmul precision highest"]
+
+
+def test_a_plugin_mismatch_is_computed_from_the_versions_never_read_from_the_files_own_list() -> None:
+    hidden = {"jax": {**H200_MACHINE["jax"], "mismatched": [],
+                      "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.1"}}}
+    assert stack_notes(hidden)[0] == "MISMATCH: jax-cuda13-plugin 0.11.1 with jaxlib 0.11.2"
+    invented = {"jax": {**H200_MACHINE["jax"], "mismatched": ["jax-cuda13-plugin"],
+                        "distributions": {"jaxlib": "0.11.2", "jax-cuda13-plugin": "0.11.2"}}}
+    assert not any(note.startswith("MISMATCH") for note in stack_notes(invented))

@@ -297,7 +297,7 @@ def write_short_run(out: Path, run_id: str, cell: str, have: int) -> Path:
     return out
 
 
-def test_a_clean_night_states_the_coverage_of_each_cell_its_devices_left_cases_out(
+def test_a_clean_night_states_the_coverage_of_each_cell_that_left_cases_out(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gpu = "jax0.4.38-flax0.10.2-py3.11-cuda13"
     for out, run_id in ((tmp_path / "a", PREVIOUS), (tmp_path / "b", CURRENT)):
@@ -305,7 +305,7 @@ def test_a_clean_night_states_the_coverage_of_each_cell_its_devices_left_cases_o
         write_short_run(out, run_id, gpu, have=1)
     code, body = run(tmp_path, capsys)
     assert code == 0 and body.startswith("No regressions against the previous scheduled run")
-    assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body and "devices left cases out in 1 cell(s)" in body
+    assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body and "cases were left out in 1 cell(s)" in body
     assert f"`{CELL}`" not in body, "the 8-device cell ran everything: not listed"
 
 
@@ -327,3 +327,32 @@ def test_a_regressed_night_states_the_coverage_too(tmp_path: Path, capsys: pytes
     code, body = run(tmp_path, capsys)
     assert code == 1 and body.startswith("**Regressed:** 1 case(s)")
     assert f"- `{gpu}`: 1 of 2 (1 needs 8 devices)" in body
+
+
+def test_a_strict_xfail_passing_tonight_is_a_regression_never_no_regressions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "xfailed", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed", "f::test_y": "passed"},
+              error="[XPASS(strict)] waits for an upstream fix")
+    code, body = run(tmp_path, capsys)
+    assert code == 1 and body.startswith("**Regressed:** 1 case(s)") and "`f::test_x`" in body
+
+
+def test_a_case_not_applicable_last_night_and_failing_tonight_is_never_every_case_judged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(tmp_path / "a", PREVIOUS, {"f::test_x": "not_applicable", "f::test_y": "passed"})
+    write_run(tmp_path / "b", CURRENT, {"f::test_x": "failed", "f::test_y": "passed"})
+    code, body = run(tmp_path, capsys)
+    assert code == 0 and "every case was judged" not in body
+    assert body.startswith("No regressions against the previous scheduled run on the cases judged: every cell of "
+                           "both runs finished, 1 of 2 tests judged (1 could not run in the baseline: needs an API "
+                           "it lacks).")
+    assert "| `f::test_x` | not_applicable | failed |" in body
+
+
+def test_a_cell_that_lacks_an_api_some_cases_need_is_listed_with_its_coverage(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for out, run_id in ((tmp_path / "a", PREVIOUS), (tmp_path / "b", CURRENT)):
+        write_run(out, run_id, {"f::test_x": "passed", "f::test_y": "not_applicable"})
+    code, body = run(tmp_path, capsys)
+    assert code == 0 and f"- `{CELL}`: 1 of 2 (1 needs an API this cell lacks)" in body

@@ -218,6 +218,16 @@ def test_a_resumed_run_adds_to_the_collection_and_a_newer_one_is_refused(tmp_pat
         results.read_collection(path)
 
 
+def test_another_cells_collection_is_refused_and_leaves_the_cell_unaccounted(tmp_path: Path) -> None:
+    path = good(tmp_path)
+    assert results.read_cell(path).accounted  # its own collection: every expected case recorded
+    results.write_collection(path, "jax0.9.2-flax0.12.8-py3.11", [])  # another's, empty: nothing would be missing
+    with pytest.raises(results.formats.FormatError, match=r"the collection of cell 'jax0\.9\.2-flax0\.12\.8-py3\.11'"):
+        results.read_collection(path)
+    reading = results.read_cell(path)
+    assert not reading.accounted and reading.expected is None
+
+
 def test_the_results_module_imports_nothing_but_the_standard_library_and_its_siblings() -> None:
     import ast
 
@@ -297,7 +307,15 @@ def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("text", "said"), [
     ('{"schema_version": 2, "cases": {}}', "precision schema 2"),
-    ('{"schema_version": 1, "cases": {"m::t": "passed"}}', "each with a status"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, '
+     '"cases": {"m::t": "passed"}}', "each with a status"),
+    # Another cell's re-run, or one that does not say it ran at the highest precision, explains nothing here.
+    ('{"schema_version": 1, "cell_id": "other", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "highest"}, '
+     '"cases": {}}', "the re-run of cell 'other', not of 'c'"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {}, "cases": {}}',
+     "does not record a re-run at JAX_DEFAULT_MATMUL_PRECISION=highest"),
+    ('{"schema_version": 1, "cell_id": "c", "settings": {"JAX_DEFAULT_MATMUL_PRECISION": "high"}, "cases": {}}',
+     "it says 'high'"),
     ("[]", "not a precision file"),
 ])
 def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_path: Path, text: str,
@@ -309,3 +327,49 @@ def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_pat
         results.read_precision(path)
     reading = results.read_cell(path)
     assert not reading.accounted and reading.precision is None
+
+
+def machine_of(cell: str = CELL, **jax: object) -> dict[str, object]:
+    """The machine file of a CPU cell of jax 0.10.2, as harness.cell.stack writes it, with `jax` overriding."""
+    asked = {"backend": "cpu", "devices": [{"kind": "cpu"}], "distributions": {"jax": "0.10.2", "jaxlib": "0.10.2"},
+             "mismatched": [], **jax}
+    return {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": cell, "jax": asked, "nvidia_smi": None,
+            "settings": {}, "x64": False, "matmul_precision": None}
+
+
+def machined(tmp_path: Path, machine: dict[str, object]) -> Path:
+    path = write(tmp_path, json.dumps(record(backend="cpu", device_kind="cpu")),
+                 json.dumps(record(case_id="fam::test_b", backend="cpu", device_kind="cpu")))
+    results.freeze_path(path).write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
+    results.machine_path(path).write_text(json.dumps(machine))
+    return path
+
+
+def test_a_machine_file_that_agrees_with_the_cell_its_freeze_and_its_records_leaves_it_usable(tmp_path: Path) -> None:
+    reading = results.read_cell(machined(tmp_path, machine_of()))
+    assert reading.accounted and reading.machine is not None
+
+
+@pytest.mark.parametrize(("machine", "said"), [
+    (machine_of(cell="jax0.9.2-flax0.12.8-py3.11"), "the stack of cell 'jax0.9.2-flax0.12.8-py3.11'"),
+    (machine_of(distributions={"jax": "0.9.2", "jaxlib": "0.10.2"}), "jax 0.9.2, but the cell is jax 0.10.2"),
+    (machine_of(distributions={"jax": "0.10.2", "jaxlib": "0.9.2"}), "jaxlib 0.9.2, but the cell is jaxlib 0.10.2"),
+    # The writer's own list says nothing is mismatched; the versions say the plugin is not jaxlib's.
+    (machine_of(distributions={"jax": "0.10.2", "jaxlib": "0.10.2", "jax-cuda12-plugin": "0.9.2"}),
+     "jax-cuda12-plugin 0.9.2 does not match jaxlib 0.10.2"),
+    (machine_of(backend="gpu"), "backend gpu, but the records ran on cpu"),
+    (machine_of(devices=[{"kind": "NVIDIA H200"}]), "devices NVIDIA H200, but the records ran on cpu"),
+])
+def test_a_machine_file_that_disagrees_makes_its_cell_unusable(tmp_path: Path, machine: dict[str, object],
+                                                               said: str) -> None:
+    reading = results.read_cell(machined(tmp_path, machine))
+    assert reading.unusable and any(said in line for line in reading.mismatches), reading.mismatches
+
+
+@pytest.mark.parametrize("jax", ['"cpu"', '{"distributions": {"jax": 1}}', '{"devices": ["cpu"]}'])
+def test_a_machine_file_not_shaped_as_written_is_one_line_and_its_cell_unaccounted(tmp_path: Path, jax: str) -> None:
+    path = good(tmp_path)
+    results.machine_path(path).write_text(f'{{"schema_version": 1, "cell_id": "{CELL}", "jax": {jax}}}')
+    with pytest.raises(results.formats.FormatError, match="not a machine file"):
+        results.read_machine(path)
+    assert not results.read_cell(path).accounted

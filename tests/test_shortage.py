@@ -80,6 +80,34 @@ def test_the_patterns_are_one_data_file_with_a_count_in_each() -> None:
     assert shortage.PATTERNS == Path(shortage.__file__).with_name("shortage.toml")
 
 
+@pytest.mark.parametrize("message", [
+    "compiling computation that requires 9 logical devices, but only 8 XLA devices are available (num_replicas=9, "
+    "num_partitions=1)",
+    "compiling a primitive computation `while` that requires 4 replicas, but only 2 XLA devices are available on "
+    "backend cpu.",
+])
+def test_pmap_in_its_other_wordings_asks_for_its_replicas(message: str) -> None:
+    assert shortage.devices_asked("ValueError", message) in (4, 9)
+
+
+@pytest.mark.parametrize("message", [
+    # A test's own ValueError quoting jax's words inside its message: a failure, never a device shortage.
+    "expected the sharded result; got: Number of devices 1 must be >= the product of mesh_shape (1, 8)",
+    "Number of devices 1 must be >= the product of mesh_shape (1, 8) was not raised by my_fixture",
+    "bad config (requires 8 replicas, but only 1 XLA devices are available)",
+    "note: compiling computation that requires 8 replicas, but only 1 XLA devices are available.",
+])
+def test_jaxs_words_inside_another_valueerror_ask_for_nothing(message: str) -> None:
+    assert shortage.devices_asked("ValueError", message) is None
+    assert not any(re.search(p.as_raised(), f"ValueError: {message}") for p in shortage.patterns())
+
+
+def test_only_the_first_line_of_the_exception_is_read() -> None:
+    jax_said = "Number of devices 1 must be >= the product of mesh_shape (1, 2)"
+    assert shortage.devices_asked("ValueError", f"{jax_said}\nmore context") == 2
+    assert shortage.devices_asked("ValueError", f"my own error\n{jax_said}") is None
+
+
 @pytest.mark.parametrize(("jax", "message"), MAKE_MESH + CREATE_DEVICE_MESH_SHORT + PMAP)
 def test_each_error_as_raised_is_matched_by_one_pattern(jax: str, message: str) -> None:
     """As pytest-rerunfailures writes an exception ('ValueError: <message>'), which the runner does not retry."""

@@ -155,3 +155,16 @@ def test_enough_devices_an_unsaid_count_or_another_status_is_no_shortage() -> No
     assert not vocabulary.is_short_of_devices("not_applicable", None, 1)
     assert not vocabulary.is_short_of_devices("failed", 8, 1)
     assert not vocabulary.is_short_of_devices("not_applicable", True, 0)
+
+
+def test_a_strict_xpass_is_a_failed_record_without_exception_whose_message_is_pytests() -> None:
+    assert vocabulary.is_strict_xpass("failed", None, "[XPASS(strict)] fixed upstream")
+    assert not vocabulary.is_strict_xpass("failed", "AssertionError", "[XPASS(strict)] quoted")
+    assert not vocabulary.is_strict_xpass("failed", None, "assert 1 == 2 [XPASS(strict)]")
+    assert not vocabulary.is_strict_xpass("xpassed", None, "[XPASS(strict)] fixed upstream")
+
+
+def test_only_a_failed_assertion_is_a_precision_candidate() -> None:
+    assert vocabulary.is_precision_candidate("failed", "AssertionError")
+    assert not vocabulary.is_precision_candidate("failed", "ValueError")
+    assert not vocabulary.is_precision_candidate("error", "AssertionError")

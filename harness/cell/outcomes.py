@@ -12,7 +12,7 @@ from harness.cell.shortage import devices_asked
 #: pytest-timeout's failure message starts with this.
 TIMEOUT_MARK = "Timeout (>"
 #: pytest's report text for a strict xfail that passed.
-STRICT_XPASS_MARK = "[XPASS(strict)]"
+STRICT_XPASS_MARK = vocabulary.STRICT_XPASS_MARK
 #: In the report text of every case of a cell that cannot run cases (its backend does not start, its jax or flax do
 #: not import): retrying such a case is pointless.
 CELL_UNUSABLE_MARK = CellUnusable.__name__

@@ -1,5 +1,8 @@
 """jax's own too-few-devices errors, read from one data file (shortage.toml): how many devices an error asked for.
 
+Anchored: a pattern matches only the whole first line of an exception of its type, as jax words it at mesh creation
+(or pmap's compile), so a test's own ValueError that quotes such a phrase is a failure, never a device shortage.
+
 A project's test that builds a mesh or a pmap larger than the cell is short of devices, not broken; whether that
 makes it `not_applicable` is decided in harness.cell.outcomes, against the cell's recorded device count.
 """
@@ -30,8 +33,10 @@ class Pattern:
     regex: re.Pattern[str]
 
     def asked(self, error_type: str | None, message: str) -> int | None:
-        """The devices the error asked for, or None when it is not this error."""
-        found = self.regex.search(message) if error_type == self.error_type else None
+        """The devices the error asked for, or None when it is not this error: the pattern must be the whole of the
+        exception's first line (jax's own words), never a phrase inside another message."""
+        lines = message.strip().splitlines()
+        found = self.regex.fullmatch(lines[0].strip()) if error_type == self.error_type and lines else None
         if found is None:
             return None
         groups = found.groupdict()
@@ -40,8 +45,9 @@ class Pattern:
         return math.prod(int(size) for size in re.findall(r"\d+", groups["shape"]))
 
     def as_raised(self) -> str:
-        """A regex for the error as pytest-rerunfailures writes it ('ValueError: <message>')."""
-        return f"{re.escape(self.error_type)}: .*{self.regex.pattern}"
+        """A regex for the error as pytest-rerunfailures writes it ('ValueError: <message>'): jax's words right after
+        the exception's name, to the end of its line."""
+        return f"{re.escape(self.error_type)}: {self.regex.pattern}(?:$|\n)"
 
 
 @functools.cache

@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from harness import vocabulary
+
 #: Distributions that carry jax's compiled backends; each must be jaxlib's version, or jax may not load it.
 _BACKEND_DISTRIBUTION = re.compile(r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*)$", re.I)
 #: The environment variables that change how jax and XLA compute or allocate.
@@ -31,10 +33,9 @@ def distributions() -> dict[str, str]:
 
 
 def mismatched(found: Mapping[str, str]) -> list[str]:
-    """The plugin and pjrt distributions whose version is not jaxlib's (libtpu versions differently: left out)."""
-    jaxlib = found.get("jaxlib")
-    return [name for name, version in found.items()
-            if jaxlib and name.startswith("jax-") and name not in ("jax", "jaxlib") and version != jaxlib]
+    """The plugin and pjrt distributions whose version is not jaxlib's (harness.vocabulary's rule; none without a
+    jaxlib, which the health check reports)."""
+    return vocabulary.plugin_mismatches(found) if found.get("jaxlib") else []
 
 
 def settings(environ: Mapping[str, str]) -> dict[str, str]:

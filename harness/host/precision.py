@@ -25,15 +25,15 @@ from harness.host.runner import Job, run_pytest
 from harness.results import CellFiles, read_records, write_precision
 
 #: The setting the re-run makes, over the cell's environment.
-HIGHEST = (("JAX_DEFAULT_MATMUL_PRECISION", "highest"),)
+HIGHEST = (vocabulary.MATMUL_PRECISION_SETTING,)
 #: What a failed tolerance check raises (numpy.testing's assert_allclose, a plain assert).
-ASSERTION = "AssertionError"
+ASSERTION = vocabulary.ASSERTION
 
 
 def candidates(finals: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The cases whose final record failed an assertion: those a lower matmul precision can explain."""
     return sorted(case_id for case_id, record in finals.items()
-                  if record.get("status") == vocabulary.FAILED and record.get("error_type") == ASSERTION)
+                  if vocabulary.is_precision_candidate(record.get("status"), record.get("error_type")))
 
 
 def applies(cell: Cell, environ: Mapping[str, str] | None = None) -> bool:

@@ -20,7 +20,7 @@ import pandas as pd
 from packaging.version import InvalidVersion, Version
 
 from harness.formats import Source
-from harness.vocabulary import final_record
+from harness.vocabulary import final_record, plugin_mismatches
 from reports.data.load import TIMINGS
 from reports.data.statuses import display_status, ordered
 from reports.data.text import as_text
@@ -238,7 +238,9 @@ def stack_notes(machine: object) -> list[str]:
     notes: list[str] = []
     ask: dict[str, Any] = machine["jax"] if isinstance(machine.get("jax"), dict) else {}
     found: dict[str, Any] = ask["distributions"] if isinstance(ask.get("distributions"), dict) else {}
-    for name in ask.get("mismatched") or []:
+    # Computed from the versions, never read from the file's own list of mismatches.
+    mismatched = plugin_mismatches(found)
+    for name in mismatched:
         notes.append(f"MISMATCH: {name} {found.get(name)} with jaxlib {found.get('jaxlib')}")
     gpus = machine.get("nvidia_smi")
     if isinstance(gpus, list) and gpus:
@@ -250,7 +252,7 @@ def stack_notes(machine: object) -> list[str]:
         if devices and devices[0].get("compute_capability"):
             notes.append(f"{devices[0].get('kind')}, compute capability {devices[0]['compute_capability']}")
     notes += [f"{name} {version}" for name, version in found.items() if name not in ("jax", "jaxlib")
-              and name not in (ask.get("mismatched") or [])]
+              and name not in mismatched]
     settings: dict[str, Any] = machine["settings"] if isinstance(machine.get("settings"), dict) else {}
     notes += [f"{name}={value}" for name, value in settings.items()]
     if machine.get("matmul_precision") and "JAX_DEFAULT_MATMUL_PRECISION" not in settings:
@@ -291,6 +293,18 @@ def case_name(case_id: str, family: str) -> str:
     return case_id[len(prefix):] if case_id.startswith(prefix) else case_id
 
 
+def row_names(pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Each distinct (family, case id)'s row name: its case_name(), unless another case id of its family would
+    read the same (a 'fam::test_x' beside a bare 'test_x'), then its whole case id, so two cases never share a
+    row and one's failure never hides behind the other's pass."""
+    distinct = list(dict.fromkeys(pairs))
+    ids_of: dict[tuple[str, str], set[str]] = {}
+    for family, case_id in distinct:
+        ids_of.setdefault((family, case_name(case_id, family)), set()).add(case_id)
+    return {(family, case_id): case_id if len(ids_of[family, case_name(case_id, family)]) > 1
+            else case_name(case_id, family) for family, case_id in distinct}
+
+
 def pivot(matrix: Matrix, values: str | pd.Series, family: str | None = None) -> pd.DataFrame:
     """Cases (rows) by column keys in version order, of one results column or of a Series aligned with results;
     for one family (rows named by case) or for all (rows named by family and case)."""
@@ -300,10 +314,9 @@ def pivot(matrix: Matrix, values: str | pd.Series, family: str | None = None) ->
     rows = matrix.results.assign(_values=column)
     rows = rows[rows["family"] == family]
     # tolist() first: iterating a string column element by element is many times slower.
-    names = zip(rows["case_id"].tolist(), rows["family"].tolist(), strict=True)
-    rows = rows.assign(case=[case_name(case_id, family) for case_id, family in names])
-    # Two case ids can share a name ('fam::t' and a bare 't'); keep the last rather than refuse the report.
-    rows = rows.drop_duplicates(subset=["case", "key"], keep="last")
+    pairs = list(zip(rows["family"].tolist(), rows["case_id"].tolist(), strict=True))
+    names = row_names(pairs)
+    rows = rows.assign(case=[names[pair] for pair in pairs])
     table = rows.pivot(index=["case"], columns="key", values="_values")
     table = table.reindex(columns=matrix.keys).sort_index()
     table.columns.name = None
@@ -315,12 +328,14 @@ def layout(matrix: Matrix) -> Layout:
     results = matrix.results
     # Per distinct (family, case id), not per result: a case's name is worked out once, however many cells ran it.
     distinct, found = pd.MultiIndex.from_arrays([results["family"], results["case_id"]]).factorize()
-    named = [(str(family), case_name(case_id, family)) for family, case_id in found]
+    pairs = [(str(family), str(case_id)) for family, case_id in found]
+    names = row_names(pairs)
+    named = [(family, names[family, case_id]) for family, case_id in pairs]
     index = pd.MultiIndex.from_tuples(sorted(set(named)), names=["family", "case"])
     row_of = {pair: number for number, pair in enumerate(index)}
     rows = np.array([row_of[pair] for pair in named], dtype=np.intp)[distinct]
     columns = pd.Index(matrix.keys).get_indexer(pd.Index(results["key"])).astype(np.intp)
-    # Two case ids can share a name ('fam::t' and a bare 't'); the last one is shown rather than refuse the report.
+    # Distinct case ids have distinct rows (row_names); two results in one place are one case's, the last shown.
     places = rows * max(len(matrix.keys), 1) + columns
     _, first_from_end = np.unique(places[::-1], return_index=True)
     shown = np.sort(len(places) - 1 - first_from_end).astype(np.intp)

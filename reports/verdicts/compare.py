@@ -14,6 +14,8 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
   or `error`: code that ran before no longer runs), or becomes not applicable (an API it uses is gone), and both
   cells finished. A module that no longer imports (its `mod::<collection>` error) breaks each of that module's
   cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
+  A project's strict xfail that is xfailed on the baseline and fails `[XPASS(strict)]` on the candidate turned its CI
+  red: a regression too.
 - INCONCLUSIVE (2): nothing is proven, and something was not judged. The reason names the cases:
   - a case without an answer on either side (above): `error` on the baseline (whatever the candidate says), `error`
     on the candidate of a case the baseline did not pass, an infrastructure, unknown or conflicting status, or a
@@ -32,7 +34,11 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
 
 A not_applicable case is an answer on either side: passing -> not applicable is a removal (UNSAFE above), not
 applicable -> ran is an API that arrived (nothing the baseline's code did can be lost), and not applicable on both
-sides agrees. Flaky cases on either side (attempts that disagreed) are always listed, whether or not they decide.
+sides agrees. But a case not applicable on one side that fails on the other was judged by neither side, and so is
+a passing case the candidate's devices left out (not a removal: its API is there): each is listed (`left_out`, or
+newly not applicable) and counted out of the coverage, so the verdict is never a plain SAFE ('SAFE: 6 of 7 tests
+judged (1 could not run in the baseline: needs an API it lacks)'). Flaky cases on either side (attempts that
+disagreed) are always listed, whether or not they decide.
 
 UNSAFE wins over INCONCLUSIVE, and the reasons a verdict is also inconclusive are still given. Everything else is
 listed but does not decide: newly deprecated (a clean pass now warns), newly not applicable from a non-pass, fixed
@@ -58,11 +64,14 @@ from harness.vocabulary import (
     COLLECTION_CASE,
     CONFLICTING,
     ERROR,
+    FAILED,
     INFRASTRUCTURE,
     PASSING,
     UNKNOWN,
+    XFAILED,
     is_out_of_memory,
     is_passing,
+    is_strict_xpass,
     status_class,
 )
 from reports.data.matrix import cell_table, collapse
@@ -130,6 +139,11 @@ class Comparison:
     #: they needed ({2: 3}): an answer (nothing to judge on these devices), the verdict judged on the rest.
     cases: int = 0
     short: dict[int, int] = field(default_factory=dict)
+    #: Cases judged by neither side: not applicable on one side, failing on the other (or passing on the baseline
+    #: and short of devices on the candidate), counted by (the side that could not run them, devices needed there or
+    #: None for an API it lacks); listed in `left_out`.
+    one_sided: dict[tuple[str, int | None], int] = field(default_factory=dict)
+    left_out: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COLUMNS))
 
     @property
     def verdict(self) -> str:
@@ -155,12 +169,17 @@ class Comparison:
 
     @property
     def coverage(self) -> str:
-        """'4 of 7 tests judged (3 need 2 devices)' when devices left cases out on both sides; empty otherwise."""
-        if not self.short:
+        """'4 of 7 tests judged (3 need 2 devices, 1 could not run in the baseline: needs an API it lacks)' when
+        devices left cases out on both sides or a case could not run on one side; empty otherwise."""
+        if not self.short and not self.one_sided:
             return ""
-        rest = ", ".join(f"{count} {'needs' if count == 1 else 'need'} {needed} devices"
-                         for needed, count in sorted(self.short.items()))
-        return f"{self.cases - sum(self.short.values())} of {self.cases} tests judged ({rest})"
+        rest = [f"{count} {'needs' if count == 1 else 'need'} {needed} devices"
+                for needed, count in sorted(self.short.items())]
+        rest += [f"{count} could not run in the {side}: {'needs' if count == 1 else 'need'} "
+                 f"{'an API it lacks' if needed is None else f'{needed} devices'}"
+                 for (side, needed), count in self.one_sided.items()]
+        left = sum(self.short.values()) + sum(self.one_sided.values())
+        return f"{self.cases - left} of {self.cases} tests judged ({', '.join(rest)})"
 
     @property
     def slower(self) -> pd.DataFrame:
@@ -234,8 +253,15 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     was_passing = a_class == PASSING
     # Out of device memory (our own parallelism can cause it) says nothing of the case: like any error, not judged.
     starved = _reasons(both, "reason_a").map(is_out_of_memory) | _reasons(both, "reason_b").map(is_out_of_memory)
-    regressed = was_passing & (b_class == BROKEN) & ~starved
-    removed = was_passing & (b_class == ABSENT)
+    # A project's strict xfail that passes now fails its CI: xfailed -> [XPASS(strict)] is a regression too.
+    strict_xpassed = both["status_a"].eq(XFAILED) & pd.Series(
+        [is_strict_xpass(status, kind, message) for status, kind, message in zip(
+            both["status_b"], _reasons(both, "error_type_b"), _reasons(both, "error_message_b"), strict=True)],
+        index=both.index, dtype=bool)
+    regressed = (was_passing & (b_class == BROKEN) | strict_xpassed) & ~starved
+    # A case the candidate's devices left out says nothing of its code: never a removal, but left out (below).
+    short_b = (b_class == ABSENT) & _needed(both, "_b").notna()
+    removed = was_passing & (b_class == ABSENT) & ~short_b
     unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
     # `error` is no answer (the case did not run), but code that ran before and no longer runs is a regression.
@@ -246,6 +272,11 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     flaky_a, flaky_b = _flag(both, "flaky_a"), _flag(both, "flaky_b")
     # Passing on the candidate only after a failing attempt: a regression that shows some of the time.
     retried = was_passing & (b_class == PASSING) & flaky_b
+    # Could not run on one side (not applicable) and ran to a failure on the other, or passed before and the
+    # candidate's devices left it out: judged by neither side, so listed and counted out of the coverage.
+    left_out = ((a_class == ABSENT) & both["status_b"].isin([FAILED, XFAILED])
+                | (a_class == BROKEN) & ~baseline_error & (b_class == ABSENT)
+                | was_passing & short_b)
     candidate = results[(results["run_id"] == side_b[0]) & results["cell_id"].isin([b for _, b in pairs])]
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
     incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
@@ -258,6 +289,9 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     return Comparison(
         cases=len(both) if pairs else 0,
         short=_short_on_both_sides(both, a_class, b_class),
+        one_sided=_one_sided(both, left_out, a_class),
+        # A failure that became not applicable is listed as newly not applicable already.
+        left_out=_pick(both, left_out & (a_class != BROKEN), side=None),
         pairs=pairs,
         regressions=_pick(both, regressed),
         removed=_pick(both, removed),
@@ -292,6 +326,23 @@ def _short_on_both_sides(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Ser
     for needed in needed_b[short].astype(int).tolist():
         counted[needed] = counted.get(needed, 0) + 1
     return dict(sorted(counted.items()))
+
+
+def _needed(both: pd.DataFrame, side: str) -> pd.Series:
+    """A side's devices needed, as numbers (NaN where the record names none: a case not applicable for an API)."""
+    return pd.to_numeric(_reasons(both, f"devices_needed{side}"), errors="coerce")
+
+
+def _one_sided(both: pd.DataFrame, left_out: pd.Series, a_class: pd.Series) -> dict[tuple[str, int | None], int]:
+    """The cases left out on one side only, counted by the side that could not run them and the devices they
+    needed there (None: an API or version that side lacks)."""
+    counted: dict[tuple[str, int | None], int] = {}
+    needed_a, needed_b = _needed(both, "_a"), _needed(both, "_b")
+    for index in both.index[left_out.to_numpy(dtype=bool)]:
+        side, needed = ("baseline", needed_a[index]) if a_class[index] == ABSENT else ("candidate", needed_b[index])
+        key = (side, None if pd.isna(needed) else int(needed))
+        counted[key] = counted.get(key, 0) + 1
+    return dict(sorted(counted.items(), key=lambda item: (item[0][0], item[0][1] or 0)))
 
 
 def _reasons(both: pd.DataFrame, name: str) -> pd.Series:

@@ -114,8 +114,8 @@ FLAKY_COLUMN = "flaky"
 #: the `jax` and `flax` of such a package are its version as the cell id names it (0.12.6+tree.5a0b5832), so a
 #: branch never shares a row with the release it is compared to. `backend` is the cell's (cpu, gpu, tpu), so cells of
 #: the same pins on other backends are told apart; `coverage` says what ran of what was collected, the rest by cause
-#: (reports.verdicts.coverage), `short_of_devices` how many cases the cell's devices left out (a view writes the
-#: verdict with its coverage when there are any), `family_coverage` the same per family.
+#: (reports.verdicts.coverage; a view writes the verdict with it whenever a case was left out), `short_of_devices`
+#: how many cases the cell's devices left out, `family_coverage` the same per family.
 COLUMNS: list[str] = ["key", "cell_id", "run_id", "jax", "flax", "python", "backend", "verdict", "coverage",
                       "short_of_devices", "applicable", "failing", "documented", "warned", "flaky", "causes", "changes",
                       "sources", "family_coverage"]
@@ -296,7 +296,7 @@ def detail(row: Mapping[Any, Any] | pd.Series) -> str:
 
 def describe(row: Mapping[Any, Any] | pd.Series) -> str:
     """A verdict as a reader sees it: 'works', 'partial: 3 of 40 fail', 'works for current code: 2 changes break
-    older code'; with its coverage when devices left cases out ('works (19 of 103 ran: 80 need 8 devices)')."""
+    older code'; with its coverage when any case was left out ('works (on 19 of 103 cases: 80 need 8 devices)')."""
     extra = detail(row)
     said = f"{label(str(row['verdict']))}: {extra}" if extra else label(str(row["verdict"]))
     covered = coverage_note(row)
@@ -304,12 +304,10 @@ def describe(row: Mapping[Any, Any] | pd.Series) -> str:
 
 
 def coverage_note(row: Mapping[Any, Any] | pd.Series) -> str:
-    """'(on 19 of 103 cases: 80 need 8 devices, ...)' when the cell's devices left cases out; empty otherwise, so an
-    8-device cell reads as it always did."""
-    if not row.get("short_of_devices") or not isinstance(row.get("coverage"), str):
-        return ""
-    ran, _, rest = str(row["coverage"]).partition(" (")
-    return f"(on {ran} cases: {rest.rstrip(')')})" if rest else f"(on {ran} cases)"
+    """'(on 19 of 103 cases: 80 need 8 devices, 4 need an API this cell lacks)' whenever the cell left any case out
+    (its coverage names a cause: devices, a missing API, no record); empty when every collected case ran."""
+    ran, _, rest = as_text(row.get("coverage")).partition(" (")
+    return f"(on {ran} cases: {rest.removesuffix(')')})" if rest else ""
 
 
 def grid(table: pd.DataFrame) -> pd.DataFrame:

@@ -34,8 +34,14 @@ class Coverage:
 
     @property
     def short_of_devices(self) -> bool:
-        """Whether devices left any case out: then every view writes the verdict with its coverage."""
+        """Whether devices left any case out."""
         return any(self.devices.values())
+
+    @property
+    def left_out(self) -> bool:
+        """Whether any collected case did not run (its devices, an API the cell lacks, no record): then every view
+        writes the verdict with its coverage."""
+        return self.ran < self.collected
 
     def text(self) -> str:
         """'19 of 103 (80 need 8 devices, 4 need an API this cell lacks)'; '103 of 103' when everything ran."""
@@ -107,8 +113,8 @@ def family_text(family: str, coverage: Coverage) -> str:
 
 
 def short_cells(matrix: Matrix) -> dict[str, str]:
-    """Each cell whose devices left cases out, by its id, with its coverage ('19 of 103 (80 need 8 devices)'), in
-    column order; none for a cell that ran every case it could (an 8-device CPU cell reads as it always did)."""
+    """Each cell that left cases out (for its devices or an API it lacks), by its id, with its coverage ('19 of 103
+    (80 need 8 devices)'), in column order; none for a cell that ran every case it collected."""
     covered = coverages(matrix)
     return {str(cell): covered[str(key)][0].text() for key, cell in matrix.cells["cell_id"].items()
-            if covered[str(key)][0].short_of_devices}
+            if covered[str(key)][0].left_out}

@@ -3,7 +3,8 @@
 Each accelerator cell is compared with the CPU cell of the same jax, jaxlib, flax and Python at the same device
 count (of the same run where there is one). A case whose final status or exception type differs between the two is
 a divergence. Its label says what explains it: "default matmul precision" when the accelerator's re-run of the case
-at the highest matmul precision (harness.host.precision) gave what the CPU gave, so the accelerator's default
+at the highest matmul precision (harness.host.precision) gave what the CPU gave, and the case failed an assertion
+at the default precision (the only failure the harness re-runs), so the accelerator's default
 precision (TF32 on NVIDIA GPUs from Ampere on) is the cause and setting the precision or loosening the tolerance
 fixes it; "unexplained" otherwise, with both outcomes shown. The status stays what the default precision gave.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.vocabulary import is_precision_candidate
 from reports.data.matrix import Matrix
 from reports.data.text import as_text, first_line
 
@@ -70,7 +72,9 @@ def table(matrix: Matrix, pairs: dict[str, str | None] | None = None) -> pd.Data
             mine, other = ours.loc[case_id], theirs.loc[case_id]
             if (mine["status"], _error(mine)) == (other["status"], _error(other)):
                 continue
-            highest = rerun.get(case_id)
+            # Explained only where the default precision's failure is one the harness re-ran (a failed assertion)
+            # and the re-run (harness.results checked its cell and its precision) gave what the CPU gave.
+            highest = rerun.get(case_id) if is_precision_candidate(mine["status"], _error(mine)) else None
             explained = highest is not None and (highest.get("status"), _error(highest)) == (
                 other["status"], _error(other))
             label = PRECISION if explained else UNEXPLAINED

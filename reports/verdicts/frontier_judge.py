@@ -9,9 +9,10 @@ runs a probe, so the harness imports nothing of reports at module level, and `pl
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -41,6 +42,20 @@ class Judged:
     def works(self) -> bool:
         """Whether the verdict counts as working."""
         return self.verdict in WORKING
+
+
+def probe_works(probe: Mapping[str, Any]) -> bool:
+    """Whether a stored probe (frontier.json) says its pair works: `works` is true and its verdict, where recorded, is
+    a working one; a probe whose two words disagree does not work."""
+    verdict = probe.get("verdict")
+    return probe.get("works") is True and (verdict is None or verdict in WORKING)
+
+
+def deciding_probe(probes: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """Of the probes of one pair, the one whose word stands: the whole corpus's over the core cases', and among
+    those the first that does not work, so a pair recorded both failing and working never reads as working."""
+    ranked = [probe for probe in probes if bool(probe.get("corpus"))] or list(probes)
+    return next((probe for probe in ranked if not probe_works(probe)), ranked[-1])
 
 
 def judge(results: Path, complete: bool, smoke_ids: Collection[str]) -> Judged:

@@ -42,8 +42,8 @@ def case_list(cases: Sequence[tuple[str, str]], shown: int = 5, quote: str = "")
 
 
 def headline(comparison: Comparison) -> str:
-    """The verdict line: SAFE, UNSAFE, or 'INCONCLUSIVE: <reasons in one line>'; with the coverage first when devices
-    left cases out on both sides ('SAFE: 4 of 7 tests judged (3 need 2 devices)')."""
+    """The verdict line: SAFE, UNSAFE, or 'INCONCLUSIVE: <reasons in one line>'; with the coverage first when cases
+    were left out ('SAFE: 4 of 7 tests judged (3 need 2 devices)')."""
     verdict = comparison.verdict
     said = [part for part in (comparison.coverage, comparison.reason if verdict == INCONCLUSIVE else "") if part]
     return f"{verdict}: {'; '.join(said)}" if said else verdict
@@ -54,6 +54,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("removed", "Gone (passing \N{RIGHTWARDS ARROW} not applicable: an API it uses is absent)"),
     ("unjudged", "Not judged (crashed, timeout, install_error, an unknown status or conflicting records on a side)"),
     ("missing", "Recorded on one side only"),
+    ("left_out", "Judged by neither side (not applicable on one side: failing on the other, or passing before and "
+                 "short of devices now)"),
     ("flaky", "Flaky (attempts disagreed)"),
     ("unrun", "Could not run (error on a side: not judged)"),
     ("deprecated", "Newly deprecated (clean pass \N{RIGHTWARDS ARROW} pass with warnings)"),

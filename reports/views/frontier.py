@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.outputs import FRONTIER_FILENAME, FRONTIER_SCHEMA_VERSION, read_frontier
 from harness.outputs import FrontierFileError as FrontierFileError  # what a reader of this view catches
+from reports.verdicts.frontier_judge import deciding_probe, probe_works
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
 FILENAME = FRONTIER_FILENAME
@@ -56,12 +57,12 @@ def _key(version: str) -> tuple[int, ...]:
 
 def mark(release: dict[str, Any], jax: str) -> Mark:
     """What is known of one (flax, jax) pair."""
-    # A pair probed twice (core cases, then every case) shows the whole corpus's word.
-    probed = {probe["jax"]: probe for probe in sorted(release["probes"], key=lambda p: bool(p.get("corpus")))}
+    # A pair probed twice shows the word that stands (reports.verdicts.frontier_judge).
+    probed = [probe for probe in release["probes"] if probe["jax"] == jax]
     row = release["row"]
-    if jax in probed:
-        probe = probed[jax]
-        if probe["works"]:
+    if probed:
+        probe = deciding_probe(probed)
+        if probe_works(probe):
             return Mark(WORKS, "works", f"{probe['cell']}: works")
         return Mark(BROKEN, "broken", f"{probe['cell']}: {probe['cause']}")
     inside = bool(row["works_from"]) and _key(row["works_from"]) <= _key(jax) <= _key(row["works_to"])

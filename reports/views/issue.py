@@ -18,10 +18,15 @@ BODY_LIMIT = 65_536
 
 def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str] | None = None) -> str:
     """Markdown for the tracking issue: the verdict, regressions by cause, what could not be judged, and why; with
-    `coverage`, the coverage of each cell whose devices left cases out (cell id -> '19 of 103 (80 need 8
-    devices)')."""
+    `coverage`, the coverage of each cell that left cases out (cell id -> '19 of 103 (80 need 8 devices)')."""
     flaky = _table(comparison.flaky, "Flaky: attempts disagreed (each side's attempts in order)")
     covered = _coverage(coverage or {})
+    left_out = _table(comparison.left_out, "Judged by neither run: not applicable in one, failing in the other")
+    if comparison.verdict == SAFE and comparison.coverage:
+        # Some cases were judged by neither run: the night is clean only on the rest, and says so.
+        return "\n".join([f"No regressions against the previous scheduled run on the cases judged: every cell of "
+                          f"both runs finished, {comparison.coverage}.", "", *left_out, *covered, *flaky]
+                         ).rstrip("\n") + "\n"
     if comparison.verdict == SAFE:
         return "\n".join(["No regressions against the previous scheduled run: every cell of both runs finished and "
                           "every case was judged.", "", *covered, *flaky]).rstrip("\n") + "\n"
@@ -44,6 +49,7 @@ def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str
                         ("unrun", "Could not run (error) in a run"),
                         ("missing", "Recorded in one run only")):
         lines += _table(getattr(comparison, name), title)
+    lines += left_out
     lines += covered + flaky
     cells = list(dict.fromkeys([*comparison.regressions["candidate"], *comparison.removed["candidate"]]))
     if cells:
@@ -53,10 +59,11 @@ def render(comparison: Comparison, run_url: str = "", coverage: Mapping[str, str
 
 
 def _coverage(coverage: Mapping[str, str]) -> list[str]:
-    """The section naming each cell short of devices with its coverage; nothing when every cell ran all it could."""
+    """The section naming each cell that left cases out with its coverage; nothing when every cell ran all it
+    collected."""
     if not coverage:
         return []
-    lines = [f"### Coverage: devices left cases out in {len(coverage)} cell(s)", "",
+    lines = [f"### Coverage: cases were left out in {len(coverage)} cell(s)", "",
              "Each verdict here stands on the cases that ran (of those collected):", ""]
     return [*lines, *(f"- `{cell}`: {text}" for cell, text in coverage.items()), ""]
 
