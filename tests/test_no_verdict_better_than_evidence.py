@@ -32,6 +32,7 @@ from types import ModuleType
 from unittest import mock
 
 import hostile_states
+from hostile_files import Hostile, collection_files, machine_files, precision_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
@@ -67,11 +68,15 @@ class Cell:
 
     attempts: dict[str, tuple[str, ...]]
     defects: frozenset[str]
+    #: The files beside the results (tests/hostile_files.py: machine, precision re-run, collection), each as drawn;
+    #: none drawn leaves what the harness writes (no machine or precision file, a whole collection).
+    beside: tuple[Hostile, ...] = ()
 
     @property
     def sound(self) -> bool:
-        """Whether the files hold every expected case's usable, consistent record (no defect)."""
-        return not self.defects
+        """Whether the files hold every expected case's usable, consistent record (no defect), and the files beside
+        them are sound."""
+        return not self.defects and all(hostile.sound for hostile in self.beside)
 
     def finals(self) -> dict[str, str]:
         """Each case's final status as written."""
@@ -89,11 +94,19 @@ class Cell:
                    and len(set(statuses)) == 1 for statuses in self.attempts.values())
 
 
+def maybe(strategy: st.SearchStrategy[Hostile]) -> st.SearchStrategy[tuple[Hostile, ...]]:
+    """A file beside the results as drawn, or (as often) none: what the harness itself leaves."""
+    return st.one_of(st.just(()), st.just(()), strategy.map(lambda hostile: (hostile,)))
+
+
+beside = st.tuples(maybe(machine_files(CELL, "0.10.2", "0.10.2")), maybe(precision_files(CELL, CASES)),
+                   maybe(collection_files(CELL, CASES))).map(lambda drawn: tuple(h for files in drawn for h in files))
 cells = st.builds(
     Cell,
     attempts=st.fixed_dictionaries({case: st.lists(st.sampled_from(STATUSES), min_size=1, max_size=2).map(tuple)
                                     for case in CASES}),
     defects=st.frozensets(st.sampled_from(DEFECTS), max_size=3),
+    beside=beside,
 )
 
 
@@ -140,6 +153,8 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
         formats.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
                            finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
                            seconds=1.0)
+    for hostile in cell.beside:
+        hostile.write(files.results)
 
 
 def safe_evidence(before: Cell, after: Cell) -> bool:
