@@ -29,10 +29,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from types import ModuleType
+from typing import Any
 from unittest import mock
 
 import hostile_states
-from hostile_files import Hostile, collection_files, machine_files, precision_files
+from hostile_files import (
+    Hostile,
+    Sides,
+    collection_files,
+    machine_files,
+    one_sided_sides,
+    precision_files,
+    strict_xpass_sides,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
@@ -239,6 +248,50 @@ def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
     json_line.write_text(json.dumps(record(run_id=later, case_id=CASES[0], attempt=2)) + "\n", encoding="utf-8")
     assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] not in GOOD_TIERS
 
+
+
+# --- the two sides of a compare, across device counts and runs -------------------------------------------------------
+
+def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady: tuple[str, ...]) -> None:
+    """One night of CELL: the steady cases passing and case fam::x as `fields` say, on `devices` devices."""
+    files = results.CellFiles(out, run, CELL)
+    lines = [record(run_id=run, case_id=case, device_count=devices) for case in steady]
+    lines.append(record(run_id=run, case_id="fam::x", **{"device_count": devices, **fields}))
+    files.results.parent.mkdir(parents=True, exist_ok=True)
+    files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
+    results.write_collection(files.results, CELL, [*steady, "fam::x"])
+    files.freeze.write_text(FREEZE, encoding="utf-8")
+    formats.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
+                       fingerprint=None, reused_from=None, seconds=1.0)
+
+
+@settings(max_examples=max(1, EXAMPLES // 5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sides=st.one_of(one_sided_sides(), strict_xpass_sides()))
+def test_no_compare_across_devices_or_runs_is_better_than_the_cases_it_judged(sides: Sides) -> None:
+    """A case judged by neither side (short of devices or of an API on one, failing on the other) never makes a
+    plain SAFE, is named by the compare, and never lets the nightly say every case was judged; a strict xfail that
+    passes on the candidate is a regression in the compare and the nightly."""
+    earlier, later = "20261101T000000Z-aaaa", "20261102T000000Z-bbbb"
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        for out, run, fields, devices in ((root / "both", earlier, sides.before, sides.devices[0]),
+                                          (root / "both", later, sides.after, sides.devices[1]),
+                                          (root / "previous", earlier, sides.before, sides.devices[0]),
+                                          (root / "current", later, sides.after, sides.devices[1])):
+            write_side(out, run, fields, devices, sides.steady)
+        code, said = quietly(lambda: compare_main(root / "both", earlier, later))
+        nightly, body = quietly(lambda: regressions.main(["--previous", str(root / "previous"), "--current",
+                                                          str(root / "current")]))
+        for answer, text in ((code, said), (nightly, body)):
+            assert answer in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT), text
+            assert "Traceback" not in str(text)
+            if sides.regression:
+                assert answer == formats.UNSAFE_EXIT, text
+        if sides.left_out:  # the compare names it; the nightly counts it out of what it judged
+            assert "fam::x" in str(said), said
+            assert code != formats.SAFE_EXIT or "tests judged" in str(said).splitlines()[0], said
+            assert "every case was judged" not in str(body), body
+            assert nightly != formats.SAFE_EXIT or "tests judged" in str(body), body
 
 # --- the watcher's state ---------------------------------------------------------------------------------------------
 
