@@ -10,8 +10,10 @@ another jax, no collection, a folder that is not a run, runs in the wrong order)
   consistent final record on every side that answer depends on;
 - none raises: bad input is an exit code with one line, never a traceback.
 
-The watcher's state, the command line's pins and the stored range check come from tests/hostile_states.py, each with
-its defects; the same two rules hold over them (what each promises is said at its test below).
+The files beside a cell (machine, precision re-run, collection) and the two sides of a compare across device counts
+and runs come from tests/hostile_files.py; the watcher's state, the command line's pins and the stored range check
+from tests/hostile_states.py, each with its defects. The same two rules hold over them (each test says what it
+promises).
 
 The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_HYPOTHESIS_EXAMPLES sets the budget.
 """
