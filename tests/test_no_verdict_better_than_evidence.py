@@ -267,7 +267,7 @@ def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady
                        fingerprint=None, reused_from=None, seconds=1.0)
 
 
-@settings(max_examples=max(1, EXAMPLES // 5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(1, EXAMPLES // 10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sides=st.one_of(one_sided_sides(), strict_xpass_sides()))
 def test_no_compare_across_devices_or_runs_is_better_than_the_cases_it_judged(sides: Sides) -> None:
     """A case judged by neither side (short of devices or of an API on one, failing on the other) never makes a
