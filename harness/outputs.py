@@ -231,8 +231,8 @@ CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
 #: An upgrade's verdict for programs (reports.cli writes it beside compare.md; the action reads it for its outputs):
-#: `verdict`, `coverage` (what it was judged on when devices left cases out on both sides; '' otherwise) and
-#: `reasons`.
+#: `verdict`, `coverage` (what it was judged on when cases were left out: for devices on both sides, or not
+#: applicable on one side only; '' when every case was judged on both sides) and `reasons`.
 COMPARE_JSON = Format("compare.json", 1, "upgrade verdict")
 #: The reproducers' folder of a report (reports.repro).
 REPRO_DIR = "repro"

@@ -377,6 +377,10 @@ def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None
         version = versions.get(package)
         if version is not None and package in claims and not _same(version, claims[package]):
             found.append(f"{where}: {package} {version}, but the cell is {package} {claims[package]}")
+    frozen = _frozen_distributions(path)
+    for name, version in sorted(versions.items()):
+        if name not in ("jax", "jaxlib") and name in frozen and frozen[name] != version:
+            found.append(f"{where}: {name} {version}, but the freeze pins {name}=={frozen[name]}")
     if versions.get("jaxlib") is not None and recorded["jaxlib"] - {versions["jaxlib"]}:
         found.append(f"{where}: jaxlib {versions['jaxlib']}, but the records name jaxlib "
                      f"{', '.join(sorted(recorded['jaxlib']))}")
@@ -757,6 +761,16 @@ def freeze_versions(text: str) -> dict[str, str]:
         if sep and name.lower() in IDENTITY:
             found[name.lower()] = version.strip()
     return found
+
+
+def _frozen_distributions(path: Path) -> dict[str, str]:
+    """Every 'name==version' a cell's freeze pins, by normalized name ('jax-cuda12-plugin'); {} without a freeze."""
+    try:
+        text = freeze_path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    pins = (line.strip().partition("==") for line in text.split("\n"))
+    return {re.sub(r"[-_.]+", "-", name.strip()).lower(): version.strip() for name, sep, version in pins if sep}
 
 
 def identity_problems(path: Path, cell_id: str, records: Sequence[Record],

@@ -526,3 +526,9 @@ def test_a_machine_file_that_disagrees_keeps_the_compare_from_safe_and_the_cell_
     verdicts = compat.verdicts(build_matrix(loaded.records, loaded.cells)).set_index("run_id")
     assert verdicts.at["20260101T000000Z-aaaa", "verdict"] == compat.WORKS
     assert verdicts.at["20260102T000000Z-bbbb", "verdict"] == compat.UNACCOUNTED
+
+
+def test_a_candidate_whose_devices_leave_every_case_out_judged_nothing_and_is_inconclusive_not_safe() -> None:
+    found = compare(frame(cases("a", "b"), short_of(8, "a", "b")), "r1", "r2")
+    assert found.verdict == INCONCLUSIVE and "nothing was judged" in found.reason
+    assert found.coverage == "0 of 2 tests judged (2 could not run in the candidate: need 8 devices)"

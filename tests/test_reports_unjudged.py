@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.vocabulary import ABSENT, PASSING
 from reports.verdicts import unjudged
 
 
@@ -54,3 +55,13 @@ def test_cases_that_could_not_run_are_named_with_their_side() -> None:
 def test_cases_with_an_answer_on_both_sides_say_nothing() -> None:
     both, a_class, b_class = _pair(["passed", "not_applicable"], ["failed", "passed"])
     assert unjudged.case_reasons(both, a_class, b_class, pd.Series([False, False])) == []
+
+
+def test_cases_judged_by_neither_side_count_as_nothing_judged() -> None:
+    both = pd.DataFrame({"case_id": ["fam::a"], "baseline": ["old"], "candidate": ["new"], "status_a": ["passed"],
+                         "status_b": ["not_applicable"], "error_type_a": [None], "error_message_a": [None],
+                         "reason_a": [None], "error_message_b": [None], "reason_b": ["needs 8 devices, cell has 1"]})
+    a_class, b_class = pd.Series([PASSING]), pd.Series([ABSENT])
+    assert unjudged.evidence_reasons(both, [("old", "new")], a_class, b_class)[0] == []
+    (reason,), _ = unjudged.evidence_reasons(both, [("old", "new")], a_class, b_class, pd.Series([True]))
+    assert reason.startswith("nothing was judged in old \N{RIGHTWARDS ARROW} new")

@@ -373,3 +373,12 @@ def test_a_machine_file_not_shaped_as_written_is_one_line_and_its_cell_unaccount
     with pytest.raises(results.formats.FormatError, match="not a machine file"):
         results.read_machine(path)
     assert not results.read_cell(path).accounted
+
+
+def test_a_machine_file_naming_a_plugin_the_freeze_pins_otherwise_makes_the_cell_unusable(tmp_path: Path) -> None:
+    stack = machine_of(distributions={"jax": "0.10.2", "jaxlib": "0.10.2", "jax-cuda12-plugin": "0.10.2"})
+    path = machined(tmp_path, stack)
+    assert results.read_cell(path).accounted  # the freeze pins no plugin: nothing to disagree with
+    results.freeze_path(path).write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\njax_cuda12_plugin==0.9.2\n")
+    assert any("jax-cuda12-plugin 0.10.2, but the freeze pins jax-cuda12-plugin==0.9.2" in line
+               for line in results.read_cell(path).mismatches)

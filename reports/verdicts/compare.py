@@ -285,7 +285,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     unaccounted = [f"{run}:{cell}: {len(lost[run, cell])} thing(s) the reading could not account for (first: "
                    f"{lost[run, cell][0]})" for run, side in ((side_a[0], 0), (side_b[0], 1))
                    for cell in dict.fromkeys(pair[side] for pair in pairs) if lost.get((run, cell))]
-    evidence, hints = evidence_reasons(both, pairs, a_class, b_class)
+    evidence, hints = evidence_reasons(both, pairs, a_class, b_class, left_out)
     return Comparison(
         cases=len(both) if pairs else 0,
         short=_short_on_both_sides(both, a_class, b_class),

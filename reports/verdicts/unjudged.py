@@ -74,12 +74,15 @@ def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series,
 
 
 def evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: pd.Series,
-                      b_class: pd.Series) -> tuple[list[str], list[str]]:
+                      b_class: pd.Series, left_out: pd.Series | None = None) -> tuple[list[str], list[str]]:
     """Per pair of cells, a reason when nothing was judged there or its baseline passes no case (the baseline's
-    cases grouped by cause), and the hints for a module missing in both cells."""
+    cases grouped by cause), and the hints for a module missing in both cells. `left_out`: the cases judged by
+    neither side (reports.verdicts.compare), which judge nothing here either."""
     # Judged: an answer on both sides, the baseline's not `error` (that case could not run there).
     answered = (a_class.isin([PASSING, BROKEN]) & both["status_a"].ne(ERROR)
                 & b_class.isin([PASSING, BROKEN, ABSENT]))
+    if left_out is not None:
+        answered &= ~left_out.astype(bool)
     reasons: list[str] = []
     hints: list[str] = []
     for cell_a, cell_b in pairs:
