@@ -335,13 +335,13 @@ def ranges() -> str:
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
     cases' `cites=` and the stored range check), after the line that says how many are caught."""
-    from harness.tools.census_table import census_summary, census_table
+    from harness.tools.census_table import census_search, census_summary, census_table
 
     run, document = stored_range_check()
     edges = document["edges"]
     families = ("nnx_sharded_merge", "partitioned_metadata", "shard_map_modes", "sharded_gathers", "vmap_param_shapes")
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
-    return f"{provenance(run)}\n\n**{census_summary(edges)}.**\n\n{tables}"
+    return f"{provenance(run)}\n\n**{census_summary(edges)}.** {census_search()}\n\n{tables}"
 
 
 #: Runs recorded on accelerator machines, kept as test data (CI has no GPU): one folder each, with provenance.toml.

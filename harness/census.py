@@ -15,6 +15,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.change import case_keyword
 from harness.formats import ShardmatrixError
@@ -25,15 +26,21 @@ else:  # pragma: no cover - Python 3.10 hosts
     import tomli as tomllib
 
 CENSUS_FILE = "census.toml"
-CENSUS_VERSION = 1
+#: 2: each report says how its releases were checked (`checked`), and the file says how it was searched (`[search]`).
+CENSUS_VERSION = 2
 LIVE = "live"
 UNRECORDED = "unrecorded"
+#: How a report's releases were checked: both sides measured in cells, or only read (thread, changelog, fix commit).
+CELLS, READ = "cells", "read"
+CHECKED = (CELLS, READ)
+_SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries": list, "repositories": list}
 
-# "owner/repo#N", as GitHub names an issue or pull request.
-REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*#[1-9][0-9]*$")
+# "owner/repo#N", as GitHub names an issue or pull request, or "owner/repo@abcdef1", a fix commit (a changelog's
+# or a fix's own record, where no thread is the report).
+REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
-_OPTIONAL = ("uncited", "cpu")
+_OPTIONAL = ("uncited", "cpu", "checked")
 
 
 class CensusError(ShardmatrixError, ValueError):
@@ -57,6 +64,21 @@ class Report:
     #: False for a report no CPU cell can show (it needs an accelerator, several hosts or a downstream package, or
     #: shows no jax or flax behaviour at all; `uncited` says which): it stays out of the share of reports caught.
     cpu: bool = True
+    #: CELLS where both sides of its releases were measured in cells, READ where they were only read.
+    checked: str = READ
+
+
+@dataclass(frozen=True)
+class Search:
+    """How the census was searched, so the next search can repeat it and diff: when, over which window of report
+    dates, with which tools, queries and repositories."""
+
+    date: str
+    since: str
+    until: str
+    tools: str
+    queries: tuple[str, ...]
+    repositories: tuple[str, ...]
 
 
 def census_path(cases_dir: Path) -> Path:
@@ -64,9 +86,8 @@ def census_path(cases_dir: Path) -> Path:
     return Path(cases_dir) / CENSUS_FILE
 
 
-def read_census(path: Path) -> dict[str, Report]:
-    """{report id: Report} of a census file; CensusError for a newer schema, an unknown or missing field, a
-    malformed id, link or date, or an id given twice."""
+def _document(path: Path) -> dict[str, Any]:
+    """The census file's TOML, migrated to CENSUS_VERSION; CensusError for one that cannot be read or is newer."""
     source = Path(path)
     try:
         data = tomllib.loads(source.read_text(encoding="utf-8"))
@@ -76,9 +97,61 @@ def read_census(path: Path) -> dict[str, Report]:
     if not isinstance(version, int) or version > CENSUS_VERSION or version < 1:
         raise CensusError(f"{source}: schema_version {version!r} is not one this shardmatrix reads "
                           f"(1 to {CENSUS_VERSION})")
-    unknown_keys = set(data) - {"schema_version", "report"}
+    allowed = {"schema_version", "report"} | ({"search"} if version >= 2 else set())
+    unknown_keys = set(data) - allowed
     if unknown_keys:
         raise CensusError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_keys))}")
+    if version >= 2:
+        for index, row in enumerate(data.get("report", [])):
+            if isinstance(row, dict) and "checked" not in row:
+                raise CensusError(f"{source.name} report {index + 1} ({row.get('id')}): needs checked "
+                                  f"({' or '.join(CHECKED)}: how its releases were checked)")
+    return update_to_2(data) if version < 2 else data
+
+
+def update_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 1 census as schema 2: no report was checked in cells as far as it says, and no search recorded."""
+    return {**data, "schema_version": 2,
+            "report": [{**row, "checked": READ} if isinstance(row, dict) else row for row in data.get("report", [])]}
+
+
+def read_search(path: Path) -> Search | None:
+    """How the census was searched (its `[search]` table), None for a file that records none (schema 1);
+    CensusError for a table missing a key, with an unknown one, or with a value of the wrong shape."""
+    source = Path(path)
+    table = _document(source).get("search")
+    if table is None:
+        return None
+    where = f"{source.name} [search]"
+    if not isinstance(table, dict):
+        raise CensusError(f"{where}: is not a table")
+    unknown = set(table) - set(_SEARCH_KEYS)
+    missing = [key for key in _SEARCH_KEYS if key not in table]
+    if unknown or missing:
+        said = [f"unknown key(s) {', '.join(sorted(unknown))}"] if unknown else []
+        said += [f"needs {', '.join(missing)}"] if missing else []
+        raise CensusError(f"{where}: {'; '.join(said)}")
+    for key, kind in _SEARCH_KEYS.items():
+        value = table[key]
+        if not isinstance(value, kind) or not value or (
+                kind is list and not all(isinstance(item, str) and item.strip() for item in value)):
+            raise CensusError(f"{where}: {key} must be a non-empty {'list of strings' if kind is list else 'string'}")
+    for key in ("date", "since", "until"):
+        if not DATE.match(table[key]):
+            raise CensusError(f"{where}: {key} {table[key]!r} is not YYYY-MM-DD")
+    bad = [repo for repo in table["repositories"] if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$",
+                                                                  repo)]
+    if bad:
+        raise CensusError(f"{where}: repositories {', '.join(map(repr, bad))}: not owner/repo")
+    return Search(table["date"], table["since"], table["until"], table["tools"], tuple(table["queries"]),
+                  tuple(table["repositories"]))
+
+
+def read_census(path: Path) -> dict[str, Report]:
+    """{report id: Report} of a census file; CensusError for a newer schema, an unknown or missing field, a
+    malformed id, link or date, or an id given twice."""
+    source = Path(path)
+    data = _document(source)
     found: dict[str, Report] = {}
     for index, row in enumerate(data.get("report", [])):
         report = _report(row, f"{source.name} report {index + 1}")
@@ -98,10 +171,15 @@ def _report(row: object, where: str) -> Report:
     if unknown:
         raise CensusError(f"{where} ({row['id']}): unknown field(s) {', '.join(sorted(unknown))}")
     if not REPORT_ID.match(row["id"]):
-        raise CensusError(f"{where}: id {row['id']!r} is not owner/repo#N")
-    repo, number = row["id"].split("#")
-    if not re.match(rf"^https://github\.com/{re.escape(repo)}/(issues|pull)/{number}$", row["link"]):
-        raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue or pull request")
+        raise CensusError(f"{where}: id {row['id']!r} is not owner/repo#N or owner/repo@commit")
+    if "#" in row["id"]:
+        repo, number = row["id"].split("#")
+        expected = rf"^https://github\.com/{re.escape(repo)}/(issues|pull)/{number}$"
+    else:
+        repo, commit = row["id"].split("@")
+        expected = rf"^https://github\.com/{re.escape(repo)}/commit/{commit}[0-9a-f]*$"
+    if not re.match(expected, row["link"]):
+        raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue, pull request or commit")
     if not DATE.match(row["date"]):
         raise CensusError(f"{where} ({row['id']}): date {row['date']!r} is not YYYY-MM-DD")
     uncited = row.get("uncited", "")
@@ -112,7 +190,11 @@ def _report(row: object, where: str) -> Report:
         raise CensusError(f"{where} ({row['id']}): cpu must be true or false (whether a CPU cell can show it)")
     if not cpu and not uncited.strip():
         raise CensusError(f"{where} ({row['id']}): cpu = false needs `uncited` saying why no CPU cell can show it")
-    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu)
+    checked = row.get("checked", READ)
+    if checked not in CHECKED:
+        raise CensusError(f"{where} ({row['id']}): checked {checked!r} is not {' or '.join(CHECKED)} (both sides "
+                          "measured in cells, or only read)")
+    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu, checked=checked)
 
 
 # --- read from source -----------------------------------------------------------------------------------------------
@@ -144,7 +226,7 @@ def _literal_ids(node: ast.expr, where: str) -> tuple[str, ...]:
                           "(the host reads it without importing the case)")
     bad = [item for item in value if not REPORT_ID.match(item)]
     if bad:
-        raise CensusError(f"{where}: cites {', '.join(map(repr, bad))}: not owner/repo#N")
+        raise CensusError(f"{where}: cites {', '.join(map(repr, bad))}: not owner/repo#N or owner/repo@commit")
     return tuple(value)
 
 

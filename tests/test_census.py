@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from harness.census import (
+    CELLS,
     CENSUS_VERSION,
+    READ,
     CensusError,
     Report,
     census_path,
@@ -15,6 +17,7 @@ from harness.census import (
     corpus_citations,
     problems,
     read_census,
+    read_search,
 )
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
@@ -36,10 +39,63 @@ def _report(report_id: str = "google/flax#5112", uncited: str = "") -> Report:
                   uncited)
 
 
+SEARCH = """
+[search]
+date = "2026-11-27"
+since = "2024-06-01"
+until = "2026-11-27"
+tools = "the issues corpus"
+queries = ["nnx.scan sharding metadata"]
+repositories = ["google/flax"]
+"""
+
+
 def test_a_census_reads_into_reports_by_id(tmp_path: Path) -> None:
     path = tmp_path / "census.toml"
-    path.write_text(f"schema_version = {CENSUS_VERSION}\n{ENTRY}")
+    path.write_text(f"schema_version = {CENSUS_VERSION}\n{SEARCH}{ENTRY}checked = \"cells\"\n")
     assert read_census(path)["google/flax#5112"].fixed == "live"
+    assert read_census(path)["google/flax#5112"].checked == CELLS
+
+
+def test_a_fix_commit_is_a_report_named_by_its_commit(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@1234abcd", 1).replace(
+        "https://github.com/google/flax/issues/5112", "https://github.com/google/flax/commit/1234abcd99"))
+    assert read_census(path)["google/flax@1234abcd"].link.endswith("/commit/1234abcd99")
+
+
+def test_a_schema_1_census_reads_as_only_read_and_records_no_search(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = 1\n{ENTRY}")
+    assert read_census(path)["google/flax#5112"].checked == READ and read_search(path) is None
+
+
+def test_the_search_is_read_so_it_can_be_repeated(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = 2\n{SEARCH}")
+    search = read_search(path)
+    assert search is not None and search.queries == ("nnx.scan sharding metadata",) and search.since == "2024-06-01"
+
+
+@pytest.mark.parametrize(("text", "fault"), [
+    (SEARCH.replace('since = "2024-06-01"\n', ""), r"\[search\]: needs since"),
+    (SEARCH.replace("2024-06-01", "mid-2024"), "since 'mid-2024' is not YYYY-MM-DD"),
+    (SEARCH.replace('["google/flax"]', '["flax"]'), "'flax': not owner/repo"),
+    (SEARCH.replace('["nnx.scan sharding metadata"]', "[]"), "queries must be a non-empty list"),
+    (SEARCH + 'seen = "x"\n', r"unknown key\(s\) seen"),
+])
+def test_a_search_record_that_does_not_hold_together_is_refused_in_one_line(tmp_path: Path, text: str,
+                                                                           fault: str) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = 2\n{text}")
+    with pytest.raises(CensusError, match=fault):
+        read_search(path)
+
+
+def test_the_shipped_census_records_its_search_and_how_each_report_was_checked() -> None:
+    search = read_search(census_path(CASES))
+    assert search is not None and len(search.repositories) >= 10
+    assert {report.checked for report in read_census(census_path(CASES)).values()} <= {CELLS, READ}
 
 
 @pytest.mark.parametrize(("text", "fault"), [
@@ -47,11 +103,15 @@ def test_a_census_reads_into_reports_by_id(tmp_path: Path) -> None:
     ("schema_version = 1\n" + ENTRY + ENTRY, "given twice"),
     ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "flax 5112", 1), "not owner/repo#N"),
     ("schema_version = 1\n" + ENTRY.replace("issues/5112", "issues/5113"), "is not that issue"),
+    ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@12ab", 1), "not owner/repo#N or"),
+    ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@1234abcd", 1), "is not that issue"),
     ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not YYYY-MM-DD"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
     ("schema_version = 1\n" + ENTRY + 'seen = "x"\n', r"unknown field\(s\) seen"),
     ("schema_version = 1\n" + ENTRY + 'cpu = "no"\n', "cpu must be true or false"),
     ("schema_version = 1\n" + ENTRY + "cpu = false\n", "cpu = false needs `uncited`"),
+    ("schema_version = 2\n" + ENTRY, "needs checked"),
+    ("schema_version = 2\n" + ENTRY + 'checked = "maybe"\n', "checked 'maybe' is not cells or read"),
 ])
 def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: Path, text: str, fault: str) -> None:
     path = tmp_path / "census.toml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.tools.census_table import census_summary, census_table
+from harness.tools.census_table import census_search, census_summary, census_table
 
 ENTRY = """
 [[report]]
@@ -31,10 +31,10 @@ link = "https://github.com/jax-ml/jax/issues/2"
 
 
 def _census(tmp_path: Path) -> Path:
-    rows = [ENTRY.format(id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra=""),
+    rows = [ENTRY.format(id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra='checked = "cells"'),
             ENTRY.format(id="jax-ml/jax#1", repo="jax-ml/jax", number=1, date="2025-01-01",
-                         extra='uncited = "needs a TPU"\ncpu = false')]
-    (tmp_path / "census.toml").write_text("schema_version = 1\n" + "".join(rows))
+                         extra='uncited = "needs a TPU"\ncpu = false\nchecked = "read"')]
+    (tmp_path / "census.toml").write_text("schema_version = 2\n" + "".join(rows))
     (tmp_path / "test_fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
     (tmp_path / "known_breakages.toml").write_text(KNOWN)
     return tmp_path
@@ -42,8 +42,8 @@ def _census(tmp_path: Path) -> Path:
 
 def test_a_confirmed_report_names_its_case_and_one_off_cpu_its_reason(tmp_path: Path) -> None:
     lines = census_table("fam", CONFIRMED, _census(tmp_path)).splitlines()
-    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| off CPU | needs a TPU |")
-    assert lines[3].endswith("| caught | `test_fam::test_x` |") and "a \\| b" in lines[3]
+    assert lines[2].startswith("| [jax-ml/jax#1]") and lines[2].endswith("| read only | off CPU | needs a TPU |")
+    assert lines[3].endswith("| in cells | caught | `test_fam::test_x` |") and "a \\| b" in lines[3]
 
 
 def test_a_cited_report_whose_edge_is_unchecked_is_not_caught_and_says_why(tmp_path: Path) -> None:
@@ -65,3 +65,27 @@ def test_the_summary_counts_only_what_a_cpu_can_show(tmp_path: Path) -> None:
 
 def test_another_family_gets_only_the_header(tmp_path: Path) -> None:
     assert len(census_table("other", [], _census(tmp_path)).splitlines()) == 2
+
+
+def test_the_search_line_says_how_the_census_was_searched_and_how_much_was_only_read(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    text = (folder / "census.toml").read_text()
+    (folder / "census.toml").write_text(text.replace("schema_version = 2\n", """schema_version = 2
+[search]
+date = "2026-11-27"
+since = "2024-06-01"
+until = "2026-11-27"
+tools = "the issues corpus"
+queries = ["a", "b"]
+repositories = ["jax-ml/jax"]
+"""))
+    assert census_search(folder) == ("Searched on 2026-11-27 over reports from 2024-06-01 to 2026-11-27, with 2 "
+                                     "queries over 1 repositories (the issues corpus). 1 of 2 reports had both sides "
+                                     "of their releases measured in cells; 1 were read only.")
+
+
+def test_a_census_that_records_no_search_says_so(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    (folder / "census.toml").write_text((folder / "census.toml").read_text().replace(
+        "schema_version = 2", "schema_version = 1").replace('checked = "cells"\n', "").replace('checked = "read"', ""))
+    assert census_search(folder).startswith("The census records no search (schema 1)")

@@ -209,3 +209,16 @@ def test_a_merge_keeps_no_row_of_a_range_the_corpus_no_longer_declares(corpus: P
     kept = {(row["case"], row["declared"]) for row in merged["edges"]}
     # Both ends of the changed range go: the `>=0.12.0` row was judged inside `<0.12.3`, a range no longer declared.
     assert kept == {("test_toy::test_use_mesh", ">=0.7.1")} and merged["wrong"] == 0
+
+
+def test_a_merge_that_keeps_a_wrong_edge_fails_and_one_that_keeps_none_passes(corpus: Path, tmp_path: Path) -> None:
+    first, second, third = tmp_path / "first", tmp_path / "second", tmp_path / "third"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    merge = ["--case", "test_toy::test_use_mesh", "--merge", str(first / "report" / "ranges.json")]
+    kept = ["--cases", str(corpus), "--out", str(second), *merge]
+    range_check.run(kept, CELLS, fetch, print, probe=probe)
+    assert range_check.stored_status(kept) == 1  # test_eager's wrong edges were kept, though use_mesh is right
+    (corpus / "known_breakages.toml").write_text(KNOWN.replace("<0.12.3", "<0.12.1"))
+    dropped = ["--cases", str(corpus), "--out", str(third), *merge]
+    range_check.run(dropped, CELLS, fetch, print, probe=probe)
+    assert range_check.stored_status(dropped) == 0

@@ -316,3 +316,32 @@ def test_the_first_pass_checks_every_bound_before_the_rest_of_any_inside() -> No
     found, spent = ranges.run(edges, RELEASES, partner, probe, 7)
     assert [f.status for f in found] == [ranges.CONFIRMED] * 3 and spent == 7
     assert found[0].edge.case == USE_MESH and found[0].inside_said() == "2 of 3 releases inside probed: 0.8.0, 0.7.2"
+
+
+def test_an_inside_release_the_case_cannot_be_judged_at_is_asked_but_not_counted_as_judged() -> None:
+    def not_before_0_7_1(case: str, jax: Version, flax: Version) -> str | None:
+        if jax < Version("0.7.1"):
+            return "not_applicable: jax.sharding.AxisType is absent"
+        return probe_failing_at("0.7.1", "0.7.2", "0.8.0")(case, jax, flax)
+
+    found, _ = ranges.run(ranges.edges({}, [broken("<0.8.1")]), RELEASES, partner, not_before_0_7_1, 40,
+                          {"jax": Version("0.6.2")})
+    assert found[0].status == ranges.CONFIRMED
+    # Inside <0.8.1 from the floor: 0.6.2, 0.7.0 (not applicable), 0.7.1, 0.7.2 (judged); 0.8.0 is the bound's side.
+    assert found[0].inside_said() == ("4 of 4 releases inside probed, 2 of them judged (the others not applicable or "
+                                      "not installable): 0.7.1, 0.7.2")
+
+
+def test_an_inside_release_that_does_not_install_with_the_bound_s_pairing_is_tried_with_its_own() -> None:
+    def old_jax_needs_old_flax(case: str, jax: Version, flax: Version) -> str | None:
+        if jax < Version("0.7.1") and flax >= Version("0.12.0"):
+            return "install_error: flax 0.12 depends on jax>=0.7.1"
+        return probe_failing_at("0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0")(case, jax, flax)
+
+    def paired(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.12.0")] if bound >= Version("0.7.1") else [Version("0.11.2")]
+
+    found, _ = ranges.run(ranges.edges({}, [broken("<0.8.1")]), RELEASES, paired, old_jax_needs_old_flax, 40,
+                          {"jax": Version("0.6.2")})
+    assert found[0].status == ranges.CONFIRMED
+    assert found[0].inside_said() == "4 of 4 releases inside probed: 0.7.0, 0.6.2, 0.7.1, 0.7.2"

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.census import census_path, corpus_citations, read_census
+from harness.census import CELLS, census_path, corpus_citations, read_census, read_search
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.tools.caught import CAUGHT, Catch, catches, summary
 from harness.tools.range_check import corpus_edges, declared_keys
@@ -32,8 +32,8 @@ def census_table(family: str, edges: Iterable[Mapping[str, Any]], cases_dir: Pat
     """A markdown table of the census's reports of `family`: each report, when, its releases, whether it is caught
     and by which cases, or why not."""
     rows = [catch for catch in _catches(edges, cases_dir) if catch.report.family == family]
-    lines = ["| report | filed | appeared | fixed | caught at its transition | cases, or why not |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| report | filed | appeared | fixed | releases checked | caught at its transition | cases, or why not |",
+             "|---|---|---|---|---|---|---|"]
     lines += [_row(catch) for catch in sorted(rows, key=lambda c: c.report.date)]
     return "\n".join(lines) + "\n"
 
@@ -43,10 +43,24 @@ def census_summary(edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_D
     return summary(_catches(edges, cases_dir))
 
 
+def census_search(cases_dir: Path = CASES_DIR) -> str:
+    """The census's line on how it was searched (its `[search]` table), so a reader can repeat the search."""
+    search = read_search(census_path(cases_dir))
+    if search is None:
+        return "The census records no search (schema 1): it cannot be repeated as it was made."
+    reports = read_census(census_path(cases_dir)).values()
+    read = sum(report.checked != CELLS for report in reports)
+    return (f"Searched on {search.date} over reports from {search.since} to {search.until}, with "
+            f"{len(search.queries)} queries over {len(search.repositories)} repositories ({search.tools}). "
+            f"{len(reports) - read} of {len(reports)} reports had both sides of their releases measured in cells; "
+            f"{read} were read only.")
+
+
 def _row(catch: Catch) -> str:
     report = catch.report
     cases = ", ".join(f"`{case_id}`" for case_id in catch.cases)
     said = cases if catch.status == CAUGHT else "; ".join(part for part in (cases, catch.why) if part)
+    checked = "in cells" if report.checked == CELLS else "read only"
     cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
-             catch.status, said]
+             checked, catch.status, said]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

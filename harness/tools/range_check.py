@@ -201,3 +201,11 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
             say(f"census of {root.name}: {caught.summary(found)}")
     say(f"ranges: {stored}")
     return findings
+
+
+def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
+    """The exit status of a check: 1 when the document it stored holds a wrong edge, kept by --merge or found now,
+    else 0."""
+    opts = options.from_namespace(parser(prog).parse_strictly(argv))
+    stored = outputs.read_ranges(Path(opts.out) / "report" / outputs.RANGES_JSON.name)
+    return 1 if any(row["status"] == ranges.WRONG for row in stored["edges"]) else 0

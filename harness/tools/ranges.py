@@ -90,6 +90,8 @@ class Finding:
     #: The releases inside the declared range this edge owns (`inside`), and those of them asked so far.
     inside_of: tuple[Version, ...] = ()
     inside_asked: tuple[Version, ...] = ()
+    #: Those of the asked where the case could be judged (it applied and installed there).
+    inside_judged: tuple[Version, ...] = ()
 
     def as_row(self) -> dict[str, Any]:
         """The edge's row in the stored document, with what was probed inside its range."""
@@ -101,9 +103,11 @@ class Finding:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
         if not self.inside_of:
             return "no release inside"
-        asked = ", ".join(str(version) for version in self.inside_asked)
-        return f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed" + (f": {asked}"
-                                                                                             if asked else "")
+        said = f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed"
+        if len(self.inside_judged) != len(self.inside_asked):
+            said += f", {len(self.inside_judged)} of them judged (the others not applicable or not installable)"
+        judged = ", ".join(str(version) for version in self.inside_judged)
+        return said + (f": {judged}" if judged else "")
 
 
 class Budget:
@@ -338,16 +342,19 @@ def _middles(window: list[Version]) -> list[Version]:
 FIRST_PASS_TRIES = 3
 
 
-def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first_pass: bool) -> Finding:
+def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first_pass: bool,
+                 pairings: Callable[[Version], Sequence[Version]] | None = None) -> Finding:
     """Ask the releases inside a confirmed edge's range, held at the release its bounds were judged with: in the first
     pass until one is judged (the middle release, at most FIRST_PASS_TRIES tried), then every one left. A release
     inside that passes (does not warn) is a hole: the edge is wrong, and `found` is the part of the range that holds
-    from the edge (split the range there, or correct the declaration). BudgetSpent leaves what was asked recorded."""
+    from the edge (split the range there, or correct the declaration). Where a release does not install with that
+    release of the other package, the next of `pairings(release)` is tried. BudgetSpent leaves what was asked
+    recorded."""
     edge, other = finding.edge, finding.held
     if finding.status != CONFIRMED or other is None:
         return finding
     versions = sorted(versions)
-    asked = list(finding.inside_asked)
+    asked, judged = list(finding.inside_asked), list(finding.inside_judged)
     tries = 0
     try:
         for version in finding.inside_of:
@@ -356,15 +363,23 @@ def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first
             if first_pass and tries >= FIRST_PASS_TRIES:
                 break
             tries += 1
-            state, _ = _state(edge, version, other, probe)
+            state, said = _state(edge, version, other, probe)
+            for alternative in (pairings(version) if pairings is not None else ()):
+                if state is not None or not said.startswith(UNINSTALLABLE):
+                    break
+                if alternative != other:
+                    state, said = _state(edge, version, alternative, probe)
             asked.append(version)
+            if state is not None:
+                judged.append(version)
             if state is False:
-                return _hole(replace(finding, inside_asked=tuple(asked)), versions, version, probe)
+                return _hole(replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged)), versions,
+                             version, probe)
             if state is not None and first_pass:
                 break
     except BudgetSpent:
-        return replace(finding, inside_asked=tuple(asked))
-    return replace(finding, inside_asked=tuple(asked))
+        pass
+    return replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged))
 
 
 def _hole(finding: Finding, versions: list[Version], hole: Version, probe: Budget) -> Finding:
@@ -457,13 +472,20 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
             finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent")
         if finding.status == CONFIRMED:
             finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
-            finding = probe_inside(finding, versions, budget, first_pass=True)
+            finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
         findings.append(finding)
     for i, finding in enumerate(findings):
         if len(budget.asked) >= limit:
             break
-        findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, first_pass=False)
+        findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, False,
+                                   _inside_pairings(finding.edge, releases, partner))
     return findings, len(budget.asked)
+
+
+def _inside_pairings(edge: Edge, releases: Mapping[str, list[Version]],
+                     partner: Partner) -> Callable[[Version], Sequence[Version]]:
+    """For a release inside an edge's range: the other package's releases the matrix pairs with it."""
+    return lambda version: _pairings(edge, releases, partner(edge.package, version, version))
 
 
 #: {case id: {(jax, flax): (the case passed there, the reason it was not applicable there, or "")}}: what probed
