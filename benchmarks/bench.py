@@ -15,7 +15,10 @@
    wall, and every (cell, case) whose status or exception type differs from 8 where the case applies at both;
 10. corpus growth: the default matrix (or `--matrix-cells`) with the corpus at `--corpus-before` and with the
     checkout's, side by side, and the cells whose verdict the new cases changed (benchmarks/corpus_growth.py);
-11. the range checker's probe budget, from a stored `nox -s ranges` run (`--ranges-from`).
+11. the range checker's probe budget, from a stored `nox -s ranges` run (`--ranges-from`);
+12. a first `shardmatrix watch` of a copy of tests/downstream over its first N newer jax releases, its files in a
+    home of their own: the baseline cells and candidate cells run against the target (the baseline once, at most one
+    candidate cell a release), the bisects, and whether the project's tree was left as it was.
 """
 
 from __future__ import annotations
@@ -273,6 +276,11 @@ class Phases:
 def one_release_index(release: str, locked: str) -> Callable[[str, str], Any]:
     """PyPI's JSON API with each project's releases cut to those up to `locked` and `release`: the index on the day
     `release` came out, for a project locked at `locked`."""
+    return releases_index([release], locked)
+
+
+def releases_index(releases: list[str], locked: str) -> Callable[[str, str], Any]:
+    """PyPI's JSON API with each project's releases cut to those up to `locked` and `releases`."""
     from harness.tools import index
 
     def fetch(url: str, accept: str = "application/json") -> Any:
@@ -284,7 +292,7 @@ def one_release_index(release: str, locked: str) -> Callable[[str, str], Any]:
                     version = Version(text)
                 except ValueError:
                     continue
-                if version <= Version(locked) or version == Version(release):
+                if version <= Version(locked) or version in {Version(r) for r in releases}:
                     kept[text] = files
             document = {**document, "releases": kept}
         return document
@@ -332,6 +340,61 @@ def watch_figure(found: dict[str, Any]) -> str:
     shares = ", ".join(f"{name} {seconds:.0f} s ({100 * seconds / total:.0f} %)" for name, seconds in parts)
     return (f"8. watch, one new release (jax {found['release']} on tests/downstream, warm cache): {total:.0f} s to "
             f"{found['verdict']}: {shares}, the rest {rest:.0f} s")
+
+
+def first_watch(scratch: Path, count: int = 3, fetch: Callable[[str, str], Any] | None = None) -> dict[str, Any]:
+    """A first `shardmatrix watch --package jax` of a copy of tests/downstream (locked at jax 0.8.3) over its first
+    `count` newer jax releases (`fetch`: the index, default PyPI's cut to them), its files in a home of their own
+    (harness.host.homes): the cells whose tests ran (reused ones run none), the baseline's and the candidates', the
+    bisects, the seconds, and whether the project's tree hash is what it was."""
+    from unittest import mock
+
+    from harness.host import cellrun, homes, invocation, project
+    from harness.tools import index, watch, watch_files
+    from reports.cli import judge
+
+    copy = scratch / "first-watch" / "tinytrainer"
+    shutil.copytree(ROOT / "tests" / "downstream", copy, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
+    locked = "0.8.3"
+    if fetch is None:
+        fetch = releases_index([str(v) for v in watch.newer("jax", locked, index.fetch_json)[:count]], locked)
+    releases = [str(v) for v in watch.newer("jax", locked, fetch)]
+    tree = project.tree_hash(copy)
+    ran: list[str] = []
+    bisects: list[list[str]] = []
+    real_pytest, real_bisect = cellrun.run_pytest, watch.bisect.run
+
+    def run_pytest(cell: matrix.Cell, *args: Any, **kwargs: Any) -> Any:
+        ran.append(cell.id)
+        return real_pytest(cell, *args, **kwargs)
+
+    def bisect(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        bisects.append(argv)
+        return real_bisect(argv, *args, **kwargs)
+
+    with mock.patch.dict(os.environ, {homes.HOME_ENV: str(scratch / "first-watch-home")}), \
+            mock.patch.object(cellrun, "run_pytest", run_pytest), mock.patch.object(watch.bisect, "run", bisect):
+        start = time.perf_counter()
+        watch.run(["--project", str(copy), "--package", "jax"], invocation.cells(), judge, fetch=fetch,
+                  say=lambda line: None)
+        seconds = time.perf_counter() - start
+        judged = watch_files.read_state(homes.state_of(copy))
+    baseline = [cell for cell in ran if cell.startswith(f"jax{locked}-")]
+    return {"releases": releases, "baseline_runs": len(baseline), "candidate_runs": len(ran) - len(baseline),
+            "bisects": len(bisects), "seconds": seconds, "verdict": watch_files.worst([j.verdict for j in judged]),
+            "tree_unchanged": project.tree_hash(copy) == tree}
+
+
+def first_watch_figure(found: dict[str, Any]) -> str:
+    """Figure 12's line: the cells a first watch ran against its target."""
+    releases = found["releases"]
+    within = found["baseline_runs"] <= 1 and found["candidate_runs"] <= len(releases) and found["tree_unchanged"]
+    span = f"jax {releases[0]} .. {releases[-1]}" if releases else "no newer jax"
+    return (f"12. first watch over {len(releases)} releases ({span} on tests/downstream): {found['verdict']} in "
+            f"{found['seconds']:.0f} s; baseline run {found['baseline_runs']}x (target 1), candidate cells "
+            f"{found['candidate_runs']} for {len(releases)} releases (target <= {len(releases)}), "
+            f"{found['bisects']} bisect(s), project tree {'unchanged' if found['tree_unchanged'] else 'CHANGED'} "
+            f"-> {'within target' if within else 'OVER target'}")
 
 
 #: Figure 9's device counts; the last is the one the others are measured against (a default cell's).
@@ -426,12 +489,15 @@ def main(argv: list[str] | None = None) -> int:
                         "before the census's cases)")
     parser.add_argument("--ranges-from", type=Path, default=None, metavar="OUT",
                         help="figure 11 from the range check an earlier `nox -s ranges -- --out OUT` stored")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 12), metavar="N",
+    parser.add_argument("--first-watch", type=int, default=3, metavar="N",
+                        help="figure 12's first watch: the first N jax releases newer than tests/downstream's lock "
+                        "(default 3)")
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 13), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     parser.add_argument("--watch-release", default="0.9.0", metavar="X",
                         help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 12))
+    wanted = set(args.only or range(1, 13))
     if args.skip_matrix:
         wanted -= {2, 3, 9, 10}
     if args.only and 11 in wanted and args.ranges_from is None:
@@ -493,6 +559,8 @@ def main(argv: list[str] | None = None) -> int:
         elif 11 in wanted:
             print(corpus_growth.ranges_figure(corpus_growth.ranges_spent(args.ranges_from),
                                               f"the range check in {args.ranges_from}"))
+        if 12 in wanted:
+            print(first_watch_figure(first_watch(scratch, args.first_watch)))
     return 0
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import durations
+from harness.host import durations, homes
 
 pytest_plugins = ["pytester"]
 
 # Deliberately broken cases, run only through the harness by test_faults.py; downstream projects, only in cells.
-collect_ignore = ["faults", "downstream", "tptrainer", "werror_project"]
+collect_ignore = ["faults", "downstream", "tptrainer", "werror_project", "locks"]
 
 
 @pytest.fixture(autouse=True)
@@ -20,4 +20,12 @@ def durations_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     (where they would order the next real matrix)."""
     folder = tmp_path_factory.mktemp("durations")
     monkeypatch.setattr(durations, "FOLDER", folder)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def project_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project's own files (harness.host.homes) go to a folder of the test's own, never the user's ~/.local/state."""
+    folder = tmp_path_factory.mktemp("homes")
+    monkeypatch.setenv(homes.HOME_ENV, str(folder))
     return folder

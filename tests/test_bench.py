@@ -161,3 +161,28 @@ def test_figure_11_alone_without_a_stored_range_check_is_refused(capsys: pytest.
     with pytest.raises(SystemExit):
         bench.main(["--only", "11"])
     assert "--only 11 needs --ranges-from OUT" in capsys.readouterr().err
+
+
+def test_the_first_watch_figure_counts_cells_against_the_target(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from test_watch import NEWER, FakeIndex, fake_cells
+
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran)
+    found = bench.first_watch(tmp_path, fetch=FakeIndex(*NEWER))
+    assert found["releases"] == list(NEWER) and found["verdict"] == "UNSAFE"
+    assert (found["baseline_runs"], found["candidate_runs"], found["bisects"]) == (1, 3, 0)
+    assert found["tree_unchanged"]
+    figure = bench.first_watch_figure(found)
+    assert figure.startswith("12. first watch over 3 releases (jax 0.8.4 .. 0.9.1 on tests/downstream): UNSAFE in ")
+    assert "baseline run 1x (target 1), candidate cells 3 for 3 releases (target <= 3), 0 bisect(s), project tree " \
+           "unchanged -> within target" in figure
+
+
+def test_a_first_watch_that_reran_its_baseline_or_touched_the_tree_reads_over_target() -> None:
+    found = {"releases": ["0.8.4", "0.9.0"], "baseline_runs": 2, "candidate_runs": 2, "bisects": 0, "seconds": 9.0,
+             "verdict": "SAFE", "tree_unchanged": True}
+    assert bench.first_watch_figure(found).endswith("-> OVER target")
+    assert bench.first_watch_figure({**found, "baseline_runs": 1, "tree_unchanged": False}).endswith(
+        "project tree CHANGED -> OVER target")
+    assert bench.first_watch_figure({**found, "baseline_runs": 1}).endswith("-> within target")

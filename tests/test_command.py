@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from record_factory import collected
 from test_reports_cli import CELL, RUN, record, write_run
 
 from harness.formats import USAGE_EXIT, write_done
-from harness.host import matrix, options
+from harness.host import homes, matrix, options
 from harness.results import CellFiles
 from harness.tools import command
 
@@ -140,3 +141,27 @@ def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest
     monkeypatch.setattr(command.cellrun, "probe", fake_probe({TWO[0].id: "passed", TWO[1].id: "crashed"}, []))
     assert command.main(["matrix", "--out", str(tmp_path), "--run-id", RUN, "--cases", str(tmp_path)]) == USAGE_EXIT
     assert f"could not fully run: {TWO[1].id}: 1 crashed" in capsys.readouterr().err
+
+
+def test_inside_a_project_whose_lock_uv_calls_stale_the_lock_is_named_not_a_missing_project(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    here = tmp_path / "p"
+    shutil.copytree(Path(__file__).resolve().parent / "locks" / "exclude_newer", here)
+    pyproject = here / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('["six"]', '["six", "iniconfig"]'))
+    monkeypatch.chdir(here)
+    assert command.main(["watch"]) == USAGE_EXIT
+    err = capsys.readouterr().err
+    assert "uv.lock does not match pyproject.toml" in err and "watch needs a project" not in err
+
+
+def test_inside_a_project_with_a_lock_made_with_exclude_newer_it_is_the_project() -> None:
+    here = Path(__file__).resolve().parent / "locks" / "exclude_newer"
+    assert command.project_here(["--state", "s.json"], here) == ["--project", str(here), "--state", "s.json"]
+
+
+def test_report_inside_a_project_reads_the_projects_own_folder(tmp_path: Path) -> None:
+    here = write_project(tmp_path / "trainer", "trainer")
+    assert command.out_here(["--run", "R"], here) == ["--out", str(homes.out_of(here)), "--run", "R"]
+    assert command.out_here(["--out", "o"], here) == ["--out", "o"]
+    assert command.out_here([], write_project(tmp_path / "sm", "shardmatrix")) == []

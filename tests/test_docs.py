@@ -117,11 +117,12 @@ def test_a_cell_with_an_unpaired_backtick_escapes_everything() -> None:
 
 
 def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
-    from harness.tools import watch, watch_files
+    from harness.host import homes
+    from harness.tools import watch
 
     options = hooks.watch_options()
     assert all(f"`{flag}`" in options for flag in (*watch.OWN, "--project", "--pre", "--index"))
-    assert f"`{watch_files.STATE_NAME}`" not in options and watch_files.STATE_NAME in options
+    assert f"`{homes.STATE_FILE}`" not in options and homes.STATE_FILE in options
     fields = hooks.watch_fields()
     assert "`first_bad`" in fields and "`reproducers`" in fields and "state schema version 1" in fields
 

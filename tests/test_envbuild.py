@@ -9,8 +9,9 @@ from pathlib import Path
 
 import fake_index
 import pytest
+from packaging.requirements import Requirement
 
-from harness.host import envbuild, matrix, runtimes
+from harness.host import cellplugin, envbuild, matrix, runtimes
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -180,3 +181,25 @@ def test_a_cell_whose_jaxlib_is_not_its_jaxs_release_is_refused_naming_both_plug
     assert "depend on jax-cuda13-plugin[with-cuda]==0.11.2" in refused
     assert "you require jax-cuda13-plugin==0.11.1" in refused and refused.endswith("unsatisfiable.")
     assert not lock.exists()
+
+
+
+@pytest.mark.parametrize(("python", "locked"), [("3.10", "2.0.0"), ("3.11", "2.1.0")])
+def test_a_lock_for_several_pythons_gives_each_cells_python_its_own_locked_version(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, python: str, locked: str) -> None:
+    folder = tmp_path / "index"
+    folder.mkdir()
+    cell = matrix.Cell(f"jax0.8.3-flax0.12.6-py{python}", "0.8.3", "0.8.3", "0.12.6", python,
+                       project=str(Path(__file__).resolve().parent / "locks" / "pythons"))
+    for name, version in (("jax", "0.8.3"), ("jaxlib", "0.8.3"), ("flax", "0.12.6"), ("iniconfig", "2.0.0"),
+                          ("iniconfig", "2.1.0"), ("iniconfig", "2.3.0")):  # 2.3.0: what a fresh resolution takes
+        fake_index.wheel(folder, name, version)
+    for line in cellplugin.dependencies():
+        requirement = Requirement(line)
+        if requirement.marker is None or requirement.marker.evaluate({"python_version": python}):
+            fake_index.wheel(folder, requirement.name, next((s.version for s in requirement.specifier
+                                                             if s.operator in (">=", "==")), "1.0"))
+    fake_index.use(monkeypatch, folder)
+    lock = tmp_path / "lock.txt"
+    assert envbuild.lock(cell, lock) is None
+    assert f"iniconfig=={locked}" in lock.read_text().splitlines()

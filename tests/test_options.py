@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import options
+from harness.host import homes, options
 
 
 def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,3 +131,9 @@ def test_a_run_of_cells_leaves_nothing_out_and_upgrades_left_out_becomes_pytest_
                                                      "--deselect", "net::test_get"])).left_out
     assert found == options.LeftOut("not gpu", None, ("net::test_get",))
     assert found.pytest_args() == ["-m", "not gpu", "--shardmatrix-deselect", "net::test_get"]
+
+
+def test_with_a_project_the_default_out_is_its_home_outside_its_tree(tmp_path: Path) -> None:
+    opts = options.parse(["--project", str(tmp_path)])
+    assert opts.out == homes.out_of(tmp_path) and not opts.out.is_relative_to(tmp_path)
+    assert options.parse(["--project", str(tmp_path), "--out", "o"]).out == Path("o")  # as asked, when asked

@@ -134,6 +134,21 @@ def test_a_projects_pins_are_its_locked_versions() -> None:
     assert pins.project_pins(found) == {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
 
 
+def test_a_jax_locked_once_per_python_is_no_baseline_without_one_named(tmp_path: Path) -> None:
+    from harness.host import project
+
+    forked = project.Project(tmp_path, "p", (), "jax==0.4.30 ; python_full_version < '3.10'\njax==0.6.2 ; "
+                             "python_full_version >= '3.10'\nflax==0.10.2\n", tmp_path / "uv.lock")
+    with pytest.raises(pins.PinError, match=r"uv\.lock: jax is locked at several versions, one per Python \(jax==0\.4"
+                                            r"\.30 ; python_full_version < '3\.10'; jax==0\.6\.2 .*\): give --baseline "
+                                            r"jax==X$"):
+        pins.project_pins(forked)
+    assert pins.project_pins(forked, ranges=True)["flax"] == "0.10.2"  # --baseline names it: the rest is read
+    once = project.Project(tmp_path, "p", (), "jax==0.6.2\nnumpy==1.26.4 ; python_full_version < '3.10'\n"
+                           "numpy==2.2.6 ; python_full_version >= '3.10'\n", tmp_path / "uv.lock")
+    assert pins.project_pins(once) == {"jax": "0.6.2"}  # only a package the cell does not pin differs by Python
+
+
 def test_a_candidate_from_a_source_is_named_by_it() -> None:
     origin = Origin("flax", "0.12.6", "tree.1a2b3c4d", "file:///src/flax", "flax @ file:///b/flax-0.12.6.whl")
     base = cell("0.9.2", "0.12.6", "3.11")

@@ -98,6 +98,15 @@ def test_the_tree_hash_follows_sources_and_ignores_caches_and_venvs(copy: Path) 
     (copy / ".venv").mkdir()
     (copy / ".venv" / "pyvenv.cfg").write_text("home = /x\n")
     assert project.tree_hash(copy) == before
+    run = copy / "ci-out" / "results" / "20261127T080000Z-ab12"  # an --out given inside the project, as CI's
+    run.mkdir(parents=True)
+    (run / "cell.jsonl").write_text("{}\n")
+    (copy / "ci-out" / "watch-state.json").write_text("{}\n")
+    assert project.tree_hash(copy) == before
+    (copy / "results" / "not-a-run").mkdir(parents=True)  # the project's own folder named results: its source
+    (copy / "results" / "not-a-run" / "data.csv").write_text("x\n")
+    assert project.tree_hash(copy) != before
+    before = project.tree_hash(copy)
     embed = copy / "src" / "tinytrainer" / "embed.py"
     embed.write_text(embed.read_text() + "\n")
     assert project.tree_hash(copy) != before
@@ -149,3 +158,69 @@ def test_a_malformed_setup_cfg_is_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "setup.cfg").write_text("no section header\n", encoding="utf-8")
     with pytest.raises(project.ProjectError, match=r"setup\.cfg: File contains no section headers"):
         project.load(tmp_path).testpaths()
+
+
+# --- locks as people make them (tests/locks/: each made with the real uv, as its pyproject.toml says) ---------------
+
+LOCKS = Path(__file__).resolve().parent / "locks"
+
+
+def test_a_lock_made_with_exclude_newer_is_checked_as_made_and_keeps_its_versions() -> None:
+    found = project.load(LOCKS / "exclude_newer")
+    assert project.lock_options(LOCKS / "exclude_newer" / "uv.lock") == ["--exclude-newer", "2024-01-02T00:00:00Z"]
+    assert found.locked_versions()["six"] == "1.16.0"  # not the newer 1.17.0 a fresh `uv lock` would take
+
+
+def test_a_lock_made_with_a_relative_exclude_newer_is_checked_with_its_span() -> None:
+    assert project.lock_options(LOCKS / "exclude_newer_span" / "uv.lock") == ["--exclude-newer", "P1W"]
+    assert "six" in project.load(LOCKS / "exclude_newer_span").locked_versions()
+
+
+def test_a_lock_checked_without_its_options_is_refused_with_uvs_own_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The pair of the test above: what `uv lock --check` says of that lock when not given its exclude-newer.
+    monkeypatch.setattr(project, "lock_options", lambda lockfile: [])
+    with pytest.raises(project.ProjectError, match=r"uv\.lock does not match pyproject\.toml \(run `uv lock`\): "
+                                                   r"Resolving despite existing lockfile due to removal of global "
+                                                   r"exclude newer$"):
+        project.load(LOCKS / "exclude_newer")
+
+
+def test_a_lock_for_several_pythons_is_read_with_each_pythons_markers() -> None:
+    locked = project.load(LOCKS / "pythons").locked
+    assert "iniconfig==2.0.0 ; python_full_version < '3.11'" in locked
+    assert "iniconfig==2.1.0 ; python_full_version >= '3.11'" in locked
+
+
+def test_a_test_group_that_includes_another_is_read_with_it_and_locked_with_it() -> None:
+    found = project.load(LOCKS / "groups")
+    assert found.dependencies == ("iniconfig", "six")
+    assert {"iniconfig", "six"} <= set(found.locked_versions())  # exported with --group test, not only dev
+
+
+def test_a_group_that_includes_itself_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n[dependency-groups]\n'
+                                             'test = [{include-group = "lint"}]\nlint = [{include-group = "test"}]\n')
+    with pytest.raises(project.ProjectError, match=r"group 'test' includes itself \(test -> lint -> test\)$"):
+        project.load(tmp_path)
+
+
+def test_a_pylock_toml_is_read_as_exact_pins() -> None:
+    found = project.load(LOCKS / "pylock")
+    assert found.lockfile == LOCKS / "pylock" / "pylock.toml" and found.locked_versions() == {"six": "1.16.0"}
+
+
+def test_a_pylock_toml_package_without_a_version_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "pylock.toml").write_text('lock-version = "1.0"\n[[packages]]\nname = "mine"\n'
+                                          'directory = { path = "../mine" }\n')
+    with pytest.raises(project.ProjectError, match=r"pylock\.toml: 'mine' is locked without a version"):
+        project.load(tmp_path)
+
+
+@pytest.mark.parametrize(("folder", "said"), [("workspace", r"a uv workspace \(\[tool\.uv\.workspace\]\) is not "
+                                                             r"supported"),
+                                              ("workspace/packages/member", r"a member of the uv workspace at .*"
+                                                                            r"workspace is not supported")])
+def test_a_uv_workspace_is_refused_in_one_line_naming_it(folder: str, said: str) -> None:
+    with pytest.raises(project.ProjectError, match=said):
+        project.load(LOCKS / folder)

@@ -15,7 +15,7 @@ from packaging.version import Version
 from record_factory import collected, record
 
 from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT
-from harness.host import adhoc, cellrun, envbuild
+from harness.host import adhoc, cellrun, envbuild, homes, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import command, index, upgrade, watch, watch_files
@@ -322,7 +322,7 @@ def test_the_judgments_can_be_kept_in_another_store(watching: tuple[list[str], l
     argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out")]
     watch.run(argv, command.invocation.cells(), judge, fetch=FakeIndex("0.8.4"), say=print, store=memory)
     assert [(j.version, j.verdict) for j in memory.kept] == [("0.8.4", "SAFE")]
-    assert not (tmp_path / watch_files.STATE_NAME).exists()  # the default file store was not used
+    assert not homes.state_of(DOWNSTREAM).exists()  # the default file store was not used
 
 
 def test_nothing_newer_is_safe_and_builds_nothing(watching: tuple[list[str], list[str]], tmp_path: Path,
@@ -378,3 +378,109 @@ def test_the_options_of_watch_alone_are_not_passed_on() -> None:
     argv = ["--state", "s.json", "--json=o.json", "--pre", "--package", "jax", "-m", "not gpu", "--out", "o"]
     assert watch.without(argv, watch.OWN) == ["--pre", "-m", "not gpu", "--out", "o"]
     assert watch.without(watch.without(argv, watch.OWN), watch.LEFT_OUT) == ["--pre", "--out", "o"]
+
+
+def test_inside_an_unchanged_project_its_files_stay_out_of_its_tree_and_the_baseline_is_reused(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ran: list[str] = []
+    fake_cells(monkeypatch, ran)
+    faked = cellrun.freeze
+
+    def freeze(venv: Path, dest: Path, cell: Cell) -> str:  # as the real freeze: the project's tree hash first
+        text = envbuild.provenance(cell) + faked(venv, dest, cell)
+        dest.write_text(text)
+        return text
+
+    monkeypatch.setattr(cellrun, "freeze", freeze)
+    trainer = tmp_path / "trainer"
+    shutil.copytree(DOWNSTREAM, trainer, ignore=shutil.ignore_patterns("__pycache__"))
+    files = sorted(path.relative_to(trainer) for path in trainer.rglob("*"))
+    tree = project.tree_hash(trainer)
+    monkeypatch.chdir(trainer)
+    from reports.cli import judge
+
+    cells = command.invocation.cells()
+    assert watch.run(["--project", str(trainer)], cells, judge, fetch=FakeIndex("0.8.4"), say=print) == 0
+    assert ran == ["jax0.8.3-flax0.12.6-py3.11", "jax0.8.4-flax0.12.6-py3.11"]
+    upgrade.prepare(["--project", str(trainer), "jax==0.8.4"], cells, say=print)
+    assert len(ran) == 2  # the second upgrade of the unchanged project reuses both cells
+    assert sorted(path.relative_to(trainer) for path in trainer.rglob("*")) == files
+    assert project.tree_hash(trainer) == tree
+    assert [j.version for j in watch_files.read_state(homes.state_of(trainer))] == ["0.8.4"]
+
+
+# --- a first watch over many releases: verdicts as they come, each cause bisected once, one cell per release ---------
+
+def counted_bisects(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The bisects watch runs (their argv), each still run."""
+    calls: list[list[str]] = []
+    real = watch.bisect.run
+
+    def run(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        calls.append(argv)
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.setattr(watch.bisect, "run", run)
+    return calls
+
+
+def test_each_release_s_verdict_is_printed_as_it_is_judged(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    watch_once(tmp_path, FakeIndex(*NEWER))
+    out = capsys.readouterr().out
+    assert out.index("jax 0.8.4: SAFE") < out.index("--- jax 0.9.0: upgrade from") \
+        < out.index("jax 0.9.0: UNSAFE") < out.index("--- jax 0.9.1: upgrade from")
+
+
+def test_a_first_watch_runs_the_baseline_once_and_one_cell_per_release_and_bisects_nothing_it_judged(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran, _ = watching
+    bisects = counted_bisects(monkeypatch)
+    assert watch_once(tmp_path, FakeIndex(*NEWER)) == UNSAFE_EXIT
+    # 0.8.4 was judged passing the gather case, so 0.9.0 is its first bad release; 0.9.1 has the same cause.
+    assert bisects == []
+    assert ran == ["jax0.8.3-flax0.12.6-py3.11", *(f"jax{v}-flax0.12.6-py3.11" for v in NEWER)]
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"]
+    assert [(j["first_bad"], j["case"]) for j in judged[1:]] == [("jax==0.9.0", GATHER)] * 2
+    assert judged[1]["first_bad_error"] == judged[2]["first_bad_error"] == \
+        "ShardingTypeError: gather needs out_sharding on an Explicit mesh"
+
+
+def test_a_cause_is_bisected_once_when_the_releases_before_it_cannot_tell(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bisects = counted_bisects(monkeypatch)
+    # 0.8.4 judged before without an answer: the first bad release of 0.9.0's regression takes a bisect.
+    unknown = watch_files.Judgment("jax", "0.8.4", {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"},
+                                   "INCONCLUSIVE", reason="a cell did not finish")
+    watch_files.write_state(tmp_path / "state.json", [unknown])
+    assert watch_once(tmp_path, FakeIndex(*NEWER)) == UNSAFE_EXIT
+    assert len(bisects) == 1 and "jax==0.9.0" in bisects[0]  # 0.9.1, same case: not bisected again
+    judged = json.loads((tmp_path / "summary.json").read_text())["judged"]
+    assert [(j["version"], j["first_bad"]) for j in judged] == [("0.9.0", "jax==0.9.0"), ("0.9.1", "jax==0.9.0")]
+
+
+def test_a_case_that_passed_again_after_its_first_bad_release_is_a_new_cause() -> None:
+    base = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+    broke = watch_files.Judgment("jax", "0.9.0", base, "UNSAFE", regressed=[GATHER], case=GATHER,
+                                 first_bad="jax==0.9.0")
+    fixed = watch_files.Judgment("jax", "0.9.1", base, "SAFE")
+    again = watch_files.Judgment("jax", "0.9.2", base, "UNSAFE", regressed=[GATHER])
+    assert watch.named_before(again, [broke], [], {}).first_bad == "jax==0.9.0"  # type: ignore[union-attr]
+    named = watch.named_before(again, [broke, fixed], ["0.8.4", "0.9.0", "0.9.1"], {GATHER: "E: x"})
+    assert named is not None and (named.first_bad, named.first_bad_error) == ("jax==0.9.2", "E: x")  # 0.9.1 passed it
+
+
+def test_a_release_whose_previous_release_has_no_answer_is_left_to_a_bisect() -> None:
+    base = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+    broken = watch_files.Judgment("jax", "0.9.0", base, "UNSAFE", regressed=[GATHER])
+    unknown = watch_files.Judgment("jax", "0.8.4", base, "INCONCLUSIVE")
+    assert watch.named_before(broken, [unknown], ["0.8.4"], {GATHER: "E: x"}) is None
+    assert watch.named_before(broken, [], ["0.8.4"], {GATHER: "E: x"}) is None  # not judged at all
+    assert watch.named_before(broken, [], [], {GATHER: "E: x"}).first_bad == "jax==0.9.0"  # type: ignore[union-attr]
+
+
+def test_a_remembered_first_bad_release_that_is_no_version_is_not_taken() -> None:
+    base = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+    garbled = watch_files.Judgment("jax", "0.9.0", base, "UNSAFE", regressed=[GATHER], case=GATHER, first_bad="jax")
+    again = watch_files.Judgment("jax", "0.9.1", base, "UNSAFE", regressed=[GATHER])
+    assert watch.named_before(again, [garbled], ["0.9.0"], {GATHER: "E: x"}) is None  # left to a bisect

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.formats import ShardmatrixError
+from harness.host import homes
 from harness.results import is_run_id, new_run_id
 
 BUILTIN = "builtin"
@@ -166,8 +167,9 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     p.add_argument("--cells", action="append", default=[], metavar="GLOB",
                    help="run only cells whose id matches GLOB (repeatable; default: every cell of the default set, "
                         "i.e. without default = false)")
-    p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
-                   help="output folder: DIR/results/<run>/<cell>.jsonl and DIR/report/ (default: out)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder: DIR/results/<run>/<cell>.jsonl and DIR/report/ (default: out; with --project, "
+                        "a folder of the project's own outside its tree, see harness.host.homes)")
     p.add_argument("--run-id", default="", metavar="ID", help="run id to record under (default: a new one)")
     p.add_argument("--cases", action="append", default=None, metavar="DIR",
                    help=f"folder of pytest cases to run; '{BUILTIN}' is the shipped corpus (repeatable; "
@@ -242,7 +244,8 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
                            f"{new_run_id()})")
     return Options(
         cells=namespace.cells,
-        out=namespace.out,
+        # A project's files never land in its own tree: they would change its tree hash, and so every fingerprint.
+        out=namespace.out or (homes.out_of(namespace.project) if namespace.project else Path("out")),
         run_id=run_id,
         # With a project and no --cases, its own tests are the corpus (harness.host.cellenv.prepare finds them).
         cases=namespace.cases or ([] if namespace.project else [BUILTIN]),

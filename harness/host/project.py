@@ -1,8 +1,11 @@
 """A user's project in every cell (`--project DIR`): its dependencies, its locked versions, its tests, its content.
 
-Runs on the host. uv answers every question about the project (`uv lock --check`, `uv export`, `uv pip compile`);
-nothing here resolves or parses a lockfile. The cell's own jax, jaxlib and flax pins stand in for the project's
-requirements on them; every other package is installed at the version the project locked when the cell allows it.
+Runs on the host. uv answers every question about a uv.lock (`uv lock --check`, given back the options the lock was
+made with, and `uv export`); nothing here resolves. A `pylock.toml` (PEP 751, a standard with no uv reader for this)
+is read here, its exact versions only. A lock this cannot read as made (a uv workspace) is refused in one line
+naming what is unsupported, and uv's own reason is kept in every refusal it gives. The cell's own jax, jaxlib and
+flax pins stand in for the project's requirements on them; every other package is installed at the version the
+project locked when the cell allows it.
 """
 
 from __future__ import annotations
@@ -25,13 +28,19 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
-from harness.host.uv import installer_message, uv_command
+from harness.host.uv import installer_message, stale_reason, uv_command
+from harness.results import is_run_id
 from harness.vocabulary import COLLECTION_CASE, ERROR
 
 #: Lockfiles, in the order a project's own tools would trust them.
 LOCKFILES = ("uv.lock", "pylock.toml", "requirements.lock", "requirements.txt")
 #: Extras and dependency groups its CI installs to run the tests.
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
+#: uv.lock's [options] and the `uv lock` flag that sets each: `uv lock --check` is given them back, so a lock made
+#: with them (`uv lock --exclude-newer DATE`, as people pin a reproducible world) is checked as it was made; without
+#: them uv calls it stale, and the `uv lock` it suggests would re-lock to the newest releases and lose the baseline.
+LOCK_OPTIONS = {"exclude-newer": "--exclude-newer", "resolution-mode": "--resolution",
+                "prerelease-mode": "--prerelease", "fork-strategy": "--fork-strategy"}
 #: Folders that are never part of a project's source: virtual environments, caches, build output, VCS data.
 NOT_SOURCE = frozenset({"__pycache__", "build", "dist", "node_modules", "venv"})
 
@@ -60,7 +69,8 @@ class Project:
     floors: tuple[str, ...] = ()
 
     def locked_versions(self) -> dict[str, str]:
-        """{package: version} of the lock's exact pins that apply on any platform the lock names first."""
+        """{package: version} of the lock's exact pins that apply on any platform the lock names first (a package
+        locked once per Python reaches each cell at its Python's version through uv's preferences, envbuild)."""
         found: dict[str, str] = {}
         for line in self.locked.splitlines():
             try:
@@ -72,6 +82,13 @@ class Project:
                 found.setdefault(requirement.name.lower().replace("_", "-"), exact[0])
         return found
 
+    def locked_per_python(self, name: str) -> list[str]:
+        """The lock's lines pinning `name` when it pins it at several versions (one per Python, by their markers), as
+        written; [] when it pins it once or not at all."""
+        lines = [line.strip() for line in self.locked.splitlines() if _pinned_name(line) == name]
+        versions = {line.partition(";")[0].strip() for line in lines}
+        return lines if len(versions) > 1 else []
+
     def testpaths(self) -> list[Path]:
         """Where its tests are: pytest's configured `testpaths`, else tests/ (else the project itself)."""
         configured = [self.root / entry for entry in _ini_testpaths(pytest_config(self.root))]
@@ -79,6 +96,13 @@ class Project:
         if existing:
             return existing
         return [self.root / "tests"] if (self.root / "tests").is_dir() else [self.root]
+
+def _pinned_name(line: str) -> str:
+    try:
+        return Requirement(line).name.lower().replace("_", "-")
+    except InvalidRequirement:
+        return ""
+
 
 def load(root: Path | str) -> Project:
     """Read a project folder; ProjectError (one line) for no pyproject.toml or a lock that does not match it."""
@@ -88,16 +112,49 @@ def load(root: Path | str) -> Project:
         raise ProjectError(f"--project {root}: no pyproject.toml there")
     data = _toml(pyproject)
     project = data.get("project", {})
-    name = str(project.get("name") or root.name)
+    name = name_of(root)
     if "dependencies" in project.get("dynamic", []):
         raise ProjectError(f"--project {root}: its dependencies are dynamic; declare them in [project] dependencies")
+    _refuse_workspace(root, data)
     lines = [*project.get("dependencies", [])]
-    for extra in TEST_EXTRAS:
-        lines += project.get("optional-dependencies", {}).get(extra, [])
-        lines += [line for line in data.get("dependency-groups", {}).get(extra, []) if isinstance(line, str)]
+    extras = [extra for extra in TEST_EXTRAS if extra in project.get("optional-dependencies", {})]
+    groups = [group for group in TEST_EXTRAS if group in data.get("dependency-groups", {})]
+    for extra in extras:
+        lines += project["optional-dependencies"][extra]
+    for group in groups:
+        lines += group_requirements(data.get("dependency-groups", {}), group, pyproject)
     lockfile = next((root / name for name in LOCKFILES if (root / name).is_file()), None)
     return Project(root=root, name=name, dependencies=tuple(_without_pins(lines, pyproject)),
-                   locked=_locked(root, lockfile), lockfile=lockfile, floors=tuple(floors(lines)))
+                   locked=_locked(root, lockfile, extras, groups), lockfile=lockfile, floors=tuple(floors(lines)))
+
+
+def group_requirements(groups: dict[str, Any], name: str, where: Path, seen: tuple[str, ...] = ()) -> list[str]:
+    """The requirements of dependency group `name` (PEP 735), its `{include-group = ...}` entries expanded;
+    ProjectError naming a group that includes itself or one that does not exist."""
+    if name in seen:
+        raise ProjectError(f"{where}: dependency group {name!r} includes itself ({' -> '.join([*seen, name])})")
+    if name not in groups:
+        raise ProjectError(f"{where}: dependency group {seen[-1]!r} includes {name!r}, which is not a group there")
+    found: list[str] = []
+    for entry in groups[name]:
+        if isinstance(entry, dict) and "include-group" in entry:
+            found += group_requirements(groups, str(entry["include-group"]), where, (*seen, name))
+        elif isinstance(entry, str):
+            found.append(entry)
+    return found
+
+
+def _refuse_workspace(root: Path, data: dict[str, Any]) -> None:
+    """ProjectError for a uv workspace, its root or a member: its members are built from their folders, which a cell
+    (one project, its other requirements from the index) cannot do, and its lock is the workspace's."""
+    if "workspace" in data.get("tool", {}).get("uv", {}):
+        raise ProjectError(f"--project {root}: a uv workspace ([tool.uv.workspace]) is not supported; shardmatrix "
+                           "builds one project with its requirements from the index")
+    for parent in root.parents:
+        pyproject = parent / "pyproject.toml"
+        if pyproject.is_file() and "workspace" in _toml(pyproject).get("tool", {}).get("uv", {}):
+            raise ProjectError(f"--project {root}: a member of the uv workspace at {parent} is not supported "
+                               "(its lock is the workspace's); shardmatrix builds one project with its own lock")
 
 
 def pytest_config(root: Path) -> Path:
@@ -114,10 +171,15 @@ def pytest_config(root: Path) -> Path:
     return pyproject
 
 
+def name_of(root: Path) -> str:
+    """The project's name as its pyproject.toml gives it (the folder's name when it gives none); nothing else read."""
+    return str(_toml(root / "pyproject.toml").get("project", {}).get("name") or root.name)
+
+
 def provenance(root: Path | str) -> str:
     """One line saying which project, in which state (the hash of its tree now), a cell ran."""
     root = Path(root)
-    name = _toml(root / "pyproject.toml").get("project", {}).get("name") or root.name
+    name = name_of(root)
     return f"# project {name} @ {root} (tree.{tree_hash(root)[:12]})"
 
 
@@ -146,18 +208,20 @@ def floors(lines: Iterable[str]) -> list[str]:
     return found
 
 
-def _locked(root: Path, lockfile: Path | None) -> str:
-    """The lock's exact pins as requirement lines, read by uv; ProjectError when the lock is stale."""
+def _locked(root: Path, lockfile: Path | None, extras: Iterable[str] = (), groups: Iterable[str] = ()) -> str:
+    """The lock's exact pins as requirement lines (the test extras' and groups' included), read by uv; ProjectError
+    when the lock is stale, with uv's reason."""
     if lockfile is None:
         return ""
     if lockfile.name == "uv.lock":
-        _uv(["lock", "--check", "--project", str(root)], f"--project {root}: uv.lock does not match pyproject.toml "
+        check = ["lock", "--check", *lock_options(lockfile), "--project", str(root)]
+        _uv(check, f"--project {root}: uv.lock does not match pyproject.toml "
             "(run `uv lock`)")
         return _uv(["export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header", "--no-annotate",
+                    *(f"--extra={extra}" for extra in extras), *(f"--group={group}" for group in groups),
                     "--project", str(root)], f"--project {root}: uv export")
     if lockfile.name == "pylock.toml":
-        return _uv(["pip", "compile", str(lockfile), "--no-deps", "--no-header", "--no-annotate", "--quiet",
-                    "--output-file", "-"], f"{lockfile}")
+        return pylock_requirements(lockfile)
     text = _text(lockfile)
     lines = [line.split("#")[0].strip() for line in text.splitlines()]
     loose = [line for line in lines if line and not line.startswith("-") and "==" not in line and " @ " not in line]
@@ -166,10 +230,39 @@ def _locked(root: Path, lockfile: Path | None) -> str:
     return text
 
 
+def lock_options(lockfile: Path) -> list[str]:
+    """The `uv lock` flags a uv.lock was made with, from its [options] (LOCK_OPTIONS, a relative cut-off's span in
+    place of its placeholder date, and each package's own exclude-newer date), to check it as it was made."""
+    options = dict(_toml(lockfile).get("options", {}))
+    if "exclude-newer-span" in options:  # `--exclude-newer '1 week'`: the lock's timestamp is a placeholder then
+        options["exclude-newer"] = options["exclude-newer-span"]
+    flags = [arg for key, flag in LOCK_OPTIONS.items() if key in options for arg in (flag, str(options[key]))]
+    for package, date in sorted(options.get("exclude-newer-package", {}).items()):
+        flags += ["--exclude-newer-package", f"{package}={date}"]
+    return flags
+
+
+def pylock_requirements(lockfile: Path) -> str:
+    """A pylock.toml's packages as exact requirement lines (`name==version ; marker`); ProjectError naming a package
+    it locks without a version (a folder, VCS or archive source: not a release a cell can pin)."""
+    data = _toml(lockfile)
+    if not str(data.get("lock-version", "")).startswith("1."):
+        raise ProjectError(f"{lockfile}: lock-version {data.get('lock-version')!r} is not supported (PEP 751 1.x)")
+    lines = []
+    for package in data.get("packages", []):
+        if "version" not in package:
+            raise ProjectError(f"{lockfile}: {package.get('name')!r} is locked without a version (a folder, VCS or "
+                               "archive source), which is not supported")
+        marker = f" ; {package['marker']}" if package.get("marker") else ""
+        lines.append(f"{package['name']}=={package['version']}{marker}\n")
+    return "".join(lines)
+
+
 def _uv(arguments: list[str], what: str) -> str:
     done = subprocess.run([*uv_command(), *arguments], capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise ProjectError(f"{what}: {installer_message(done.stderr or done.stdout)}")
+        output = done.stderr or done.stdout
+        raise ProjectError(f"{what}: {stale_reason(output) or installer_message(output)}")
     return done.stdout
 
 
@@ -183,7 +276,9 @@ def conftest_failure(records: Iterable[dict[str, Any]]) -> tuple[str, str] | Non
 
 
 def tree_hash(root: Path) -> str:
-    """The sha256 of a source tree's files, by relative path and content (caches, venvs and build output aside)."""
+    """The sha256 of a source tree's files, by relative path and content (caches, venvs and build output aside, and
+    shardmatrix's own output folders: an `--out` given inside the project, as a CI workflow's, would otherwise
+    change the hash with every run it records, and so every fingerprint)."""
     digest = hashlib.sha256()
     for path in sorted(_source_files(root)):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
@@ -197,11 +292,18 @@ def _source_files(folder: Path) -> list[Path]:
         if entry.is_symlink():
             continue
         if entry.is_dir():
-            if not (entry.name.startswith(".") or entry.name in NOT_SOURCE or entry.name.endswith(".egg-info")):
+            if not (entry.name.startswith(".") or entry.name in NOT_SOURCE or entry.name.endswith(".egg-info")
+                    or is_output(entry)):
                 found += _source_files(entry)
         elif entry.is_file() and not entry.name.endswith((".pyc", ".pyo")):
             found.append(entry)
     return found
+
+
+def is_output(folder: Path) -> bool:
+    """Whether `folder` is an output folder of shardmatrix (`--out`): it holds results/ with a run in it."""
+    results = folder / "results"
+    return results.is_dir() and any(is_run_id(run.name) for run in results.iterdir() if run.is_dir())
 
 
 def _text(path: Path) -> str:

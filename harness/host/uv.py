@@ -32,3 +32,10 @@ def installer_message(output: str) -> str:
         if line.startswith("error:"):
             return first_line(line)
     return first_line(lines[-1] if lines else "installer failed without output")
+
+
+def stale_reason(output: str) -> str | None:
+    """Why uv would not take a lockfile as it is ('Resolving despite existing lockfile due to change in pre-release
+    mode: ...'), the line `uv lock --check` gives before its bare 'needs to be updated'; None when it gives none."""
+    found = re.search(r"^.*existing lockfile due to .*$", output, re.MULTILINE)
+    return first_line(found.group(0).strip()) if found else None

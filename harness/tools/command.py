@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.formats import ShardmatrixError, command
-from harness.host import cellenv, cellrun, completeness, corpus, installed, invocation, matrix, options, project
+from harness.host import cellenv, cellrun, completeness, corpus, homes, installed, invocation, matrix, options, project
 from harness.results import CellFiles
 from harness.tools import bisect, frontier, range_check, upgrade, watch
 
@@ -67,17 +67,27 @@ def check(name: str, argv: Sequence[str], prog: str) -> None:
 
 def project_here(argv: list[str], here: Path | None = None) -> list[str]:
     """`--project .` added when none (and no --cases) is given and the folder run from is a project other than
-    shardmatrix itself: inside a project, its tests are what is asked about."""
+    shardmatrix itself: inside a project, its tests are what is asked about. A project that cannot be read as one
+    (a stale lock, an unsupported one) is refused with its own reason, never run as if there were no project."""
     folder = Path.cwd() if here is None else here
     given = any(arg == flag or arg.startswith(f"{flag}=") for arg in argv for flag in ("--project", "--cases"))
     if given or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file():
         return argv
-    try:
-        if project.load(folder).name == "shardmatrix":
-            return argv
-    except ShardmatrixError:
-        return argv  # not a project we can build: say nothing, run as asked
+    if project.name_of(folder) == "shardmatrix":
+        return argv
+    project.load(folder)  # ProjectError in one line, naming what is wrong with it
     return ["--project", str(folder), *argv]
+
+
+def out_here(argv: list[str], here: Path | None = None) -> list[str]:
+    """`--out` of the project run from added when none is given (`shardmatrix report` inside a project reads the runs
+    its upgrades wrote to the project's own folder, harness.host.homes)."""
+    folder = Path.cwd() if here is None else here
+    given = any(arg == "--out" or arg.startswith("--out=") for arg in argv)
+    if given or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file() \
+            or project.name_of(folder) == "shardmatrix":
+        return argv
+    return ["--out", str(homes.out_of(folder)), *argv]
 
 
 # --- the subcommands ------------------------------------------------------------------------------------------------
@@ -214,6 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = os.environ.get(PROG_ENV) or f"shardmatrix {name}"
     if name in PROJECT_HERE:
         rest = project_here(rest)
+    elif name == "report":
+        rest = out_here(rest)
     check(name, rest, prog)  # --help, or a bad option, before anything is imported or built
     return chosen.run(rest, prog)
 

@@ -103,6 +103,11 @@ def project_pins(project: Project, ranges: bool = False) -> dict[str, str]:
     if not project.locked:
         return read_pins(project.root / "pyproject.toml", ranges)
     locked = project.locked_versions()
+    for name in PACKAGES if not ranges else ():
+        several = project.locked_per_python(name)
+        if several:  # which one is the baseline depends on the cell's Python: the caller must say
+            raise PinError(f"{project.lockfile}: {name} is locked at several versions, one per Python "
+                           f"({'; '.join(several)}): give --baseline {name}==X")
     if "jax" not in locked:
         raise PinError(f"{project.lockfile}: no jax in the project's locked environment")
     return {name: locked[name] for name in PACKAGES if name in locked}

@@ -6,12 +6,13 @@ indexes of --index too); leave out those the state already judged from this base
 first, run `upgrade` from the lock to it and take its verdict; for an UNSAFE one whose regressions no documented
 change explains, when a dependency such as optax or numpy moved with it, run the candidate once more with that
 dependency held at its locked version and name the one that flips the verdict (`co_moving`); unless a co-moving
-dependency is the cause, bisect its first regressed case from the locked release to it (the upgrade proved both
-ends, so they are trusted) and name the first bad release;
-list the documented changes crossed with their fixes and which regressed case each explains, and the reproducers;
-save the state after each release (a killed run keeps what it judged); print a short summary per release and
-write the JSON summary (--json). Its exit code is the worst verdict among the releases judged from this baseline,
-remembered ones included: 0 SAFE (or nothing newer), 1 UNSAFE, 2 INCONCLUSIVE.
+dependency is the cause, name the first bad release of its first regressed case: from the releases judged before
+it when they tell (`named_before`: each cause is bisected once, and a release whose previous release was judged
+passing that case is its own first bad release), else by a bisect from the locked release to it (the upgrade proved
+both ends, so they are trusted); list the documented changes crossed with their fixes and which regressed case each
+explains, and the reproducers; print each release's verdict as it is judged, and save the state after it (a killed
+run keeps what it judged); write the JSON summary (--json). Its exit code is the worst verdict among the releases
+judged from this baseline, remembered ones included: 0 SAFE (or nothing newer), 1 UNSAFE, 2 INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from harness.formats import ShardmatrixError
-from harness.host import cellenv, options
+from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
 from harness.tools import bisect, index, moved, pins, upgrade, watch_files
 from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
@@ -53,9 +54,10 @@ def parser(prog: str = "nox -s watch --") -> options.Parser:
     --pre, --index, --out ...) passed on to each upgrade."""
     p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
     options.add_left_out(p)
-    p.add_argument("--state", type=Path, default=Path(watch_files.STATE_NAME), metavar="FILE",
-                   help=f"the releases already judged, read and rewritten (default: {watch_files.STATE_NAME}; keep it "
-                        "as an artifact between scheduled runs)")
+    p.add_argument("--state", type=Path, default=None, metavar="FILE",
+                   help=f"the releases already judged, read and rewritten (default: {homes.STATE_FILE} in the "
+                        "project's own folder outside its tree, see harness.host.homes; keep it as an artifact "
+                        "between scheduled runs)")
     p.add_argument("--json", type=Path, default=None, metavar="FILE",
                    help="write a JSON summary: each release's verdict, first bad release, changes and reproducers")
     p.add_argument("--package", action="append", default=[], choices=PACKAGES,
@@ -117,11 +119,11 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     namespace = parser(prog).parse_strictly(argv)
     if namespace.json:
         watch_files.check_writable(namespace.json, "--json")
-    if store is None:
+    if store is None and namespace.state:
         watch_files.check_writable(namespace.state, "--state")
     root, locked, base = baseline_of(namespace, cells)
     baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
-    store = store or watch_files.FileStore(namespace.state)
+    store = store or watch_files.FileStore(namespace.state or homes.state_of(root))
     kept = store.load()
     known = {j.key for j in kept if not watch_files.distrust(j)}  # a SAFE its fields doubt is judged again
     watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]
@@ -132,15 +134,19 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     remembered = [j for j in watch_files.standing(kept, baseline, watched) if j.key not in again]
     say(f"watching {', '.join(f'{p}=={locked[p]}' for p in watched)} of {root}: {len(found)} newer release(s), "
         f"{len(todo)} not judged yet")
+    kept_in = f"; state {store.path}" if isinstance(store, watch_files.FileStore) else ""
+    say(f"files: {options.from_namespace(namespace).out}{kept_in}")
     shared = without(argv, OWN)
     judged: list[Judgment] = []
     for package, version in todo:
-        made = judge_release(package, version, baseline, shared, cells, judge, fetch, say, prog)
+        earlier = [j for j in kept if j.baseline == baseline and j.package == package]
+        listed_before = [v for p, v in found if p == package and Version(v) < Version(version)]
+        made = judge_release(package, version, baseline, shared, cells, judge, fetch, say, prog,
+                             earlier=earlier, listed_before=listed_before)
         judged.append(made)
         kept = [j for j in kept if j.key != made.key] + [made]  # a doubted SAFE gives way to its new judgment
         store.save(kept)  # after each release: a killed run keeps what it judged
-    for made in judged:
-        for line in describe(made):
+        for line in describe(made):  # as it is judged: a long first watch shows its answers as they come
             say(line)
     for old in remembered:
         bad = f": first bad {old.first_bad}" if old.first_bad else ""
@@ -155,8 +161,11 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
 
 
 def judge_release(package: str, version: str, baseline: Mapping[str, str], shared: list[str], cells: list[Cell],
-                  judge: Judge, fetch: index.Fetch, say: Callable[[str], object], prog: str) -> Judgment:
-    """Upgrade from the baseline to `package==version`, and for UNSAFE bisect its first regressed case."""
+                  judge: Judge, fetch: index.Fetch, say: Callable[[str], object], prog: str,
+                  earlier: Sequence[Judgment] = (), listed_before: Sequence[str] = ()) -> Judgment:
+    """Upgrade from the baseline to `package==version`, and for UNSAFE name the first bad release of its first
+    regressed case: from the releases judged before it from this baseline (`earlier`; `listed_before`, the releases
+    of the package listed between the baseline and it) when they tell (named_before), else by a bisect."""
     say(f"--- {package} {version}: upgrade from {package}=={baseline[package]}")
     try:
         before, after, opts, changes_file = upgrade.prepare([*shared, f"{package}=={version}"], cells, say=say,
@@ -186,6 +195,11 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     made = co_moving(made, suspects, shared, cells, judge, say, prog)
     if made.cause and made.cause != package:  # a dependency that moved with it broke the project, not the release
         return made
+    named = named_before(made, earlier, listed_before, errors)
+    if named is not None:
+        say(f"--- {package} {version}: first bad release {named.first_bad} for {named.case}, from the releases "
+            "judged before it (not bisected)")
+        return named
     return first_bad(made, shared, cells, fetch, say, prog)
 
 
@@ -195,6 +209,34 @@ def judged_count(comparison: Any) -> int:
     unjudged = {str(case) for table in (comparison.missing, comparison.unjudged, comparison.unrun)
                 for case in table["case_id"]}
     return max(0, comparison.cases - sum(comparison.short.values()) - len(unjudged))
+
+
+def named_before(made: Judgment, earlier: Sequence[Judgment], listed_before: Sequence[str],
+                 errors: Mapping[str, str]) -> Judgment | None:
+    """The judgment with its first bad release named without a bisect, else None. Each cause is bisected once: a
+    regressed case whose first bad release an earlier judgment named is taken from it, unless a release judged since
+    passed it again. And a bisect would only re-run what was judged: when the release listed just before this one
+    was judged (not INCONCLUSIVE) without its first regressed case regressing, or there is none (the baseline passed
+    it), this release is where that case stops passing, its first bad one, with its own error."""
+    this = Version(made.version)
+    older = {j.version: j for j in earlier if Version(j.version) < this}
+    for named in sorted(older.values(), key=lambda j: Version(j.version)):
+        if not (named.first_bad and named.case in made.regressed):
+            continue
+        try:
+            since = Version(named.first_bad.partition("==")[2])
+        except InvalidVersion:  # a remembered answer this cannot read vouches for nothing: a bisect will tell
+            continue
+        passed_again = any(since < Version(j.version) and j.verdict != INCONCLUSIVE and named.case not in j.regressed
+                           for j in older.values())
+        if since <= this and not passed_again:
+            return _with(made, case=named.case, first_bad=named.first_bad, first_bad_error=named.first_bad_error)
+    case = made.regressed[0]
+    previous = older.get(listed_before[-1]) if listed_before else None
+    if not listed_before or (previous is not None and previous.verdict != INCONCLUSIVE
+                             and case not in previous.regressed):
+        return _with(made, case=case, first_bad=f"{made.package}=={made.version}", first_bad_error=errors.get(case, ""))
+    return None
 
 
 def co_moving(made: Judgment, suspects: Sequence[tuple[str, str]], shared: list[str], cells: list[Cell],

@@ -21,8 +21,7 @@ from typing import Any, Protocol
 
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
 
-#: The state file's default name (`--state`), and the versions of the two files.
-STATE_NAME = "shardmatrix-watch.json"
+#: The versions of the two files (the state's default place is harness.host.homes.state_of).
 STATE_VERSION = 1
 SUMMARY_VERSION = 1
 #: The verdict tokens (reports.compare's), mildest first: a run's verdict is its worst judgment's.
