@@ -484,3 +484,17 @@ def test_a_remembered_first_bad_release_that_is_no_version_is_not_taken() -> Non
     garbled = watch_files.Judgment("jax", "0.9.0", base, "UNSAFE", regressed=[GATHER], case=GATHER, first_bad="jax")
     again = watch_files.Judgment("jax", "0.9.1", base, "UNSAFE", regressed=[GATHER])
     assert watch.named_before(again, [garbled], ["0.9.0"], {GATHER: "E: x"}) is None  # left to a bisect
+
+
+def test_the_tests_judged_leave_out_what_either_side_could_not_judge() -> None:
+    from reports.verdicts.compare import COLUMNS, Comparison
+
+    def table(*cases: str) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([{**dict.fromkeys(COLUMNS), "case_id": case} for case in cases], columns=COLUMNS)
+
+    empty = table()
+    found = Comparison([], *([empty] * 7), unjudged=table("m::a"), unrun=table("m::a", "m::b"), flaky=empty,
+                       causes=empty, cells=empty, cases=6, short={2: 1}, left_out=table("m::c"))
+    assert watch.judged_count(found) == 2  # 6 compared, 1 short on both sides, a b c not judged

@@ -205,8 +205,8 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
 
 def judged_count(comparison: Any) -> int:
     """The tests a comparison judged: those compared, less those not applicable for devices on both sides and those
-    it could not judge (missing on a side, no answer, could not run)."""
-    unjudged = {str(case) for table in (comparison.missing, comparison.unjudged, comparison.unrun)
+    it could not judge (missing on a side, no answer, could not run, left out by one side's devices or API)."""
+    unjudged = {str(case) for table in (comparison.missing, comparison.unjudged, comparison.unrun, comparison.left_out)
                 for case in table["case_id"]}
     return max(0, comparison.cases - sum(comparison.short.values()) - len(unjudged))
 
