@@ -147,6 +147,23 @@ def watch_fields() -> str:
             f"{watch_files.SUMMARY_VERSION})")
 
 
+def watch_doubts() -> str:
+    """What a remembered verdict and a coverage line promise, from harness.tools.watch_files: the doubts that make a
+    remembered SAFE INCONCLUSIVE, and the coverage line's forms as coverage_line() writes them."""
+    from harness.tools import watch_files
+    from harness.tools.watch_files import Judgment
+
+    def line(**fields: Any) -> str:
+        return watch_files.coverage_line(Judgment("jax", "0.9.0", {}, watch_files.SAFE, **fields))
+
+    doubts = "\n".join(f"- {doubt}" for doubt in watch_files.DOUBTS.values())
+    forms = [line(tests=7, tests_judged=7), line(coverage="4 of 7 tests judged (3 need 2 devices)", tests=7,
+                                                 tests_judged=4), line(tests=0, tests_judged=0), line()]
+    return (f"A remembered SAFE is INCONCLUSIVE, saying why, when it is\n\n{doubts}\n\nThe coverage line reads "
+            + ", ".join(f"`{form}`" for form in forms[:-1]) + f" or, for a judgment kept before counts were, "
+            f"`{forms[-1]}`.")
+
+
 def declared_changes() -> list[dict[str, Any]]:
     """One row per documented change of the shipped corpus, read from the cases' source as `nox -s upgrade` reads
     them (nothing is imported), in the order the report's Changes view lists them."""
@@ -463,6 +480,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "record-fields": record_fields,
     "watch-options": watch_options,
     "watch-fields": watch_fields,
+    "watch-doubts": watch_doubts,
     "changes": changes,
     "frontier": frontier,
     **{name: functools.partial(_text_block, name) for name in TEXT_BLOCKS},

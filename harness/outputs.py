@@ -492,9 +492,35 @@ def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
     return write_document(Path(out) / RANGES_JSON.name, RANGES_JSON, content)
 
 
+#: What a range check's document and its rows hold (harness.tools.ranges writes them): every reader may rely on it.
+RANGE_STATUSES = ("confirmed", "wrong", "unchecked")
+RANGE_COUNTS = ("probes", "budget", "wrong", "unchecked")
+RANGE_EDGE_TEXT = ("case", "package", "declared", "source", "why")
+RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")
+
+
 def read_ranges(path: Path) -> Row:
-    """A range checker's document, migrated to the version this reader knows."""
-    return read_document(path, RANGES_JSON)
+    """A range checker's document, migrated to the version this reader knows, and checked whole: its counts are
+    whole numbers, each edge has its texts, a known status and a `found` that is text or null, each need gone
+    undeclared its texts. One line naming the file and the first thing that is not so."""
+    document = read_document(path, RANGES_JSON)
+    for name in RANGE_COUNTS:
+        value = document.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RANGES_JSON.error(path, f"range check: {name} is {value!r}, not a count")
+    for key, texts in (("edges", RANGE_EDGE_TEXT), ("needs_without_change", RANGE_NEED_TEXT)):
+        rows = document.get(key)
+        if not isinstance(rows, list):
+            raise RANGES_JSON.error(path, f"range check: {key} is {type(rows).__name__}, not a list of rows")
+        for number, row in enumerate(rows, 1):
+            missing = [name for name in texts if not isinstance(row, dict) or not isinstance(row.get(name), str)]
+            if missing:
+                raise RANGES_JSON.error(path, f"range check: {key} row {number} has no text {missing[0]}")
+            if key == "edges" and (row.get("status") not in RANGE_STATUSES
+                                   or not isinstance(row.get("found"), str | None)):
+                raise RANGES_JSON.error(path, f"range check: edges row {number} has status {row.get('status')!r} "
+                                              f"and found {row.get('found')!r}")
+    return document
 
 
 # --- the ecosystem run (harness.tools.ecosystem, reports/ecosystem.py) -----------------------------------------------

@@ -116,6 +116,19 @@ def test_request_refuses_ends_of_different_packages() -> None:
         bisect.request(namespace(bad="jax==0.7.2"), pins.make_cell("0.12.0.1", "0.12.12", "3.12"))
 
 
+@pytest.mark.parametrize("argv", [["--good", "flax==0.11.0", "--good", "flax==0.11.1", "--bad", "flax==0.12.0"],
+                                  ["--good", "flax==0.11.0", "--bad", "flax==0.12.0", "--jax", "==0.7.2", "--jax=0.7"],
+                                  ["--good", "flax==0.11.0,flax==0.11.1", "--bad", "flax==0.12.0"]])
+def test_contradictory_ends_or_holds_are_refused_in_one_line_before_anything_runs(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.formats import USAGE_EXIT
+    from harness.tools import command
+
+    assert command.main(["bisect", "--case", "sharded_gathers::test_take", *argv]) == USAGE_EXIT
+    said = capsys.readouterr().err
+    assert "twice" in said and said.count("\n") == 1
+
+
 def test_case_file_finds_the_module_in_the_corpus() -> None:
     assert str(bisect.case_file("sharded_gathers::test_take", ["builtin"])).endswith("cases/sharded_gathers.py")
     assert bisect.case_file("sharded_gathers::Class::test_take", ["builtin"]).name == "sharded_gathers.py"

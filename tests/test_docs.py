@@ -128,6 +128,22 @@ def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
     assert "`first_bad`" in fields and "`reproducers`" in fields and "state schema version 1" in fields
 
 
+def test_the_watch_page_says_what_a_remembered_verdict_and_a_coverage_line_promise_from_the_code() -> None:
+    from harness.tools import watch, watch_files
+
+    page = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
+    assert "<!-- shardmatrix:watch-doubts -->" in page
+    said = hooks.watch_doubts()
+    assert all(doubt in said for doubt in watch_files.DOUBTS.values())
+    sound = watch_files.Judgment("jax", "0.8.4", {}, "SAFE", tests=3, tests_judged=3, report="r.md")
+    seven = watch_files.Judgment("jax", "0.8.4", {}, "SAFE", tests=7, tests_judged=7, report="r.md")
+    assert f"`{watch_files.coverage_line(seven)}`" in said and "`tests judged not recorded`" in said
+    # The example run on the page is what describe() prints for such a release.
+    assert watch.describe(sound)[0] in page
+    assert "no longer listed on the index" in page and "no longer listed on the index" in Path(
+        watch.__file__).read_text(encoding="utf-8")
+
+
 # --- markers --------------------------------------------------------------------------------------------------------
 
 

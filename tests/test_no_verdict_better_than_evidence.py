@@ -1,7 +1,8 @@
-"""No verdict is better than its evidence (issue 24), stated once and searched by Hypothesis.
+"""No verdict is better than its evidence (issues 24 and 37), stated once and searched by Hypothesis over every file
+the tool reads.
 
-Hypothesis writes results trees from the record schema: two runs of one cell, random statuses and attempts, and the
-defects real trees have (a missing record, a retry without its first attempt, conflicting records, a torn or
+Results trees: Hypothesis writes them from the record schema: two runs of one cell, random statuses and attempts,
+and the defects real trees have (a missing record, a retry without its first attempt, conflicting records, a torn or
 non-UTF-8 line, a newer schema, a record without a case id, no or a broken done marker, a freeze or record naming
 another jax, no collection, a folder that is not a run, runs in the wrong order). Every consumer then answers, and:
 
@@ -9,26 +10,47 @@ another jax, no collection, a folder that is not a run, runs in the wrong order)
   consistent final record on every side that answer depends on;
 - none raises: bad input is an exit code with one line, never a traceback.
 
+The files beside a cell (machine, precision re-run, collection) and the two sides of a compare across device counts
+and runs come from tests/hostile_files.py; the watcher's state, the command line's pins and the stored range check
+from tests/hostile_states.py, each with its defects. The same two rules hold over them (each test says what it
+promises).
+
 The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_HYPOTHESIS_EXAMPLES sets the budget.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from types import ModuleType
+from typing import Any
+from unittest import mock
 
+import hostile_states
+from hostile_files import (
+    Hostile,
+    Sides,
+    collection_files,
+    machine_files,
+    one_sided_sides,
+    precision_files,
+    strict_xpass_sides,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
 
 from harness import formats, results, vocabulary
-from harness.host import completeness
+from harness.host import completeness, matrix
+from harness.tools import index, pins, upgrade, watch, watch_files
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
@@ -57,11 +79,15 @@ class Cell:
 
     attempts: dict[str, tuple[str, ...]]
     defects: frozenset[str]
+    #: The files beside the results (tests/hostile_files.py: machine, precision re-run, collection), each as drawn;
+    #: none drawn leaves what the harness writes (no machine or precision file, a whole collection).
+    beside: tuple[Hostile, ...] = ()
 
     @property
     def sound(self) -> bool:
-        """Whether the files hold every expected case's usable, consistent record (no defect)."""
-        return not self.defects
+        """Whether the files hold every expected case's usable, consistent record (no defect), and the files beside
+        them are sound."""
+        return not self.defects and all(hostile.sound for hostile in self.beside)
 
     def finals(self) -> dict[str, str]:
         """Each case's final status as written."""
@@ -79,11 +105,19 @@ class Cell:
                    and len(set(statuses)) == 1 for statuses in self.attempts.values())
 
 
+def maybe(strategy: st.SearchStrategy[Hostile]) -> st.SearchStrategy[tuple[Hostile, ...]]:
+    """A file beside the results as drawn, or (as often) none: what the harness itself leaves."""
+    return st.one_of(st.just(()), st.just(()), strategy.map(lambda hostile: (hostile,)))
+
+
+beside = st.tuples(maybe(machine_files(CELL, "0.10.2", "0.10.2")), maybe(precision_files(CELL, CASES)),
+                   maybe(collection_files(CELL, CASES))).map(lambda drawn: tuple(h for files in drawn for h in files))
 cells = st.builds(
     Cell,
     attempts=st.fixed_dictionaries({case: st.lists(st.sampled_from(STATUSES), min_size=1, max_size=2).map(tuple)
                                     for case in CASES}),
     defects=st.frozensets(st.sampled_from(DEFECTS), max_size=3),
+    beside=beside,
 )
 
 
@@ -130,6 +164,8 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
         formats.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
                            finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
                            seconds=1.0)
+    for hostile in cell.beside:
+        hostile.write(files.results)
 
 
 def safe_evidence(before: Cell, after: Cell) -> bool:
@@ -213,3 +249,185 @@ def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
     json_line = (tmp_path / "current" / "results" / later / f"{CELL}.jsonl")
     json_line.write_text(json.dumps(record(run_id=later, case_id=CASES[0], attempt=2)) + "\n", encoding="utf-8")
     assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] not in GOOD_TIERS
+
+
+
+# --- the two sides of a compare, across device counts and runs -------------------------------------------------------
+
+def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady: tuple[str, ...]) -> None:
+    """One night of CELL: the steady cases passing and case fam::x as `fields` say, on `devices` devices."""
+    files = results.CellFiles(out, run, CELL)
+    lines = [record(run_id=run, case_id=case, device_count=devices) for case in steady]
+    lines.append(record(run_id=run, case_id="fam::x", **{"device_count": devices, **fields}))
+    files.results.parent.mkdir(parents=True, exist_ok=True)
+    files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
+    results.write_collection(files.results, CELL, [*steady, "fam::x"])
+    files.freeze.write_text(FREEZE, encoding="utf-8")
+    formats.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
+                       fingerprint=None, reused_from=None, seconds=1.0)
+
+
+@settings(max_examples=max(1, EXAMPLES // 10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sides=st.one_of(one_sided_sides(), strict_xpass_sides()))
+def test_no_compare_across_devices_or_runs_is_better_than_the_cases_it_judged(sides: Sides) -> None:
+    """A case judged by neither side (short of devices or of an API on one, failing on the other) never makes a
+    plain SAFE, is named by the compare, and never lets the nightly say every case was judged; a strict xfail that
+    passes on the candidate is a regression in the compare and the nightly."""
+    earlier, later = "20261101T000000Z-aaaa", "20261102T000000Z-bbbb"
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        for out, run, fields, devices in ((root / "both", earlier, sides.before, sides.devices[0]),
+                                          (root / "both", later, sides.after, sides.devices[1]),
+                                          (root / "previous", earlier, sides.before, sides.devices[0]),
+                                          (root / "current", later, sides.after, sides.devices[1])):
+            write_side(out, run, fields, devices, sides.steady)
+        code, said = quietly(lambda: compare_main(root / "both", earlier, later))
+        nightly, body = quietly(lambda: regressions.main(["--previous", str(root / "previous"), "--current",
+                                                          str(root / "current")]))
+        for answer, text in ((code, said), (nightly, body)):
+            assert answer in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT), text
+            assert "Traceback" not in str(text)
+            if sides.regression:
+                assert answer == formats.UNSAFE_EXIT, text
+        if sides.left_out:  # the compare names it; the nightly counts it out of what it judged
+            assert "fam::x" in str(said), said
+            assert code != formats.SAFE_EXIT or "tests judged" in str(said).splitlines()[0], said
+            assert "every case was judged" not in str(body), body
+            assert nightly != formats.SAFE_EXIT or "tests judged" in str(body), body
+
+# --- the watcher's state ---------------------------------------------------------------------------------------------
+
+def fake_index(*listed: str) -> index.Fetch:
+    """PyPI's JSON API listing the lock's releases and `listed` for jax, jaxlib and flax."""
+    def fetch(url: str, accept: str = "application/json") -> object:
+        return {"releases": {v: [{"yanked": False, "filename": f"x-{v}.tar.gz"}]
+                             for v in ("0.8.3", "0.12.6", *listed)}}
+    return fetch
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` and its bytes."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def watch_answer(state: Path, summary: Path, listed: tuple[str, ...]) -> tuple[int, str]:
+    """`shardmatrix watch` over `state`, from hostile_states.LOCK, with `listed` on the index: (exit code, what it
+    said). Nothing is built: an upgrade a release needs is refused (an INCONCLUSIVE judgment, as for a release that
+    cannot be installed), so only what the state remembers can make an answer good."""
+    lock = hostile_states.LOCK
+    base = pins.make_cell(lock["jax"], lock["flax"], "3.11")
+    said: list[str] = []
+
+    def refused(*_: object, **__: object) -> object:
+        raise pins.PinError("not built in the property test")
+
+    with mock.patch.object(watch, "baseline_of", lambda *_: ("/project", {**lock}, base)), \
+            mock.patch.object(upgrade, "prepare", refused):
+        try:
+            code = watch.run(["--state", str(state), "--json", str(summary)], [], judge=refused,
+                             fetch=fake_index(*listed), say=said.append)
+        except formats.ShardmatrixError as error:
+            said.append(str(error))
+            code = formats.USAGE_EXIT
+    return code, "\n".join(said)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=hostile_states.states, listed=st.sets(st.sampled_from(hostile_states.RELEASES)).map(sorted),
+       summary_is_a_folder=st.sampled_from((False, False, False, True)))
+def test_no_watch_answer_is_better_than_the_state_it_remembers(state: hostile_states.State, listed: list[str],
+                                                               summary_is_a_folder: bool) -> None:
+    """A state that is not one, or a --json that names a folder: exit 64 in one line, the state as it was. Else a
+    release remembered UNSAFE from this lock keeps the answer UNSAFE (listed or not), SAFE stands only on SAFE
+    judgments whose fields carry their evidence, nothing judged is lost, and every verdict has its coverage."""
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = root / "blocker" / "state.json"
+        hostile_states.write_state(path, state)
+        summary = root / "summary.json"
+        if summary_is_a_folder:
+            summary.mkdir()
+        before = snapshot(root)
+        code, said = watch_answer(path, summary, tuple(listed))
+        assert code in (formats.SAFE_EXIT, formats.UNSAFE_EXIT, formats.INCONCLUSIVE_EXIT, formats.USAGE_EXIT), said
+        if not state.readable or summary_is_a_folder:
+            assert code == formats.USAGE_EXIT and "\n" not in said.strip().splitlines()[-1], said
+            assert snapshot(root) == before, "a refused run changed what was kept"
+            return
+        assert code != formats.USAGE_EXIT, said
+        standing = [entry for entry in state.remembered if entry.this_lock]
+        if any(entry.verdict == watch_files.UNSAFE for entry in standing):
+            assert code == formats.UNSAFE_EXIT, said
+        if code == formats.SAFE_EXIT:
+            assert all(entry.verdict == watch_files.SAFE and entry.sound for entry in standing), said
+        kept = {judged.key for judged in watch_files.read_state(path)}
+        assert {entry.judgment().key for entry in state.remembered} <= kept, "a judgment was lost"
+        data = watch_files.read_summary(summary)
+        for judged in (*data["judged"], *data["remembered"]):
+            line = f"{judged['package']} {judged['version']}: {judged['verdict']}: {judged['coverage']}"
+            assert judged["coverage"] and line in said, (line, said)
+
+
+# --- the command line's pins -----------------------------------------------------------------------------------------
+
+CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(baseline=hostile_states.pin_lists, candidate=hostile_states.pin_lists)
+def test_no_cell_is_made_from_pins_another_pin_contradicts(baseline: list[str], candidate: list[str]) -> None:
+    """Pins on either side that name a package twice, or a jaxlib apart from its jax, make no cell (one line); the
+    cells made are what each side named."""
+    argv = [*candidate, *(arg for spec in baseline for arg in ("--baseline", spec))]
+    try:
+        made = upgrade.cells_for(argv, CELLS)
+    except formats.ShardmatrixError as error:
+        assert "\n" not in str(error)
+        return
+    for side, specs in zip(made[:2], (baseline, candidate), strict=True):
+        names = hostile_states.named(specs)
+        assert len(names) == len(set(names)), (specs, side.id)
+        for spec in (part for text in specs for part in text.split(",")):
+            package, _, version = spec.partition("==")
+            assert getattr(side, package.lower()) == version, (spec, side)
+        assert side.jaxlib == side.jax
+
+
+# --- the stored range check ------------------------------------------------------------------------------------------
+
+def docs_hooks() -> ModuleType:
+    """docs/hooks.py, the module mkdocs runs (loaded once, as tests/test_docs.py loads it)."""
+    name = "shardmatrix_docs_hooks"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "docs" / "hooks.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@settings(max_examples=max(1, EXAMPLES // 15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(check=hostile_states.range_checks)
+def test_no_page_states_a_range_check_better_than_its_rows(check: hostile_states.RangeCheck) -> None:
+    """The docs drawn from a stored range check (its table and the census) are built only from a whole check whose
+    counts agree with its rows and which holds no wrong edge; anything else stops the build in one line."""
+    hooks = docs_hooks()
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "runs.toml").write_text('[ranges]\nfile = "ranges.json"\ndate = "2026-11-27"\ncommit = "abc1234"\n'
+                                        'machine = "a test"\ncommand = "nox -s ranges"\n', encoding="utf-8")
+        hostile_states.write_range_check(root / "ranges.json", check)
+        with mock.patch.object(hooks, "DATA", root), mock.patch.object(hooks, "RUNS", root / "runs.toml"):
+            for page in (hooks.ranges, hooks.census):
+                try:
+                    text = page()
+                except (hooks.DocsError, formats.ShardmatrixError) as refused:
+                    assert "\n" not in str(refused)
+                    continue
+                assert check.sound and hostile_states.WRONG not in check.statuses, (check, text)
+                if page is hooks.ranges:
+                    counted = ", ".join(f"{check.statuses.count(status)} {status}"
+                                        for status in hostile_states.STATUSES)
+                    assert f"{len(check.statuses)} declared edges: {counted}" in text, text

@@ -51,6 +51,18 @@ def test_unknown_or_bad_arguments_are_refused_in_one_line(argv: list[str], messa
     assert str(refused.value) == message
 
 
+@pytest.mark.parametrize("argv", [["--timeout", "5", "--timeout", "7"], ["--timeout=5", "--timeout", "7"],
+                                  ["--out", "a", "--out=b"]])
+def test_an_option_of_one_value_given_two_is_refused_in_one_line(argv: list[str]) -> None:
+    with pytest.raises(options.OptionsError, match=r"given twice \('.+' and '.+'\): give it once$"):
+        options.parse(argv)
+
+
+def test_an_option_repeated_with_its_own_value_or_a_repeatable_one_is_taken() -> None:
+    assert options.parse(["--timeout", "5", "--timeout=5"]).timeout == 5
+    assert options.parse(["--with", "optax==0.2.4", "--with", "chex"]).extras == ["optax==0.2.4", "chex"]
+
+
 def test_an_abbreviation_is_refused_not_guessed() -> None:
     with pytest.raises(options.OptionsError, match="unknown option --time "):
         options.parse(["--time", "3"])

@@ -243,3 +243,33 @@ def test_a_compare_json_of_version_1_counts_no_regression_by_kind() -> None:
         "schema_version": 2, "verdict": "SAFE", "regressions": None}
     kept = {"schema_version": 2, "verdict": "UNSAFE", "regressions": {"documented": 0, "known": 1, "unexplained": 0}}
     assert outputs.COMPARE_JSON.migrate(dict(kept), "compare.json") == kept
+
+
+RANGE_EDGE = {"case": "m::t", "package": "jax", "declared": ">=0.9.0", "source": "changed since jax>=0.9.0",
+              "status": "confirmed", "found": None, "why": ""}
+
+
+def range_check(**changed: object) -> dict[str, object]:
+    return {"probes": 3, "budget": 10, "wrong": 0, "unchecked": 0, "edges": [RANGE_EDGE], "needs_without_change": [],
+            **changed}
+
+
+def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> None:
+    path = outputs.write_ranges(tmp_path, range_check())
+    assert outputs.read_ranges(path)["edges"] == [RANGE_EDGE]
+
+
+@pytest.mark.parametrize(("changed", "fault"), [
+    ({"probes": "3"}, "probes is '3', not a count"), ({"budget": None}, "budget is None"),
+    ({"edges": {"0": RANGE_EDGE}}, "edges is dict, not a list of rows"), ({"edges": ["confirmed"]}, "no text case"),
+    ({"edges": [{**RANGE_EDGE, "declared": None}]}, "edges row 1 has no text declared"),
+    ({"edges": [{**RANGE_EDGE, "status": "fine"}]}, "status 'fine'"),
+    ({"edges": [{**RANGE_EDGE, "found": 1}]}, "found 1"),
+    ({"needs_without_change": [{"case": "m::t"}]}, "needs_without_change row 1 has no text held"),
+])
+def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, changed: dict[str, object],
+                                                                 fault: str) -> None:
+    path = outputs.write_ranges(tmp_path, range_check(**changed))
+    with pytest.raises(outputs.OutputFileError, match=f"^{path}: range check: ") as caught:
+        outputs.read_ranges(path)
+    assert fault in str(caught.value) and "\n" not in str(caught.value)

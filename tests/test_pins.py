@@ -28,6 +28,32 @@ def test_parse_pins_refuses_ranges_other_packages_and_prereleases(spec: str) -> 
         pins.parse_pins([spec])
 
 
+@pytest.mark.parametrize("specs", [["jax==0.9.2,jax==0.9.1"], ["jax==0.9.2", "jax==0.9.1"], ["flax==0.12.8",
+                                   "FLAX==0.12.8"]])
+def test_a_package_pinned_twice_is_refused_in_one_line(specs: list[str]) -> None:
+    with pytest.raises(pins.PinError, match=r"pinned twice .*: pin each package once$"):
+        pins.parse_pins(specs)
+
+
+def test_each_package_pinned_once_is_taken() -> None:
+    assert pins.parse_pins(["jax==0.9.2", "flax==0.12.8"]) == {"jax": "0.9.2", "flax": "0.12.8"}
+
+
+def test_a_candidate_naming_a_package_by_pin_and_by_source_is_refused() -> None:
+    with pytest.raises(pins.PinError, match=r"^flax is pinned twice \('flax==0.12.8' and 'flax @ file:///src/flax'\)"):
+        pins.candidate_pins(["flax==0.12.8", "flax @ file:///src/flax"])
+    assert pins.candidate_pins(["jax==0.9.2", "flax @ file:///src/flax"]) == ({"jax": "0.9.2"},
+                                                                               ["flax @ file:///src/flax"])
+
+
+def test_a_jaxlib_pinned_without_its_jax_is_refused_not_dropped() -> None:
+    with pytest.raises(pins.PinError, match=r"^jaxlib==0\.9\.1 without jax: cells pin jaxlib to jax"):
+        pins.candidate_cell(pins.default_cell(MATRIX), {"jaxlib": "0.9.1"})
+    with pytest.raises(pins.PinError, match="without jax"):
+        pins.baseline_cell(MATRIX, {"jaxlib": "0.9.1"})
+    assert pins.candidate_cell(pins.default_cell(MATRIX), {"jax": "0.10.2", "jaxlib": "0.10.2"}).jaxlib == "0.10.2"
+
+
 def test_read_pins_from_uv_lock(tmp_path: Path) -> None:
     lock = tmp_path / "uv.lock"
     lock.write_text('version = 1\n[[package]]\nname = "jax"\nversion = "0.10.2"\n'

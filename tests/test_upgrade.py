@@ -13,6 +13,7 @@ from harness import formats
 from harness.host import adhoc, cellrun, corpus, matrix, options
 from harness.host.matrix import Cell
 from harness.host.runner import Job
+from harness.tools import command as shardmatrix_command
 from harness.tools import pins, upgrade
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
@@ -36,6 +37,18 @@ def test_explicit_baseline_and_a_jax_bump_that_needs_a_newer_python() -> None:
 def test_a_candidate_equal_to_its_baseline_is_refused() -> None:
     with pytest.raises(pins.PinError, match="the candidate is the baseline"):
         upgrade.cells_for(["jax==0.12.0.1"], CELLS)
+
+
+@pytest.mark.parametrize("argv", [["jax==0.9.2,jax==0.9.1"], ["jax==0.9.2", "jax==0.9.1"],
+                                  ["jax==0.9.2", "--baseline", "jax==0.8.3", "--baseline", "jax==0.8.2"],
+                                  ["jax==0.9.2", "--baseline", "jax==0.8.3,flax==0.12.6,jax==0.8.2"]])
+def test_contradictory_pins_are_refused_in_one_line_before_anything_is_built(
+        argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(upgrade.cellrun, "probe", lambda *a, **k: pytest.fail("a cell was built"))
+    monkeypatch.setattr(upgrade.sources, "resolve", lambda *a, **k: pytest.fail("a source was built"))
+    assert shardmatrix_command.main(["upgrade", *argv]) == formats.USAGE_EXIT
+    said = capsys.readouterr().err
+    assert said.startswith("shardmatrix: jax is pinned twice (") and said.count("\n") == 1
 
 
 def test_an_unknown_option_is_refused_not_dropped() -> None:

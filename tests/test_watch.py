@@ -138,8 +138,8 @@ def test_each_new_release_is_judged_once_and_the_first_bad_one_named_with_its_ch
     assert asked == [f"jax=={v}" for v in NEWER]  # flax has nothing newer than the lock's 0.12.6
     out = capsys.readouterr().out
     assert "watching jax==0.8.3, flax==0.12.6 of " in out and "3 newer release(s), 3 not judged yet" in out
-    assert "jax 0.8.4: SAFE" in out
-    assert f"jax 0.9.0: UNSAFE (1 regressed: {GATHER})" in out
+    assert "jax 0.8.4: SAFE: 3 of 3 tests judged" in out
+    assert f"jax 0.9.0: UNSAFE: 3 of 3 tests judged (1 regressed: {GATHER})" in out
     assert f"first bad release: jax==0.9.0 ({GATHER}: ShardingTypeError: {GATHER_ERROR}" in out
     # The documented change, its fix, and the regression it explains, read from the corpus's declarations.
     change = next(line for line in out.splitlines() if line.startswith("  documented change:") and GATHER in line)
@@ -204,12 +204,88 @@ def test_a_second_run_judges_nothing_new_and_keeps_the_verdict(
     assert asked == [] and ran == []
     out = capsys.readouterr().out
     assert "3 newer release(s), 0 not judged yet" in out
-    assert "jax 0.9.0: UNSAFE (judged before: first bad jax==0.9.0)" in out
+    assert "jax 0.9.0: UNSAFE: 3 of 3 tests judged (judged before: first bad jax==0.9.0)" in out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["judged"] == [] and [j["version"] for j in summary["remembered"]] == list(NEWER)
     # A release that lands later is the only one judged next time.
     assert watch_once(tmp_path, FakeIndex(*NEWER, "0.9.2")) == UNSAFE_EXIT
     assert asked == ["jax==0.9.2"]
+
+
+LOCK = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
+
+
+def remembered(version: str, verdict: str, **fields: Any) -> watch_files.Judgment:
+    """A judgment of a jax release from the downstream project's lock, as an earlier run would have kept it."""
+    sound: dict[str, Any] = {"tests": 3, "tests_judged": 3, "report": "out/report/watch/x.md"}
+    return watch_files.Judgment("jax", version, dict(LOCK), verdict, **{**sound, **fields})
+
+
+def test_a_release_remembered_unsafe_stays_unsafe_when_the_index_stops_listing_it(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, asked = watching
+    watch_files.write_state(tmp_path / "state.json", [remembered("0.9.0", "UNSAFE", regressed=[GATHER])])
+    assert watch_once(tmp_path, FakeIndex()) == UNSAFE_EXIT and asked == []  # 0.9.0 was yanked: still the answer
+    assert "jax 0.9.0: UNSAFE: 3 of 3 tests judged (judged before; no longer listed on the index)" in \
+        capsys.readouterr().out
+    assert json.loads((tmp_path / "summary.json").read_text())["verdict"] == "UNSAFE"
+
+
+def test_a_release_remembered_safe_on_its_evidence_stands_and_is_not_judged_again(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, asked = watching
+    watch_files.write_state(tmp_path / "state.json", [remembered("0.8.4", "SAFE")])
+    assert watch_once(tmp_path, FakeIndex("0.8.4")) == 0 and asked == []
+    assert "jax 0.8.4: SAFE: 3 of 3 tests judged (judged before)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("doubted", [{"regressed": [GATHER]}, {"tests_judged": 0}, {"tests": None},
+                                     {"report": ""}, {"tests_judged": 9}])
+def test_a_remembered_safe_its_own_fields_doubt_is_not_safe(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        doubted: dict[str, Any]) -> None:
+    _, asked = watching
+    watch_files.write_state(tmp_path / "state.json", [remembered("0.9.0", "SAFE", **doubted)])
+    assert watch_once(tmp_path, FakeIndex()) == INCONCLUSIVE_EXIT and asked == []  # unlisted: it cannot be re-judged
+    assert "jax 0.9.0: INCONCLUSIVE: " in capsys.readouterr().out
+    # Listed again, it is judged again, and its new judgment takes the doubted one's place in the state.
+    assert watch_once(tmp_path, FakeIndex("0.9.0")) == UNSAFE_EXIT and asked == ["jax==0.9.0"]
+    [kept] = watch_files.read_state(tmp_path / "state.json")
+    assert kept.verdict == "UNSAFE" and kept.tests == 3
+
+
+@pytest.mark.parametrize(("extra", "fault"), [
+    (["--json", "{tmp}"], "--json {tmp}: a folder; name a file"),
+    (["--state", "{tmp}/file/state.json"], "--state {tmp}/file/state.json: {tmp}/file is a file, not a folder"),
+])
+def test_a_summary_or_state_that_cannot_be_written_is_refused_before_anything_is_judged(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        extra: list[str], fault: str) -> None:
+    _, asked = watching
+    (tmp_path / "file").write_text("a file")
+    watch_files.write_state(tmp_path / "state.json", [remembered("0.8.4", "SAFE")])
+    kept = (tmp_path / "state.json").read_text()
+    state = [] if "--state" in extra else ["--state", str(tmp_path / "state.json")]  # an option is given once
+    argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out"), *state,
+            *[arg.format(tmp=tmp_path) for arg in extra]]
+    assert command.main(["watch", *argv]) == USAGE_EXIT and asked == []
+    assert capsys.readouterr().err == f"shardmatrix: {fault.format(tmp=tmp_path)}\n"
+    assert (tmp_path / "state.json").read_text() == kept
+
+
+@pytest.mark.parametrize("schema", [0, -1, True, 99])
+def test_a_state_of_an_unknown_schema_is_refused_before_anything_is_judged_and_kept(
+        watching: tuple[list[str], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        schema: object) -> None:
+    _, asked = watching
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"schema_version": schema, "judged": [remembered("0.9.0", "UNSAFE").to_json()]}))
+    kept = state.read_text()
+    argv = ["--project", str(DOWNSTREAM), "--out", str(tmp_path / "out"), "--state", str(state)]
+    assert command.main(["watch", *argv]) == USAGE_EXIT and asked == []
+    said = capsys.readouterr().err
+    assert said.startswith(f"shardmatrix: {state}: ") and said.count("\n") == 1
+    assert state.read_text() == kept
 
 
 def test_a_release_judged_from_another_lock_is_judged_again(
@@ -228,8 +304,8 @@ def test_a_release_that_cannot_be_installed_with_the_project_is_inconclusive_onc
     monkeypatch.setattr(envbuild, "resolves", lambda cell: "flax 0.12.6 requires jax<0.9" if cell.jax == "0.9.0"
                         else None)
     assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and ran == []
-    assert "jax 0.9.0: INCONCLUSIVE; jax0.9.0-flax0.12.6-py3.11 cannot be installed: flax 0.12.6 requires jax<0.9" \
-        in capsys.readouterr().out
+    assert ("jax 0.9.0: INCONCLUSIVE: no test run; jax0.9.0-flax0.12.6-py3.11 cannot be installed: flax 0.12.6 "
+            "requires jax<0.9") in capsys.readouterr().out
     assert watch_once(tmp_path, FakeIndex("0.9.0")) == INCONCLUSIVE_EXIT and asked == ["jax==0.9.0"]
 
 
@@ -425,3 +501,17 @@ def test_a_documented_change_explains_a_regression_by_its_own_error_not_by_its_e
               "test_shard::test_constraint": "ShardingTypeError: with_sharding_constraint names an Explicit axis"}
     [entry] = watch.crossed(declared, {"jax": "0.8.3"}, {"jax": "0.9.0"}, errors)
     assert entry["explains"] == ["test_embed::test_rows"]
+
+
+def test_the_tests_judged_leave_out_what_either_side_could_not_judge() -> None:
+    from reports.verdicts.compare import COLUMNS, Comparison
+
+    def table(*cases: str) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([{**dict.fromkeys(COLUMNS), "case_id": case} for case in cases], columns=COLUMNS)
+
+    empty = table()
+    found = Comparison([], *([empty] * 7), unjudged=table("m::a"), unrun=table("m::a", "m::b"), flaky=empty,
+                       causes=empty, cells=empty, cases=6, short={2: 1}, left_out=table("m::c"))
+    assert watch.judged_count(found) == 2  # 6 compared, 1 short on both sides, a b c not judged

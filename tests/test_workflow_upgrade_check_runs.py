@@ -285,3 +285,13 @@ def test_a_watch_gives_each_judged_release_s_coverage(driver: Driver) -> None:
         run.job(CHECK).summary
     [filed] = issues(driver)
     assert "UNSAFE: 4 of 7 tests judged (3 need 2 devices)" in filed["body"]
+
+
+def test_a_watch_gives_a_remembered_release_s_coverage_in_its_headline_too(driver: Driver) -> None:
+    driver.scenario = {"verdict": "UNSAFE", "releases": ["0.9.2"], "coverage": "4 of 7 tests judged (3 need 2 devices)"}
+    driver.run("schedule", 1)
+    run = driver.run("schedule", 2)  # nothing new: 0.9.2 is remembered
+    assert [j["version"] for j in json.loads(run.called["shardmatrix"]["summary"])["watch"]["remembered"]] == ["0.9.2"]
+    assert run.called["shardmatrix"]["coverage"] == "jax 0.9.2: 4 of 7 tests judged (3 need 2 devices)"
+    assert run.job(CHECK).summary.startswith(
+        f"## {WATCHED}UNSAFE: jax 0.9.2: 4 of 7 tests judged (3 need 2 devices)\n")

@@ -43,11 +43,26 @@ class Parser(argparse.ArgumentParser):
         raise OptionsError(f"{self.prog.removesuffix(' --')}: {message}")
 
     def parse_strictly(self, argv: Sequence[str]) -> argparse.Namespace:
-        """Every argument, or OptionsError naming the first unknown option (or stray argument)."""
+        """Every argument, or OptionsError naming the first unknown option (or stray argument), or an option that
+        takes one value given two different ones (argparse would keep the last without a word)."""
         namespace, rest = self.parse_known_intermixed_args(list(argv))
         if rest:
             self.error(self._unknown(rest))
+        self._refuse_contradictions(list(argv))
         return namespace
+
+    def _refuse_contradictions(self, argv: list[str]) -> None:
+        single = [action for action in self._actions
+                  if isinstance(action, argparse._StoreAction) and action.nargs is None and action.option_strings]
+        for action in single:
+            given = [argv[i + 1] if arg in action.option_strings and i + 1 < len(argv) else arg.split("=", 1)[1]
+                     for i, arg in enumerate(argv)
+                     if arg in action.option_strings or any(arg.startswith(f"{name}=") for name in action.option_strings
+                                                            if name.startswith("--"))]
+            if len(set(given)) > 1:
+                name = max(action.option_strings, key=len)
+                self.error(f"{name} given twice ({given[0]!r} and {next(v for v in given if v != given[0])!r}): "
+                           "give it once")
 
     def _unknown(self, rest: list[str]) -> str:
         option = next((arg.split("=", 1)[0] for arg in rest if arg.startswith("-")), None)

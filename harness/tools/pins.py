@@ -38,8 +38,10 @@ class PinError(ShardmatrixError, ValueError):
 
 def parse_pins(specs: list[str], pre: bool = False) -> dict[str, str]:
     """'jax==0.11.2', 'flax==0.12.12' (or one comma-separated string) -> {'jax': '0.11.2', 'flax': '0.12.12'};
-    pre-releases only with `pre` (--pre)."""
+    pre-releases only with `pre` (--pre). A package named twice is refused, even at one version: the later pin
+    would silently win over the earlier one (`jax==0.9.2,jax==0.9.1`)."""
     pins: dict[str, str] = {}
+    given: dict[str, str] = {}
     for spec in (part.strip() for text in specs for part in text.split(",")):
         if not spec:
             continue
@@ -53,6 +55,9 @@ def parse_pins(specs: list[str], pre: bool = False) -> dict[str, str]:
             raise PinError(f"{spec!r}: only {', '.join(PACKAGES)} can be pinned")
         if len(specifiers) != 1 or specifiers[0].operator != "==" or "*" in specifiers[0].version:
             raise PinError(f"{spec!r}: pin an exact release with ==")
+        if name in given:
+            raise PinError(f"{name} is pinned twice ({given[name]!r} and {spec!r}): pin each package once")
+        given[name] = spec
         pins[name] = _exact(specifiers[0].version, spec, pre)
     return pins
 
@@ -61,6 +66,23 @@ def split_sources(specs: list[str]) -> tuple[list[str], list[str]]:
     """Pins and direct references ('flax @ file:///src/flax') apart; a reference is never split at its commas."""
     references = [spec for spec in specs if sources.is_reference(spec)]
     return [spec for spec in specs if spec not in references], references
+
+
+def candidate_pins(specs: list[str], pre: bool = False) -> tuple[dict[str, str], list[str]]:
+    """The candidate's pins and its direct references, checked together before anything is built: a package named
+    twice, by two pins or by a pin and a source, is refused in one line."""
+    asked, references = split_sources(specs)
+    named = parse_pins(asked, pre=pre)
+    seen: dict[str, str] = {name: f"{name}=={version}" for name, version in named.items()}
+    for reference in references:
+        try:
+            name = Requirement(reference).name.lower()
+        except InvalidRequirement:
+            continue  # sources.resolve names what is wrong with it
+        if name in seen:
+            raise PinError(f"{name} is pinned twice ({seen[name]!r} and {reference!r}): pin each package once")
+        seen[name] = reference
+    return named, references
 
 
 def _exact(text: str, where: str, pre: bool = False) -> str:
@@ -191,7 +213,9 @@ def default_cell(cells: list[Cell]) -> Cell:
 
 
 def _check_jaxlib(pins: dict[str, str]) -> None:
-    if "jaxlib" in pins and pins["jaxlib"] != pins.get("jax", pins["jaxlib"]):
+    if "jaxlib" in pins and "jax" not in pins:  # it would be dropped: jaxlib follows the jax the cell keeps
+        raise PinError(f"jaxlib=={pins['jaxlib']} without jax: cells pin jaxlib to jax, so pin jax=={pins['jaxlib']}")
+    if "jaxlib" in pins and pins["jaxlib"] != pins["jax"]:
         raise PinError(f"jaxlib=={pins['jaxlib']} differs from jax=={pins['jax']}; cells pin jaxlib to jax")
 
 

@@ -72,9 +72,9 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
         named = pins.parse_pins(namespace.baseline, pre=opts.pre)
         given = {**{k: v for k, v in given.items() if k != "jaxlib" or "jax" not in named}, **named}
     baseline = pins.baseline_cell(cells, given or None)
-    asked, origins = pins.split_sources(namespace.candidate)
+    asked, origins = pins.candidate_pins(namespace.candidate, pre=opts.pre)  # refused before a source is built
     built = tuple(map(sources.resolve, origins))
-    candidate = pins.candidate_cell(baseline, pins.parse_pins(asked, pre=opts.pre), built)
+    candidate = pins.candidate_cell(baseline, asked, built)
     baseline, candidate = cellenv.apply(baseline, additions), cellenv.apply(candidate, additions)
     if namespace.exclude_newer:
         baseline, candidate = (replace(cell, exclude_newer=namespace.exclude_newer) for cell in (baseline, candidate))

@@ -117,17 +117,21 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     """`shardmatrix watch`: judge each new release once (module docstring); the worst verdict's exit code. The
     judgments are kept in `store` (default: the --state file; the rolling issue can be another store)."""
     namespace = parser(prog).parse_strictly(argv)
+    if namespace.json:
+        watch_files.check_writable(namespace.json, "--json")
+    if store is None and namespace.state:
+        watch_files.check_writable(namespace.state, "--state")
     root, locked, base = baseline_of(namespace, cells)
     baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
     store = store or watch_files.FileStore(namespace.state or homes.state_of(root))
     kept = store.load()
-    known = {j.key for j in kept}
+    known = {j.key for j in kept if not watch_files.distrust(j)}  # a SAFE its fields doubt is judged again
     watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]
     found = [(p, str(v)) for p in watched
              for v in newer(p, locked[p], fetch, namespace.pre, namespace.indexes)]
     todo = [(p, v) for p, v in found if watch_files.key_of(p, v, baseline) not in known]
-    listed = set(found)
-    remembered = [j for j in kept if j.baseline == baseline and (j.package, j.version) in listed]
+    listed, again = set(found), {watch_files.key_of(p, v, baseline) for p, v in todo}
+    remembered = [j for j in watch_files.standing(kept, baseline, watched) if j.key not in again]
     say(f"watching {', '.join(f'{p}=={locked[p]}' for p in watched)} of {root}: {len(found)} newer release(s), "
         f"{len(todo)} not judged yet")
     kept_in = f"; state {store.path}" if isinstance(store, watch_files.FileStore) else ""
@@ -140,13 +144,16 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
         made = judge_release(package, version, baseline, shared, cells, judge, fetch, say, prog,
                              earlier=earlier, listed_before=listed_before)
         judged.append(made)
-        kept.append(made)
+        kept = [j for j in kept if j.key != made.key] + [made]  # a doubted SAFE gives way to its new judgment
         store.save(kept)  # after each release: a killed run keeps what it judged
         for line in describe(made):  # as it is judged: a long first watch shows its answers as they come
             say(line)
     for old in remembered:
         bad = f": first bad {old.first_bad}" if old.first_bad else ""
-        say(f"{old.package} {old.version}: {old.verdict} (judged before{bad})")
+        gone = "" if (old.package, old.version) in listed else "; no longer listed on the index"
+        why = f"; {old.reason}" if old.reason and old.verdict == INCONCLUSIVE else ""
+        say(f"{old.package} {old.version}: {old.verdict}: {watch_files.coverage_line(old)} (judged before{bad}{gone})"
+            f"{why}")
     data = watch_files.summary(root, baseline, judged, remembered)
     if namespace.json:
         say(f"wrote {watch_files.write_summary(namespace.json, data)}")
@@ -164,7 +171,7 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
         before, after, opts, changes_file = upgrade.prepare([*shared, f"{package}=={version}"], cells, say=say,
                                                             prog=prog)
     except pins.PinError as refused:  # e.g. it cannot be installed with the project's other pins: an answer too
-        return Judgment(package, version, dict(baseline), INCONCLUSIVE, reason=str(refused))
+        return Judgment(package, version, dict(baseline), INCONCLUSIVE, reason=str(refused), tests=0, tests_judged=0)
     judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
     comparison = judged.comparison
     regressions = comparison.regressions
@@ -177,7 +184,7 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     old, new = moved.versions(moved.freeze_of(before)), moved.versions(moved.freeze_of(after))
     made = Judgment(
         package, version, dict(baseline), comparison.verdict, reason=comparison.reason, regressed=regressed,
-        coverage=comparison.coverage,
+        coverage=comparison.coverage, tests=comparison.cases, tests_judged=judged_count(comparison),
         changes=crossed(changes_file, baseline, {**baseline, package: version}, errors),
         reproducers=sorted(path for (cell, case), path in judged.links.items()
                            if cell == after.cell.id and case in regressed),
@@ -194,6 +201,14 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
             "judged before it (not bisected)")
         return named
     return first_bad(made, shared, cells, fetch, say, prog)
+
+
+def judged_count(comparison: Any) -> int:
+    """The tests a comparison judged: those compared, less those not applicable for devices on both sides and those
+    it could not judge (missing on a side, no answer, could not run, left out by one side's devices or API)."""
+    unjudged = {str(case) for table in (comparison.missing, comparison.unjudged, comparison.unrun, comparison.left_out)
+                for case in table["case_id"]}
+    return max(0, comparison.cases - sum(comparison.short.values()) - len(unjudged))
 
 
 def named_before(made: Judgment, earlier: Sequence[Judgment], listed_before: Sequence[str],
@@ -300,7 +315,7 @@ def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[
 
 def describe(made: Judgment) -> list[str]:
     """The short human summary of one release."""
-    head = f"{made.package} {made.version}: {made.verdict}"
+    head = f"{made.package} {made.version}: {made.verdict}: {watch_files.coverage_line(made)}"
     if made.regressed:
         head += f" ({len(made.regressed)} regressed: {', '.join(made.regressed[:3])}" + \
                 (" ...)" if len(made.regressed) > 3 else ")")
