@@ -89,14 +89,14 @@ def change_kinds() -> str:
 
 
 def compat_columns() -> str:
-    """The columns of compat.csv and compat.json (reports.compat.COLUMNS)."""
+    """The columns of compat.csv and compat.json (reports.verdicts.compat.COLUMNS)."""
     from reports.verdicts.compat import COLUMNS
 
     return codes(COLUMNS)
 
 
 def changes_columns() -> str:
-    """The columns of changes.csv (reports.changes.COLUMNS)."""
+    """The columns of changes.csv (reports.verdicts.changes.COLUMNS)."""
     from reports.verdicts.changes import COLUMNS
 
     return codes(COLUMNS)

@@ -211,7 +211,7 @@ def write_dicts(path: Path, fmt: Format, columns: Sequence[str], rows: Sequence[
 
 # --- the report folder, OUT/report ------------------------------------------------------------------------------
 
-#: The long-form table (reports.longform): one row per (run, cell, case). 2: schema_version, the first column.
+#: The long-form table (reports.data.longform): one row per (run, cell, case). 2: schema_version, the first column.
 RESULTS_CSV = Format("results.csv", 2, "results table", {2: stamped(2)})
 
 
@@ -234,7 +234,7 @@ def compat_update_to_4(row: Row) -> Row:
 COMPAT_MIGRATIONS = {2: stamped(2), 3: compat_update_to_3, 4: compat_update_to_4}
 COMPAT_CSV = Format("compat.csv", 4, "compat table", COMPAT_MIGRATIONS)
 COMPAT_JSON = Format("compat.json", 4, "compat list", COMPAT_MIGRATIONS)
-#: The documented changes (reports.changes), one row per change. 2: schema_version, the first column.
+#: The documented changes (reports.verdicts.changes), one row per change. 2: schema_version, the first column.
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
@@ -251,7 +251,7 @@ def compare_update_to_2(document: Row) -> Row:
 #: regressed cases counted by kind as the compatibility table counts a cell's failures ({documented, known,
 #: unexplained}: reports.verdicts.compat.KINDS).
 COMPARE_JSON = Format("compare.json", 2, "upgrade verdict", {2: compare_update_to_2})
-#: The reproducers' folder of a report (reports.repro).
+#: The reproducers' folder of a report (reports.views.repro).
 REPRO_DIR = "repro"
 
 

@@ -160,7 +160,7 @@ def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
 
 
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
-#: (reports.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
+#: (reports.verdicts.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
 INSTALL_CAUSE = "cannot be installed"
 
 
@@ -261,12 +261,12 @@ def is_short_of_devices(status: object, needed: object, have: object) -> bool:
 
 # --- documented changes ---------------------------------------------------------------------------------------------
 
-#: The keys of a record's `change` object (harness.case.Change writes it, reports/changes.py reads it): `since`, the
-#: requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet); `what` changed;
-#: `raises`, the exception class names a case written the old way fails with there; `warned`, the requirement that
-#: warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or null); `error`,
-#: a part of the first line of the exception it raises inside `since` (or null). A record written before `warning`
-#: or `error` existed lacks that key, which reads as null: no schema bump for an optional key.
+#: The keys of a record's `change` object (harness.case.Change writes it, reports/verdicts/changes.py reads it):
+#: `since`, the requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet);
+#: `what` changed; `raises`, the exception class names a case written the old way fails with there; `warned`, the
+#: requirement that warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or
+#: null); `error`, a part of the first line of the exception it raises inside `since` (or null). A record written
+#: before `warning` or `error` existed lacks that key, which reads as null: no schema bump for an optional key.
 CHANGE_KEYS: tuple[str, ...] = ("since", "what", "raises", "warned", "fix", "kind", "warning", "error")
 
 #: The kind of a change that warns and has broken nothing yet: it has no `since` and no `raises`.

@@ -2,7 +2,7 @@
 
     python -m reports.regressions --previous OLD_OUT --current NEW_OUT [--run-url URL] [--full FILE]
 
-compares the newest run under each folder's results/ with reports.compare, cells matched by id (an outer join),
+compares the newest run under each folder's results/ with reports.verdicts.compare, cells matched by id (an outer join),
 prints the issue body as Markdown on stdout, cut to GitHub's limit on an issue body (65,536 characters) with a line
 saying that the whole of it (written to FILE with --full) is in the job summary of the run at --run-url, and exits
 with the verdict:
@@ -16,7 +16,7 @@ with the verdict:
 - 2, inconclusive: nothing is proven regressed, but the night is not clean: a cell of one run only (its job died
   or was not planned), a cell that did not finish, a case recorded on one side only, a case that could not run
   (`error`) on either side and is no proven regression, an infrastructure status (crashed, timeout, install_error)
-  or a status this reader does not know on either side (reports/compare.py: no answer), a cell in which nothing
+  or a status this reader does not know on either side (reports/verdicts/compare.py: no answer), a cell in which nothing
   was judged or that passed no case in the previous run, a case passing now only after a failing attempt,
   anything the reading of a cell could not account for (an unreadable line, an expected case without a record, a
   retry without its first attempt, a cell whose versions disagree: harness.results), or results that cannot be
@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         body = f"**Inconclusive:** the comparison with the previous scheduled run could not be made: {exc}\n"
         code = INCONCLUSIVE_EXIT
     else:
-        # reports.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
+        # reports.verdicts.compare's exit codes: SAFE 0 is clean, UNSAFE 1 regressed, INCONCLUSIVE 2.
         body = render(night.comparison, args.run_url, coverage=night.coverage)
         code = night.comparison.exit_code
     if args.full:

@@ -29,7 +29,7 @@ def finished(records: pd.DataFrame, unfinished: tuple[str, ...] = ()) -> pd.Data
 
 def compare(records: pd.DataFrame, before: str, after: str, unfinished: tuple[str, ...] = (),
             **options: Any) -> Comparison:
-    """reports.compare.compare over records whose cells all finished but those in `unfinished`."""
+    """reports.verdicts.compare.compare over records whose cells all finished but those in `unfinished`."""
     return compare_module.compare(records, before, after, finished(records, unfinished), **options)
 
 

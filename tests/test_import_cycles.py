@@ -82,7 +82,7 @@ USER_FACING = [
 
 
 # harness.vocabulary.SchemaError is not among them: the vocabulary imports nothing but the standard library, and
-# its one reader (reports.load) turns it into a ResultsError naming the file and line.
+# its one reader (reports.data.load) turns it into a ResultsError naming the file and line.
 
 
 @pytest.mark.parametrize("name", USER_FACING)

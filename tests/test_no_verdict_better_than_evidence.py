@@ -63,7 +63,7 @@ OTHER_CELL = cell_id("0.9.2", "0.12.8", "3.11")
 FREEZE = "flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n"
 #: Statuses a record may carry: every one the vocabulary knows, and one it does not.
 STATUSES = (*vocabulary.ALL, "mystery")
-#: Final statuses that are an answer about the code (reports.compare's rule).
+#: Final statuses that are an answer about the code (reports.verdicts.compare's rule).
 ANSWERS = frozenset({vocabulary.PASSED, vocabulary.XPASSED, vocabulary.FAILED, vocabulary.XFAILED,
                      vocabulary.NOT_APPLICABLE})
 #: What can be wrong with a cell's files; each makes its evidence unusable.

@@ -1,4 +1,4 @@
-"""Tests for reports/causes.py: problems grouped into root causes, paths made package-relative."""
+"""Tests for reports/verdicts/causes.py: problems grouped into root causes, paths made package-relative."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Tests for reports/changes.py: documented, stale and unexpected in pairs, the Changes view and changes.csv from
-synthetic records, and the changes an upgrade crosses."""
+"""Tests for reports/verdicts/changes.py: documented, stale and unexpected in pairs, the Changes view and changes.csv
+from synthetic records, and the changes an upgrade crosses."""
 
 from __future__ import annotations
 

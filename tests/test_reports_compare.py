@@ -414,8 +414,8 @@ def test_a_baseline_module_that_did_not_import_leaves_its_cases_unjudged_not_mis
 
 # --- the invariant, over every pair of statuses: no SAFE without an answer on both sides ---------------------------
 
-#: The statuses that are an answer (reports/compare.py's docstring), and two that are not in the vocabulary at all:
-#: one nobody knows, and None for a case not recorded on that side.
+#: The statuses that are an answer (reports/verdicts/compare.py's docstring), and two that are not in the vocabulary at
+#: all: one nobody knows, and None for a case not recorded on that side.
 ANSWERS = {"passed", "xpassed", "failed", "xfailed", "not_applicable"}
 EVERY = [*vocabulary.ALL, "quarantined", None]
 PAIRS = [(before, after) for before in EVERY for after in EVERY if before is not None or after is not None]

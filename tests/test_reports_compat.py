@@ -19,7 +19,8 @@ RUN = "20261121T084500Z-ab12"
 
 def with_columns(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> pd.DataFrame:
     """records_frame() of records, plus the verdict's optional `smoke` column where some of them set it (`documented`
-    and `change_name` come from a record's declared `change`, as build_matrix judges it: reports/changes.py)."""
+    and `change_name` come from a record's declared `change`, as build_matrix judges it:
+    reports/verdicts/changes.py)."""
     frame = records_frame(records)
     for name in (compat.SMOKE,):
         if any(name in found for found in records):

@@ -1,4 +1,4 @@
-"""Tests for reports/findings.py: problems folded for reading, and warnings of passing cases."""
+"""Tests for reports/verdicts/findings.py: problems folded for reading, and warnings of passing cases."""
 
 from __future__ import annotations
 

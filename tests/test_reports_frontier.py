@@ -1,4 +1,5 @@
-"""reports/frontier.py: the flax x jax frontier grid (measured range, declared bound, probes) as HTML and Markdown."""
+"""reports/views/frontier.py: the flax x jax frontier grid (measured range, declared bound, probes), as HTML and as
+Markdown."""
 
 from __future__ import annotations
 

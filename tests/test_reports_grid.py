@@ -1,4 +1,4 @@
-"""Tests for reports/grid.py: the status and timing tables' markup, escaped, sparsified as Styler would."""
+"""Tests for reports/views/grid.py: the status and timing tables' markup, escaped, sparsified as Styler would."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for reports/hover.py: hover texts say what a reader needs."""
+"""Tests for reports/views/hover.py: hover texts say what a reader needs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for reports/html.py: matrix.html is self-contained, escapes every record text, and shows statuses."""
+"""Tests for reports/views/html.py: matrix.html is self-contained, escapes every record text, and shows statuses."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Tests for reports/issue.py: the tracking issue's body within GitHub's limit (what it says: through the command, in
-tests/test_reports_regressions.py)."""
+"""Tests for reports/views/issue.py: the tracking issue's body within GitHub's limit (what it says: through the command,
+in tests/test_reports_regressions.py)."""
 
 from __future__ import annotations
 

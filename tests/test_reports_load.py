@@ -1,4 +1,4 @@
-"""Tests for reports/load.py: reading the results tree, in pass/fail pairs."""
+"""Tests for reports/data/load.py: reading the results tree, in pass/fail pairs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for reports/longform.py: results.csv has one row per (cell, case) and every field."""
+"""Tests for reports/data/longform.py: results.csv has one row per (cell, case) and every field."""
 
 from __future__ import annotations
 

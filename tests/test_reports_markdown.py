@@ -1,4 +1,4 @@
-"""Tests for reports/markdown.py: matrix.md content, and that hostile text cannot break its tables."""
+"""Tests for reports/views/markdown.py: matrix.md content, and that hostile text cannot break its tables."""
 
 from __future__ import annotations
 

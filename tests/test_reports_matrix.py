@@ -1,4 +1,4 @@
-"""Tests for reports/matrix.py: ordering cells by version, collapsing repeats, and the tables reports draw."""
+"""Tests for reports/data/matrix.py: ordering cells by version, collapsing repeats, and the tables reports draw."""
 
 from __future__ import annotations
 

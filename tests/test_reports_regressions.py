@@ -1,5 +1,5 @@
-"""Tests for reports/regressions.py: the nightly issue body (reports/issue.py) and its exit code, 0 clean only when
-every cell of both runs finished and every case was judged."""
+"""Tests for reports/regressions.py: the nightly issue body (reports/views/issue.py) and its exit code, 0 clean only
+when every cell of both runs finished and every case was judged."""
 
 from __future__ import annotations
 

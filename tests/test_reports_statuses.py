@@ -1,4 +1,4 @@
-"""Tests for reports/statuses.py: the status a result shows, the order of statuses and the words for them."""
+"""Tests for reports/data/statuses.py: the status a result shows, the order of statuses and the words for them."""
 
 from __future__ import annotations
 

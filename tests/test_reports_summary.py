@@ -1,4 +1,4 @@
-"""Tests for reports/summary.py: the terminal summary counts statuses per cell."""
+"""Tests for reports/views/summary.py: the terminal summary counts statuses per cell."""
 
 from __future__ import annotations
 

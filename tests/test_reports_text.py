@@ -1,4 +1,4 @@
-"""Tests for reports/text.py: fields as display text."""
+"""Tests for reports/data/text.py: fields as display text."""
 
 from __future__ import annotations
 

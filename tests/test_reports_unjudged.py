@@ -1,4 +1,5 @@
-"""reports/unjudged.py: the lines saying what an upgrade comparison could not judge, in pairs (said / not said)."""
+"""reports/verdicts/unjudged.py: the lines saying what an upgrade comparison could not judge, in pairs (said / not
+said)."""
 
 from __future__ import annotations
 

@@ -25,8 +25,8 @@ def renamed(path: Path, names: Mapping[str, str]) -> str:
 
 
 def renamed_source(source: str, names: Mapping[str, str], where: str = "<source>") -> str:
-    """`source` with its imports of each package in `names` (`harness`, `harness.x`) renamed (`shardmatrix_cell`,
-    `shardmatrix_cell.x`); StagingError, naming `where` and the line, for an import left unrenamed."""
+    """`source` with its imports of each package in `names` (`harness`, `harness.cell`) renamed (`shardmatrix_cell`,
+    `shardmatrix_cell.cell`); StagingError, naming `where` and the line, for an import left unrenamed."""
     lines = source.splitlines(keepends=True)
     for old, new in names.items():
         escaped = re.escape(old)

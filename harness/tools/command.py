@@ -168,7 +168,7 @@ def bisect_run(argv: list[str], prog: str) -> int:
 @subcommand("frontier", frontier.parser)
 def frontier_run(argv: list[str], prog: str) -> int:
     """The jax range each flax release works with: OUT/report/frontier.* (probes cached)."""
-    report_main()  # each probe is judged by the report's verdict (reports.compat)
+    report_main()  # each probe is judged by the report's verdict (reports.verdicts.compat)
     frontier.run(argv, prog=prog)
     return 0
 

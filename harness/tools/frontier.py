@@ -3,8 +3,8 @@
 Flax declares only a lower bound on jax, and some of those bounds are false. For each flax release the search
 (harness.tools.frontier_search, then harness.tools.frontier_corpus) finds the core range, where the smoke subset of
 the corpus (cases marked `smoke=True`, harness.tools.smoke) works, then confirms it with every case: the range
-reported is where the whole corpus works by the compatibility verdict (reports.compat, through
-reports.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
+reported is where the whole corpus works by the compatibility verdict (reports.verdicts.compat, through
+reports.verdicts.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
 
 Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through harness.host.cellrun.probe, so its
 results are reused, through the results cache, by a later probe of the same pair with the same inputs (environment,
@@ -130,7 +130,7 @@ class Prober:
         return self._said(flax, replace(first, cause=cause, seconds=time.monotonic() - started))
 
     def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
-        """One cell's run and its verdict (reports.frontier_judge: reports.compat's)."""
+        """One cell's run and its verdict (reports.verdicts.frontier_judge: reports.verdicts.compat's)."""
         # Here, not at the top: the harness imports nothing of reports at module level, and only a run needs pandas.
         from reports.verdicts import frontier_judge
 

@@ -39,7 +39,7 @@ CORE, CORPUS = "core", "corpus"
 
 @dataclass(frozen=True)
 class Probe:
-    """One (jax, flax) pair's verdict: works or not, why not in one line, the reports.compat token, its cell,
+    """One (jax, flax) pair's verdict: works or not, why not in one line, the reports.verdicts.compat token, its cell,
     seconds, whether reused, whether it ran every case (`corpus`) or the core (smoke) cases, the cases that fail
     for a reason nothing explains (neither a documented change nor a declared known upstream bug), each with its
     cause, and the cases a declared known upstream bug fails, each with the bug's link."""

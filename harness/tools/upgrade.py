@@ -1,4 +1,5 @@
-"""`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; reports/compare.py gives the verdict.
+"""`nox -s upgrade`: run (or reuse) the baseline cell and the candidate cell; the verdict is
+reports/verdicts/compare.py's.
 
 `nox -s upgrade -- jax==X [flax==Y | 'flax @ file:///src/flax'] [--project DIR] [--baseline jax==A,flax==B |
 --baseline-from FILE] [--exclude-newer DAY] [--out DIR] [--force] [-m EXPR] [-k EXPR] [--deselect CASE_ID ...]`.

@@ -297,9 +297,9 @@ def _joined(*reasons: str) -> str:
 
 def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[str, str],
             errors: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The documented changes a move from baseline to candidate crosses (reports.changes.between: label, kind, fix,
-    cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error is that
-    change's (reports.verdicts.changes.explains), never those that merely raise its exception class."""
+    """The documented changes a move from baseline to candidate crosses (reports.verdicts.changes.between: label,
+    kind, fix, cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error
+    is that change's (reports.verdicts.changes.explains), never those that merely raise its exception class."""
     from reports.verdicts import changes  # the report's reading of declarations; pandas only where a report is built
 
     declared = changes.read_declarations(changes_file)

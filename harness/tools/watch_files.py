@@ -24,7 +24,7 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 #: The versions of the two files (the state's default place is harness.host.homes.state_of).
 STATE_VERSION = 1
 SUMMARY_VERSION = 1
-#: The verdict tokens (reports.compare's), mildest first: a run's verdict is its worst judgment's.
+#: The verdict tokens (reports.verdicts.compare's), mildest first: a run's verdict is its worst judgment's.
 SAFE, INCONCLUSIVE, UNSAFE = "SAFE", "INCONCLUSIVE", "UNSAFE"
 SEVERITY = (SAFE, INCONCLUSIVE, UNSAFE)
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}

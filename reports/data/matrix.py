@@ -358,7 +358,7 @@ def _fill(layout: Layout, column: pd.Series, gap: object = np.nan) -> pd.DataFra
 
 
 def counts(matrix: Matrix, column: str = "shown") -> pd.DataFrame:
-    """How many cases of each status (reports.statuses order) each column key has."""
+    """How many cases of each status (reports.data.statuses order) each column key has."""
     # Counted with numpy: pd.crosstab (a pivot_table underneath) cost more than every other step of this table.
     keys = pd.Index(matrix.keys, name="key")
     rows = keys.get_indexer(pd.Index(matrix.results["key"]))

@@ -2,7 +2,7 @@
 
 harness.vocabulary's statuses plus DEPRECATED, a pass that warned: which status a result shows, the order of
 statuses (counts, problems worst first) and their labels are data the verdicts read (an attempts' history in a
-comparison is text), so they live here, below the views; reports/present.py draws them (marks, colours, legend).
+comparison is text), so they live here, below the views; reports/views/present.py draws them (marks, colours, legend).
 """
 
 from __future__ import annotations

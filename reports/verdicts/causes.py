@@ -10,8 +10,8 @@ made alike: paths become package-relative, `PartitionSpec(` is spelt `P(`, then 
 become placeholders. A name that is gone is keyed by that name alone, as releases word its absence differently.
 Display texts keep their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
 
-A failure documented by its case's declared change (reports/changes.py) is keyed by that change instead: however
-each release words it, it is one cause, named after the change, and reports fold it under the Changes view.
+A failure documented by its case's declared change (reports/verdicts/changes.py) is keyed by that change instead:
+however each release words it, it is one cause, named after the change, and reports fold it under the Changes view.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class Cause:
     keys: list[str] = field(default_factory=list)
     cases: list[tuple[str, str]] = field(default_factory=list)
     example: str = ""
-    #: The label of the declared change that documents every result behind it (reports.changes.label), else "".
+    #: The label of the declared change that documents every result behind it (reports.verdicts.changes.label), else "".
     change: str = ""
 
     @property
@@ -258,7 +258,7 @@ class CauseView:
     reproducer: Path | None
     #: (case id, the column keys it shows in), in version order of its first key.
     cases: list[tuple[str, list[str]]]
-    #: The declared change documenting every result behind it (reports.changes.label), else "".
+    #: The declared change documenting every result behind it (reports.verdicts.changes.label), else "".
     change: str = ""
 
     def by_keys(self) -> list[tuple[list[str], list[str]]]:

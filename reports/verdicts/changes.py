@@ -40,8 +40,8 @@ from reports.data.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
 
-#: The result columns mark() adds (reports.compat's verdict reads them): whether the failure is documented, and the
-#: label of the change that documents it.
+#: The result columns mark() adds (reports.verdicts.compat's verdict reads them): whether the failure is documented, and
+#: the label of the change that documents it.
 DOCUMENTED_COLUMN, CHANGE_NAME_COLUMN = "documented", "change_name"
 
 #: The columns of table(), and of changes.csv.
@@ -216,7 +216,7 @@ def documented(results: pd.DataFrame) -> pd.Series:
 
 
 def mark(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` with the `documented` and `change_name` columns every verdict reads (reports.matrix.build_matrix
+    """`results` with the `documented` and `change_name` columns every verdict reads (reports.data.matrix.build_matrix
     adds them to each matrix): a documented failure is named by its change's label()."""
     judged = classify(results)
     declared = results["change"].tolist() if "change" in results.columns else [None] * len(results)

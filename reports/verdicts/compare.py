@@ -23,7 +23,7 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
   - a cell that did not finish (no done marker) or has no counterpart, or results lines that could not be read;
   - a pair of cells in which nothing was judged (a cell with no applicable case, an empty results file, every case
     filtered out), or whose baseline passes no case: no regression could show. The reason groups the baseline's
-    cases by cause (reports.causes' signatures), and a module that is missing in both cells says what to do
+    cases by cause (reports.verdicts.causes' signatures), and a module that is missing in both cells says what to do
     (`--project DIR`, `--with REQ`);
   - a flaky candidate: a case passing on the baseline that passed on the candidate only after a failing attempt.
     Its attempts disagree, so a regression that shows some of the time cannot be ruled out. (A candidate case
@@ -43,7 +43,7 @@ disagreed) are always listed, whether or not they decide.
 UNSAFE wins over INCONCLUSIVE, and the reasons a verdict is also inconclusive are still given. Everything else is
 listed but does not decide: newly deprecated (a clean pass now warns), newly not applicable from a non-pass, fixed
 (a non-pass now passes), and timing changes beyond noise. Regressions are grouped by root cause
-(reports/causes.py), as the report groups its problems.
+(reports/verdicts/causes.py), as the report groups its problems.
 
 Timing noise threshold: a case is slower when its median duration grew by more than TIME_RATIO times *and*
 by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and long ones on small drifts).
@@ -126,7 +126,7 @@ class Comparison:
     unrun: pd.DataFrame
     #: Cases whose attempts disagreed on either side, their attempts as before and after.
     flaky: pd.DataFrame
-    #: The regressions grouped by root cause (reports.causes.causes() rows), keys those of `cells`.
+    #: The regressions grouped by root cause (reports.verdicts.causes.causes() rows), keys those of `cells`.
     causes: pd.DataFrame
     #: The candidate's cells as causes() keys them (c1.. in version order, with `cell_id`).
     cells: pd.DataFrame
@@ -405,7 +405,7 @@ def _flag(both: pd.DataFrame, name: str) -> pd.Series:
 
 
 def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The regressions grouped by root cause over the candidate's cells (reports.causes), and those cells."""
+    """The regressions grouped by root cause over the candidate's cells (reports.verdicts.causes), and those cells."""
     cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
     key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
     # A module that did not import regressed each of its cases through its one collection record (_by_module).

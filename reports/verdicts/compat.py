@@ -68,11 +68,11 @@ DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND = "documented", "known", "unexplai
 KINDS: tuple[str, ...] = (DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND)
 
 #: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
-#: as declared (reports/changes.py), and the case is in the smoke subset.
+#: as declared (reports/verdicts/changes.py), and the case is in the smoke subset.
 DOCUMENTED, SMOKE = "documented", "smoke"
 #: The optional result column naming a documented failure's change; its cause signature stands in without it.
 CHANGE_NAME = "change_name"
-#: The result column saying a case's attempts disagreed (reports.matrix.collapse); False where absent.
+#: The result column saying a case's attempts disagreed (reports.data.matrix.collapse); False where absent.
 FLAKY_COLUMN = "flaky"
 
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,

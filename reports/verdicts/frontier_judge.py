@@ -1,5 +1,6 @@
 """A frontier probe's cell judged the way the compatibility table judges a cell: its results file read by reports'
-loader, collapsed by reports.matrix (which marks the documented failures), and given reports.compat.verdict, the one
+loader, collapsed by reports.data.matrix (which marks the documented failures), and given
+reports.verdicts.compat.verdict, the one
 verdict of a cell. A pair works when that verdict is works, works_with_warnings, works_for_current_code or
 works_except_known_bugs: only documented changes and declared known upstream bugs fail, and the bugs are listed.
 

@@ -1,4 +1,4 @@
-"""Why an upgrade comparison could not judge a case or a pair of cells, one line per kind (reports/compare.py).
+"""Why an upgrade comparison could not judge a case or a pair of cells, one line per kind (reports/verdicts/compare.py).
 
 Split from the verdict itself: compare.py decides; this module words what was left undecided (cases recorded on one
 side only, cells that did not finish, pairs that judged nothing) and what to do about a missing module.
@@ -115,7 +115,7 @@ def evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: 
 
 def _by_cause(rows: pd.DataFrame, shown: int = 3) -> str:
     """' (baseline: 12 error: ModuleNotFoundError: No module named 'x'; 2 failed: ...)': the baseline's recorded
-    cases counted by status and cause (reports.causes' signature), most first."""
+    cases counted by status and cause (reports.verdicts.causes' signature), most first."""
     recorded = rows[rows["status_a"].notna()]
     if recorded.empty:
         return " (no case recorded on either side)" if rows.empty else " (no case recorded in the baseline)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.outputs import CHANGES_CSV, COMPAT_CSV
 from reports.views.present import stylesheet
 
-#: Hover box of a status or timing cell (reports/grid.py): hidden until its cell is hovered.
+#: Hover box of a status or timing cell (reports/views/grid.py): hidden until its cell is hovered.
 TOOLTIP = (
     "visibility: hidden; position: absolute; z-index: 10; top: 100%; left: 0; margin-top: 2px;"
     " width: max-content; max-width: 42em; padding: 6px 9px; border-radius: 6px;"
@@ -147,7 +147,7 @@ td.known { padding: 6px 8px; background: #f6f8fa; }
 td.known > details > summary { font-weight: 600; color: #5a32a3; }
 td.known table.causes { margin-top: 6px; background: #fff; }
 """
-    # A timing cell's shade: opacity 0.04 to 0.34 by its share of the slowest cell of its case (reports/html.py).
+    # A timing cell's shade: opacity 0.04 to 0.34 by its share of the slowest cell of its case (reports/views/html.py).
     + "".join(f"table.timing td.shade-{n} {{ background-color: rgba(9, 105, 218, 0.{n:02d}); }}\n"
               for n in range(4, 35))
     + stylesheet()

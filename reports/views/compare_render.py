@@ -1,5 +1,5 @@
 """The upgrade verdict as people read it: the terminal text of `python -m reports --compare` (and `nox -s upgrade`),
-compare.md, and the regression causes the nightly issue lists. The verdict itself is reports.compare's.
+compare.md, and the regression causes the nightly issue lists. The verdict itself is reports.verdicts.compare's.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class CauseLine:
     cells: str
     #: (candidate cell id, case id) in version order.
     cases: list[tuple[str, str]]
-    #: The declared change that documents it (reports.changes.label), else "".
+    #: The declared change that documents it (reports.verdicts.changes.label), else "".
     change: str = ""
     #: Its kind of failure (reports.verdicts.compat.cause_kind): documented, known or unexplained.
     kind: str = UNEXPLAINED_KIND

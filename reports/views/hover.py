@@ -1,4 +1,4 @@
-"""What hovering a matrix or timing cell shows: plain text, one fact a line (reports/grid.py escapes it)."""
+"""What hovering a matrix or timing cell shows: plain text, one fact a line (reports/views/grid.py escapes it)."""
 
 from __future__ import annotations
 

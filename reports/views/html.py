@@ -2,7 +2,7 @@
 
 The tables with a row per cell or per problem are drawn by pandas Styler, each escaping values and labels
 (`escape="html"`): at that size Styler costs little and keeps formatting, classes and escaping declarative. The
-status and timing tables, a cell per result, are written by reports/grid.py, which escapes their texts and hover
+status and timing tables, a cell per result, are written by reports/views/grid.py, which escapes their texts and hover
 texts: at 20,000 results Styler took seconds for each, and its hover CSS was most of the page.
 """
 
@@ -56,8 +56,8 @@ def render_html(
 ) -> str:
     """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
     (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already; `frontier_html`
-    (reports.frontier.html_fragment, already escaped) is shown after the matrix when given; `changed`
-    (reports.changes.table()) is computed unless given."""
+    (reports.views.frontier.html_fragment, already escaped) is shown after the matrix when given; `changed`
+    (reports.verdicts.changes.table()) is computed unless given."""
     template = _template()
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
@@ -330,7 +330,7 @@ def _styler(frame: pd.DataFrame, uuid: str, css_class: str) -> Styler:
 
 def _shades(durations: np.ndarray) -> list[list[str]]:
     """Blue shading by each duration's share of the slowest in its row, so a slow cell stands out: a class
-    `shade-N` (N the colour's opacity in hundredths, reports/_page.py draws it) for each, '' for a gap or a row
+    `shade-N` (N the colour's opacity in hundredths, reports/views/_page.py draws it) for each, '' for a gap or a row
     without a duration."""
     missing = np.isnan(durations)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -207,8 +207,8 @@ def _numbers(folded: list[CauseView]) -> str:
 
 
 def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """## Changes: one row per upstream change a case documents (reports.changes.table()), the cells named by their
-    versions so that the table reads the same copied elsewhere (the README shows one)."""
+    """## Changes: one row per upstream change a case documents (reports.verdicts.changes.table()), the cells named by
+    their versions so that the table reads the same copied elsewhere (the README shows one)."""
     if changed.empty:
         return ""
 

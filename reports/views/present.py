@@ -31,7 +31,7 @@ class Presentation:
     css_class: str
 
 
-#: status: mark, symbol, background, foreground. Legend order and labels are reports.statuses', meanings the
+#: status: mark, symbol, background, foreground. Legend order and labels are reports.data.statuses', meanings the
 #: vocabulary's.
 _LOOKS: dict[str, tuple[str, str, str, str]] = {
     v.PASSED: ("✅", "✓", "#d3f5dc", "#116329"),
@@ -83,7 +83,7 @@ def resume_command(run_id: object) -> str:
 
 
 def legend(shown: Iterable[str]) -> list[tuple[str, Presentation]]:
-    """Every known status in legend order (reports.statuses.ordered), then any unknown status among `shown`, in
+    """Every known status in legend order (reports.data.statuses.ordered), then any unknown status among `shown`, in
     first-seen order."""
     return [(status, present(status)) for status in ordered(shown)]
 
@@ -95,7 +95,7 @@ def stylesheet() -> str:
         f".{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
         for p in [*PRESENTATIONS.values(), UNKNOWN]
     ]
-    # The marks have their own rules (reports/_page.py): `.flaky` is a badge on a status, not a status colour.
+    # The marks have their own rules (reports/views/_page.py): `.flaky` is a badge on a status, not a status colour.
     rules += [f".badge-{p.css_class} {{ background-color: {p.background}; color: {p.foreground}; }}"
               for p in (FLAKY, INCOMPLETE)]
     # The verdicts' boxes (defined below, read when this runs).
