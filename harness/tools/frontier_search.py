@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from harness.tools.budget import BudgetSpent
 from harness.vocabulary import INSTALL_CAUSE
 
 #: Where a known-good jax is looked for first (the contemporary jax, then the middle of the declared range).
@@ -85,10 +86,6 @@ def budget(n: int) -> Budget:
     that narrow it, and a hole the whole corpus finds widened by a release each way)."""
     bits = log2_ceil(n)
     return Budget(core=3 * bits + SEEDS + CHECKS + 1 + INTERIOR, corpus=2 * bits + 4 + HOLE_NEIGHBOURS)
-
-
-class BudgetSpent(Exception):
-    """The next probe would exceed the budget: the search stops there and says so."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from packaging.version import Version
 from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
+from harness.tools.budget import BudgetSpent
 from harness.vocabulary import INSTALL_ERROR
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
@@ -124,10 +125,6 @@ class Budget:
                 raise BudgetSpent
             self.asked[key] = self._probe(case, jax, flax)
         return self.asked[key]
-
-
-class BudgetSpent(Exception):
-    """The probe budget is spent: the edges not yet checked are listed as unchecked."""
 
 
 def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
