@@ -17,7 +17,7 @@ import pytest
 
 from harness import vocabulary
 from harness.cell.records import case_id_from_nodeid
-from harness.host import cellrun, matrix, output, projectsettings, runner
+from harness.host import celllog, cellrun, matrix, projectsettings, runner
 from harness.host.options import Options
 from harness.host.project import ProjectError
 
@@ -65,7 +65,7 @@ def cell_run(root: Path, tmp_path: Path, **settings: object) -> dict[str, dict[s
                       devices=0, **settings)  # type: ignore[arg-type]
     cell = dataclasses.replace(CELL, project=str(root))
     assert cellrun.installed(cell, Path(sys.prefix), options, [root / "tests"]) == 0
-    return output.final_records(cellrun.CellFiles(options.out, "r", cell.id).results)
+    return celllog.final_records(cellrun.CellFiles(options.out, "r", cell.id).results)
 
 
 def assert_alike(own: dict[str, str], cell: dict[str, dict[str, object]]) -> None:

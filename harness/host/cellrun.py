@@ -11,7 +11,7 @@ not, re-run an accelerator's failed assertions at the highest matmul precision (
   cases are recorded as install_error and the cells finished.
 
 Every reuse goes through harness.host.cache, whatever the variant. The helpers (envbuild, cache, runner,
-unreported, output) never call back into this module. Whatever stops a cell before or outside pytest is recorded
+unreported, celllog) never call back into this module. Whatever stops a cell before or outside pytest is recorded
 for every case of the cell, so no cell vanishes from the matrix; the terminal gets one progress line per cell.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from harness import vocabulary
 from harness.formats import write_done
-from harness.host import adhoc, cache, cellenv, cellplugin, corpus, durations, output, precision
+from harness.host import adhoc, cache, cellenv, celllog, cellplugin, corpus, durations, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
@@ -87,7 +87,7 @@ class CellRun:
 
     def finals(self) -> dict[str, dict[str, Any]]:
         """Each case's final record (last attempt, last line)."""
-        return output.final_records(self.files.results)
+        return celllog.final_records(self.files.results)
 
 
 def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
@@ -115,11 +115,11 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
     # The progress line counts cases against those read from source, unless some are left out on purpose (pytest's
     # -m and -k cannot be read from source): then it counts what was recorded.
     shown = None if job.left_out else paths
-    output.start_log(files.log, keep=job.resume)
+    celllog.start_log(files.log, keep=job.resume)
     key = None
     if build:
         problem = install(cell, venv, files.install_log)
-        output.copy_into_log(files.log, files.install_log)
+        celllog.copy_into_log(files.log, files.install_log)
         if problem is not None:
             if job.resume:  # an earlier attempt may have recorded the same install error
                 files.results.unlink(missing_ok=True)
@@ -132,14 +132,14 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
         hit = None if force or job.resume else cache.find(files, key)
         if hit is not None:
             copied = cache.reuse(hit, files)
-            output.append_to_log(files.log, "reused", f"inputs unchanged since run {hit.run_id}: its {copied} records "
+            celllog.append_to_log(files.log, "reused", f"inputs unchanged since run {hit.run_id}: its {copied} records "
                                  f"were copied; its output is in {files.in_run(hit.run_id).log}\n")
             return finish(cell, files, 0, paths=shown, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
     conflict = conflict_line(job)
     if conflict:
         say(f"{cell.id}: {conflict}")
-        output.append_to_log(files.log, "settings", f"{conflict}\n")
+        celllog.append_to_log(files.log, "settings", f"{conflict}\n")
     returncode = run_pytest(cell, venv, job)
     if returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.
@@ -207,7 +207,7 @@ def finish(
 
 def progress(files: CellFiles, paths: list[Path] | None, started: float | None, note: str) -> str:
     """The cell's one progress line."""
-    return output.progress_line(
+    return celllog.progress_line(
         files.cell_id, files.results, files.log,
         expected=None if paths is None else [case_id for case_id, _ in corpus.expected_cases(paths)],
         seconds=None if started is None else time.monotonic() - started, note=note,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness import vocabulary
-from harness.host.output import status_counts
+from harness.host.celllog import status_counts
 from harness.results import CellFiles, read_cell
 
 NO_RESULTS = "no results"

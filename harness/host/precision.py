@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
-from harness.host import output
+from harness.host import celllog
 from harness.host.matrix import Cell
 from harness.host.runner import Job, run_pytest
 from harness.results import CellFiles, read_records, write_precision
@@ -59,9 +59,9 @@ def rerun(cell: Cell, venv: Path, job: Job) -> list[str]:
                                     environment=(*job.environment, *HIGHEST))
         run_pytest(cell, venv, again)
         outcomes = vocabulary.final_records(read_records(files.results))
-        output.append_to_log(job.files.log, "precision re-run",
+        celllog.append_to_log(job.files.log, "precision re-run",
                              f"{len(chosen)} failed assertion(s) re-run with "
                              f"{' '.join(f'{k}={v}' for k, v in HIGHEST)}\n")
-        output.copy_into_log(job.files.log, files.log)
+        celllog.copy_into_log(job.files.log, files.log)
     write_precision(job.files.results, cell.id, dict(HIGHEST), {c: outcomes[c] for c in chosen if c in outcomes})
     return chosen

@@ -17,7 +17,7 @@ from harness.cell import shortage
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
-from harness.host import cellplugin, output, projectsettings
+from harness.host import celllog, cellplugin, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
@@ -168,7 +168,7 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)
         # A project's tests run from its folder, as its CI runs them (relative paths, `-p` of a module there).
-        returncode = output.run_logged(command, environment, job.files.log, verbose=job.verbose,
+        returncode = celllog.run_logged(command, environment, job.files.log, verbose=job.verbose,
                                        cwd=job.project.root if job.project is not None else None)
         if job.workers or not job.files.inflight.exists():
             break
