@@ -136,6 +136,19 @@ def test_case_file_finds_the_module_in_the_corpus() -> None:
         bisect.case_file("no_such_module::test_x", ["builtin"])
 
 
+def test_a_probe_whose_module_did_not_import_is_bad_with_the_import_error() -> None:
+    # Shaped like optax before its fix: on jax 0.10.0 `import optax` raises at its config update, the probe of
+    # sharding_test records only the module's collection error, and the bad end was refused as 'no_record'.
+    broken = {"sharding_test::<collection>": {"status": "error", "error_type": "AttributeError",
+                                              "error_message": "Unrecognized config option: jax_pmap_shmap_merge"}}
+    record = bisect.probe_record(broken, "sharding_test::ShardingTest::test_init_adam")
+    probe = bisect.probe_of(VERSIONS[0], record, "c")
+    assert (probe.verdict, probe.error) == ("bad", "AttributeError: Unrecognized config option: jax_pmap_shmap_merge")
+    # Another module's collection error says nothing of this case.
+    other = {"alias_test::<collection>": {"status": "error"}}
+    assert bisect.probe_record(other, "sharding_test::t")["status"] == bisect.NO_RECORD
+
+
 def test_a_probe_reads_exactly_its_case_and_a_missing_record_is_said_not_guessed() -> None:
     # Before, a missing record fell back to the cell's first record, another case's outcome.
     records = {"m::other": {"status": "passed"}, "m::t[a]": {"status": "failed"}}

@@ -88,6 +88,18 @@ def test_a_project_or_cases_given_is_kept(tmp_path: Path, argv: list[str]) -> No
     assert command.project_here(argv, write_project(tmp_path / "trainer", "trainer")) == argv
 
 
+def test_cases_of_the_projects_own_folders_still_ask_about_the_project(tmp_path: Path) -> None:
+    # Shaped like optax: no tests/ and no testpaths, its tests beside its code; from inside it, `--cases optax/_src`
+    # ran without the project (its test extra not installed: alias_test could not import sklearn) and wrote out/
+    # into its tree.
+    here = write_project(tmp_path / "optimizers", "optimizers")
+    argv = ["jax==0.10.0", "--cases", "optimizers/_src", "-k", "sharding_test"]
+    assert command.project_here(argv, here) == ["--project", str(here), *argv]
+    assert command.project_here(["--cases=optimizers"], here) == ["--project", str(here), "--cases=optimizers"]
+    outside = ["--cases", "optimizers", "--cases", str(tmp_path / "elsewhere")]
+    assert command.project_here(outside, here) == outside
+
+
 def test_shardmatrix_itself_and_a_folder_without_a_project_are_no_project(tmp_path: Path) -> None:
     assert command.project_here(["jax==0.9.0"], write_project(tmp_path / "sm", "shardmatrix")) == ["jax==0.9.0"]
     assert command.project_here(["jax==0.9.0"], tmp_path) == ["jax==0.9.0"]

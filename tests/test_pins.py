@@ -96,6 +96,20 @@ def test_the_default_baseline_comes_from_the_default_set() -> None:
         pins.default_cell([outside])
 
 
+def test_a_jax_only_baseline_takes_the_flax_the_matrix_pairs_with_that_jax() -> None:
+    # Shaped like aimz (and haliax, optax): the lock pins jax 0.8.0 and its tests never install flax; the default
+    # cell's flax (0.12.12) needs jax>=0.11.1, so taking it made the project's own baseline uninstallable.
+    assert pins.baseline_cell(MATRIX, {"jax": "0.10.2"}).flax == "0.12.8"
+    assert pins.baseline_cell(MATRIX, {"jax": "0.11.2"}).id == "jax0.11.2-flax0.12.8-py3.12"
+    assert pins.baseline_cell(MATRIX, {"jax": "0.12.0.1"}).flax == "0.12.12"
+    assert pins.candidate_cell(pins.baseline_cell(MATRIX, {"jax": "0.10.2"}), {"jax": "0.11.2"}).flax == "0.12.8"
+
+
+def test_a_jax_only_baseline_older_than_every_cell_is_refused_naming_the_fix() -> None:
+    with pytest.raises(pins.PinError, match=r"jax 0\.4\.0 or older: give --baseline jax==0\.4\.0,flax==X"):
+        pins.baseline_cell(MATRIX, {"jax": "0.4.0"})
+
+
 def test_candidate_keeps_the_baseline_pins_it_does_not_name() -> None:
     baseline = pins.baseline_cell(MATRIX, {"jax": "0.10.2", "flax": "0.12.8"})
     candidate = pins.candidate_cell(baseline, {"jax": "0.12.0.1"})

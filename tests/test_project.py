@@ -119,6 +119,15 @@ def test_a_conftest_that_did_not_import_is_read_from_the_cells_record() -> None:
     assert project.conftest_failure(records) == ("ModuleNotFoundError", "No module named 'tinytrainer'")
 
 
+def test_a_conftest_that_failed_on_a_removed_jax_name_stopped_pytest_too() -> None:
+    # Shaped like aimz at jax 0.10.0: its conftest imports numpyro, which imports a name jax removed; the record is
+    # `failed` (a removal), and read as no conftest failure every case of the cell was `crashed` ("pytest exited
+    # with code 4"), so the watch answered INCONCLUSIVE where its tests could no longer run.
+    records = [{"case_id": "conftest::<collection>", "status": "failed", "error_type": "ImportError",
+                "error_message": "jax.interpreters.pxla has no xla_pmap_p (jax 0.10.0)"}]
+    assert project.conftest_failure(records) == ("ImportError", "jax.interpreters.pxla has no xla_pmap_p (jax 0.10.0)")
+
+
 def test_a_run_that_got_past_its_conftests_has_no_conftest_failure() -> None:
     records = [{"case_id": "test_embed::<collection>", "status": "error", "error_type": "ModuleNotFoundError"},
                {"case_id": "test_train::TestTrain::test_a_step_lowers_the_loss", "status": "passed"}]

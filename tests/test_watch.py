@@ -344,6 +344,19 @@ def test_the_command_refuses_a_watch_outside_a_project_in_one_line(
                                        "DIR\n")
 
 
+@pytest.mark.parametrize("dependencies", [["jax>=0.5.3", "absl-py"], ["equinox>=0.10.6"]])
+def test_a_project_with_no_lock_and_no_jax_pin_is_refused_without_advising_an_option_watch_lacks(
+        tmp_path: Path, dependencies: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Shaped like optax (a jax range) and haliax (no jax at all: "install jax yourself"): the refusal advised
+    # `--baseline jax==A,flax==B`, which watch answers with "unknown option --baseline".
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "lib"\nversion = "1"\n'
+                                             f"dependencies = {json.dumps(dependencies)}\n")
+    assert command.main(["watch", "--project", str(tmp_path), "--out", str(tmp_path / "out")]) == USAGE_EXIT
+    err = capsys.readouterr().err
+    assert "no lock and no exact jax pin" in err and "`uv lock`" in err
+    assert "watch --baseline" not in err and "(--baseline" not in err
+
+
 def test_inside_a_project_watch_takes_it_as_the_project() -> None:
     assert command.project_here(["--state", "s.json"], DOWNSTREAM) == ["--project", str(DOWNSTREAM), "--state",
                                                                         "s.json"]

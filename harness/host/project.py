@@ -30,7 +30,7 @@ from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
 from harness.host.uv import installer_message, stale_reason, uv_command
 from harness.results import is_run_id
-from harness.vocabulary import COLLECTION_CASE, ERROR
+from harness.vocabulary import COLLECTION_CASE, ERROR, FAILED
 
 #: Lockfiles, in the order a project's own tools would trust them.
 LOCKFILES = ("uv.lock", "pylock.toml", "requirements.lock", "requirements.txt")
@@ -268,9 +268,11 @@ def _uv(arguments: list[str], what: str) -> str:
 
 def conftest_failure(records: Iterable[dict[str, Any]]) -> tuple[str, str] | None:
     """(exception type, message) of a conftest.py that could not be imported and so stopped pytest before any case
-    (a project's conftest importing the project, when the cell lacks it), as the cell recorded it; else None."""
+    (a project's conftest importing the project, when the cell lacks it), as the cell recorded it; else None. The
+    record is `failed` where the import failed on a jax name the cell's jax removed (aimz's conftest imports numpyro,
+    whose `from jax.interpreters.pxla import xla_pmap_p` jax 0.10 removed): it stopped pytest just the same."""
     for record in records:
-        if record.get("case_id") == CONFTEST_CASE and record.get("status") == ERROR:
+        if record.get("case_id") == CONFTEST_CASE and record.get("status") in (ERROR, FAILED):
             return str(record.get("error_type") or "ImportError"), str(record.get("error_message") or "")
     return None
 

@@ -66,17 +66,29 @@ def check(name: str, argv: Sequence[str], prog: str) -> None:
 
 
 def project_here(argv: list[str], here: Path | None = None) -> list[str]:
-    """`--project .` added when none (and no --cases) is given and the folder run from is a project other than
-    shardmatrix itself: inside a project, its tests are what is asked about. A project that cannot be read as one
-    (a stale lock, an unsupported one) is refused with its own reason, never run as if there were no project."""
+    """`--project .` added when none is given and the folder run from is a project other than shardmatrix itself:
+    inside a project, its tests are what is asked about. `--cases` of the project's own folders (optax keeps its
+    tests beside its code, `--cases optax/_src`) still asks about the project: without it, its test extras were not
+    installed and the runs landed in its tree. `--cases` naming anything else (`builtin`, a folder outside) runs
+    those cases alone. A project that cannot be read as one (a stale lock, an unsupported one) is refused with its
+    own reason, never run as if there were no project."""
     folder = Path.cwd() if here is None else here
-    given = any(arg == flag or arg.startswith(f"{flag}=") for arg in argv for flag in ("--project", "--cases"))
-    if given or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file():
+    given = any(arg == "--project" or arg.startswith("--project=") for arg in argv)
+    cases = _values(argv, "--cases")
+    elsewhere = any(case == "builtin" or not (folder / case).resolve().is_relative_to(folder.resolve())
+                    for case in cases)
+    if given or elsewhere or "-h" in argv or "--help" in argv or not (folder / "pyproject.toml").is_file():
         return argv
     if project.name_of(folder) == "shardmatrix":
         return argv
     project.load(folder)  # ProjectError in one line, naming what is wrong with it
     return ["--project", str(folder), *argv]
+
+
+def _values(argv: list[str], flag: str) -> list[str]:
+    """Every value given to `flag` (`--cases A --cases=B`)."""
+    return [argv[i + 1] if arg == flag else arg.split("=", 1)[1]
+            for i, arg in enumerate(argv) if (arg == flag and i + 1 < len(argv)) or arg.startswith(f"{flag}=")]
 
 
 def out_here(argv: list[str], here: Path | None = None) -> list[str]:

@@ -179,13 +179,27 @@ def make_cell(jax: str, flax: str, python: str, *, devices: int = 8) -> Cell:
 
 
 def baseline_cell(cells: list[Cell], pins: dict[str, str] | None = None) -> Cell:
-    """The baseline: given pins (flax defaulting to the default cell's), else the default cell."""
+    """The baseline: given pins (an unpinned flax is the one the matrix pairs with that jax, `flax_for`), else the
+    default cell."""
     default = default_cell(cells)
     if not pins:
         return default
     _check_jaxlib(pins)
-    jax, flax = pins.get("jax", default.jax), pins.get("flax", default.flax)
+    jax = pins.get("jax", default.jax)
+    flax = pins.get("flax") or flax_for(cells, jax)
     return make_cell(jax, flax, python_for(jax, flax), devices=default.devices)
+
+
+def flax_for(cells: list[Cell], jax: str) -> str:
+    """The flax for a baseline whose jax is pinned and flax is not (a project that locks jax alone, `--baseline
+    jax==X`): the newest flax the default set pairs with the newest jax not newer than X. The default cell's flax
+    may need a newer jax than X (flax 0.12.12 needs jax>=0.11.1), so a jax-only project locked at jax 0.8.0 could
+    not install its own baseline. PinError when every cell's jax is newer."""
+    paired = [cell for cell in cells if cell.default and Version(cell.jax) <= Version(jax)]
+    if not paired:
+        raise PinError(f"no cell of the matrix pairs a flax with jax {jax} or older: give --baseline "
+                       f"jax=={jax},flax==X")
+    return max(paired, key=Cell.sort_key).flax
 
 
 def candidate_cell(baseline: Cell, pins: dict[str, str], origins: tuple[Origin, ...] = ()) -> Cell:

@@ -107,6 +107,12 @@ def baseline_of(namespace: argparse.Namespace, cells: list[Cell]) -> tuple[str, 
     additions = cellenv.prepare(opts)
     if additions.project is None:
         raise WatchError("watch needs a project: run it inside one, or give --project DIR")
+    if not additions.project.locked and "jax" not in pins.project_pins(additions.project, ranges=True):
+        # The pins' own refusal advises upgrade's --baseline, which watch has not: the releases it judges are those
+        # newer than what the project runs, so that must be written down in the project (haliax, optax: a range).
+        raise WatchError(f"{additions.project.root}: no lock and no exact jax pin in its pyproject.toml (jax==X): "
+                         "watch judges the releases newer than the project's own jax, so lock it (`uv lock`) or pin "
+                         "jax; for one release, `upgrade jax==X --baseline jax==A,flax==B` needs neither")
     locked = pins.project_pins(additions.project)
     return str(additions.project.root), locked, pins.baseline_cell(cells, locked)
 
