@@ -122,8 +122,9 @@ def test_the_printed_list_says_how_many_cells_changed() -> None:
 def ranges_document(out: Path, edges: list[dict[str, Any]], probes: int, budget: int) -> None:
     from harness import outputs
 
+    need = {"case": "fam::x", "held": "jax>=0.5.0", "unmet": "jax<0.5.0", "reason": ""}
     outputs.write_ranges(out / "report", {"probes": probes, "budget": budget, "wrong": 0, "unchecked": 0,
-                                          "edges": edges, "needs_without_change": [{"case": "fam::x"}]})
+                                          "edges": edges, "needs_without_change": [need]})
 
 
 def edge(status: str, why: str = "") -> dict[str, Any]:
