@@ -312,6 +312,29 @@ def test_a_bug_new_in_a_pair_is_named_in_its_box_and_one_every_pair_of_a_row_has
     assert f'<span class="new">new here: {link(3)}</span>' in compat
 
 
+def test_a_documented_change_new_in_a_pair_is_named_by_its_release_with_its_whole_text_on_hover() -> None:
+    matrix = matrix_of(record("0.4.38", status="not_applicable"), record("0.10.2", status="failed"))
+    matrix.results["documented"] = matrix.results["status"].eq("failed")
+    matrix.results["change_name"] = "jax 0.9: make_mesh makes Explicit axes"
+    page = " ".join(render_html(matrix).split())
+    compat = page[page.index('id="compat"') : page.index('id="causes"')]
+    assert ('new here: documented: <span class="change" title="jax 0.9: make_mesh makes Explicit axes">jax 0.9</span>'
+            in compat)
+    # The box stays short: the change's text is on hover and in the Changes section, not in the box.
+    assert '<span class="new">new here: documented: jax 0.9: make_mesh' not in compat
+
+
+def test_two_documented_changes_of_one_release_new_in_a_pair_name_it_once() -> None:
+    matrix = matrix_of(record("0.4.38", status="not_applicable"), record("0.10.2", status="failed"),
+                       record("0.10.2", case_id="fam::b", status="failed"))
+    matrix.results["documented"] = matrix.results["status"].eq("failed")
+    matrix.results["change_name"] = ["", "jax 0.9: make_mesh", "jax 0.9: gathers"]
+    page = " ".join(render_html(matrix).split())
+    compat = page[page.index('id="compat"') : page.index('id="causes"')]
+    assert compat.count('<span class="change" title="') == 1
+    assert ">jax 0.9</span></span>" in compat
+
+
 def test_each_pair_is_judged_per_family_in_a_table_one_can_fold() -> None:
     matrix = matrix_of(record("0.4.38", case_id="gathers::a", family="gathers"),
                        factory.known_bug("0.4.38", "0.12.8", 1, family="gathers", compile_s=0.3, execute_s=0.2,

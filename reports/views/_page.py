@@ -191,7 +191,12 @@ its token in <code>""" + COMPAT_CSV.name + """</code>, is listed under the table
 {{- ", " if not loop.last }}{% endfor %}
 {%- if found.bugs and found.changes %}; {% endif %}
 {%- if found.changes %}{% if brief %}<span title="{{ found.changes|join('\n') }}">{{ found.changes|length }} documented
- change{{ "s" if found.changes|length != 1 }}</span>{% else %}documented: {{ found.changes|join("; ") }}{% endif %}
+ change{{ "s" if found.changes|length != 1 }}</span>{% else %}documented:
+ {% set ns = namespace(releases=[]) %}{% for change in found.changes %}{% set release = change.split(": ", 1)[0] %}
+{%- if release not in ns.releases %}{% set ns.releases = ns.releases + [release] %}{% endif %}{% endfor %}
+{%- for release in ns.releases %}<span class="change" title="
+{%- for change in found.changes if change.split(": ", 1)[0] == release %}{{ change }}{{ "\n" if not loop.last }}
+{%- endfor %}">{{ release }}</span>{{ ", " if not loop.last }}{% endfor %}{% endif %}
 {%- endif %}
 {%- endmacro %}
 {% if compat.everywhere.bugs or compat.everywhere.changes %}
