@@ -55,7 +55,7 @@ def test_the_default_devices_give_the_answers_of_devices_0_and_the_tests_keep_th
     assert "jax0.8.0-flax0.12.0-py3.11: 2/2 cases, " in text and "jax0.8.1-flax0.12.0-py3.11: 2/2 cases, " in text
     assert "Not judged (crashed, timeout, install_error, an unknown status or conflicting records on a side): 0" \
         in text and "never started" not in text, text[-3000:]
-    assert regressions[0] == "1 case(s) from 1 cause(s)", regressions
+    assert regressions[0] == "1 case(s) from 1 cause(s): 1 documented · 0 known upstream · 0 unexplained", regressions
     assert f"cases: {MESH_TEST}" in text and "] DeprecationWarning: The default axis_types will change" in text
     assert _device_counts(default_out) == {2}
     zero_code, zero_text, zero_regressions = _upgrade(project, zero_out, "--devices", "0")
