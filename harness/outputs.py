@@ -492,6 +492,32 @@ def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
     return write_document(Path(out) / RANGES_JSON.name, RANGES_JSON, content)
 
 
+#: What a stored edge's `status` may say (harness.tools.ranges: CONFIRMED, WRONG, UNCHECKED).
+RANGE_STATUSES = ("confirmed", "wrong", "unchecked")
+#: The text fields of a stored edge, and of a need that went away with no change declared.
+_EDGE_TEXTS = ("case", "package", "declared", "status")
+_DRIFT_TEXTS = ("case", "held", "unmet", "reason")
+
+
 def read_ranges(path: Path) -> Row:
-    """A range checker's document, migrated to the version this reader knows."""
-    return read_document(path, RANGES_JSON)
+    """A range checker's document, migrated to the version this reader knows; one line naming the first part of the
+    wrong shape (an edge without its case or status, a status no checker writes, counts that are not numbers), so
+    that `--merge` refuses it before a probe runs, and the docs' census tables and the wrong-edge check never read a
+    status they do not know as "not wrong"."""
+    document = read_document(path, RANGES_JSON)
+    for key in ("probes", "budget"):
+        value = document.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RANGES_JSON.error(path, f"range check `{key}` is {value!r}, not a count")
+    for key, texts in (("edges", _EDGE_TEXTS), ("needs_without_change", _DRIFT_TEXTS)):
+        rows = document.get(key, [])
+        if not isinstance(rows, list):
+            raise RANGES_JSON.error(path, f"range check `{key}` is not a list")
+        for number, row in enumerate(rows, start=1):
+            missing = [name for name in texts if not isinstance(row, dict) or not isinstance(row.get(name), str)]
+            if missing:
+                raise RANGES_JSON.error(path, f"range check {key} #{number} has no {', '.join(missing)} (text)")
+            if key == "edges" and row["status"] not in RANGE_STATUSES:
+                raise RANGES_JSON.error(path, f"range check edges #{number} ({row['case']}): status {row['status']!r} "
+                                              f"is not {', '.join(RANGE_STATUSES)}")
+    return document

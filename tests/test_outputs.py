@@ -243,3 +243,32 @@ def test_a_compare_json_of_version_1_counts_no_regression_by_kind() -> None:
         "schema_version": 2, "verdict": "SAFE", "regressions": None}
     kept = {"schema_version": 2, "verdict": "UNSAFE", "regressions": {"documented": 0, "known": 1, "unexplained": 0}}
     assert outputs.COMPARE_JSON.migrate(dict(kept), "compare.json") == kept
+
+
+_EDGE = {"case": "fam::test_x", "package": "jax", "declared": ">=0.8.1", "source": "changed since jax>=0.8.1",
+         "status": "confirmed", "found": None, "why": ""}
+
+
+@pytest.mark.parametrize(("document", "said"), [
+    ({"edges": [{**_EDGE, "status": "WRONG"}]}, r"edges #1 \(fam::test_x\): status 'WRONG' is not confirmed, wrong"),
+    ({"edges": [{k: v for k, v in _EDGE.items() if k != "case"}]}, r"edges #1 has no case \(text\)$"),
+    ({"edges": ["fam::test_x"]}, r"edges #1 has no case, package, declared, status \(text\)$"),
+    ({"edges": {"case": "x"}}, r"`edges` is not a list$"),
+    ({"edges": [_EDGE], "probes": "3"}, r"`probes` is '3', not a count$"),
+    ({"edges": [_EDGE], "needs_without_change": [{"case": "c"}]}, r"needs_without_change #1 has no held, unmet"),
+])
+def test_a_stored_range_check_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path, document: dict[str, object],
+                                                                        said: str) -> None:
+    # Read as it was, --merge crashed after its probes ran (KeyError) and an unknown status read as "not wrong".
+    path = tmp_path / "ranges.json"
+    path.write_text(json.dumps({"schema_version": 1, **document}))
+    with pytest.raises(OutputFileError, match=said):
+        outputs.read_ranges(path)
+
+
+def test_a_stored_range_check_of_the_right_shape_reads_and_its_statuses_are_the_checkers() -> None:
+    from harness.tools import ranges
+
+    assert set(outputs.RANGE_STATUSES) == {ranges.CONFIRMED, ranges.WRONG, ranges.UNCHECKED}
+    stored = outputs.read_ranges(Path(__file__).resolve().parents[1] / "docs" / "data" / "ranges.json")
+    assert stored["edges"] and all(row["status"] in outputs.RANGE_STATUSES for row in stored["edges"])
