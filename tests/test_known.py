@@ -86,6 +86,9 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
     # The record of a known breakage that passes says it is stale (xpassed), not failed like a test's own strict xfail.
     records = final_records(read_records(results_path(pytester.path / "out", "adhoc", "local")))
     assert (records["toy::test_broken"]["status"], records["toy::test_fixed"]["status"]) == ("xfailed", "xpassed")
+    # The record says a declared breakage applied: only such an xfail is a known upstream bug (tests/test_plugin.py has
+    # a test's own xfail mark, which says False).
+    assert records["toy::test_broken"]["known_breakage"] is records["toy::test_fixed"]["known_breakage"] is True
 
 
 class ShardingTypeError(ValueError):

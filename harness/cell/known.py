@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
+from harness.vocabulary import breakage_reason
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,7 +55,7 @@ class Breakage:
     def describe(self) -> str:
         """The xfail reason: why, which versions, and where upstream says so."""
         ranges = ", ".join(f"{name}{spec}" for name, spec in self.ranges.items())
-        return f"{self.reason} [{ranges}] {self.link}".strip()
+        return breakage_reason(self.reason, ranges, self.link)
 
     def unexpected(self, exc: BaseException) -> str | None:
         """None when `exc` is the declared exception (or none is declared), else 'expected X, got Type: text'."""
