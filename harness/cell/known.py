@@ -86,6 +86,10 @@ def load(path: Path) -> list[Breakage]:
         for key in ("case", "reason", "link"):
             if not isinstance(table.get(key), str) or not table[key]:
                 raise KnownBreakageError(f"{where}: {key!r} is required")
+        if not _is_link(table["link"]):
+            # A known upstream bug is one the public record shows: its link is what reports name it by.
+            raise KnownBreakageError(f"{where}: link {table['link']!r} is not an http(s):// address of the upstream "
+                                     "report")
         ranges = {}
         for name in RANGED:
             if name in table:
@@ -103,6 +107,12 @@ def _raises(table: dict[str, object], where: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) and _is_class_name(n) for n in names):
         raise KnownBreakageError(f"{where}: raises {value!r} is not an exception class name or a list of them")
     return tuple(names)
+
+
+def _is_link(text: str) -> bool:
+    """Whether `text` is one http(s) address with a host: no spaces, so it stays the reason's last word."""
+    scheme, _, rest = text.partition("://")
+    return scheme in ("http", "https") and bool(rest.split("/")[0]) and not any(c.isspace() for c in text)
 
 
 def _is_class_name(text: str) -> bool:
