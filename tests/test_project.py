@@ -251,6 +251,27 @@ def test_a_project_file_of_the_wrong_shape_is_refused_in_one_line_naming_the_par
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.parametrize(("above", "said"), [
+    ("not = [toml\n", r"looking for a uv workspace above it: .*/pyproject\.toml: .*\(at line 1"),
+    ("[tool]\nuv = 3\n", r"looking for a uv workspace above it: .*/pyproject\.toml: \[tool\.uv\] is int, not a table$"),
+])
+def test_a_pyproject_above_the_project_that_uv_cannot_read_is_named_as_what_was_looked_for(
+        tmp_path: Path, above: str, said: str) -> None:
+    # Was a TypeError for [tool.uv] = 3, and the bare parse error of a file the user never named.
+    (tmp_path / "pyproject.toml").write_text(above)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(_PROJECT)
+    with pytest.raises(project.ProjectError, match=rf"^--project .*/proj: {said}"):
+        project.load(tmp_path / "proj")
+
+
+def test_a_pyproject_above_the_project_that_is_no_workspace_is_passed_by(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "outer"\n[tool.uv]\npackage = false\n')
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(_PROJECT)
+    assert project.load(tmp_path / "proj").name == "p"
+
+
 def test_a_project_of_the_right_shape_with_its_groups_and_pylock_loads(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(_PROJECT + 'dependencies = ["six"]\n[project.optional-dependencies]\n'
                                              'test = ["pytest"]\n[dependency-groups]\ndev = ["iniconfig"]\n'

@@ -170,14 +170,26 @@ def _strings(value: object, where: Path, what: str) -> list[str]:
 def _refuse_workspace(root: Path, data: dict[str, Any]) -> None:
     """ProjectError for a uv workspace, its root or a member: its members are built from their folders, which a cell
     (one project, its other requirements from the index) cannot do, and its lock is the workspace's."""
-    if "workspace" in data.get("tool", {}).get("uv", {}):
+    if _is_workspace(data, root / "pyproject.toml"):
         raise ProjectError(f"--project {root}: a uv workspace ([tool.uv.workspace]) is not supported; shardmatrix "
                            "builds one project with its requirements from the index")
     for parent in root.parents:
         pyproject = parent / "pyproject.toml"
-        if pyproject.is_file() and "workspace" in _toml(pyproject).get("tool", {}).get("uv", {}):
+        if not pyproject.is_file():
+            continue
+        try:
+            above = _is_workspace(_toml(pyproject), pyproject)
+        except ProjectError as error:  # uv reads it too, looking for the workspace the project may belong to
+            raise ProjectError(f"--project {root}: looking for a uv workspace above it: {error}") from None
+        if above:
             raise ProjectError(f"--project {root}: a member of the uv workspace at {parent} is not supported "
                                "(its lock is the workspace's); shardmatrix builds one project with its own lock")
+
+
+def _is_workspace(data: dict[str, Any], where: Path) -> bool:
+    """Whether a pyproject's data declares a uv workspace; ProjectError for a [tool] or [tool.uv] that is no table."""
+    tool = _table(data.get("tool", {}), where, "[tool]")
+    return "workspace" in _table(tool.get("uv", {}), where, "[tool.uv]")
 
 
 def pytest_config(root: Path) -> Path:
