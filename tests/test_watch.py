@@ -532,7 +532,7 @@ def test_the_tests_judged_leave_out_what_either_side_could_not_judge() -> None:
 
 
 @pytest.mark.parametrize(("where", "said"), [
-    ("state", r"^--state .*/afile/deeper: cannot be made: .*/afile is a file, not a folder$"),
+    ("state", r"^--state .*/afile/deeper/state.json: .*/afile is a file, not a folder$"),
     ("out", r"^--out .*/afile/out: cannot be made: .*/afile is a file, not a folder$"),
     ("home", r"^the watch state's folder \(\$SHARDMATRIX_HOME: .*/afile\) .*/afile/projects/downstream-\w+: "
              r"cannot be made: .*/afile is a file, not a folder$"),
