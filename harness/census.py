@@ -91,16 +91,18 @@ def _document(path: Path) -> dict[str, Any]:
     source = Path(path)
     try:
         data = tomllib.loads(source.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CensusError(f"{source}: cannot be read as TOML ({exc})") from None
     version = data.get("schema_version")
-    if not isinstance(version, int) or version > CENSUS_VERSION or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version > CENSUS_VERSION or version < 1:
         raise CensusError(f"{source}: schema_version {version!r} is not one this shardmatrix reads "
                           f"(1 to {CENSUS_VERSION})")
     allowed = {"schema_version", "report"} | ({"search"} if version >= 2 else set())
     unknown_keys = set(data) - allowed
     if unknown_keys:
         raise CensusError(f"{source}: unknown top-level key(s) {', '.join(sorted(unknown_keys))}")
+    if not isinstance(data.get("report", []), list):
+        raise CensusError(f"{source}: report is {type(data['report']).__name__}, not an array of tables ([[report]])")
     if version >= 2:
         for index, row in enumerate(data.get("report", [])):
             if isinstance(row, dict) and "checked" not in row:
@@ -204,7 +206,10 @@ def cited(path: Path) -> dict[str, tuple[str, ...]]:
     """{test name: the report ids its `@case(..., cites=(...))` names} of a case module, read from source alone.
     CensusError names a `cites=` that is not a tuple or list of string literals, or an id not shaped owner/repo#N."""
     source = Path(path)
-    tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise CensusError(f"{source}: cannot be read as Python ({exc})") from None
     found: dict[str, tuple[str, ...]] = {}
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):

@@ -169,8 +169,10 @@ INSTALL_CAUSE = "cannot be installed"
 #: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
 #: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null) and `smoke` (whether
 #: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know); 4 added
-#: `devices_needed` (the devices a case not applicable for its devices needed; null for any other record).
-SCHEMA_VERSION = 4
+#: `devices_needed` (the devices a case not applicable for its devices needed; null for any other record); 5 added
+#: `known_breakage` (whether a declared known upstream breakage, harness.cell.known, applied to the case in its cell:
+#: only then is its xfail a known upstream bug; a test's own `xfail` mark is not).
+SCHEMA_VERSION = 5
 
 #: Every field a record carries, in order; absent values are written as null.
 FIELDS: tuple[str, ...] = (
@@ -191,6 +193,7 @@ FIELDS: tuple[str, ...] = (
     "change",
     "smoke",
     "devices_needed",
+    "known_breakage",
     "jax",
     "jaxlib",
     "flax",
@@ -227,9 +230,34 @@ def update_to_4(record: Record) -> Record:
     return {**record, "devices_needed": needed, "schema_version": 4}
 
 
+def update_to_5(record: Record) -> Record:
+    """Schema 4 -> 5: a version 4 writer did not say whether an xfail was a declared known breakage or a test's own
+    mark, so it is read from the reason: a declared breakage's is 'why [ranges] link' (breakage_reason()); null for
+    a record that is neither xfailed nor xpassed."""
+    status, reason = record.get("status"), record.get("reason")
+    known = bool(isinstance(reason, str) and _BREAKAGE_REASON.search(reason)) if status in (XFAILED, XPASSED) else None
+    return {**record, "known_breakage": known, "schema_version": 5}
+
+
+#: The end of a declared known breakage's xfail reason: its ranges in brackets, then its link.
+_BREAKAGE_REASON = re.compile(r"\[[^\]]*\] \S+$")
+
+
+def breakage_reason(why: str, ranges: str, link: str) -> str:
+    """The xfail reason of a declared known breakage: 'why [ranges] link' (the link last, where reports find it)."""
+    return f"{why} [{ranges}] {link}".strip()
+
+
+def is_known_breakage(status: object, known_breakage: object) -> bool:
+    """Whether a result is a declared known upstream bug failing as declared: xfailed, and its record says a declared
+    breakage applied (a test's own xfail mark is no known upstream bug: nothing checked its range or its link)."""
+    return status == XFAILED and known_breakage is True
+
+
 #: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`
 #: here and raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3, 4: update_to_4}
+MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3, 4: update_to_4,
+                                                    5: update_to_5}
 
 
 # --- devices --------------------------------------------------------------------------------------------------------

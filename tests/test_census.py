@@ -112,12 +112,28 @@ def test_the_shipped_census_records_its_search_and_how_each_report_was_checked()
     ("schema_version = 1\n" + ENTRY + "cpu = false\n", "cpu = false needs `uncited`"),
     ("schema_version = 2\n" + ENTRY, "needs checked"),
     ("schema_version = 2\n" + ENTRY + 'checked = "maybe"\n', "checked 'maybe' is not cells or read"),
+    ("schema_version = true\n" + ENTRY, "schema_version True is not one"),
+    ("schema_version = 2\nreport = 3\n", r"report is int, not an array of tables \(\[\[report\]\]\)$"),
 ])
 def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: Path, text: str, fault: str) -> None:
     path = tmp_path / "census.toml"
     path.write_text(text)
     with pytest.raises(CensusError, match=fault):
         read_census(path)
+
+
+def test_a_census_that_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_bytes(b"\xff\xfeschema_version = 2\n")
+    with pytest.raises(CensusError, match=r"census\.toml: cannot be read as TOML \('utf-8' codec"):
+        read_census(path)
+
+
+def test_a_case_module_that_does_not_parse_is_named_instead_of_its_citations(tmp_path: Path) -> None:
+    path = tmp_path / "fam.py"
+    path.write_text("@case('fam', cites=('google/flax#5112',))\ndef test_x(:\n    pass\n")
+    with pytest.raises(CensusError, match=r"fam\.py: cannot be read as Python \(invalid syntax"):
+        cited(path)
 
 
 def test_citations_are_read_from_source_literals(tmp_path: Path) -> None:

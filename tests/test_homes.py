@@ -29,3 +29,13 @@ def test_the_home_follows_shardmatrix_home_else_xdg_state_home(monkeypatch: pyte
     assert homes.root() == tmp_path / "state" / "shardmatrix"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert homes.root() == Path.home() / ".local" / "state" / "shardmatrix"
+
+
+def test_a_folder_behind_a_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(homes.HomeError, match=r"^--out .*/afile/out: cannot be made: .*/afile is a file, not a folder"):
+        homes.writable(tmp_path / "afile" / "out", "--out")
+
+
+def test_a_folder_that_can_be_made_is_made(tmp_path: Path) -> None:
+    assert homes.writable(tmp_path / "a" / "b", "--out").is_dir()

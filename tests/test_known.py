@@ -48,6 +48,9 @@ def test_matching_by_case_and_parametrized_case(tmp_path: Path) -> None:
         ("[[breakage]\n", "malformed TOML"),
         (GOOD + "raises = 3\n", "raises 3 is not an exception class name or a list of them"),
         (GOOD + 'raises = ["ValueError", "not a name"]\n', "raises ['ValueError', 'not a name'] is not an exception"),
+        (GOOD.replace("https://example.invalid/1", "see the chat"), "link 'see the chat' is not an http(s)://"),
+        (GOOD.replace("https://example.invalid/1", "https://"), "link 'https://' is not an http(s)://"),
+        (GOOD.replace("https://example.invalid/1", "l"), "link 'l' is not an http(s)://"),
     ],
 )
 def test_malformed_file_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
@@ -76,8 +79,8 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
     pytester.makepyfile(toy="def test_broken():\n    assert False\n\ndef test_fixed():\n    assert True\n")
     path = pytester.path / known.FILENAME
     path.write_text(
-        '[[breakage]]\ncase = "toy::test_broken"\nreason = "r"\nlink = "l"\n'
-        '[[breakage]]\ncase = "toy::test_fixed"\nreason = "r"\nlink = "l"\n'
+        '[[breakage]]\ncase = "toy::test_broken"\nreason = "r"\nlink = "https://example.invalid/1"\n'
+        '[[breakage]]\ncase = "toy::test_fixed"\nreason = "r"\nlink = "https://example.invalid/1"\n'
     )
     result = pytester.runpytest("toy.py", "--shardmatrix-known", str(path), "--shardmatrix-devices", "0",
                                 "--shardmatrix-out", str(pytester.path / "out"), "-p", "no:cacheprovider")
@@ -86,6 +89,9 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
     # The record of a known breakage that passes says it is stale (xpassed), not failed like a test's own strict xfail.
     records = final_records(read_records(results_path(pytester.path / "out", "adhoc", "local")))
     assert (records["toy::test_broken"]["status"], records["toy::test_fixed"]["status"]) == ("xfailed", "xpassed")
+    # The record says a declared breakage applied: only such an xfail is a known upstream bug (tests/test_plugin.py has
+    # a test's own xfail mark, which says False).
+    assert records["toy::test_broken"]["known_breakage"] is records["toy::test_fixed"]["known_breakage"] is True
 
 
 class ShardingTypeError(ValueError):
@@ -130,7 +136,8 @@ def test_exits():
 def test_known_breakages_keep_their_exception_and_mask_nothing_else(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(toy=KNOWN_CASES)
     path = pytester.path / known.FILENAME
-    path.write_text("".join(f'[[breakage]]\ncase = "toy::{name}"\nreason = "r"\nlink = "l"\nraises = "ValueError"\n'
+    path.write_text("".join(f'[[breakage]]\ncase = "toy::{name}"\nreason = "r"\nlink = "https://example.invalid/1"\n'
+                            'raises = "ValueError"\n'
                             for name in ("test_declared", "test_other_exception", "test_hangs", "test_exits")))
     out = pytester.path / "out"
     pytester.runpytest("toy.py", "--shardmatrix-known", str(path), "--shardmatrix-devices", "0",

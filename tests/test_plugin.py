@@ -200,6 +200,9 @@ def test_deprecation_and_future_warnings_recorded_but_not_others(recorded: dict[
 def test_xfail_pair(recorded: dict[str, dict]) -> None:
     assert recorded["toy_cases::test_known_breakage"]["status"] == "xfailed"
     assert recorded["toy_cases::test_known_breakage"]["reason"] == "known upstream bug"
+    # A test's own xfail mark is no declared known breakage: its record says so, so no report counts it as a known
+    # upstream bug (tests/test_known.py has a declared one, which says True).
+    assert recorded["toy_cases::test_known_breakage"]["known_breakage"] is False
     # A strict xfail mark of the test's own that passes fails, as pytest says (a project's xfail_strict); only a
     # known breakage of ours that passes is xpassed, stale (tests/test_known.py).
     assert recorded["toy_cases::test_known_breakage_fixed"]["status"] == "failed"

@@ -226,6 +226,72 @@ def test_a_pylock_toml_package_without_a_version_is_refused_naming_it(tmp_path: 
         project.load(tmp_path)
 
 
+_PROJECT = '[project]\nname = "p"\n'
+
+
+@pytest.mark.parametrize(("pyproject", "lock", "said"), [
+    ('project = "p"\n', None, r"pyproject\.toml: \[project\] is str, not a table$"),
+    (_PROJECT + 'dependencies = "jax>=0.4"\n', None,
+     r"pyproject\.toml: \[project\] dependencies must be a list of requirement strings, not 'jax>=0\.4'$"),
+    (_PROJECT + "dependencies = [3]\n", None, r"\[project\] dependencies must be a list of requirement strings"),
+    (_PROJECT + '[project.optional-dependencies]\ntest = "pytest"\n', None,
+     r"optional dependencies 'test' must be a list of requirement strings, not 'pytest'$"),
+    (_PROJECT + '[dependency-groups]\ntest = "pytest"\n', None, r"dependency group 'test' is str, not a list$"),
+    (_PROJECT + '[dependency-groups]\ntest = [{ include = "dev" }]\n', None,
+     r"dependency group 'test' holds \{'include': 'dev'\}, neither a requirement nor \{include-group = NAME\}$"),
+    (_PROJECT, ("pylock.toml", 'lock-version = "1.0"\npackages = ["six"]\n'), r"pylock\.toml: package #1 has no name$"),
+    (_PROJECT, ("pylock.toml", 'lock-version = "1.0"\n[[packages]]\nversion = "1.0"\n'),
+     r"pylock\.toml: package #1 has no name$"),
+    (_PROJECT, ("pylock.toml", 'lock-version = "1.0"\npackages = 3\n'), r"packages is int, not an array of tables$"),
+    (_PROJECT, ("pylock.toml", 'lock-version = "1.0"\n[[packages]]\nname = "six"\nversion = "1.0"\n'
+                               'marker = "python_version >>"\n'), r"package 'six' .* does not read as an exact pin$"),
+    (_PROJECT, ("uv.lock", 'version = 1\noptions = "x"\n'), r"uv\.lock: \[options\] is str, not a table$"),
+    (_PROJECT, ("uv.lock", 'version = 1\n[options]\nexclude-newer-package = "six"\n'),
+     r"uv\.lock: \[options\] exclude-newer-package is str, not a table$"),
+])
+def test_a_project_file_of_the_wrong_shape_is_refused_in_one_line_naming_the_part(
+        tmp_path: Path, pyproject: str, lock: tuple[str, str] | None, said: str) -> None:
+    # A string where a list belongs would be read one requirement per character ('p', 'y', 't', ... from the index).
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    if lock is not None:
+        (tmp_path / lock[0]).write_text(lock[1])
+    with pytest.raises(project.ProjectError, match=said) as refused:
+        project.load(tmp_path)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("above", "said"), [
+    ("not = [toml\n", r"looking for a uv workspace above it: .*/pyproject\.toml: .*\(at line 1"),
+    ("[tool]\nuv = 3\n", r"looking for a uv workspace above it: .*/pyproject\.toml: \[tool\.uv\] is int, not a table$"),
+])
+def test_a_pyproject_above_the_project_that_uv_cannot_read_is_named_as_what_was_looked_for(
+        tmp_path: Path, above: str, said: str) -> None:
+    # Was a TypeError for [tool.uv] = 3, and the bare parse error of a file the user never named.
+    (tmp_path / "pyproject.toml").write_text(above)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(_PROJECT)
+    with pytest.raises(project.ProjectError, match=rf"^--project .*/proj: {said}"):
+        project.load(tmp_path / "proj")
+
+
+def test_a_pyproject_above_the_project_that_is_no_workspace_is_passed_by(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "outer"\n[tool.uv]\npackage = false\n')
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(_PROJECT)
+    assert project.load(tmp_path / "proj").name == "p"
+
+
+def test_a_project_of_the_right_shape_with_its_groups_and_pylock_loads(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(_PROJECT + 'dependencies = ["six"]\n[project.optional-dependencies]\n'
+                                             'test = ["pytest"]\n[dependency-groups]\ndev = ["iniconfig"]\n'
+                                             'test = [{ include-group = "dev" }]\n')
+    (tmp_path / "pylock.toml").write_text('lock-version = "1.0"\n[[packages]]\nname = "six"\nversion = "1.16.0"\n'
+                                          'marker = "python_version >= \'3.10\'"\n')
+    found = project.load(tmp_path)
+    assert found.dependencies == ("six", "pytest", "iniconfig", "iniconfig")
+    assert found.locked_versions() == {"six": "1.16.0"}
+
+
 @pytest.mark.parametrize(("folder", "said"), [("workspace", r"a uv workspace \(\[tool\.uv\.workspace\]\) is not "
                                                              r"supported"),
                                               ("workspace/packages/member", r"a member of the uv workspace at .*"

@@ -66,8 +66,21 @@ def test_update_to_3_declares_no_change_and_leaves_its_input_alone() -> None:
 def test_a_version_1_record_reaches_the_current_schema_with_every_step() -> None:
     record = vocabulary.migrate({"schema_version": 1, "status": "failed"})
     assert record == {"schema_version": vocabulary.SCHEMA_VERSION, "status": "failed", "attempt": 1, "change": None,
-                      "smoke": None, "devices_needed": None}
-    assert {"change", "smoke", "devices_needed"} <= set(vocabulary.FIELDS)
+                      "smoke": None, "devices_needed": None, "known_breakage": None}
+    assert {"change", "smoke", "devices_needed", "known_breakage"} <= set(vocabulary.FIELDS)
+
+
+def test_a_version_4_xfail_is_a_known_breakage_only_when_its_reason_is_a_declared_breakages() -> None:
+    declared = vocabulary.breakage_reason("gather drops sharding", "jax>=0.8.1", "https://github.com/jax-ml/jax/issues/1")
+    found = [vocabulary.migrate({"schema_version": 4, "status": "xfailed", "reason": reason})["known_breakage"]
+             for reason in (declared, "flaky on CI", None)]
+    assert found == [True, False, False]
+
+
+def test_only_an_xfail_its_record_says_was_declared_is_a_known_breakage() -> None:
+    assert vocabulary.is_known_breakage("xfailed", True)
+    assert not vocabulary.is_known_breakage("xfailed", False) and not vocabulary.is_known_breakage("xfailed", None)
+    assert not vocabulary.is_known_breakage("failed", True)
 
 
 def test_update_to_4_reads_the_devices_a_case_needed_from_its_reason() -> None:

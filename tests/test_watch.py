@@ -5,6 +5,7 @@ are faked below pytest (as tests/test_upgrade.py fakes them) and the index is a 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -528,3 +529,35 @@ def test_the_tests_judged_leave_out_what_either_side_could_not_judge() -> None:
     found = Comparison([], *([empty] * 7), unjudged=table("m::a"), unrun=table("m::a", "m::b"), flaky=empty,
                        causes=empty, cells=empty, cases=6, short={2: 1}, left_out=table("m::c"))
     assert watch.judged_count(found) == 2  # 6 compared, 1 short on both sides, a b c not judged
+
+
+@pytest.mark.parametrize(("where", "said"), [
+    ("state", r"^--state .*/afile/deeper/state.json: .*/afile is a file, not a folder$"),
+    ("out", r"^--out .*/afile/out: cannot be made: .*/afile is a file, not a folder$"),
+    ("home", r"^the watch state's folder \(\$SHARDMATRIX_HOME: .*/afile\) .*/afile/projects/downstream-\w+: "
+             r"cannot be made: .*/afile is a file, not a folder$"),
+])
+def test_a_file_in_the_way_of_the_state_or_the_runs_is_refused_before_anything_is_judged(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], where: str, said: str) -> None:
+    (tmp_path / "afile").write_text("x")
+    argv = ["--project", str(DOWNSTREAM)]
+    if where == "state":
+        argv += ["--state", str(tmp_path / "afile" / "deeper" / "state.json"), "--out", str(tmp_path / "out")]
+    elif where == "out":
+        argv += ["--state", str(tmp_path / "state.json"), "--out", str(tmp_path / "afile" / "out")]
+    else:
+        monkeypatch.setenv(homes.HOME_ENV, str(tmp_path / "afile"))
+    assert command.main(["watch", *argv]) == USAGE_EXIT
+    assert watching == ([], [])  # nothing built, nothing judged
+    assert re.match(said, capsys.readouterr().err.strip().removeprefix("shardmatrix: "))
+
+
+def test_a_state_and_runs_that_can_be_written_are_made_and_watched(watching: tuple[list[str], list[str]],
+                                                                   tmp_path: Path) -> None:
+    from reports.cli import judge
+
+    argv = ["--project", str(DOWNSTREAM), "--state", str(tmp_path / "new" / "state.json"),
+            "--out", str(tmp_path / "out")]
+    assert watch.run(argv, command.invocation.cells(), judge, fetch=FakeIndex(), say=print) == 0
+    assert (tmp_path / "new").is_dir() and (tmp_path / "out").is_dir()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
+from harness.vocabulary import breakage_reason
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,7 +55,7 @@ class Breakage:
     def describe(self) -> str:
         """The xfail reason: why, which versions, and where upstream says so."""
         ranges = ", ".join(f"{name}{spec}" for name, spec in self.ranges.items())
-        return f"{self.reason} [{ranges}] {self.link}".strip()
+        return breakage_reason(self.reason, ranges, self.link)
 
     def unexpected(self, exc: BaseException) -> str | None:
         """None when `exc` is the declared exception (or none is declared), else 'expected X, got Type: text'."""
@@ -85,6 +86,10 @@ def load(path: Path) -> list[Breakage]:
         for key in ("case", "reason", "link"):
             if not isinstance(table.get(key), str) or not table[key]:
                 raise KnownBreakageError(f"{where}: {key!r} is required")
+        if not _is_link(table["link"]):
+            # A known upstream bug is one the public record shows: its link is what reports name it by.
+            raise KnownBreakageError(f"{where}: link {table['link']!r} is not an http(s):// address of the upstream "
+                                     "report")
         ranges = {}
         for name in RANGED:
             if name in table:
@@ -102,6 +107,12 @@ def _raises(table: dict[str, object], where: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) and _is_class_name(n) for n in names):
         raise KnownBreakageError(f"{where}: raises {value!r} is not an exception class name or a list of them")
     return tuple(names)
+
+
+def _is_link(text: str) -> bool:
+    """Whether `text` is one http(s) address with a host: no spaces, so it stays the reason's last word."""
+    scheme, _, rest = text.partition("://")
+    return scheme in ("http", "https") and bool(rest.split("/")[0]) and not any(c.isspace() for c in text)
 
 
 def _is_class_name(text: str) -> bool:

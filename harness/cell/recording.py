@@ -123,6 +123,7 @@ class Recorder:
                 change=data.get("change"),
                 smoke=data.get("smoke"),
                 devices_needed=vocabulary.devices_needed(decided.status, decided.reason),
+                known_breakage=bool(data.get("known_breakage")),
             )
         )
 

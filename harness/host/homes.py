@@ -16,6 +16,8 @@ import os
 import re
 from pathlib import Path
 
+from harness.formats import ShardmatrixError
+
 #: The variable that moves every project's home (a CI cache folder, a scratch disk).
 HOME_ENV = "SHARDMATRIX_HOME"
 #: The watcher's state file inside a project's home.
@@ -46,3 +48,24 @@ def out_of(project: Path | str) -> Path:
 def state_of(project: Path | str) -> Path:
     """A project's default watch state file."""
     return project_home(project) / STATE_FILE
+
+
+class HomeError(ShardmatrixError, OSError):
+    """A folder shardmatrix must write to that cannot be made or written, named with what it is for."""
+
+
+def writable(folder: Path | str, what: str) -> Path:
+    """`folder`, made if absent, checked before anything is built or judged: HomeError naming `what` (`--state`,
+    `--out`, $SHARDMATRIX_HOME) when a file stands on its way or it is not writable, instead of a failure after the
+    first cell was built or the first release judged (and that judgment lost)."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
+        why = f"{blocking} is a file, not a folder" if blocking else (error.strerror or str(error))
+        raise HomeError(f"{what} {folder}: cannot be made: {why}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise HomeError(f"{what} {folder}: not writable")
+    return folder
+

@@ -111,18 +111,20 @@ def load(root: Path | str) -> Project:
     if not pyproject.is_file():
         raise ProjectError(f"--project {root}: no pyproject.toml there")
     data = _toml(pyproject)
-    project = data.get("project", {})
+    project = _table(data.get("project", {}), pyproject, "[project]")
     name = name_of(root)
     if "dependencies" in project.get("dynamic", []):
         raise ProjectError(f"--project {root}: its dependencies are dynamic; declare them in [project] dependencies")
     _refuse_workspace(root, data)
-    lines = [*project.get("dependencies", [])]
-    extras = [extra for extra in TEST_EXTRAS if extra in project.get("optional-dependencies", {})]
-    groups = [group for group in TEST_EXTRAS if group in data.get("dependency-groups", {})]
+    lines = _strings(project.get("dependencies", []), pyproject, "[project] dependencies")
+    optional = _table(project.get("optional-dependencies", {}), pyproject, "[project.optional-dependencies]")
+    dependency_groups = _table(data.get("dependency-groups", {}), pyproject, "[dependency-groups]")
+    extras = [extra for extra in TEST_EXTRAS if extra in optional]
+    groups = [group for group in TEST_EXTRAS if group in dependency_groups]
     for extra in extras:
-        lines += project["optional-dependencies"][extra]
+        lines += _strings(optional[extra], pyproject, f"optional dependencies {extra!r}")
     for group in groups:
-        lines += group_requirements(data.get("dependency-groups", {}), group, pyproject)
+        lines += group_requirements(dependency_groups, group, pyproject)
     lockfile = next((root / name for name in LOCKFILES if (root / name).is_file()), None)
     return Project(root=root, name=name, dependencies=tuple(_without_pins(lines, pyproject)),
                    locked=_locked(root, lockfile, extras, groups), lockfile=lockfile, floors=tuple(floors(lines)))
@@ -135,26 +137,59 @@ def group_requirements(groups: dict[str, Any], name: str, where: Path, seen: tup
         raise ProjectError(f"{where}: dependency group {name!r} includes itself ({' -> '.join([*seen, name])})")
     if name not in groups:
         raise ProjectError(f"{where}: dependency group {seen[-1]!r} includes {name!r}, which is not a group there")
+    entries = groups[name]
+    if not isinstance(entries, list):
+        raise ProjectError(f"{where}: dependency group {name!r} is {type(entries).__name__}, not a list")
     found: list[str] = []
-    for entry in groups[name]:
-        if isinstance(entry, dict) and "include-group" in entry:
-            found += group_requirements(groups, str(entry["include-group"]), where, (*seen, name))
+    for entry in entries:
+        if isinstance(entry, dict) and set(entry) == {"include-group"} and isinstance(entry["include-group"], str):
+            found += group_requirements(groups, entry["include-group"], where, (*seen, name))
         elif isinstance(entry, str):
             found.append(entry)
+        else:
+            raise ProjectError(f"{where}: dependency group {name!r} holds {entry!r}, neither a requirement nor "
+                               "{include-group = NAME}")
     return found
+
+
+def _table(value: object, where: Path, what: str) -> dict[str, Any]:
+    """`value` when it is a TOML table, else ProjectError naming `what` and the file."""
+    if not isinstance(value, dict):
+        raise ProjectError(f"{where}: {what} is {type(value).__name__}, not a table")
+    return value
+
+
+def _strings(value: object, where: Path, what: str) -> list[str]:
+    """`value` when it is a list of text (requirements), else ProjectError naming `what` and the file: a string read
+    as a list would be one requirement per character."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ProjectError(f"{where}: {what} must be a list of requirement strings, not {value!r}"[:300])
+    return list(value)
 
 
 def _refuse_workspace(root: Path, data: dict[str, Any]) -> None:
     """ProjectError for a uv workspace, its root or a member: its members are built from their folders, which a cell
     (one project, its other requirements from the index) cannot do, and its lock is the workspace's."""
-    if "workspace" in data.get("tool", {}).get("uv", {}):
+    if _is_workspace(data, root / "pyproject.toml"):
         raise ProjectError(f"--project {root}: a uv workspace ([tool.uv.workspace]) is not supported; shardmatrix "
                            "builds one project with its requirements from the index")
     for parent in root.parents:
         pyproject = parent / "pyproject.toml"
-        if pyproject.is_file() and "workspace" in _toml(pyproject).get("tool", {}).get("uv", {}):
+        if not pyproject.is_file():
+            continue
+        try:
+            above = _is_workspace(_toml(pyproject), pyproject)
+        except ProjectError as error:  # uv reads it too, looking for the workspace the project may belong to
+            raise ProjectError(f"--project {root}: looking for a uv workspace above it: {error}") from None
+        if above:
             raise ProjectError(f"--project {root}: a member of the uv workspace at {parent} is not supported "
                                "(its lock is the workspace's); shardmatrix builds one project with its own lock")
+
+
+def _is_workspace(data: dict[str, Any], where: Path) -> bool:
+    """Whether a pyproject's data declares a uv workspace; ProjectError for a [tool] or [tool.uv] that is no table."""
+    tool = _table(data.get("tool", {}), where, "[tool]")
+    return "workspace" in _table(tool.get("uv", {}), where, "[tool.uv]")
 
 
 def pytest_config(root: Path) -> Path:
@@ -233,11 +268,12 @@ def _locked(root: Path, lockfile: Path | None, extras: Iterable[str] = (), group
 def lock_options(lockfile: Path) -> list[str]:
     """The `uv lock` flags a uv.lock was made with, from its [options] (LOCK_OPTIONS, a relative cut-off's span in
     place of its placeholder date, and each package's own exclude-newer date), to check it as it was made."""
-    options = dict(_toml(lockfile).get("options", {}))
+    options = dict(_table(_toml(lockfile).get("options", {}), lockfile, "[options]"))
     if "exclude-newer-span" in options:  # `--exclude-newer '1 week'`: the lock's timestamp is a placeholder then
         options["exclude-newer"] = options["exclude-newer-span"]
     flags = [arg for key, flag in LOCK_OPTIONS.items() if key in options for arg in (flag, str(options[key]))]
-    for package, date in sorted(options.get("exclude-newer-package", {}).items()):
+    for package, date in sorted(_table(options.get("exclude-newer-package", {}), lockfile,
+                                       "[options] exclude-newer-package").items()):
         flags += ["--exclude-newer-package", f"{package}={date}"]
     return flags
 
@@ -248,13 +284,24 @@ def pylock_requirements(lockfile: Path) -> str:
     data = _toml(lockfile)
     if not str(data.get("lock-version", "")).startswith("1."):
         raise ProjectError(f"{lockfile}: lock-version {data.get('lock-version')!r} is not supported (PEP 751 1.x)")
+    packages = data.get("packages", [])
+    if not isinstance(packages, list):
+        raise ProjectError(f"{lockfile}: packages is {type(packages).__name__}, not an array of tables")
     lines = []
-    for package in data.get("packages", []):
+    for index, package in enumerate(packages, start=1):
+        if not isinstance(package, dict) or not isinstance(package.get("name"), str):
+            raise ProjectError(f"{lockfile}: package #{index} has no name")
         if "version" not in package:
             raise ProjectError(f"{lockfile}: {package.get('name')!r} is locked without a version (a folder, VCS or "
                                "archive source), which is not supported")
         marker = f" ; {package['marker']}" if package.get("marker") else ""
-        lines.append(f"{package['name']}=={package['version']}{marker}\n")
+        line = f"{package['name']}=={package['version']}{marker}"
+        try:
+            Requirement(line)
+        except InvalidRequirement:
+            raise ProjectError(f"{lockfile}: package {package['name']!r} (version {package['version']!r}, marker "
+                               f"{package.get('marker')!r}) does not read as an exact pin") from None
+        lines.append(line + "\n")
     return "".join(lines)
 
 

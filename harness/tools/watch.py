@@ -130,6 +130,12 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     root, locked, base = baseline_of(namespace, cells)
     baseline = {"jax": base.jax, "jaxlib": base.jaxlib, "flax": base.flax}
     store = store or watch_files.FileStore(namespace.state or homes.state_of(root))
+    # Where the judgments and the runs go is checked before anything is judged: a file in the way found only when the
+    # first release's judgment is saved loses that judgment (and the cells built for it).
+    home = f"(${homes.HOME_ENV}: {homes.root()})"
+    if isinstance(store, watch_files.FileStore):
+        homes.writable(store.path.parent, "--state" if namespace.state else f"the watch state's folder {home}")
+    homes.writable(options.from_namespace(namespace).out, "--out" if namespace.out else f"the output folder {home}")
     kept = store.load()
     known = {j.key for j in kept if not watch_files.distrust(j)}  # a SAFE its fields doubt is judged again
     watched = [p for p in PACKAGES if (not namespace.package or p in namespace.package) and p in locked]

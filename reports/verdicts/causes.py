@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.vocabulary import is_problem
+from harness.vocabulary import is_known_breakage, is_problem
 from reports.data.matrix import version_key
 from reports.data.text import as_text, first_line, relative_paths
 from reports.verdicts import changes
@@ -95,6 +95,8 @@ class Cause:
     example: str = ""
     #: The label of the declared change that documents every result behind it (reports.verdicts.changes.label), else "".
     change: str = ""
+    #: Whether some xfailed result behind it is no declared known breakage (a test's own xfail mark).
+    undeclared: bool = False
 
     @property
     def first_key(self) -> str:
@@ -104,7 +106,9 @@ class Cause:
 
 #: The columns of causes(): one row per cause.
 COLUMNS: list[str] = ["signature", "statuses", "keys", "cells", "cases", "case_count", "first_key", "example",
-                      "change"]
+                      "change", "undeclared"]
+#: The column of causes() saying some xfailed result behind the cause is a test's own xfail, no declared breakage.
+UNDECLARED = "undeclared"
 
 #: How the signature of a documented cause begins: 'documented: jax 0.9.0: what changed'.
 DOCUMENTED_PREFIX = "documented: "
@@ -126,10 +130,11 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     order = {key: number for number, key in enumerate(cells.index)}
     found: dict[str, Cause] = {}
     read = ["key", "case_id", "status", "flaky", "error_type", "error_message", "reason", "history"]
+    flags = rows["known_breakage"].tolist() if "known_breakage" in rows.columns else [None] * len(rows)
     judged = changes.classify(rows).tolist()
     declared = rows["change"].tolist() if "change" in rows.columns else [None] * len(rows)
-    for values, verdict, change in zip(zip(*(rows[name].tolist() for name in read), strict=True), judged, declared,
-                                       strict=True):
+    for values, verdict, change, flag in zip(zip(*(rows[name].tolist() for name in read), strict=True), judged,
+                                             declared, flags, strict=True):
         row = dict(zip(read, values, strict=True))
         named = changes.label(change) if verdict == changes.DOCUMENTED else ""
         key = DOCUMENTED_PREFIX + named if named else _signature_of(row)
@@ -137,6 +142,8 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
         status = as_text(row["status"])
         if status not in cause.statuses:
             cause.statuses.append(status)
+        if status == KNOWN and not is_known_breakage(status, flag):
+            cause.undeclared = True
         if row["key"] not in cause.keys:
             cause.keys.append(row["key"])
         cause.cases.append((str(row["key"]), str(row["case_id"])))
@@ -154,6 +161,7 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
             "first_key": keys[0],
             "example": cause.example,
             "change": cause.change,
+            "undeclared": cause.undeclared,
         })
     return pd.DataFrame(table, columns=COLUMNS)
 
@@ -260,6 +268,8 @@ class CauseView:
     cases: list[tuple[str, list[str]]]
     #: The declared change documenting every result behind it (reports.verdicts.changes.label), else "".
     change: str = ""
+    #: Whether some xfailed result behind it is a test's own xfail mark, no declared breakage.
+    undeclared: bool = False
 
     def by_keys(self) -> list[tuple[list[str], list[str]]]:
         """The cases grouped by the column keys they show in: (keys, case ids), so a cause of 40 cases in the same
@@ -271,8 +281,8 @@ class CauseView:
 
     @property
     def known(self) -> bool:
-        """Whether every result behind the cause is a declared known breakage (xfailed)."""
-        return self.statuses == [KNOWN]
+        """Whether every result behind the cause is a declared known breakage (xfailed, no test's own mark)."""
+        return self.statuses == [KNOWN] and not self.undeclared
 
     @property
     def documented(self) -> bool:
@@ -299,7 +309,7 @@ def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, s
                            if pair in repros), None)
         shown.append(CauseView(0, row["signature"], row["example"], row["statuses"], row["cells"], row["case_count"],
                                row["first_key"], str(cell_ids[row["first_key"]]), reproducer, list(by_case.items()),
-                               change=str(row.get("change") or "")))
+                               change=str(row.get("change") or ""), undeclared=row.get(UNDECLARED) is not False))
     documented = sorted((view for view in shown if view.documented), key=lambda view: _release_order(view.change))
     ordered = ([view for view in shown if view.unexpected] + documented
                + [view for view in shown if view.known and not view.documented])

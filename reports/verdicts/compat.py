@@ -40,10 +40,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_passing
+from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_known_breakage, is_passing
 from reports.data.matrix import Matrix, tagged
 from reports.data.text import as_text
-from reports.verdicts.causes import KNOWN, causes
+from reports.verdicts.causes import KNOWN, UNDECLARED, causes
 from reports.verdicts.coverage import coverages, family_text
 
 WORKS = "works"
@@ -175,8 +175,12 @@ def _marks(results: pd.DataFrame) -> pd.DataFrame:
     passing = applicable & pd.Series([passes[status] for status in statuses], index=results.index, dtype=bool)
     failing = applicable & ~passing
     documented = failing & _flag(results, DOCUMENTED)
+    declared = results["known_breakage"] if "known_breakage" in results else pd.Series(None, index=results.index)
+    # A test's own xfail mark is xfailed too, but no declared breakage: its range and its link were never checked.
+    known = pd.Series([is_known_breakage(status, flag) for status, flag in zip(statuses, declared, strict=True)],
+                      index=results.index, dtype=bool)
     return pd.DataFrame({"applicable": applicable, "passing": passing, "failing": failing,
-                         "documented": documented, "known": failing & ~documented & results["status"].eq(KNOWN),
+                         "documented": documented, "known": failing & ~documented & known,
                          "warned": passing & results["warnings"].map(len).gt(0),
                          "flaky": _flag(results, FLAKY_COLUMN)})
 
@@ -287,13 +291,13 @@ def by_family(matrix: Matrix, complete: dict[str, bool], counted: Mapping[str, E
 _FAMILY_SEPARATOR = "\x1f"
 
 
-def cause_kind(change: object, statuses: object) -> str:
-    """The kind of failure behind a cause of reports.verdicts.causes (its `change` and `statuses`), as a cell counts
-    it: documented (a declared change documents it), known (every result behind it is a declared known upstream bug),
-    else unexplained."""
+def cause_kind(change: object, statuses: object, undeclared: object = False) -> str:
+    """The kind of failure behind a cause of reports.verdicts.causes (its `change`, `statuses` and `undeclared`), as a
+    cell counts it: documented (a declared change documents it), known (every result behind it is a declared known
+    upstream bug: xfailed, none by a test's own mark), else unexplained."""
     if isinstance(change, str) and change:
         return DOCUMENTED_KIND
-    if isinstance(statuses, list) and statuses == [KNOWN]:
+    if isinstance(statuses, list) and statuses == [KNOWN] and undeclared is False:
         return KNOWN_KIND
     return UNEXPLAINED_KIND
 
@@ -301,8 +305,10 @@ def cause_kind(change: object, statuses: object) -> str:
 def regression_kinds(found: pd.DataFrame) -> dict[str, int]:
     """The cases behind causes() rows (an upgrade's regressions) counted by kind, every kind present."""
     counts = dict.fromkeys(KINDS, 0)
-    for change, statuses, cases in zip(found["change"], found["statuses"], found["cases"], strict=True):
-        counts[cause_kind(change, statuses)] += len(cases)
+    undeclared = found[UNDECLARED] if UNDECLARED in found else pd.Series(True, index=found.index)
+    for change, statuses, cases, unknown in zip(found["change"], found["statuses"], found["cases"], undeclared,
+                                                strict=True):
+        counts[cause_kind(change, statuses, unknown)] += len(cases)
     return counts
 
 

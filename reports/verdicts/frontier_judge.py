@@ -24,7 +24,6 @@ from harness.vocabulary import INSTALL_CAUSE
 from reports.data.load import records_frame
 from reports.data.matrix import build_matrix
 from reports.verdicts import compat
-from reports.verdicts.causes import KNOWN
 
 #: The verdicts that count as working for the frontier's ranges.
 WORKING = (compat.WORKS, compat.WARNED, compat.CURRENT, compat.KNOWN_BUGS)
@@ -88,9 +87,10 @@ def _known(results: pd.DataFrame) -> dict[str, str]:
     """{case: bug} of every case a declared known upstream bug fails as declared (xfailed, no documented change)."""
     documented = results[compat.DOCUMENTED].eq(True) if compat.DOCUMENTED in results else pd.Series(
         False, index=results.index)
-    return {str(case): compat.known_bug(reason) for case, status, reason, explained in zip(
-        results["case_id"], results["status"], results["reason"], documented, strict=True)
-        if status == KNOWN and not explained}
+    flags = results["known_breakage"] if "known_breakage" in results else pd.Series(None, index=results.index)
+    return {str(case): compat.known_bug(reason) for case, status, reason, explained, flag in zip(
+        results["case_id"], results["status"], results["reason"], documented, flags, strict=True)
+        if vocabulary.is_known_breakage(status, flag) and not explained}
 
 
 def _failing(results: pd.DataFrame) -> dict[str, str]:
@@ -99,10 +99,12 @@ def _failing(results: pd.DataFrame) -> dict[str, str]:
     documented = results[compat.DOCUMENTED].eq(True) if compat.DOCUMENTED in results else pd.Series(
         False, index=results.index)
     found = {}
-    for case, status, error_type, message, reason, known in zip(
+    flags = results["known_breakage"] if "known_breakage" in results else pd.Series(None, index=results.index)
+    for case, status, error_type, message, reason, known, flag in zip(
             results["case_id"], results["status"], results["error_type"], results["error_message"],
-            results["reason"], documented, strict=True):
-        if vocabulary.is_absent(status) or vocabulary.is_passing(status) or known or status == KNOWN:
+            results["reason"], documented, flags, strict=True):
+        if (vocabulary.is_absent(status) or vocabulary.is_passing(status) or known
+                or vocabulary.is_known_breakage(status, flag)):
             continue
         error = ": ".join(str(part) for part in (error_type, message) if isinstance(part, str) and part)
         found[str(case)] = one_line(f"{status}: {error or (reason if isinstance(reason, str) else '')}")

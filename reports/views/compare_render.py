@@ -40,7 +40,8 @@ def cause_lines(comparison: Comparison) -> list[CauseLine]:
     """The regressions' causes, most widespread first, each with its candidate cells as version ranges."""
     cell_ids = comparison.cells["cell_id"].to_dict() if len(comparison.cells) else {}
     return [CauseLine(number, row["example"], row["cells"], [(str(cell_ids[key]), case) for key, case in row["cases"]],
-                      str(row.get("change") or ""), cause_kind(row.get("change"), row.get("statuses")))
+                      str(row.get("change") or ""), cause_kind(row.get("change"), row.get("statuses"),
+                                                                     row.get("undeclared", True)))
             for number, row in enumerate(comparison.causes.to_dict("records"), start=1)]
 
 
