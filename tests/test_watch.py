@@ -15,7 +15,7 @@ import pytest
 from packaging.version import Version
 from record_factory import collected, record
 
-from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT
+from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT, ShardmatrixError
 from harness.host import adhoc, cellrun, envbuild, homes, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
@@ -461,6 +461,26 @@ def test_a_first_watch_runs_the_baseline_once_and_one_cell_per_release_and_bisec
     judged = json.loads((tmp_path / "summary.json").read_text())["judged"]
     assert [(j["first_bad"], j["case"]) for j in judged[1:]] == [("jax==0.9.0", GATHER)] * 2
     assert judged[1]["first_bad_error"] == judged[2]["first_bad_error"] == f"ShardingTypeError: {GATHER_ERROR}"
+
+
+def test_under_one_run_id_for_the_whole_invocation_the_baseline_is_still_run_once(
+        watching: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.host.options import RUN_ID_ENV
+
+    # nox shares one run id with every session it starts (`nox -s watch`, or the tests under `nox -s tests`): each
+    # release still gets a run of its own, so the baseline's run is another run the cache reuses.
+    monkeypatch.setenv(RUN_ID_ENV, "20261127T000000Z-nox0")
+    ran, _ = watching
+    assert watch_once(tmp_path, FakeIndex(*NEWER)) == UNSAFE_EXIT
+    assert ran == ["jax0.8.3-flax0.12.6-py3.11", *(f"jax{v}-flax0.12.6-py3.11" for v in NEWER)]
+
+
+@pytest.mark.parametrize("given", [["--run-id", "20261127T000000Z-mine"], ["--resume", "20261127T000000Z-mine"]])
+def test_a_run_id_for_every_release_is_refused_in_one_line(watching: tuple[list[str], list[str]], tmp_path: Path,
+                                                           given: list[str]) -> None:
+    with pytest.raises(ShardmatrixError, match="judges each release in a run of its own"):
+        watch_once(tmp_path, FakeIndex(*NEWER), *given)
+    assert watching == ([], [])
 
 
 def test_a_cause_is_bisected_once_when_the_releases_before_it_cannot_tell(

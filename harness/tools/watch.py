@@ -28,6 +28,7 @@ from packaging.version import InvalidVersion, Version
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
+from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade, watch_files
 from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
 
@@ -69,6 +70,12 @@ def parser(prog: str = "nox -s watch --") -> options.Parser:
             action.help = ("an extra package index (e.g. jax's nightly wheels) whose releases are listed too and "
                            "installed from (repeatable)")
     return p
+
+
+def own_run() -> list[str]:
+    """A run id of its own for one release's upgrade, whatever the environment says (a nox invocation shares one
+    with all its sessions through $SHARDMATRIX_RUN_ID): the cache reuses a baseline only from another run."""
+    return ["--run-id", new_run_id()]
 
 
 def without(argv: Sequence[str], flags: Sequence[str]) -> list[str]:
@@ -123,6 +130,11 @@ def run(argv: list[str], cells: list[Cell], judge: Judge, fetch: index.Fetch = i
     """`shardmatrix watch`: judge each new release once (module docstring); the worst verdict's exit code. The
     judgments are kept in `store` (default: the --state file; the rolling issue can be another store)."""
     namespace = parser(prog).parse_strictly(argv)
+    if namespace.run_id or namespace.resume:
+        # One run id for every release would make each release's baseline the same run as its candidate, which the
+        # results cache never reuses from: the baseline would be built again for every release.
+        raise options.OptionsError(f"{prog} judges each release in a run of its own: --run-id and --resume are "
+                                   "not taken")
     if namespace.json:
         watch_files.check_writable(namespace.json, "--json")
     if store is None and namespace.state:
@@ -180,8 +192,8 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     of the package listed between the baseline and it) when they tell (named_before), else by a bisect."""
     say(f"--- {package} {version}: upgrade from {package}=={baseline[package]}")
     try:
-        before, after, opts, changes_file = upgrade.prepare([*shared, f"{package}=={version}"], cells, say=say,
-                                                            prog=prog)
+        before, after, opts, changes_file = upgrade.prepare([*shared, *own_run(), f"{package}=={version}"], cells,
+                                                            say=say, prog=prog)
     except pins.PinError as refused:  # e.g. it cannot be installed with the project's other pins: an answer too
         return Judgment(package, version, dict(baseline), INCONCLUSIVE, reason=str(refused), tests=0, tests_judged=0)
     judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
@@ -265,8 +277,8 @@ def co_moving(made: Judgment, suspects: Sequence[tuple[str, str]], shared: list[
         say(f"--- {made.package} {made.version} with {name} held at {version}")
         try:
             before, after, opts, changes_file = upgrade.prepare(
-                [*shared, f"{made.package}=={made.version}", "--with", f"{name}=={version}"], cells, say=say,
-                prog=prog)
+                [*shared, *own_run(), f"{made.package}=={made.version}", "--with", f"{name}=={version}"], cells,
+                say=say, prog=prog)
         except pins.PinError as refused:  # the release needs the newer one: both stay plausible
             held.append({"package": name, "version": version, "verdict": "", "still_regressed": [],
                          "reason": str(refused)})
