@@ -51,6 +51,31 @@ def test_contradictory_pins_are_refused_in_one_line_before_anything_is_built(
     assert said.startswith("shardmatrix: jax is pinned twice (") and said.count("\n") == 1
 
 
+def test_a_file_in_the_way_of_out_is_refused_before_anything_is_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(upgrade.cellrun, "probe", lambda *a, **k: pytest.fail("a cell was built"))
+    (tmp_path / "afile").write_text("x")
+    argv = ["upgrade", "jax==0.9.2", "--out", str(tmp_path / "afile" / "out")]
+    assert shardmatrix_command.main(argv) == formats.USAGE_EXIT
+    said = capsys.readouterr().err
+    assert said.startswith(f"shardmatrix: --out {tmp_path / 'afile' / 'out'}: cannot be made: ")
+    assert said.count("\n") == 1
+
+
+def test_an_out_folder_that_can_be_made_is_made_before_the_cells_run(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[bool] = []
+
+    def probe(*args: object, **kwargs: object) -> None:
+        made.append((tmp_path / "new" / "out").is_dir())
+        raise SystemExit(0)  # the cells themselves are not this test's business
+
+    monkeypatch.setattr(upgrade.cellrun, "probe", probe)
+    with pytest.raises(SystemExit):
+        upgrade.prepare(["jax==0.9.2", "--out", str(tmp_path / "new" / "out")], CELLS, say=lambda line: None)
+    assert made == [True]
+
+
 def test_an_unknown_option_is_refused_not_dropped() -> None:
     # Before, unknown arguments that were not pins went to options.parse, which passed them on to the report.
     with pytest.raises(options.OptionsError, match=r"^nox -s upgrade: unknown option --timout \(did you mean "

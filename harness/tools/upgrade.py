@@ -23,7 +23,7 @@ from pathlib import Path
 from harness import outputs
 from harness.cell.source import case_files
 from harness.change import Change, declared, write_declarations
-from harness.host import cellenv, cellrun, corpus, envbuild, options, sources
+from harness.host import cellenv, cellrun, corpus, envbuild, homes, options, sources
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.tools import moved, pins
@@ -103,6 +103,7 @@ def prepare(
     paths = corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
     refuse_unknown_deselected(opts.left_out.deselect, paths)
     documented = declare(opts.cases)  # a declaration the host cannot read: refused before any build too
+    homes.writable(opts.out, "--out")  # a file in the way found after the baseline was built would waste it
     say(f"baseline  {baseline.id}\ncandidate {candidate.id}")
     if opts.left_out.describe():
         say(f"left out on purpose in both cells (never collected, never judged): {opts.left_out.describe()}")
