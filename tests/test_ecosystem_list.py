@@ -109,3 +109,57 @@ def test_only_selects_listed_projects_and_refuses_an_unknown_one(tmp_path: Path)
 def test_malformed_toml_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(EcosystemListError, match=r"malformed TOML"):
         ecosystem_list.load(write(tmp_path, "schema_version = \n"))
+
+
+@pytest.mark.parametrize(("replace", "message"), [
+    # The name names the project's fetched folder and its report file: it cannot step out of them.
+    (('name = "alpha"', 'name = "../../elsewhere"'), r"name '\.\./\.\./elsewhere' must be letters, digits"),
+    (('name = "alpha"', 'name = "a/b"'), r"name 'a/b' must be letters, digits"),
+    # nan passed `budget <= 0`; inf would let a hanging suite hold its job forever.
+    (("", "budget = nan"), r"budget must be seconds above 0 and at most 86400, got nan"),
+    (("", "budget = inf"), r"budget must be seconds above 0 and at most 86400, got inf"),
+    (("", "budget = 1e300"), r"budget must be seconds above 0 and at most 86400"),
+    # str.format raised a KeyError or IndexError at fetch time, a traceback in the middle of a run.
+    (("", 'tag = "v{version}-{build}"'), r"tag 'v\{version\}-\{build\}' does not say where the version goes"),
+    (("", 'tag = "v{version}{0}"'), r"does not say where the version goes"),
+    # The cell's jax and flax are the candidate's and the baseline's: a list that pins them contradicts both.
+    (("", 'requires = ["jax==0.4.30"]'), r"requires 'jax==0\.4\.30': the candidate and the baseline decide"),
+    (("", 'requires = ["Flax<0.10"]'), r"requires 'Flax<0\.10': the candidate and the baseline decide"),
+    (("", 'package = "not a name!"'), r"package 'not a name!' is not a distribution name"),
+    (("", 'whole = true\nkeywords = "mesh"'), r"whole = true runs every test, so its keywords would be ignored"),
+    (('source = "git"', 'source = "sdist"\nat = "date"'), r"at applies to a git source only \(source is 'sdist'\)"),
+    (('tests = ["tests"]', 'tests = ["tests", "./tests"]'), r"tests names './tests' twice"),
+])
+def test_a_contradictory_or_unusable_entry_is_refused_in_one_line(tmp_path: Path, replace: tuple[str, str],
+                                                                   message: str) -> None:
+    old, new = replace
+    text = GOOD.replace(old, new) if old else GOOD + new + "\n"
+    with pytest.raises(EcosystemListError, match=message):
+        ecosystem_list.load(write(tmp_path, text))
+
+
+def test_the_passing_side_of_the_new_rules(tmp_path: Path) -> None:
+    text = GOOD.replace('name = "alpha"', 'name = "alpha.jax_2-x"') + 'tag = "release-{version}"\nbudget = 86400\n'
+    text += 'requires = ["optax>=0.2", "jax-dataclasses"]\nwhole = true\n'
+    (alpha,) = ecosystem_list.load(write(tmp_path, text))
+    assert (alpha.name, alpha.tag, alpha.budget, alpha.requires) == (
+        "alpha.jax_2-x", "release-{version}", 86400.0, ("optax>=0.2", "jax-dataclasses"))
+    sdist = GOOD.replace('source = "git"', 'source = "sdist"')  # its repository says where the project lives
+    assert ecosystem_list.load(write(tmp_path, sdist))[0].repository == "https://example.org/alpha"
+
+
+def test_names_one_disk_folds_together_are_one_project(tmp_path: Path) -> None:
+    other = GOOD.split("\n", 1)[1].replace('name = "alpha"', 'name = "Alpha"')
+    with pytest.raises(EcosystemListError, match=r"project 'Alpha' is listed twice \(names are told apart without"):
+        ecosystem_list.load(write(tmp_path, GOOD + other))
+
+
+@pytest.mark.parametrize("projects", ["project = [1, 2]", 'project = ["alpha"]'])
+def test_a_project_that_is_not_a_table_is_refused_in_one_line(tmp_path: Path, projects: str) -> None:
+    with pytest.raises(EcosystemListError, match=r"project 1 is .*, not a \[\[project\]\] table"):
+        ecosystem_list.load(write(tmp_path, f"schema_version = 1\n{projects}\n"))
+
+
+def test_a_schema_version_of_true_is_not_version_1(tmp_path: Path) -> None:
+    with pytest.raises(EcosystemListError, match=r"schema_version True is not 1"):
+        ecosystem_list.load(write(tmp_path, GOOD.replace("schema_version = 1", "schema_version = true")))

@@ -8,6 +8,8 @@ unknown key, a missing one or a value of the wrong kind is refused in one line n
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +21,10 @@ else:  # pragma: no cover - the host runs nox on 3.11+
     import tomli as tomllib
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from harness.formats import ShardmatrixError
+from harness.host.matrix import PINNED
 from harness.host.shipped import shipped
 
 SCHEMA_VERSION = 1
@@ -32,6 +36,13 @@ AT = ("tag", "date")
 SHARDING = "shard or mesh or partition or spmd or pjit or named_sharding or device_put"
 DEFAULT_DEVICES = 8
 DEFAULT_BUDGET_S = 180.0
+#: A test's budget above a day is no budget: a typo, or `inf`, which would let a hanging suite hold its job forever.
+MAX_BUDGET_S = 86400.0
+#: A project's name names its folders and report files: nothing that could step out of them or collide on a
+#: case-insensitive disk.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+#: A distribution's name on the index (PEP 508).
+PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 REQUIRED = ("name", "why", "source", "tests")
 OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "devices", "budget")
 
@@ -81,7 +92,7 @@ def load(path: Path | None = None) -> list[Entry]:
     except tomllib.TOMLDecodeError as exc:
         raise EcosystemListError(f"{path}: malformed TOML ({exc})") from None
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION or isinstance(version, bool):
         raise EcosystemListError(f"{path}: schema_version {version!r} is not {SCHEMA_VERSION} (this shardmatrix reads "
                                  f"version {SCHEMA_VERSION})")
     unknown = sorted(set(data) - {"schema_version", "project"})
@@ -90,11 +101,16 @@ def load(path: Path | None = None) -> list[Entry]:
     tables = data.get("project", [])
     if not isinstance(tables, list) or not tables:
         raise EcosystemListError(f"{path}: no [[project]] entries")
+    for number, table in enumerate(tables, 1):
+        if not isinstance(table, dict):
+            raise EcosystemListError(f"{path}: project {number} is {table!r}, not a [[project]] table")
     entries = [entry(table, f"{path}: project {number}") for number, table in enumerate(tables, 1)]
-    names = [e.name for e in entries]
-    twice = sorted({name for name in names if names.count(name) > 1})
+    # Folders and report files are named after projects: two names one disk may fold together are one name.
+    names = [e.name.lower() for e in entries]
+    twice = sorted({e.name for e in entries if names.count(e.name.lower()) > 1})
     if twice:
-        raise EcosystemListError(f"{path}: project {twice[0]!r} is listed twice")
+        raise EcosystemListError(f"{path}: project {twice[0]!r} is listed twice (names are told apart "
+                                 "without case)")
     return entries
 
 
@@ -109,8 +125,18 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     if missing:
         raise EcosystemListError(f"{where}: {missing[0]!r} is required")
     name, why, source = (_text(table, key, where) for key in ("name", "why", "source"))
+    if not NAME.fullmatch(name):
+        raise EcosystemListError(f"{where}: name {name!r} must be letters, digits, '.', '_' or '-' (it names "
+                                 "the project's folders and report files)")
     if source not in SOURCES:
         raise EcosystemListError(f"{where}: source {source!r} is not one of {', '.join(SOURCES)}")
+    package = _text(table, "package", where, name)
+    if not PACKAGE.fullmatch(package):
+        raise EcosystemListError(f"{where}: package {package!r} is not a distribution name on the index")
+    # A repository may say where an sdist's project lives; a tag or a day to check out means a git source.
+    git_only = [key for key in ("tag", "at") if key in table and source != "git"]
+    if git_only:
+        raise EcosystemListError(f"{where}: {git_only[0]} applies to a git source only (source is {source!r})")
     at = _text(table, "at", where, "tag")
     if at not in AT:
         raise EcosystemListError(f"{where}: at {at!r} is not one of {', '.join(AT)}")
@@ -118,30 +144,42 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     if source == "git" and not repository:
         raise EcosystemListError(f"{where}: a git source needs 'repository'")
     tag = _text(table, "tag", where, "v{version}")
-    if "{version}" not in tag:
-        raise EcosystemListError(f"{where}: tag {tag!r} does not say where the version goes ({{version}})")
+    if "{version}" not in tag or not _formats(tag):
+        raise EcosystemListError(f"{where}: tag {tag!r} does not say where the version goes ({{version}}, and no "
+                                 "other {...})")
     tests = _texts(table, "tests", where)
     if not tests or any(Path(test).is_absolute() or ".." in Path(test).parts for test in tests):
         raise EcosystemListError(f"{where}: tests must be folders inside the project, e.g. [\"tests\"]")
+    again = [test for number, test in enumerate(tests) if Path(test) in map(Path, tests[:number])]
+    if again:
+        raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
     requires = _texts(table, "requires", where)
     for line in requires:
         try:
-            Requirement(line)
+            required = Requirement(line)
         except InvalidRequirement:
             raise EcosystemListError(f"{where}: requires {line!r} is not a requirement") from None
+        if canonicalize_name(required.name) in PINNED:
+            raise EcosystemListError(f"{where}: requires {line!r}: the candidate and the baseline decide "
+                                     f"{', '.join(PINNED)}, never the list")
     devices = table.get("devices", DEFAULT_DEVICES)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
     budget = table.get("budget", DEFAULT_BUDGET_S)
-    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
-        raise EcosystemListError(f"{where}: budget must be seconds above 0, got {budget!r}")
+    if (not isinstance(budget, (int, float)) or isinstance(budget, bool) or not math.isfinite(budget)
+            or not 0 < budget <= MAX_BUDGET_S):
+        raise EcosystemListError(f"{where}: budget must be seconds above 0 and at most {MAX_BUDGET_S:g}, "
+                                 f"got {budget!r}")
     whole = table.get("whole", False)
     if not isinstance(whole, bool):
         raise EcosystemListError(f"{where}: whole must be true or false, got {whole!r}")
     keywords = _text(table, "keywords", where, SHARDING)
     if not keywords.strip():
         raise EcosystemListError(f"{where}: keywords is empty (whole = true runs every test)")
-    return Entry(name=name, why=why, source=source, tests=tests, package=_text(table, "package", where, name),
+    if whole and "keywords" in table:
+        raise EcosystemListError(f"{where}: whole = true runs every test, so its keywords would be ignored: "
+                                 "keep one")
+    return Entry(name=name, why=why, source=source, tests=tests, package=package,
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
                  markers=_text(table, "markers", where, ""), requires=requires, devices=devices,
                  budget=float(budget))
@@ -156,6 +194,15 @@ def select(entries: list[Entry], names: list[str]) -> list[Entry]:
     if unknown:
         raise EcosystemListError(f"--only {unknown[0]}: no such project in the list ({', '.join(known)})")
     return [known[name] for name in dict.fromkeys(names)]
+
+
+def _formats(tag: str) -> bool:
+    """Whether the tag's only replacement field is {version} (`str.format` raises on any other)."""
+    try:
+        tag.format(version="0")
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return False
+    return True
 
 
 def _text(table: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
