@@ -543,5 +543,19 @@ def write_ecosystem(report_dir: Path, content: Mapping[str, Any]) -> Path:
 
 
 def read_ecosystem(path: Path) -> Row:
-    """An ecosystem summary, migrated to the version this reader knows."""
-    return read_document(path, ECOSYSTEM_JSON)
+    """An ecosystem summary, migrated to the version this reader knows; one line naming the file for a document
+    whose projects are not a list of objects each naming its project and verdict (another file's, or a cut one)."""
+    document = read_document(path, ECOSYSTEM_JSON)
+    projects = document.get("projects")
+    if not isinstance(projects, list):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} has no list of projects")
+    for number, project in enumerate(projects, 1):
+        causes = project.get("causes", []) if isinstance(project, dict) else None
+        if not (isinstance(project, dict) and isinstance(project.get("name"), str)
+                and isinstance(project.get("verdict"), str) and isinstance(causes, list)
+                and all(isinstance(c, dict) and isinstance(c.get("signature"), str) for c in causes)):
+            raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {number} does not name its project, "
+                                             "its verdict and its causes' signatures")
+    if not isinstance(document.get("pending", []), list):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of projects")
+    return document

@@ -62,6 +62,8 @@ def fake_index(tmp_path: Path) -> Any:
 
     def fetch(url: str, accept: str) -> Any:
         name = url.rstrip("/").split("/")[-2]
+        if name in ("jax", "jaxlib", "flax"):  # the sides' upload days (DAYS)
+            return jax_index()(url, accept)
         return served[name](url.replace(f"/{name}/", "/alpha/"), accept)
     return fetch
 
@@ -332,8 +334,11 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     for name in ("alpha", "gamma"):
         run_list(tmp_path / name, [name], "--only", name)
     said: list[str] = []
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha") + PROJECT.format(name="gamma")))
     code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--out",
-                          str(tmp_path / "all")], CELLS, never, write, say=said.append)
+                          str(tmp_path / "all"), "--list", str(listed), "--only", "alpha", "--only", "gamma"],
+                         CELLS, never, write, say=said.append)
     assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
@@ -352,3 +357,75 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
     outputs.write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
     with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/b/out: another run"):
         ecosystem.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
+
+
+def merge(tmp_path: Path, parts: list[Path], *extra: str) -> tuple[int, list[str]]:
+    """`--merge` of `parts` under the list of alpha, gamma and remote."""
+    from reports.ecosystem import write
+
+    listed = tmp_path / "merged.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha") + PROJECT.format(name="gamma")))
+    said: list[str] = []
+    code = ecosystem.run(["--merge", *map(str, parts), "--out", str(tmp_path / "all"), "--list", str(listed),
+                          *extra], CELLS, never, write, say=said.append)
+    return code, said
+
+
+def test_merge_counts_a_listed_project_no_job_reported_as_pending_never_safe(tmp_path: Path, cells: list[str]
+                                                                              ) -> None:
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    # alpha's job died before writing its summary (and remote's was never run): the SAFE gamma cannot speak for them.
+    code, said = merge(tmp_path, [tmp_path / "gamma" / "out"])
+    assert (code, said[-1]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
+    summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert summary["pending"] == ["alpha", "remote"]
+    assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT
+
+
+def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path / "beta", ["beta"], "--only", "beta")  # run under another list
+    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/beta/out: project beta is not in the list's "
+                                                        r"selection \(alpha, gamma, remote\)"):
+        merge(tmp_path, [tmp_path / "beta" / "out"])
+
+
+@pytest.mark.parametrize(("document", "message"), [
+    ('{"schema_version": 1, "cells": []}', r"ecosystem summary has no list of projects"),  # another file's
+    ('{"schema_version": 1, "projects": {"alpha": "SAFE"}}', r"ecosystem summary has no list of projects"),
+    ('{"schema_version": 1, "projects": [{"name": "alpha"}]}', r"project 1 does not name its project, its verdict"),
+    ('{"schema_version": 1, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
+     r"project 1 does not name .* its causes' signatures"),
+    ('{"schema_version": 1, "projects": [{"name": "al', r"ecosystem summary is not JSON"),  # cut short
+])
+def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
+    part = tmp_path / "part" / "report"
+    part.mkdir(parents=True)
+    (part / outputs.ECOSYSTEM_JSON.name).write_text(document)
+    with pytest.raises(formats.ShardmatrixError, match=message):
+        merge(tmp_path, [tmp_path / "part"])
+
+
+def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_is_fetched() -> None:
+    for baseline in ("jax==0.9.0,flax==0.12.3", "jax==0.9.2,flax==0.12.3"):
+        with pytest.raises(ecosystem.EcosystemError, match=rf"--baseline jax=={baseline[5:10]} is not older than "
+                                                           r"the candidate jax==0.9.0"):
+            ecosystem.run(["jax==0.9.0", "--baseline", baseline, "--as-of", "2026-02-01"], CELLS, never, never,
+                          fetch=jax_index())
+
+
+def test_an_as_of_day_before_a_side_reached_the_index_is_refused_naming_it() -> None:
+    # jax 0.9.0 reached the index on 2026-01-20: every project's cells, resolved as of the 10th, would fail to build.
+    with pytest.raises(ecosystem.EcosystemError, match=r"the candidate jax==0.9.0 reached the index on 2026-01-20, "
+                                                       r"after --as-of 2026-01-10"):
+        ecosystem.run(["jax==0.9.0", "--baseline", "jax==0.8.2,flax==0.12.0", "--as-of", "2026-01-10"], CELLS,
+                      never, never, fetch=jax_index())
+    with pytest.raises(ecosystem.EcosystemError, match=r"the baseline flax==0.12.3 reached the index on 2026-01-27"):
+        ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-01-20"], CELLS, never, never,
+                      fetch=jax_index())
+    ecosystem.check_sides({"jax": "0.9.0"}, {"jax": "0.8.3", "flax": "0.12.3"}, date(2026, 1, 29), jax_index())
+
+
+def test_an_as_of_day_after_today_is_refused() -> None:
+    with pytest.raises(ecosystem.EcosystemError, match=r"--as-of 2026-12-01 is after today \(2026-11-27\)"):
+        ecosystem.as_of("2026-12-01", {"jax": "0.9.0"}, jax_index(), today=date(2026, 11, 27))
+    assert ecosystem.as_of("2026-11-27", {"jax": "0.9.0"}, jax_index(), today=date(2026, 11, 27)) == date(2026, 11, 27)

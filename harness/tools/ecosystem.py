@@ -19,7 +19,7 @@ import argparse
 import json
 import shutil
 from collections.abc import Callable, Sequence
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         say(json.dumps({"project": [entry.name for entry in entries]}))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge))
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge, [entry.name for entry in entries]))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -98,7 +98,9 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
     baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
-    pins.parse_pins([baseline], pre=namespace.pre)  # a bad --baseline: one line, before any project is fetched
+    # A bad --baseline, one older than the candidate, or a side the day could not install: one line, before any
+    # project is fetched.
+    check_sides(candidate, pins.parse_pins([baseline], pre=namespace.pre), day, fetch)
     say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
         f"{' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
@@ -129,10 +131,16 @@ def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in o.items() if k != "bisect_argv"} for o in outcomes]
 
 
-def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch) -> date:
-    """The day asked for, else the candidate's upload day (jax's when both are named), else today (a source)."""
+def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date | None = None) -> date:
+    """The day asked for, else the candidate's upload day (jax's when both are named), else today (a source);
+    EcosystemError for a day after today (the index cannot say how the world will stand)."""
     if text:
-        return ecosystem_sources.parse_day(text)
+        day = ecosystem_sources.parse_day(text)
+        today = today or datetime.now(timezone.utc).date()
+        if day > today:
+            raise EcosystemError(f"--as-of {day.isoformat()} is after today ({today.isoformat()}): no project or "
+                                 "index has stood there yet")
+        return day
     for package in ("jax", "flax"):
         if package in candidate:
             return ecosystem_sources.upload_day(package, candidate[package], fetch)
@@ -167,6 +175,28 @@ def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.
         raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
     partner = max(partners, key=Cell.sort_key)
     return f"{package}=={before},{other}=={getattr(partner, other)}"
+
+
+def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, fetch: index.Fetch) -> None:
+    """EcosystemError when the baseline is not older than the candidate in a package both name (the regressions
+    would be the candidate's fixes, read backwards), or when a release either side names was not on the index by
+    the end of `day` (every project's cells are resolved as of that day: none could install it). A release the
+    index does not list (a nightly from --index) is left to the cells to find."""
+    for package in sorted(set(candidate) & set(baseline)):
+        if Version(baseline[package]) >= Version(candidate[package]):
+            raise EcosystemError(f"--baseline {package}=={baseline[package]} is not older than the candidate "
+                                 f"{package}=={candidate[package]}: give the earlier release as the baseline")
+    for side, named in (("candidate", candidate), ("baseline", baseline)):
+        for package, version in sorted(named.items()):
+            try:
+                uploaded = releases.upload_dates(fetch(index.JSON_API.format(name=package), "application/json")
+                                                 ).get(Version(version))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # the cells will say what the index does not
+            if uploaded is not None and uploaded >= ecosystem_sources.end_of(day):
+                raise EcosystemError(f"the {side} {package}=={version} reached the index on "
+                                     f"{uploaded.date().isoformat()}, after --as-of {day.isoformat()}: no project "
+                                     "could install it as of that day")
 
 
 def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
@@ -293,10 +323,12 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
                 cause["first_bad"] = f"{package}=={found.first_bad.version}"
 
 
-def merged(folders: Sequence[Path]) -> dict[str, Any]:
+def merged(folders: Sequence[Path], listed: Sequence[str] | None = None) -> dict[str, Any]:
     """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
-    project): their projects in the order given, none pending. EcosystemError naming the folder for a summary that
-    is missing, of another candidate, baseline or day, or that repeats a project or was stopped part way."""
+    project): their projects in the order given; the projects of `listed` (the list's selection) that no folder
+    holds are pending, as a job that died before writing its summary left them. EcosystemError naming the folder for
+    a summary that is missing, of another candidate, baseline or day, that repeats a project, holds one the list
+    does not, or was stopped part way."""
     head: dict[str, Any] = {}
     projects: list[dict[str, Any]] = []
     for folder in folders:
@@ -314,5 +346,9 @@ def merged(folders: Sequence[Path]) -> dict[str, Any]:
         for project in document["projects"]:
             if project["name"] in known:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
+            if listed is not None and project["name"] not in listed:
+                raise EcosystemError(f"--merge {folder}: project {project['name']} is not in the list's selection "
+                                     f"({', '.join(listed)}): give the --list and --only its run had")
             projects.append(project)
-    return {**head, "projects": projects, "pending": []}
+    judged = {project["name"] for project in projects}
+    return {**head, "projects": projects, "pending": [name for name in listed or () if name not in judged]}

@@ -54,12 +54,12 @@ class CauseGroup:
 
 
 def worst(verdicts: Sequence[str], pending: int = 0) -> str:
-    """UNSAFE when any project is, else INCONCLUSIVE when any is, none was judged, or some are still to run
-    (`pending`: a run stopped part way), else SAFE."""
+    """UNSAFE when any project is, else INCONCLUSIVE when any is (or says a verdict this reader does not know),
+    none was judged, or some are still to run (`pending`: a run stopped part way), else SAFE."""
     judged = [v for v in verdicts if v != SKIPPED]
     if UNSAFE in judged:
         return UNSAFE
-    return INCONCLUSIVE if not judged or pending or INCONCLUSIVE in judged else SAFE
+    return INCONCLUSIVE if not judged or pending or any(v != SAFE for v in judged) else SAFE
 
 
 def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
