@@ -48,3 +48,34 @@ def test_the_html_page_escapes_every_text_and_colours_each_verdict() -> None:
     assert "&lt;script&gt;x&lt;/script&gt;" in page and "a&amp;b" in page
     assert f'<td style="{ecosystem_render.VERDICT_STYLE["UNSAFE"]}"><b>UNSAFE</b></td>' in page
     assert "<li>alpha 1.0: <code>t::a</code>: <code>uv run repro/a.py</code></li>" in page
+
+
+def test_text_from_a_project_cannot_hide_or_fake_the_rest_of_the_markdown() -> None:
+    # An error or a reason is the project's text: a `<!--` hid everything after it on GitHub (an UNSAFE project's
+    # causes with it), and its line breaks started headings of their own.
+    evil = "boom <!-- hide\n\n# SAFE: all good\n- fake item"
+    rows = [{**ROWS[1], "verdict": "INCONCLUSIVE", "project": "gamma", "reason": evil}, {**ROWS[1], "reason": evil}]
+    found = CauseGroup("E", "ValueError: x\n\n## fake heading", projects=["alpha"], cases=1,
+                       reproducers=[Reproducer("alpha", "1.0", "t::a\nb", "", {})])
+    for text in (ecosystem_render.page(SUMMARY, [found], rows), ecosystem_render.comment(SUMMARY, [found], rows)):
+        assert "<!--" not in text and "boom &lt;!-- hide # SAFE: all good - fake item" in text
+        assert not any(line.startswith(("# SAFE", "## fake", "- fake")) for line in text.splitlines())
+        assert "1. `ValueError: x ## fake heading` in 1 project(s)" in text
+    assert "   - alpha 1.0: `t::a b` ()" in ecosystem_render.page(SUMMARY, [found], rows)
+
+
+def test_the_headline_counts_the_inconclusive_apart_from_those_that_held() -> None:
+    summary = {**SUMMARY, "verdict": "INCONCLUSIVE", "projects": [{"verdict": "INCONCLUSIVE"}, {"verdict": "SAFE"}]}
+    assert ecosystem_render.headline(summary, []) == (
+        "**INCONCLUSIVE**: 0 of 2 project(s) judged break, 1 inconclusive (0 cause(s)); 0 skipped")
+    held = {**SUMMARY, "verdict": "SAFE", "projects": [{"verdict": "SAFE"}]}
+    assert ecosystem_render.headline(held, []) == "**SAFE**: 0 of 1 project(s) judged break (0 cause(s)); 0 skipped"
+
+
+def test_long_inconclusive_reasons_never_cut_the_causes_off_the_comment() -> None:
+    conflict = "Because you require numpy<2 and jax==0.9.0 depends on numpy>=2, " * 40  # uv's words run to pages
+    rows = [ROWS[0], *({**ROWS[1], "project": f"p{n}", "verdict": "INCONCLUSIVE", "reason": conflict}
+                       for n in range(12))]
+    body = ecosystem_render.comment(SUMMARY, [cause(1)], rows)
+    assert len(body) <= ecosystem_render.COMMENT_LIMIT and "1. `E1: broke` in 1 project(s): alpha" in body
+    assert "- **INCONCLUSIVE** p0: Because you require numpy&lt;2" in body and "…" in body

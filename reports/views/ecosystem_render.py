@@ -18,14 +18,21 @@ from reports.views._page import CSS
 #: limit is 65,536; a comment someone reads is far shorter).
 COMMENT_CAUSES = 5
 COMMENT_LIMIT = 4000
+#: The characters of an INCONCLUSIVE project's reason in the comment: a resolver's conflict runs to pages, and a few
+#: such projects would cut the causes off the comment.
+COMMENT_REASON = 240
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Text from a project (an error, a reason) as one line of Markdown prose: its line breaks could start a heading
+    or end the list, a `<!--` would hide the rest of the page (the causes of an UNSAFE project with it), a `|` would
+    end a table cell."""
+    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _code(text: str) -> str:
-    return f"`{text.replace('`', '')}`" if text else ""
+    """Text as one inline code span (HTML inside one is shown, not read; a line break would end it)."""
+    return f"`{' '.join(text.replace('`', '').split())}`" if text.strip() else ""
 
 
 def headline(summary: Mapping[str, Any], groups: Sequence[CauseGroup]) -> str:
@@ -33,9 +40,12 @@ def headline(summary: Mapping[str, Any], groups: Sequence[CauseGroup]) -> str:
     projects = summary["projects"]
     judged = [p for p in projects if p["verdict"] != SKIPPED]
     unsafe = [p for p in judged if p["verdict"] == "UNSAFE"]
+    # "0 of 3 break" alone reads as three that held; those whose answer is unknown are counted apart.
+    unknown = [p for p in judged if p["verdict"] not in ("UNSAFE", "SAFE")]
     pending = summary.get("pending") or []
-    return (f"**{summary['verdict']}**: {len(unsafe)} of {len(judged)} project(s) judged break "
-            f"({len(groups)} cause(s)); {len(projects) - len(judged)} skipped"
+    return (f"**{summary['verdict']}**: {len(unsafe)} of {len(judged)} project(s) judged break"
+            + (f", {len(unknown)} inconclusive" if unknown else "")
+            + f" ({len(groups)} cause(s)); {len(projects) - len(judged)} skipped"
             + (f"; not run yet (stopped, or still running): {', '.join(pending)}" if pending else ""))
 
 
@@ -52,7 +62,7 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         lines.append("| " + " | ".join(_cell(row[key]) for key in ("project", "revision", "baseline")) + " | "
-                     + _cell(row["candidate"]) + f" | {row['tests']} | **{row['verdict']}** | "
+                     + _cell(row["candidate"]) + f" | {_cell(row['tests'])} | **{_cell(row['verdict'])}** | "
                      + _cell(row["coverage"] or row["reason"]) + " |")
     lines += ["", "## Regressions by cause", ""]
     if not groups:
@@ -61,7 +71,7 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
         lines += cause_lines(number, found, reproducers=True)
     skipped = [row for row in rows if row["verdict"] == SKIPPED]
     if skipped:
-        lines += ["", "## Skipped", ""] + [f"- {row['project']}: {row['reason']}" for row in skipped]
+        lines += ["", "## Skipped", ""] + [f"- {_cell(row['project'])}: {_cell(row['reason'])}" for row in skipped]
     lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
     return "\n".join(lines) + "\n"
 
@@ -69,17 +79,18 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
 def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
     """A cause: its example error, the projects it shows in, the documented change and fix, and reproducers."""
     lines = [f"{number}. {_code(found.example or found.signature)} in {len(found.projects)} project(s): "
-             f"{', '.join(found.projects)} ({found.cases} test(s))"]
+             f"{_cell(', '.join(found.projects))} ({found.cases} test(s))"]
     if found.first_bad or found.bisect:
-        lines.append(f"   - first bad release: {found.first_bad}" if found.first_bad
-                     else f"   - bisect: {found.bisect}")
+        lines.append(f"   - first bad release: {_cell(found.first_bad)}" if found.first_bad
+                     else f"   - bisect: {_cell(found.bisect)}")
     if found.change:
-        lines.append(f"   - documented change: {found.change}" + (f"; fix: {found.fix}" if found.fix else ""))
+        lines.append(f"   - documented change: {_cell(found.change)}"
+                     + (f"; fix: {_cell(found.fix)}" if found.fix else ""))
     if reproducers:
         for made in found.reproducers:
             pins = ", ".join(f"{k}=={v}" for k, v in sorted(made.pins.items()) if k in ("jax", "jaxlib", "flax"))
-            lines.append(f"   - {made.project} {made.revision}: {_code(made.case_id)} ({pins})"
-                         + (f": `uv run {made.script}`" if made.script else ""))
+            lines.append(f"   - {_cell(made.project)} {_cell(made.revision)}: {_code(made.case_id)} ({_cell(pins)})"
+                         + (f": {_code('uv run ' + made.script)}" if made.script else ""))
     return lines
 
 
@@ -89,9 +100,10 @@ def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequ
     lines = [f"### {title(summary)}", "", headline(summary, groups), ""]
     for row in rows:
         if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
-            why = row["reason"] if row["verdict"] == "INCONCLUSIVE" else ""
+            why = _cell(row["reason"]) if row["verdict"] == "INCONCLUSIVE" else ""
+            why = why if len(why) <= COMMENT_REASON else why[:COMMENT_REASON - 1].rstrip("\\") + "…"
             named = " ".join(part for part in (row["project"], row["revision"]) if part)
-            lines.append(f"- **{row['verdict']}** {named}" + (f": {why}" if why else ""))
+            lines.append(f"- **{row['verdict']}** {_cell(named)}" + (f": {why}" if why else ""))
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
