@@ -37,6 +37,14 @@ def test_cell_environment_with_no_devices_asked_leaves_the_users_xla_flags(monke
     assert "XLA_FLAGS" not in runner.cell_environment(CELL, runner.devices_for(CELL, 0))
 
 
+def test_the_devices_asked_for_beat_a_jax_num_cpu_devices_in_the_users_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    # jax with JAX_NUM_CPU_DEVICES=2 and XLA_FLAGS asking 8 has 2 devices (tried): the shell's count won every cell.
+    monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "2")
+    assert "JAX_NUM_CPU_DEVICES" not in runner.cell_environment(CELL, runner.devices_for(CELL, 4))
+    # --devices 0 asks for nothing, and leaves the user's environment as it is.
+    assert runner.cell_environment(CELL, runner.devices_for(CELL, 0))["JAX_NUM_CPU_DEVICES"] == "2"
+
+
 def test_pytest_command_records_under_run_and_cell(tmp_path: Path) -> None:
     job = cellrun.job_for(CELL, Options(out=tmp_path / "o", run_id="r", workers=2), [tmp_path])
     command = runner.pytest_command(tmp_path, job)

@@ -40,6 +40,8 @@ NOT_RETRIED = (re.escape(TIMEOUT_MARK), CELL_UNUSABLE_MARK, *sorted(IMPORT_ERROR
 #: quietly falling back to the CPU and recording CPU results under an accelerator's cell.
 PLATFORMS = {"cpu": "cpu", "cuda12": "cuda,cpu", "cuda13": "cuda,cpu", "tpu": "tpu,cpu"}
 #: The variables by which a user chooses how jax takes an accelerator's memory; any one set is left as it is.
+#: jax's CPU device count as an environment variable (its `jax_num_cpu_devices`).
+OWN_COUNT = "JAX_NUM_CPU_DEVICES"
 MEMORY_SETTINGS = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
 
@@ -145,6 +147,9 @@ def cell_environment(cell: Cell, devices: int, workers: int = 0) -> dict[str, st
     env = dict(os.environ)
     if not cell.accelerated and devices > 0:
         env["XLA_FLAGS"] = with_device_count(env.get("XLA_FLAGS", ""), devices)
+        # jax reads jax_num_cpu_devices from the shell too, and it beats XLA_FLAGS: a user's JAX_NUM_CPU_DEVICES=2 gave
+        # every cell 2 devices, which the records then put down to the project (harness.cell.devices).
+        env.pop(OWN_COUNT, None)
     elif workers > 1 and not any(name in env for name in MEMORY_SETTINGS):
         # Each worker would preallocate jax's default share (75 %) of the one device, and the later ones die of
         # RESOURCE_EXHAUSTED (measured on an H200: 10 of 19 cases with 8 workers, none with preallocation off).
