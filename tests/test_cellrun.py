@@ -223,3 +223,18 @@ def test_installed_mode_answers_the_case_api_with_the_staged_plugins_own_modules
         encoding="utf-8")
     assert _installed_here(tmp_path, tmp_path / "cases") == {"test_case_api::test_the_case_api_is_the_plugins":
                                                              "passed"}
+
+
+def test_a_cell_whose_selection_left_no_test_names_the_selection(tmp_path: Path) -> None:
+    from harness.host.cache import Settings
+    from harness.results import read_records
+
+    settings = Settings(devices=8, backend="cpu", timeout=7.0, reruns=0, hard_grace=10.0, repeats=1)
+    selected = " that -m 'not tpu' and -k 'shard or mesh' selects"
+    for left_out, said in ((("-m", "not tpu", "-k", "shard or mesh"), selected), ((), "")):
+        files = CellFiles(tmp_path, f"r{len(said)}", CELL.id)
+        job = Job(files, (tmp_path / "tests",), (), settings, left_out=left_out)
+        cellrun.record_what_pytest_could_not(CELL, job, 5)  # pytest: no tests collected, or every one deselected
+        (made,) = read_records(files.results)
+        assert (made["error_type"], made["error_message"]) == (
+            "NoCasesCollected", f"pytest collected no case from {tmp_path / 'tests'}{said}")

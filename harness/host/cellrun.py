@@ -18,6 +18,7 @@ for every case of the cell, so no cell vanishes from the matrix; the terminal ge
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -155,8 +156,12 @@ def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:
     """After pytest stopped for good: no case collected, or a process death that left cases unrecorded."""
     paths = list(job.paths)
     if returncode == PYTEST_NO_TESTS and not job.resume:
+        # pytest says 5 too when -k or -m deselected every test: the selection is the likelier cause, so named.
+        pairs = zip(job.left_out[::2], job.left_out[1::2], strict=False)
+        chosen = [f"{flag} {shlex.quote(value)}" for flag, value in pairs if flag in ("-k", "-m")]
         record_unrun(cell, job.files, [], vocabulary.ERROR, "NoCasesCollected",
-                     f"pytest collected no case from {', '.join(map(str, paths))}", placeholder="<no cases>")
+                     f"pytest collected no case from {', '.join(map(str, paths))}"
+                     + (f" that {' and '.join(chosen)} selects" if chosen else ""), placeholder="<no cases>")
     elif (returncode in PYTEST_FINISHED and not job.files.collection.exists()
           and not recorded_case_ids(job.files.results)):
         # pytest itself did not start (an interpreter lacking one of pytest's own dependencies exits 1 from its
