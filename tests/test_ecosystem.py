@@ -344,7 +344,7 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
     assert summary["causes"][0]["projects"] == ["alpha"]
-    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
+    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too, or twice in"):
         ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
     with pytest.raises(ecosystem.EcosystemError, match=r"no ecosystem.json under its report/"):
         ecosystem.merged([tmp_path / "nowhere"])

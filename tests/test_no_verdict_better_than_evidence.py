@@ -12,7 +12,8 @@ another jax, no collection, a folder that is not a run, runs in the wrong order)
 
 The files beside a cell (machine, precision re-run, collection) and the two sides of a compare across device counts
 and runs come from tests/hostile_files.py; the watcher's state, the command line's pins and the stored range check
-from tests/hostile_states.py, each with its defects. The same two rules hold over them (each test says what it
+from tests/hostile_states.py; the parts an ecosystem fan-in merges from tests/hostile_ecosystem.py, each with its
+defects. The same two rules hold over them (each test says what it
 promises).
 
 The examples' database stays out of git (.gitignore: .hypothesis/); SHARDMATRIX_HYPOTHESIS_EXAMPLES sets the budget
@@ -35,6 +36,7 @@ from types import ModuleType
 from typing import Any
 from unittest import mock
 
+import hostile_ecosystem
 import hostile_states
 from hostile_files import (
     Hostile,
@@ -434,3 +436,38 @@ def test_no_page_states_a_range_check_better_than_its_rows(check: hostile_states
                     counted = ", ".join(f"{check.statuses.count(status)} {status}"
                                         for status in hostile_states.STATUSES)
                     assert f"{len(check.statuses)} declared edges: {counted}" in text, text
+
+
+# --- the ecosystem fan-in's parts ------------------------------------------------------------------------------------
+
+@settings(max_examples=max(1, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(given_parts=st.lists(hostile_ecosystem.parts, min_size=1, max_size=3))
+def test_no_ecosystem_merge_is_better_than_its_parts(given_parts: list[hostile_ecosystem.Part]) -> None:
+    """`ecosystem --merge`: a part that is not one (missing, cut, another file's, another run's, a project the list
+    does not hold, or one twice) is exit 64 in one line; a listed project no part judged keeps the answer from SAFE;
+    an UNSAFE project makes it UNSAFE; a verdict no reader knows is never SAFE."""
+    from harness.tools import ecosystem
+    from reports.ecosystem import write
+
+    safe, unsafe, refused = hostile_ecosystem.merged_evidence(given_parts)
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        listed = root / "ecosystem.toml"
+        listed.write_text(hostile_ecosystem.LIST)
+        folders = [root / f"part{number}" for number in range(len(given_parts))]
+        for part_folder, part in zip(folders, given_parts, strict=True):
+            hostile_ecosystem.write_part(part_folder, part)
+        said: list[str] = []
+        argv = ["--merge", *map(str, folders), "--list", str(listed), "--out", str(root / "all")]
+        try:
+            code = ecosystem.run(argv, [], judge=None, draw=write, say=said.append)
+        except formats.ShardmatrixError as error:
+            code, said = formats.USAGE_EXIT, [str(error)]
+    if refused:
+        assert code == formats.USAGE_EXIT and len(said) == 1 and "\n" not in said[0], said
+        return
+    assert code != formats.USAGE_EXIT, said
+    if unsafe:
+        assert code == formats.UNSAFE_EXIT, said
+    if code == formats.SAFE_EXIT:
+        assert safe, said

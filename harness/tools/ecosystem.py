@@ -342,10 +342,11 @@ def merged(folders: Sequence[Path], listed: Sequence[str] | None = None) -> dict
         if document.get("pending"):
             raise EcosystemError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
         head = head or key
-        known = {project["name"] for project in projects}
         for project in document["projects"]:
-            if project["name"] in known:
-                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
+            # Checked against every project taken so far, this folder's too: one summary may name a project twice.
+            if project["name"] in {taken["name"] for taken in projects}:
+                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or "
+                                     "twice in this one")
             if listed is not None and project["name"] not in listed:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is not in the list's selection "
                                      f"({', '.join(listed)}): give the --list and --only its run had")

@@ -1,0 +1,90 @@
+"""Hostile inputs for the property test (tests/test_no_verdict_better_than_evidence.py): the parts an ecosystem
+fan-in merges (`shardmatrix ecosystem --merge`, each DIR/report/ecosystem.json written by harness.outputs), with the
+defects real parts have: a job that died and left none, a cut or non-JSON file, another file's document, a newer
+schema, a project that is not an object, a verdict no reader knows, a run stopped part way, another candidate's run,
+a project the list does not hold, or one in two parts.
+
+A generated part knows its own evidence (`sound`): whether a merge may stand on it at all.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness import outputs
+
+#: The list the merge is given, and a project it does not hold.
+LISTED = ("alpha", "beta", "gamma")
+UNLISTED = "zeta"
+VERDICTS = ("SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED", "MAYBE")
+HEAD = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20",
+        "whole_suite": False}
+#: What can be wrong with a part as a whole ("none": nothing).
+PART_DEFECTS = ("none", "none", "none", "missing", "not_json", "cut", "foreign", "newer_schema", "not_object",
+                "pending", "other_candidate")
+#: Defects a merge must refuse in one line (another candidate's run only beside a part of the first's).
+REFUSED = frozenset(PART_DEFECTS) - {"none", "other_candidate"}
+
+LIST = "schema_version = 1\n" + "".join(
+    f'\n[[project]]\nname = "{name}"\nwhy = "shards"\nsource = "sdist"\ntests = ["tests"]\n' for name in LISTED)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One job's summary as generated: its projects' verdicts, and what is wrong with the file."""
+
+    projects: tuple[tuple[str, str], ...]
+    defect: str
+
+    def document(self) -> dict[str, Any]:
+        """The summary as the job would have written it, less the defect."""
+        projects = [{"name": name, "verdict": verdict, "reason": "", "causes": (
+            [{"signature": f"E in {name}", "example": "E", "cases": ["t::a"]}] if verdict == "UNSAFE" else [])}
+            for name, verdict in self.projects]
+        head = {**HEAD, "candidate": ["jax==0.9.1"]} if self.defect == "other_candidate" else HEAD
+        return {**head, "projects": projects, "pending": ["gamma"] if self.defect == "pending" else []}
+
+
+parts = st.builds(Part, projects=st.lists(st.tuples(st.sampled_from((*LISTED, UNLISTED)), st.sampled_from(VERDICTS)),
+                                          max_size=3).map(tuple),
+                  defect=st.sampled_from(PART_DEFECTS))
+
+
+def write_part(folder: Path, part: Part) -> None:
+    """The part under `folder` (FOLDER/report/ecosystem.json) as its defect left it."""
+    report = folder / "report"
+    if part.defect == "missing":
+        return
+    report.mkdir(parents=True)
+    path = report / outputs.ECOSYSTEM_JSON.name
+    text = json.dumps({"schema_version": outputs.ECOSYSTEM_JSON.version, **part.document()})
+    if part.defect == "not_json":
+        text = "not json at all"
+    elif part.defect == "cut":
+        text = text[: len(text) // 2]
+    elif part.defect == "foreign":
+        text = json.dumps({"schema_version": 1, "cells": [], "verdict": "SAFE"})
+    elif part.defect == "newer_schema":
+        text = json.dumps({**json.loads(text), "schema_version": outputs.ECOSYSTEM_JSON.version + 1})
+    elif part.defect == "not_object":
+        text = json.dumps({**json.loads(text), "projects": ["alpha"]})
+    path.write_text(text, encoding="utf-8")
+
+
+def merged_evidence(given: list[Part]) -> tuple[bool, bool, bool]:
+    """(whether a SAFE could stand on the parts, whether an UNSAFE must show, whether the merge must be refused):
+    SAFE needs every listed project judged SAFE or SKIPPED exactly once, one SAFE, and sound parts."""
+    refused = any(part.defect in REFUSED for part in given)
+    refused = refused or len({part.defect == "other_candidate" for part in given}) > 1
+    present = [project for part in given for project in part.projects]
+    names = [name for name, _ in present]
+    refused = refused or UNLISTED in names or len(names) != len(set(names))
+    verdicts = dict(present)
+    safe = (not refused and set(names) == set(LISTED) and all(v in ("SAFE", "SKIPPED") for v in verdicts.values())
+            and "SAFE" in verdicts.values())
+    return safe, not refused and "UNSAFE" in verdicts.values(), refused
