@@ -144,6 +144,29 @@ def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, r
     assert (later.root / "tests" / "test_later.py").is_file()
 
 
+def test_a_clone_killed_part_way_is_never_taken_for_a_finished_one(tmp_path: Path, repository: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the `.git` a killed clone left was taken for a finished clone, and every later run of the project was
+    # INCONCLUSIVE: "git cannot fetch rev-parse: fatal: not a git repository".
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    fetched, real = tmp_path / "fetched", ecosystem_sources._git
+
+    def killed(entry: Entry, arguments: list[str], what: str) -> str:
+        if arguments[0] == "clone":
+            (Path(arguments[-1]) / ".git").mkdir(parents=True)  # git made its folder, then the run was stopped
+            raise KeyboardInterrupt
+        return real(entry, arguments, what)
+
+    for listed in (entry("git", repository=str(repository)), entry("git", repository=str(repository), at="date")):
+        monkeypatch.setattr(ecosystem_sources, "_git", killed)
+        with pytest.raises(KeyboardInterrupt):
+            ecosystem_sources.fetch(listed, date(2026, 3, 1), fetch, into=fetched)
+        monkeypatch.setattr(ecosystem_sources, "_git", real)
+        got = ecosystem_sources.fetch(listed, date(2026, 3, 1), fetch, into=fetched)  # the next run
+        assert (got.root / "tests" / "test_mesh.py").is_file()
+    assert not list((fetched / "alpha").glob("*.part"))
+
+
 def test_a_tag_that_does_not_exist_is_a_source_error_not_a_skip(tmp_path: Path, repository: Path) -> None:
     fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
     with pytest.raises(SourceError, match=r"alpha: git cannot fetch .* at tag release-1.0"):

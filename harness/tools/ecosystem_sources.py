@@ -139,9 +139,10 @@ def _wrap(entry: Entry, version: str, unpacked: Path, project: Path) -> None:
 def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag))
     if not (dest / ".git").is_dir():
-        shutil.rmtree(dest, ignore_errors=True)
-        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, entry.repository, str(dest)],
+        part = _part(dest)
+        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, entry.repository, str(part)],
              f"{entry.repository} at tag {tag}")
+        _done(part, dest)
     commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
     _check_tests(entry, dest, f"{entry.repository} at {tag}")
     set_aside_locks(dest)
@@ -151,8 +152,9 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
 def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     clone = folder / entry.name / "git-clone"
     if not (clone / ".git").is_dir():
-        shutil.rmtree(clone, ignore_errors=True)
-        _git(entry, ["clone", "--quiet", "--no-checkout", entry.repository, str(clone)], entry.repository)
+        part = _part(clone)
+        _git(entry, ["clone", "--quiet", "--no-checkout", entry.repository, str(part)], entry.repository)
+        _done(part, clone)
     else:
         _git(entry, ["-C", str(clone), "fetch", "--quiet", "origin"], entry.repository)
     before = end_of(day).isoformat()
@@ -162,12 +164,28 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
         raise SourceError(f"{entry.name}: {entry.repository} has no commit by {day.isoformat()}")
     dest = folder / entry.name / f"git-{commit[:12]}"
     if not (dest / ".git").is_dir():
-        shutil.rmtree(dest, ignore_errors=True)
-        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(dest)], "a local clone")
-        _git(entry, ["-C", str(dest), "checkout", "--quiet", commit], f"commit {commit[:12]}")
+        part = _part(dest)
+        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(part)], "a local clone")
+        _git(entry, ["-C", str(part), "checkout", "--quiet", commit], f"commit {commit[:12]}")
+        _done(part, dest)
     _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
     set_aside_locks(dest)
     return Fetched(dest, f"{day.isoformat()} (git {commit[:12]})")
+
+
+def _part(dest: Path) -> Path:
+    """An empty sibling of `dest` to build it in: a clone killed part way is left there, never at `dest`, where its
+    `.git` would be taken for a finished clone on every later run (and git then refuses it)."""
+    part = dest.with_name(dest.name + ".part")
+    shutil.rmtree(part, ignore_errors=True)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    return part
+
+
+def _done(part: Path, dest: Path) -> None:
+    """`part` becomes `dest`, whole, in one rename."""
+    shutil.rmtree(dest, ignore_errors=True)
+    part.rename(dest)
 
 
 def set_aside_locks(root: Path) -> list[str]:
