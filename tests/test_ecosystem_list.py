@@ -129,6 +129,9 @@ def test_malformed_toml_is_one_line(tmp_path: Path) -> None:
     (("", 'whole = true\nkeywords = "mesh"'), r"whole = true runs every test, so its keywords would be ignored"),
     (('source = "git"', 'source = "sdist"\nat = "date"'), r"at applies to a git source only \(source is 'sdist'\)"),
     (('tests = ["tests"]', 'tests = ["tests", "./tests"]'), r"tests names './tests' twice"),
+    # Every cell's pytest exited 4 on it: the project read as crashed on both sides, its cause in the cell logs only.
+    (("", 'keywords = "shard and ("'), r"keywords 'shard and \(' is no pytest -k expression \(expected"),
+    (("", 'markers = "not slow tpu"'), r"markers 'not slow tpu' is no pytest -m expression"),
 ])
 def test_a_contradictory_or_unusable_entry_is_refused_in_one_line(tmp_path: Path, replace: tuple[str, str],
                                                                    message: str) -> None:
@@ -141,6 +144,7 @@ def test_a_contradictory_or_unusable_entry_is_refused_in_one_line(tmp_path: Path
 def test_the_passing_side_of_the_new_rules(tmp_path: Path) -> None:
     text = GOOD.replace('name = "alpha"', 'name = "alpha.jax_2-x"') + 'tag = "release-{version}"\nbudget = 86400\n'
     text += 'requires = ["optax>=0.2", "jax-dataclasses"]\nwhole = true\n'
+    text += 'markers = "cpu_only or not (tpu_only or gpu)"\n'
     (alpha,) = ecosystem_list.load(write(tmp_path, text))
     assert (alpha.name, alpha.tag, alpha.budget, alpha.requires) == (
         "alpha.jax_2-x", "release-{version}", 86400.0, ("optax>=0.2", "jax-dataclasses"))
