@@ -129,6 +129,8 @@ def test_malformed_toml_is_one_line(tmp_path: Path) -> None:
     (("", 'whole = true\nkeywords = "mesh"'), r"whole = true runs every test, so its keywords would be ignored"),
     (('source = "git"', 'source = "sdist"\nat = "date"'), r"at applies to a git source only \(source is 'sdist'\)"),
     (('tests = ["tests"]', 'tests = ["tests", "./tests"]'), r"tests names './tests' twice"),
+    (('tests = ["tests"]', 'tests = ["tests/test_sharding.py"]'),
+     r"tests names a file, 'tests/test_sharding.py': name its folder, and pick its tests with keywords"),
     # Every cell's pytest exited 4 on it: the project read as crashed on both sides, its cause in the cell logs only.
     (("", 'keywords = "shard and ("'), r"keywords 'shard and \(' is no pytest -k expression \(expected"),
     (("", 'markers = "not slow tpu"'), r"markers 'not slow tpu' is no pytest -m expression"),

@@ -150,6 +150,10 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     tests = _texts(table, "tests", where)
     if not tests or any(Path(test).is_absolute() or ".." in Path(test).parts for test in tests):
         raise EcosystemListError(f"{where}: tests must be folders inside the project, e.g. [\"tests\"]")
+    files = [test for test in tests if Path(test).suffix == ".py"]
+    if files:  # fetching would say "no folder" of a file that is there
+        raise EcosystemListError(f"{where}: tests names a file, {files[0]!r}: name its folder, and pick its tests with "
+                                 "keywords")
     again = [test for number, test in enumerate(tests) if Path(test) in map(Path, tests[:number])]
     if again:
         raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
