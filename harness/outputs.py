@@ -546,6 +546,10 @@ def read_ecosystem(path: Path) -> Row:
     """An ecosystem summary, migrated to the version this reader knows; one line naming the file for a document
     whose projects are not a list of objects each naming its project and verdict (another file's, or a cut one)."""
     document = read_document(path, ECOSYSTEM_JSON)
+    candidate = document.get("candidate")
+    if not (isinstance(candidate, list) and all(isinstance(pin, str) for pin in candidate)
+            and all(isinstance(document.get(key), str) for key in ("baseline", "as_of"))):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} does not say its candidate, baseline and day")
     projects = document.get("projects")
     if not isinstance(projects, list):
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} has no list of projects")

@@ -390,18 +390,23 @@ def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: l
         merge(tmp_path, [tmp_path / "beta" / "out"])
 
 
+HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
+
+
 @pytest.mark.parametrize(("document", "message"), [
-    ('{"schema_version": 1, "cells": []}', r"ecosystem summary has no list of projects"),  # another file's
-    ('{"schema_version": 1, "projects": {"alpha": "SAFE"}}', r"ecosystem summary has no list of projects"),
-    ('{"schema_version": 1, "projects": [{"name": "alpha"}]}', r"project 1 does not name its project, its verdict"),
-    ('{"schema_version": 1, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
+    ('{"schema_version": 1, "cells": []}', r"ecosystem summary does not say its candidate, baseline and day"),
+    ('{"schema_version": 1, "candidate": "jax==0.9.0", "baseline": "b", "as_of": "d", "projects": []}',
+     r"ecosystem summary does not say its candidate, baseline and day"),  # a string read as its characters
+    ('{HEAD, "projects": {"alpha": "SAFE"}}', r"ecosystem summary has no list of projects"),
+    ('{HEAD, "projects": [{"name": "alpha"}]}', r"project 1 does not name its project, its verdict"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
      r"project 1 does not name .* its causes' signatures"),
-    ('{"schema_version": 1, "projects": [{"name": "al', r"ecosystem summary is not JSON"),  # cut short
+    ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not JSON"),  # cut short
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"
     part.mkdir(parents=True)
-    (part / outputs.ECOSYSTEM_JSON.name).write_text(document)
+    (part / outputs.ECOSYSTEM_JSON.name).write_text(document.replace("HEAD", HEAD))
     with pytest.raises(formats.ShardmatrixError, match=message):
         merge(tmp_path, [tmp_path / "part"])
 

@@ -61,6 +61,8 @@ def test_text_from_a_project_cannot_hide_or_fake_the_rest_of_the_markdown() -> N
         assert "<!--" not in text and "boom &lt;!-- hide # SAFE: all good - fake item" in text
         assert not any(line.startswith(("# SAFE", "## fake", "- fake")) for line in text.splitlines())
         assert "1. `ValueError: x ## fake heading` in 1 project(s)" in text
+    merged = {**SUMMARY, "candidate": ["jax==0.9.0 <!--"]}  # a merged part's own words
+    assert "jax==0.9.0 &lt;!--" in ecosystem_render.comment(merged, [], rows).splitlines()[0]
     assert "   - alpha 1.0: `t::a b` ()" in ecosystem_render.page(SUMMARY, [found], rows)
 
 

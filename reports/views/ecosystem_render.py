@@ -57,7 +57,7 @@ def title(summary: Mapping[str, Any]) -> str:
 
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
-    lines = [f"# {title(summary)}", "", headline(summary, groups), "",
+    lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
              "| project | revision | baseline | candidate | tests | verdict | coverage or reason |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
@@ -97,7 +97,7 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
     COMMENT_LIMIT characters with a line saying where the rest is."""
-    lines = [f"### {title(summary)}", "", headline(summary, groups), ""]
+    lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), ""]
     for row in rows:
         if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
             why = _cell(row["reason"]) if row["verdict"] == "INCONCLUSIVE" else ""
