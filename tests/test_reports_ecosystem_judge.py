@@ -55,3 +55,15 @@ def test_a_verdict_this_reader_does_not_know_is_never_safe() -> None:
 def test_the_grid_lists_the_worst_first() -> None:
     rows = grid([project("gamma", SAFE), project("alpha", SKIPPED), project("beta", UNSAFE, "x")])
     assert [(r["project"], r["verdict"]) for r in rows] == [("beta", UNSAFE), ("gamma", SAFE), ("alpha", SKIPPED)]
+
+
+def test_two_projects_failing_their_own_asserts_alike_are_two_causes_not_one() -> None:
+    # numpy's assert_allclose words every numeric mismatch alike: grouped, two projects' unrelated checks read as one
+    # cause "in 2 project(s)". A bare exception type says no more.
+    mismatch = "AssertionError: Not equal to tolerance rtol=N, atol=N"
+    found = group([project("alpha", UNSAFE, mismatch, "RuntimeError"), project("beta", UNSAFE, mismatch,
+                                                                               "RuntimeError")])
+    assert sorted((g.signature, tuple(g.projects)) for g in found) == [
+        (mismatch, ("alpha",)), (mismatch, ("beta",)), ("RuntimeError", ("alpha",)), ("RuntimeError", ("beta",))]
+    (one,) = group([project("alpha", UNSAFE, SIGNATURE), project("beta", UNSAFE, SIGNATURE)])  # jax's own words
+    assert one.projects == ["alpha", "beta"]

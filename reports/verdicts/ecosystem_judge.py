@@ -67,16 +67,30 @@ def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
     return {changes.label(change): str(change.get("fix") or "") for _, change in declared}
 
 
+#: Errors a test raises of its own (its asserts, numpy's assert_allclose): two projects failing their own checks alike
+#: share a symptom, not a cause, so each stays its project's.
+OWN_CHECKS = ("AssertionError",)
+
+
+def shared(signature: str) -> bool:
+    """Whether a signature can name one cause across projects: an error with its words, not a test's own check or a
+    bare exception type."""
+    kind, _, text = signature.partition(": ")
+    return bool(text.strip()) and kind not in OWN_CHECKS
+
+
 def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, Mapping[str, Any]]] = ()
           ) -> list[CauseGroup]:
-    """The UNSAFE projects' causes grouped by signature, those in most projects first (then most cases)."""
+    """The UNSAFE projects' causes grouped by signature, those in most projects first (then most cases); a signature
+    that cannot name a cause across projects (`shared`) is grouped within its project only."""
     known = fixes(declared)
-    found: dict[str, CauseGroup] = {}
+    found: dict[tuple[str, str], CauseGroup] = {}
     for project in projects:
         if project.get("verdict") != UNSAFE:
             continue
         for cause in project.get("causes", []):
-            made = found.setdefault(cause["signature"], CauseGroup(
+            key = (cause["signature"], "" if shared(cause["signature"]) else str(project["name"]))
+            made = found.setdefault(key, CauseGroup(
                 cause["signature"], cause.get("example", ""), cause.get("change", ""),
                 known.get(cause.get("change", ""), "")))
             if project["name"] not in made.projects:
