@@ -430,6 +430,8 @@ def test_a_candidate_whose_conftest_stopped_pytest_regresses_the_baselines_param
     assert found.verdict == UNSAFE and found.reasons == [] and found.cases == 2 and found.coverage == ""
     assert found.regressions[["case_id", "after"]].values.tolist() == [["fam::test_lm[glm]", "error"],
                                                                        ["fam::test_lm[lm]", "error"]]
+    # One cause, the conftest's error, for both (it read "2 case(s) from 0 cause(s)" on aimz).
+    assert found.causes["cases"].tolist() == [[("c1", "fam::test_lm[glm]"), ("c1", "fam::test_lm[lm]")]]
 
 
 def test_a_plain_id_on_both_sides_is_compared_as_it_is() -> None:

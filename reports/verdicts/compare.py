@@ -443,9 +443,11 @@ def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple
     """The regressions grouped by root cause over the candidate's cells (reports.verdicts.causes), and those cells."""
     cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
     key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
-    # A module that did not import regressed each of its cases through its one collection record (_by_module).
+    # A module that did not import regressed each of its cases through its one collection record (_by_module), and a
+    # test's record without parameters each of its parameterized cases (_by_test).
     at = {pair: number for number, pair in enumerate(zip(candidate["cell_id"], candidate["case_id"], strict=True))}
-    picked = [(at.get((cell, case), at.get((cell, f"{_module(case)}::{COLLECTION_CASE}"))), case)
+    picked = [(at.get((cell, case), at.get((cell, case.split("[")[0]),
+                                           at.get((cell, f"{_module(case)}::{COLLECTION_CASE}")))), case)
               for cell, case in zip(regressed["candidate"], regressed["case_id"], strict=True)]
     found = [(number, case) for number, case in picked if number is not None]
     rows = candidate.iloc[[number for number, _ in found]].assign(case_id=[case for _, case in found])
