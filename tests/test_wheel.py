@@ -137,7 +137,7 @@ def test_the_readme_installs_the_command_the_way_the_ecosystem_installs_a_comman
     assert install.startswith(TOOL_INSTALLERS), install
     assert "[report]" not in install
     assert upgrade.startswith("cd tests/downstream && shardmatrix upgrade ") and watch.startswith("shardmatrix watch")
-    # The two commands' options parse as the command parses them (the e2e test below runs the upgrade).
+    # The two commands' options parse as the command parses them (the e2e test below runs both).
     for line in (upgrade.split(" && ", 1)[1], watch):
         name, *argv = shlex.split(line)[1:]
         command.check(name, argv, f"shardmatrix {name}")
