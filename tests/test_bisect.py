@@ -350,3 +350,42 @@ def test_the_command_bisects_a_case_short_at_neither_end_though_short_between(
     out = capsys.readouterr().out
     assert "skipped jax==0.10.0: not_applicable: needs 8 devices, cell has 1" in out
     assert "last good: jax==0.9.2" in out and "first bad: jax==0.10.2" in out and len(built) == 3
+
+
+def test_a_file_in_the_way_of_out_is_refused_before_any_probe_is_built(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.formats import USAGE_EXIT
+    from harness.tools import command
+
+    built = fake_probes(monkeypatch, tmp_path, {})
+    (tmp_path / "afile").write_text("")
+    argv = ["bisect", "--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out",
+            str(tmp_path / "afile" / "out")]
+    assert command.main(argv) == USAGE_EXIT
+    assert capsys.readouterr().err.strip().endswith(f"{tmp_path}/afile is a file, not a folder") and built == []
+
+
+def test_each_bisect_probes_under_a_run_id_of_its_own_though_nox_shares_one(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Under nox every session (and a watch's every bisect) sees one $SHARDMATRIX_RUN_ID; a probe of a cell already
+    # run under it was no cache hit and ran again into the same results file.
+    from harness.results import new_run_id
+
+    shared = new_run_id()
+    monkeypatch.setenv(options.RUN_ID_ENV, shared)
+    fake_probes(monkeypatch, tmp_path, {})
+    runs: list[str] = []
+    probe = bisect.cellrun.probe
+
+    def recording(cell: matrix.Cell, opts: options.Options, paths: list[Path], say: object) -> object:
+        runs.append(opts.run_id)
+        return probe(cell, opts, paths, say)
+
+    monkeypatch.setattr(bisect.cellrun, "probe", recording)
+    argv = ["--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path)]
+    first, second = bisect.run(argv, CELLS, say=lambda line: None), bisect.run(argv, CELLS, say=lambda line: None)
+    assert first.first_bad is not None and second.first_bad is not None
+    assert shared not in runs and len(set(runs[:3])) == 1 and set(runs[:3]).isdisjoint(runs[3:])
+    given = new_run_id()
+    bisect.run([*argv, "--run-id", given], CELLS, say=lambda line: None)
+    assert runs[-1] == given  # a run id named on the command line is the user's to share

@@ -147,6 +147,18 @@ def test_matrix_runs_each_selected_cell_then_reports_the_run(monkeypatch: pytest
     assert command.main(["matrix", *argv, "--resume", RUN]) == 0 and ran == []  # complete cells are not run again
 
 
+def test_matrix_refuses_a_file_in_the_way_of_out_before_the_first_cell(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
+    monkeypatch.setattr(command.cellrun, "probe", fake_probe({c.id: "passed" for c in TWO}, ran))
+    (tmp_path / "afile").write_text("")
+    argv = ["matrix", "--out", str(tmp_path / "afile" / "out"), "--run-id", RUN, "--cases", str(tmp_path)]
+    assert command.main(argv) == USAGE_EXIT and ran == []
+    err = capsys.readouterr().err
+    assert err == f"shardmatrix: --out {tmp_path}/afile/out: cannot be made: {tmp_path}/afile is a file, not a folder\n"
+
+
 def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(command.invocation, "cells", lambda: TWO)

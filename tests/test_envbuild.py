@@ -218,3 +218,33 @@ def test_a_cell_resolved_as_of_a_day_holds_the_cells_packages_to_it_but_not_the_
     assert tuple(map(int, pinned["pytest-rerunfailures"].split(".")[:2])) >= (16, 6)
     later = replace(cell, id="d", jax="0.9.1", jaxlib="0.9.1")  # out on 2026-03-02: the cell's pins are held
     assert "jax==0.9.1" in (envbuild.resolves(later) or "")
+
+
+def setuptools_project(root: Path) -> Path:
+    """A project built by setuptools, its package under src/ (how aimz and many others lay out), with a setup.cfg of
+    its own."""
+    (root / "src" / "toytrainer").mkdir(parents=True)
+    (root / "src" / "toytrainer" / "__init__.py").write_text("ORIGIN = 'toytrainer'\n")
+    (root / "setup.cfg").write_text("[metadata]\nlicense = MIT\n")
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "toytrainer"\nversion = "0.1"\n\n[tool.setuptools.packages.find]\nwhere = ["src"]\n')
+    return root
+
+
+def test_a_setuptools_project_is_installed_editable_and_its_tree_stays_as_it_was(tmp_path: Path) -> None:
+    # Before, setuptools' egg_info left src/toytrainer.egg-info in the user's folder after every cell was built.
+    from harness.host import project
+
+    root = setuptools_project(tmp_path / "toytrainer")
+    before, files = project.tree_hash(root), sorted(p.relative_to(root) for p in root.rglob("*"))
+    venv = tmp_path / "venv"
+    subprocess.run([*envbuild.uv_command(), "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+    transcript: list[str] = []
+    assert envbuild.install_project(venv, root, transcript) is None, transcript
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == files and project.tree_hash(root) == before
+    # Editable all the same: the installed package is the project's own source, and its metadata is there.
+    probe = "import toytrainer, importlib.metadata as m; print(toytrainer.__file__, m.version('toytrainer'))"
+    done = subprocess.run([str(envbuild.venv_python(venv)), "-c", probe], capture_output=True, text=True,
+                          cwd=tmp_path, check=True)
+    assert done.stdout.split() == [str(root / "src" / "toytrainer" / "__init__.py"), "0.1"]

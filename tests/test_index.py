@@ -67,3 +67,17 @@ def test_between_includes_both_ends_in_search_order() -> None:
     versions = [Version(v) for v in ("0.5.3", "0.6.0", "0.6.2", "0.7.0", "0.7.2")]
     assert index.between(versions, Version("0.6.0"), Version("0.7.0")) == versions[1:4]
     assert index.between(versions, Version("0.7.0"), Version("0.6.0")) == versions[1:4][::-1]
+
+
+def test_the_json_api_is_pypis_unless_the_variable_names_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append(url)
+        return JSON_DOC
+
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    index.releases("jax", fetch)
+    monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
+    index.releases("jax", fetch)
+    assert asked == ["https://pypi.org/pypi/jax/json", "http://127.0.0.1:8000/pypi/jax/json"]

@@ -76,3 +76,15 @@ def test_record_unrun_only_missing_leaves_a_module_its_collection_record_answers
     unreported.record_unrun(CELL, files, [folder], "crashed", "CellProcessDied", "killed by SIGSEGV", only_missing=True)
     assert [(r["case_id"], r["status"]) for r in read(files.results)] == [
         ("broken_test::<collection>", "error"), ("test_one::test_a", "crashed"), ("test_one::test_b", "crashed")]
+
+
+def test_record_unrun_answers_only_for_the_tests_the_cells_minus_k_leaves_in(tmp_path: Path) -> None:
+    # aimz under `-k test_sample_prior_predictive_lm`: a conftest that stopped pytest was recorded for every test of
+    # the source scan, and those the baseline never ran were "recorded on one side only".
+    files = CellFiles(tmp_path / "out", "r", CELL.id)
+    folder = case_folder(tmp_path, tests=("test_sample_lm", "test_predict"))
+    unreported.record_unrun(CELL, files, [folder], "error", "ImportError", "cannot import name 'xla_pmap_p'",
+                            left_out=["-k", "test_sample"])
+    assert [r["case_id"] for r in read(files.results)] == ["test_one::test_sample_lm"]
+    unreported.record_unrun(CELL, CellFiles(tmp_path / "out", "r2", CELL.id), [folder], "error", "ImportError", "x")
+    assert len(read(CellFiles(tmp_path / "out", "r2", CELL.id).results)) == 2  # nothing left out: every test

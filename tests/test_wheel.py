@@ -3,13 +3,17 @@ carries, and puts no top-level name but `shardmatrix` in the environment (a user
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import zipfile
+from collections.abc import Iterator
 from email.parser import Parser
 from pathlib import Path
 
@@ -17,7 +21,7 @@ import pytest
 from collision_project import add_own_packages
 from test_reports_cli import CELL, RUN, record, write_run
 
-from harness.tools import command
+from harness.tools import command, index
 
 ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv")
@@ -133,7 +137,7 @@ def test_the_readme_installs_the_command_the_way_the_ecosystem_installs_a_comman
     assert install.startswith(TOOL_INSTALLERS), install
     assert "[report]" not in install
     assert upgrade.startswith("cd tests/downstream && shardmatrix upgrade ") and watch.startswith("shardmatrix watch")
-    # The two commands' options parse as the command parses them (the e2e test below runs the upgrade).
+    # The two commands' options parse as the command parses them (the e2e test below runs both).
     for line in (upgrade.split(" && ", 1)[1], watch):
         name, *argv = shlex.split(line)[1:]
         command.check(name, argv, f"shardmatrix {name}")
@@ -215,14 +219,44 @@ def readme_line(line: str, cwd: Path, env: dict[str, str], timeout: int) -> subp
                           check=False)
 
 
+@contextlib.contextmanager
+def index_as_of(release: str, locked: str) -> Iterator[str]:
+    """A local JSON API (for $SHARDMATRIX_JSON_API) serving PyPI's documents cut to the releases up to `locked` and
+    `release` (benchmarks.bench.one_release_index): the index on the day `release` came out. Its address template."""
+    from benchmarks.bench import one_release_index
+
+    fetch = one_release_index(release, locked)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # the name http.server calls
+            name = self.path.strip("/").split("/")[1]
+            body = json.dumps(fetch(index.JSON_API.format(name=name), "application/json")).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/pypi/{{name}}/json"
+    finally:
+        server.shutdown()
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("installer", ["readme", "pipx install ."])
-def test_the_readmes_install_line_gives_a_command_that_answers_unsafe_on_the_downstream_project(
+def test_the_readmes_lines_give_a_command_whose_upgrade_and_watch_answer_unsafe_on_the_downstream_project(
         installer: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    # Issue 36: installed with no extra and no uv added by hand, from a fresh HOME, the README's upgrade answers.
+    # Issue 36: installed with no extra and no uv added by hand, from a fresh HOME, the README's upgrade and watch
+    # lines answer, as typed, and leave the project's tree as it was.
     home = tmp_path_factory.mktemp("home")
     env = tool_environment(home)
-    install, upgrade, _watch = maintainers_lines()
+    install, upgrade, watch = maintainers_lines()
     assert UV is not None
     if installer != "readme":
         pipx = fresh_venv(home / "pipx-venv", "pipx")
@@ -234,10 +268,20 @@ def test_the_readmes_install_line_gives_a_command_that_answers_unsafe_on_the_dow
     clone = home / "clone"
     shutil.copytree(ROOT / "tests" / "downstream", clone / "tests" / "downstream",
                     ignore=shutil.ignore_patterns("__pycache__", ".venv", "out", "*.egg-info"))
+    tree = sorted(p.relative_to(clone) for p in clone.rglob("*") if not {"__pycache__", ".pytest_cache"} & set(p.parts))
     done = readme_line(upgrade, clone, env, 1500)
     text = done.stdout + done.stderr
     assert done.returncode == 1 and "\nUNSAFE\n" in text, text[-3000:]
     assert "cases: test_embed::TestEmbedding::test_lookup_gives_the_rows\n" in text
+    # The watch line, run where the upgrade ran, on the day jax 0.9.0 came out (the index served cut to the lock's
+    # releases and 0.9.0): the baseline the upgrade built is reused, 0.9.0 judged, named its own first bad release.
+    with index_as_of("0.9.0", "0.8.3") as api:
+        watched = readme_line(watch, clone / "tests" / "downstream", {**env, index.JSON_API_ENV: api}, 1500)
+    text = watched.stdout + watched.stderr
+    assert watched.returncode == 1 and "1 newer release(s), 1 not judged yet" in text, text[-3000:]
+    assert "jax 0.9.0: UNSAFE" in text and "first bad release: jax==0.9.0" in text, text[-3000:]
+    left = sorted(p.relative_to(clone) for p in clone.rglob("*") if not {"__pycache__", ".pytest_cache"} & set(p.parts))
+    assert left == tree  # no out/, watch state or build output left in the project (its own pytest's caches aside)
     # The command runs from its own tool environment: no `harness` or `reports` of ours in it at the top level.
     python = next((home / "tools" / "shardmatrix").glob("bin/python"), None) or next(
         (home / "pipx" / "venvs" / "shardmatrix").glob("bin/python"))

@@ -124,7 +124,7 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
         if problem is not None:
             if job.resume:  # an earlier attempt may have recorded the same install error
                 files.results.unlink(missing_ok=True)
-            record_unrun(cell, files, paths, vocabulary.INSTALL_ERROR, "InstallError", problem)
+            record_unrun(cell, files, paths, vocabulary.INSTALL_ERROR, "InstallError", problem, left_out=job.left_out)
             return finish(cell, files, 0, paths=shown, started=started, say=say)
         frozen = freeze(venv, files.freeze, cell)  # its first lines name the project's and sources' content
         # What is left out on purpose decides which cases have results, so a run with another selection is no hit.
@@ -168,15 +168,15 @@ def record_what_pytest_could_not(cell: Cell, job: Job, returncode: int) -> None:
         # import): nothing was collected, so every case is an error that says why, never a cell with no records.
         record_unrun(cell, job.files, paths, vocabulary.ERROR, "PytestDidNotStart",
                      f"pytest exited with code {returncode} before collecting any case: {last_line(job.files.log)}",
-                     only_missing=True)
+                     only_missing=True, left_out=job.left_out)
     elif returncode not in (*PYTEST_FINISHED, PYTEST_NO_TESTS):
         # A conftest.py that did not import stopped pytest before any case: every case is an error that says why.
         stopped = conftest_failure(read_records(job.files.results))
         if stopped is not None:
-            record_unrun(cell, job.files, paths, vocabulary.ERROR, *stopped, only_missing=True)
+            record_unrun(cell, job.files, paths, vocabulary.ERROR, *stopped, only_missing=True, left_out=job.left_out)
             return
         record_unrun(cell, job.files, paths, vocabulary.CRASHED, "CellProcessDied", exit_description(returncode),
-                     only_missing=True)
+                     only_missing=True, left_out=job.left_out)
 
 
 def last_line(log: Path) -> str:
@@ -236,7 +236,8 @@ def probe(cell: Cell, options: Options, paths: Sequence[Path] | None = None, say
     with adhoc.held(adhoc.VENVS / f"adhoc-{cell.id}", say=say):
         venv, problem = adhoc.ensure_venv(cell)
         if problem is not None:
-            record_unrun(cell, job.files, list(job.paths), vocabulary.INSTALL_ERROR, "MissingInterpreter", problem)
+            record_unrun(cell, job.files, list(job.paths), vocabulary.INSTALL_ERROR, "MissingInterpreter", problem,
+                         left_out=job.left_out)
             return finish(cell, job.files, 0, say=say)
         ran = run(cell, venv, job, corpus.case_roots(options.cases), force=options.force, say=say)
     if ran.interrupted:

@@ -3,13 +3,14 @@
 Runs on the host. An install failure is returned as uv's one-line reason, which the caller records. A cell with a
 project (`--project`) also gets the project's own requirements, resolved with its lockfile's versions as uv's
 preferences (so whatever the cell's pins do not force stays as locked), and the project itself, editable and
-without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide). Of ours, a cell gets only the
-plugin and what it imports (harness.host.cellplugin), installed non-editable. An accelerator cell's lock is kept only
-when its plugin and pjrt are its jaxlib's own release (harness.host.runtimes).
+without its dependencies (its pins on jax, jaxlib and flax are the cell's to decide), leaving its tree as it was.
+Of ours, a cell gets only the plugin and what it imports (harness.host.cellplugin), installed non-editable. An
+accelerator cell's lock is kept only when its plugin and pjrt are its jaxlib's own release (harness.host.runtimes).
 """
 
 from __future__ import annotations
 
+import configparser
 import hashlib
 import os
 import re
@@ -26,8 +27,8 @@ from harness.host import project as projects
 from harness.host.matrix import LIBTPU_ON_PYPI_SINCE, LIBTPU_RELEASES, Cell
 from harness.host.uv import installer_message, uv_command
 
-__all__ = ["freeze", "install", "install_key", "installer_message", "interpreter_version", "lock", "provenance",
-           "resolves", "uv_command", "venv_python"]
+__all__ = ["freeze", "install", "install_key", "install_project", "installer_message", "interpreter_version", "lock",
+           "provenance", "resolves", "uv_command", "venv_python"]
 
 
 def venv_python(venv: Path) -> Path:
@@ -66,9 +67,7 @@ def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> st
         problem = _uv(["pip", "install", "--no-deps", "--reinstall-package", cellplugin.NAME, "--python",
                        str(venv_python(venv)), str(plugin)], transcript)
     if problem is None and project is not None:
-        # Editable as `uv sync` installs a project: an edit to its source is what the next run tests.
-        problem = _uv(["pip", "install", "--no-deps", "--python", str(venv_python(venv)), "-e", str(project.root)],
-                      transcript)
+        problem = install_project(venv, project.root, transcript)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(transcript), encoding="utf-8")
     if problem is None:
@@ -76,6 +75,31 @@ def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> st
     else:
         lock.unlink(missing_ok=True)
     return problem
+
+
+def install_project(venv: Path, root: Path, transcript: list[str]) -> str | None:
+    """Install the project at `root` into `venv`, editable (as `uv sync` installs a project: an edit to its source is
+    what the next run tests) and without its dependencies; None on success, else uv's reason. Its tree stays as it
+    was: setuptools' `egg_info`, which its build hooks run in the project's folder, writes its `*.egg-info` into a
+    temporary folder instead (`DIST_EXTRA_CONFIG`, a config file setuptools reads after the user's own), as nothing
+    needs it once the editable wheel is installed. Other backends (hatchling, uv_build) write nothing there."""
+    with tempfile.TemporaryDirectory(prefix="shardmatrix-egg-") as folder:
+        config = configparser.ConfigParser()
+        given = os.environ.get(EXTRA_CONFIG)
+        if given:  # the user's own extra config still holds; only where egg_info writes is ours
+            config.read(given, encoding="utf-8")
+        if not config.has_section("egg_info"):
+            config.add_section("egg_info")
+        config.set("egg_info", "egg_base", folder)
+        extra = Path(folder) / "setup.cfg"
+        with extra.open("w", encoding="utf-8") as file:
+            config.write(file)
+        return _uv(["pip", "install", "--no-deps", "--python", str(venv_python(venv)), "-e", str(root)], transcript,
+                   env={**os.environ, EXTRA_CONFIG: str(extra)})
+
+
+#: The variable naming a config file setuptools (its distutils) reads after the system's and the user's own.
+EXTRA_CONFIG = "DIST_EXTRA_CONFIG"
 
 
 def resolves(cell: Cell) -> str | None:
@@ -165,10 +189,11 @@ def _index_options(cell: Cell) -> list[str]:
     return options
 
 
-def _uv(arguments: list[str], transcript: list[str], stdin: str | None = None) -> str | None:
+def _uv(arguments: list[str], transcript: list[str], stdin: str | None = None,
+        env: dict[str, str] | None = None) -> str | None:
     """Run one uv command, append it and its output to the transcript; None on success, else why it failed."""
     command = [*uv_command(), *arguments]
-    done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False, env=env)
     transcript.append(f"$ {' '.join(command)}\n{stdin or ''}{done.stdout}{done.stderr}\n")
     return None if done.returncode == 0 else installer_message(done.stderr or done.stdout)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import platform
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from harness.cell.outcomes import crash_verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid
 from harness.host.corpus import answered, expected_cases
 from harness.host.matrix import Cell
+from harness.host.selection import left_in
 from harness.results import (
     CellFiles,
     JsonlWriter,
@@ -57,10 +59,13 @@ def record_unrun(
     *,
     only_missing: bool = False,
     placeholder: str = "<cell>",
+    left_out: Sequence[str] = (),
 ) -> None:
-    """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known)."""
+    """Write `status` for every case of the cell that has no record yet (or one placeholder when none is known), of
+    those the cell's selection (`left_out`: its -k and deselected ids, harness.host.selection) leaves in."""
     done = {case_id.split("[")[0] for case_id in recorded_case_ids(files.results)} if only_missing else set()
-    cases = [(cid, fam) for cid, fam in expected_cases(paths) if not answered(cid, done)]
+    expected = dict(expected_cases(paths))
+    cases = [(cid, expected[cid]) for cid in left_in(list(expected), left_out) if not answered(cid, done)]
     if not cases and not done:
         cases = [(f"{cell.id}::{placeholder}", "cell")]
     writer = JsonlWriter(files.results)

@@ -2,7 +2,8 @@
 
 Released versions come from the index; each probe is an ordinary cell (jaxlib == jax, python per pair) run for
 the case's module and stored under OUT/results like any other, so a probe whose inputs are unchanged is reused
-through the results cache, not rerun.
+through the results cache, not rerun. A bisect is a run of its own (`own_run`): the run id nox shares with its
+sessions would keep a probe already run under it from being reused. `--out` is checked before the first probe.
 A probe that cannot be judged (the cell does not install, the case is not applicable there, or no record of the
 case was written) is skipped and said so; the search narrows around it. Binary search: about log2(n) builds where
 a linear scan needs n.
@@ -18,6 +19,7 @@ refused in one line (BisectError), as no release between them can run it either.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,9 +29,9 @@ from packaging.version import Version
 
 from harness import vocabulary
 from harness.formats import ShardmatrixError
-from harness.host import cellenv, cellrun, corpus, options
+from harness.host import cellenv, cellrun, corpus, homes, options
 from harness.host.matrix import Cell
-from harness.results import CellReading, read_cell
+from harness.results import CellReading, new_run_id, read_cell
 from harness.tools import index, pins
 
 #: A probe's status when its cell wrote no record of the case, or stopped before it finished: it cannot be
@@ -312,16 +314,26 @@ def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def own_run(opts: options.Options, namespace: argparse.Namespace) -> options.Options:
+    """`opts` with a run id of the bisect's own unless --run-id or --resume names one: a nox invocation shares
+    $SHARDMATRIX_RUN_ID with all its sessions (and watch's bisects), and a probe of a cell already run under that id
+    is no cache hit (the cache reuses only another run), so it ran again into the same results file."""
+    if namespace.run_id or namespace.resume:
+        return opts
+    return dataclasses.replace(opts, run_id=new_run_id())
+
+
 def run(
     argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json, say: Callable[[str], object] = print,
     prog: str = "nox -s bisect --",
 ) -> Outcome:
     """`nox -s bisect --`: list the releases, probe them by binary search, print the answer."""
     namespace = parser(prog).parse_strictly(argv)
-    opts = options.from_namespace(namespace)
+    opts = own_run(options.from_namespace(namespace), namespace)
     additions = cellenv.prepare(opts)  # with --project, its tests are the cases
     req = request(namespace, pins.default_cell(cells))
     module = case_file(req.case_id, opts.cases)
+    homes.writable(opts.out, "--out")  # a file in the way found after the first probe would waste it
     found = candidates(req, fetch)
     say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
         f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")

@@ -111,6 +111,7 @@ def selected(argv: Sequence[str], prog: str, cells: list[matrix.Cell]
     opts = options.parse(argv, prog=prog)
     additions = cellenv.prepare(opts)  # a bad --project, --with or source: refused before any build
     corpus.case_paths(opts.cases)  # a missing folder or two case files of one name: refused before any build
+    homes.writable(opts.out, "--out")  # a file in the way found after the first cell was built would waste it
     return opts, {c.id: cellenv.apply(c, additions) for c in matrix.select(cells, opts.cells)}
 
 

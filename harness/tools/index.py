@@ -1,8 +1,13 @@
-"""Released versions of a package on the package index: the PyPI JSON API, else the simple index (PEP 691)."""
+"""Released versions of a package on the package index: the PyPI JSON API, else the simple index (PEP 691).
+
+`$SHARDMATRIX_JSON_API` names another JSON API to list releases from (a mirror that serves PyPI's
+`/pypi/{name}/json`, or the index as it stood on a day, as the installed command's e2e test of `watch` serves it);
+the cells still install from the index uv is configured with."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 from collections.abc import Callable
@@ -14,6 +19,8 @@ from packaging.version import InvalidVersion, Version
 from harness.formats import ShardmatrixError
 
 JSON_API = "https://pypi.org/pypi/{name}/json"
+#: The variable naming another JSON API address, with `{name}` where the package's name goes.
+JSON_API_ENV = "SHARDMATRIX_JSON_API"
 SIMPLE_API = "https://pypi.org/simple/{name}/"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 
@@ -31,11 +38,16 @@ def fetch_json(url: str, accept: str = "application/json") -> Any:
         return json.load(response)
 
 
+def json_api(name: str) -> str:
+    """The JSON API address of a package's releases: $SHARDMATRIX_JSON_API's, else PyPI's."""
+    return (os.environ.get(JSON_API_ENV) or JSON_API).format(name=name)
+
+
 def releases(name: str, fetch: Fetch = fetch_json, pre: bool = False) -> list[Version]:
     """Final, non-yanked releases of `name` that have files, oldest first (with `pre`, pre-releases and dev
     releases too)."""
     try:
-        return from_json_api(fetch(JSON_API.format(name=name), "application/json"), pre)
+        return from_json_api(fetch(json_api(name), "application/json"), pre)
     except (OSError, ValueError, KeyError, TypeError) as first:
         try:
             return from_simple_api(fetch(SIMPLE_API.format(name=name), SIMPLE_JSON), name, pre)

@@ -14,12 +14,15 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
   or `error`: code that ran before no longer runs), or becomes not applicable (an API it uses is gone), and both
   cells finished. A module that no longer imports (its `mod::<collection>` error) breaks each of that module's
   cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
+  A record of a test without parameters answers for that test's parameterized cases recorded only on the other
+  side (`test_x` for `test_x[lm]`): the host writes such records for a cell whose pytest could not run (a conftest
+  that stopped it, a process that died), reading the tests from source.
   A project's strict xfail that is xfailed on the baseline and fails `[XPASS(strict)]` on the candidate turned its CI
   red: a regression too.
 - INCONCLUSIVE (2): nothing is proven, and something was not judged. The reason names the cases:
   - a case without an answer on either side (above): `error` on the baseline (whatever the candidate says), `error`
     on the candidate of a case the baseline did not pass, an infrastructure, unknown or conflicting status, or a
-    case recorded on one side only;
+    case recorded on one side only; where a cell could not be built, that is its cases' one reason, said once;
   - a cell that did not finish (no done marker) or has no counterpart, or results lines that could not be read;
   - a pair of cells in which nothing was judged (a cell with no applicable case, an empty results file, every case
     filtered out), or whose baseline passes no case: no regression could show. The reason groups the baseline's
@@ -30,7 +33,9 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
     whose final attempt fails is a regression as usual.)
 - SAFE (0): every case recorded on either side was judged (an answer on both sides), none regressed, and none
   passed only on retry. A test that can never run in a cell is left out of both on purpose (`nox -s upgrade --
-  -m/-k/--deselect`, passed to pytest), so it is recorded nowhere and asks for no answer.
+  -m/-k/--deselect`, passed to pytest), so it is recorded nowhere and asks for no answer. `-k` still imports every
+  module: a module that fails to import on one side only, of which the other side recorded no test, loses no test
+  that side ran, and its collection error asks for no answer either.
 
 A not_applicable case is an answer on either side: passing -> not applicable is a removal (UNSAFE above), not
 applicable -> ran is an API that arrived (nothing the baseline's code did can be lost), and not applicable on both
@@ -84,6 +89,7 @@ from reports.verdicts.unjudged import (
     NO_ANSWER,
     case_reasons,
     evidence_reasons,
+    explained_by_build,
     incomplete_reason,
     retried_reason,
     unbuilt_reasons,
@@ -245,6 +251,8 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         a = results[(results["run_id"] == side_a[0]) & (results["cell_id"] == cell_a)].set_index("case_id")
         b = results[(results["run_id"] == side_b[0]) & (results["cell_id"] == cell_b)].set_index("case_id")
         a, b = _by_module(a, b), _by_module(b, a)
+        a, b = _by_test(a, b), _by_test(b, a)
+        a, b = _without_unselected_modules(a, b), _without_unselected_modules(b, a)
         joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
         joined["baseline"], joined["candidate"] = cell_a, cell_b
         joined["complete"] = (side_a[0], cell_a) in finished and (side_b[0], cell_b) in finished
@@ -286,7 +294,8 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     unaccounted = [f"{run}:{cell}: {len(lost[run, cell])} thing(s) the reading could not account for (first: "
                    f"{lost[run, cell][0]})" for run, side in ((side_a[0], 0), (side_b[0], 1))
                    for cell in dict.fromkeys(pair[side] for pair in pairs) if lost.get((run, cell))]
-    evidence, hints = evidence_reasons(both, pairs, a_class, b_class, left_out)
+    by_build = explained_by_build(both)
+    evidence, hints = evidence_reasons(both, pairs, a_class, b_class, left_out, by_build)
     return Comparison(
         cases=len(both) if pairs else 0,
         short=_short_on_both_sides(both, a_class, b_class),
@@ -310,7 +319,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         proven=int(((regressed | removed) & both["complete"]).sum()),
         # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
         reasons=[*unbuilt_reasons(both), *unpaired, *incomplete_reason(incomplete), *unaccounted,
-                 *case_reasons(both, a_class, b_class, unrun),
+                 *case_reasons(both, a_class, b_class, unrun, by_build),
                  *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
@@ -387,6 +396,32 @@ def _by_module(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([mine.drop(index=list(set(answered.values()))), copies])
 
 
+def _by_test(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """`mine` where a record of a test without parameters (`mod::test_x`) answers for that test's parameterized cases
+    recorded only in `theirs` (`mod::test_x[lm]`): each gets a copy, which then stands for them, and the plain one is
+    dropped. pytest records a test one way or the other, never both; a plain id beside the other side's parameters is
+    one the host wrote for a cell whose pytest could not run (harness/host/unreported.py reads tests from source,
+    where parameters are unseen: a conftest that stopped pytest, a cell not built, a process that died)."""
+    plain = {case for case in mine.index if "[" not in case}
+    answered = {case: case.split("[")[0] for case in theirs.index
+                if "[" in case and case.split("[")[0] in plain and case not in mine.index}
+    if not answered:
+        return mine
+    copies = mine.loc[list(answered.values())].set_axis(pd.Index(list(answered), name=mine.index.name))
+    return pd.concat([mine.drop(index=list(set(answered.values()))), copies])
+
+
+def _without_unselected_modules(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """`mine` less the collection errors (`mod::<collection>`) of modules of which `theirs` recorded nothing: no test
+    of such a module was selected there (`-k` imports every module and leaves all of one's tests out: optax's), so
+    its failing to import here loses no test the other side ran, and asks for no answer. A module with a test
+    recorded on the other side keeps its error (`_by_module` made it that test's answer)."""
+    modules = {_module(case) for case in theirs.index}
+    unselected = [case for case in mine.index
+                  if case.endswith(f"::{COLLECTION_CASE}") and _module(case) not in modules]
+    return mine.drop(index=unselected) if len(theirs) and unselected else mine
+
+
 def _class(status: object) -> str:
     """A status's class (harness.vocabulary); a side the outer join left empty is MISSING, not UNKNOWN."""
     if status == CONFLICTING:
@@ -408,9 +443,11 @@ def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple
     """The regressions grouped by root cause over the candidate's cells (reports.verdicts.causes), and those cells."""
     cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
     key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
-    # A module that did not import regressed each of its cases through its one collection record (_by_module).
+    # A module that did not import regressed each of its cases through its one collection record (_by_module), and a
+    # test's record without parameters each of its parameterized cases (_by_test).
     at = {pair: number for number, pair in enumerate(zip(candidate["cell_id"], candidate["case_id"], strict=True))}
-    picked = [(at.get((cell, case), at.get((cell, f"{_module(case)}::{COLLECTION_CASE}"))), case)
+    picked = [(at.get((cell, case), at.get((cell, case.split("[")[0]),
+                                           at.get((cell, f"{_module(case)}::{COLLECTION_CASE}")))), case)
               for cell, case in zip(regressed["candidate"], regressed["case_id"], strict=True)]
     found = [(number, case) for number, case in picked if number is not None]
     rows = candidate.iloc[[number for number, _ in found]].assign(case_id=[case for _, case in found])

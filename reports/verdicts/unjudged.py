@@ -29,11 +29,9 @@ STACK_MODULES = frozenset({"jax", "jaxlib", "flax", "numpy", "ml_dtypes", "opt_e
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
-def unbuilt_reasons(both: pd.DataFrame) -> list[str]:
-    """'the candidate jax0.9.2-flax0.12.6-py3.12 could not be built: interpreter python3.12: ...', one line per cell
-    whose every case is install_error: the cause, said before what follows from it (its cases recorded on one side only,
-    or without an answer)."""
-    reasons = []
+def unbuilt(both: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(role, cell, why) of each cell whose every case is install_error: it could not be built, and why."""
+    found = []
     for side, role in (("_a", "baseline"), ("_b", "candidate")):
         recorded = both[both[f"status{side}"].notna()]
         for cell, group in recorded.groupby(role, sort=False):
@@ -41,8 +39,22 @@ def unbuilt_reasons(both: pd.DataFrame) -> list[str]:
                 continue  # a cell that ran any case was built
             said = [*group.get(f"error_message{side}", []), *group.get(f"reason{side}", [])]
             why = next((text for text in map(first_line, said) if text), "no reason recorded")
-            reasons.append(f"the {role} {cell} could not be built: {why}")
-    return list(dict.fromkeys(reasons))
+            found.append((role, str(cell), why))
+    return list(dict.fromkeys(found))
+
+
+def unbuilt_reasons(both: pd.DataFrame) -> list[str]:
+    """'the candidate jax0.9.2-flax0.12.6-py3.12 could not be built: interpreter python3.12: ...', one line per cell
+    that could not be built (`unbuilt`): the cause, said before anything that follows from it."""
+    return [f"the {role} {cell} could not be built: {why}" for role, cell, why in unbuilt(both)]
+
+
+def explained_by_build(both: pd.DataFrame) -> pd.Series:
+    """The cases of a pair with a cell that could not be built: that cell's failure is their one reason, said once
+    (its cases recorded on one side only, or without an answer there, are not counted again after it)."""
+    cells = {(role, cell) for role, cell, _ in unbuilt(both)}
+    return pd.Series([("baseline", a) in cells or ("candidate", b) in cells
+                      for a, b in zip(both["baseline"], both["candidate"], strict=True)], index=both.index, dtype=bool)
 
 
 def incomplete_reason(incomplete: list[str]) -> list[str]:
@@ -64,15 +76,16 @@ _UNRUN = "could not run (error), so they have no answer on that side"
 
 
 def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series,
-                 unrun: pd.Series | None = None) -> list[str]:
+                 unrun: pd.Series | None = None, explained: pd.Series | None = None) -> list[str]:
     """One line per kind of case that could not be judged: how many, the first one with its side, and the others
-    by id (the first few)."""
+    by id (the first few); the cases `explained` already (a cell not built, explained_by_build) are not counted."""
     kinds = [((a_class == kind) | (b_class == kind), kind, text) for kind, text in _UNJUDGED]
     if unrun is not None:
         kinds.append((unrun.astype(bool), ERROR, _UNRUN))
+    said = explained.astype(bool) if explained is not None else pd.Series(False, index=both.index, dtype=bool)
     reasons = []
     for mask, kind, text in kinds:
-        hits = both[mask]
+        hits = both[mask & ~said]
         if hits.empty:
             continue
         first = hits.iloc[0]
@@ -90,10 +103,12 @@ def case_reasons(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series,
 
 
 def evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: pd.Series,
-                      b_class: pd.Series, left_out: pd.Series | None = None) -> tuple[list[str], list[str]]:
+                      b_class: pd.Series, left_out: pd.Series | None = None,
+                      explained: pd.Series | None = None) -> tuple[list[str], list[str]]:
     """Per pair of cells, a reason when nothing was judged there or its baseline passes no case (the baseline's
     cases grouped by cause), and the hints for a module missing in both cells. `left_out`: the cases judged by
-    neither side (reports.verdicts.compare), which judge nothing here either."""
+    neither side (reports.verdicts.compare), which judge nothing here either; a pair whose cases are `explained`
+    (a cell not built) has its reason said already."""
     # Judged: an answer on both sides, the baseline's not `error` (that case could not run there).
     answered = (a_class.isin([PASSING, BROKEN]) & both["status_a"].ne(ERROR)
                 & b_class.isin([PASSING, BROKEN, ABSENT]))
@@ -105,6 +120,10 @@ def evidence_reasons(both: pd.DataFrame, pairs: list[tuple[str, str]], a_class: 
         mine = ((both["baseline"] == cell_a) & (both["candidate"] == cell_b)).to_numpy(dtype=bool)
         rows = both[mine]
         pair = cell_a if cell_a == cell_b else f"{cell_a} \N{RIGHTWARDS ARROW} {cell_b}"
+        said = explained is not None and len(rows) > 0 and bool(explained[mine].all())
+        if said:
+            hints += _module_hints(rows)
+            continue
         if not answered[mine].any():
             reasons.append(f"nothing was judged in {pair}: no case ran to an answer on both sides{_by_cause(rows)}")
         elif not (a_class[mine] == PASSING).any():
