@@ -318,12 +318,16 @@ def test_a_comparison_that_cannot_be_read_leaves_that_project_inconclusive_and_t
     assert verdicts["alpha"][0] == "UNSAFE" and code == formats.UNSAFE_EXIT
 
 
-def test_plan_prints_the_projects_as_a_matrix_and_runs_nothing(tmp_path: Path) -> None:
+def test_plan_prints_the_projects_as_a_matrix_include_list_and_runs_nothing(tmp_path: Path) -> None:
     listed = tmp_path / "ecosystem.toml"
     listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
     said: list[str] = []
     assert ecosystem.run(["--plan", "--list", str(listed)], CELLS, never, never, say=said.append) == 0
-    assert said == ['{"project": ["alpha", "remote"]}']
+    assert json.loads(said[-1]) == [{"project": "alpha"}, {"project": "remote"}]
+    said.clear()
+    assert ecosystem.run(["--plan", "--list", str(listed), "--only", "remote"], CELLS, never, never,
+                         say=said.append) == 0
+    assert json.loads(said[-1]) == [{"project": "remote"}]
 
 
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
@@ -331,17 +335,41 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
 
     for name in ("alpha", "gamma"):
         run_list(tmp_path / name, [name], "--only", name)
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha") + PROJECT.format(name="gamma")))
     said: list[str] = []
-    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--out",
-                          str(tmp_path / "all")], CELLS, never, write, say=said.append)
+    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--list",
+                          str(listed), "--only", "alpha", "--only", "gamma", "--out", str(tmp_path / "all")],
+                         CELLS, never, write, say=said.append)
     assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
     assert summary["causes"][0]["projects"] == ["alpha"]
     with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
         ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
-    with pytest.raises(ecosystem.EcosystemError, match=r"no ecosystem.json under its report/"):
+    with pytest.raises(ecosystem.EcosystemError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
         ecosystem.merged([tmp_path / "nowhere"])
+
+
+def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp_path: Path,
+                                                                              cells: list[str]) -> None:
+    from reports.ecosystem import write
+
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + PROJECT.format(name="slow")))
+    said: list[str] = []
+    stopped = tmp_path / "slow" / "out"  # a job that timed out: its results uploaded, no report
+    (stopped / "results").mkdir(parents=True)
+    code = ecosystem.run(["--merge", str(tmp_path / "gamma" / "out"), str(stopped), "--list", str(listed),
+                          "--only", "gamma", "--only", "slow", "--out", str(tmp_path / "all")], CELLS, never, write,
+                         say=said.append)
+    assert code == formats.INCONCLUSIVE_EXIT and said[-1] == "INCONCLUSIVE"
+    assert f"--merge {stopped}: no ecosystem.json under its report/: left out" in said
+    summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
+    verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
+    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    assert "remote" not in verdicts, "only the selection the plan fanned out is expected"
 
 
 def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str]) -> None:

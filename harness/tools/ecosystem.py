@@ -62,11 +62,12 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
                    help="for each cause, the first release where its first project's test stops passing")
     fan = p.add_mutually_exclusive_group()
     fan.add_argument("--plan", action="store_true",
-                     help="print the selected projects as a JSON matrix ({\"project\": [...]}) and run nothing: "
-                          "the fan-out of one job per project")
+                     help="print the selected projects as a GitHub matrix's include list ([{\"project\": NAME}, "
+                          "...]) and run nothing: the fan-out of one job per project")
     fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
                      help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
-                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; nothing is run")
+                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; a selected "
+                          "project no folder judged is INCONCLUSIVE; nothing is run")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
@@ -84,10 +85,10 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     namespace = parser(prog).parse_strictly(list(argv))
     entries = ecosystem_list.select(ecosystem_list.load(namespace.list_file), namespace.only)
     if namespace.plan:
-        say(json.dumps({"project": [entry.name for entry in entries]}))
+        say(json.dumps([{"project": entry.name} for entry in entries]))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge))
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -293,16 +294,24 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
                 cause["first_bad"] = f"{package}=={found.first_bad.version}"
 
 
-def merged(folders: Sequence[Path]) -> dict[str, Any]:
+#: Why a project selected for a fan-in has no outcome: its job wrote no summary (it died, hung or never started).
+NO_REPORT = "its job left no report (it stopped, timed out or could not start): re-run it"
+
+
+def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
+           say: Callable[[str], object] = print) -> dict[str, Any]:
     """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
-    project): their projects in the order given, none pending. EcosystemError naming the folder for a summary that
-    is missing, of another candidate, baseline or day, or that repeats a project or was stopped part way."""
+    project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
+    (NO_REPORT), none pending. A folder without a summary is named in one line and left out (a job that stopped
+    uploads its results but no report). EcosystemError naming the folder for a summary of another candidate,
+    baseline or day, or that repeats a project or was stopped part way, and when no folder holds a summary."""
     head: dict[str, Any] = {}
     projects: list[dict[str, Any]] = []
     for folder in folders:
         path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
         if not path.is_file():
-            raise EcosystemError(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/")
+            say(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/: left out")
+            continue
         document = outputs.read_ecosystem(path)
         key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
         if head and key != head:
@@ -315,4 +324,13 @@ def merged(folders: Sequence[Path]) -> dict[str, Any]:
             if project["name"] in known:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
             projects.append(project)
+    if not head:
+        raise EcosystemError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
+                             f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
+    judged = {project["name"] for project in projects}
+    for entry in planned:
+        if entry.name not in judged:
+            say(f"{entry.name}: {NO_REPORT}")
+            projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
+                             "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
     return {**head, "projects": projects, "pending": []}
