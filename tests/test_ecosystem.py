@@ -8,6 +8,7 @@ comparison, the grouping and the report files) is the real code.
 from __future__ import annotations
 
 import json
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,11 @@ why = "shards"
 source = "sdist"
 tests = ["tests"]
 budget = 30
+suite_budget = 30
 """
 #: What each project's tests do on the candidate (jax 0.9.0); every one passes on the baseline.
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
+                "stalled": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
                 "delta": ("passed", None, None)}
 
@@ -75,6 +78,18 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def run(cell: Cell, venv: Path, job: Job) -> int:
         name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
         ran.append(f"{name}:{cell.jax}")
+        if "KERAS_BACKEND" in os.environ:
+            ran.append(f"{name}:KERAS_BACKEND={os.environ['KERAS_BACKEND']}")
+        if name == "stalled":  # two tests; at the candidate, pytest stopped at the suite's budget after the first
+            stopped = cell.jax != "0.8.3"
+            job.files.results.parent.mkdir(parents=True, exist_ok=True)
+            job.files.results.write_text("".join(json.dumps(record(
+                cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+                case_id=f"test_mesh::test_{n}", family="test_mesh", status="passed")) + "\n"
+                for n in ("a", "b")[:1 if stopped else 2]))
+            collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
+            job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
+            return 2 if stopped else 0
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -164,6 +179,48 @@ def test_a_hanging_suite_is_stopped_at_its_budget_and_is_inconclusive(tmp_path: 
     assert "slow: INCONCLUSIVE: " in "\n".join(said) and "timeout" in "\n".join(said)
 
 
+def test_a_suite_past_its_whole_suite_budget_is_inconclusive_naming_the_budget(tmp_path: Path,
+                                                                                cells: list[str]) -> None:
+    code, said = run_list(tmp_path, ["stalled"], "--only", "stalled")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    (stalled,) = summary["projects"]
+    assert code == formats.INCONCLUSIVE_EXIT and stalled["verdict"] == "INCONCLUSIVE"
+    assert stalled["reason"].startswith("its suite ran past its budget of 30 s in a cell and was stopped: ")
+    assert "stalled: INCONCLUSIVE: its suite ran past its budget of 30 s" in "\n".join(said)
+
+
+def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[str]) -> None:
+    code, _ = run_list(tmp_path, ["gamma"], "--only", "gamma")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert code == formats.SAFE_EXIT and "budget" not in summary["projects"][0]["reason"]
+
+
+def test_a_projects_variables_reach_its_cells_and_are_put_back_after(tmp_path: Path, cells: list[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + 'env = { KERAS_BACKEND = "jax" }\n'
+                                  + PROJECT.format(name="alpha")))
+    ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
+                   "gamma", "--only", "alpha", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
+                  fetch=fake_index(tmp_path), say=lambda line: None)
+    assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=jax", "gamma:0.9.0", "gamma:KERAS_BACKEND=jax",
+                     "alpha:0.8.3", "alpha:0.9.0"], "alpha's cells run without gamma's variable"
+    assert "KERAS_BACKEND" not in os.environ
+
+
+def cli_judge() -> Any:
+    from reports.cli import judge
+
+    return judge
+
+
+def draw() -> Any:
+    from reports.ecosystem import write
+
+    return write
+
+
 def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path: Path, cells: list[str]) -> None:
     assert run_list(tmp_path, ["gamma"])[0] == formats.SAFE_EXIT  # remote, skipped, neither helps nor hurts
     summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
@@ -176,9 +233,9 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
     from harness.tools.ecosystem_list import Entry
 
     entry = Entry(name="alpha", why="x", source="sdist", tests=("tests", "more"), package="alpha", markers="not tpu",
-                  requires=("optax",), devices=4, budget=60)
+                  requires=("optax",), devices=4, budget=60, suite_budget=600)
     argv = ecosystem.project_argv(entry, tmp_path, whole_suite=False)
-    assert argv[:6] == ["--project", str(tmp_path), "--devices", "4", "--timeout", "60"]
+    assert argv[:8] == ["--project", str(tmp_path), "--devices", "4", "--timeout", "60", "--suite-budget", "600"]
     assert argv[argv.index("-k") + 1] == entry.keywords and argv[argv.index("-m") + 1] == "not tpu"
     assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--cases"] == [str(tmp_path / "tests"),
                                                                              str(tmp_path / "more")]

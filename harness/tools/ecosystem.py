@@ -16,9 +16,11 @@ nothing judged at all is INCONCLUSIVE.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -189,7 +191,7 @@ def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:
 def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> list[str]:
     """The upgrade arguments of one project: its folder and tests, its selection, devices, budget and needs."""
     argv = ["--project", str(root), "--devices", str(entry.devices), "--timeout", f"{entry.budget:g}",
-            "--run-id", new_run_id()]
+            "--suite-budget", f"{entry.suite_budget:g}", "--run-id", new_run_id()]
     for test in entry.tests:
         argv += ["--cases", str(root / test)]
     keywords = entry.keyword_expression(whole_suite)
@@ -221,8 +223,9 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
-        before, after, opts, changes_file = upgrade.prepare(
-            [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
+        with environment(entry.env):
+            before, after, opts, changes_file = upgrade.prepare(
+                [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
@@ -232,16 +235,47 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
         say(f"{entry.name}: {unread}")
         return {**made, "reason": str(unread)}
     comparison = judged.comparison
+    reason = comparison.reason
+    if comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
+        reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
     saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
-    return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
+    return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
             "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
             "changes_from": str(changes_file),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
+
+
+@contextlib.contextmanager
+def environment(variables: Sequence[tuple[str, str]]) -> Iterator[None]:
+    """A project's variables set while its cells run (each cell's pytest inherits this process's environment), and
+    put back as they were after."""
+    kept = {name: os.environ.get(name) for name, _ in variables}
+    os.environ.update(dict(variables))
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+#: What pytest-timeout's session timeout writes when a suite passed its budget (--session-timeout).
+SESSION_TIMEOUT = "session-timeout: "
+
+
+def past_budget(log: Path) -> bool:
+    """Whether a cell's pytest stopped at the suite's budget, as its log says."""
+    try:
+        return SESSION_TIMEOUT in Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:

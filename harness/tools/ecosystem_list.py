@@ -2,12 +2,14 @@
 
 Each entry says where a project's tests come from (its git repository at a release's tag or at a day, or its own
 sdist or wheel when they carry the tests), which of them run (folders, `-k`, `-m`; the sharding-related ones by
-default, every one with `whole = true`), what else they need, how many devices, and how long a test may take. An
+default, every one with `whole = true`), what else they need, the variables its tests read, how many devices, how
+long a test may take and how long its whole suite may take in one cell. An
 unknown key, a missing one or a value of the wrong kind is refused in one line naming the entry: nothing runs.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +34,14 @@ AT = ("tag", "date")
 SHARDING = "shard or mesh or partition or spmd or pjit or named_sharding or device_put"
 DEFAULT_DEVICES = 8
 DEFAULT_BUDGET_S = 180.0
+#: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
+DEFAULT_SUITE_BUDGET_S = 1200.0
+#: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
+RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
-OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "devices", "budget")
+OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",
+            "budget", "suite_budget")
 
 
 class EcosystemListError(ShardmatrixError, ValueError):
@@ -58,6 +66,9 @@ class Entry:
     requires: tuple[str, ...] = ()
     devices: int = DEFAULT_DEVICES
     budget: float = DEFAULT_BUDGET_S
+    suite_budget: float = DEFAULT_SUITE_BUDGET_S
+    #: Variables set for its tests (keras's KERAS_BACKEND), in the list's order.
+    env: tuple[tuple[str, str], ...] = ()
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""
@@ -135,6 +146,9 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     budget = table.get("budget", DEFAULT_BUDGET_S)
     if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
         raise EcosystemListError(f"{where}: budget must be seconds above 0, got {budget!r}")
+    suite_budget = table.get("suite_budget", DEFAULT_SUITE_BUDGET_S)
+    if not isinstance(suite_budget, (int, float)) or isinstance(suite_budget, bool) or suite_budget <= 0:
+        raise EcosystemListError(f"{where}: suite_budget must be seconds above 0, got {suite_budget!r}")
     whole = table.get("whole", False)
     if not isinstance(whole, bool):
         raise EcosystemListError(f"{where}: whole must be true or false, got {whole!r}")
@@ -144,7 +158,7 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     return Entry(name=name, why=why, source=source, tests=tests, package=_text(table, "package", where, name),
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
                  markers=_text(table, "markers", where, ""), requires=requires, devices=devices,
-                 budget=float(budget))
+                 budget=float(budget), suite_budget=float(suite_budget), env=_env(table, where))
 
 
 def select(entries: list[Entry], names: list[str]) -> list[Entry]:
@@ -163,6 +177,20 @@ def _text(table: dict[str, Any], key: str, where: str, default: str | None = Non
     if not isinstance(value, str) or (default is None and not value.strip()):
         raise EcosystemListError(f"{where}: {key} must be text, got {value!r}")
     return value
+
+
+def _env(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    value = table.get("env", {})
+    if not isinstance(value, dict):
+        raise EcosystemListError(f"{where}: env must be a table of NAME = \"value\", got {value!r}")
+    for name, setting in value.items():
+        if not ENV_NAME.fullmatch(name):
+            raise EcosystemListError(f"{where}: env {name!r} is not a variable name")
+        if name in RESERVED_ENV:
+            raise EcosystemListError(f"{where}: env {name} is set by shardmatrix for every cell")
+        if not isinstance(setting, str):
+            raise EcosystemListError(f"{where}: env {name} must be text, got {setting!r}")
+    return tuple(value.items())
 
 
 def _texts(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
