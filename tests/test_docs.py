@@ -492,3 +492,13 @@ def test_the_stored_ecosystem_runs_are_shown_per_release_with_each_projects_verd
             assert hooks.provenance(run) in shown
             for project in document["projects"]:
                 assert f"| {hooks.cell(project['name'])} |" in shown
+
+
+def test_the_stored_ecosystem_runs_name_their_files_relative_to_their_output_folder() -> None:
+    """A stored summary names no machine's scratch folder (they named /tmp/eco_out/report/... before)."""
+    stored = sorted((Path(__file__).resolve().parent.parent / "docs" / "data").glob("ecosystem-*.json"))
+    assert stored
+    for path in stored:
+        for project in json.loads(path.read_text(encoding="utf-8"))["projects"]:
+            for key in ("report", "changes_from"):
+                assert not Path(project.get(key) or "report").is_absolute(), f"{path.name}: {project['name']} {key}"

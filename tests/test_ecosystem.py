@@ -195,6 +195,15 @@ def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[s
     assert code == formats.SAFE_EXIT and "budget" not in summary["projects"][0]["reason"]
 
 
+def test_the_summary_names_its_files_relative_to_the_output_folder(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path, ["gamma"], "--only", "gamma")
+    (gamma,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert gamma["report"] == "report/ecosystem/gamma.md" and (tmp_path / "out" / gamma["report"]).is_file()
+    assert gamma["changes_from"].startswith("report/") and (tmp_path / "out" / gamma["changes_from"]).is_file()
+    # Pair: a file outside the output folder keeps its full name.
+    assert ecosystem.within(tmp_path / "elsewhere.json", tmp_path / "out") == str(tmp_path / "elsewhere.json")
+
+
 def test_a_projects_variables_reach_its_cells_and_are_put_back_after(tmp_path: Path, cells: list[str],
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KERAS_BACKEND", raising=False)
@@ -401,6 +410,9 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
+    for project in summary["projects"]:  # named from the merged report's folder, not the job's
+        assert all(not Path(project[key]).is_absolute() and (tmp_path / "all" / project[key]).is_file()
+                   for key in ecosystem.PATHS), project
     assert summary["causes"][0]["projects"] == ["alpha"]
     with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
         ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])

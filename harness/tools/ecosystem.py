@@ -90,7 +90,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         say(json.dumps([{"project": entry.name} for entry in entries]))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say))
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say, Path(namespace.out)))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -241,13 +241,27 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
+    out = Path(opts.out)
     return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
-            "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
-            "changes_from": str(changes_file),
+            "baseline": before.cell.id, "candidate": after.cell.id, "report": within(saved, out),
+            "changes_from": within(Path(changes_file), out),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
+
+
+#: The fields of a project's outcome that name a file under the output folder.
+PATHS = ("report", "changes_from")
+
+
+def within(path: Path, out: Path) -> str:
+    """A file the summary names, relative to the output folder when it lies there: a stored or uploaded summary
+    names no machine's scratch folder."""
+    try:
+        return Path(path).resolve().relative_to(Path(out).resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @contextlib.contextmanager
@@ -333,10 +347,11 @@ NO_REPORT = "its job left no report (it stopped, timed out or could not start): 
 
 
 def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
-           say: Callable[[str], object] = print) -> dict[str, Any]:
+           say: Callable[[str], object] = print, out: Path | None = None) -> dict[str, Any]:
     """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
     project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
-    (NO_REPORT), none pending. A folder without a summary is named in one line and left out (a job that stopped
+    (NO_REPORT), none pending; each project's files named relative to its folder are named relative to `out`, where
+    the merged report is written. A folder without a summary is named in one line and left out (a job that stopped
     uploads its results but no report). EcosystemError naming the folder for a summary of another candidate,
     baseline or day, or that repeats a project or was stopped part way, and when no folder holds a summary."""
     head: dict[str, Any] = {}
@@ -357,7 +372,7 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
         for project in document["projects"]:
             if project["name"] in known:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too")
-            projects.append(project)
+            projects.append(rebased(project, Path(folder), out))
     if not head:
         raise EcosystemError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
                              f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
@@ -368,3 +383,12 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
             projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                              "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
     return {**head, "projects": projects, "pending": []}
+
+
+def rebased(project: dict[str, Any], folder: Path, out: Path | None) -> dict[str, Any]:
+    """A project's outcome with its files (PATHS) named relative to `out` instead of to the folder it came from."""
+    if out is None:
+        return project
+    moved = {key: os.path.relpath(folder / project[key], out) for key in PATHS
+             if project.get(key) and not Path(project[key]).is_absolute()}
+    return {**project, **moved}
