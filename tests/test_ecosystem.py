@@ -410,9 +410,9 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
-    for project in summary["projects"]:  # named from the merged report's folder, not the job's
-        assert all(not Path(project[key]).is_absolute() and (tmp_path / "all" / project[key]).is_file()
-                   for key in ecosystem.PATHS), project
+    for one in summary["projects"]:  # named from the merged report's folder, not the job's
+        assert all(not Path(one[key]).is_absolute() and (tmp_path / "all" / one[key]).is_file()
+                   for key in ecosystem.PATHS), one
     assert summary["causes"][0]["projects"] == ["alpha"]
     with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too"):
         ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
