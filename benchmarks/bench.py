@@ -18,7 +18,9 @@
 11. the range checker's probe budget, from a stored `nox -s ranges` run (`--ranges-from`);
 12. a first `shardmatrix watch` of a copy of tests/downstream over its first N newer jax releases, its files in a
     home of their own: the baseline cells and candidate cells run against the target (the baseline once, at most one
-    candidate cell a release), the bisects, and whether the project's tree was left as it was.
+    candidate cell a release), the bisects, and whether the project's tree was left as it was;
+13. `shardmatrix ecosystem`: each project's cost (baseline and candidate cells, warm cache), the list's total, and the
+    wall with J projects at a time (benchmarks/ecosystem_cost.py).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import corpus_growth  # noqa: E402
+from benchmarks import corpus_growth, ecosystem_cost  # noqa: E402
 from harness import outputs, vocabulary  # noqa: E402
 from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
@@ -493,12 +495,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-watch", type=int, default=3, metavar="N",
                         help="figure 12's first watch: the first N jax releases newer than tests/downstream's lock "
                         "(default 3)")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 13), metavar="N",
+    parser.add_argument("--ecosystem-candidate", default="jax==0.9.0", metavar="PKG==X",
+                        help="figure 13's candidate (default jax==0.9.0, as of its upload day)")
+    parser.add_argument("--ecosystem-project", action="append", default=[], metavar="NAME",
+                        help="figure 13 on this project of cases/ecosystem.toml (repeatable; default: every one, those "
+                        "out of reach skipped)")
+    parser.add_argument("--ecosystem-jobs", default="1,2", metavar="J,J",
+                        help="figure 13's parallel jobs to compare (default 1,2)")
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 14), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     parser.add_argument("--watch-release", default="0.9.0", metavar="X",
                         help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 13))
+    wanted = set(args.only or range(1, 14))
     if args.skip_matrix:
         wanted -= {2, 3, 9, 10}
     if args.only and 11 in wanted and args.ranges_from is None:
@@ -562,6 +571,14 @@ def main(argv: list[str] | None = None) -> int:
                                               f"the range check in {args.ranges_from}"))
         if 12 in wanted:
             print(first_watch_figure(first_watch(scratch, args.first_watch)))
+        if 13 in wanted:
+            from harness.tools import ecosystem_list
+
+            names = args.ecosystem_project or [entry.name for entry in ecosystem_list.load()]
+            runner = ecosystem_cost.run_project(ROOT, args.ecosystem_candidate.split())
+            jobs = [int(count) for count in args.ecosystem_jobs.split(",")]
+            print(ecosystem_cost.figure(ecosystem_cost.measure(names, runner, scratch / "ecosystem", jobs),
+                                        f"{args.ecosystem_candidate} on {len(names)} project(s)"))
     return 0
 
 

@@ -447,6 +447,39 @@ def ecosystem_replay() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+#: What a replay's project row may say of it beside the project's own fix (docs/data/ecosystem-fixes.toml).
+FIX_KINDS = ("flagged and fixed", "flagged and never fixed", "fixed, not flagged", "not flagged, nothing to fix")
+FIXES = DATA / "ecosystem-fixes.toml"
+
+
+def ecosystem_fixes() -> str:
+    """Each stored replay's projects beside their own later fixes (docs/data/ecosystem-fixes.toml), every row's verdict
+    checked against its stored run, and every kind counted (a kind with no row says 0)."""
+    from harness.outputs import read_ecosystem
+
+    try:
+        rows = tomllib.loads(FIXES.read_text(encoding="utf-8"))["row"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
+        raise DocsError(f"{FIXES}: cannot read its rows ({exc})") from None
+    runs = stored_runs()
+    shown = []
+    for row in rows:
+        if row.get("run") not in runs or row.get("kind") not in FIX_KINDS:
+            raise DocsError(f"{FIXES}: {row.get('run')!r} is no stored run, or {row.get('kind')!r} no kind")
+        document = read_ecosystem(DATA / runs[row["run"]]["file"])
+        stored = {p["name"]: p["verdict"] for p in document["projects"]}
+        flagged = row["kind"].startswith("flagged")
+        if stored.get(row["project"]) != row["verdict"] or flagged != (row["verdict"] == "UNSAFE"):
+            raise DocsError(f"{FIXES}: {row['run']} {row['project']}: says {row['verdict']}, {row['kind']}; the "
+                            f"stored run says {stored.get(row['project'])}")
+        shown.append([cell(" ".join(document["candidate"])), cell(document["as_of"]), cell(row["project"]),
+                      row["verdict"], cell(row["kind"]), cell(row["fix"] or "none"), cell(row["why"])])
+    counts = ", ".join(f"{kind}: {sum(row['kind'] == kind for row in rows)}" for kind in FIX_KINDS)
+    return (table(["release", "as of", "project", "verdict", "beside its fix", "the project's fix", "why"], shown)
+            + f"\n\n{counts}. *Fixes read from each project's git history on 2026-11-27; each row's run is shown above "
+            "with its date, commit and machine.*\n")
+
+
 def ecosystem_sharding() -> str:
     """The `-k` expression that selects a project's sharding-related tests by default."""
     from harness.tools import ecosystem_list
@@ -494,6 +527,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "ecosystem-projects": ecosystem_projects,
     "ecosystem-sharding": ecosystem_sharding,
     "ecosystem-replay": ecosystem_replay,
+    "ecosystem-fixes": ecosystem_fixes,
 }
 
 

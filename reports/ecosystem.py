@@ -18,8 +18,9 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     """The run's verdict (the worst project's) and the files written under OUT/report."""
     projects = list(outcomes["projects"])
     # Any project's declarations will do (the shipped corpus's); one merged from another machine may lack its file.
-    declared = next((changes.read_declarations(Path(p["changes_from"])) for p in projects
-                     if p.get("changes_from") and Path(p["changes_from"]).is_file()), [])
+    # A project names its files relative to the output folder (or absolutely, as summaries before 2026-11-27 did).
+    found = [Path(out) / p["changes_from"] for p in projects if p.get("changes_from")]
+    declared = next((changes.read_declarations(path) for path in found if path.is_file()), [])
     groups = group(projects, declared)
     rows = grid(projects)
     summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}

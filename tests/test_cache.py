@@ -30,12 +30,34 @@ def test_fingerprint_is_stable_and_sees_every_input(tmp_path: Path) -> None:
     assert base != cache.fingerprint("jax==0.4.38\n", "3.12.1", [folder], SETTINGS, everything)
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, devices=4), everything)
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, repeats=3), everything)
+    assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, suite_budget=60.0),
+                                     everything)
     # A probe of one case (a bisect's) is not the whole corpus, nor a probe of another case.
     one = cache.selection([Path(f"{folder}/test_a.py::TestA::test_a")])
     assert one == ["test_a.py::TestA::test_a"]
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, one)
     (folder / "test_a.py").write_text("def test_a(): assert False\n")
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, everything)
+
+
+def test_a_run_without_a_suite_budget_keeps_the_fingerprint_it_had_before_budgets(tmp_path: Path) -> None:
+    import dataclasses
+    import hashlib
+
+    folder = case_folder(tmp_path, "cases", "test_a.py", ("test_a",))
+    everything = cache.selection([folder])
+    # The fingerprint as it was computed before suite_budget existed: the six settings alone.
+    before = hashlib.sha256()
+    before.update(b"jax==0.4.38\n")
+    before.update(b"3.11.7")
+    for root in [cache.HARNESS, folder]:
+        for path in cache._sources(root):
+            before.update(str(path.relative_to(root) if root.is_dir() else path.name).encode())
+            before.update(path.read_bytes())
+    fields = {k: v for k, v in dataclasses.asdict(SETTINGS).items() if k != "suite_budget"}
+    before.update(json.dumps(fields, sort_keys=True, default=str).encode())
+    before.update(json.dumps(sorted(everything)).encode())
+    assert cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, everything) == before.hexdigest()
 
 
 def test_find_and_reuse_pair(tmp_path: Path) -> None:

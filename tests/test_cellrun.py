@@ -238,3 +238,17 @@ def test_a_cell_whose_selection_left_no_test_names_the_selection(tmp_path: Path)
         (made,) = read_records(files.results)
         assert (made["error_type"], made["error_message"]) == (
             "NoCasesCollected", f"pytest collected no case from {tmp_path / 'tests'}{said}")
+
+
+def test_a_suite_past_its_budget_stops_after_the_test_that_passed_it_and_says_so_in_its_log(tmp_path: Path) -> None:
+    """Pair: the same suite without a budget runs every test (test_installed_mode_* above run without one)."""
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "test_slow.py").write_text(
+        "import time\n\n\n" + "".join(f"def test_{n}():\n    time.sleep(0.6)\n\n\n" for n in "abc"), encoding="utf-8")
+    options = Options(out=tmp_path / "out", run_id="20261126T090000Z-own", cases=[str(tmp_path / "cases")],
+                      suite_budget=0.5)
+    cellrun.installed(CELL, Path(sys.executable).parent.parent, options, [tmp_path / "cases"])
+    files = CellFiles(options.out, options.run_id, CELL.id)
+    recorded = [json.loads(line) for line in files.results.read_text().splitlines()]
+    assert [(r["case_id"], r["status"]) for r in recorded] == [("test_slow::test_a", "passed")]
+    assert "session-timeout: 0.5 sec exceeded" in files.log.read_text()

@@ -492,3 +492,29 @@ def test_the_stored_ecosystem_runs_are_shown_per_release_with_each_projects_verd
             assert hooks.provenance(run) in shown
             for project in document["projects"]:
                 assert f"| {hooks.cell(project['name'])} |" in shown
+
+
+def test_the_stored_ecosystem_runs_name_their_files_relative_to_their_output_folder() -> None:
+    """A stored summary names no machine's scratch folder (they named /tmp/eco_out/report/... before)."""
+    stored = sorted((Path(__file__).resolve().parent.parent / "docs" / "data").glob("ecosystem-*.json"))
+    assert stored
+    for path in stored:
+        for project in json.loads(path.read_text(encoding="utf-8"))["projects"]:
+            for key in ("report", "changes_from"):
+                assert not Path(project.get(key) or "report").is_absolute(), f"{path.name}: {project['name']} {key}"
+
+
+def test_the_replays_are_shown_beside_each_projects_fix_and_a_row_the_stored_run_contradicts_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown = hooks.ecosystem_fixes()
+    assert "| jax==0.7.0 | 2025-07-22 | haliax | INCONCLUSIVE | fixed, not flagged |" in shown
+    assert "flagged and fixed: 0, flagged and never fixed: 0, fixed, not flagged: 3" in shown
+    wrong = tmp_path / "fixes.toml"
+    wrong.write_text(hooks.FIXES.read_text(encoding="utf-8").replace(
+        'project = "penzai"\nverdict = "SAFE"\nkind = "not flagged, nothing to fix"',
+        'project = "penzai"\nverdict = "UNSAFE"\nkind = "flagged and fixed"', 1), encoding="utf-8")
+    monkeypatch.setattr(hooks, "FIXES", wrong)
+    with pytest.raises(hooks.DocsError, match=r"ecosystem-jax0.7.0 penzai: says UNSAFE, flagged and fixed; the "
+                                              r"stored run says SAFE"):
+        hooks.ecosystem_fixes()

@@ -8,6 +8,7 @@ comparison, the grouping and the report files) is the real code.
 from __future__ import annotations
 
 import json
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,11 @@ why = "shards"
 source = "sdist"
 tests = ["tests"]
 budget = 30
+suite_budget = 30
 """
 #: What each project's tests do on the candidate (jax 0.9.0); every one passes on the baseline.
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
+                "stalled": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
                 "delta": ("passed", None, None)}
 
@@ -77,6 +80,18 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def run(cell: Cell, venv: Path, job: Job) -> int:
         name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
         ran.append(f"{name}:{cell.jax}")
+        if "KERAS_BACKEND" in os.environ:
+            ran.append(f"{name}:KERAS_BACKEND={os.environ['KERAS_BACKEND']}")
+        if name == "stalled":  # two tests; at the candidate, pytest stopped at the suite's budget after the first
+            stopped = cell.jax != "0.8.3"
+            job.files.results.parent.mkdir(parents=True, exist_ok=True)
+            job.files.results.write_text("".join(json.dumps(record(
+                cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+                case_id=f"test_mesh::test_{n}", family="test_mesh", status="passed")) + "\n"
+                for n in ("a", "b")[:1 if stopped else 2]))
+            collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
+            job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
+            return 2 if stopped else 0
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -167,6 +182,57 @@ def test_a_hanging_suite_is_stopped_at_its_budget_and_is_inconclusive(tmp_path: 
     assert "slow: INCONCLUSIVE: " in "\n".join(said) and "timeout" in "\n".join(said)
 
 
+def test_a_suite_past_its_whole_suite_budget_is_inconclusive_naming_the_budget(tmp_path: Path,
+                                                                                cells: list[str]) -> None:
+    code, said = run_list(tmp_path, ["stalled"], "--only", "stalled")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    (stalled,) = summary["projects"]
+    assert code == formats.INCONCLUSIVE_EXIT and stalled["verdict"] == "INCONCLUSIVE"
+    assert stalled["reason"].startswith("its suite ran past its budget of 30 s in a cell and was stopped: ")
+    assert "stalled: INCONCLUSIVE: its suite ran past its budget of 30 s" in "\n".join(said)
+
+
+def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[str]) -> None:
+    code, _ = run_list(tmp_path, ["gamma"], "--only", "gamma")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert code == formats.SAFE_EXIT and "budget" not in summary["projects"][0]["reason"]
+
+
+def test_the_summary_names_its_files_relative_to_the_output_folder(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path, ["gamma"], "--only", "gamma")
+    (gamma,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert gamma["report"] == "report/ecosystem/gamma.md" and (tmp_path / "out" / gamma["report"]).is_file()
+    assert gamma["changes_from"].startswith("report/") and (tmp_path / "out" / gamma["changes_from"]).is_file()
+    # Pair: a file outside the output folder keeps its full name.
+    assert ecosystem.within(tmp_path / "elsewhere.json", tmp_path / "out") == str(tmp_path / "elsewhere.json")
+
+
+def test_a_projects_variables_reach_its_cells_and_are_put_back_after(tmp_path: Path, cells: list[str],
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + 'env = { KERAS_BACKEND = "jax" }\n'
+                                  + PROJECT.format(name="alpha")))
+    ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
+                   "gamma", "--only", "alpha", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
+                  fetch=fake_index(tmp_path), say=lambda line: None)
+    assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=jax", "gamma:0.9.0", "gamma:KERAS_BACKEND=jax",
+                     "alpha:0.8.3", "alpha:0.9.0"], "alpha's cells run without gamma's variable"
+    assert "KERAS_BACKEND" not in os.environ
+
+
+def cli_judge() -> Any:
+    from reports.cli import judge
+
+    return judge
+
+
+def draw() -> Any:
+    from reports.ecosystem import write
+
+    return write
+
+
 def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path: Path, cells: list[str]) -> None:
     assert run_list(tmp_path, ["gamma"])[0] == formats.SAFE_EXIT  # remote, skipped, neither helps nor hurts
     summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
@@ -179,9 +245,9 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
     from harness.tools.ecosystem_list import Entry
 
     entry = Entry(name="alpha", why="x", source="sdist", tests=("tests", "more"), package="alpha", markers="not tpu",
-                  requires=("optax",), devices=4, budget=60)
+                  requires=("optax",), devices=4, budget=60, suite_budget=600)
     argv = ecosystem.project_argv(entry, tmp_path, whole_suite=False)
-    assert argv[:6] == ["--project", str(tmp_path), "--devices", "4", "--timeout", "60"]
+    assert argv[:8] == ["--project", str(tmp_path), "--devices", "4", "--timeout", "60", "--suite-budget", "600"]
     assert argv[argv.index("-k") + 1] == entry.keywords and argv[argv.index("-m") + 1] == "not tpu"
     assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--cases"] == [str(tmp_path / "tests"),
                                                                              str(tmp_path / "more")]
@@ -321,12 +387,16 @@ def test_a_comparison_that_cannot_be_read_leaves_that_project_inconclusive_and_t
     assert verdicts["alpha"][0] == "UNSAFE" and code == formats.UNSAFE_EXIT
 
 
-def test_plan_prints_the_projects_as_a_matrix_and_runs_nothing(tmp_path: Path) -> None:
+def test_plan_prints_the_projects_as_a_matrix_include_list_and_runs_nothing(tmp_path: Path) -> None:
     listed = tmp_path / "ecosystem.toml"
     listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
     said: list[str] = []
     assert ecosystem.run(["--plan", "--list", str(listed)], CELLS, never, never, say=said.append) == 0
-    assert said == ['{"project": ["alpha", "remote"]}']
+    assert json.loads(said[-1]) == [{"project": "alpha"}, {"project": "remote"}]
+    said.clear()
+    assert ecosystem.run(["--plan", "--list", str(listed), "--only", "remote"], CELLS, never, never,
+                         say=said.append) == 0
+    assert json.loads(said[-1]) == [{"project": "remote"}]
 
 
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
@@ -334,20 +404,44 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
 
     for name in ("alpha", "gamma"):
         run_list(tmp_path / name, [name], "--only", name)
-    said: list[str] = []
     listed = tmp_path / "ecosystem.toml"
     listed.write_text(LIST.format(projects=PROJECT.format(name="alpha") + PROJECT.format(name="gamma")))
-    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--out",
-                          str(tmp_path / "all"), "--list", str(listed), "--only", "alpha", "--only", "gamma"],
+    said: list[str] = []
+    code = ecosystem.run(["--merge", str(tmp_path / "alpha" / "out"), str(tmp_path / "gamma" / "out"), "--list",
+                          str(listed), "--only", "alpha", "--only", "gamma", "--out", str(tmp_path / "all")],
                          CELLS, never, write, say=said.append)
     assert code == formats.UNSAFE_EXIT and said[-1] == "UNSAFE"
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
+    for one in summary["projects"]:  # named from the merged report's folder, not the job's
+        assert all(not Path(one[key]).is_absolute() and (tmp_path / "all" / one[key]).is_file()
+                   for key in ecosystem.PATHS), one
     assert summary["causes"][0]["projects"] == ["alpha"]
     with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too, or twice in"):
         ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
-    with pytest.raises(ecosystem.EcosystemError, match=r"no ecosystem.json under its report/"):
+    with pytest.raises(ecosystem.EcosystemError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
         ecosystem.merged([tmp_path / "nowhere"])
+
+
+def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp_path: Path,
+                                                                              cells: list[str]) -> None:
+    from reports.ecosystem import write
+
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + PROJECT.format(name="slow")))
+    said: list[str] = []
+    stopped = tmp_path / "slow" / "out"  # a job that timed out: its results uploaded, no report
+    (stopped / "results").mkdir(parents=True)
+    code = ecosystem.run(["--merge", str(tmp_path / "gamma" / "out"), str(stopped), "--list", str(listed),
+                          "--only", "gamma", "--only", "slow", "--out", str(tmp_path / "all")], CELLS, never, write,
+                         say=said.append)
+    assert code == formats.INCONCLUSIVE_EXIT and said[-1] == "INCONCLUSIVE"
+    assert f"--merge {stopped}: no ecosystem.json under its report/: left out" in said
+    summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
+    verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
+    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    assert "remote" not in verdicts, "only the selection the plan fanned out is expected"
 
 
 def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str]) -> None:
@@ -372,14 +466,16 @@ def merge(tmp_path: Path, parts: list[Path], *extra: str) -> tuple[int, list[str
     return code, said
 
 
-def test_merge_counts_a_listed_project_no_job_reported_as_pending_never_safe(tmp_path: Path, cells: list[str]
-                                                                              ) -> None:
+def test_merge_counts_a_listed_project_no_job_reported_inconclusive_never_safe(tmp_path: Path, cells: list[str]
+                                                                                   ) -> None:
     run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
     # alpha's job died before writing its summary (and remote's was never run): the SAFE gamma cannot speak for them.
     code, said = merge(tmp_path, [tmp_path / "gamma" / "out"])
     assert (code, said[-1]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
-    assert summary["pending"] == ["alpha", "remote"]
+    assert [(p["name"], p["verdict"], p["reason"]) for p in summary["projects"]] == [
+        ("gamma", "SAFE", ""), ("alpha", "INCONCLUSIVE", ecosystem.NO_REPORT),
+        ("remote", "INCONCLUSIVE", ecosystem.NO_REPORT)]
     assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT
 
 

@@ -41,6 +41,15 @@ def test_an_entry_takes_the_defaults_it_leaves_out(tmp_path: Path) -> None:
     assert alpha.keyword_expression(whole_suite=True) == ""
 
 
+def test_env_and_a_suite_budget_are_taken_as_given(tmp_path: Path) -> None:
+    """Pair of the refusals below: a table of text by variable name, seconds above 0."""
+    (alpha,) = ecosystem_list.load(write(tmp_path, GOOD + 'env = { KERAS_BACKEND = "jax", TF_CPP_MIN_LOG_LEVEL = "3" }'
+                                         "\nsuite_budget = 90\n"))
+    assert alpha.env == (("KERAS_BACKEND", "jax"), ("TF_CPP_MIN_LOG_LEVEL", "3")) and alpha.suite_budget == 90.0
+    (default,) = ecosystem_list.load(write(tmp_path, GOOD))
+    assert default.env == () and default.suite_budget == ecosystem_list.DEFAULT_SUITE_BUDGET_S
+
+
 def test_whole_true_runs_every_test(tmp_path: Path) -> None:
     (alpha,) = ecosystem_list.load(write(tmp_path, GOOD + "whole = true\n"))
     assert alpha.keyword_expression() == ""
@@ -74,6 +83,11 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
     ("budget = -1", r"budget must be seconds above 0"),
     ('requires = ["not a requirement!"]', r"requires 'not a requirement!' is not a requirement"),
     ('keywords = " "', r"keywords is empty"),
+    ("suite_budget = 0", r"suite_budget must be seconds above 0, got 0"),
+    ('env = ["KERAS_BACKEND=jax"]', r"env must be a table of NAME = \"value\""),
+    ('env = { "1BAD" = "x" }', r"env '1BAD' is not a variable name"),
+    ('env = { JAX_PLATFORMS = "cpu" }', r"env JAX_PLATFORMS is set by shardmatrix for every cell"),
+    ("env = { KERAS_BACKEND = 1 }", r"env KERAS_BACKEND must be text, got 1"),
 ])
 def test_a_bad_value_is_refused_naming_the_key(tmp_path: Path, line: str, message: str) -> None:
     text = GOOD.replace('source = "git"', line) if line.startswith("source") else GOOD + line + "\n"

@@ -210,3 +210,25 @@ def test_a_fetched_projects_lock_is_set_aside_so_the_days_index_decides(tmp_path
     assert ecosystem_sources.set_aside_locks(tmp_path) == ["uv.lock", "requirements.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt.unused", "uv.lock.unused"]
     assert ecosystem_sources.set_aside_locks(tmp_path) == []
+
+
+def test_a_git_source_is_cloned_from_its_local_mirror_where_one_exists(tmp_path: Path, repository: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    mirrors = tmp_path / "mirrors"
+    git(tmp_path, "clone", "--quiet", "--bare", str(repository), str(mirrors / "example+alpha" / "repo"))
+    monkeypatch.setenv(ecosystem_sources.MIRROR_ENV, str(mirrors / "{owner}+{name}" / "repo"))
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    got = ecosystem_sources.fetch(entry("git", repository="https://git.invalid/example/alpha"), date(2026, 3, 1),
+                                  fetch, into=tmp_path / "fetched")
+    assert got.revision.startswith("1.0 (git v1.0, ") and (got.root / "tests" / "test_mesh.py").is_file()
+
+
+def test_a_git_source_without_a_mirror_is_fetched_from_its_address_and_skipped_out_of_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ecosystem_sources.MIRROR_ENV, str(tmp_path / "no-mirrors" / "{owner}+{name}"))
+    assert ecosystem_sources.mirror_of("https://git.invalid/example/alpha") == "https://git.invalid/example/alpha"
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    with pytest.raises(Unavailable, match=r"alpha: https://git.invalid/example/alpha cannot be reached from here"):
+        ecosystem_sources.fetch(entry("git", repository="https://git.invalid/example/alpha"), date(2026, 3, 1),
+                                fetch, into=tmp_path / "fetched")

@@ -137,3 +137,10 @@ def test_with_a_project_the_default_out_is_its_home_outside_its_tree(tmp_path: P
     opts = options.parse(["--project", str(tmp_path)])
     assert opts.out == homes.out_of(tmp_path) and not opts.out.is_relative_to(tmp_path)
     assert options.parse(["--project", str(tmp_path), "--out", "o"]).out == Path("o")  # as asked, when asked
+
+
+def test_a_suite_budget_is_seconds_and_a_negative_one_is_refused() -> None:
+    assert options.parse(["--suite-budget", "90"]).suite_budget == 90.0
+    assert options.parse([]).suite_budget == 0.0
+    with pytest.raises(options.OptionsError, match=r"--suite-budget -1: seconds of at least 0"):
+        options.parse(["--suite-budget", "-1"])

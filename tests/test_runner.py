@@ -83,7 +83,8 @@ def test_only_cases_that_import_the_case_api_have_the_plugin_answer_it(tmp_path:
 def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share(tmp_path: Path) -> None:
     job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", timeout=7.0, reruns=3, repeats=2, workers=4), [])
     assert job.settings == cache.Settings(devices=8, backend="cpu", timeout=7.0, reruns=3, hard_grace=10.0, repeats=2)
-    assert cache.OUTCOME_SETTINGS == ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats")
+    assert cache.OUTCOME_SETTINGS == ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats",
+                                      "suite_budget")
 
 
 def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -273,3 +274,11 @@ def test_a_module_that_cannot_be_imported_costs_its_own_cases_only(
     records = map(json.loads, files.results.read_text().splitlines())
     statuses = {record["case_id"]: record["status"] for record in records}
     assert statuses["test_two::test_passes"] == "passed" and statuses["test_two::test_fails"] == "failed"
+
+
+def test_a_suite_budget_is_pytest_timeouts_session_timeout_and_none_adds_nothing(tmp_path: Path) -> None:
+    with_budget = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", suite_budget=90.0), [])
+    command = runner.pytest_command(tmp_path, with_budget)
+    assert command[command.index("--session-timeout") + 1] == "90.0"
+    without = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [])
+    assert "--session-timeout" not in runner.pytest_command(tmp_path, without)

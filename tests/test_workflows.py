@@ -195,7 +195,8 @@ def test_every_artifact_download_sees_every_attempt_and_every_upload_has_a_reten
                 assert isinstance(step["with"].get("retention-days"), int), f"{name}: {step['with']['name']}"
 
 
-@pytest.mark.parametrize("path", [MATRIX, WORKFLOWS / "frontier.yml"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [MATRIX, WORKFLOWS / "frontier.yml", WORKFLOWS / "ecosystem.yml"],
+                         ids=lambda p: p.name)
 def test_every_job_after_the_plan_needs_it_to_have_succeeded(path: Path) -> None:
     for name, job in workflow(path)["jobs"].items():
         if "plan" in job.get("needs", []):

@@ -8,8 +8,10 @@
   entry of the state's "fail" list fails as a server error would.
 - nox runs a cell as the scenario ($DRIVER_SCENARIO) says: "pass", "fail" (its first case fails), "die" (nothing
   written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
-  `frontier` stores a release's result ("die": nothing; "hang": one probe's results, then no end). Installs (pip,
-  uv, a nox session's own) are recorded, never made.
+  `frontier` stores a release's result ("die": nothing; "hang": one probe's results, then no end); `ecosystem
+  --only NAME` writes that project's summary with the real report writer as the scenario's "projects" says ("pass":
+  SAFE, "fail": UNSAFE with one cause, "die": nothing, "hang": a result line, then no end). Installs (pip, uv, a
+  nox session's own) are recorded, never made.
 - shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
   `watch` judges the scenario's "releases" not yet in its --state file, adds them to it, and writes its --json and
@@ -200,6 +202,8 @@ def nox(args: list[str]) -> int:
         return subprocess.run([os.environ["DRIVER_PYTHON"], "-m", "reports", *rest], check=False).returncode
     if session == "frontier":
         return frontier((option(rest, "--flax") or "").removeprefix("=="), out)
+    if session == "ecosystem":
+        return ecosystem_project(rest, out)
     if session == "ranges":
         # The range checker's own logic is tested on fakes (tests/test_ranges.py); here only its job's wiring.
         record_install("nox", ["ranges", "the report's dependencies"])
@@ -274,6 +278,36 @@ def frontier(flax: str, out: Path) -> int:
     found = frontier_search.measure(Version(flax), SpecifierSet(), candidates, probe, contemporary=candidates[3])
     frontier_report.store(out, frontier_report.to_json(found, SpecifierSet(">=0.5.0")))
     return 0
+
+
+def ecosystem_project(args: list[str], out: Path) -> int:
+    """One project's job of the ecosystem fan-out: its summary as `shardmatrix ecosystem --only NAME` writes it."""
+    from reports.ecosystem import write
+
+    name = option(args, "--only") or ""
+    what = behaviour("projects", name)
+    print(f"fake nox: ecosystem {name}: {what}")
+    state = load()
+    state.setdefault("ecosystem", []).append(args)
+    save(state)
+    if what == "die":
+        return 1
+    results = out / "results" / f"{name}.jsonl"  # what a stopped project's cells recorded before it stopped
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text("{}\n")
+    if what == "hang":
+        Path(os.environ["DRIVER_HANG"]).touch()
+        time.sleep(3600)
+    failed = what == "fail"
+    causes = [{"signature": "AssertionError: the sharding moved", "example": "AssertionError: the sharding moved",
+               "change": "", "cases": ["tests/test_mesh.py::test_sharded_sum"], "reproducer": ""}] if failed else []
+    candidate = [a for a in args if re.fullmatch(r"(jax|flax)==[\w.]+", a)]
+    write(out, {"candidate": candidate, "baseline": option(args, "--baseline", "jax==0.8.2,flax==0.12.0"),
+                "as_of": option(args, "--as-of", "2026-01-20"), "whole_suite": False, "pending": [],
+                "projects": [{"name": name, "why": "shards", "source": "sdist", "revision": f"{name} 1.0",
+                              "verdict": "UNSAFE" if failed else "SAFE", "reason": "", "coverage": "",
+                              "causes": causes}]})
+    return 1 if failed else 0
 
 
 # --- uv, python -------------------------------------------------------------------------------------------------

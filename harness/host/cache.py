@@ -34,6 +34,8 @@ class Settings:
     reruns: int
     hard_grace: float
     repeats: int
+    #: Seconds the whole suite may run before pytest stops after the test that passed them (0: no limit).
+    suite_budget: float = 0.0
 
 
 #: The names of the outcome settings, in the order the fingerprint hashes them.
@@ -58,7 +60,10 @@ def fingerprint(freeze: str, interpreter: str, case_roots: Sequence[Path], setti
         for path in _sources(root):
             digest.update(str(path.relative_to(root) if root.is_dir() else path.name).encode())
             digest.update(path.read_bytes())
-    digest.update(json.dumps(dataclasses.asdict(settings), sort_keys=True, default=str).encode())
+    fields = dataclasses.asdict(settings)
+    if not fields["suite_budget"]:  # a run without a suite budget keeps the fingerprint it always had
+        del fields["suite_budget"]
+    digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
     digest.update(json.dumps(sorted(selection)).encode())
     return digest.hexdigest()
 

@@ -97,7 +97,8 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
     # A project's own time limit applies where it is stricter than the cell's, as in its CI.
     settings = cache.Settings(devices=devices_for(cell, options.devices), backend=cell.backend,
                               timeout=time_limit(own, options.timeout), reruns=options.reruns,
-                              hard_grace=options.hard_grace, repeats=options.repeats)
+                              hard_grace=options.hard_grace, repeats=options.repeats,
+                              suite_budget=options.suite_budget)
     return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
                resume=options.resume, verbose=options.verbose, project=own,

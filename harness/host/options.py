@@ -143,6 +143,7 @@ class Options:
     cases: list[str] = field(default_factory=lambda: [BUILTIN])
     workers: int = 0
     timeout: float = 300.0
+    suite_budget: float = 0.0
     devices: int | None = None
     reruns: int = 1
     resume: bool = False
@@ -187,6 +188,9 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     p.add_argument("--resume", metavar="RUN_ID", default="",
                    help="finish an interrupted run: skip complete cells, run only the cases not yet recorded")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-case time limit (default 300)")
+    p.add_argument("--suite-budget", type=float, default=0.0, metavar="S",
+                   help="a cell's whole-suite time limit: pytest stops after the test that passes it, and the cases "
+                        "not run leave the cell stopped part way (default: none)")
     p.add_argument("--devices", type=int, default=None, metavar="N",
                    help="simulated CPU devices per cell (default: the cell's, normally 8)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -242,6 +246,8 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         # A report reads only folders named as runs, and orders them by the start their id records.
         raise OptionsError(f"run id {run_id!r} is not YYYYmmddTHHMMSSZ-<tag> (the UTC time the run started, e.g. "
                            f"{new_run_id()})")
+    if namespace.suite_budget < 0:
+        raise OptionsError(f"--suite-budget {namespace.suite_budget:g}: seconds of at least 0 (0: no limit)")
     return Options(
         cells=namespace.cells,
         # A project's files never land in its own tree: they would change its tree hash, and so every fingerprint.
@@ -251,6 +257,7 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         cases=namespace.cases or ([] if namespace.project else [BUILTIN]),
         workers=namespace.workers,
         timeout=namespace.timeout,
+        suite_budget=namespace.suite_budget,
         devices=namespace.devices,
         reruns=namespace.reruns,
         resume=bool(namespace.resume),

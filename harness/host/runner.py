@@ -87,7 +87,9 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
     settings, own = job.settings, job.project
     disabled = own.disabled if own is not None else frozenset()
     needs = {
-        "timeout": ["--timeout", str(settings.timeout)],
+        # pytest-timeout's session timeout: the run stops after the test that passes the suite's budget.
+        "timeout": ["--timeout", str(settings.timeout),
+                    *(["--session-timeout", str(settings.suite_budget)] if settings.suite_budget else [])],
         # Every crash costs a worker; never stop replacing them while cases remain.
         "xdist": ["-n", str(job.workers), "--max-worker-restart", "100000"],
         "rerunfailures": ["--reruns", str(settings.reruns),

@@ -16,9 +16,11 @@ nothing judged at all is INCONCLUSIVE.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -62,11 +64,12 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
                    help="for each cause, the first release where its first project's test stops passing")
     fan = p.add_mutually_exclusive_group()
     fan.add_argument("--plan", action="store_true",
-                     help="print the selected projects as a JSON matrix ({\"project\": [...]}) and run nothing: "
-                          "the fan-out of one job per project")
+                     help="print the selected projects as a GitHub matrix's include list ([{\"project\": NAME}, "
+                          "...]) and run nothing: the fan-out of one job per project")
     fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
                      help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
-                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; nothing is run")
+                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; a selected "
+                          "project no folder judged is INCONCLUSIVE; nothing is run")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
@@ -84,10 +87,10 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     namespace = parser(prog).parse_strictly(list(argv))
     entries = ecosystem_list.select(ecosystem_list.load(namespace.list_file), namespace.only)
     if namespace.plan:
-        say(json.dumps({"project": [entry.name for entry in entries]}))
+        say(json.dumps([{"project": entry.name} for entry in entries]))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge, [entry.name for entry in entries]))
+        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say, Path(namespace.out)))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -218,7 +221,7 @@ def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:
 def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> list[str]:
     """The upgrade arguments of one project: its folder and tests, its selection, devices, budget and needs."""
     argv = ["--project", str(root), "--devices", str(entry.devices), "--timeout", f"{entry.budget:g}",
-            "--run-id", new_run_id()]
+            "--suite-budget", f"{entry.suite_budget:g}", "--run-id", new_run_id()]
     for test in entry.tests:
         argv += ["--cases", str(root / test)]
     keywords = entry.keyword_expression(whole_suite)
@@ -250,8 +253,9 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
-        before, after, opts, changes_file = upgrade.prepare(
-            [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
+        with environment(entry.env):
+            before, after, opts, changes_file = upgrade.prepare(
+                [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
@@ -261,16 +265,61 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
         say(f"{entry.name}: {unread}")
         return {**made, "reason": str(unread)}
     comparison = judged.comparison
+    reason = comparison.reason
+    if comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
+        reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
     saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
     saved.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(judged.written, saved)
-    return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
+    out = Path(opts.out)
+    return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
-            "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
-            "changes_from": str(changes_file),
+            "baseline": before.cell.id, "candidate": after.cell.id, "report": within(saved, out),
+            "changes_from": within(Path(changes_file), out),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
+
+
+#: The fields of a project's outcome that name a file under the output folder.
+PATHS = ("report", "changes_from")
+
+
+def within(path: Path, out: Path) -> str:
+    """A file the summary names, relative to the output folder when it lies there: a stored or uploaded summary
+    names no machine's scratch folder."""
+    try:
+        return Path(path).resolve().relative_to(Path(out).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@contextlib.contextmanager
+def environment(variables: Sequence[tuple[str, str]]) -> Iterator[None]:
+    """A project's variables set while its cells run (each cell's pytest inherits this process's environment), and
+    put back as they were after."""
+    kept = {name: os.environ.get(name) for name, _ in variables}
+    os.environ.update(dict(variables))
+    try:
+        yield
+    finally:
+        for name, value in kept.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+#: What pytest-timeout's session timeout writes when a suite passed its budget (--session-timeout).
+SESSION_TIMEOUT = "session-timeout: "
+
+
+def past_budget(log: Path) -> bool:
+    """Whether a cell's pytest stopped at the suite's budget, as its log says."""
+    try:
+        return SESSION_TIMEOUT in Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:
@@ -323,18 +372,26 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
                 cause["first_bad"] = f"{package}=={found.first_bad.version}"
 
 
-def merged(folders: Sequence[Path], listed: Sequence[str] | None = None) -> dict[str, Any]:
+#: Why a project selected for a fan-in has no outcome: its job wrote no summary (it died, hung or never started).
+NO_REPORT = "its job left no report (it stopped, timed out or could not start): re-run it"
+
+
+def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
+           say: Callable[[str], object] = print, out: Path | None = None) -> dict[str, Any]:
     """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
-    project): their projects in the order given; the projects of `listed` (the list's selection) that no folder
-    holds are pending, as a job that died before writing its summary left them. EcosystemError naming the folder for
-    a summary that is missing, of another candidate, baseline or day, that repeats a project, holds one the list
-    does not, or was stopped part way."""
+    project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
+    (NO_REPORT), none pending; each project's files named relative to its folder are named relative to `out`, where
+    the merged report is written. A folder without a summary is named in one line and left out (a job that stopped
+    uploads its results but no report). EcosystemError naming the folder for a summary of another candidate,
+    baseline or day, that repeats a project (in two folders or twice in one), holds one the selection does not, or
+    was stopped part way, and when no folder holds a summary."""
     head: dict[str, Any] = {}
     projects: list[dict[str, Any]] = []
     for folder in folders:
         path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
         if not path.is_file():
-            raise EcosystemError(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/")
+            say(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/: left out")
+            continue
         document = outputs.read_ecosystem(path)
         key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
         if head and key != head:
@@ -347,9 +404,27 @@ def merged(folders: Sequence[Path], listed: Sequence[str] | None = None) -> dict
             if project["name"] in {taken["name"] for taken in projects}:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or "
                                      "twice in this one")
-            if listed is not None and project["name"] not in listed:
+            if planned and project["name"] not in {entry.name for entry in planned}:
                 raise EcosystemError(f"--merge {folder}: project {project['name']} is not in the list's selection "
-                                     f"({', '.join(listed)}): give the --list and --only its run had")
-            projects.append(project)
+                                     f"({', '.join(entry.name for entry in planned)}): give the --list and --only "
+                                     "its run had")
+            projects.append(rebased(project, Path(folder), out))
+    if not head:
+        raise EcosystemError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
+                             f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
     judged = {project["name"] for project in projects}
-    return {**head, "projects": projects, "pending": [name for name in listed or () if name not in judged]}
+    for entry in planned:
+        if entry.name not in judged:
+            say(f"{entry.name}: {NO_REPORT}")
+            projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
+                             "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
+    return {**head, "projects": projects, "pending": []}
+
+
+def rebased(project: dict[str, Any], folder: Path, out: Path | None) -> dict[str, Any]:
+    """A project's outcome with its files (PATHS) named relative to `out` instead of to the folder it came from."""
+    if out is None:
+        return project
+    moved = {key: os.path.relpath(folder / project[key], out) for key in PATHS
+             if project.get(key) and not Path(project[key]).is_absolute()}
+    return {**project, **moved}

@@ -2,7 +2,8 @@
 
 Each entry says where a project's tests come from (its git repository at a release's tag or at a day, or its own
 sdist or wheel when they carry the tests), which of them run (folders, `-k`, `-m`; the sharding-related ones by
-default, every one with `whole = true`), what else they need, how many devices, and how long a test may take. An
+default, every one with `whole = true`), what else they need, the variables its tests read, how many devices, how
+long a test may take and how long its whole suite may take in one cell. An
 unknown key, a missing one or a value of the wrong kind is refused in one line naming the entry: nothing runs.
 """
 
@@ -43,8 +44,14 @@ MAX_BUDGET_S = 86400.0
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 #: A distribution's name on the index (PEP 508).
 PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+#: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
+DEFAULT_SUITE_BUDGET_S = 1200.0
+#: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
+RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
-OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "devices", "budget")
+OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",
+            "budget", "suite_budget")
 
 
 class EcosystemListError(ShardmatrixError, ValueError):
@@ -69,6 +76,9 @@ class Entry:
     requires: tuple[str, ...] = ()
     devices: int = DEFAULT_DEVICES
     budget: float = DEFAULT_BUDGET_S
+    suite_budget: float = DEFAULT_SUITE_BUDGET_S
+    #: Variables set for its tests (keras's KERAS_BACKEND), in the list's order.
+    env: tuple[tuple[str, str], ...] = ()
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""
@@ -169,11 +179,8 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     devices = table.get("devices", DEFAULT_DEVICES)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
-    budget = table.get("budget", DEFAULT_BUDGET_S)
-    if (not isinstance(budget, (int, float)) or isinstance(budget, bool) or not math.isfinite(budget)
-            or not 0 < budget <= MAX_BUDGET_S):
-        raise EcosystemListError(f"{where}: budget must be seconds above 0 and at most {MAX_BUDGET_S:g}, "
-                                 f"got {budget!r}")
+    budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
+    suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
     whole = table.get("whole", False)
     if not isinstance(whole, bool):
         raise EcosystemListError(f"{where}: whole must be true or false, got {whole!r}")
@@ -191,7 +198,18 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     return Entry(name=name, why=why, source=source, tests=tests, package=package,
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
                  markers=markers, requires=requires, devices=devices,
-                 budget=float(budget))
+                 budget=budget, suite_budget=suite_budget, env=_env(table, where))
+
+
+def _seconds(table: dict[str, Any], key: str, default: float, where: str) -> float:
+    """A budget in seconds: a finite number above 0 and at most a day (`inf` would let a hanging suite hold its job
+    forever); EcosystemListError naming the entry otherwise."""
+    value = table.get(key, default)
+    if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
+            or not 0 < value <= MAX_BUDGET_S):
+        raise EcosystemListError(f"{where}: {key} must be seconds above 0 and at most {MAX_BUDGET_S:g}, "
+                                 f"got {value!r}")
+    return float(value)
 
 
 def select(entries: list[Entry], names: list[str]) -> list[Entry]:
@@ -235,6 +253,20 @@ def _text(table: dict[str, Any], key: str, where: str, default: str | None = Non
     if not isinstance(value, str) or (default is None and not value.strip()):
         raise EcosystemListError(f"{where}: {key} must be text, got {value!r}")
     return value
+
+
+def _env(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    value = table.get("env", {})
+    if not isinstance(value, dict):
+        raise EcosystemListError(f"{where}: env must be a table of NAME = \"value\", got {value!r}")
+    for name, setting in value.items():
+        if not ENV_NAME.fullmatch(name):
+            raise EcosystemListError(f"{where}: env {name!r} is not a variable name")
+        if name in RESERVED_ENV:
+            raise EcosystemListError(f"{where}: env {name} is set by shardmatrix for every cell")
+        if not isinstance(setting, str):
+            raise EcosystemListError(f"{where}: env {name} must be text, got {setting!r}")
+    return tuple(value.items())
 
 
 def _texts(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:

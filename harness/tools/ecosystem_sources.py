@@ -7,6 +7,8 @@ tag, or at the last commit of the day when the list says `at = "date"` (`"git"`)
 workspace (`.nox/.shardmatrix-ecosystem/`) and reused; its lockfiles are set aside, as the day's index decides its
 other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
 cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
+$SHARDMATRIX_GIT_MIRROR points git sources at local mirrors instead (`mirror_of`); a project without one is fetched
+from its repository as before.
 """
 
 from __future__ import annotations
@@ -36,6 +38,21 @@ from harness.tools.ecosystem_list import Entry
 FETCHED = workspace() / ".shardmatrix-ecosystem"
 #: Seconds a git command may take before the source is called unreachable.
 GIT_TIMEOUT_S = 600
+#: A folder pattern of local git mirrors, {host}, {owner} and {name} filled from a repository's https address
+#: (e.g. /srv/mirrors/{owner}+{name}/repo); a repository whose folder does not exist is fetched from its address.
+MIRROR_ENV = "SHARDMATRIX_GIT_MIRROR"
+
+
+def mirror_of(repository: str) -> str:
+    """Where a git source is cloned from: its local mirror ($SHARDMATRIX_GIT_MIRROR, as a file:// address, so that a
+    shallow clone stays shallow) when that folder exists, else the repository's own address."""
+    pattern = os.environ.get(MIRROR_ENV, "")
+    found = re.fullmatch(r"https?://([^/]+)/([^/]+)/([^/]+?)(?:\.git)?/?", repository)
+    if not pattern or found is None:
+        return repository
+    host, owner, name = found.groups()
+    folder = Path(pattern.format(host=host, owner=owner, name=name)).expanduser()
+    return folder.resolve().as_uri() if folder.is_dir() else repository
 
 
 class SourceError(ShardmatrixError, ValueError):
@@ -140,8 +157,8 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag))
     if not (dest / ".git").is_dir():
         part = _part(dest)
-        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, entry.repository, str(part)],
-             f"{entry.repository} at tag {tag}")
+        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, mirror_of(entry.repository), str(part)],
+             f"{mirror_of(entry.repository)} at tag {tag}")
         _done(part, dest)
     commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
     _check_tests(entry, dest, f"{entry.repository} at {tag}")
@@ -153,7 +170,8 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     clone = folder / entry.name / "git-clone"
     if not (clone / ".git").is_dir():
         part = _part(clone)
-        _git(entry, ["clone", "--quiet", "--no-checkout", entry.repository, str(part)], entry.repository)
+        _git(entry, ["clone", "--quiet", "--no-checkout", mirror_of(entry.repository), str(part)],
+             mirror_of(entry.repository))
         _done(part, clone)
     else:
         _git(entry, ["-C", str(clone), "fetch", "--quiet", "origin"], entry.repository)

@@ -1,0 +1,85 @@
+"""The ecosystem workflow run as GitHub would run it (tests/workflow_driver.py): one job per listed project from the
+command's own `--plan`, one report from their folders (`--merge`), a project whose job died, a re-run of it, a
+project slower than its step, an unknown project; the merged report and every job's colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_workflow_matrix_runs import WORKFLOWS, copy_repository
+from workflow_driver import Driver, GitHub, Run
+
+from harness import outputs
+from harness.tools import ecosystem
+
+INPUTS = {"jax": "0.9.0", "projects": "haliax penzai"}
+
+
+@pytest.fixture
+def driver(tmp_path: Path) -> Driver:
+    return Driver(WORKFLOWS / "ecosystem.yml", copy_repository(tmp_path / "repo"), GitHub(tmp_path / "github"),
+                  tmp_path / "driver")
+
+
+def run(driver: Driver, projects: dict[str, Any] | None = None, previous: Run | None = None,
+        inputs: dict[str, str] | None = None) -> Run:
+    driver.scenario = {"projects": projects or {}}
+    return driver.run("workflow_dispatch", 5, inputs={**INPUTS, **(inputs or {})}, previous=previous)
+
+
+def report(driver: Driver) -> dict[str, tuple[str, str]]:
+    """The merged report's projects: name -> (verdict, reason)."""
+    summary = outputs.read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / outputs.ECOSYSTEM_JSON.name)
+    return {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
+
+
+def test_one_job_per_project_fans_in_one_report_and_each_artifact_expires_when_it_is_no_longer_read(
+    driver: Driver
+) -> None:
+    done = run(driver)
+    assert done.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "success"}
+    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("SAFE", "")}
+    kept = {name: a["retention_days"] for name, a in driver.github.artifacts(5).items()}
+    assert kept == {"ecosystem-project-haliax": 7, "ecosystem-project-penzai": 7, "ecosystem-report": 30}
+    ran = driver.github.load()["ecosystem"]
+    assert sorted(ran) == [["jax==0.9.0", "--only", name, "--out", "out"] for name in ("haliax", "penzai")]
+    assert "**SAFE**: 0 of 2 project(s) judged break" in done.job("merge").summary
+
+
+def test_a_project_that_regresses_is_a_result_of_its_job_and_fails_the_merge_last(driver: Driver) -> None:
+    done = run(driver, {"penzai": "fail"}, inputs={"baseline": "jax==0.8.2,flax==0.12.0", "as-of": "2026-01-20"})
+    assert done.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "failure"}
+    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("UNSAFE", "")}
+    assert "UNSAFE: a project's tests regressed" in done.job("merge").log
+    assert done.job("merge").steps[-1] == ("Fail when a project regressed or could not be judged", "failure")
+    assert ["jax==0.9.0", "--baseline", "jax==0.8.2,flax==0.12.0", "--as-of", "2026-01-20", "--only", "penzai",
+            "--out", "out"] in driver.github.load()["ecosystem"]
+
+
+def test_a_project_whose_job_died_is_named_inconclusive_and_a_re_run_of_it_alone_completes_the_report(
+    driver: Driver
+) -> None:
+    first = run(driver, {"penzai": {"1": "die", "2": "pass"}})
+    assert first.colours() == {"plan": "success", "haliax": "success", "penzai": "failure", "merge": "failure"}
+    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    again = run(driver, {"penzai": {"1": "die", "2": "pass"}}, previous=first)
+    assert again.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "success"}
+    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("SAFE", "")}, "every attempt's folder is read"
+    assert len(driver.github.load()["ecosystem"]) == 3, "haliax ran once"
+
+
+def test_a_project_slower_than_its_step_uploads_what_it_recorded_and_the_merge_names_it(driver: Driver) -> None:
+    done = run(driver, {"haliax": "hang"})
+    assert done.colours() == {"plan": "success", "haliax": "failure", "penzai": "success", "merge": "failure"}
+    assert "the step timed out after 75 minutes" in done.job("haliax").log, "the step's limit, not the job's"
+    recorded = driver.github.artifact_dir(5, "ecosystem-project-haliax")
+    assert [p.name for p in recorded.rglob("*.jsonl")] == ["haliax.jsonl"]
+    assert report(driver)["haliax"] == ("INCONCLUSIVE", ecosystem.NO_REPORT)
+
+
+def test_an_unknown_project_fails_the_plan_in_one_line_and_nothing_runs(driver: Driver) -> None:
+    done = run(driver, inputs={"projects": "haliax nosuch"})
+    assert done.colours() == {"plan": "failure", "project": "skipped", "merge": "skipped"}
+    assert "--only nosuch: no such project in the list" in done.job("plan").log
