@@ -83,7 +83,7 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
     ("budget = -1", r"budget must be seconds above 0"),
     ('requires = ["not a requirement!"]', r"requires 'not a requirement!' is not a requirement"),
     ('keywords = " "', r"keywords is empty"),
-    ("suite_budget = 0", r"suite_budget must be seconds above 0, got 0"),
+    ("suite_budget = 0", r"suite_budget must be seconds above 0 and at most 86400, got 0"),
     ('env = ["KERAS_BACKEND=jax"]', r"env must be a table of NAME = \"value\""),
     ('env = { "1BAD" = "x" }', r"env '1BAD' is not a variable name"),
     ('env = { JAX_PLATFORMS = "cpu" }', r"env JAX_PLATFORMS is set by shardmatrix for every cell"),
