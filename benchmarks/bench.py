@@ -331,7 +331,8 @@ def watch_phases(scratch: Path, release: str = "0.9.0") -> dict[str, Any]:
         once(scratch / "watch")
         total = time.perf_counter() - start
     summary = watch_files.read_summary(scratch / "watch" / "summary.json")
-    return {"total_s": total, "verdict": summary["verdict"], "release": release, **phases.spent}
+    return {"total_s": total, "verdict": summary["verdict"], "release": release, **phases.spent,
+            "cells": time_budget.ran_cells(scratch / "watch" / "out")}
 
 
 def watch_figure(found: dict[str, Any]) -> str:
@@ -341,8 +342,13 @@ def watch_figure(found: dict[str, Any]) -> str:
                                                            ("bisect", "bisect"))]
     rest = total - sum(seconds for _, seconds in parts)
     shares = ", ".join(f"{name} {seconds:.0f} s ({100 * seconds / total:.0f} %)" for name, seconds in parts)
-    return (f"8. watch, one new release (jax {found['release']} on tests/downstream, warm cache): {total:.0f} s to "
+    line = (f"8. watch, one new release (jax {found['release']} on tests/downstream, warm cache): {total:.0f} s to "
             f"{found['verdict']}: {shares}, the rest {rest:.0f} s")
+    # Each cell that ran its tests is a project cell of the upgrade the watch runs (its baseline, its candidate, a
+    # bisect's probe): its own budget.
+    cells: dict[str, dict[str, float]] = found.get("cells", {})
+    return "\n".join([line, *(text for ref, parts in cells.items()
+                              for text in time_budget.cell_lines(f"cell {ref}", parts))])
 
 
 def first_watch(scratch: Path, count: int = 3, fetch: Callable[[str, str], Any] | None = None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.cell import timeline
 from harness.host import cellrun, runner
-from harness.results import read_records, read_timeline, results_path
+from harness.results import list_runs, read_records, read_timeline, results_files, results_path
 
 #: A cell's parts, in the order of its run: (key, what it is). Together they are the cell's wall, `unmarked` being what
 #: no mark accounts for (restarts after a death, a cell whose marks are missing).
@@ -144,6 +144,17 @@ def read_cells(out: Path, run_id: str, cell_ids: Iterable[str]
     for cell_id in cell_ids:
         path = results_path(out, run_id, cell_id)
         found[cell_id] = (read_timeline(path), list(read_records(path)) if path.is_file() else [])
+    return found
+
+
+def ran_cells(out: Path) -> dict[str, dict[str, float]]:
+    """The budget of every cell under OUT/results that ran its cases (a reused cell ran none), by RUN:CELL."""
+    found = {}
+    for run_id in list_runs(out / "results").ids:
+        for path in results_files(out / "results" / run_id):
+            marks = read_timeline(path)
+            if any(m["mark"] == runner.PYTEST_LAUNCH for m in marks):
+                found[f"{run_id}:{path.stem}"] = cell_budget(marks, list(read_records(path)))
     return found
 
 

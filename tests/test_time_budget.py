@@ -112,3 +112,18 @@ def test_read_cells_reads_what_a_cell_wrote(tmp_path: Path) -> None:
     assert [m["mark"] for m in found["cell"][0]] == [name for name, _ in MARKS]
     assert time_budget.cell_budget(*found["cell"])["bodies"] == pytest.approx(6.0)
     assert found["absent"] == ([], [])
+
+
+def test_ran_cells_are_those_whose_pytest_ran(tmp_path: Path) -> None:
+    ran = CellFiles(tmp_path, "20260101T000000Z-0000", "ran")
+    reused = CellFiles(tmp_path, "20260101T000000Z-0000", "reused")
+    for name, at in MARKS:
+        write_mark(ran.results, name, at)
+    for name, at in (("cell_start", 0.0), ("venv_ready", 0.5), ("cell_end", 0.6)):
+        write_mark(reused.results, name, at)
+    for files in (ran, reused):
+        write_records(files.results, [make_record(run_id=files.run_id, cell_id=files.cell_id, case_id="f::t",
+                                                  status="passed", duration_s=6.0)])
+    found = time_budget.ran_cells(tmp_path)
+    assert list(found) == [f"{ran.run_id}:ran"]
+    assert found[f"{ran.run_id}:ran"]["bodies"] == pytest.approx(6.0)
