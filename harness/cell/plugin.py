@@ -28,6 +28,7 @@ from harness.cell import (
     exceptions,
     health,
     known,
+    quickexit,
     snapshot,
     stack,
     timeline,
@@ -59,6 +60,7 @@ PROBLEM = pytest.StashKey[health.Unusable]()
 BREAKAGE = pytest.StashKey[known.Breakage]()
 PHASE_WARNINGS = pytest.StashKey[list[str]]()
 TIMELINE = pytest.StashKey[timeline.Timeline]()
+EXIT_STATUS = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -78,6 +80,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="leave this case out on purpose (<file stem>::<test>, with or without its parameters)")
     group.addoption("--shardmatrix-only", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; a re-run of chosen cases, as the precision re-run does)")
+    group.addoption("--shardmatrix-quick-exit", action="store_true",
+                    help="once pytest has finished, end the process without Python's teardown (jax's atexit handlers "
+                         "and freeing what it compiled take seconds), with pytest's exit status")
     group.addoption("--shardmatrix-case-api", action="store_true",
                     help="the cases import shardmatrix's case API (`from harness.case import case`): answer it with "
                          "this plugin's own modules")
@@ -258,11 +263,18 @@ class CellPlugin:
                                         f"count the project chose (the harness asked for {asked})")
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
         inflight = session.config.stash.get(INFLIGHT, None)
         if inflight is not None:
             inflight.unlink(missing_ok=True)
+        session.config.stash[EXIT_STATUS] = int(exitstatus)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # Last of all: every record, the machine file and the log are written by now.
+        if config.getoption("--shardmatrix-quick-exit") and EXIT_STATUS in config.stash:
+            quickexit.leave_on_exit(config.stash[EXIT_STATUS])
 
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
         return ResilientModule.from_parent(parent, path=module_path)

@@ -111,6 +111,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
         # Only then is `harness` ours in the cell: a project's own `harness` answers its tests otherwise.
         *(["--shardmatrix-case-api"] if job.case_api else []),
+        # Python's teardown after the last record (jax's atexit handlers, freeing what it compiled) is 2 to 5 s a cell.
+        "--shardmatrix-quick-exit",
         *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
         # A module that cannot be imported costs its own cases only (the plugin records its collection error);
         # without this, pytest stops before running any case of the cell.
