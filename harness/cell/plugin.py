@@ -272,8 +272,10 @@ class CellPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        # Last of all: every record, the machine file and the log are written by now.
-        if config.getoption("--shardmatrix-quick-exit") and EXIT_STATUS in config.stash:
+        # Last of all: every record, the machine file and the log are written by now. An xdist worker's end is
+        # execnet's to manage.
+        if (config.getoption("--shardmatrix-quick-exit") and EXIT_STATUS in config.stash
+                and not hasattr(config, "workerinput")):
             quickexit.leave_on_exit(config.stash[EXIT_STATUS])
 
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
