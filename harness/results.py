@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -381,7 +380,7 @@ def write_mark(results_file: Path, mark: str, at: float | None = None, **extra: 
     path = timeline_path(results_file)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = {"schema_version": TIMELINE_SCHEMA_VERSION, "mark": mark,
-            "at": time.time() if at is None else at, "pid": os.getpid(), **extra}
+            "at": datetime.now(timezone.utc).timestamp() if at is None else at, "pid": os.getpid(), **extra}
     with path.open("a", encoding="utf-8") as sink:
         sink.write(formats.dump_jsonl_line(line))
 
