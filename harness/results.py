@@ -173,6 +173,11 @@ class CellFiles:
         """The copies of the case modules that ran (reproducers are built from them)."""
         return sources_of(self.results)
 
+    @property
+    def timeline(self) -> Path:
+        """When each part of the cell's run began (write_mark, read_timeline)."""
+        return timeline_path(self.results)
+
     def fault_log(self, worker: str) -> Path:
         """A worker process's faulthandler log (fatal-signal and hard-timeout tracebacks)."""
         return self.results.with_suffix("") / "faults" / f"{worker}.log"
@@ -355,6 +360,41 @@ def write_collection(results_file: Path, cell_id: str, cases: Sequence[str]) -> 
     merged = list(dict.fromkeys([*earlier, *cases]))
     formats.write_json_atomically(path, {"schema_version": COLLECTION_SCHEMA_VERSION, "cell_id": cell_id,
                                          "cases": merged})
+
+
+#: Version 1: one JSON object a line, {"schema_version", "mark", "at" (epoch seconds), "pid"}, and for a
+#: `child_process` mark "case_id" and "cpu_s". Written by the host (the cell's run) and the cell's pytest in turn, never
+#: at once; read by the bench's time budget (benchmarks/time_budget.py), never by a verdict.
+TIMELINE_SCHEMA_VERSION = 1
+TIMELINE_NAME = "timeline.jsonl"
+
+
+def timeline_path(results_file: Path) -> Path:
+    """<cell id>/timeline.jsonl beside a results file (inside the cell's folder, so no run folder lists it as a
+    cell's results)."""
+    return Path(results_file).with_suffix("") / TIMELINE_NAME
+
+
+def write_mark(results_file: Path, mark: str, at: float | None = None, **extra: Any) -> None:
+    """Append one mark of the cell's timeline, flushed at once (a killed process keeps the marks it wrote)."""
+    path = timeline_path(results_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = {"schema_version": TIMELINE_SCHEMA_VERSION, "mark": mark,
+            "at": datetime.now(timezone.utc).timestamp() if at is None else at, "pid": os.getpid(), **extra}
+    with path.open("a", encoding="utf-8") as sink:
+        sink.write(formats.dump_jsonl_line(line))
+
+
+def read_timeline(results_file: Path) -> list[dict[str, Any]]:
+    """The marks of a cell's timeline in the order written; [] when it has none. A line that does not read, or of
+    another schema, is left out: the budget is a measurement, and a mark it lacks leaves its part unnamed."""
+    try:
+        text = timeline_path(results_file).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    return [found for _, found in formats.parse_jsonl(text)
+            if isinstance(found, dict) and found.get("schema_version") == TIMELINE_SCHEMA_VERSION
+            and isinstance(found.get("mark"), str) and isinstance(found.get("at"), (int, float))]
 
 
 #: Version 1: {"schema_version", "cell_id", "jax": {backend, devices: [{kind, compute_capability, memory_stats}],

@@ -68,6 +68,17 @@ def test_the_watch_figure_names_the_verdict_and_each_share() -> None:
                     "builds 20 s (20 %), tests 30 s (30 %), bisect 40 s (40 %), the rest 10 s")
 
 
+def test_the_watch_figure_gives_each_cell_that_ran_its_own_budget() -> None:
+    parts = {"bodies": 6.0, "venv": 3.0, "collection": 1.0, "retries": 0.0}
+    lines = bench.watch_figure({"total_s": 100.0, "verdict": "UNSAFE", "release": "0.9.0", "tests": 10.0,
+                                "cells": {"r1:jax0.9.0-flax0.12.6-py3.11": parts}}).splitlines()
+    assert lines[0].startswith("8. watch, one new release")
+    assert lines[1] == "   cell r1:jax0.9.0-flax0.12.6-py3.11: 10.0 s"
+    assert [line.split(":")[0].strip() for line in lines[2:]] == [
+        "case bodies, first attempts, in process", "venv sync and results-cache check",
+        "collection (importing the case modules, jax and flax with them)"]
+
+
 def test_the_index_of_one_release_day_keeps_the_lock_and_that_release(monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.tools import index
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from harness.cell import declared
+from harness.change import Change
 
 FACTS = """
 import json
@@ -34,3 +39,25 @@ def test_a_case_declares_family_and_smoke_a_plain_test_neither(pytester: pytest.
     line = next(line for line in result.outlines if line.startswith("FACTS"))
     assert '"test_declared": ["sharded_gathers", true, 0.0]' in line
     assert '"test_plain": ["test_mod", false, 7.0]' in line
+
+
+def test_a_declared_exception_is_a_settled_failure_and_another_is_not() -> None:
+    change = Change("jax>=0.9.0", "made explicit", raises=("ShardingTypeError", "TypeError"), kind="default",
+                    fix="pass axis_types")
+    pattern = declared.settled_failure(change)
+    assert pattern is not None
+    assert re.search(pattern, "ShardingTypeError: can only refer to Auto axes")
+    assert re.search(pattern, "TypeError: no")
+    assert not re.search(pattern, "ValueError: ShardingTypeError: quoted")
+
+
+def test_a_settled_failure_with_declared_text_needs_that_text() -> None:
+    change = Change("jax>=0.9.0", "made explicit", raises="ShardingTypeError", kind="default", fix="pass axis_types",
+                    error="Auto axes")
+    pattern = declared.settled_failure(change)
+    assert pattern is not None
+    assert re.search(pattern, "ShardingTypeError: can only refer to\nAuto axes (a+b)")
+    assert not re.search(pattern, "ShardingTypeError: another reason")
+    assert declared.settled_failure(None) is None
+    deprecation = Change(None, "deprecated", kind="deprecation", warned="jax>=0.8.0", fix="use the new one")
+    assert declared.settled_failure(deprecation) is None

@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 import yaml
 
-from benchmarks import corpus_growth
+from benchmarks import corpus_growth, time_budget
 from harness import outputs, vocabulary
 from harness.cell import known
 from harness.host import corpus, matrix
@@ -176,7 +176,7 @@ def test_the_nav_lists_every_page_once() -> None:
 def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> None:
     runs = hooks.stored_runs()
     assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices", "bench-watch", "bench-corpus",
-                         "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun",
+                         "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun", "bench-budget",
                          *(name for name in runs if name.startswith("ecosystem-"))}
     assert any(name.startswith("ecosystem-") for name in runs)
     for run in runs.values():
@@ -211,6 +211,15 @@ def test_the_stored_bench_output_holds_the_figures_the_bench_prints() -> None:
     assert figure.startswith("6. the frontier in ") and "probes per flax release" in figure.splitlines()[0]
     rerun = (hooks.DATA / hooks.stored_runs()["bench-frontier-rerun"]["file"]).read_text().splitlines()
     assert rerun[0].startswith("6. frontier") and rerun[-1].strip().startswith("-> within budget")
+
+
+def test_the_stored_budget_is_figure_2_with_the_bound_and_the_gap_named() -> None:
+    lines = (hooks.DATA / hooks.stored_runs()["bench-budget"]["file"]).read_text().splitlines()
+    assert lines[0].startswith("2. default matrix:") and "case bodies, first attempts" in lines[0]
+    titles = dict((time_budget.IMPORT, *time_budget.CELL_PARTS, *time_budget.RUN_PARTS))
+    named = [line.strip().rsplit(":", 1)[0] for line in lines[1:] if line.startswith("     ")]
+    assert named and set(named) <= set(titles.values())
+    assert lines[1].startswith("   the bound,") and any(line.startswith("   the gap,") for line in lines)
 
 
 def test_the_stored_device_counts_are_figure_9_at_each_count() -> None:

@@ -672,6 +672,30 @@ def test_before_its_change_s_since_an_unmet_need_is_still_not_applicable(pyteste
     assert (record["status"], record["reason"]) == ("not_applicable", "json.not_there is absent")
 
 
+def attempts(pytester: pytest.Pytester, source: str) -> list[tuple[int, str, str]]:
+    """(attempt, status, error type) of every record of a run with one retry, as the cell runs (--reruns 1)."""
+    run_cases(pytester, source, "--reruns", "1")
+    lines = (pytester.path / "out" / "results" / "r1" / "c1.jsonl").read_text().splitlines()
+    return [(r["attempt"], r["status"], r["error_type"]) for r in map(json.loads, lines)]
+
+
+def test_inside_its_change_s_since_the_declared_failure_is_not_retried(pytester: pytest.Pytester) -> None:
+    fake_flax(pytester, "0.12.0")
+    assert attempts(pytester, REMOVED) == [(1, "failed", "AttributeError")]
+
+
+def test_inside_its_change_s_since_another_failure_is_retried(pytester: pytest.Pytester) -> None:
+    fake_flax(pytester, "0.12.0")
+    other = REMOVED.replace("json.not_there()", "raise ValueError('not the removal')")
+    assert attempts(pytester, other) == [(1, "failed", "ValueError"), (2, "failed", "ValueError")]
+
+
+def test_before_its_change_s_since_the_same_failure_is_retried(pytester: pytest.Pytester) -> None:
+    fake_flax(pytester, "0.11.2")
+    found = REMOVED.replace('needs=[api("json.not_there")],', "")
+    assert attempts(pytester, found) == [(1, "failed", "AttributeError"), (2, "failed", "AttributeError")]
+
+
 # A project shaped like a real JAX library's (its conftest imports jax at module level and sets its own CPU device
 # count; -Werror, filterwarnings = error and a plugin option in its addopts), run on a stand-in `jax` package of its
 # folder: the dev venv has no jax, and what is tested is the plugin, which must set and warn nothing.

@@ -1,13 +1,16 @@
-"""What a collected case declares through its `@case` mark and its marks: family, smoke, change, time limit."""
+"""What a collected case declares through its `@case` mark and its marks: family, smoke, change, time limit, and
+the failure a retry cannot change."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from harness.case import MARKER
 from harness.cell.records import family_from_nodeid
+from harness.change import Change
 
 
 def family(item: pytest.Item) -> str:
@@ -40,3 +43,14 @@ def time_limit(item: pytest.Item) -> float:
         return float(item.config.getoption("timeout") or 0)
     except ValueError:
         return 0.0
+
+
+def settled_failure(change: Change | None) -> str | None:
+    """The failure whose retry cannot change a case's answer, as a pytest-rerunfailures `rerun_except` pattern: inside
+    its declared change's `since` (the caller checks that), the exception the change declares, with the text it
+    declares where it does. A design change fails every time there; None where nothing is declared."""
+    if change is None or not change.raises:
+        return None
+    names = "|".join(re.escape(name) for name in change.raises)
+    text = rf"[\s\S]*{re.escape(change.error)}" if change.error else ""
+    return rf"^(?:{names}): {text}"

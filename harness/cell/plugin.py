@@ -28,8 +28,10 @@ from harness.cell import (
     exceptions,
     health,
     known,
+    quickexit,
     snapshot,
     stack,
+    timeline,
 )
 from harness.cell.collect import IMPORT_WARNINGS, ResilientModule
 from harness.cell.needs import first_unmet
@@ -57,6 +59,8 @@ INFLIGHT = pytest.StashKey[Path]()
 PROBLEM = pytest.StashKey[health.Unusable]()
 BREAKAGE = pytest.StashKey[known.Breakage]()
 PHASE_WARNINGS = pytest.StashKey[list[str]]()
+TIMELINE = pytest.StashKey[timeline.Timeline]()
+EXIT_STATUS = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,6 +80,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="leave this case out on purpose (<file stem>::<test>, with or without its parameters)")
     group.addoption("--shardmatrix-only", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; a re-run of chosen cases, as the precision re-run does)")
+    group.addoption("--shardmatrix-quick-exit", action="store_true",
+                    help="once pytest has finished, end the process without Python's teardown (jax's atexit handlers "
+                         "and freeing what it compiled take seconds), with pytest's exit status")
     group.addoption("--shardmatrix-case-api", action="store_true",
                     help="the cases import shardmatrix's case API (`from harness.case import case`): answer it with "
                          "this plugin's own modules")
@@ -121,6 +128,9 @@ def pytest_configure(config: pytest.Config) -> None:
         path = fault_log_path(Path(out), run, cell, worker)
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
+    marks = timeline.Timeline(results_path(Path(out), run, cell), config.stash.get(timeline.CONFTESTS_AT, None))
+    config.stash[TIMELINE] = marks
+    config.pluginmanager.register(marks, "shardmatrix-timeline")
     recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
     config.pluginmanager.register(Collection(results_path(Path(out), run, cell), cell), "shardmatrix-collection")
@@ -171,7 +181,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None
     # A conftest.py beside the cases that cannot be imported (it imports the project, which the cell lacks) stops
     # pytest before any session: its record is the only trace the cell keeps of why.
     try:
-        return (yield)
+        loaded = yield
+        early_config.stash[timeline.CONFTESTS_AT] = time.time()
+        return loaded
     except Exception as exc:
         known = early_config.known_args_namespace
         if getattr(known, "shardmatrix_out", None) and not hasattr(early_config, "workerinput"):
@@ -251,11 +263,20 @@ class CellPlugin:
                                         f"count the project chose (the harness asked for {asked})")
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         # A finished session leaves no in-flight case: a file left behind means the process died mid-case.
         inflight = session.config.stash.get(INFLIGHT, None)
         if inflight is not None:
             inflight.unlink(missing_ok=True)
+        session.config.stash[EXIT_STATUS] = int(exitstatus)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # Last of all: every record, the machine file and the log are written by now. An xdist worker's end is
+        # execnet's to manage.
+        if (config.getoption("--shardmatrix-quick-exit") and EXIT_STATUS in config.stash
+                and not hasattr(config, "workerinput")):
+            quickexit.leave_on_exit(config.stash[EXIT_STATUS])
 
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
         return ResilientModule.from_parent(parent, path=module_path)
@@ -276,7 +297,12 @@ class CellPlugin:
             _deselect_asked(config, items, set(config.getoption("--shardmatrix-only")), keep=True)
         if config.getoption("--shardmatrix-skip-recorded"):
             _deselect_recorded(config, items)
+        marks = config.stash.get(TIMELINE, None)
+        if marks is not None:
+            marks.mark(timeline.MODULES_COLLECTED)
         problem = health.check() if items else None
+        if marks is not None:
+            marks.mark(timeline.BACKEND_READY)
         if problem is not None:
             # Nothing a case could tell is about its API: each one is `error` with the cell's problem.
             for item in items:
@@ -291,6 +317,9 @@ class CellPlugin:
             # Inside its change's `since` a removed API is the very thing the case catches: it runs and fails with
             # the declared exception instead of reading not applicable.
             removed = change is not None and change.in_effect(installed)
+            settled = declared.settled_failure(change) if removed else None
+            if settled is not None:
+                _not_retried_when(item, settled)
             reason = first_unmet(tuple(mark.kwargs.get("needs", ()))) if mark is not None and not removed else None
             wanted = int(mark.kwargs.get("devices", 1)) if mark is not None else 1
             if reason is None and wanted > 1:
@@ -399,6 +428,15 @@ def _not_the_breakage(item: pytest.Item, exc: BaseException) -> str | None:
         return ""
     breakage = item.stash.get(BREAKAGE, None)
     return breakage.unexpected(exc) if breakage is not None else None
+
+
+def _not_retried_when(item: pytest.Item, pattern: str) -> None:
+    """pytest-rerunfailures retries the case as the session says, except for a failure matching `pattern` too (a
+    mark's `rerun_except` replaces the session's, so both are given). A case with a flaky mark of its own keeps it."""
+    reruns = int(getattr(item.config.option, "reruns", 0) or 0)
+    if reruns and item.get_closest_marker("flaky") is None:
+        session = list(getattr(item.config.option, "rerun_except", None) or [])
+        item.add_marker(pytest.mark.flaky(reruns=reruns, rerun_except=[*session, pattern]))
 
 
 def _keep_warnings(item: pytest.Item, caught: list[warnings.WarningMessage]) -> None:

@@ -45,9 +45,12 @@ from harness.host.runner import (
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
-from harness.results import CellFiles, read_records, recorded_case_ids
+from harness.results import CellFiles, read_records, recorded_case_ids, write_mark
 
 Say = Callable[[str], object]
+#: The host's marks of a cell's timeline (harness.results.write_mark; pytest's own are harness.cell.timeline's): the
+#: run's start, its venv built (or reused) and checked against the results cache, and its end.
+CELL_START, VENV_READY, CELL_END = "cell_start", "venv_ready", "cell_end"
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,9 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
     # -m and -k cannot be read from source): then it counts what was recorded.
     shown = None if job.left_out else paths
     celllog.start_log(files.log, keep=job.resume)
+    if not job.resume:
+        files.timeline.unlink(missing_ok=True)
+    write_mark(files.results, CELL_START)
     key = None
     if build:
         problem = install(cell, venv, files.install_log)
@@ -138,6 +144,7 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
                                  f"were copied; its output is in {files.in_run(hit.run_id).log}\n")
             return finish(cell, files, 0, paths=shown, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
+    write_mark(files.results, VENV_READY)
     conflict = conflict_line(job)
     if conflict:
         say(f"{cell.id}: {conflict}")
@@ -203,6 +210,7 @@ def finish(
     """Mark the cell complete, atomically (a results file without this marker was interrupted), and say so in one
     line. A cell that ran its cases keeps its seconds for the next run's order (harness.host.durations)."""
     seconds = None if started is None else round(time.monotonic() - started, 2)
+    write_mark(files.results, CELL_END)
     if seconds is not None and reused_from is None:
         durations.record(cell.id, seconds)
     write_done(files.done, cell_id=cell.id, finished=datetime.now(timezone.utc).isoformat(), returncode=returncode,

@@ -23,12 +23,14 @@ from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
 from harness.host.projectsettings import ProjectSettings
 from harness.host.unreported import record_death
-from harness.results import CellFiles
+from harness.results import CellFiles, write_mark
 
 #: pytest exit codes after which every case that was collected has been reported.
 PYTEST_FINISHED = (0, 1)
 PYTEST_INTERRUPTED = 2
 PYTEST_NO_TESTS = 5
+#: The marks of a cell's timeline around each pytest process (harness.results.write_mark).
+PYTEST_LAUNCH, PYTEST_EXIT = "pytest_launch", "pytest_exit"
 #: More restarts than any corpus has cases means the cell cannot make progress.
 MAX_RESTARTS = 10_000
 #: Failures not worth a retry (pytest-rerunfailures patterns), from the marks harness.cell.outcomes classifies by:
@@ -113,6 +115,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
         # Only then is `harness` ours in the cell: a project's own `harness` answers its tests otherwise.
         *(["--shardmatrix-case-api"] if job.case_api else []),
+        # Python's teardown after the last record (jax's atexit handlers, freeing what it compiled) is 2 to 5 s a cell.
+        "--shardmatrix-quick-exit",
         *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
         # A module that cannot be imported costs its own cases only (the plugin records its collection error);
         # without this, pytest stops before running any case of the cell.
@@ -174,9 +178,11 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     fault_log = job.files.fault_log(IN_PROCESS)
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)
+        write_mark(job.files.results, PYTEST_LAUNCH)
         # A project's tests run from its folder, as its CI runs them (relative paths, `-p` of a module there).
         returncode = celllog.run_logged(command, environment, job.files.log, verbose=job.verbose,
                                        cwd=job.project.root if job.project is not None else None)
+        write_mark(job.files.results, PYTEST_EXIT)
         if job.workers or not job.files.inflight.exists():
             break
         if not record_death(cell, job.files, fault_log, list(job.paths), job.settings.reruns):
