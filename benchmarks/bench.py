@@ -190,13 +190,13 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
 def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, Any]:
     """Run a frontier into a fresh folder (every probe built and run, on a warm package cache) and read back what
     it spent (frontier_spent)."""
-    wall = timed(lambda: run(sys.executable, "-m", "harness.tools.frontier", "run", "--flax", flax, "--jax", jax,
+    wall = timed(lambda: run(sys.executable, "-m", "shardmatrix.frontier", "run", "--flax", flax, "--jax", jax,
                              "--out", out, cwd=ROOT))
     return {**frontier_spent(out), "wall_s": wall}
 
 
 def frontier_spent(out: Path) -> dict[str, Any]:
-    """Each flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the
+    """Each flax release's probes of each kind against its budget (shardmatrix.frontier_search.budget, which the
     search enforces), its minutes, and the seconds of the probes made (not reused), from OUT/frontier/."""
     documents = [outputs.read_frontier_release(path) for path in outputs.frontier_release_paths(out)]
     if not documents:
@@ -308,8 +308,8 @@ def watch_phases(scratch: Path, release: str = "0.9.0") -> dict[str, Any]:
     from unittest import mock
 
     from harness.host import adhoc, cellrun, invocation
-    from harness.tools import watch, watch_files
     from reports.cli import judge
+    from shardmatrix import watch, watch_files
 
     project = ROOT / "tests" / "downstream"
     fetch = one_release_index(release, "0.8.3")
@@ -351,8 +351,9 @@ def first_watch(scratch: Path, count: int = 3, fetch: Callable[[str, str], Any] 
     from unittest import mock
 
     from harness.host import cellrun, homes, invocation, project
-    from harness.tools import index, watch, watch_files
+    from harness.tools import index
     from reports.cli import judge
+    from shardmatrix import watch, watch_files
 
     copy = scratch / "first-watch" / "tinytrainer"
     shutil.copytree(ROOT / "tests" / "downstream", copy, ignore=shutil.ignore_patterns("__pycache__", ".venv"))

@@ -160,7 +160,7 @@ def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
 
 
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
-#: (reports.verdicts.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
+#: (reports.verdicts.frontier_judge), read by the search (shardmatrix.frontier_search), which tries another Python.
 INSTALL_CAUSE = "cannot be installed"
 
 

@@ -1,6 +1,6 @@
 """The Ecosystem report of a `shardmatrix ecosystem` run: OUT/report/ecosystem.json (the summary for programs),
 ecosystem.md and ecosystem.html (the whole report) and ecosystem-comment.md (a pull-request comment's body), from
-the projects' outcomes alone (harness.tools.ecosystem hands them over; `python -m reports` is not needed)."""
+the projects' outcomes alone (shardmatrix.ecosystem hands them over; `python -m reports` is not needed)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""harness.tools.command: the `shardmatrix` command, its subcommands the nox sessions' own."""
+"""shardmatrix.command: the `shardmatrix` command, its subcommands the nox sessions' own."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from test_reports_cli import CELL, RUN, record, write_run
 from harness.formats import USAGE_EXIT, write_done
 from harness.host import homes, matrix, options
 from harness.results import CellFiles
-from harness.tools import command
+from shardmatrix import command
 
 SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "ranges", "installed", "report", "watch", "ecosystem")
 

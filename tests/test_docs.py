@@ -19,10 +19,11 @@ from harness import outputs, vocabulary
 from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
-from harness.tools import frontier_report, pins, upgrade
+from harness.tools import pins, upgrade
 from reports.verdicts import changes as report_changes
 from reports.verdicts import compat
 from reports.views.present import VERDICTS, label
+from shardmatrix import frontier_report
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -119,7 +120,7 @@ def test_a_cell_with_an_unpaired_backtick_escapes_everything() -> None:
 
 def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
     from harness.host import homes
-    from harness.tools import watch
+    from shardmatrix import watch
 
     options = hooks.watch_options()
     assert all(f"`{flag}`" in options for flag in (*watch.OWN, "--project", "--pre", "--index"))
@@ -129,7 +130,7 @@ def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
 
 
 def test_the_watch_page_says_what_a_remembered_verdict_and_a_coverage_line_promise_from_the_code() -> None:
-    from harness.tools import watch, watch_files
+    from shardmatrix import watch, watch_files
 
     page = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
     assert "<!-- shardmatrix:watch-doubts -->" in page
@@ -472,7 +473,7 @@ def test_the_promises_name_every_cause_a_coverage_line_counts() -> None:
 
 
 def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() -> None:
-    from harness.tools import ecosystem_list
+    from shardmatrix import ecosystem_list
 
     entries = ecosystem_list.load()
     rows = rows_of(hooks.ecosystem_projects())

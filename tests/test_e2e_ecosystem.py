@@ -18,7 +18,7 @@ import pytest
 
 from harness import formats, outputs
 from harness.host import matrix
-from harness.tools import ecosystem, ecosystem_sources
+from shardmatrix import ecosystem, ecosystem_sources
 
 pytestmark = pytest.mark.e2e
 

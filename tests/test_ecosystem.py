@@ -1,4 +1,4 @@
-"""harness.tools.ecosystem: every listed project's own tests through `upgrade`, judged and grouped by cause.
+"""shardmatrix.ecosystem: every listed project's own tests through `upgrade`, judged and grouped by cause.
 
 The cells are faked at pytest (as tests/test_upgrade.py fakes them): each project's fake pytest records what its
 tests would; the rest (fetching the sdists from a local index, the upgrade's arguments, the results, the report's
@@ -20,7 +20,8 @@ from harness import formats, outputs
 from harness.host import adhoc, cellrun, envbuild, matrix, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import ecosystem, ecosystem_sources, pins
+from harness.tools import pins
+from shardmatrix import ecosystem, ecosystem_sources
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 BASELINE = "jax==0.8.3,flax==0.12.3"
@@ -173,7 +174,7 @@ def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path:
 
 
 def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path: Path) -> None:
-    from harness.tools.ecosystem_list import Entry
+    from shardmatrix.ecosystem_list import Entry
 
     entry = Entry(name="alpha", why="x", source="sdist", tests=("tests", "more"), package="alpha", markers="not tpu",
                   requires=("optax",), devices=4, budget=60)

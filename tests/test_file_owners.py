@@ -17,8 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where our code lives: what the test reads.
-SOURCES = [*sorted((ROOT / "harness").rglob("*.py")), *sorted((ROOT / "reports").rglob("*.py")),
-           *sorted((ROOT / "benchmarks").rglob("*.py")), ROOT / "noxfile.py"]
+SOURCES = [*(path for package in ("harness", "reports", "shardmatrix", "benchmarks")
+             for path in sorted((ROOT / package).rglob("*.py"))), ROOT / "noxfile.py"]
 
 OUTPUTS = "harness/outputs.py"
 #: Every file besides a cell's own, and its owner (name, schema, reader and writer: harness.outputs).
@@ -112,7 +112,7 @@ PARSERS: dict[str, str] = {
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
     "harness/results.py": "a cell's own files: results, collection",
-    "harness/tools/watch_files.py": "the watcher's state and summary",
+    "shardmatrix/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
 PARSING = {("json", "loads"), ("json", "load"), ("csv", "DictReader"), ("csv", "reader"), ("pd", "read_csv"),

@@ -17,7 +17,7 @@ from record_factory import collected, record
 from harness import outputs, vocabulary
 from harness.host import durations
 from harness.results import CellFiles
-from harness.tools import frontier, frontier_report, frontier_search
+from shardmatrix import frontier, frontier_report, frontier_search
 
 
 def document(versions: dict[str, str], package: str, requires_python: str = ">=3.10") -> dict[str, Any]:

@@ -51,12 +51,13 @@ from record_factory import cell_id, record
 
 from harness import formats, results, vocabulary
 from harness.host import completeness, matrix
-from harness.tools import index, pins, upgrade, watch, watch_files
+from harness.tools import index, pins, upgrade
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
 from reports.data.matrix import build_matrix
 from reports.verdicts import compat
+from shardmatrix import watch, watch_files
 
 CASES = ("fam::test_a", "fam::test_b", "fam::test_c")
 CELL = cell_id("0.10.2", "0.12.8", "3.11")

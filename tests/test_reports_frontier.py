@@ -12,14 +12,14 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness import outputs
-from harness.tools import frontier_corpus, frontier_report, frontier_search
 from reports.views import frontier
+from shardmatrix import frontier_corpus, frontier_report, frontier_search
 
 JAX = ["0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.9.0.1"]
 
 
 def written(tmp_path: Path, works: dict[str, set[int]], holes: bool = False) -> dict[str, Any]:
-    """The frontier.json that harness.tools.frontier writes for synthetic works-sets (indices into JAX)."""
+    """The frontier.json that shardmatrix.frontier writes for synthetic works-sets (indices into JAX)."""
     candidates = [Version(v) for v in JAX]
     documents = []
     for flax, good in works.items():

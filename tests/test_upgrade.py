@@ -13,8 +13,8 @@ from harness import formats
 from harness.host import adhoc, cellrun, corpus, matrix, options
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import command as shardmatrix_command
 from harness.tools import pins, upgrade
+from shardmatrix import command as shardmatrix_command
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 

@@ -19,7 +19,8 @@ from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT, Shardmat
 from harness.host import adhoc, cellrun, envbuild, homes, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import command, index, upgrade, watch, watch_files
+from harness.tools import index, upgrade
+from shardmatrix import command, watch, watch_files
 
 DOWNSTREAM = Path(__file__).resolve().parent / "downstream"
 GATHER = "test_embed::TestEmbedding::test_lookup_gives_the_rows"

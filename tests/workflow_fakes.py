@@ -18,7 +18,7 @@
   case of an UNSAFE verdict, unexplained) are compare.json's counts by kind.
   Every call is recorded in the state's "shardmatrix" list.
 - python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
-  (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
+  (recorded) and `-m shardmatrix.frontier plan` (the scenario's plan, or a failure where it is null: the real one
   asks PyPI).
 """
 
@@ -257,7 +257,7 @@ def frontier(flax: str, out: Path) -> int:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-    from harness.tools import frontier_report, frontier_search
+    from shardmatrix import frontier_report, frontier_search
 
     what = behaviour("frontier", flax)
     print(f"fake nox: frontier of flax {flax}: {what}")
@@ -295,7 +295,7 @@ def uv(args: list[str]) -> int:
 def python(args: list[str]) -> int:
     if args[:2] == ["-m", "pip"]:
         return record_install("pip", args[2:])
-    if args[:3] == ["-m", "harness.tools.frontier", "plan"]:
+    if args[:3] == ["-m", "shardmatrix.frontier", "plan"]:
         plan = scenario()["frontier_plan"]
         if plan is None:
             print("shardmatrix: cannot read https://pypi.org/simple/flax/: HTTP 503", file=sys.stderr)
@@ -330,7 +330,7 @@ def shardmatrix(args: list[str]) -> int:
     regressed = "| `test_model::test_gather` | jax 0.9.2 | AssertionError |\n" if verdict == "UNSAFE" else ""
     coverage = str(scenario().get("coverage", ""))
     if args[0] == "watch":
-        # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
+        # shardmatrix.watch's files: the state (judgments), the JSON summary, a compare report per release.
         state_file = Path(option(args, "--state") or "")
         remembered = json.loads(state_file.read_text())["judged"] if state_file.is_file() else []
         known = {j["version"] for j in remembered}

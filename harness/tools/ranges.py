@@ -9,7 +9,7 @@ every edge, then every other release while the budget lasts; a live bug at its f
 that passes is a hole: the edge is wrong, and `found` names the part of the range that holds (split it there, or
 correct the declaration).
 
-Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
+Pure: a probe is a function from (case, jax, flax) to what the case did there (shardmatrix.frontier makes them
 cells, through its cache); `partner` gives the releases of the other package an edge may be held at, in the order
 they are tried. The search is tested on fakes (tests/test_ranges.py).
 """

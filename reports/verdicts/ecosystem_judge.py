@@ -1,7 +1,7 @@
 """An ecosystem run's regressions grouped by cause across projects: the same error in four projects is one group
 naming the four, with the documented change and its fix when one is declared, and one reproducer per project.
 
-The input is each project's outcome as harness.tools.ecosystem records it (its verdict and its upgrade's causes,
+The input is each project's outcome as shardmatrix.ecosystem records it (its verdict and its upgrade's causes,
 whose signatures reports.verdicts.causes made alike across cells and cases, so they match across projects too). A
 skipped project is no answer; an INCONCLUSIVE one never hides an UNSAFE one (`worst`).
 """

@@ -4,7 +4,7 @@ reports.verdicts.compat.verdict, the one
 verdict of a cell. A pair works when that verdict is works, works_with_warnings, works_for_current_code or
 works_except_known_bugs: only documented changes and declared known upstream bugs fail, and the bugs are listed.
 
-Here, on reports' verdicts floor, not in harness/tools/: harness.tools.frontier imports it inside the function that
+Here, on reports' verdicts floor, not in harness/tools/: shardmatrix.frontier imports it inside the function that
 runs a probe, so the harness imports nothing of reports at module level, and `plan` and `merge` need no pandas
 (`nox -s frontier` installs the report's dependencies).
 """

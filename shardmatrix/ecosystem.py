@@ -1,9 +1,9 @@
 """`shardmatrix ecosystem`: will this jax or flax release break the projects that use sharding? Their own tests say.
 
-The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, harness.tools.ecosystem_list) and
+The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and
 the arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from
 the index); the baseline (`--baseline`, default the release before the candidate, paired with the matrix's partner
-of that release); then for each project: its tests as they stood that day (harness.tools.ecosystem_sources; a source
+of that release); then for each project: its tests as they stood that day (shardmatrix.ecosystem_sources; a source
 this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
 candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
 (`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
@@ -30,7 +30,8 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.host import options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import bisect, ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade, watch
+from harness.tools import bisect, index, moved, pins, upgrade
+from shardmatrix import ecosystem_list, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}

@@ -29,8 +29,9 @@ from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import bisect, index, moved, pins, upgrade, watch_files
-from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
+from harness.tools import bisect, index, moved, pins, upgrade
+from shardmatrix import watch_files
+from shardmatrix.watch_files import INCONCLUSIVE, UNSAFE, Judgment
 
 #: The packages watched, in the order they are judged; jaxlib follows jax.
 PACKAGES = ("jax", "flax")

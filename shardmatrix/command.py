@@ -2,7 +2,7 @@
 report, watch, ecosystem).
 
 A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
-`python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
+`python -m shardmatrix.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
 under `@subcommand`. Bad input ends in one line and exit 64 (harness.formats.command); a verdict's exit code (0 SAFE,
 1 UNSAFE, 2 INCONCLUSIVE) is passed on as it is.
 """
@@ -18,7 +18,8 @@ from pathlib import Path
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, homes, installed, invocation, matrix, options, project
 from harness.results import CellFiles
-from harness.tools import bisect, ecosystem, frontier, range_check, upgrade, watch
+from harness.tools import bisect, range_check, upgrade
+from shardmatrix import ecosystem, frontier, watch
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
 PROG_ENV = "SHARDMATRIX_PROG"

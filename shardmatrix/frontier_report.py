@@ -14,8 +14,8 @@ from packaging.version import Version
 from harness import outputs, vocabulary
 from harness.formats import ShardmatrixError
 from harness.outputs import FRONTIER_SCHEMA_VERSION, FrontierFileError
-from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 from harness.vocabulary import relative_paths
+from shardmatrix.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
 COLUMNS = outputs.FRONTIER_COLUMNS
