@@ -272,7 +272,22 @@ def undeclared_upper_bounds(path: Path) -> dict[str, list[str]]:
 
 # --- the declarations file ------------------------------------------------------------------------------------------
 
-def write_declarations(path: Path, found: dict[str, Change]) -> Path:
-    """Write {case id: Change} as the declarations file reports read (harness.outputs owns its format)."""
-    return outputs.write_declarations(path, [{"case_id": case_id, "change": change.as_record()}
-                                             for case_id, change in sorted(found.items())])
+def as_rows(found: Mapping[str, Change]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """{case id: Change} as reports read declarations, in case id order: (case id, its record's `change` object)."""
+    return tuple((case_id, change.as_record()) for case_id, change in sorted(found.items()))
+
+
+def write_declarations(path: Path, found: Mapping[str, Change]) -> Path:
+    """Write {case id: Change} as the declarations file `python -m reports --changes-from` reads (harness.outputs owns
+    its format)."""
+    rows = [{"case_id": case_id, "change": change} for case_id, change in as_rows(found)]
+    return outputs.write_declarations(path, rows)
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """The documented changes an upgrade crosses, handed to its verdict in memory (`rows`, as `as_rows`), and the
+    declarations file they were also written to, for a later process (`--changes-from`, an ecosystem's merge)."""
+
+    rows: tuple[tuple[str, dict[str, Any]], ...]
+    file: Path

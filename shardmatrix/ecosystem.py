@@ -221,13 +221,13 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
-        before, after, opts, changes_file = upgrade.prepare(
+        before, after, opts, changes = upgrade.prepare(
             [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
     try:
-        judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+        judged = judge(opts.out, before.ref, after.ref, declared=changes.rows)
     except ShardmatrixError as unread:  # results the comparison cannot read: this project unjudged, the run goes on
         say(f"{entry.name}: {unread}")
         return {**made, "reason": str(unread)}
@@ -238,7 +238,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     return {**made, "verdict": comparison.verdict, "reason": comparison.reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
             "baseline": before.cell.id, "candidate": after.cell.id, "report": str(saved),
-            "changes_from": str(changes_file),
+            "changes_from": str(changes.file),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}

@@ -132,7 +132,7 @@ class Prober:
 
     def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
         """One cell's run and its verdict (reports.verdicts.frontier_judge: reports.verdicts.compat's)."""
-        # Here, not at the top: the harness imports nothing of reports at module level, and only a run needs pandas.
+        # Here, not at the top: `plan` and `merge`, and the command's --help, import no pandas; only a run needs it.
         from reports.verdicts import frontier_judge
 
         if corpus:

@@ -147,6 +147,38 @@ def test_matrix_runs_each_selected_cell_then_reports_the_run(monkeypatch: pytest
     assert command.main(["matrix", *argv, "--resume", RUN]) == 0 and ran == []  # complete cells are not run again
 
 
+def test_an_upgrade_parses_its_arguments_once_and_hands_its_changes_to_the_verdict_as_values(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from harness.change import Declarations
+    from harness.tools import upgrade
+    from reports import cli
+
+    parsed: list[list[str]] = []
+    strictly = options.Parser.parse_strictly
+
+    def counted(parser: options.Parser, argv: list[str]) -> object:
+        parsed.append(list(argv))
+        return strictly(parser, argv)
+
+    rows = (("mod::test_a", {"since": "jax>=0.9.0"}),)
+    unread = tmp_path / "nobody-reads-this.json"  # written for later processes; this one is handed the rows
+
+    def prepare(argv: list[str], cells: object, prog: str) -> tuple[object, object, object, Declarations]:
+        opts = options.from_namespace(upgrade.parser(prog).parse_strictly(argv))
+        return SimpleNamespace(ref="r1:a"), SimpleNamespace(ref="r2:b"), opts, Declarations(rows, unread)
+
+    judged: list[tuple[object, ...]] = []
+    monkeypatch.setattr(options.Parser, "parse_strictly", counted)
+    monkeypatch.setattr(upgrade, "prepare", prepare)
+    monkeypatch.setattr(cli, "verdict", lambda out, before, after, declared: judged.append((before, after, declared))
+                        or 1)
+    assert command.main(["upgrade", "jax==0.9.2", "--out", str(tmp_path)]) == 1
+    assert judged == [("r1:a", "r2:b", rows)]
+    assert parsed == [["jax==0.9.2", "--out", str(tmp_path)]]  # prepare's own parse alone
+
+
 def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(command.invocation, "cells", lambda: TWO)
