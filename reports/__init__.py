@@ -13,9 +13,10 @@ one above (tests/test_layout.py, which names the one allowed exception):
   ecosystem run's regressions grouped by cause across projects);
 - views: html, _page, grid, hover (matrix.html), markdown (matrix.md), present (marks, colours, words and legend of
   statuses and verdicts), verdict_text (a verdict in words), compat_grid (the compatibility grid's layout),
-  compat_files (compat.csv and compat.json), summary (the terminal summary), compare_render (the upgrade verdict as
-  text and Markdown), issue (the nightly issue's body), frontier (the frontier grid), repro (a reproducer script per
-  failing case), ecosystem_render (the Ecosystem report and its pull-request comment);
+  compat_files (compat.csv and compat.json), changes_csv (changes.csv), summary (the terminal summary),
+  compare_render (the upgrade verdict as text and Markdown), issue (the nightly issue's body), frontier (the frontier
+  grid), repro (a reproducer script per failing case), ecosystem_render (the Ecosystem report and its pull-request
+  comment);
 - on top: build (OUT/results to OUT/report), cli and __main__ (`python -m reports`), regressions (`python -m
   reports.regressions`, the nightly verdict), ecosystem (the Ecosystem report's files).
 

@@ -16,7 +16,7 @@ from reports.data.longform import write_csv
 from reports.data.matrix import build_matrix
 from reports.verdicts import changes, compat
 from reports.verdicts.causes import causes
-from reports.views import compat_files, frontier
+from reports.views import changes_csv, compat_files, frontier
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 from reports.views.repro import write_reproducers
@@ -113,5 +113,5 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
         summary=summary(matrix),
         compat_csv_path=compat_csv,
         compat_json_path=compat_json,
-        changes_csv_path=changes.write_csv(changed, matrix.cells, target / outputs.CHANGES_CSV.name),
+        changes_csv_path=changes_csv.write(changed, matrix.cells, target / outputs.CHANGES_CSV.name),
     )

@@ -7,7 +7,9 @@
   nothing of the commands;
 - floors: reports/ is data < verdicts < views < the entry points (reports/*.py), each floor a folder: no module imports
   one on a floor above its own (so no data or verdicts module imports a view), but the edges in UPWARD, each with its
-  reason and checked to be still needed.
+  reason and checked to be still needed;
+- verdicts-draw-nothing: a verdicts module decides and leaves the drawing to views: no emoji, no HTML or CSS in its
+  strings, and no file written.
 """
 
 from __future__ import annotations
@@ -104,12 +106,37 @@ def upward(path: Path) -> list[str]:
                   and not any(_in(imported, name) for imported in allowed))
 
 
+VERDICTS = sorted((ROOT / "reports" / "verdicts").glob("*.py"))
+#: Emoji: the pictographs and symbols a report shows (U+1F000 on, U+2600-U+27BF, the variation selector that makes a
+#: symbol an emoji). Typography (an arrow, an en dash, a multiplication sign) is text, and allowed.
+EMOJI = re.compile("[\U0001F000-\U0001FFFF\u2600-\u27BF\u2B50\u2B55\uFE0F]")
+#: HTML and CSS in a string: a tag of an element a page draws with, or an attribute or property that styles it.
+MARKUP = re.compile(r"</?(?:a|b|i|p|br|code|details|div|em|li|span|strong|summary|table|td|th|tr|ul)\b[^>]*>"
+                    r"|\b(?:class|style)=|\b(?:background|color|font-weight|border)\s*:", re.I)
+#: Calls that write a file.
+WRITERS = re.compile(r"^(?:write\w*|to_(?:csv|html|json|excel|markdown)|open|mkdir|touch|copyfile|copy2|copytree)$")
+
+
+def drawing(path: Path) -> list[str]:
+    """What a verdicts module draws or writes: `emoji: ...`, `markup: ...` for a string, `writes: name()` for a call."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [f"emoji: {node.value!r}"] if EMOJI.search(node.value) else []
+            found += [f"markup: {node.value!r}"] if MARKUP.search(node.value) else []
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            found += [f"writes: {name}()"] if WRITERS.match(name) else []
+    return sorted(found)
+
+
 #: rule: the files it covers, and what it finds wrong in one file.
 RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
     "in-cell": (IN_CELL, forbidden_in_cell),
     "harness-below-reports": (HARNESS, above_the_harness),
     "reports-alone": (REPORTS, harness_beyond_dependency_free),
     "floors": (REPORTS, upward),
+    "verdicts-draw-nothing": (VERDICTS, drawing),
 }
 
 
@@ -131,6 +158,11 @@ SAMPLES = [
      ["reports", "reports.stuff", "reports.thing", "reports.x", "shardmatrix", "shardmatrix.command"]),
     ("reports-alone", "from harness import vocabulary, formats\nfrom harness.results import read\nimport harnessed\n",
      []),
+    ("verdicts-draw-nothing", "SEP = ' \u2192 '\nERR = re.compile('<address>')\n\ndef f(t):\n    return t.read()\n",
+     []),
+    ("verdicts-draw-nothing", "MARK = '\u2705'\nCELL = '<td class=\"ok\">'\n\ndef f(p, t):\n"
+     "    outputs.write_frame(p, t)\n    p.write_text('x')\n",
+     ["emoji: '\u2705'", "markup: '<td class=\"ok\">'", "writes: write_frame()", "writes: write_text()"]),
     ("reports-alone", "from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.ranges\n"
      "    import shardmatrix.watch\n",
      ["harness.runner", "harness.tools.ranges", "shardmatrix.watch"]),

@@ -3,7 +3,6 @@ from synthetic records, and the changes an upgrade crosses."""
 
 from __future__ import annotations
 
-import csv
 import json
 from functools import partial
 from pathlib import Path
@@ -338,19 +337,6 @@ def test_a_failure_in_a_broken_cell_is_not_called_unexpected() -> None:
 def test_records_without_declarations_make_no_changes_view() -> None:
     matrix = matrix_of(record(), record("0.8.3", status="failed", error_type="TypeError"))
     assert changes.table(matrix.results, matrix.cells).empty
-
-
-def test_changes_csv_names_cells_by_id(tmp_path: Path) -> None:
-    matrix = changes_matrix()
-    path = changes.write_csv(changes.table(matrix.results, matrix.cells), matrix.cells, tmp_path / "changes.csv")
-    rows = list(csv.DictReader(path.open(encoding="utf-8")))
-    assert list(rows[0]) == ["schema_version", *changes.COLUMNS]
-    assert rows[0]["release"] == "0.9.0" and rows[0]["package"] == "jax"
-    assert rows[0]["last_passing"] == "jax0.8.3-flax0.12.8-py3.11"
-    assert rows[0]["first_failing"] == "jax0.9.2-flax0.12.8-py3.11"
-    assert rows[0]["cells_warned"] == "jax0.8.1-flax0.12.8-py3.11 | jax0.8.3-flax0.12.8-py3.11"
-    assert rows[0]["cases"] == "gathers_user::test_lookup"
-    assert rows[1]["stale"] == "jax0.10.2-flax0.12.8-py3.11"
 
 
 # --- between a baseline and a candidate ------------------------------------------------------------------------
