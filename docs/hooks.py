@@ -96,8 +96,8 @@ def compat_columns() -> str:
 
 
 def changes_columns() -> str:
-    """The columns of changes.csv (reports.verdicts.changes.COLUMNS)."""
-    from reports.verdicts.changes import COLUMNS
+    """The columns of changes.csv (reports.verdicts.documented.COLUMNS)."""
+    from reports.verdicts.documented import COLUMNS
 
     return codes(COLUMNS)
 
@@ -169,7 +169,7 @@ def declared_changes() -> list[dict[str, Any]]:
     them (nothing is imported), in the order the report's Changes view lists them."""
     from harness.tools.upgrade import declare
     from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES
-    from reports.verdicts.changes import release, version_order
+    from reports.verdicts.documented import release, version_order
 
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for case_id, change in sorted(declare([]).items()):
@@ -353,7 +353,7 @@ def accelerator_runs() -> str:
     and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
     from harness.results import read_cell, results_files
     from reports.data.load import cells_frame, records_frame
-    from reports.data.matrix import build_matrix
+    from reports.data.tables import build_matrix
     from reports.verdicts import divergence
     from reports.verdicts.coverage import coverages
 

@@ -2,7 +2,7 @@
 
 The declaration is data: the cell's plugin writes it into each record of the case (`change`), and the host reads it
 from source without importing anything (`declared()`, for `nox -s upgrade`), so both see the same value. What a
-declaration means for a result (documented, stale, unexpected) is decided once, in reports/verdicts/changes.py.
+declaration means for a result (documented, stale, unexpected) is decided once, in reports/verdicts/documented.py.
 
 Imports nothing but the standard library, packaging and the vocabulary: it runs inside every cell and on the host.
 """
@@ -64,7 +64,8 @@ class Change:
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         qualified = next((name for name in names if isinstance(name, str) and "." in name), None)
         if qualified is not None:
-            # A record keeps type(exc).__name__ alone, and a name must match it exactly (reports/verdicts/changes.py).
+            # A record keeps type(exc).__name__ alone, and a name must match it exactly
+            # (reports/verdicts/documented.py).
             raise ChangeError(f"{self.label}: raises {qualified!r} is qualified: give the class name alone "
                               f"({qualified.rpartition('.')[2]!r}), the name a record keeps and matches exactly")
         if not all(isinstance(name, str) and name.isidentifier() for name in names):

@@ -289,7 +289,7 @@ def is_short_of_devices(status: object, needed: object, have: object) -> bool:
 
 # --- documented changes ---------------------------------------------------------------------------------------------
 
-#: The keys of a record's `change` object (harness.case.Change writes it, reports/verdicts/changes.py reads it):
+#: The keys of a record's `change` object (harness.case.Change writes it, reports/verdicts/documented.py reads it):
 #: `since`, the requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet);
 #: `what` changed; `raises`, the exception class names a case written the old way fails with there; `warned`, the
 #: requirement that warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or

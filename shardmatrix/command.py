@@ -225,7 +225,7 @@ def watch_run(argv: list[str], prog: str) -> int:
 def ecosystem_run(argv: list[str], prog: str) -> int:
     """Will this release break the projects that use sharding? Their own tests, baseline against candidate."""
     judge = reports_cli().judge  # before any build: each project is judged by the report's comparison
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     return ecosystem.run(argv, invocation.cells(), judge, write, prog=prog)
 

@@ -8,7 +8,7 @@ this machine cannot reach is skipped with one line), an `upgrade` of that projec
 candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
 (`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
 each cause's first bad release (harness.tools.bisect, once per cause). Last, the
-ecosystem report (`draw`: reports/ecosystem.py) groups the regressions by cause across projects and writes
+ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across projects and writes
 OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
 nothing judged at all is INCONCLUSIVE.
 """
@@ -38,7 +38,8 @@ EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_E
 
 #: reports.cli.judge: a candidate run against its baseline (compare.md, reproducers written).
 Judge = Callable[..., Any]
-#: reports.ecosystem.write: the ecosystem report from the projects' outcomes; the run's verdict and the paths written.
+#: reports.ecosystem_report.write: the ecosystem report from the projects' outcomes; the run's verdict and the paths
+#: written.
 Draw = Callable[[Path, dict[str, Any]], tuple[str, list[Path]]]
 
 

@@ -41,7 +41,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.formats import ShardmatrixError, command
-from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, sources
+from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, unreleased
 from harness.host.matrix import Cell
 from harness.host.options import Options
 from harness.tools import index, pins
@@ -174,7 +174,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
     namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)
-    source = sources.resolve(namespace.flax) if sources.is_reference(namespace.flax) else None
+    source = unreleased.resolve(namespace.flax) if unreleased.is_reference(namespace.flax) else None
     flax_spec = SpecifierSet() if source else parse_spec(namespace.flax, "--flax")
     jax_spec = parse_spec(namespace.jax, "--jax")
     if namespace.jobs < 1:
@@ -187,7 +187,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
         # One flax, from its source: named by version and build, its declared jax read from what was built.
         found.flax = [Version(source.tag)]
         additions = replace(additions, origins=(*additions.origins, source))
-        declared[found.flax[0]] = releases.jax_requirement(sources.requires(source))
+        declared[found.flax[0]] = releases.jax_requirement(unreleased.requires(source))
     pythons = interpreters.available() if pythons is None else pythons
     say(f"frontier: {len(found.flax)} flax release(s) x {len(found.jax)} jax release(s) "
         f"({found.jax[0]} to {found.jax[-1]}), Python {', '.join(pythons) or '(none found)'}, {namespace.jobs} at "

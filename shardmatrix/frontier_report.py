@@ -1,6 +1,6 @@
 """What `nox -s frontier` writes: OUT/frontier/flax-<v>.json per flax release, then from all of them
 OUT/report/frontier.csv (exactly COLUMNS), frontier.md (a suggested `jax>=A,<=B` line per release with its evidence)
-and frontier.json (what reports.views.frontier draws). `merge` refuses an incomplete frontier.
+and frontier.json (what reports.views.frontier_render draws). `merge` refuses an incomplete frontier.
 """
 
 from __future__ import annotations

@@ -323,18 +323,18 @@ def _joined(*reasons: str) -> str:
 def crossed(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, str],
             candidate: Mapping[str, str], errors: Mapping[str, str]) -> list[dict[str, Any]]:
     """The documented changes of `declared` (upgrade.prepare's, as harness.change.as_rows) that a move from baseline to
-    candidate crosses (reports.verdicts.changes.between: label,
+    candidate crosses (reports.verdicts.documented.between: label,
     kind, fix, cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error
-    is that change's (reports.verdicts.changes.explains), never those that merely raise its exception class."""
+    is that change's (reports.verdicts.documented.explains), never those that merely raise its exception class."""
     # Here, not at the top: the command imports without pandas, so that --help and bad input need none.
-    from reports.verdicts import changes
+    from reports.verdicts import documented
 
-    found = changes.between(declared, baseline, candidate)
+    found = documented.between(declared, baseline, candidate)
     for entry in found:
-        mine = [change for _, change in declared if changes.label(change) == entry["label"]]
+        mine = [change for _, change in declared if documented.label(change) == entry["label"]]
         entry["explains"] = sorted(case for case, error in errors.items()
-                                   if any(changes.explains(change, error.partition(": ")[0], error.partition(": ")[2],
-                                                           candidate) for change in mine))
+                                   if any(documented.explains(change, error.partition(": ")[0],
+                                                              error.partition(": ")[2], candidate) for change in mine))
         entry.pop("order", None)
     return found
 

@@ -110,7 +110,7 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[str]]:
     from reports.cli import judge
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     listed = tmp_path / "ecosystem.toml"
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -328,7 +328,7 @@ def test_plan_prints_the_projects_as_a_matrix_and_runs_nothing(tmp_path: Path) -
 
 
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     for name in ("alpha", "gamma"):
         run_list(tmp_path / name, [name], "--only", name)

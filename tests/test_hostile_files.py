@@ -25,7 +25,7 @@ from record_factory import RUN, collected, record
 
 from harness import results
 from reports.data.load import load
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat, divergence
 from reports.verdicts.compare import SAFE, UNSAFE
 

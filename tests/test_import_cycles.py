@@ -78,7 +78,7 @@ USER_FACING = [
     "harness.tools.index.IndexError_", "harness.tools.bisect.BisectError", "shardmatrix.frontier_report."
     "IncompleteFrontier", "harness.cell.known.KnownBreakageError",
     "reports.data.load.ResultsError", "reports.verdicts.compare.CompareError",
-    "reports.views.frontier.FrontierFileError",
+    "reports.views.frontier_render.FrontierFileError",
 ]
 
 

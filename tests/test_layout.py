@@ -76,8 +76,8 @@ def harness_beyond_dependency_free(path: Path) -> list[str]:
 FLOORS = ("data", "verdicts", "views")
 #: Upward imports allowed, (importer, imported): why. Kept few and named, as known failures are.
 UPWARD: dict[tuple[str, str], str] = {
-    ("reports.data.matrix", "reports.verdicts.changes"):
-        "build_matrix marks each failure its declared change documents (changes.mark), a column every verdict reads",
+    ("reports.data.tables", "reports.verdicts.documented"):
+        "build_matrix marks each failure its declared change documents (documented.mark), a column every verdict reads",
 }
 
 
@@ -184,11 +184,11 @@ FLOOR_SAMPLES = [
     ("verdicts/judge.py", "from reports.data import matrix\nfrom reports.verdicts.causes import causes\n", []),
     ("verdicts/judge.py", "from reports.views import present\nfrom reports import build_report\n",
      ["reports", "reports.build_report", "reports.views", "reports.views.present"]),
-    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.matrix import Matrix\n", []),
+    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.tables import Matrix\n", []),
     ("views/page.py", "import reports.cli\n", ["reports.cli"]),
     ("cli.py", "from reports.views import html\nfrom reports.data import load\n", []),
-    ("data/matrix.py", "from reports.verdicts import changes\n", []),
-    ("data/matrix.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
+    ("data/tables.py", "from reports.verdicts import documented\n", []),
+    ("data/tables.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
 ]
 
 

@@ -55,7 +55,7 @@ from harness.tools import index, pins, upgrade
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
 from shardmatrix import watch, watch_files
 

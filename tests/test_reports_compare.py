@@ -13,7 +13,7 @@ from record_factory import collected, record
 
 from harness import results, vocabulary
 from reports.data.load import load, records_frame
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compare as compare_module
 from reports.verdicts import compat
 from reports.verdicts.compare import INCONCLUSIVE, SAFE, UNSAFE, CompareError

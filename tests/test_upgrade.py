@@ -45,7 +45,7 @@ def test_a_candidate_equal_to_its_baseline_is_refused() -> None:
 def test_contradictory_pins_are_refused_in_one_line_before_anything_is_built(
         argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(upgrade.cellrun, "probe", lambda *a, **k: pytest.fail("a cell was built"))
-    monkeypatch.setattr(upgrade.sources, "resolve", lambda *a, **k: pytest.fail("a source was built"))
+    monkeypatch.setattr(upgrade.unreleased, "resolve", lambda *a, **k: pytest.fail("a source was built"))
     assert shardmatrix_command.main(["upgrade", *argv]) == formats.USAGE_EXIT
     said = capsys.readouterr().err
     assert said.startswith("shardmatrix: jax is pinned twice (") and said.count("\n") == 1
@@ -113,7 +113,7 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     # The candidate's cell stops part way: what it recorded passed, but it has no done marker, so the comparison
     # must not answer SAFE (before, adhoc dropped the return code and nothing marked the cell unfinished).
     from reports.cli import verdict
-    from reports.verdicts.changes import read_declarations
+    from reports.verdicts.documented import read_declarations
 
     def run(cell: Cell, venv: Path, job: Job) -> int:
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib)

@@ -35,7 +35,7 @@ from harness.vocabulary import INSTALL_ERROR
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
 #: A pass with a warning: a `warned` bound is probed for it; every other bound reads it as PASS. Only a passing case
-#: counts as warned, as in the report's Changes view (reports.verdicts.changes): a failure is not a warning.
+#: counts as warned, as in the report's Changes view (reports.verdicts.documented): a failure is not a warning.
 WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from harness import outputs
 from harness.cell.source import case_files
 from harness.change import Change, Declarations, as_rows, declared, write_declarations
-from harness.host import cellenv, cellrun, corpus, envbuild, homes, options, sources
+from harness.host import cellenv, cellrun, corpus, envbuild, homes, options, unreleased
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.tools import moved, pins
@@ -75,7 +75,7 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
         given = {**{k: v for k, v in given.items() if k != "jaxlib" or "jax" not in named}, **named}
     baseline = pins.baseline_cell(cells, given or None)
     asked, origins = pins.candidate_pins(namespace.candidate, pre=opts.pre)  # refused before a source is built
-    built = tuple(map(sources.resolve, origins))
+    built = tuple(map(unreleased.resolve, origins))
     candidate = pins.candidate_cell(baseline, asked, built)
     baseline, candidate = cellenv.apply(baseline, additions), cellenv.apply(candidate, additions)
     if namespace.exclude_newer:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reports.verdicts import changes
+from reports.verdicts import documented
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 #: The order the grid lists projects in, worst first.
@@ -63,8 +63,8 @@ def worst(verdicts: Sequence[str], pending: int = 0) -> str:
 
 
 def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
-    """{change label: its fix} of the declared changes (reports.verdicts.changes.label names them in causes)."""
-    return {changes.label(change): str(change.get("fix") or "") for _, change in declared}
+    """{change label: its fix} of the declared changes (reports.verdicts.documented.label names them in causes)."""
+    return {documented.label(change): str(change.get("fix") or "") for _, change in declared}
 
 
 def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, Mapping[str, Any]]] = ()

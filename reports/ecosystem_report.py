@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs
-from reports.verdicts import changes
+from reports.verdicts import documented
 from reports.verdicts.ecosystem_judge import grid, group, worst
 from reports.views.ecosystem_render import comment, html_page, page
 
@@ -18,7 +18,7 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     """The run's verdict (the worst project's) and the files written under OUT/report."""
     projects = list(outcomes["projects"])
     # Any project's declarations will do (the shipped corpus's); one merged from another machine may lack its file.
-    declared = next((changes.read_declarations(Path(p["changes_from"])) for p in projects
+    declared = next((documented.read_declarations(Path(p["changes_from"])) for p in projects
                      if p.get("changes_from") and Path(p["changes_from"]).is_file()), [])
     groups = group(projects, declared)
     rows = grid(projects)

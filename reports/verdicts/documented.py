@@ -216,7 +216,7 @@ def documented(results: pd.DataFrame) -> pd.Series:
 
 
 def mark(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` with the `documented` and `change_name` columns every verdict reads (reports.data.matrix.build_matrix
+    """`results` with the `documented` and `change_name` columns every verdict reads (reports.data.tables.build_matrix
     adds them to each matrix): a documented failure is named by its change's label()."""
     judged = classify(results)
     declared = results["change"].tolist() if "change" in results.columns else [None] * len(results)
