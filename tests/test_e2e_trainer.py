@@ -49,11 +49,6 @@ def final_records(out: Path, text: str) -> dict[str, dict[str, dict[str, object]
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("trainer")
-
-
-@pytest.fixture(scope="module")
 def before_fix(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project_copy(tmp_path_factory, FIXTURE, "tptrainer")
 

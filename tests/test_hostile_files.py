@@ -10,16 +10,9 @@ import warnings
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import hostile_files
 from compare_fakes import compare, frame
-from hostile_files import (
-    Hostile,
-    Sides,
-    collection_files,
-    machine_files,
-    one_sided_sides,
-    precision_files,
-    strict_xpass_sides,
-)
+from hostile_files import Hostile, Sides
 from hypothesis import given, settings
 from record_factory import RUN, collected, record
 
@@ -57,7 +50,7 @@ def _matrix(out: Path) -> Matrix:
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=precision_files(GPU, [CASE]))
+@given(hostile=hostile_files.precision_files(GPU, [CASE]))
 def test_only_a_sound_precision_file_names_a_divergence_default_matmul_precision(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -72,7 +65,7 @@ def test_only_a_sound_precision_file_names_a_divergence_default_matmul_precision
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=machine_files(CPU, "0.11.2", "0.11.2", backend="cpu", device_kind="cpu"))
+@given(hostile=hostile_files.machine_files(CPU, "0.11.2", "0.11.2", backend="cpu", device_kind="cpu"))
 def test_no_cell_reads_works_on_a_machine_file_that_disagrees(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -82,7 +75,7 @@ def test_no_cell_reads_works_on_a_machine_file_that_disagrees(hostile: Hostile) 
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=collection_files(CPU, [CASE]))
+@given(hostile=hostile_files.collection_files(CPU, [CASE]))
 def test_no_cell_reads_works_on_a_collection_that_is_not_its_own_and_whole(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -100,7 +93,7 @@ def _sides(sides: Sides) -> tuple[list[tuple[str, str, dict[str, object]]], ...]
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(sides=one_sided_sides())
+@given(sides=hostile_files.one_sided_sides())
 def test_a_case_judged_by_neither_side_is_never_a_plain_safe_and_never_silent(sides: Sides) -> None:
     found = compare(frame(*_sides(sides)), "r1", "r2")
     assert found.coverage and found.verdict in (SAFE, UNSAFE)
@@ -109,7 +102,7 @@ def test_a_case_judged_by_neither_side_is_never_a_plain_safe_and_never_silent(si
 
 
 @settings(max_examples=10, deadline=None)
-@given(sides=strict_xpass_sides())
+@given(sides=hostile_files.strict_xpass_sides())
 def test_a_strict_xfail_passing_on_the_candidate_is_a_regression_and_its_decoy_is_not(sides: Sides) -> None:
     found = compare(frame(*_sides(sides)), "r1", "r2")
     assert (found.verdict == UNSAFE) == sides.regression

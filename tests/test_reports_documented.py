@@ -4,6 +4,7 @@ from synthetic records, and the changes an upgrade crosses."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -149,21 +150,30 @@ def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_withi
     assert documented.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
 
 
+def compare_with_declarations(out: Path, jax: tuple[str, str], records_of: Callable[[str, str], list[dict[str, Any]]],
+                              declared: list[dict[str, Any]]) -> int:
+    """`python -m reports --compare` of a baseline run on jax[0] against a candidate on jax[1], each run's one cell
+    holding records_of(run, jax), with a declarations file holding `declared`: the exit code."""
+    runs = ("20261124T010000Z-aaaa", "20261124T020000Z-bbbb")
+    for run, version in zip(runs, jax, strict=True):
+        path = out / "results" / run / f"jax{version}-flax0.12.0-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps(line) + "\n" for line in records_of(run, version)))
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    file = out / "declared.json"
+    file.write_text(json.dumps({"schema_version": 1, "changes": declared}))
+    return main(["--out", str(out), "--compare", *runs, "--changes-from", str(file)])
+
+
 def test_an_upgrade_names_the_documented_change_a_projects_warning_failure_is(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = (("20261124T010000Z-aaaa", "0.8.0"), ("20261124T020000Z-bbbb", "0.8.1"))
-    for run, jax in runs:
-        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
-        path.parent.mkdir(parents=True)
+    def records_of(run: str, jax: str) -> list[dict[str, Any]]:
         outcome = {} if jax == "0.8.0" else {"status": "failed", "error_type": "DeprecationWarning",
                                               "error_message": AS_ERROR}
-        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_mesh::test_auto", **outcome))
-                        + "\n")
-        path.with_suffix(".done.json").write_text('{"returncode": 0}')
-    declared = tmp_path / "declared.json"
-    declared.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "gathers_user::test_lookup",
-                                                                      "change": MAKE_MESH_WARNS}]}))
-    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+        return [record(jax, "0.12.0", run_id=run, case_id="test_mesh::test_auto", **outcome)]
+
+    code = compare_with_declarations(tmp_path, ("0.8.0", "0.8.1"), records_of,
+                                     [{"case_id": "gathers_user::test_lookup", "change": MAKE_MESH_WARNS}])
     printed = capsys.readouterr().out
     assert code == 1 and printed.startswith("UNSAFE")
     assert f"1. [1 case(s)] DeprecationWarning: {AS_ERROR}" in printed
@@ -223,20 +233,15 @@ def test_a_warning_one_change_of_the_earliest_release_declares_names_that_change
 
 def test_an_upgrade_names_a_projects_regression_after_the_change_its_error_is_and_lists_the_users_tests(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2"))
-    for run, jax in runs:
-        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
-        path.parent.mkdir(parents=True)
+    def records_of(run: str, jax: str) -> list[dict[str, Any]]:
         broken = {} if jax == "0.8.3" else {"status": "failed", "error_type": "ValueError",
                                              "error_message": CONSTRAINT_ERROR}
-        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_rows", **broken))
-                        + "\n" + json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_sum")) + "\n")
-        path.with_suffix(".done.json").write_text('{"returncode": 0}')
-    declared = tmp_path / "declared.json"
-    declared.write_text(json.dumps({"schema_version": 1, "changes": [
+        return [record(jax, "0.12.0", run_id=run, case_id="test_shard::test_rows", **broken),
+                record(jax, "0.12.0", run_id=run, case_id="test_shard::test_sum")]
+
+    code = compare_with_declarations(tmp_path, ("0.8.3", "0.9.2"), records_of, [
         {"case_id": "gathers_user::test_lookup", "change": GATHER},
-        {"case_id": "metadata_user::test_constraint", "change": CONSTRAINT}]}))
-    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+        {"case_id": "metadata_user::test_constraint", "change": CONSTRAINT}])
     printed = capsys.readouterr().out
     assert code == 1 and printed.startswith("UNSAFE")
     assert ("cases: test_shard::test_rows\n     documented change: jax 0.9.0: with_sharding_constraint may name only "
