@@ -45,7 +45,6 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus_growth  # noqa: E402
 from harness import outputs, vocabulary  # noqa: E402
-from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
 from harness.results import (  # noqa: E402
     RESULTS_SUFFIX,
@@ -56,6 +55,7 @@ from harness.results import (  # noqa: E402
     read_records,
     results_path,
     write_collection,
+    write_done,
     write_records,
 )
 

@@ -30,7 +30,7 @@ from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION, Record
 # --- where a cell's files live --------------------------------------------------------------------------------------
 
 RESULTS_SUFFIX = ".jsonl"
-#: <cell id>.done.json, written atomically once a cell finished (harness.formats.write_done).
+#: <cell id>.done.json, written atomically once a cell finished (write_done).
 DONE_SUFFIX = ".done.json"
 #: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), COLLECTION_SCHEMA_VERSION.
 COLLECTION_SUFFIX = ".collected.json"
@@ -196,6 +196,43 @@ class CellFiles:
 # --- runs -----------------------------------------------------------------------------------------------------------
 
 #: A run id: the UTC time the run started, then a tag (new_run_id makes 4 hex digits; --run-id may name another).
+# --- the done marker ----------------------------------------------------------------------------------------------
+
+#: <cell id>.done.json, written atomically once a cell finished; a results file without one was interrupted.
+#: Version 1: cell_id, finished (ISO time), returncode, fingerprint, reused_from, seconds. A marker without a
+#: schema_version is read as version 1 (hand-made and early markers hold only some of the fields).
+DONE_SCHEMA_VERSION = 1
+
+
+def write_done(path: Path, *, cell_id: str, finished: str, returncode: int, fingerprint: str | None,
+               reused_from: str | None, seconds: float | None) -> None:
+    """Write a cell's done marker so that readers see either nothing or all of it."""
+    formats.write_json_atomically(path, {
+        "schema_version": DONE_SCHEMA_VERSION, "cell_id": cell_id, "finished": finished, "returncode": returncode,
+        "fingerprint": fingerprint, "reused_from": reused_from, "seconds": seconds,
+    })
+
+
+def read_done(path: Path) -> dict[str, Any] | None:
+    """A done marker's fields; None when there is none, FormatError naming it when it cannot be read as one."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise formats.FormatError(path, f"unreadable ({error})") from None
+    try:
+        marker = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise formats.FormatError(path, f"not valid JSON ({error.msg})") from None
+    if not isinstance(marker, dict):
+        raise formats.FormatError(path, f"a JSON {type(marker).__name__}, not an object")
+    version = marker.get("schema_version", 1)
+    if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
+        raise formats.FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")
+    return marker
+
+
 _RUN_ID = re.compile(r"(?P<start>\d{8}T\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -575,7 +612,7 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
     problems: list[str] = []
     records = list(_records(path, run, cell_id, problems))
     try:
-        done = formats.read_done(done_marker(path))
+        done = read_done(done_marker(path))
     except formats.FormatError as error:
         done = None
         problems.append(f"{error.path}: ignored done marker: {error.why}; the cell counts as interrupted")

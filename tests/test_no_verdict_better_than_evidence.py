@@ -165,7 +165,7 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
     if "bad_done" in cell.defects:
         files.done.write_text('{"cell_id": ', encoding="utf-8")
     elif "no_done" not in cell.defects:
-        formats.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
+        results.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
                            finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
                            seconds=1.0)
     for hostile in cell.beside:
@@ -267,7 +267,7 @@ def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady
     files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
     results.write_collection(files.results, CELL, [*steady, "fam::x"])
     files.freeze.write_text(FREEZE, encoding="utf-8")
-    formats.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
+    results.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
                        fingerprint=None, reused_from=None, seconds=1.0)
 
 

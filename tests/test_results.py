@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from record_factory import RUN, cell_id, collected, record
 
-from harness import results, vocabulary
+from harness import formats, results, vocabulary
 from harness.vocabulary import SCHEMA_VERSION
 
 CELL = cell_id()
@@ -382,3 +382,29 @@ def test_a_machine_file_naming_a_plugin_the_freeze_pins_otherwise_makes_the_cell
     results.freeze_path(path).write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\njax_cuda12_plugin==0.9.2\n")
     assert any("jax-cuda12-plugin 0.10.2, but the freeze pins jax-cuda12-plugin==0.9.2" in line
                for line in results.read_cell(path).mismatches)
+
+
+def test_a_done_marker_round_trips_with_its_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "c.done.json"
+    results.write_done(path, cell_id="c", finished="2026-11-24T00:00:00+00:00", returncode=1, fingerprint="k",
+                       reused_from=None, seconds=1.5)
+    assert results.read_done(path) == {"schema_version": results.DONE_SCHEMA_VERSION, "cell_id": "c",
+                                       "finished": "2026-11-24T00:00:00+00:00", "returncode": 1, "fingerprint": "k",
+                                       "reused_from": None, "seconds": 1.5}
+    assert results.read_done(tmp_path / "absent.done.json") is None
+
+
+@pytest.mark.parametrize(("text", "why"), [("{torn", "not valid JSON"), ("[1]", "a JSON list, not an object"),
+                                           ('{"schema_version": 9}', "done marker schema 9, this reader knows 1")])
+def test_a_done_marker_that_is_not_one_is_refused_naming_it(tmp_path: Path, text: str, why: str) -> None:
+    path = tmp_path / "c.done.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(formats.FormatError, match=why) as refused:
+        results.read_done(path)
+    assert refused.value.path == path and str(refused.value).startswith(str(path))
+
+
+def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) -> None:
+    path = tmp_path / "c.done.json"
+    path.write_text('{"returncode": 0}', encoding="utf-8")
+    assert results.read_done(path) == {"returncode": 0}

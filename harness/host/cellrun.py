@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
-from harness.formats import write_done
 from harness.host import adhoc, cache, cellenv, celllog, cellplugin, corpus, durations, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
@@ -44,7 +43,7 @@ from harness.host.runner import (
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
-from harness.results import CellFiles, read_records, recorded_case_ids
+from harness.results import CellFiles, read_records, recorded_case_ids, write_done
 
 Say = Callable[[str], object]
 
