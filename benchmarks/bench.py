@@ -49,11 +49,9 @@ from harness.host import envbuild, matrix, runner  # noqa: E402
 from harness.results import (  # noqa: E402
     RESULTS_SUFFIX,
     CellFiles,
-    freeze_path,
     make_record,
     new_run_id,
     read_records,
-    results_path,
     write_collection,
     write_done,
     write_records,
@@ -131,7 +129,7 @@ def matrix_runs(out: Path, cores: int, patterns: list[str] | None = None) -> dic
     imports, bodies = 0.0, 0.0
     for cell in cells:
         imports += import_seconds(cell)
-        for record in read_records(results_path(out, full_run, cell.id)):
+        for record in read_records(CellFiles(out, full_run, cell.id).results):
             bodies += float(record.get("duration_s") or 0.0)
     used = min(cores, len(cells))
     return {"full_s": full, "again_s": again, "bound_s": (imports + bodies) / used, "imports_s": imports,
@@ -236,7 +234,7 @@ def project_cost(scratch: Path) -> dict[str, float]:
 
     def build(cell: matrix.Cell, venv: Path) -> None:
         uv_build(cell, venv)
-        envbuild.freeze(venv, freeze_path(venv.parent / f"{venv.name}{RESULTS_SUFFIX}"), cell)
+        envbuild.freeze(venv, CellFiles.of(venv.parent / f"{venv.name}{RESULTS_SUFFIX}").freeze, cell)
 
     for name, cell in variants.items():
         build(cell, scratch / "project-warm" / name)  # the package cache and the project's build backend
@@ -410,7 +408,7 @@ def outcomes(out: Path, run_id: str, cell_ids: list[str]) -> Outcomes:
     """Each (cell, case)'s final status and exception type in one run (harness.vocabulary.final_records)."""
     found: Outcomes = {}
     for cell_id in cell_ids:
-        path = results_path(out, run_id, cell_id)
+        path = CellFiles(out, run_id, cell_id).results
         finals = vocabulary.final_records(read_records(path)) if path.is_file() else {}
         for case_id, record in finals.items():
             found[cell_id, case_id] = (str(record.get("status")), str(record.get("error_type") or ""))

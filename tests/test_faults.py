@@ -16,7 +16,7 @@ import pytest
 
 from harness.host import cellrun, matrix, runner
 from harness.host.options import Options
-from harness.results import done_path, results_path
+from harness.results import CellFiles
 
 FAULTS = Path(__file__).parent / "faults"
 # The cell is this test environment itself: it has the harness and needs no jax for these cases.
@@ -29,7 +29,7 @@ def run_fault(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, **over
     settings.update(overrides)
     options = Options(**settings)
     code = cellrun.installed(CELL, Path(sys.prefix), options, [FAULTS / f"test_{name}.py"])
-    lines = results_path(options.out, options.run_id, CELL.id).read_text().splitlines()
+    lines = CellFiles(options.out, options.run_id, CELL.id).results.read_text().splitlines()
     records: dict[str, list[dict]] = {}
     for line in lines:
         record = json.loads(line)
@@ -115,11 +115,11 @@ def test_interrupted_cell_keeps_its_records_and_resume_runs_only_the_rest(fault:
     assert records["test_before"][0]["status"] == "passed"
     assert "test_after" not in records
     out = tmp_path / "out"
-    assert not done_path(out, "faults", CELL.id).exists()
+    assert not CellFiles(out, "faults", CELL.id).done.exists()
 
     code, records = fault("interrupt", resume=True)
     assert code == 0
-    assert done_path(out, "faults", CELL.id).exists()
+    assert CellFiles(out, "faults", CELL.id).done.exists()
     assert {name: len(found) for name, found in records.items()} == {
         "test_before": 1, "test_interrupts_the_run_once": 1, "test_after": 1,
     }

@@ -30,15 +30,15 @@ DRAWS = 60
 
 
 def _cell(out: Path, cell: str, status: str, backend: str, error: str | None = None) -> Path:
-    path = results.results_path(out, RUN, cell)
+    path = results.CellFiles(out, RUN, cell).results
     path.parent.mkdir(parents=True, exist_ok=True)
     line = record(jax="0.11.2", flax="0.12.10", python="3.12", cell_id=cell, case_id=CASE, family="model",
                   status=status, error_type=error, backend=backend, device_count=1,
                   device_kind="NVIDIA H200" if backend == "gpu" else "cpu")
     path.write_text(json.dumps(line) + "\n")
     collected(path)
-    results.done_marker(path).write_text(json.dumps({"cell_id": cell}))
-    results.freeze_path(path).write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
+    results.CellFiles.of(path).done.write_text(json.dumps({"cell_id": cell}))
+    results.CellFiles.of(path).freeze.write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
     return path
 
 

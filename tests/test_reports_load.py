@@ -10,7 +10,7 @@ import pytest
 from record_factory import collected, record
 
 from harness import vocabulary
-from harness.results import done_marker as done_path
+from harness.results import CellFiles
 from harness.vocabulary import SCHEMA_VERSION, update_to_2
 from reports.data.load import (
     FIELDS,
@@ -228,13 +228,14 @@ def mark_done(results_file: Path, text: str | None = None) -> Path:
     """Write the harness's done marker beside `results_file` (or `text` in its place); return its path."""
     marker = {"schema_version": 1, "cell_id": results_file.stem, "finished": "2026-11-21T09:00:00+00:00",
               "returncode": 1}
-    path = done_path(results_file)
+    path = CellFiles.of(results_file).done
     path.write_text(json.dumps(marker) if text is None else text, encoding="utf-8")
     return path
 
 
 def test_done_marker_sits_beside_the_results_file() -> None:
-    assert done_path(Path("OUT/results") / RUN / f"{CELL}.jsonl") == Path("OUT/results") / RUN / f"{CELL}.done.json"
+    results_file = Path("OUT/results") / RUN / f"{CELL}.jsonl"
+    assert CellFiles.of(results_file).done == Path("OUT/results") / RUN / f"{CELL}.done.json"
 
 
 @pytest.mark.parametrize("done", [True, False])

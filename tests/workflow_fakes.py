@@ -220,7 +220,7 @@ def behaviour(kind: str, name: str) -> str:
 
 def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> int:
     from harness.host import matrix
-    from harness.results import done_path, make_record, results_path, write_collection
+    from harness.results import CellFiles, make_record, write_collection
 
     if cell_id not in {c.id for c in matrix.select(matrix.load(Path("matrix.toml")), [named] if named else [])}:
         print(f"fake nox: cell {cell_id}: skipped, as the noxfile skips a cell --cells does not select")
@@ -231,7 +231,7 @@ def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> 
         return 1
     cell = next(c for c in matrix.load(Path("matrix.toml")) if c.id == cell_id)
     ids = cases(Path.cwd())
-    target = results_path(out, run_id, cell_id)
+    target = CellFiles(out, run_id, cell_id).results
     target.parent.mkdir(parents=True, exist_ok=True)
     write_collection(target, cell_id, ids)  # as the plugin does, at the end of collection
     with target.open("w") as handle:
@@ -247,7 +247,8 @@ def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> 
                 python=cell.python, backend=cell.backend,
                 error_type="AssertionError" if failed else None,
                 error_message="AssertionError: the sharding moved" if failed else None)) + "\n")
-    done_path(out, run_id, cell_id).write_text(json.dumps({"schema_version": 1, "cell_id": cell_id, "returncode": 0}))
+    done = CellFiles(out, run_id, cell_id).done
+    done.write_text(json.dumps({"schema_version": 1, "cell_id": cell_id, "returncode": 0}))
     return 0
 
 

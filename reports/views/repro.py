@@ -21,7 +21,7 @@ import pandas as pd
 
 from harness import outputs
 from harness.formats import Source
-from harness.results import sources_of
+from harness.results import CellFiles
 from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.data.tables import Matrix
 from reports.data.text import as_text, first_line
@@ -67,15 +67,10 @@ def reproducible(status: object) -> bool:
     return is_problem(status) and status != INSTALL_ERROR
 
 
-def sources_dir(results_file: Path) -> Path:
-    """Where the harness kept a cell's case modules: <cell>.jsonl -> <cell>/cases/ (harness.results decides)."""
-    return sources_of(results_file)
-
-
 def find_source(results_file: Path, module: str, kept: dict[tuple[Path, str], list[Path]] | None = None) -> Path | None:
     """The kept copy of `module` for this cell: this run's, else the newest other run's of the same cell. `kept`
     remembers each cell's case folders across calls (one search of every run per cell, not per module)."""
-    own = sources_dir(results_file) / f"{module}.py"
+    own = CellFiles.of(results_file).sources / f"{module}.py"
     if own.exists():
         return own
     results_file = Path(results_file)
