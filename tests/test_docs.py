@@ -20,8 +20,7 @@ from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
 from harness.tools import pins, upgrade
-from reports.verdicts import changes as report_changes
-from reports.verdicts import compat
+from reports.verdicts import compat, documented
 from reports.views.present import VERDICTS, label
 from shardmatrix import frontier_report
 
@@ -80,7 +79,7 @@ def test_every_change_kind_appears_with_its_wording() -> None:
 def test_the_file_column_lists_are_the_code_s_own() -> None:
     assert hooks.compat_columns() == ", ".join(f"`{name}`" for name in compat.COLUMNS)
     assert "`sources`" in hooks.compat_columns()
-    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in report_changes.COLUMNS)
+    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented.COLUMNS)
     assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
     assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
     fields = hooks.record_fields()
@@ -97,14 +96,14 @@ def test_the_changes_table_has_one_row_per_declared_change_with_all_its_cases() 
     assert sorted(listed) == sorted(declared)
     for case_id, change in declared.items():
         row = next(row for row in rows if f"`{case_id}`" in row[4].split("<br>"))
-        package, version = report_changes.release(change.as_record())
+        package, version = documented.release(change.as_record())
         assert row[:3] == [f"{package} {version}", hooks.cell(change.what), vocabulary.CHANGE_KINDS[change.kind]]
         assert row[5] == hooks.cell(change.fix)
 
 
 def test_the_changes_table_lists_jax_before_flax_in_release_order() -> None:
     releases = [row[0].split(" ", 1) for row in rows_of(hooks.changes())]
-    keys = [(vocabulary.CHANGE_PACKAGES.index(package), report_changes.version_order(version))
+    keys = [(vocabulary.CHANGE_PACKAGES.index(package), documented.version_order(version))
             for package, version in releases]
     assert keys == sorted(keys)
 
