@@ -3,7 +3,7 @@
 Thin on purpose: cells are data (matrix.toml), logic lives in harness/ and reports/, tested there. At load only the
 cell list is read and one run id set for the sessions (harness.host.invocation); everything else happens
 inside sessions. The tool sessions (upgrade,
-bisect, frontier, installed, report, watch) run the `shardmatrix` command's own subcommands (harness.tools.command).
+bisect, frontier, installed, report, watch) run the `shardmatrix` command's own subcommands (shardmatrix.command).
 Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s matrix -- --cells 'jax0.12*'`.
 """
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
 from harness.host import cellrun, invocation  # noqa: E402
 from harness.results import CellFiles  # noqa: E402
-from harness.tools import command  # noqa: E402
+from shardmatrix import command  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -58,7 +58,7 @@ def _shardmatrix(session: nox.Session, name: str, *argv: str) -> None:
         # What the command needs (pyproject's dependencies), not the command: the harness runs from the checkout, so
         # no wheel is rebuilt on every run.
         session.install(*nox.project.load_toml(ROOT / "pyproject.toml")["project"]["dependencies"])
-    _run_keeping_exit_code(session, "python", "-m", "harness.tools.command", name, *argv,
+    _run_keeping_exit_code(session, "python", "-m", "shardmatrix.command", name, *argv,
                            env={"PYTHONPATH": str(ROOT), command.PROG_ENV: prog})
 
 

@@ -47,17 +47,15 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus_growth, ecosystem_cost, time_budget  # noqa: E402
 from harness import outputs, vocabulary  # noqa: E402
-from harness.formats import write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
 from harness.results import (  # noqa: E402
     RESULTS_SUFFIX,
     CellFiles,
-    freeze_path,
     make_record,
     new_run_id,
     read_records,
-    results_path,
     write_collection,
+    write_done,
     write_records,
 )
 
@@ -194,13 +192,13 @@ def report_build(scratch: Path, cells: int = 100, cases: int = 200, runs: int = 
 def frontier_probes(out: Path, flax: str, jax: str) -> dict[str, Any]:
     """Run a frontier into a fresh folder (every probe built and run, on a warm package cache) and read back what
     it spent (frontier_spent)."""
-    wall = timed(lambda: run(sys.executable, "-m", "harness.tools.frontier", "run", "--flax", flax, "--jax", jax,
+    wall = timed(lambda: run(sys.executable, "-m", "shardmatrix.frontier", "run", "--flax", flax, "--jax", jax,
                              "--out", out, cwd=ROOT))
     return {**frontier_spent(out), "wall_s": wall}
 
 
 def frontier_spent(out: Path) -> dict[str, Any]:
-    """Each flax release's probes of each kind against its budget (harness.tools.frontier_search.budget, which the
+    """Each flax release's probes of each kind against its budget (shardmatrix.frontier_search.budget, which the
     search enforces), its minutes, and the seconds of the probes made (not reused), from OUT/frontier/."""
     documents = [outputs.read_frontier_release(path) for path in outputs.frontier_release_paths(out)]
     if not documents:
@@ -240,7 +238,7 @@ def project_cost(scratch: Path) -> dict[str, float]:
 
     def build(cell: matrix.Cell, venv: Path) -> None:
         uv_build(cell, venv)
-        envbuild.freeze(venv, freeze_path(venv.parent / f"{venv.name}{RESULTS_SUFFIX}"), cell)
+        envbuild.freeze(venv, CellFiles.of(venv.parent / f"{venv.name}{RESULTS_SUFFIX}").freeze, cell)
 
     for name, cell in variants.items():
         build(cell, scratch / "project-warm" / name)  # the package cache and the project's build backend
@@ -312,8 +310,8 @@ def watch_phases(scratch: Path, release: str = "0.9.0") -> dict[str, Any]:
     from unittest import mock
 
     from harness.host import adhoc, cellrun, invocation
-    from harness.tools import watch, watch_files
     from reports.cli import judge
+    from shardmatrix import watch, watch_files
 
     project = ROOT / "tests" / "downstream"
     fetch = one_release_index(release, "0.8.3")
@@ -361,8 +359,9 @@ def first_watch(scratch: Path, count: int = 3, fetch: Callable[[str, str], Any] 
     from unittest import mock
 
     from harness.host import cellrun, homes, invocation, project
-    from harness.tools import index, watch, watch_files
+    from harness.tools import index
     from reports.cli import judge
+    from shardmatrix import watch, watch_files
 
     copy = scratch / "first-watch" / "tinytrainer"
     shutil.copytree(ROOT / "tests" / "downstream", copy, ignore=shutil.ignore_patterns("__pycache__", ".venv"))
@@ -419,7 +418,7 @@ def outcomes(out: Path, run_id: str, cell_ids: list[str]) -> Outcomes:
     """Each (cell, case)'s final status and exception type in one run (harness.vocabulary.final_records)."""
     found: Outcomes = {}
     for cell_id in cell_ids:
-        path = results_path(out, run_id, cell_id)
+        path = CellFiles(out, run_id, cell_id).results
         finals = vocabulary.final_records(read_records(path)) if path.is_file() else {}
         for case_id, record in finals.items():
             found[cell_id, case_id] = (str(record.get("status")), str(record.get("error_type") or ""))
@@ -582,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         if 12 in wanted:
             print(first_watch_figure(first_watch(scratch, args.first_watch)))
         if 13 in wanted:
-            from harness.tools import ecosystem_list
+            from shardmatrix import ecosystem_list
 
             names = args.ecosystem_project or [entry.name for entry in ecosystem_list.load()]
             runner = ecosystem_cost.run_project(ROOT, args.ecosystem_candidate.split())

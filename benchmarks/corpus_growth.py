@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs, vocabulary
-from harness.results import new_run_id, read_records, results_path
+from harness.results import CellFiles, new_run_id, read_records
 
 #: The corpus before the census's cases (issue 30): 103 cases.
 BEFORE_REF = "56957cc"
@@ -83,7 +83,7 @@ def case_seconds(out: Path, run_id: str, cell_ids: Iterable[str]) -> dict[tuple[
     """Each (cell, case)'s recorded seconds in one run, its attempts summed (a retried case cost them all)."""
     found: dict[tuple[str, str], float] = {}
     for cell_id in cell_ids:
-        path = results_path(out, run_id, cell_id)
+        path = CellFiles(out, run_id, cell_id).results
         for record in read_records(path) if path.is_file() else []:
             key = (cell_id, str(record.get("case_id")))
             found[key] = found.get(key, 0.0) + float(record.get("duration_s") or 0.0)

@@ -25,7 +25,7 @@ def run_project(root: Path, candidate: Sequence[str], extra: Sequence[str] = ())
     """One project's `shardmatrix ecosystem` in its own process: (wall seconds, its verdict as its summary says)."""
 
     def runner(name: str, out: Path, force: bool) -> tuple[float, str]:
-        command = [sys.executable, "-m", "harness.tools.command", "ecosystem", *candidate, *extra, "--only", name,
+        command = [sys.executable, "-m", "shardmatrix.command", "ecosystem", *candidate, *extra, "--only", name,
                    "--out", str(out), *(["--force"] * force)]
         started = time.perf_counter()
         subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)

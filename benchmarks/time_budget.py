@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.cell import timeline
 from harness.host import cellrun, runner
-from harness.results import list_runs, read_records, read_timeline, results_files, results_path
+from harness.results import CellFiles, list_runs, read_records, read_timeline, results_files
 
 #: A cell's parts, in the order of its run: (key, what it is). Together they are the cell's wall, `unmarked` being what
 #: no mark accounts for (restarts after a death, a cell whose marks are missing).
@@ -142,7 +142,7 @@ def read_cells(out: Path, run_id: str, cell_ids: Iterable[str]
     """Each cell's timeline marks and records in one run."""
     found = {}
     for cell_id in cell_ids:
-        path = results_path(out, run_id, cell_id)
+        path = CellFiles(out, run_id, cell_id).results
         found[cell_id] = (read_timeline(path), list(read_records(path)) if path.is_file() else [])
     return found
 

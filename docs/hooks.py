@@ -96,22 +96,22 @@ def compat_columns() -> str:
 
 
 def changes_columns() -> str:
-    """The columns of changes.csv (reports.verdicts.changes.COLUMNS)."""
-    from reports.verdicts.changes import COLUMNS
+    """The columns of changes.csv (reports.verdicts.documented.COLUMNS)."""
+    from reports.verdicts.documented import COLUMNS
 
     return codes(COLUMNS)
 
 
 def frontier_columns() -> str:
-    """The columns of frontier.csv (harness.tools.frontier_report.COLUMNS)."""
-    from harness.tools.frontier_report import COLUMNS
+    """The columns of frontier.csv (shardmatrix.frontier_report.COLUMNS)."""
+    from shardmatrix.frontier_report import COLUMNS
 
     return codes(COLUMNS)
 
 
 def frontier_case_columns() -> str:
-    """The columns of frontier_cases.csv (harness.tools.frontier_report.CASE_COLUMNS)."""
-    from harness.tools.frontier_report import CASE_COLUMNS
+    """The columns of frontier_cases.csv (shardmatrix.frontier_report.CASE_COLUMNS)."""
+    from shardmatrix.frontier_report import CASE_COLUMNS
 
     return codes(CASE_COLUMNS)
 
@@ -125,8 +125,8 @@ def record_fields() -> str:
 
 def watch_options() -> str:
     """The options of `shardmatrix watch` a caller keeps stable (its own and the shared ones it reads), with their
-    help (harness.tools.watch.parser)."""
-    from harness.tools import watch
+    help (shardmatrix.watch.parser)."""
+    from shardmatrix import watch
 
     wanted = (*watch.OWN, "--project", "--pre", "--index", "--out")
     actions = {action.option_strings[-1]: action for action in watch.parser()._actions if action.option_strings}
@@ -136,11 +136,11 @@ def watch_options() -> str:
 
 
 def watch_fields() -> str:
-    """The fields of a judgment (harness.tools.watch_files.Judgment), in the state and the JSON summary, and the
+    """The fields of a judgment (shardmatrix.watch_files.Judgment), in the state and the JSON summary, and the
     two files' schema versions."""
     import dataclasses
 
-    from harness.tools import watch_files
+    from shardmatrix import watch_files
 
     names = [field.name for field in dataclasses.fields(watch_files.Judgment)]
     return (f"{codes(names)} (state schema version {watch_files.STATE_VERSION}, summary schema version "
@@ -148,10 +148,10 @@ def watch_fields() -> str:
 
 
 def watch_doubts() -> str:
-    """What a remembered verdict and a coverage line promise, from harness.tools.watch_files: the doubts that make a
+    """What a remembered verdict and a coverage line promise, from shardmatrix.watch_files: the doubts that make a
     remembered SAFE INCONCLUSIVE, and the coverage line's forms as coverage_line() writes them."""
-    from harness.tools import watch_files
-    from harness.tools.watch_files import Judgment
+    from shardmatrix import watch_files
+    from shardmatrix.watch_files import Judgment
 
     def line(**fields: Any) -> str:
         return watch_files.coverage_line(Judgment("jax", "0.9.0", {}, watch_files.SAFE, **fields))
@@ -169,7 +169,7 @@ def declared_changes() -> list[dict[str, Any]]:
     them (nothing is imported), in the order the report's Changes view lists them."""
     from harness.tools.upgrade import declare
     from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES
-    from reports.verdicts.changes import release, version_order
+    from reports.verdicts.documented import release, version_order
 
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for case_id, change in sorted(declare([]).items()):
@@ -355,7 +355,7 @@ def accelerator_runs() -> str:
     and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
     from harness.results import read_cell, results_files
     from reports.data.load import cells_frame, records_frame
-    from reports.data.matrix import build_matrix
+    from reports.data.tables import build_matrix
     from reports.verdicts import divergence
     from reports.verdicts.coverage import coverages
 
@@ -484,14 +484,14 @@ def ecosystem_fixes() -> str:
 
 def ecosystem_sharding() -> str:
     """The `-k` expression that selects a project's sharding-related tests by default."""
-    from harness.tools import ecosystem_list
+    from shardmatrix import ecosystem_list
 
     return f"`{ecosystem_list.SHARDING}`"
 
 
 def ecosystem_projects() -> str:
     """The projects `shardmatrix ecosystem` runs, from cases/ecosystem.toml: where their tests come from and why."""
-    from harness.tools import ecosystem_list
+    from shardmatrix import ecosystem_list
 
     rows = []
     for entry in ecosystem_list.load():

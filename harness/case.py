@@ -31,7 +31,7 @@ def case(
     """Mark a test function as a shardmatrix case of `family` needing `devices` devices and `needs`.
 
     `smoke=True` puts it in the smoke subset that `nox -s frontier` runs per (jax, flax) pair; the host reads that
-    flag from the source (harness.tools.smoke), so it must be written as a literal.
+    flag from the source (shardmatrix.smoke), so it must be written as a literal.
 
     `changed=Change(...)` declares the upstream change the case was written to catch (harness.change): each record
     of the case carries it, and the host reads it from source, so it is written with literals too.

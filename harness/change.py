@@ -2,7 +2,7 @@
 
 The declaration is data: the cell's plugin writes it into each record of the case (`change`), and the host reads it
 from source without importing anything (`declared()`, for `nox -s upgrade`), so both see the same value. What a
-declaration means for a result (documented, stale, unexpected) is decided once, in reports/verdicts/changes.py.
+declaration means for a result (documented, stale, unexpected) is decided once, in reports/verdicts/documented.py.
 
 Imports nothing but the standard library, packaging and the vocabulary: it runs inside every cell and on the host.
 """
@@ -64,7 +64,8 @@ class Change:
             raise ChangeError(f"{self.label}: raises {self.raises!r} is not one or more exception class names")
         qualified = next((name for name in names if isinstance(name, str) and "." in name), None)
         if qualified is not None:
-            # A record keeps type(exc).__name__ alone, and a name must match it exactly (reports/verdicts/changes.py).
+            # A record keeps type(exc).__name__ alone, and a name must match it exactly
+            # (reports/verdicts/documented.py).
             raise ChangeError(f"{self.label}: raises {qualified!r} is qualified: give the class name alone "
                               f"({qualified.rpartition('.')[2]!r}), the name a record keeps and matches exactly")
         if not all(isinstance(name, str) and name.isidentifier() for name in names):
@@ -272,7 +273,22 @@ def undeclared_upper_bounds(path: Path) -> dict[str, list[str]]:
 
 # --- the declarations file ------------------------------------------------------------------------------------------
 
-def write_declarations(path: Path, found: dict[str, Change]) -> Path:
-    """Write {case id: Change} as the declarations file reports read (harness.outputs owns its format)."""
-    return outputs.write_declarations(path, [{"case_id": case_id, "change": change.as_record()}
-                                             for case_id, change in sorted(found.items())])
+def as_rows(found: Mapping[str, Change]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """{case id: Change} as reports read declarations, in case id order: (case id, its record's `change` object)."""
+    return tuple((case_id, change.as_record()) for case_id, change in sorted(found.items()))
+
+
+def write_declarations(path: Path, found: Mapping[str, Change]) -> Path:
+    """Write {case id: Change} as the declarations file `python -m reports --changes-from` reads (harness.outputs owns
+    its format)."""
+    rows = [{"case_id": case_id, "change": change} for case_id, change in as_rows(found)]
+    return outputs.write_declarations(path, rows)
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """The documented changes an upgrade crosses, handed to its verdict in memory (`rows`, as `as_rows`), and the
+    declarations file they were also written to, for a later process (`--changes-from`, an ecosystem's merge)."""
+
+    rows: tuple[tuple[str, dict[str, Any]], ...]
+    file: Path

@@ -1,5 +1,6 @@
-"""A cell's own files and every exit code shardmatrix answers with, named, versioned and parsed here once (every
-other file it writes: harness.outputs).
+"""The line formats of a cell's own files (a JSONL record line, a freeze's source lines), atomic JSON writes, and every
+exit code shardmatrix answers with, parsed here once (a cell's files and their paths: harness.results; every other
+file it writes: harness.outputs).
 
 A sibling of harness.vocabulary with the same rule: it imports nothing but the standard library, so the harness
 inside any cell, the host, and reports/ all read a file the same way (two readers of one format disagree: one
@@ -99,13 +100,7 @@ def dump_jsonl_line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
-# --- the done marker ----------------------------------------------------------------------------------------------
-
-#: <cell id>.done.json, written atomically once a cell finished; a results file without one was interrupted.
-#: Version 1: cell_id, finished (ISO time), returncode, fingerprint, reused_from, seconds. A marker without a
-#: schema_version is read as version 1 (hand-made and early markers hold only some of the fields).
-DONE_SCHEMA_VERSION = 1
-
+# --- file errors and atomic writes ------------------------------------------------------------------------------
 
 class FormatError(ShardmatrixError):
     """A file of ours that cannot be read as its format says, phrased as one line naming it: '<path>: <why>'."""
@@ -113,35 +108,6 @@ class FormatError(ShardmatrixError):
     def __init__(self, path: Path | str, why: str) -> None:
         super().__init__(f"{path}: {why}")
         self.path, self.why = Path(path), why
-
-
-def write_done(path: Path, *, cell_id: str, finished: str, returncode: int, fingerprint: str | None,
-               reused_from: str | None, seconds: float | None) -> None:
-    """Write a cell's done marker so that readers see either nothing or all of it."""
-    write_json_atomically(path, {
-        "schema_version": DONE_SCHEMA_VERSION, "cell_id": cell_id, "finished": finished, "returncode": returncode,
-        "fingerprint": fingerprint, "reused_from": reused_from, "seconds": seconds,
-    })
-
-
-def read_done(path: Path) -> dict[str, Any] | None:
-    """A done marker's fields; None when there is none, FormatError naming it when it cannot be read as one."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(path, f"unreadable ({error})") from None
-    try:
-        marker = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise FormatError(path, f"not valid JSON ({error.msg})") from None
-    if not isinstance(marker, dict):
-        raise FormatError(path, f"a JSON {type(marker).__name__}, not an object")
-    version = marker.get("schema_version", 1)
-    if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
-        raise FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")
-    return marker
 
 
 def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:

@@ -234,7 +234,7 @@ def compat_update_to_4(row: Row) -> Row:
 COMPAT_MIGRATIONS = {2: stamped(2), 3: compat_update_to_3, 4: compat_update_to_4}
 COMPAT_CSV = Format("compat.csv", 4, "compat table", COMPAT_MIGRATIONS)
 COMPAT_JSON = Format("compat.json", 4, "compat list", COMPAT_MIGRATIONS)
-#: The documented changes (reports.verdicts.changes), one row per change. 2: schema_version, the first column.
+#: The documented changes (reports.verdicts.documented), one row per change. 2: schema_version, the first column.
 CHANGES_CSV = Format("changes.csv", 2, "changes table", {2: stamped(2)})
 #: The views: read by people, never by a program, so unversioned.
 MATRIX_MD, MATRIX_HTML, COMPARE_MD = "matrix.md", "matrix.html", "compare.md"
@@ -394,7 +394,7 @@ def _texts(value: object) -> bool:
 #: The fan-out plan (harness.host.plan): a JSON list of {"schema_version", "cell", "session", "python", "backend"
 #: [, "runner"]}, the `include` of a GitHub Actions matrix, so a list of rows, each carrying its version.
 PLAN = Format("plan", 2, "plan", {2: stamped(2)})
-#: The frontier's plan (harness.tools.frontier plan): a JSON list of {"schema_version", "flax"}.
+#: The frontier's plan (shardmatrix.frontier plan): a JSON list of {"schema_version", "flax"}.
 FRONTIER_PLAN = Format("frontier plan", 2, "frontier plan", {2: stamped(2)}, FrontierFileError)
 
 
@@ -523,7 +523,7 @@ def read_ranges(path: Path) -> Row:
     return document
 
 
-# --- the ecosystem run (harness.tools.ecosystem, reports/ecosystem.py) -----------------------------------------------
+# --- the ecosystem run (shardmatrix.ecosystem, reports/ecosystem_report.py) -------------------------------------------
 
 #: An ecosystem run's summary for programs: the candidate, baseline and day, each project's verdict, revision, pins
 #: and causes, and the causes grouped across projects.

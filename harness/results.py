@@ -1,5 +1,5 @@
-"""A cell's results files, owned here: where each lives, the one writer, and the one reader that accounts for
-everything in them.
+"""A cell's results files, owned here: where each lives (one spelling per file, a property of `CellFiles`), the done
+marker's schema, writer and reader, the one writer of records, and the one reader that accounts for everything in them.
 
 Imported inside every cell (any jax, the cell's Python), by the host, and by reports/, so it imports nothing but
 the standard library and its dependency-free siblings (harness.vocabulary, harness.formats).
@@ -30,7 +30,7 @@ from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION, Record
 # --- where a cell's files live --------------------------------------------------------------------------------------
 
 RESULTS_SUFFIX = ".jsonl"
-#: <cell id>.done.json, written atomically once a cell finished (harness.formats.write_done).
+#: <cell id>.done.json, written atomically once a cell finished (write_done).
 DONE_SUFFIX = ".done.json"
 #: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), COLLECTION_SCHEMA_VERSION.
 COLLECTION_SUFFIX = ".collected.json"
@@ -45,76 +45,6 @@ MACHINE_SUFFIX = ".machine.json"
 PRECISION_SUFFIX = ".precision.json"
 
 
-def results_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The one place that decides where a cell's results live: OUT/results/<run id>/<cell id>.jsonl."""
-    return Path(out_dir) / "results" / run_id / f"{cell_id}{RESULTS_SUFFIX}"
-
-
-def done_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The marker written atomically once a cell finished; a results file without it was interrupted."""
-    return CellFiles(Path(out_dir), run_id, cell_id).done
-
-
-def log_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """The cell's pytest output (tracebacks included), which the terminal summary names."""
-    return CellFiles(Path(out_dir), run_id, cell_id).log
-
-
-def inflight_path(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """Where a cell's pytest process names the case it is running, so a process death can be pinned on it."""
-    return CellFiles(Path(out_dir), run_id, cell_id).inflight
-
-
-def fault_log_path(out_dir: Path, run_id: str, cell_id: str, worker: str) -> Path:
-    """Where a worker process's fatal-signal and hard-timeout tracebacks go (faulthandler writes them)."""
-    return CellFiles(Path(out_dir), run_id, cell_id).fault_log(worker)
-
-
-def sources_dir(out_dir: Path, run_id: str, cell_id: str) -> Path:
-    """OUT/results/<run>/<cell>/cases/: one copy of each case module (and its sibling helpers) by file name."""
-    return CellFiles(Path(out_dir), run_id, cell_id).sources
-
-
-def done_marker(results_file: Path) -> Path:
-    """<cell id>.done.json beside a results file <cell id>.jsonl."""
-    return Path(results_file).with_suffix(DONE_SUFFIX)
-
-
-def collection_path(results_file: Path) -> Path:
-    """<cell id>.collected.json beside a results file: the cases the cell was expected to run."""
-    return Path(results_file).with_suffix(COLLECTION_SUFFIX)
-
-
-def install_log_path(results_file: Path) -> Path:
-    """<cell id>.install.log beside a results file: the installer's transcript."""
-    return Path(results_file).with_suffix(INSTALL_LOG_SUFFIX)
-
-
-def machine_path(results_file: Path) -> Path:
-    """<cell id>.machine.json beside a results file: the stack the cell ran on."""
-    return Path(results_file).with_suffix(MACHINE_SUFFIX)
-
-
-def freeze_path(results_file: Path) -> Path:
-    """<cell id>.freeze.txt beside a results file (its format is harness.formats')."""
-    return Path(results_file).with_suffix(FREEZE_SUFFIX)
-
-
-def read_sources(results_file: Path) -> dict[str, formats.Source]:
-    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
-    try:
-        return formats.parse_sources(freeze_path(results_file).read_text(encoding="utf-8", errors="replace"))
-    except FileNotFoundError:
-        return {}
-    except OSError as error:
-        raise formats.FormatError(freeze_path(results_file), f"unreadable ({error.strerror or error})") from None
-
-
-def sources_of(results_file: Path) -> Path:
-    """<cell id>/cases/ beside a results file: one copy of each case module that ran (reproducers use them)."""
-    return Path(results_file).with_suffix("") / "cases"
-
-
 @dataclass(frozen=True)
 class CellFiles:
     """The files of cell `cell_id` in run `run_id` under `out`: passed instead of an options object or a triple."""
@@ -122,21 +52,26 @@ class CellFiles:
     out: Path
     run_id: str
     cell_id: str
+    #: The results file these files sit beside, where `of` was given one (kept as given, wherever it lies).
+    located: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def results(self) -> Path:
-        """OUT/results/<run>/<cell>.jsonl: the records."""
-        return results_path(self.out, self.run_id, self.cell_id)
+        """OUT/results/<run>/<cell>.jsonl: the records; the one place that decides where a cell's files live, all
+        of them beside it."""
+        if self.located is not None:
+            return self.located
+        return Path(self.out) / "results" / self.run_id / f"{self.cell_id}{RESULTS_SUFFIX}"
 
     @property
     def done(self) -> Path:
-        """The done marker: present once the cell finished."""
-        return done_marker(self.results)
+        """The done marker, written atomically once the cell finished; a results file without it was interrupted."""
+        return self.results.with_suffix(DONE_SUFFIX)
 
     @property
     def collection(self) -> Path:
-        """The case ids the cell's pytest collected."""
-        return collection_path(self.results)
+        """The case ids the cell's pytest collected: the cases it was expected to run."""
+        return self.results.with_suffix(COLLECTION_SUFFIX)
 
     @property
     def log(self) -> Path:
@@ -151,32 +86,33 @@ class CellFiles:
     @property
     def install_log(self) -> Path:
         """The installer's transcript."""
-        return install_log_path(self.results)
+        return self.results.with_suffix(INSTALL_LOG_SUFFIX)
 
     @property
     def freeze(self) -> Path:
-        """The cell's resolved environment (`uv pip freeze`)."""
-        return freeze_path(self.results)
+        """The cell's resolved environment (`uv pip freeze`, after its source lines: harness.formats reads them)."""
+        return self.results.with_suffix(FREEZE_SUFFIX)
 
     @property
     def machine(self) -> Path:
         """The stack the cell ran on (devices, plugin versions, driver, jax's settings)."""
-        return machine_path(self.results)
+        return self.results.with_suffix(MACHINE_SUFFIX)
 
     @property
     def precision(self) -> Path:
         """The outcomes of the cell's cases re-run at the highest matmul precision (accelerator cells)."""
-        return precision_path(self.results)
+        return self.results.with_suffix(PRECISION_SUFFIX)
 
     @property
     def sources(self) -> Path:
-        """The copies of the case modules that ran (reproducers are built from them)."""
-        return sources_of(self.results)
+        """<cell>/cases/: one copy of each case module that ran, with its sibling helpers (reproducers use them)."""
+        return self.results.with_suffix("") / "cases"
 
     @property
     def timeline(self) -> Path:
-        """When each part of the cell's run began (write_mark, read_timeline)."""
-        return timeline_path(self.results)
+        """<cell>/timeline.jsonl: when each part of the cell's run began (write_mark, read_timeline); inside the cell's
+        folder, so no run folder lists it as a cell's results."""
+        return self.results.with_suffix("") / TIMELINE_NAME
 
     def fault_log(self, worker: str) -> Path:
         """A worker process's faulthandler log (fatal-signal and hard-timeout tracebacks)."""
@@ -193,14 +129,63 @@ class CellFiles:
 
     @classmethod
     def of(cls, results_file: Path) -> CellFiles:
-        """The files of the cell whose results file this is (OUT/results/<run>/<cell>.jsonl)."""
+        """The files of the cell whose results file this is (OUT/results/<run>/<cell>.jsonl), beside that very file."""
         path = Path(results_file)
-        return cls(path.parent.parent.parent, path.parent.name, path.name[: -len(RESULTS_SUFFIX)])
+        return cls(path.parent.parent.parent, path.parent.name, path.name.removesuffix(RESULTS_SUFFIX), located=path)
+
+
+def read_sources(results_file: Path) -> dict[str, formats.Source]:
+    """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
+    try:
+        return formats.parse_sources(CellFiles.of(results_file).freeze.read_text(encoding="utf-8", errors="replace"))
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        freeze = CellFiles.of(results_file).freeze
+        raise formats.FormatError(freeze, f"unreadable ({error.strerror or error})") from None
+
 
 
 # --- runs -----------------------------------------------------------------------------------------------------------
 
 #: A run id: the UTC time the run started, then a tag (new_run_id makes 4 hex digits; --run-id may name another).
+# --- the done marker ----------------------------------------------------------------------------------------------
+
+#: <cell id>.done.json, written atomically once a cell finished; a results file without one was interrupted.
+#: Version 1: cell_id, finished (ISO time), returncode, fingerprint, reused_from, seconds. A marker without a
+#: schema_version is read as version 1 (hand-made and early markers hold only some of the fields).
+DONE_SCHEMA_VERSION = 1
+
+
+def write_done(path: Path, *, cell_id: str, finished: str, returncode: int, fingerprint: str | None,
+               reused_from: str | None, seconds: float | None) -> None:
+    """Write a cell's done marker so that readers see either nothing or all of it."""
+    formats.write_json_atomically(path, {
+        "schema_version": DONE_SCHEMA_VERSION, "cell_id": cell_id, "finished": finished, "returncode": returncode,
+        "fingerprint": fingerprint, "reused_from": reused_from, "seconds": seconds,
+    })
+
+
+def read_done(path: Path) -> dict[str, Any] | None:
+    """A done marker's fields; None when there is none, FormatError naming it when it cannot be read as one."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise formats.FormatError(path, f"unreadable ({error})") from None
+    try:
+        marker = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise formats.FormatError(path, f"not valid JSON ({error.msg})") from None
+    if not isinstance(marker, dict):
+        raise formats.FormatError(path, f"a JSON {type(marker).__name__}, not an object")
+    version = marker.get("schema_version", 1)
+    if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
+        raise formats.FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")
+    return marker
+
+
 _RUN_ID = re.compile(r"(?P<start>\d{8}T\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -352,7 +337,7 @@ COLLECTION_SCHEMA_VERSION = 1
 def write_collection(results_file: Path, cell_id: str, cases: Sequence[str]) -> None:
     """Record the cases a cell's pytest collected, added to those recorded before (a resumed run collects only what
     is left to run)."""
-    path = collection_path(results_file)
+    path = CellFiles.of(results_file).collection
     try:
         earlier = read_collection(results_file) or ()
     except formats.FormatError:
@@ -369,15 +354,9 @@ TIMELINE_SCHEMA_VERSION = 1
 TIMELINE_NAME = "timeline.jsonl"
 
 
-def timeline_path(results_file: Path) -> Path:
-    """<cell id>/timeline.jsonl beside a results file (inside the cell's folder, so no run folder lists it as a
-    cell's results)."""
-    return Path(results_file).with_suffix("") / TIMELINE_NAME
-
-
 def write_mark(results_file: Path, mark: str, at: float | None = None, **extra: Any) -> None:
     """Append one mark of the cell's timeline, flushed at once (a killed process keeps the marks it wrote)."""
-    path = timeline_path(results_file)
+    path = CellFiles.of(results_file).timeline
     path.parent.mkdir(parents=True, exist_ok=True)
     line = {"schema_version": TIMELINE_SCHEMA_VERSION, "mark": mark,
             "at": datetime.now(timezone.utc).timestamp() if at is None else at, "pid": os.getpid(), **extra}
@@ -389,7 +368,7 @@ def read_timeline(results_file: Path) -> list[dict[str, Any]]:
     """The marks of a cell's timeline in the order written; [] when it has none. A line that does not read, or of
     another schema, is left out: the budget is a measurement, and a mark it lacks leaves its part unnamed."""
     try:
-        text = timeline_path(results_file).read_text(encoding="utf-8", errors="replace")
+        text = CellFiles.of(results_file).timeline.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return []
     return [found for _, found in formats.parse_jsonl(text)
@@ -406,7 +385,7 @@ MACHINE_SCHEMA_VERSION = 1
 
 def write_machine(results_file: Path, cell_id: str, stack: Mapping[str, Any]) -> None:
     """Record the stack a cell ran on (harness.cell.stack asks jax, then nvidia-smi), once per cell."""
-    formats.write_json_atomically(machine_path(results_file),
+    formats.write_json_atomically(CellFiles.of(results_file).machine,
                                   {"schema_version": MACHINE_SCHEMA_VERSION, "cell_id": cell_id, **stack})
 
 
@@ -414,7 +393,7 @@ def read_machine(results_file: Path) -> dict[str, Any] | None:
     """The stack a cell ran on; None when none was recorded (a cell run before it was), FormatError when the file
     does not read, is newer than this reader, or is not shaped as write_machine writes it (what it says of jax is
     an object; its distributions name versions; its devices are objects)."""
-    path = machine_path(results_file)
+    path = CellFiles.of(results_file).machine
     data = _document(path, "machine", MACHINE_SCHEMA_VERSION)
     if data is None:
         return None
@@ -434,7 +413,7 @@ def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None
     whose version is not jaxlib's (computed from the versions), the backend and the device kind."""
     if machine is None:
         return []
-    where = machine_path(path)
+    where = CellFiles.of(path).machine
     found = []
     if machine.get("cell_id") != cell_id:
         found.append(f"{where}: the stack of cell {machine.get('cell_id')!r}, not {cell_id!r}")
@@ -469,7 +448,7 @@ def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None
 def read_collection(results_file: Path) -> tuple[str, ...] | None:
     """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read or
     is another cell's (its cases say nothing of what this cell was to run)."""
-    path = collection_path(results_file)
+    path = CellFiles.of(results_file).collection
     data = _document(path, "collection", COLLECTION_SCHEMA_VERSION, lowest=None)
     if data is None:
         return None
@@ -488,18 +467,12 @@ def read_collection(results_file: Path) -> tuple[str, ...] | None:
 PRECISION_SCHEMA_VERSION = 1
 
 
-def precision_path(results_file: Path) -> Path:
-    """<cell id>.precision.json beside a results file: an accelerator cell's re-run at the highest matmul
-    precision of the cases that failed an assertion (harness.host.precision). Never attempts of the case."""
-    return Path(results_file).with_suffix(PRECISION_SUFFIX)
-
-
 def write_precision(results_file: Path, cell_id: str, settings: Mapping[str, str],
                     finals: Mapping[str, Mapping[str, Any]]) -> None:
     """Record the re-run's outcome of each case (its final record's status and error), atomically."""
     cases = {case_id: {key: record.get(key) for key in ("status", "error_type", "error_message")}
              for case_id, record in sorted(finals.items())}
-    formats.write_json_atomically(precision_path(results_file), {
+    formats.write_json_atomically(CellFiles.of(results_file).precision, {
         "schema_version": PRECISION_SCHEMA_VERSION, "cell_id": cell_id, "settings": dict(settings), "cases": cases})
 
 
@@ -508,7 +481,7 @@ def read_precision(results_file: Path) -> dict[str, dict[str, Any]] | None:
     FormatError when the file does not read, is newer than this reader, belongs to another cell, does not record that
     it ran at the highest precision, or holds a case that is not an outcome: a re-run that cannot be shown to be this
     cell's at that precision explains nothing."""
-    path = precision_path(results_file)
+    path = CellFiles.of(results_file).precision
     data = _document(path, "precision", PRECISION_SCHEMA_VERSION)
     if data is None:
         return None
@@ -615,7 +588,7 @@ def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
     problems: list[str] = []
     records = list(_records(path, run, cell_id, problems))
     try:
-        done = formats.read_done(done_marker(path))
+        done = read_done(CellFiles.of(path).done)
     except formats.FormatError as error:
         done = None
         problems.append(f"{error.path}: ignored done marker: {error.why}; the cell counts as interrupted")
@@ -803,7 +776,7 @@ def _history(path: Path, records: list[Record]) -> list[str]:
 def _expected(path: Path, records: list[Record], expected: tuple[str, ...] | None) -> list[str]:
     """Expected cases without a record; a cell that recorded no collection at all."""
     if expected is None:
-        return [f"{collection_path(path)}: no collection recorded: which cases the cell was to run is unknown"]
+        return [f"{CellFiles.of(path).collection}: no collection recorded: which cases the cell was to run is unknown"]
     recorded = {record["case_id"] for record in records}
     # A module that did not import answers for its cases through its one collection record.
     failed_modules = {case.partition("::")[0] for case in recorded if case.endswith(f"::{COLLECTION_CASE}")}
@@ -836,7 +809,7 @@ def freeze_versions(text: str) -> dict[str, str]:
 def _frozen_distributions(path: Path) -> dict[str, str]:
     """Every 'name==version' a cell's freeze pins, by normalized name ('jax-cuda12-plugin'); {} without a freeze."""
     try:
-        text = freeze_path(path).read_text(encoding="utf-8", errors="replace")
+        text = CellFiles.of(path).freeze.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return {}
     pins = (line.strip().partition("==") for line in text.split("\n"))
@@ -849,11 +822,11 @@ def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
     on what the cell is (jax, jaxlib, flax, python, a source's build; machine_problems for the stack)."""
     found = []
     if done is not None and done.get("cell_id") not in (None, cell_id):
-        found.append(f"{done_marker(path)}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
+        found.append(f"{CellFiles.of(path).done}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
     named = cell_id_versions(cell_id)
     # What each package is, as the id names it: a release's version, or a source's '<version>+<label>' (its tag).
     claims: dict[str, str] = {package: named[package] for package in ("jax", "flax") if package in named}
-    freeze_file = freeze_path(path)
+    freeze_file = CellFiles.of(path).freeze
     try:
         text = freeze_file.read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):

@@ -160,7 +160,7 @@ def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
 
 
 #: How a frontier probe's cause starts when its pair could not be installed: written by the probe's judge
-#: (reports.verdicts.frontier_judge), read by the search (harness.tools.frontier_search), which tries another Python.
+#: (reports.verdicts.frontier_judge), read by the search (shardmatrix.frontier_search), which tries another Python.
 INSTALL_CAUSE = "cannot be installed"
 
 
@@ -289,7 +289,7 @@ def is_short_of_devices(status: object, needed: object, have: object) -> bool:
 
 # --- documented changes ---------------------------------------------------------------------------------------------
 
-#: The keys of a record's `change` object (harness.case.Change writes it, reports/verdicts/changes.py reads it):
+#: The keys of a record's `change` object (harness.case.Change writes it, reports/verdicts/documented.py reads it):
 #: `since`, the requirement the change holds in ("jax>=0.9.0"; null for a deprecation that broke nothing yet);
 #: `what` changed; `raises`, the exception class names a case written the old way fails with there; `warned`, the
 #: requirement that warned (or null); `fix`; `kind`; `warning`, a part of the text it warned with inside `warned` (or

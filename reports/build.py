@@ -13,10 +13,10 @@ from harness import outputs
 from harness.outputs import OutputFileError
 from reports.data.load import load
 from reports.data.longform import write_csv
-from reports.data.matrix import build_matrix
-from reports.verdicts import changes, compat
+from reports.data.tables import build_matrix
+from reports.verdicts import compat, documented
 from reports.verdicts.causes import causes
-from reports.views import compat_files, frontier
+from reports.views import changes_csv, compat_files, frontier_render
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 from reports.views.repro import write_reproducers
@@ -90,19 +90,19 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)
-    changed = changes.table(matrix.results, matrix.cells, compat.broken(verdicts))
+    changed = documented.table(matrix.results, matrix.cells, compat.broken(verdicts))
     # `nox -s frontier` leaves frontier.json in the same folder; its view joins the pages when it is there.
     try:
-        measured = frontier.load(target)
-    except frontier.FrontierFileError as exc:  # the matrix report still stands without it
+        measured = frontier_render.load(target)
+    except frontier_render.FrontierFileError as exc:  # the matrix report still stands without it
         warnings.warn(f"frontier left out of the report: {exc}", stacklevel=2)
         measured = None
     # Both pages are made before either is written, and every file is written whole (harness.outputs): a build
     # that fails while making them leaves the previous pages as they were, and no file is ever half-written.
     markdown = render_markdown(matrix, repros, found, verdicts, changed)
-    markdown += ("\n" + frontier.markdown(measured)) if measured else ""
+    markdown += ("\n" + frontier_render.markdown(measured)) if measured else ""
     html = render_html(matrix, repros, found, verdicts, changed=changed,
-                       frontier_html=frontier.html_fragment(measured) if measured else "")
+                       frontier_html=frontier_render.html_fragment(measured) if measured else "")
     markdown_path = outputs.write_atomically(target / outputs.MATRIX_MD, markdown)
     html_path = outputs.write_atomically(target / outputs.MATRIX_HTML, html)
     compat_csv, compat_json = compat_files.write(verdicts, target)
@@ -113,5 +113,5 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
         summary=summary(matrix),
         compat_csv_path=compat_csv,
         compat_json_path=compat_json,
-        changes_csv_path=changes.write_csv(changed, matrix.cells, target / outputs.CHANGES_CSV.name),
+        changes_csv_path=changes_csv.write(changed, matrix.cells, target / outputs.CHANGES_CSV.name),
     )

@@ -5,15 +5,19 @@ INCONCLUSIVE 2 (first line `INCONCLUSIVE: <reason>`); bad input (an unknown opti
 --cases-from or --changes-from, a --cases-from id neither run recorded) exits 64 (harness.formats.USAGE_EXIT), with
 one `error:` line on stderr. With --changes-from, the documented changes between baseline and candidate follow the
 verdict.
+
+The commands above reports (shardmatrix/) call the same work with values, never through an argv: `report` (a run's
+report), `verdict` (an upgrade's verdict, printed) and `judge` (the verdict as a value).
 """
 
 from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -22,8 +26,8 @@ from harness.formats import USAGE_EXIT, ShardmatrixError, UsageParser, command
 from harness.vocabulary import COLLECTION_CASE
 from reports.build import build_report, results_dir, writable_report_dir
 from reports.data.load import ResultsError, load
-from reports.data.matrix import collapse
-from reports.verdicts import changes, compat
+from reports.data.tables import collapse
+from reports.verdicts import compat, documented
 from reports.verdicts.compare import CompareError, Comparison, compare, parse_ref, refs_runs
 from reports.views.compare_render import render_markdown as render_compare
 from reports.views.compare_render import render_text
@@ -73,21 +77,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.compare:
         before, after = args.compare
         return compare_main(args.out, before, after, cases_from=args.cases_from, changes_from=args.changes_from)
+    try:
+        return report(args.out, args.runs or None, all_runs=args.all_runs)
+    except ShardmatrixError as exc:  # no such run, a report folder that is a file, ...
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
+
+
+def report(out: Path, runs: Sequence[str] | None = None, all_runs: bool = False) -> int:
+    """Build the report of `runs` (default: the newest; every run with `all_runs`), print its summary and the files
+    written, and return 0; ShardmatrixError for bad input (no such run, a report folder that is a file, ...)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            report = build_report(args.out, args.runs or None, all_runs=args.all_runs)
-        except ShardmatrixError as exc:  # no such run, a report folder that is a file, ...
-            print(f"{PROG}: error: {exc}", file=sys.stderr)
-            return USAGE_EXIT
+            built = build_report(out, list(runs) if runs else None, all_runs=all_runs)
         finally:
             # Skipped lines are worth one line each, not a Python warning with a source location.
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
-    print(f"Results from {results_dir(args.out)}\n")
-    print(report.summary)
+    print(f"Results from {results_dir(out)}\n")
+    print(built.summary)
     print()
-    for path in report.paths:
+    for path in built.paths:
         print(f"wrote {path}")
     return 0
 
@@ -103,13 +114,18 @@ class Judged:
     written: Path
 
 
+#: Declared changes as reports read them: (case id, its `change` object), harness.change.as_rows.
+Declared = Sequence[tuple[str, Mapping[str, Any]]]
+
+
 def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
-          changes_from: Path | None = None) -> Judged:
+          declared: Declared | None = None) -> Judged:
     """The verdict of `after` against `before`, with compare.md, compare.json (the verdict and its coverage, for
     programs) and the reproducers written under OUT/report:
-    what `--compare` prints and what `shardmatrix watch` summarises. ShardmatrixError for bad input (a run compared
-    with itself, an unknown run, a report folder that is a file, an unreadable --cases-from or --changes-from); what
-    the reading could not account for is warned on stderr, one line each."""
+    what `--compare` prints and what `shardmatrix watch` summarises. `declared`: the documented changes to name the
+    crossed ones and adopt the failures they explain (None: none listed). ShardmatrixError for bad input (a run
+    compared with itself, an unknown run, a report folder that is a file, an unreadable --cases-from); what the reading
+    could not account for is warned on stderr, one line each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -121,16 +137,15 @@ def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
             records, cells = loaded.records, loaded.cells
             if cases_from is not None:
                 records = only_asked(records, case_ids(cases_from), cases_from)
-            declared = changes.read_declarations(changes_from) if changes_from is not None else None
             # A project's failure that is a declared change's warning made an error is named after that change.
-            records = changes.adopt(records, declared or [])
+            records = documented.adopt(records, declared or [])
             comparison = compare(records, before, after, cells)
         finally:
             for warning in caught:
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
-    crossed = (changes.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
+    crossed = (documented.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")
     written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
         comparison, {key: str(path) for key, path in repros.items()})
@@ -143,14 +158,22 @@ def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
 
 def compare_main(out: Path, before: str, after: str, cases_from: Path | None = None,
                  changes_from: Path | None = None) -> int:
-    """Print the verdict of `after` against `before` (then the documented changes between them, from `changes_from`),
-    write compare.md and reproducers; the verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE), or 64 with one line
-    on stderr for bad input."""
+    """`--compare`: `verdict`, with the documented changes read from the declarations file `changes_from`; 64 with one
+    line on stderr for bad input."""
     try:
-        judged = judge(out, before, after, cases_from, changes_from)
+        declared = documented.read_declarations(changes_from) if changes_from is not None else None
+        return verdict(out, before, after, cases_from, declared)
     except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return USAGE_EXIT
+
+
+def verdict(out: Path, before: str, after: str, cases_from: Path | None = None,
+            declared: Declared | None = None) -> int:
+    """Print the verdict of `after` against `before` (then the documented changes `declared` it crosses), write
+    compare.md and reproducers; the verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE). ShardmatrixError for bad
+    input, as `judge`."""
+    judged = judge(out, before, after, cases_from, declared)
     print(render_text(judged.comparison, judged.links))
     if judged.crossed:
         print(f"\n{judged.crossed}")

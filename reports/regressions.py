@@ -53,7 +53,7 @@ from harness.formats import INCONCLUSIVE_EXIT, ShardmatrixError, UsageParser, co
 from harness.results import results_files, run_start
 from reports.build import results_dir
 from reports.data.load import ResultsError, choose_runs, load
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts.compare import CompareError, Comparison, compare
 from reports.verdicts.coverage import short_cells
 from reports.views.issue import cut, render

@@ -42,6 +42,12 @@ def project_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return folder
 
 
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """A test module's own output folder, shared by its tests: an end-to-end module builds its cells once."""
+    return tmp_path_factory.mktemp(request.module.__name__.removeprefix("test_"))
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester whose sessions, in process or not, load the plugin (PYTEST_PLUGINS); `-p no:harness.cell.plugin`

@@ -8,7 +8,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from harness.tools import frontier_search
+from shardmatrix import frontier_search
 
 FLAX = Version("0.10.2")
 

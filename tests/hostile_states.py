@@ -1,5 +1,5 @@
 """Hostile inputs for the property test (tests/test_no_verdict_better_than_evidence.py) beside results trees: the
-watcher's state (harness/tools/watch_files.py), the stored range check (docs/data/ranges.json, harness.outputs)
+watcher's state (shardmatrix/watch_files.py), the stored range check (docs/data/ranges.json, harness.outputs)
 and the command line's pins (harness/tools/pins.py), each generated with the defects real ones have.
 
 A generated input is a value that knows its own evidence (`sound`, what a SAFE may stand on), and a writer that
@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from harness import outputs
-from harness.tools import watch_files
+from shardmatrix import watch_files
 
 # --- the watcher's state ---------------------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import pandas as pd
 from harness.results import write_collection
 from harness.vocabulary import FIELDS, SCHEMA_VERSION
 from reports.data.load import SOURCE_FIELDS, records_frame
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 
 #: The run every factory record belongs to unless told otherwise.
 RUN = "20261121T084500Z-ab12"

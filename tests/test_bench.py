@@ -119,9 +119,9 @@ def test_the_device_figure_finds_no_difference_in_a_case_that_applies_at_one_cou
 
 
 def write_cell(out: Path, run_id: str, cell_id: str, records: list[dict[str, object]]) -> None:
-    from harness.results import results_path
+    from harness.results import CellFiles
 
-    path = results_path(out, run_id, cell_id)
+    path = CellFiles(out, run_id, cell_id).results
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(found) + "\n" for found in records))
 

@@ -122,7 +122,7 @@ def test_request_refuses_ends_of_different_packages() -> None:
 def test_contradictory_ends_or_holds_are_refused_in_one_line_before_anything_runs(
         argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     from harness.formats import USAGE_EXIT
-    from harness.tools import command
+    from shardmatrix import command
 
     assert command.main(["bisect", "--case", "sharded_gathers::test_take", *argv]) == USAGE_EXIT
     said = capsys.readouterr().err
@@ -299,9 +299,8 @@ def fake_probes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shortage: dict[
     jax releases in `shortage` (by the devices it needed), failing at 0.10.2, passing before; the cells built."""
     from record_factory import collected, record
 
-    from harness.formats import write_done
     from harness.host.cellrun import CellRun
-    from harness.results import CellFiles
+    from harness.results import CellFiles, write_done
 
     built: list[str] = []
 
@@ -330,7 +329,7 @@ def fake_probes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shortage: dict[
 def test_the_command_refuses_a_case_short_at_both_ends_with_one_line_and_exit_64(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from harness.formats import USAGE_EXIT
-    from harness.tools import command
+    from shardmatrix import command
 
     built = fake_probes(monkeypatch, tmp_path, {"0.9.2": 8, "0.10.2": 8})
     argv = ["bisect", "--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path)]
@@ -342,7 +341,7 @@ def test_the_command_refuses_a_case_short_at_both_ends_with_one_line_and_exit_64
 
 def test_the_command_bisects_a_case_short_at_neither_end_though_short_between(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.tools import command
+    from shardmatrix import command
 
     built = fake_probes(monkeypatch, tmp_path, {"0.10.0": 8})
     argv = ["bisect", "--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path)]
@@ -355,7 +354,7 @@ def test_the_command_bisects_a_case_short_at_neither_end_though_short_between(
 def test_a_file_in_the_way_of_out_is_refused_before_any_probe_is_built(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from harness.formats import USAGE_EXIT
-    from harness.tools import command
+    from shardmatrix import command
 
     built = fake_probes(monkeypatch, tmp_path, {})
     (tmp_path / "afile").write_text("")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from harness.tools import budget, frontier_search, ranges
+from harness.tools import budget, ranges
+from shardmatrix import frontier_search
 
 
 def test_the_frontier_and_the_range_checker_stop_on_the_same_signal() -> None:

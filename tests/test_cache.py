@@ -7,15 +7,7 @@ from pathlib import Path
 from matrix_factory import case_folder, cell_toml
 
 from harness.host import cache, matrix
-from harness.results import (
-    CellFiles,
-    done_path,
-    make_record,
-    read_cell,
-    read_collection,
-    results_path,
-    write_collection,
-)
+from harness.results import CellFiles, make_record, read_cell, read_collection, write_collection
 
 SETTINGS = cache.Settings(devices=8, backend="cpu", timeout=300.0, reruns=1, hard_grace=10.0, repeats=1)
 CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]
@@ -62,18 +54,18 @@ def test_a_run_without_a_suite_budget_keeps_the_fingerprint_it_had_before_budget
 
 def test_find_and_reuse_pair(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    old = results_path(out, "r1", "c")
+    old = CellFiles(out, "r1", "c").results
     old.parent.mkdir(parents=True)
     stored = make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed")
     old.write_text(json.dumps(stored) + "\n{torn\n")
     write_collection(old, "c", ["m::t"])
-    done_path(out, "r1", "c").write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
+    CellFiles(out, "r1", "c").done.write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
     (old.with_suffix("") / "cases").mkdir(parents=True)
     (old.with_suffix("") / "cases" / "fam.py").write_text("def test_t(): ...\n")
     assert cache.find(CellFiles(out, "r2", "c"), "other-key") is None
     hit = cache.find(CellFiles(out, "r2", "c"), "k")
     assert hit is not None and hit.run_id == "r1"
-    target = results_path(out, "r2", "c")
+    target = CellFiles(out, "r2", "c").results
     assert cache.reuse(hit, CellFiles(out, "r2", "c")) == 1
     first, torn = target.read_text().splitlines()
     assert json.loads(first) == {**stored, "run_id": "r2"}
@@ -83,11 +75,11 @@ def test_find_and_reuse_pair(tmp_path: Path) -> None:
 
 
 def _stored_run(out: Path, text: str) -> cache.Hit:
-    old = results_path(out, "r1", "c")
+    old = CellFiles(out, "r1", "c").results
     old.parent.mkdir(parents=True)
     old.write_text(text)
     write_collection(old, "c", ["m::t"])
-    done_path(out, "r1", "c").write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
+    CellFiles(out, "r1", "c").done.write_text(json.dumps({"fingerprint": "k", "returncode": 1}))
     hit = cache.find(CellFiles(out, "r2", "c"), "k")
     assert hit is not None
     return hit
@@ -97,7 +89,7 @@ def test_a_reused_cell_reads_as_its_source_did_with_its_problems(tmp_path: Path)
     record = json.dumps(make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed"))
     hit = _stored_run(tmp_path, record + "\n{torn\n")
     cache.reuse(hit, CellFiles(tmp_path, "r2", "c"))
-    source, copy = read_cell(hit.records), read_cell(results_path(tmp_path, "r2", "c"))
+    source, copy = read_cell(hit.records), read_cell(CellFiles(tmp_path, "r2", "c").results)
     assert not source.accounted and not copy.accounted
     assert len(copy.problems) == len(source.problems) >= 1
 
@@ -106,13 +98,13 @@ def test_a_reused_clean_cell_reads_clean(tmp_path: Path) -> None:
     record = json.dumps(make_record(run_id="r1", cell_id="c", case_id="m::t", family="m", status="passed"))
     hit = _stored_run(tmp_path, record + "\n")
     cache.reuse(hit, CellFiles(tmp_path, "r2", "c"))
-    assert read_cell(results_path(tmp_path, "r2", "c")).accounted
+    assert read_cell(CellFiles(tmp_path, "r2", "c").results).accounted
 
 
 def test_interrupted_run_is_never_a_hit(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    results_path(out, "r1", "c").parent.mkdir(parents=True)
-    results_path(out, "r1", "c").write_text("")
+    CellFiles(out, "r1", "c").results.parent.mkdir(parents=True)
+    CellFiles(out, "r1", "c").results.write_text("")
     assert cache.find(CellFiles(out, "r2", "c"), "k") is None  # no done marker: interrupted
-    done_path(out, "r1", "c").write_text('{"fingerprint": "k", "returncode": 1, "schema_version": 99}')
+    CellFiles(out, "r1", "c").done.write_text('{"fingerprint": "k", "returncode": 1, "schema_version": 99}')
     assert cache.find(CellFiles(out, "r2", "c"), "k") is None  # a marker nobody can read vouches for nothing

@@ -92,7 +92,7 @@ STORED_RUN = Path(__file__).resolve().parent / "data" / "h200-2026-11-26-505aeae
 
 
 def test_each_declared_error_text_is_in_its_cases_failures_as_measured() -> None:
-    """A change's `error` names a project's failure after it (reports.verdicts.changes.explains): it must be text the
+    """A change's `error` names a project's failure after it (reports.verdicts.documented.explains): it must be text the
     case's own failure holds, in the stored jax 0.11.2 run (measured on jax 0.9.2 too, when it was declared)."""
     import json
 

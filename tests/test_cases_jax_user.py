@@ -59,6 +59,13 @@ def test_a_warning_before_the_break_is_found(tmp_path: Path) -> None:
     assert warned_breaks(path) == {"test_x": ("0.4.38", "0.8.1")}
 
 
+def one_case(folder: Path, doc: str) -> Path:
+    """A case file holding one case, test_x, whose docstring is `doc`."""
+    path = folder / "cases.py"
+    path.write_text(f'def test_x():\n    """{doc}"""\n')
+    return path
+
+
 @pytest.mark.parametrize(
     "cells",
     [
@@ -68,9 +75,7 @@ def test_a_warning_before_the_break_is_found(tmp_path: Path) -> None:
     ],
 )
 def test_no_warning_before_a_break_is_not_counted(tmp_path: Path, cells: str) -> None:
-    path = tmp_path / "unwarned.py"
-    path.write_text(f'def test_x():\n    """Title.\n\n    {cells}"""\n')
-    assert warned_breaks(path) == {}
+    assert warned_breaks(one_case(tmp_path, f"Title.\n\n    {cells}")) == {}
 
 
 def test_user_cases_show_four_deprecations_before_their_break() -> None:
@@ -80,10 +85,8 @@ def test_user_cases_show_four_deprecations_before_their_break() -> None:
 
 
 def test_a_dated_case_passes(tmp_path: Path) -> None:
-    dated = tmp_path / "dated.py"
     doc = "Title.\n\n    Changes in jax 0.9.0: ... Cells: passes 0.8.3, fails 0.9.2.\n    "
-    dated.write_text(f'def test_x():\n    """{doc}"""\n')
-    assert undated_cases(dated) == []
+    assert undated_cases(one_case(tmp_path, doc)) == []
 
 
 @pytest.mark.parametrize(
@@ -95,9 +98,7 @@ def test_a_dated_case_passes(tmp_path: Path) -> None:
     ],
 )
 def test_an_undated_case_is_named(tmp_path: Path, doc: str) -> None:
-    undated = tmp_path / "undated.py"
-    undated.write_text(f'def test_x():\n    """{doc}"""\n')
-    assert undated_cases(undated) == ["test_x"]
+    assert undated_cases(one_case(tmp_path, doc)) == ["test_x"]
 
 
 @pytest.mark.parametrize("name", sorted(USER_FILES))

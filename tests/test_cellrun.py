@@ -12,7 +12,7 @@ import pytest
 from harness.host import adhoc, cellrun, matrix
 from harness.host.options import Options
 from harness.host.runner import Job
-from harness.results import CellFiles, done_path, log_path, make_record, results_path, write_collection
+from harness.results import CellFiles, make_record, write_collection
 from tests.collision_project import OWN, add_own_packages
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -124,7 +124,7 @@ def test_a_done_marker_left_by_an_earlier_run_does_not_vouch_for_an_interrupted_
     probe(cases, tmp_path / "out", "r1")
     built_here(monkeypatch, tmp_path, returncode=2)
     ran = probe(cases, tmp_path / "out", "r1", force=True)
-    assert ran.interrupted and not done_path(tmp_path / "out", "r1", CELL.id).exists()
+    assert ran.interrupted and not CellFiles(tmp_path / "out", "r1", CELL.id).done.exists()
 
 
 def test_a_probe_whose_interpreter_is_missing_is_recorded_and_finished(tmp_path: Path, cases: Path,
@@ -144,8 +144,8 @@ def test_a_matrix_cell_reuses_and_says_so(
     said = capsys.readouterr().out.splitlines()
     assert said[-1].startswith(f"{CELL.id}: 1/1 cases, ")
     assert ", reused from run r1 (--force reruns): 1 passed (log: " in said[-1]
-    assert "its output is in" in log_path(tmp_path / "out", "r2", CELL.id).read_text()
-    assert json.loads(done_path(tmp_path / "out", "r2", CELL.id).read_text())["reused_from"] == "r1"
+    assert "its output is in" in CellFiles(tmp_path / "out", "r2", CELL.id).log.read_text()
+    assert json.loads(CellFiles(tmp_path / "out", "r2", CELL.id).done.read_text())["reused_from"] == "r1"
 
 
 def test_cells_that_left_nothing_are_recorded_and_finished(tmp_path: Path, cases: Path) -> None:
@@ -155,11 +155,11 @@ def test_cells_that_left_nothing_are_recorded_and_finished(tmp_path: Path, cases
     ran.results.write_text("")
     recorded = cellrun.unreported([ghost, CELL], tmp_path / "out", "r", [cases], cellrun.session_never_ran)
     assert recorded == [ghost.id]
-    record = json.loads(results_path(tmp_path / "out", "r", ghost.id).read_text().splitlines()[0])
+    record = json.loads(CellFiles(tmp_path / "out", "r", ghost.id).results.read_text().splitlines()[0])
     assert record["status"] == "install_error" and record["error_type"] == "MissingInterpreter"
     assert record["error_message"].startswith("interpreter python3.99 not found")
     # Finished, so a report reads it as not built rather than interrupted.
-    assert done_path(tmp_path / "out", "r", ghost.id).exists()
+    assert CellFiles(tmp_path / "out", "r", ghost.id).done.exists()
 
 
 def test_a_pytest_that_never_started_records_every_case_as_an_error_saying_why(

@@ -1,4 +1,4 @@
-"""harness.tools.command: the `shardmatrix` command, its subcommands the nox sessions' own."""
+"""shardmatrix.command: the `shardmatrix` command, its subcommands the nox sessions' own."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from record_factory import collected
 from test_reports_cli import CELL, RUN, record, write_run
 
-from harness.formats import USAGE_EXIT, write_done
+from harness.formats import USAGE_EXIT
 from harness.host import homes, matrix, options
-from harness.results import CellFiles
-from harness.tools import command
+from harness.results import CellFiles, write_done
+from shardmatrix import command
 
 SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "ranges", "installed", "report", "watch", "ecosystem")
 
@@ -157,6 +157,38 @@ def test_matrix_refuses_a_file_in_the_way_of_out_before_the_first_cell(
     assert command.main(argv) == USAGE_EXIT and ran == []
     err = capsys.readouterr().err
     assert err == f"shardmatrix: --out {tmp_path}/afile/out: cannot be made: {tmp_path}/afile is a file, not a folder\n"
+
+
+def test_an_upgrade_parses_its_arguments_once_and_hands_its_changes_to_the_verdict_as_values(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from harness.change import Declarations
+    from harness.tools import upgrade
+    from reports import cli
+
+    parsed: list[list[str]] = []
+    strictly = options.Parser.parse_strictly
+
+    def counted(parser: options.Parser, argv: list[str]) -> object:
+        parsed.append(list(argv))
+        return strictly(parser, argv)
+
+    rows = (("mod::test_a", {"since": "jax>=0.9.0"}),)
+    unread = tmp_path / "nobody-reads-this.json"  # written for later processes; this one is handed the rows
+
+    def prepare(argv: list[str], cells: object, prog: str) -> tuple[object, object, object, Declarations]:
+        opts = options.from_namespace(upgrade.parser(prog).parse_strictly(argv))
+        return SimpleNamespace(ref="r1:a"), SimpleNamespace(ref="r2:b"), opts, Declarations(rows, unread)
+
+    judged: list[tuple[object, ...]] = []
+    monkeypatch.setattr(options.Parser, "parse_strictly", counted)
+    monkeypatch.setattr(upgrade, "prepare", prepare)
+    monkeypatch.setattr(cli, "verdict", lambda out, before, after, declared: judged.append((before, after, declared))
+                        or 1)
+    assert command.main(["upgrade", "jax==0.9.2", "--out", str(tmp_path)]) == 1
+    assert judged == [("r1:a", "r2:b", rows)]
+    assert parsed == [["jax==0.9.2", "--out", str(tmp_path)]]  # prepare's own parse alone
 
 
 def test_matrix_names_a_cell_the_harness_could_not_fully_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -44,13 +44,13 @@ def test_the_figure_flags_a_wall_over_target_and_each_new_case_over_the_limit() 
 
 
 def test_case_seconds_sums_the_attempts_of_each_cell_s_case(tmp_path: Path) -> None:
-    from harness.results import results_path, write_records
+    from harness.results import CellFiles, write_records
 
     cell = record_factory.cell_id()
     records = [record_factory.record(case_id="fam::a", duration_s=1.5, status="failed"),
                record_factory.record(case_id="fam::a", duration_s=2.0, attempt=2),
                record_factory.record(case_id="fam::b", duration_s=None, status="not_applicable")]
-    path = results_path(tmp_path, record_factory.RUN, cell)
+    path = CellFiles(tmp_path, record_factory.RUN, cell).results
     path.parent.mkdir(parents=True)
     write_records(path, records)
     found = corpus_growth.case_seconds(tmp_path, record_factory.RUN, [cell, "c-not-run"])

@@ -19,10 +19,10 @@ from harness import outputs, vocabulary
 from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
-from harness.tools import frontier_report, pins, upgrade
-from reports.verdicts import changes as report_changes
-from reports.verdicts import compat
+from harness.tools import pins, upgrade
+from reports.verdicts import compat, documented
 from reports.views.present import VERDICTS, label
+from shardmatrix import frontier_report
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -79,7 +79,7 @@ def test_every_change_kind_appears_with_its_wording() -> None:
 def test_the_file_column_lists_are_the_code_s_own() -> None:
     assert hooks.compat_columns() == ", ".join(f"`{name}`" for name in compat.COLUMNS)
     assert "`sources`" in hooks.compat_columns()
-    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in report_changes.COLUMNS)
+    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented.COLUMNS)
     assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
     assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
     fields = hooks.record_fields()
@@ -96,14 +96,14 @@ def test_the_changes_table_has_one_row_per_declared_change_with_all_its_cases() 
     assert sorted(listed) == sorted(declared)
     for case_id, change in declared.items():
         row = next(row for row in rows if f"`{case_id}`" in row[4].split("<br>"))
-        package, version = report_changes.release(change.as_record())
+        package, version = documented.release(change.as_record())
         assert row[:3] == [f"{package} {version}", hooks.cell(change.what), vocabulary.CHANGE_KINDS[change.kind]]
         assert row[5] == hooks.cell(change.fix)
 
 
 def test_the_changes_table_lists_jax_before_flax_in_release_order() -> None:
     releases = [row[0].split(" ", 1) for row in rows_of(hooks.changes())]
-    keys = [(vocabulary.CHANGE_PACKAGES.index(package), report_changes.version_order(version))
+    keys = [(vocabulary.CHANGE_PACKAGES.index(package), documented.version_order(version))
             for package, version in releases]
     assert keys == sorted(keys)
 
@@ -119,7 +119,7 @@ def test_a_cell_with_an_unpaired_backtick_escapes_everything() -> None:
 
 def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
     from harness.host import homes
-    from harness.tools import watch
+    from shardmatrix import watch
 
     options = hooks.watch_options()
     assert all(f"`{flag}`" in options for flag in (*watch.OWN, "--project", "--pre", "--index"))
@@ -129,7 +129,7 @@ def test_the_watch_options_and_fields_are_the_code_s_own() -> None:
 
 
 def test_the_watch_page_says_what_a_remembered_verdict_and_a_coverage_line_promise_from_the_code() -> None:
-    from harness.tools import watch, watch_files
+    from shardmatrix import watch, watch_files
 
     page = (ROOT / "docs" / "watch.md").read_text(encoding="utf-8")
     assert "<!-- shardmatrix:watch-doubts -->" in page
@@ -481,7 +481,7 @@ def test_the_promises_name_every_cause_a_coverage_line_counts() -> None:
 
 
 def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() -> None:
-    from harness.tools import ecosystem_list
+    from shardmatrix import ecosystem_list
 
     entries = ecosystem_list.load()
     rows = rows_of(hooks.ecosystem_projects())

@@ -21,7 +21,7 @@ PATH_REFERENCE = re.compile(
 PAGE_PATH_REFERENCE = re.compile(
     r"(?<![\w./-])((?:harness|reports|cases|benchmarks|docs)/[\w./-]*\w\.(?:py|toml|md|json))"
 )
-#: A dotted module path of ours ("reports.verdicts.changes.label"): a module, then at most one name in it is checked.
+#: A dotted module path of ours ("reports.verdicts.documented.label"): a module, then at most one name in it is checked.
 DOTTED_REFERENCE = re.compile(r"(?<![\w./-])((?:harness|reports)(?:\.[A-Za-z_]\w*)+)")
 #: Folders that hold no prose of ours (environments, builds) and the history, which names rooms as they were then.
 SKIPPED_PARTS = {".venv", ".nox", ".git", "site", "build", "dist", "out", "node_modules"}
@@ -103,10 +103,10 @@ def test_a_path_that_exists_resolves_and_a_moved_one_does_not():
 
 
 def test_a_dotted_module_and_a_name_in_it_resolve_and_a_moved_or_missing_one_does_not():
-    assert resolves("reports.verdicts.changes")
-    assert resolves("reports.verdicts.changes.label")
+    assert resolves("reports.verdicts.documented")
+    assert resolves("reports.verdicts.documented.label")
     assert not resolves("reports.changes.label")
-    assert not resolves("reports.verdicts.changes.no_such_name")
+    assert not resolves("reports.verdicts.documented.no_such_name")
 
 
 def test_a_page_names_another_projects_test_files_without_claiming_them():

@@ -18,7 +18,7 @@ import pytest
 from matrix_factory import cell_toml, matrix_toml
 
 from harness.change import declared as declared_in
-from harness.results import read_records, results_path
+from harness.results import CellFiles, read_records
 from harness.vocabulary import final_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -304,7 +304,7 @@ def test_real_cell_runs_every_family_with_real_versions(
 
 def final_statuses(out: Path) -> dict[str, str]:
     """Each case's final status in the real cell, read from its records as every consumer reads them."""
-    records = read_records(results_path(out, E2E_RUN, REAL_CELL))
+    records = read_records(CellFiles(out, E2E_RUN, REAL_CELL).results)
     return {case: str(record["status"]) for case, record in final_records(records).items()}
 
 
@@ -322,7 +322,7 @@ def test_every_case_of_the_corpus_has_its_pinned_status(
 def test_a_failing_first_attempt_keeps_its_exception(matrix_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = matrix_run
     attempts = [(r["attempt"], r["status"], r["error_type"], r["error_message"])
-                for r in read_records(results_path(out, E2E_RUN, REAL_CELL))
+                for r in read_records(CellFiles(out, E2E_RUN, REAL_CELL).results)
                 if r["case_id"] == "test_mine::test_fails_its_first_attempt"]
     assert attempts == [(1, "failed", "AssertionError", "the first attempt fails"), (2, "passed", None, None)]
 
@@ -332,7 +332,7 @@ def test_a_module_whose_dependency_the_cell_lacks_costs_only_its_own_tests(
     matrix_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
     _, out = matrix_run
-    finals = final_records(read_records(results_path(out, E2E_RUN, REAL_CELL)))
+    finals = final_records(read_records(CellFiles(out, E2E_RUN, REAL_CELL).results))
     record = finals["test_optional_dependency::<collection>"]
     assert (record["status"], record["error_type"]) == ("error", "ModuleNotFoundError")
     assert record["reason"] == "No module named 'sklearn': the cell lacks it; add it with --with scikit-learn"
@@ -383,7 +383,7 @@ def test_the_real_cell_accounts_for_every_collected_case_and_its_versions(
     from harness.results import read_cell
 
     _, out = matrix_run
-    reading = read_cell(results_path(out, E2E_RUN, REAL_CELL))
+    reading = read_cell(CellFiles(out, E2E_RUN, REAL_CELL).results)
     assert reading.accounted, reading.unaccounted
     assert reading.expected is not None and len(reading.expected) >= len(EXPECTED)
     unbuilt = [path for path in (out / "results" / E2E_RUN).glob("*.jsonl") if path.stem != REAL_CELL]

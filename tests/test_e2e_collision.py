@@ -32,7 +32,7 @@ def test_a_projects_own_reports_harness_cases_and_tests_answer_in_both_cells(tmp
     out = tmp_path / "out"
     env = {**{k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}, "PYTHONPATH": str(ROOT)}
     # -P: as the installed `shardmatrix` script runs, without the folder it is run from first on the host's path.
-    done = subprocess.run([sys.executable, "-P", "-m", "harness.tools.command", "upgrade", "jax==0.9.2", "--out",
+    done = subprocess.run([sys.executable, "-P", "-m", "shardmatrix.command", "upgrade", "jax==0.9.2", "--out",
                            str(out)],
                           cwd=project, env=env, capture_output=True, text=True, timeout=1500, check=False)
     text = done.stdout + done.stderr
@@ -59,7 +59,7 @@ def test_a_project_of_ranges_without_a_lock_answers_on_its_tests_from_the_baseli
     text = pyproject.read_text(encoding="utf-8")
     pyproject.write_text(text.replace('"jax==0.8.3", "flax==0.12.6"', '"jax>=0.8", "flax>=0.12"'), encoding="utf-8")
     env = {**{k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-P", "-m", "harness.tools.command", "upgrade", "jax==0.9.2",
+    done = subprocess.run([sys.executable, "-P", "-m", "shardmatrix.command", "upgrade", "jax==0.9.2",
                            "--baseline", "jax==0.8.3,flax==0.12.6", "--out", str(tmp_path / "out")],
                           cwd=project, env=env, capture_output=True, text=True, timeout=1500, check=False)
     text = done.stdout + done.stderr

@@ -18,7 +18,7 @@ import pytest
 
 from harness import formats, outputs
 from harness.host import matrix
-from harness.tools import ecosystem, ecosystem_sources
+from shardmatrix import ecosystem, ecosystem_sources
 
 pytestmark = pytest.mark.e2e
 
@@ -54,7 +54,7 @@ def sdist_of(fixture: Path, name: str, folder: Path) -> Path:
 def test_one_cause_in_two_real_projects_is_one_row_naming_both(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from reports.cli import judge
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     served = {}
     for name in ("trainer-a", "trainer-b"):

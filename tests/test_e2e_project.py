@@ -36,8 +36,6 @@ def _gather(table: jax.Array, ids: jax.Array, out: NamedSharding) -> jax.Array:
 '''
 
 
-
-
 def flax_tree(folder: Path, change: str) -> Path:
     """A flax 0.12.6 source tree made of the released wheel's own files, with `change` made to nnx.Linear."""
     site = folder / "site"
@@ -60,11 +58,6 @@ def flax_tree(folder: Path, change: str) -> Path:
     end = text.index("    return y\n", start)
     linear.write_text(text[:end] + f"    return {change}\n" + text[end + len("    return y\n"):], encoding="utf-8")
     return tree
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("project")
 
 
 @pytest.fixture(scope="module")

@@ -22,13 +22,6 @@ WARNING_TEST = "test_mesh::test_the_default_mesh_has_auto_axes"
 BASELINE = "jax==0.8.0,flax==0.12.0"
 
 
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("werror")
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the fixture project, as a user's checkout."""

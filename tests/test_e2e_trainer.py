@@ -43,14 +43,9 @@ def final_records(out: Path, text: str) -> dict[str, dict[str, dict[str, object]
     runs = set(re.findall(r"/results/([^/]+)/jax[^/]+\.log\)", text))
     assert len(runs) == 1, text[-3000:]
     run = runs.pop()
-    files = {cell: results.results_path(out, run, cell) for cell in CELLS}
+    files = {cell: results.CellFiles(out, run, cell).results for cell in CELLS}
     return {cell: {str(record["case_id"]): record for record in results.read_records(path)}
             for cell, path in files.items()}
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("trainer")
 
 
 @pytest.fixture(scope="module")

@@ -22,13 +22,6 @@ from harness.host import interpreters
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("upgrade")
-
-
 @pytest.fixture(scope="module")
 def unsafe(out: Path) -> subprocess.CompletedProcess[str]:
     return nox("-s", "upgrade", "flax==0.12.8", "--baseline", "jax==0.12.0.1,flax==0.12.12", out=out)

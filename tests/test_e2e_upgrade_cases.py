@@ -55,11 +55,6 @@ def upgrade(cases: Path, out: Path) -> subprocess.CompletedProcess[str]:
                            str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500, check=False)
 
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("upgrade-cases")
-
-
 @pytest.mark.e2e
 def test_a_test_edited_between_two_upgrades_reruns_and_changes_the_answer(out: Path, tmp_path: Path) -> None:
     cases = tmp_path / "edited"

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.bench import one_release_index
 from harness.formats import UNSAFE_EXIT
 from harness.host import invocation
-from harness.tools import watch
+from shardmatrix import watch
 
 DOWNSTREAM = Path(__file__).resolve().parent / "downstream"
 GATHER = "test_embed::TestEmbedding::test_lookup_gives_the_rows"

@@ -1,4 +1,4 @@
-"""harness.tools.ecosystem: every listed project's own tests through `upgrade`, judged and grouped by cause.
+"""shardmatrix.ecosystem: every listed project's own tests through `upgrade`, judged and grouped by cause.
 
 The cells are faked at pytest (as tests/test_upgrade.py fakes them): each project's fake pytest records what its
 tests would; the rest (fetching the sdists from a local index, the upgrade's arguments, the results, the report's
@@ -21,7 +21,8 @@ from harness import formats, outputs
 from harness.host import adhoc, cellrun, envbuild, matrix, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import ecosystem, ecosystem_sources, pins
+from harness.tools import pins
+from shardmatrix import ecosystem, ecosystem_sources
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 BASELINE = "jax==0.8.3,flax==0.12.3"
@@ -126,7 +127,7 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[str]]:
     from reports.cli import judge
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     listed = tmp_path / "ecosystem.toml"
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -228,7 +229,7 @@ def cli_judge() -> Any:
 
 
 def draw() -> Any:
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     return write
 
@@ -242,7 +243,7 @@ def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path:
 
 
 def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path: Path) -> None:
-    from harness.tools.ecosystem_list import Entry
+    from shardmatrix.ecosystem_list import Entry
 
     entry = Entry(name="alpha", why="x", source="sdist", tests=("tests", "more"), package="alpha", markers="not tpu",
                   requires=("optax",), devices=4, budget=60, suite_budget=600)
@@ -400,7 +401,7 @@ def test_plan_prints_the_projects_as_a_matrix_include_list_and_runs_nothing(tmp_
 
 
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     for name in ("alpha", "gamma"):
         run_list(tmp_path / name, [name], "--only", name)
@@ -425,7 +426,7 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
 
 def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp_path: Path,
                                                                               cells: list[str]) -> None:
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
     listed = tmp_path / "ecosystem.toml"
@@ -456,7 +457,7 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
 
 def merge(tmp_path: Path, parts: list[Path], *extra: str) -> tuple[int, list[str]]:
     """`--merge` of `parts` under the list of alpha, gamma and remote."""
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     listed = tmp_path / "merged.toml"
     listed.write_text(LIST.format(projects=PROJECT.format(name="alpha") + PROJECT.format(name="gamma")))

@@ -1,4 +1,4 @@
-"""harness.tools.ecosystem_list: the list of projects, read strictly (each rule with a passing and a failing input)."""
+"""shardmatrix.ecosystem_list: the list of projects, read strictly (each rule with a passing and a failing input)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools import ecosystem_list
-from harness.tools.ecosystem_list import EcosystemListError
+from shardmatrix import ecosystem_list
+from shardmatrix.ecosystem_list import EcosystemListError
 
 GOOD = """schema_version = 1
 

@@ -1,4 +1,4 @@
-"""harness.tools.ecosystem_sources: a project's tests as they stood on a day, from local fixtures of each source kind
+"""shardmatrix.ecosystem_sources: a project's tests as they stood on a day, from local fixtures of each source kind
 (an sdist, a wheel carrying tests, a git repository at a tag and at a date) and a remote that cannot be reached."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from harness.host import project
-from harness.tools import ecosystem_sources
-from harness.tools.ecosystem_list import Entry
-from harness.tools.ecosystem_sources import SourceError, Unavailable
+from shardmatrix import ecosystem_sources
+from shardmatrix.ecosystem_list import Entry
+from shardmatrix.ecosystem_sources import SourceError, Unavailable
 
 PYPROJECT = '[project]\nname = "alpha"\nversion = "{version}"\ndependencies = ["numpy"]\n'
 TEST = "def test_sharded_sum():\n    assert True\n"

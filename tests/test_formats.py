@@ -45,32 +45,6 @@ def test_exit_codes_are_distinct_and_usage_is_sysexits() -> None:
     assert formats.USAGE_EXIT == 64
 
 
-def test_a_done_marker_round_trips_with_its_schema_version(tmp_path: Path) -> None:
-    path = tmp_path / "c.done.json"
-    formats.write_done(path, cell_id="c", finished="2026-11-24T00:00:00+00:00", returncode=1, fingerprint="k",
-                       reused_from=None, seconds=1.5)
-    assert formats.read_done(path) == {"schema_version": formats.DONE_SCHEMA_VERSION, "cell_id": "c",
-                                       "finished": "2026-11-24T00:00:00+00:00", "returncode": 1, "fingerprint": "k",
-                                       "reused_from": None, "seconds": 1.5}
-    assert formats.read_done(tmp_path / "absent.done.json") is None
-
-
-@pytest.mark.parametrize(("text", "why"), [("{torn", "not valid JSON"), ("[1]", "a JSON list, not an object"),
-                                           ('{"schema_version": 9}', "done marker schema 9, this reader knows 1")])
-def test_a_done_marker_that_is_not_one_is_refused_naming_it(tmp_path: Path, text: str, why: str) -> None:
-    path = tmp_path / "c.done.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(formats.FormatError, match=why) as refused:
-        formats.read_done(path)
-    assert refused.value.path == path and str(refused.value).startswith(str(path))
-
-
-def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) -> None:
-    path = tmp_path / "c.done.json"
-    path.write_text('{"returncode": 0}', encoding="utf-8")
-    assert formats.read_done(path) == {"returncode": 0}
-
-
 def test_a_command_ends_on_a_shardmatrix_error_with_one_line_and_64(capsys: pytest.CaptureFixture[str]) -> None:
     @formats.command
     def main(argv: Sequence[str] | None = None) -> int:
@@ -117,7 +91,8 @@ def sourced_cell(where: str = "file:///src/flax", label: str = "tree.5a0b5832") 
 def test_the_harness_freeze_names_a_source_that_formats_reads_back(tmp_path: Path, where: str, label: str) -> None:
     from harness.host import envbuild
     results_file = tmp_path / "cell.jsonl"
-    results.freeze_path(results_file).write_text(envbuild.provenance(sourced_cell(where, label)) + "flax==0.12.6\n")
+    freeze = results.CellFiles.of(results_file).freeze
+    freeze.write_text(envbuild.provenance(sourced_cell(where, label)) + "flax==0.12.6\n")
     assert results.read_sources(results_file) == {"flax": formats.Source("flax", "0.12.6", where, label)}
     assert results.read_sources(results_file)["flax"].tag == f"0.12.6+{label}"
 
@@ -126,7 +101,7 @@ def test_a_freeze_of_releases_names_no_source(tmp_path: Path) -> None:
     results_file = tmp_path / "cell.jsonl"
     assert results.read_sources(results_file) == {}  # no freeze at all (an old run)
     # A project line is no source; a `# ... from ... (...)` text after the comments is not read.
-    results.freeze_path(results_file).write_text("# project tiny @ /p (tree.0123456789ab)\nflax==0.12.6\n"
+    results.CellFiles.of(results_file).freeze.write_text("# project tiny @ /p (tree.0123456789ab)\nflax==0.12.6\n"
                                                  "# flax 0.1 from file:///x (tree.1)\n")
     assert results.read_sources(results_file) == {}
 

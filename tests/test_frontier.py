@@ -17,7 +17,7 @@ from record_factory import collected, record
 from harness import outputs, vocabulary
 from harness.host import durations
 from harness.results import CellFiles
-from harness.tools import frontier, frontier_report, frontier_search
+from shardmatrix import frontier, frontier_report, frontier_search
 
 
 def document(versions: dict[str, str], package: str, requires_python: str = ">=3.10") -> dict[str, Any]:
@@ -213,7 +213,7 @@ def test_a_flax_source_is_measured_as_one_release_named_by_its_build(tmp_path: P
     (tree / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["uv_build>=0.8,<0.14"]\nbuild-backend = "uv_build"\n'
         '[project]\nname = "flax"\nversion = "0.11.0"\ndependencies = ["jax>=0.8.0", "numpy"]\n')
-    monkeypatch.setattr(frontier.sources, "BUILT", tmp_path / "built")
+    monkeypatch.setattr(frontier.unreleased, "BUILT", tmp_path / "built")
 
     def rule(jax: Version, flax: Version, python: str) -> tuple[str, str]:
         assert flax.local  # every probe ran the source, never the released 0.11.0

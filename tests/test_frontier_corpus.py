@@ -8,7 +8,7 @@ from frontier_fakes import FLAX, core_asked, fake, jax_versions
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier_corpus, frontier_report, frontier_search
+from shardmatrix import frontier_corpus, frontier_report, frontier_search
 
 SCAN = "linen_scan::test_scan_metadata"
 SHARD_MAP = "nnx_shard_map::test_auto"

@@ -91,8 +91,8 @@ def test_a_case_that_passed_only_on_retry_is_flaky_never_works_and_named(tmp_pat
 
 def test_a_failure_the_matrix_marks_documented_works_for_current_code(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The documented column is what reports.data.matrix.build_matrix marks (reports/verdicts/changes.py decides it): a
-    probe whose only failure is documented works, and the case is not among its failures."""
+    """The documented column is what reports.data.tables.build_matrix marks (reports/verdicts/documented.py decides
+    it): a probe whose only failure is documented works, and the case is not among its failures."""
     real = frontier_judge.build_matrix
 
     def marked(*args: Any) -> Any:
@@ -128,8 +128,8 @@ def test_an_unexplained_failure_beside_a_known_bug_is_partial_and_only_it_is_fai
 
 
 def test_a_failure_its_case_declares_as_a_change_works_for_current_code(tmp_path: Path) -> None:
-    """Through reports/verdicts/changes.py, unpatched: the record's declared change, failing inside its range with the
-    exception it declares, is documented; with another exception it is not."""
+    """Through reports/verdicts/documented.py, unpatched: the record's declared change, failing inside its range with
+    the exception it declares, is documented; with another exception it is not."""
     change = {"since": "jax>=0.4.30", "what": "make_mesh makes Explicit axes", "raises": ["ShardingTypeError"],
               "warned": None, "fix": "pass axis_types=", "kind": "api"}
     declared = {"change": change, "schema_version": 3}

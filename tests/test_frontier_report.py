@@ -12,7 +12,7 @@ from frontier_fakes import fake, jax_versions
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier_corpus, frontier_report
+from shardmatrix import frontier_corpus, frontier_report
 
 
 def store(out: Path, flax: str, works: set[int]) -> None:

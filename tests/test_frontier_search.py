@@ -9,7 +9,7 @@ import pytest
 from frontier_fakes import FLAX, core_asked, fake, jax_versions
 from packaging.specifiers import SpecifierSet
 
-from harness.tools import frontier_corpus, frontier_report, frontier_search
+from shardmatrix import frontier_corpus, frontier_report, frontier_search
 
 
 def measure(n: int, works: set[int], seed: int, **kwargs: object) -> tuple[list[object], frontier_search.Frontier]:

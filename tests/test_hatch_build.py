@@ -11,7 +11,7 @@ import pytest
 from test_layout import imports_of as imports_of_file
 
 from harness.host.renaming import StagingError, imports_of
-from hatch_build import MAPPED, PACKAGE, editable, stage
+from hatch_build import MAPPED, PACKAGE, stage
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,12 +24,14 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_every_file_of_the_wheel_is_under_the_one_package(staged: dict[str, str]) -> None:
     assert {target.split("/")[0] for target in staged.values()} == {PACKAGE}
-    assert {target.split("/")[1] for target in staged.values()} == {*MAPPED, "_shipped", "__init__.py", "__main__.py"}
+    own = {path.name for path in (ROOT / PACKAGE).glob("*.py")}
+    assert {target.split("/")[1] for target in staged.values()} == {*MAPPED, "_shipped", *own}
     assert not any("__pycache__" in target for target in staged.values())
 
 
-def test_each_module_of_harness_and_reports_is_carried_with_its_data(staged: dict[str, str]) -> None:
+def test_each_module_of_the_commands_harness_and_reports_is_carried_with_its_data(staged: dict[str, str]) -> None:
     targets = set(staged.values())
+    assert {f"{PACKAGE}/{path.name}" for path in (ROOT / PACKAGE).glob("*.py")} <= targets
     for name in MAPPED:
         assert {f"{PACKAGE}/{name}/{p.relative_to(ROOT / name).as_posix()}" for p in (ROOT / name).rglob("*.py")
                 if "__pycache__" not in p.parts} <= targets
@@ -41,21 +43,21 @@ def test_no_staged_module_imports_a_top_level_harness_or_reports(staged: dict[st
             and "/_shipped/" not in target
             for name in MAPPED for node in imports_of(ast.parse(Path(path).read_text(encoding="utf-8")), name)]
     assert left == []
-    command = next(path for path, target in staged.items() if target == f"{PACKAGE}/harness/tools/command.py")
-    assert "from shardmatrix.harness.formats import" in Path(command).read_text(encoding="utf-8")
+    command = next(path for path, target in staged.items() if target == f"{PACKAGE}/command.py")
+    text = Path(command).read_text(encoding="utf-8")
+    assert "from shardmatrix.harness.formats import" in text
+    assert "from shardmatrix import ecosystem, frontier, watch" in text
 
 
-def test_the_package_runs_the_staged_command_and_the_editable_one_the_checkouts(staged: dict[str, str],
-                                                                             tmp_path: Path) -> None:
+def test_the_package_is_the_checkouts_folder_of_the_commands(staged: dict[str, str]) -> None:
+    # The commands' own imports of each other are already the installed names: staging leaves them as they are.
     init = next(path for path, target in staged.items() if target == f"{PACKAGE}/__init__.py")
-    assert "from shardmatrix.harness.tools.command import main" in Path(init).read_text(encoding="utf-8")
-    (own,) = [path for path, target in editable(tmp_path).items() if target == f"{PACKAGE}/__init__.py"]
-    assert "from harness.tools.command import main" in Path(own).read_text(encoding="utf-8")
+    assert Path(init).read_text(encoding="utf-8") == (ROOT / PACKAGE / "__init__.py").read_text(encoding="utf-8")
 
 
 def test_a_module_staging_cannot_rename_stops_the_build(tmp_path: Path) -> None:
     root = tmp_path / "checkout"
-    for name in (*MAPPED, "cases"):
+    for name in (*MAPPED, PACKAGE, "cases"):
         (root / name).mkdir(parents=True)
     (root / "harness" / "host").mkdir()
     for module in ("renaming.py", "shipped.py"):

@@ -10,22 +10,15 @@ import warnings
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import hostile_files
 from compare_fakes import compare, frame
-from hostile_files import (
-    Hostile,
-    Sides,
-    collection_files,
-    machine_files,
-    one_sided_sides,
-    precision_files,
-    strict_xpass_sides,
-)
+from hostile_files import Hostile, Sides
 from hypothesis import given, settings
 from record_factory import RUN, collected, record
 
 from harness import results
 from reports.data.load import load
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat, divergence
 from reports.verdicts.compare import SAFE, UNSAFE
 
@@ -37,15 +30,15 @@ DRAWS = 60
 
 
 def _cell(out: Path, cell: str, status: str, backend: str, error: str | None = None) -> Path:
-    path = results.results_path(out, RUN, cell)
+    path = results.CellFiles(out, RUN, cell).results
     path.parent.mkdir(parents=True, exist_ok=True)
     line = record(jax="0.11.2", flax="0.12.10", python="3.12", cell_id=cell, case_id=CASE, family="model",
                   status=status, error_type=error, backend=backend, device_count=1,
                   device_kind="NVIDIA H200" if backend == "gpu" else "cpu")
     path.write_text(json.dumps(line) + "\n")
     collected(path)
-    results.done_marker(path).write_text(json.dumps({"cell_id": cell}))
-    results.freeze_path(path).write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
+    results.CellFiles.of(path).done.write_text(json.dumps({"cell_id": cell}))
+    results.CellFiles.of(path).freeze.write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
     return path
 
 
@@ -57,7 +50,7 @@ def _matrix(out: Path) -> Matrix:
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=precision_files(GPU, [CASE]))
+@given(hostile=hostile_files.precision_files(GPU, [CASE]))
 def test_only_a_sound_precision_file_names_a_divergence_default_matmul_precision(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -72,7 +65,7 @@ def test_only_a_sound_precision_file_names_a_divergence_default_matmul_precision
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=machine_files(CPU, "0.11.2", "0.11.2", backend="cpu", device_kind="cpu"))
+@given(hostile=hostile_files.machine_files(CPU, "0.11.2", "0.11.2", backend="cpu", device_kind="cpu"))
 def test_no_cell_reads_works_on_a_machine_file_that_disagrees(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -82,7 +75,7 @@ def test_no_cell_reads_works_on_a_machine_file_that_disagrees(hostile: Hostile) 
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(hostile=collection_files(CPU, [CASE]))
+@given(hostile=hostile_files.collection_files(CPU, [CASE]))
 def test_no_cell_reads_works_on_a_collection_that_is_not_its_own_and_whole(hostile: Hostile) -> None:
     with TemporaryDirectory() as folder:
         out = Path(folder)
@@ -100,7 +93,7 @@ def _sides(sides: Sides) -> tuple[list[tuple[str, str, dict[str, object]]], ...]
 
 
 @settings(max_examples=DRAWS, deadline=None)
-@given(sides=one_sided_sides())
+@given(sides=hostile_files.one_sided_sides())
 def test_a_case_judged_by_neither_side_is_never_a_plain_safe_and_never_silent(sides: Sides) -> None:
     found = compare(frame(*_sides(sides)), "r1", "r2")
     assert found.coverage and found.verdict in (SAFE, UNSAFE)
@@ -109,7 +102,7 @@ def test_a_case_judged_by_neither_side_is_never_a_plain_safe_and_never_silent(si
 
 
 @settings(max_examples=10, deadline=None)
-@given(sides=strict_xpass_sides())
+@given(sides=hostile_files.strict_xpass_sides())
 def test_a_strict_xfail_passing_on_the_candidate_is_a_regression_and_its_decoy_is_not(sides: Sides) -> None:
     found = compare(frame(*_sides(sides)), "r1", "r2")
     assert (found.verdict == UNSAFE) == sides.regression

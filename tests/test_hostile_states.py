@@ -19,7 +19,7 @@ from hostile_states import (
 )
 
 from harness import outputs
-from harness.tools import watch_files
+from shardmatrix import watch_files
 
 ENTRIES = (Entry("0.9.0", "UNSAFE", True, 3, 3, True, True), Entry("0.8.4", "SAFE", False, 3, 3, True, False))
 

@@ -55,8 +55,9 @@ def cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return next((found for name in sorted(edges) if name not in state and (found := visit(name))), None)
 
 
-def test_the_harness_has_no_import_cycle() -> None:
-    assert cycle(graph(ROOT / "harness")) is None
+@pytest.mark.parametrize("package", ["harness", "shardmatrix"])
+def test_the_harness_and_the_commands_have_no_import_cycle(package: str) -> None:
+    assert cycle(graph(ROOT / package)) is None
 
 
 def test_the_check_finds_a_cycle_through_a_function_level_import(tmp_path: Path) -> None:
@@ -73,11 +74,11 @@ def test_the_check_finds_a_cycle_through_a_function_level_import(tmp_path: Path)
 USER_FACING = [
     "harness.host.options.OptionsError", "harness.host.corpus.CorpusError", "harness.host.matrix.MatrixError",
     "harness.host.planned.PlanError", "harness.host.installed.InstalledError", "harness.tools.pins.PinError",
-    "harness.tools.smoke.SmokeError", "harness.tools.frontier.FrontierError", "harness.tools.releases.ReleaseError",
-    "harness.tools.index.IndexError_", "harness.tools.bisect.BisectError", "harness.tools.frontier_report."
+    "shardmatrix.smoke.SmokeError", "shardmatrix.frontier.FrontierError", "shardmatrix.releases.ReleaseError",
+    "harness.tools.index.IndexError_", "harness.tools.bisect.BisectError", "shardmatrix.frontier_report."
     "IncompleteFrontier", "harness.cell.known.KnownBreakageError",
     "reports.data.load.ResultsError", "reports.verdicts.compare.CompareError",
-    "reports.views.frontier.FrontierFileError",
+    "reports.views.frontier_render.FrontierFileError",
 ]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from harness.cell import known
 from harness.host import corpus
-from harness.results import read_records, results_path
+from harness.results import CellFiles, read_records
 from harness.vocabulary import final_records
 
 GOOD = """
@@ -87,7 +87,7 @@ def test_known_breakage_becomes_strict_xfail_and_a_fix_becomes_xpassed(pytester:
     result.assert_outcomes(xfailed=1, failed=1)  # strict: an unexpected pass fails the run
     result.stdout.fnmatch_lines(["*XPASS(strict)*"])
     # The record of a known breakage that passes says it is stale (xpassed), not failed like a test's own strict xfail.
-    records = final_records(read_records(results_path(pytester.path / "out", "adhoc", "local")))
+    records = final_records(read_records(CellFiles(pytester.path / "out", "adhoc", "local").results))
     assert (records["toy::test_broken"]["status"], records["toy::test_fixed"]["status"]) == ("xfailed", "xpassed")
     # The record says a declared breakage applied: only such an xfail is a known upstream bug (tests/test_plugin.py has
     # a test's own xfail mark, which says False).

@@ -1,12 +1,15 @@
-"""What may import what, read from the source (imports inside functions count, unless a rule says otherwise):
+"""What may import what, read from the source (imports inside functions count): harness < reports < the commands
+(shardmatrix/), each floor a folder, and no import from a floor below to one above.
 
-- in-cell: code that runs inside a cell imports nothing of the host side, the tools or pandas;
-- harness-above-reports: no module of harness/ imports reports/ at module level (a function-level import, which
-  loads pandas only when it runs, is allowed);
-- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE);
+- in-cell: code that runs inside a cell imports nothing of the host side, the tools, the commands or pandas;
+- harness-below-reports: no module of harness/ imports reports/ or the commands (shardmatrix/), anywhere in it;
+- reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE), and
+  nothing of the commands;
 - floors: reports/ is data < verdicts < views < the entry points (reports/*.py), each floor a folder: no module imports
   one on a floor above its own (so no data or verdicts module imports a view), but the edges in UPWARD, each with its
-  reason and checked to be still needed.
+  reason and checked to be still needed;
+- verdicts-draw-nothing: a verdicts module decides and leaves the drawing to views: no emoji, no HTML or CSS in its
+  strings, and no file written.
 """
 
 from __future__ import annotations
@@ -23,22 +26,19 @@ IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / 
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
                   ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py"])
 HARNESS = sorted((ROOT / "harness").rglob("*.py"))
+#: The commands: the top floor, above harness/ and reports/.
+COMMANDS = "shardmatrix"
 REPORTS = sorted((ROOT / "reports").rglob("*.py"))
 #: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
 #: record fields and paths; how a file is read and written; the results files' reader).
 DEPENDENCY_FREE = ("harness.vocabulary", "harness.formats", "harness.results", "harness.outputs")
 
 
-def imports_of(path: Path, module_level: bool = False) -> set[str]:
-    """Every module a file imports, anywhere in it (functions included), or only outside functions; a `from a import
-    b` counts as both `a` and `a.b`, as b may be a module."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    inside = {id(node) for function in ast.walk(tree) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-              for node in ast.walk(function)} if module_level else set()
+def imports_of(path: Path) -> set[str]:
+    """Every module a file imports, anywhere in it (functions included); a `from a import b` counts as both `a` and
+    `a.b`, as b may be a module."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in inside:
-            continue
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -52,31 +52,32 @@ def _in(name: str, package: str) -> bool:
 
 
 def forbidden_in_cell(path: Path) -> list[str]:
-    """What an in-cell module imports that does not exist in a cell: the host side, the tools, pandas."""
-    return sorted(name for name in imports_of(path)
-                  if _in(name, "pandas") or _in(name, "harness.host") or _in(name, "harness.tools"))
+    """What an in-cell module imports that does not exist in a cell: the host side, the tools, the commands, pandas."""
+    return sorted(name for name in imports_of(path) if any(_in(name, package) for package in (
+        "pandas", "harness.host", "harness.tools", COMMANDS)))
 
 
-def reports_at_module_level(path: Path) -> list[str]:
-    """What a module imports of reports/ outside its functions."""
-    return sorted(name for name in imports_of(path, module_level=True) if _in(name, "reports"))
+def above_the_harness(path: Path) -> list[str]:
+    """What a harness/ module imports, anywhere in it, of the floors above: reports/ and the commands."""
+    return sorted(name for name in imports_of(path) if _in(name, "reports") or _in(name, COMMANDS))
 
 
 def harness_beyond_dependency_free(path: Path) -> list[str]:
-    """What a reports/ module imports of the harness beyond its dependency-free modules, anywhere in it."""
+    """What a reports/ module imports, anywhere in it, of the harness beyond its dependency-free modules, and of the
+    commands above it."""
     found = imports_of(path)
     allowed = {name for name in found if any(_in(name, free) for free in DEPENDENCY_FREE)}
     # `from harness import vocabulary` names the package and its module: the package alone is no import of more.
-    return sorted(name for name in found - allowed if _in(name, "harness")
-                  and not (name == "harness" and any(other.startswith("harness.") for other in allowed)))
+    return sorted(name for name in found - allowed if _in(name, COMMANDS) or (_in(name, "harness")
+                  and not (name == "harness" and any(other.startswith("harness.") for other in allowed))))
 
 
 #: reports' floors, lowest first; reports/*.py (cli, build, regressions, __main__) is the top, above them all.
 FLOORS = ("data", "verdicts", "views")
 #: Upward imports allowed, (importer, imported): why. Kept few and named, as known failures are.
 UPWARD: dict[tuple[str, str], str] = {
-    ("reports.data.matrix", "reports.verdicts.changes"):
-        "build_matrix marks each failure its declared change documents (changes.mark), a column every verdict reads",
+    ("reports.data.tables", "reports.verdicts.documented"):
+        "build_matrix marks each failure its declared change documents (documented.mark), a column every verdict reads",
 }
 
 
@@ -105,12 +106,37 @@ def upward(path: Path) -> list[str]:
                   and not any(_in(imported, name) for imported in allowed))
 
 
+VERDICTS = sorted((ROOT / "reports" / "verdicts").glob("*.py"))
+#: Emoji: the pictographs and symbols a report shows (U+1F000 on, U+2600-U+27BF, the variation selector that makes a
+#: symbol an emoji). Typography (an arrow, an en dash, a multiplication sign) is text, and allowed.
+EMOJI = re.compile("[\U0001F000-\U0001FFFF\u2600-\u27BF\u2B50\u2B55\uFE0F]")
+#: HTML and CSS in a string: a tag of an element a page draws with, or an attribute or property that styles it.
+MARKUP = re.compile(r"</?(?:a|b|i|p|br|code|details|div|em|li|span|strong|summary|table|td|th|tr|ul)\b[^>]*>"
+                    r"|\b(?:class|style)=|\b(?:background|color|font-weight|border)\s*:", re.I)
+#: Calls that write a file.
+WRITERS = re.compile(r"^(?:write\w*|to_(?:csv|html|json|excel|markdown)|open|mkdir|touch|copyfile|copy2|copytree)$")
+
+
+def drawing(path: Path) -> list[str]:
+    """What a verdicts module draws or writes: `emoji: ...`, `markup: ...` for a string, `writes: name()` for a call."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [f"emoji: {node.value!r}"] if EMOJI.search(node.value) else []
+            found += [f"markup: {node.value!r}"] if MARKUP.search(node.value) else []
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            found += [f"writes: {name}()"] if WRITERS.match(name) else []
+    return sorted(found)
+
+
 #: rule: the files it covers, and what it finds wrong in one file.
 RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
     "in-cell": (IN_CELL, forbidden_in_cell),
-    "harness-above-reports": (HARNESS, reports_at_module_level),
+    "harness-below-reports": (HARNESS, above_the_harness),
     "reports-alone": (REPORTS, harness_beyond_dependency_free),
     "floors": (REPORTS, upward),
+    "verdicts-draw-nothing": (VERDICTS, drawing),
 }
 
 
@@ -123,15 +149,23 @@ def test_every_module_keeps_to_the_layout(rule: str, path: Path) -> None:
 #: rule, a module's source, and what the rule finds wrong in it: each rule with a passing and a failing input.
 SAMPLES = [
     ("in-cell", "import json\nfrom harness import vocabulary\n", []),
-    ("in-cell", "import pandas\n\ndef f():\n    from harness.host import runner\n",
-     ["harness.host", "harness.host.runner", "pandas"]),
-    ("harness-above-reports", "import reportlab\n\ndef judge():\n    from reports import frontier_judge\n", []),
-    ("harness-above-reports", "from reports import thing\nimport reports.stuff\n\ndef f():\n    import reports.x\n",
-     ["reports", "reports.stuff", "reports.thing"]),
+    ("in-cell", "import pandas\n\ndef f():\n    from harness.host import runner\n    import shardmatrix.watch\n",
+     ["harness.host", "harness.host.runner", "pandas", "shardmatrix.watch"]),
+    ("harness-below-reports", "import reportlab\nimport shardmatrixes\n\ndef f():\n    from harness import formats\n",
+     []),
+    ("harness-below-reports", "from reports import thing\nimport reports.stuff\n\ndef f():\n    import reports.x\n"
+     "    from shardmatrix import command\n",
+     ["reports", "reports.stuff", "reports.thing", "reports.x", "shardmatrix", "shardmatrix.command"]),
     ("reports-alone", "from harness import vocabulary, formats\nfrom harness.results import read\nimport harnessed\n",
      []),
-    ("reports-alone", "from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.frontier_search\n",
-     ["harness.runner", "harness.tools.frontier_search"]),
+    ("verdicts-draw-nothing", "SEP = ' \u2192 '\nERR = re.compile('<address>')\n\ndef f(t):\n    return t.read()\n",
+     []),
+    ("verdicts-draw-nothing", "MARK = '\u2705'\nCELL = '<td class=\"ok\">'\n\ndef f(p, t):\n"
+     "    outputs.write_frame(p, t)\n    p.write_text('x')\n",
+     ["emoji: '\u2705'", "markup: '<td class=\"ok\">'", "writes: write_frame()", "writes: write_text()"]),
+    ("reports-alone", "from harness import vocabulary, runner\n\ndef f():\n    import harness.tools.ranges\n"
+     "    import shardmatrix.watch\n",
+     ["harness.runner", "harness.tools.ranges", "shardmatrix.watch"]),
 ]
 
 
@@ -150,11 +184,11 @@ FLOOR_SAMPLES = [
     ("verdicts/judge.py", "from reports.data import matrix\nfrom reports.verdicts.causes import causes\n", []),
     ("verdicts/judge.py", "from reports.views import present\nfrom reports import build_report\n",
      ["reports", "reports.build_report", "reports.views", "reports.views.present"]),
-    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.matrix import Matrix\n", []),
+    ("views/page.py", "from reports.verdicts import compat\nfrom reports.data.tables import Matrix\n", []),
     ("views/page.py", "import reports.cli\n", ["reports.cli"]),
     ("cli.py", "from reports.views import html\nfrom reports.data import load\n", []),
-    ("data/matrix.py", "from reports.verdicts import changes\n", []),
-    ("data/matrix.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
+    ("data/tables.py", "from reports.verdicts import documented\n", []),
+    ("data/tables.py", "from reports.verdicts import compat\n", ["reports.verdicts.compat"]),
 ]
 
 
@@ -171,6 +205,17 @@ def test_every_allowed_upward_import_is_still_made() -> None:
     # An allowance nothing uses any more is stale: remove it, so the next upward import is caught.
     made = {(module_name(path), name) for path in REPORTS for name in imports_of(path)}
     assert [edge for edge in UPWARD if edge not in made] == []
+
+
+#: The house's floors, lowest first: each a top-level folder, importing only its own floor and those below.
+HOUSE = ("harness", "reports", COMMANDS)
+
+
+def test_the_architecture_page_draws_the_house_from_the_top_down() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = page.split("```\n", 2)[1]
+    assert re.findall(r"^(\w+)/ ", drawing, re.M) == list(reversed(HOUSE))
+    assert all((ROOT / floor / "__init__.py").is_file() for floor in HOUSE)
 
 
 def test_the_floors_are_the_folders_of_reports() -> None:
@@ -207,7 +252,7 @@ import {module}
 """
 
 
-@pytest.mark.parametrize("module", ["harness.tools.command", "harness.host.cellenv", "harness.host.corpus",
+@pytest.mark.parametrize("module", ["shardmatrix.command", "harness.host.cellenv", "harness.host.corpus",
                                     "harness.host.installed", "harness.tools.upgrade"])
 def test_the_host_imports_without_what_only_cells_and_reports_have(module: str) -> None:
     import subprocess

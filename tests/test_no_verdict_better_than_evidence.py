@@ -53,12 +53,13 @@ from record_factory import cell_id, record
 
 from harness import formats, results, vocabulary
 from harness.host import completeness, matrix
-from harness.tools import index, pins, upgrade, watch, watch_files
+from harness.tools import index, pins, upgrade
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
+from shardmatrix import watch, watch_files
 
 CASES = ("fam::test_a", "fam::test_b", "fam::test_c")
 CELL = cell_id("0.10.2", "0.12.8", "3.11")
@@ -166,7 +167,7 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
     if "bad_done" in cell.defects:
         files.done.write_text('{"cell_id": ', encoding="utf-8")
     elif "no_done" not in cell.defects:
-        formats.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
+        results.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
                            finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
                            seconds=1.0)
     for hostile in cell.beside:
@@ -268,7 +269,7 @@ def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady
     files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
     results.write_collection(files.results, CELL, [*steady, "fam::x"])
     files.freeze.write_text(FREEZE, encoding="utf-8")
-    formats.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
+    results.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
                        fingerprint=None, reused_from=None, seconds=1.0)
 
 
@@ -446,8 +447,8 @@ def test_no_ecosystem_merge_is_better_than_its_parts(given_parts: list[hostile_e
     """`ecosystem --merge`: a part that is not one (missing, cut, another file's, another run's, a project the list
     does not hold, or one twice) is exit 64 in one line; a listed project no part judged keeps the answer from SAFE;
     an UNSAFE project makes it UNSAFE; a verdict no reader knows is never SAFE."""
-    from harness.tools import ecosystem
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
+    from shardmatrix import ecosystem
 
     safe, unsafe, refused = hostile_ecosystem.merged_evidence(given_parts)
     with TemporaryDirectory() as folder:

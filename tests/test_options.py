@@ -11,7 +11,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(options.RUN_ID_ENV, raising=False)
     opts = options.parse([])
     assert opts.cells == [] and opts.out == Path("out") and opts.cases == [options.BUILTIN]
-    assert opts.run_id and opts.workers == 0 and opts.reruns == 1 and not opts.resume and opts.report_args == []
+    assert opts.run_id and opts.workers == 0 and opts.reruns == 1 and not opts.resume
 
 
 def test_everything_given(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -20,7 +20,7 @@ def test_everything_given(monkeypatch: pytest.MonkeyPatch) -> None:
                           "--cases", "mine", "--workers", "2", "--timeout", "9", "--devices", "4", "-v"])
     assert opts.cells == ["jax0.12*", "*py3.11"] and opts.out == Path("/tmp/o")
     assert opts.cases == ["builtin", "mine"] and opts.workers == 2 and opts.timeout == 9 and opts.devices == 4
-    assert opts.run_id == "20261121T080000Z-env0" and opts.verbose and opts.report_args == []
+    assert opts.run_id == "20261121T080000Z-env0" and opts.verbose
 
 
 def test_resume_names_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,25 +76,25 @@ def test_the_refusal_names_the_session_it_came_from() -> None:
 
 def test_a_suggestion_is_only_made_for_a_near_name() -> None:
     with pytest.raises(options.OptionsError) as refused:
-        options.parse_report(["--cells", "x"])
+        options.report_parser().parse_strictly(["--cells", "x"])
     assert str(refused.value) == "nox -s report: unknown option --cells"
 
 
-@pytest.mark.parametrize(("argv", "passed_on"), [
-    ([], []),
-    (["--run", "a", "b"], ["--run", "a", "b"]),
-    (["--all-runs"], ["--all-runs"]),
-    (["--compare", "a", "b:cell"], ["--compare", "a", "b:cell"]),
+@pytest.mark.parametrize(("argv", "chosen"), [
+    ([], ([], False, None)),
+    (["--run", "a", "b"], (["a", "b"], False, None)),
+    (["--all-runs"], ([], True, None)),
+    (["--compare", "a", "b:cell"], ([], False, ["a", "b:cell"])),
 ])
-def test_report_passes_on_only_its_declared_choice_of_runs(argv: list[str], passed_on: list[str]) -> None:
-    opts = options.parse_report(["--out", "/tmp/o", *argv])
-    assert opts.out == Path("/tmp/o") and opts.report_args == passed_on
+def test_report_takes_only_its_declared_choice_of_runs(argv: list[str], chosen: tuple[object, ...]) -> None:
+    namespace = options.report_parser().parse_strictly(["--out", "/tmp/o", *argv])
+    assert namespace.out == Path("/tmp/o") and (namespace.runs, namespace.all_runs, namespace.compare) == chosen
 
 
 @pytest.mark.parametrize("argv", [["--run", "a", "--all-runs"], ["--compare", "a"], ["--timeout", "3"]])
 def test_report_refuses_what_reports_would_not_take(argv: list[str]) -> None:
     with pytest.raises(options.OptionsError, match=r"^nox -s report: "):
-        options.parse_report(argv)
+        options.report_parser().parse_strictly(argv)
 
 
 def test_a_tool_built_on_the_shared_parser_is_as_strict() -> None:
@@ -108,8 +108,9 @@ def test_a_tool_built_on_the_shared_parser_is_as_strict() -> None:
 
 def test_no_parser_in_the_harness_passes_unknown_arguments_on() -> None:
     # parse_known_args hands back what it did not know, and a caller that drops or forwards it guesses.
-    harness = Path(options.__file__).resolve().parents[1]
-    lenient = [str(path.relative_to(harness.parent)) for path in sorted(harness.rglob("*.py"))
+    root = Path(options.__file__).resolve().parents[2]
+    lenient = [str(path.relative_to(root)) for package in ("harness", "shardmatrix")
+               for path in sorted((root / package).rglob("*.py"))
                if "parse_known_args(" in path.read_text(encoding="utf-8")]
     assert lenient == []
 

@@ -12,7 +12,7 @@ from matrix_factory import cell_toml, matrix_toml
 
 from harness.formats import write_json_atomically
 from harness.host import matrix, planned
-from harness.results import done_path, make_record, results_path, write_collection
+from harness.results import CellFiles, make_record, write_collection
 from reports.data.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def args(paths: dict[str, Path], *extra: str) -> list[str]:
 
 def write_cell(out: Path, cell_id: str, statuses: list[str], *, done: bool = True) -> None:
     """A cell job's uploaded results: one record per status (case ids test_one::test_a, ::test_b, ...)."""
-    target = results_path(out, RUN, cell_id)
+    target = CellFiles(out, RUN, cell_id).results
     target.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(make_record(run_id=RUN, cell_id=cell_id, case_id=f"test_one::test_{chr(97 + i)}",
                                     family="one", status=status))
@@ -49,7 +49,7 @@ def write_cell(out: Path, cell_id: str, statuses: list[str], *, done: bool = Tru
     target.write_text("".join(line + "\n" for line in lines))
     write_collection(target, cell_id, [f"test_one::test_{chr(97 + i)}" for i in range(len(statuses))])
     if done:
-        write_json_atomically(done_path(out, RUN, cell_id), {"schema_version": 1, "cell_id": cell_id})
+        write_json_atomically(CellFiles(out, RUN, cell_id).done, {"schema_version": 1, "cell_id": cell_id})
 
 
 def read(path: Path) -> list[dict]:
@@ -61,27 +61,28 @@ def read(path: Path) -> list[dict]:
 def test_a_planned_cell_without_results_is_recorded_as_install_error_per_case(setup: dict[str, Path]) -> None:
     write_cell(setup["out"], OLD, ["passed", "passed"])
     assert planned.main(args(setup)) == 0
-    records = read(results_path(setup["out"], RUN, NEW))
+    records = read(CellFiles(setup["out"], RUN, NEW).results)
     assert [r["case_id"] for r in records] == ["test_one::test_a", "test_one::test_b"]
     assert {(r["status"], r["reason"], r["error_type"]) for r in records} == {
         ("install_error", "its job produced no results", "NoResults")}
     assert records[0]["jax"] == "0.8.3" and records[0]["python"] == "3.12" and records[0]["run_id"] == RUN
-    assert done_path(setup["out"], RUN, NEW).exists(), "decided, not interrupted: the report must not offer a resume"
+    done = CellFiles(setup["out"], RUN, NEW).done
+    assert done.exists(), "decided, not interrupted: the report must not offer a resume"
 
 
 def test_a_cell_that_uploaded_results_is_left_as_it_is(setup: dict[str, Path]) -> None:
     write_cell(setup["out"], OLD, ["passed"], done=False)
-    before = results_path(setup["out"], RUN, OLD).read_text()
+    before = CellFiles(setup["out"], RUN, OLD).results.read_text()
     planned.main(args(setup))
-    assert results_path(setup["out"], RUN, OLD).read_text() == before
-    assert not done_path(setup["out"], RUN, OLD).exists()
+    assert CellFiles(setup["out"], RUN, OLD).results.read_text() == before
+    assert not CellFiles(setup["out"], RUN, OLD).done.exists()
 
 
 def test_recording_twice_writes_nothing_more(setup: dict[str, Path]) -> None:
     planned.main(args(setup))
-    first = results_path(setup["out"], RUN, NEW).read_text()
+    first = CellFiles(setup["out"], RUN, NEW).results.read_text()
     planned.main(args(setup))
-    assert results_path(setup["out"], RUN, NEW).read_text() == first
+    assert CellFiles(setup["out"], RUN, NEW).results.read_text() == first
 
 
 def test_the_report_counts_a_cell_whose_job_produced_no_results(setup: dict[str, Path]) -> None:
@@ -111,7 +112,7 @@ def test_check_fails_naming_a_cell_with_no_results(setup: dict[str, Path], capsy
     assert planned.main(args(setup, "--check")) == 1
     assert capsys.readouterr().err == (f"shardmatrix: could not fully run {NEW}: missing (its job produced no "
                                        "results)\n")
-    assert not results_path(setup["out"], RUN, NEW).exists(), "--check writes nothing"
+    assert not CellFiles(setup["out"], RUN, NEW).results.exists(), "--check writes nothing"
 
 
 def test_check_fails_on_a_cell_recorded_as_missing(setup: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +143,7 @@ def test_check_fails_on_an_incomplete_cell(setup: dict[str, Path], capsys: pytes
 def test_check_counts_a_crash_retried_into_a_pass_as_run(setup: dict[str, Path]) -> None:
     write_cell(setup["out"], OLD, ["passed", "passed"])
     write_cell(setup["out"], NEW, ["passed"])
-    target = results_path(setup["out"], RUN, NEW)
+    target = CellFiles(setup["out"], RUN, NEW).results
     retried = make_record(run_id=RUN, cell_id=NEW, case_id="test_one::test_b", family="one", status="crashed")
     target.write_text(target.read_text() + json.dumps(retried) + "\n" + json.dumps({**retried, "status": "passed",
                                                                                       "attempt": 2}) + "\n")
@@ -213,7 +214,7 @@ def test_check_fails_on_a_cell_missing_an_expected_case_or_whose_line_is_torn(
     write_cell(setup["out"], OLD, ["passed", "passed"])
     write_cell(setup["out"], NEW, ["passed", "passed"])
     assert planned.main(args(setup, "--check")) == 0  # the pair: every expected case has its record
-    target = results_path(setup["out"], RUN, NEW)
+    target = CellFiles(setup["out"], RUN, NEW).results
     target.write_text(target.read_text().splitlines()[0] + "\n" + target.read_text().splitlines()[1][:25])
     assert planned.main(args(setup, "--check")) == 1
     err = capsys.readouterr().err
@@ -226,6 +227,6 @@ def test_check_fails_on_a_done_marker_that_does_not_parse(setup: dict[str, Path]
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     write_cell(setup["out"], OLD, ["passed", "passed"])
     write_cell(setup["out"], NEW, ["passed", "passed"])
-    done_path(setup["out"], RUN, NEW).write_text('{"cell_id": ')
+    CellFiles(setup["out"], RUN, NEW).done.write_text('{"cell_id": ')
     assert planned.main(args(setup, "--check")) == 1
     assert "ignored done marker: not valid JSON" in capsys.readouterr().err

@@ -348,9 +348,9 @@ def test_a_cell_that_lost_a_collected_case_is_not_accounted_for(pytester: pytest
 
 
 def test_results_path_layout(tmp_path: Path) -> None:
-    from harness.results import results_path
+    from harness.results import CellFiles
 
-    assert results_path(tmp_path, "run", "cell") == tmp_path / "results" / "run" / "cell.jsonl"
+    assert CellFiles(tmp_path, "run", "cell").results == tmp_path / "results" / "run" / "cell.jsonl"
 
 
 def test_repeats_time_the_median_run(pytester: pytest.Pytester) -> None:

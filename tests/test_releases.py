@@ -11,7 +11,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import releases
+from shardmatrix import releases
 
 FLAX = Version("0.10.2")
 

@@ -8,11 +8,11 @@ import os
 import re
 import shutil
 import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from html_parse import HoverTips
 from record_factory import collected, record
 
 from reports.build import build_report, results_dir
@@ -77,7 +77,7 @@ def rendered(page: Path) -> subprocess.CompletedProcess[str]:
     return render(page)
 
 
-class _Dom(HTMLParser):
+class _Dom(HoverTips):
     """Ids, titles, hover texts and every src/href of a document."""
 
     def __init__(self) -> None:
@@ -86,24 +86,15 @@ class _Dom(HTMLParser):
         self.titles: list[str] = []
         self.links: list[str] = []
         self.tips: list[str] = []
-        self._tip: str | None = None
+
+    def tip_read(self, text: str) -> None:
+        self.tips.append(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
         self.ids.update(value for name, value in attrs if name == "id" and value)
         self.titles += [value for name, value in attrs if name == "title" and value]
         self.links += [value or "" for name, value in attrs if name in ("src", "href")]
-        if tag == "span" and found.get("class") == "pd-t":
-            self._tip = ""
-
-    def handle_data(self, data: str) -> None:
-        if self._tip is not None:
-            self._tip += data
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self._tip is not None:
-            self.tips.append(self._tip)
-            self._tip = None
+        super().handle_starttag(tag, attrs)
 
 
 def dom_of(text: str) -> _Dom:

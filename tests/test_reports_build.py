@@ -344,7 +344,7 @@ def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> t
     written by the harness's own writer and one failing case whose module was kept; returns their cell ids."""
     from harness.host import envbuild
     from harness.host.matrix import Cell, Origin
-    from harness.results import freeze_path as freeze_file
+    from harness.results import CellFiles
 
     origin = Origin(package="flax", version="0.12.6", label="tree.5a0b5832", where="file:///src/flax",
                     requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")
@@ -360,7 +360,8 @@ def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> t
                       family="gathers", status="failed", error_type="ValueError", error_message="boom",
                       numpy="2.1.3", backend="cpu", device_kind="cpu")
         results.write_text(json.dumps(made) + "\n", encoding="utf-8")
-        freeze_file(results).write_text(envbuild.provenance(cell) + "flax==0.12.6\njax==0.9.2\n", encoding="utf-8")
+        freeze = CellFiles.of(results).freeze
+        freeze.write_text(envbuild.provenance(cell) + "flax==0.12.6\njax==0.9.2\n", encoding="utf-8")
         (run_dir / f"{cell.id}.done.json").write_text('{"returncode": 1}\n', encoding="utf-8")
     return released.id, branch.id
 

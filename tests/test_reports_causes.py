@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from record_factory import matrix_of, record
 
-from reports.data.matrix import Matrix
+from reports.data.tables import Matrix
 from reports.verdicts.causes import causes, signature, version_ranges, views
 
 RUN = "20261121T084500Z-ab12"

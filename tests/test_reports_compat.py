@@ -9,7 +9,7 @@ import pandas as pd
 from record_factory import record
 
 from reports.data.load import CELL_FIELDS, records_frame
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
 from reports.verdicts.causes import causes
 
@@ -21,7 +21,7 @@ RUN = "20261121T084500Z-ab12"
 def with_columns(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> pd.DataFrame:
     """records_frame() of records, plus the verdict's optional `smoke` column where some of them set it (`documented`
     and `change_name` come from a record's declared `change`, as build_matrix judges it:
-    reports/verdicts/changes.py)."""
+    reports/verdicts/documented.py)."""
     frame = records_frame(records)
     for name in (compat.SMOKE,):
         if any(name in found for found in records):

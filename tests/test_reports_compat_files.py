@@ -9,7 +9,7 @@ from record_factory import record
 
 from harness import outputs
 from reports.data.load import records_frame
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
 from reports.views.compat_files import write
 

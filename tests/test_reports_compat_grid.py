@@ -5,7 +5,7 @@ from __future__ import annotations
 from record_factory import record
 
 from reports.data.load import records_frame
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat
 from reports.views.compat_grid import grid, origins
 

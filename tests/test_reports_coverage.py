@@ -11,7 +11,7 @@ from record_factory import matrix_of, record
 
 from harness.results import read_cell, results_files
 from reports.data.load import cells_frame, records_frame
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat
 from reports.verdicts.coverage import Coverage, coverages, family_text, short_cells
 from reports.views.compat_grid import grid

@@ -11,7 +11,7 @@ import pytest
 from harness.results import CellFiles, write_precision
 from reports.build import build_report
 from reports.data.load import load
-from reports.data.matrix import Matrix, build_matrix
+from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat, divergence
 from tests.record_factory import RUN, collected, record
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import record_factory as factory
-from html_parse import parse
+from html_parse import HoverTips, parse
 from record_factory import matrix_of
 
 from reports.views.html import render_html
@@ -43,13 +42,19 @@ def legend_count(page: str, label: str) -> int:
     return int(found[1])
 
 
-class _Tips(HTMLParser):
+class _Tips(HoverTips):
     """The hover text (`<span class="pd-t">`) of each (row, col) data cell of the table with id `table_id`."""
 
     def __init__(self, table_id: str) -> None:
         super().__init__()
-        self.table_id, self.inside, self.row, self.col, self.tip = table_id, False, -1, -1, None
+        self.table_id, self.inside, self.row, self.col = table_id, False, -1, -1
         self.found: dict[tuple[int, int], str] = {}
+
+    def reading(self) -> bool:
+        return self.inside
+
+    def tip_read(self, text: str) -> None:
+        self.found[(self.row, self.col)] = text
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "table":
@@ -60,18 +65,11 @@ class _Tips(HTMLParser):
             self.row, self.col = self.row + 1, -1
         elif self.inside and tag == "td":
             self.col += 1
-        elif self.inside and tag == "span" and dict(attrs).get("class") == "pd-t":
-            self.tip = ""
-
-    def handle_data(self, data: str) -> None:
-        if self.tip is not None:
-            self.tip += data
+        super().handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self.tip is not None:
-            self.found[(self.row, self.col)] = self.tip
-            self.tip = None
-        elif tag == "table":
+        super().handle_endtag(tag)
+        if tag == "table":
             self.inside = False
 
 

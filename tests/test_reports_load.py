@@ -10,7 +10,7 @@ import pytest
 from record_factory import collected, record
 
 from harness import vocabulary
-from harness.results import done_marker as done_path
+from harness.results import CellFiles
 from harness.vocabulary import SCHEMA_VERSION, update_to_2
 from reports.data.load import (
     FIELDS,
@@ -228,18 +228,22 @@ def mark_done(results_file: Path, text: str | None = None) -> Path:
     """Write the harness's done marker beside `results_file` (or `text` in its place); return its path."""
     marker = {"schema_version": 1, "cell_id": results_file.stem, "finished": "2026-11-21T09:00:00+00:00",
               "returncode": 1}
-    path = done_path(results_file)
+    path = CellFiles.of(results_file).done
     path.write_text(json.dumps(marker) if text is None else text, encoding="utf-8")
     return path
 
 
 def test_done_marker_sits_beside_the_results_file() -> None:
-    assert done_path(Path("OUT/results") / RUN / f"{CELL}.jsonl") == Path("OUT/results") / RUN / f"{CELL}.done.json"
+    results_file = Path("OUT/results") / RUN / f"{CELL}.jsonl"
+    assert CellFiles.of(results_file).done == Path("OUT/results") / RUN / f"{CELL}.done.json"
 
 
-def test_cell_with_a_done_marker_is_complete(tmp_path: Path) -> None:
-    mark_done(write_records(tmp_path, RUN, CELL, record()))
-    expected = [{"run_id": RUN, "cell_id": CELL, "complete": True, "reused_from": None, "sources": {},
+@pytest.mark.parametrize("done", [True, False])
+def test_cell_is_complete_when_it_has_a_done_marker(tmp_path: Path, done: bool) -> None:
+    path = write_records(tmp_path, RUN, CELL, record())
+    if done:
+        mark_done(path)
+    expected = [{"run_id": RUN, "cell_id": CELL, "complete": done, "reused_from": None, "sources": {},
                  "unaccounted": [], "collected": ["fam::test_a"], "machine": None,
                  "precision": None}]
     assert load_cells(tmp_path).to_dict("records") == expected
@@ -249,14 +253,6 @@ def test_cell_reused_from_an_earlier_run_names_it(tmp_path: Path) -> None:
     path = write_records(tmp_path, RUN, CELL, record())
     path.with_suffix(".done.json").write_text('{"returncode": 0, "reused_from": "20261120T000000Z-0000"}')
     assert load_cells(tmp_path).to_dict("records")[0]["reused_from"] == "20261120T000000Z-0000"
-
-
-def test_cell_without_a_done_marker_is_incomplete(tmp_path: Path) -> None:
-    write_records(tmp_path, RUN, CELL, record())
-    expected = [{"run_id": RUN, "cell_id": CELL, "complete": False, "reused_from": None, "sources": {},
-                 "unaccounted": [], "collected": ["fam::test_a"], "machine": None,
-                 "precision": None}]
-    assert load_cells(tmp_path).to_dict("records") == expected
 
 
 def test_done_marker_is_read_as_an_object(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from record_factory import matrix_of, record
 
 from reports.data.load import records_frame
 from reports.data.longform import COLUMNS, long_form, write_csv
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 
 RUN = "20261121T084500Z-ab12"
 HOSTILE = '<script>alert(1)</script> | "q", x\nsecond line'

@@ -13,7 +13,7 @@ from record_factory import record
 
 from harness import vocabulary
 from reports.data.load import records_frame
-from reports.data.matrix import collapse
+from reports.data.tables import collapse
 from reports.views.repro import SHIM, helpers, path_for, reproducible, script, write_reproducers
 
 CASE = '''"""A case."""

@@ -7,7 +7,7 @@ from typing import Any
 from record_factory import record
 
 from reports.data.load import records_frame
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
 from reports.views.verdict_text import coverage_note, describe, detail, kinds_text
 

@@ -14,7 +14,7 @@ import pytest
 
 from harness.host import cache, cellplugin, cellrun, corpus, durations, matrix, runner
 from harness.host.options import BUILTIN, Options
-from harness.results import CellFiles, done_path, log_path, read_records, results_path
+from harness.results import CellFiles, read_records
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
@@ -175,7 +175,7 @@ def test_a_failing_cell_prints_one_line_and_no_traceback(
 ) -> None:
     options = run_here(tmp_path, monkeypatch)
     terminal = capfd.readouterr()
-    log = log_path(options.out, "r", CELL.id)
+    log = CellFiles(options.out, "r", CELL.id).log
     assert re.fullmatch(rf"{re.escape(CELL.id)}: 2/2 cases, \d+ s: 1 passed, 1 failed \(log: {re.escape(str(log))}\)\n",
                         terminal.out), terminal.out
     assert terminal.err == ""
@@ -188,7 +188,7 @@ def test_verbose_streams_pytest_output_and_still_logs_it(
     options = run_here(tmp_path, monkeypatch, verbose=True)
     terminal = capfd.readouterr().out
     assert "arithmetic broke" in terminal and terminal.rstrip().splitlines()[-1].startswith(f"{CELL.id}: 2/2 cases")
-    assert "arithmetic broke" in log_path(options.out, "r", CELL.id).read_text()
+    assert "arithmetic broke" in CellFiles(options.out, "r", CELL.id).log.read_text()
 
 
 def test_a_restarted_cell_appends_to_its_log_and_counts_each_case_once(
@@ -196,7 +196,7 @@ def test_a_restarted_cell_appends_to_its_log_and_counts_each_case_once(
 ) -> None:
     options = Options(out=tmp_path / "out", run_id="r", timeout=60.0, hard_grace=1.0)
     assert cellrun.installed(CELL, Path(sys.prefix), options, [FAULTS / "test_abort.py"]) == 0
-    assert log_path(options.out, "r", CELL.id).read_text().count("=== run") == 2  # the crash, then the rest
+    assert CellFiles(options.out, "r", CELL.id).log.read_text().count("=== run") == 2  # the crash, then the rest
     terminal = capfd.readouterr()
     assert re.fullmatch(rf"{re.escape(CELL.id)}: 3/3 cases, \d+ s: 2 passed, 1 crashed \(log: .*\)\n",
                         terminal.out), terminal.out
@@ -239,7 +239,7 @@ def test_a_case_short_of_devices_runs_once_where_a_failure_is_retried(tmp_path: 
     options = Options(out=tmp_path / "out", run_id="r", cases=[str(folder)], timeout=60.0, reruns=1)
     assert cellrun.matrix_cell(CELL, Path(sys.prefix), options) == 0
     attempts: dict[str, int] = {}
-    for record in read_records(results_path(options.out, "r", CELL.id)):
+    for record in read_records(CellFiles(options.out, "r", CELL.id).results):
         attempts[record["case_id"]] = attempts.get(record["case_id"], 0) + 1
     assert attempts == {"test_two::test_short": 1, "test_two::test_fails": 2}
 
@@ -247,7 +247,7 @@ def test_a_case_short_of_devices_runs_once_where_a_failure_is_retried(tmp_path: 
 def test_a_finished_cell_keeps_its_seconds_which_order_the_next_run_but_a_reuse_does_not(tmp_path: Path) -> None:
     files = CellFiles(tmp_path, "20260101T000000Z-aaaa", CELL.id)
     cellrun.finish(CELL, files, 0, started=time.monotonic() - 12.0)
-    seconds = json.loads(done_path(tmp_path, files.run_id, CELL.id).read_text(encoding="utf-8"))["seconds"]
+    seconds = json.loads(CellFiles(tmp_path, files.run_id, CELL.id).done.read_text(encoding="utf-8"))["seconds"]
     assert 12.0 <= seconds < 60.0
     assert durations.cell_seconds() == {CELL.id: seconds}
     cellrun.finish(CELL, files.in_run("r2"), 0, started=time.monotonic() - 1.0, reused_from="r1")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools import smoke
+from shardmatrix import smoke
 
 
 def test_the_smoke_subset_has_a_case_of_every_family_and_covers_linen_and_nnx_jit() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.cell.snapshot import snapshot
-from harness.results import sources_dir
+from harness.results import CellFiles
 
 
 def test_a_case_file_brings_its_folder_and_a_node_id_its_file(tmp_path: Path) -> None:
@@ -13,7 +13,7 @@ def test_a_case_file_brings_its_folder_and_a_node_id_its_file(tmp_path: Path) ->
     corpus.mkdir()
     for name in ("a.py", "_support.py", "__init__.py", "notes.txt"):
         (corpus / name).write_text("x = 1\n")
-    target = sources_dir(tmp_path / "out", "r1", "cell")
+    target = CellFiles(tmp_path / "out", "r1", "cell").sources
     copied = snapshot([f"{corpus / 'a.py'}::test_x"], target)
     assert sorted(p.name for p in copied) == ["_support.py", "a.py"]
     assert target == tmp_path / "out" / "results" / "r1" / "cell" / "cases"

@@ -13,8 +13,8 @@ from harness import formats
 from harness.host import adhoc, cellrun, corpus, matrix, options
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import command as shardmatrix_command
 from harness.tools import pins, upgrade
+from shardmatrix import command as shardmatrix_command
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 
@@ -45,7 +45,7 @@ def test_a_candidate_equal_to_its_baseline_is_refused() -> None:
 def test_contradictory_pins_are_refused_in_one_line_before_anything_is_built(
         argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(upgrade.cellrun, "probe", lambda *a, **k: pytest.fail("a cell was built"))
-    monkeypatch.setattr(upgrade.sources, "resolve", lambda *a, **k: pytest.fail("a source was built"))
+    monkeypatch.setattr(upgrade.unreleased, "resolve", lambda *a, **k: pytest.fail("a source was built"))
     assert shardmatrix_command.main(["upgrade", *argv]) == formats.USAGE_EXIT
     said = capsys.readouterr().err
     assert said.startswith("shardmatrix: jax is pinned twice (") and said.count("\n") == 1
@@ -112,7 +112,8 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
 ) -> None:
     # The candidate's cell stops part way: what it recorded passed, but it has no done marker, so the comparison
     # must not answer SAFE (before, adhoc dropped the return code and nothing marked the cell unfinished).
-    from reports.cli import main as reports_main
+    from reports.cli import verdict
+    from reports.verdicts.documented import read_declarations
 
     def run(cell: Cell, venv: Path, job: Job) -> int:
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib)
@@ -126,12 +127,12 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     monkeypatch.setattr(cellrun, "interpreter_version", lambda venv: "3.12")
     monkeypatch.setattr(cellrun, "run_pytest", run)
     argv = ["flax==0.12.8", "--out", str(tmp_path), "--run-id", "20261121T084500Z-up00"]
-    before, after, opts, declared = upgrade.prepare(argv, CELLS, say=lambda line: None)
+    before, after, opts, changes = upgrade.prepare(argv, CELLS, say=lambda line: None)
     assert before.complete and after.interrupted
-    # The shipped corpus's documented changes are written for the report, whichever cases ran.
-    assert "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh" in declared.read_text()
-    assert reports_main(["--out", str(opts.out), "--compare", before.ref, after.ref, "--changes-from",
-                         str(declared)]) == formats.INCONCLUSIVE_EXIT
+    # The shipped corpus's documented changes are handed over, whichever cases ran, and written for later processes.
+    assert "sharded_gathers_user::test_embedding_lookup_under_jit_on_make_mesh" in dict(changes.rows)
+    assert read_declarations(changes.file) == list(changes.rows)
+    assert verdict(opts.out, before.ref, after.ref, declared=changes.rows) == formats.INCONCLUSIVE_EXIT
     printed = capsys.readouterr().out
     assert printed.startswith("INCONCLUSIVE: ")
     # flax 0.12.12 -> 0.12.8 starts no declared change; the list follows the verdict all the same.

@@ -19,7 +19,8 @@ from harness.formats import INCONCLUSIVE_EXIT, UNSAFE_EXIT, USAGE_EXIT, Shardmat
 from harness.host import adhoc, cellrun, envbuild, homes, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
-from harness.tools import command, index, upgrade, watch, watch_files
+from harness.tools import index, upgrade
+from shardmatrix import command, watch, watch_files
 
 DOWNSTREAM = Path(__file__).resolve().parent / "downstream"
 GATHER = "test_embed::TestEmbedding::test_lookup_gives_the_rows"
@@ -523,13 +524,12 @@ def test_a_remembered_first_bad_release_that_is_no_version_is_not_taken() -> Non
     assert watch.named_before(again, [garbled], ["0.9.0"], {GATHER: "E: x"}) is None  # left to a bisect
 
 
-def test_a_documented_change_explains_a_regression_by_its_own_error_not_by_its_exception_class(
-        tmp_path: Path) -> None:
-    from harness.change import Change, write_declarations
+def test_a_documented_change_explains_a_regression_by_its_own_error_not_by_its_exception_class() -> None:
+    from harness.change import Change, as_rows
 
     gather = Change("jax>=0.9.0", "a gather of a sharded array needs out_sharding=", raises="ShardingTypeError",
                     fix="pass axis_types=", kind="default", error="Use `.at[...].get(out_sharding=)`")
-    declared = write_declarations(tmp_path / "declared.json", {"sharded_gathers_user::test_lookup": gather})
+    declared = as_rows({"sharded_gathers_user::test_lookup": gather})
     errors = {"test_embed::test_rows": f"ShardingTypeError: {GATHER_ERROR}",
               # A sharding constraint's break raises the same class: it is not the gather change.
               "test_shard::test_constraint": "ShardingTypeError: with_sharding_constraint names an Explicit axis"}

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from harness.tools import watch_files
-from harness.tools.watch_files import Judgment
+from shardmatrix import watch_files
+from shardmatrix.watch_files import Judgment
 
 BASE = {"jax": "0.8.3", "jaxlib": "0.8.3", "flax": "0.12.6"}
 

@@ -21,7 +21,8 @@ import pytest
 from collision_project import add_own_packages
 from test_reports_cli import CELL, RUN, record, write_run
 
-from harness.tools import command, index
+from harness.tools import index
+from shardmatrix import command
 
 ROOT = Path(__file__).resolve().parent.parent
 UV = shutil.which("uv")

@@ -12,7 +12,7 @@ from test_workflow_matrix_runs import WORKFLOWS, copy_repository
 from workflow_driver import Driver, GitHub, Run
 
 from harness import outputs
-from harness.tools import ecosystem
+from shardmatrix import ecosystem
 
 INPUTS = {"jax": "0.9.0", "projects": "haliax penzai"}
 

@@ -228,9 +228,9 @@ EVERY_INPUT = """
                                                                 ("watch", "", "jax")])
 def test_the_command_line_the_action_builds_is_one_the_real_command_accepts(
         shardmatrix: Path, tmp_path: Path, command: str, candidate: str, package: str) -> None:
-    """Every input on its way to the real parser of `shardmatrix upgrade` and `watch` (harness.tools.command):
+    """Every input on its way to the real parser of `shardmatrix upgrade` and `watch` (shardmatrix.command):
     a flag the command does not take fails here, not on a user's schedule."""
-    from harness.tools import command as shardmatrix_command
+    from shardmatrix import command as shardmatrix_command
 
     if command not in shardmatrix_command.SUBCOMMANDS:
         pytest.skip(f"`shardmatrix {command}` is not on this branch yet")

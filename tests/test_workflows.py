@@ -294,7 +294,7 @@ def test_ci_run_passes_shellcheck() -> None:
 # --- the weekly frontier: one job per flax release, merged, never published incomplete -------------------------------
 
 FRONTIER = WORKFLOWS / "frontier.yml"
-MERGE = "printf '%s' \"$PLAN\" | python -m harness.tools.frontier merge --plan - --out out"
+MERGE = "printf '%s' \"$PLAN\" | python -m shardmatrix.frontier merge --plan - --out out"
 
 
 def frontier_job(name: str) -> str:
@@ -307,7 +307,7 @@ def frontier_job(name: str) -> str:
 def test_the_frontier_workflow_is_weekly_and_fans_out_one_job_per_flax_release_through_the_local_commands() -> None:
     text = FRONTIER.read_text()
     assert re.search(r'cron: "\d+ \d+ \* \* \d"', text), "weekly: one day of the week"
-    assert 'python -m harness.tools.frontier plan --flax "${FLAX:->=0.8.0}"' in frontier_job("plan")
+    assert 'python -m shardmatrix.frontier plan --flax "${FLAX:->=0.8.0}"' in frontier_job("plan")
     job = frontier_job("frontier")
     assert "include: ${{ fromJSON(needs.plan.outputs.releases) }}" in job and "fail-fast: false" in job
     assert 'nox -s frontier -- --flax "==$FLAX" --jax "${JAX:->=0.4.30}" --out out' in job

@@ -20,7 +20,7 @@
   case of an UNSAFE verdict, unexplained) are compare.json's counts by kind.
   Every call is recorded in the state's "shardmatrix" list.
 - python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
-  (recorded) and `-m harness.tools.frontier plan` (the scenario's plan, or a failure where it is null: the real one
+  (recorded) and `-m shardmatrix.frontier plan` (the scenario's plan, or a failure where it is null: the real one
   asks PyPI).
 """
 
@@ -224,7 +224,7 @@ def behaviour(kind: str, name: str) -> str:
 
 def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> int:
     from harness.host import matrix
-    from harness.results import done_path, make_record, results_path, write_collection
+    from harness.results import CellFiles, make_record, write_collection
 
     if cell_id not in {c.id for c in matrix.select(matrix.load(Path("matrix.toml")), [named] if named else [])}:
         print(f"fake nox: cell {cell_id}: skipped, as the noxfile skips a cell --cells does not select")
@@ -235,7 +235,7 @@ def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> 
         return 1
     cell = next(c for c in matrix.load(Path("matrix.toml")) if c.id == cell_id)
     ids = cases(Path.cwd())
-    target = results_path(out, run_id, cell_id)
+    target = CellFiles(out, run_id, cell_id).results
     target.parent.mkdir(parents=True, exist_ok=True)
     write_collection(target, cell_id, ids)  # as the plugin does, at the end of collection
     with target.open("w") as handle:
@@ -251,7 +251,8 @@ def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> 
                 python=cell.python, backend=cell.backend,
                 error_type="AssertionError" if failed else None,
                 error_message="AssertionError: the sharding moved" if failed else None)) + "\n")
-    done_path(out, run_id, cell_id).write_text(json.dumps({"schema_version": 1, "cell_id": cell_id, "returncode": 0}))
+    done = CellFiles(out, run_id, cell_id).done
+    done.write_text(json.dumps({"schema_version": 1, "cell_id": cell_id, "returncode": 0}))
     return 0
 
 
@@ -261,7 +262,7 @@ def frontier(flax: str, out: Path) -> int:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-    from harness.tools import frontier_report, frontier_search
+    from shardmatrix import frontier_report, frontier_search
 
     what = behaviour("frontier", flax)
     print(f"fake nox: frontier of flax {flax}: {what}")
@@ -282,7 +283,7 @@ def frontier(flax: str, out: Path) -> int:
 
 def ecosystem_project(args: list[str], out: Path) -> int:
     """One project's job of the ecosystem fan-out: its summary as `shardmatrix ecosystem --only NAME` writes it."""
-    from reports.ecosystem import write
+    from reports.ecosystem_report import write
 
     name = option(args, "--only") or ""
     what = behaviour("projects", name)
@@ -329,7 +330,7 @@ def uv(args: list[str]) -> int:
 def python(args: list[str]) -> int:
     if args[:2] == ["-m", "pip"]:
         return record_install("pip", args[2:])
-    if args[:3] == ["-m", "harness.tools.frontier", "plan"]:
+    if args[:3] == ["-m", "shardmatrix.frontier", "plan"]:
         plan = scenario()["frontier_plan"]
         if plan is None:
             print("shardmatrix: cannot read https://pypi.org/simple/flax/: HTTP 503", file=sys.stderr)
@@ -364,7 +365,7 @@ def shardmatrix(args: list[str]) -> int:
     regressed = "| `test_model::test_gather` | jax 0.9.2 | AssertionError |\n" if verdict == "UNSAFE" else ""
     coverage = str(scenario().get("coverage", ""))
     if args[0] == "watch":
-        # harness.tools.watch's files: the state (judgments), the JSON summary, a compare report per release.
+        # shardmatrix.watch's files: the state (judgments), the JSON summary, a compare report per release.
         state_file = Path(option(args, "--state") or "")
         remembered = json.loads(state_file.read_text())["judged"] if state_file.is_file() else []
         known = {j["version"] for j in remembered}

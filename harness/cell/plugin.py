@@ -39,16 +39,7 @@ from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import IN_PROCESS, case_id_from_nodeid, first_line
 from harness.cell.timing import CompileClock, median_timing, split
-from harness.results import (
-    JsonlWriter,
-    fault_log_path,
-    inflight_path,
-    recorded_case_ids,
-    results_path,
-    sources_dir,
-    write_collection,
-    write_machine,
-)
+from harness.results import CellFiles, JsonlWriter, recorded_case_ids, write_collection, write_machine
 
 CLOCK = pytest.StashKey[CompileClock]()
 #: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
@@ -113,28 +104,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CellPlugin(), "shardmatrix-cell")
     run, cell = config.getoption("--shardmatrix-run"), config.getoption("--shardmatrix-cell")
     if hasattr(config, "workerinput"):
-        _watch_for_faults(config, fault_log_path(Path(out), run, cell, config.workerinput["workerid"]))
+        _watch_for_faults(config, CellFiles(Path(out), run, cell).fault_log(config.workerinput["workerid"]))
         return
     if not getattr(config.option, "numprocesses", None):
         # Cases run in this very process: a death is pinned on the case named in the in-flight file, and the
         # runner starts a fresh process for the rest (see harness.host.runner.run_pytest).
-        _watch_for_faults(config, fault_log_path(Path(out), run, cell, IN_PROCESS))
-        config.stash[INFLIGHT] = inflight_path(Path(out), run, cell)
+        _watch_for_faults(config, CellFiles(Path(out), run, cell).fault_log(IN_PROCESS))
+        config.stash[INFLIGHT] = CellFiles(Path(out), run, cell).inflight
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
-    snapshot.snapshot(config.args, sources_dir(Path(out), run, cell))
+    snapshot.snapshot(config.args, CellFiles(Path(out), run, cell).sources)
     context = _context(run, cell)
 
     def read_fault_log(worker: str) -> str:
-        path = fault_log_path(Path(out), run, cell, worker)
+        path = CellFiles(Path(out), run, cell).fault_log(worker)
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
-    marks = timeline.Timeline(results_path(Path(out), run, cell), config.stash.get(timeline.CONFTESTS_AT, None))
+    marks = timeline.Timeline(CellFiles(Path(out), run, cell).results, config.stash.get(timeline.CONFTESTS_AT, None))
     config.stash[TIMELINE] = marks
     config.pluginmanager.register(marks, "shardmatrix-timeline")
-    recorder = Recorder(JsonlWriter(results_path(Path(out), run, cell)), context, read_fault_log)
+    recorder = Recorder(JsonlWriter(CellFiles(Path(out), run, cell).results), context, read_fault_log)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
-    config.pluginmanager.register(Collection(results_path(Path(out), run, cell), cell), "shardmatrix-collection")
-    config.pluginmanager.register(Machine(results_path(Path(out), run, cell), cell), "shardmatrix-machine")
+    config.pluginmanager.register(Collection(CellFiles(Path(out), run, cell).results, cell), "shardmatrix-collection")
+    config.pluginmanager.register(Machine(CellFiles(Path(out), run, cell).results, cell), "shardmatrix-machine")
 
 
 class Machine:
@@ -194,7 +185,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None
 def _record_conftest_failure(out: Path, run: str, cell: str, exc: Exception) -> None:
     """conftest::<collection>, `error` with the exception and what to do about a module the cell lacks."""
     failed = Path(getattr(exc, "path", "conftest.py"))
-    writer = JsonlWriter(results_path(out, run, cell))
+    writer = JsonlWriter(CellFiles(out, run, cell).results)
     try:
         facts = exceptions.exception_facts(exceptions.unwrapped(exc), failed)
         writer.write(collection_record(_context(run, cell), failed.name, facts, str(exc)))
@@ -458,8 +449,8 @@ def _deselect_asked(config: pytest.Config, items: list[pytest.Item], asked: set[
 
 
 def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
-    path = results_path(Path(config.getoption("--shardmatrix-out")), config.getoption("--shardmatrix-run"),
-                        config.getoption("--shardmatrix-cell"))
+    path = CellFiles(Path(config.getoption("--shardmatrix-out")), config.getoption("--shardmatrix-run"),
+                     config.getoption("--shardmatrix-cell")).results
     done = recorded_case_ids(path)
     keep = [item for item in items if case_id_from_nodeid(item.nodeid) not in done]
     dropped = [item for item in items if case_id_from_nodeid(item.nodeid) in done]

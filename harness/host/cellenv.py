@@ -14,7 +14,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from harness.host import corpus, projectsettings, sources
+from harness.host import corpus, projectsettings, unreleased
 from harness.host import project as projects
 from harness.host.matrix import PINNED, Cell, Origin, default_id
 from harness.host.options import BUILTIN, Options, OptionsError
@@ -50,8 +50,8 @@ def prepare(opts: Options) -> Additions:
     pins: list[tuple[str, str]] = []
     origins: list[Origin] = []
     for spec in opts.overrides:
-        if sources.is_reference(spec):
-            origins.append(sources.resolve(spec))
+        if unreleased.is_reference(spec):
+            origins.append(unreleased.resolve(spec))
             continue
         requirement = _requirement(spec, "--override")
         exact = [s.version for s in requirement.specifier if s.operator == "=="]

@@ -53,7 +53,7 @@ class MatrixError(ShardmatrixError, ValueError):
 
 @dataclass(frozen=True)
 class Origin:
-    """Where an unreleased package comes from (harness.host.sources): its version, a label naming the build
+    """Where an unreleased package comes from (harness.host.unreleased): its version, a label naming the build
     (tree.<hash>, wheel.<hash>, git.<commit>), the reference the user gave, and the requirement a cell installs."""
 
     package: str

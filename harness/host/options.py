@@ -151,7 +151,6 @@ class Options:
     force: bool = False
     repeats: int = 1
     verbose: bool = False
-    report_args: list[str] = field(default_factory=list)
     #: What every cell's environment gets besides its pins (harness.host.cellenv checks and applies them).
     project: Path | None = None
     extras: list[str] = field(default_factory=list)
@@ -228,15 +227,6 @@ def report_parser(prog: str = "nox -s report --") -> Parser:
 def parse(argv: Sequence[str], prog: str = "nox -s matrix --") -> Options:
     """Parse the arguments of a run of cells; OptionsError (one line) for anything not declared."""
     return from_namespace(parser(prog).parse_strictly(argv))
-
-
-def parse_report(argv: Sequence[str], prog: str = "nox -s report --") -> Options:
-    """Parse the arguments of `nox -s report`; the choice of runs becomes `report_args` for `python -m reports`."""
-    namespace = report_parser(prog).parse_strictly(argv)
-    chosen = (["--run", *namespace.runs] if namespace.runs else []) + (["--all-runs"] if namespace.all_runs else [])
-    if namespace.compare:
-        chosen = ["--compare", *namespace.compare]
-    return Options(out=namespace.out, report_args=chosen)
 
 
 def from_namespace(namespace: argparse.Namespace) -> Options:

@@ -1,2 +1,3 @@
-"""Release tools built on the host: upgrade checks (`nox -s upgrade`), bisection over released versions, the frontier,
-and the `shardmatrix` command (harness.tools.command) whose subcommands the nox sessions run."""
+"""Release tools built on the host, below reports/: the upgrade's two cells (`nox -s upgrade`), bisection over released
+versions, the range checker, pins and the package index. The commands that judge with reports are above both, in
+shardmatrix/."""

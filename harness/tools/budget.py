@@ -1,4 +1,4 @@
-"""The one stop signal of the release tools' probe budgets (harness.tools.frontier_search, harness.tools.ranges)."""
+"""The one stop signal of the release tools' probe budgets (shardmatrix.frontier_search, harness.tools.ranges)."""
 
 from __future__ import annotations
 

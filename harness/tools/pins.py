@@ -21,7 +21,7 @@ else:  # pragma: no cover - the host runs nox on 3.11+
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from harness.host import cellenv, sources
+from harness.host import cellenv, unreleased
 from harness.host.matrix import Cell, Origin, default_id
 from harness.host.project import Project
 
@@ -64,7 +64,7 @@ def parse_pins(specs: list[str], pre: bool = False) -> dict[str, str]:
 
 def split_sources(specs: list[str]) -> tuple[list[str], list[str]]:
     """Pins and direct references ('flax @ file:///src/flax') apart; a reference is never split at its commas."""
-    references = [spec for spec in specs if sources.is_reference(spec)]
+    references = [spec for spec in specs if unreleased.is_reference(spec)]
     return [spec for spec in specs if spec not in references], references
 
 
@@ -78,7 +78,7 @@ def candidate_pins(specs: list[str], pre: bool = False) -> tuple[dict[str, str],
         try:
             name = Requirement(reference).name.lower()
         except InvalidRequirement:
-            continue  # sources.resolve names what is wrong with it
+            continue  # unreleased.resolve names what is wrong with it
         if name in seen:
             raise PinError(f"{name} is pinned twice ({seen[name]!r} and {reference!r}): pin each package once")
         seen[name] = reference

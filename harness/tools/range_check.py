@@ -6,7 +6,7 @@ harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: 
 results cache, and one cell answers every edge probed at its pair. A jax edge holds flax where the default matrix
 pairs it with that jax release (the matrix cell with the newest jax not after it), and the reverse.
 
-    python -m harness.tools.command ranges [--budget N] [--out DIR]   (`nox -s ranges`)
+    python -m shardmatrix.command ranges [--budget N] [--out DIR]   (`nox -s ranges`)
 
 Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked.
 """

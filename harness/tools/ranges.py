@@ -9,7 +9,7 @@ every edge, then every other release while the budget lasts; a live bug at its f
 that passes is a hole: the edge is wrong, and `found` names the part of the range that holds (split it there, or
 correct the declaration).
 
-Pure: a probe is a function from (case, jax, flax) to what the case did there (harness.tools.frontier makes them
+Pure: a probe is a function from (case, jax, flax) to what the case did there (shardmatrix.frontier makes them
 cells, through its cache); `partner` gives the releases of the other package an edge may be held at, in the order
 they are tried. The search is tested on fakes (tests/test_ranges.py).
 """
@@ -35,7 +35,7 @@ from harness.vocabulary import INSTALL_ERROR
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
 #: A pass with a warning: a `warned` bound is probed for it; every other bound reads it as PASS. Only a passing case
-#: counts as warned, as in the report's Changes view (reports.verdicts.changes): a failure is not a warning.
+#: counts as warned, as in the report's Changes view (reports.verdicts.documented): a failure is not a warning.
 WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 

@@ -7,9 +7,10 @@ reports/verdicts/compare.py's.
 `--deselect` leave out, in both cells, tests that can never run there (GPU-only, network-only): they are never
 collected, so they are recorded nowhere and the verdict does not wait for them (options.LeftOut). With --project,
 the baseline is the project's locked environment.
-The answer is the exit code of `python -m reports --compare`, passed on by the session: SAFE, UNSAFE or
-INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the reason is printed in one line).
-After it come the documented changes between baseline and candidate, read from the cases' source (`declare`).
+The answer is the verdict's exit code (reports.cli.verdict, which the command calls with the cells and the documented
+changes as values): SAFE, UNSAFE or INCONCLUSIVE (a cell that did not finish, or cases that could not be judged; the
+reason is printed in one line). After it come the documented changes between baseline and candidate, read from the
+cases' source (`declare`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from pathlib import Path
 
 from harness import outputs
 from harness.cell.source import case_files
-from harness.change import Change, declared, write_declarations
-from harness.host import cellenv, cellrun, corpus, envbuild, homes, options, sources
+from harness.change import Change, Declarations, as_rows, declared, write_declarations
+from harness.host import cellenv, cellrun, corpus, envbuild, homes, options, unreleased
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.tools import moved, pins
@@ -74,7 +75,7 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
         given = {**{k: v for k, v in given.items() if k != "jaxlib" or "jax" not in named}, **named}
     baseline = pins.baseline_cell(cells, given or None)
     asked, origins = pins.candidate_pins(namespace.candidate, pre=opts.pre)  # refused before a source is built
-    built = tuple(map(sources.resolve, origins))
+    built = tuple(map(unreleased.resolve, origins))
     candidate = pins.candidate_cell(baseline, asked, built)
     baseline, candidate = cellenv.apply(baseline, additions), cellenv.apply(candidate, additions)
     if namespace.exclude_newer:
@@ -91,9 +92,10 @@ def cells_for(argv: Sequence[str], cells: list[Cell], prog: str = "nox -s upgrad
 
 def prepare(
     argv: Sequence[str], cells: list[Cell], say: Callable[[str], object] = print, prog: str = "nox -s upgrade --"
-) -> tuple[CellRun, CellRun, options.Options, Path]:
+) -> tuple[CellRun, CellRun, options.Options, Declarations]:
     """Run both cells, each reused through the results cache when its inputs are unchanged; returns them (RUN:CELL
-    refs for the comparison), the options, and the file of documented changes (`--changes-from`, see `declare`).
+    refs for the comparison), the options, and the documented changes (see `declare`), also written to a file for
+    `python -m reports --compare ... --changes-from` and for later processes.
 
     Every argument and the corpus are checked before anything is built. The comparison judges every case either
     cell recorded: the records are what pytest collected from this corpus in each cell (the cache reuses only a
@@ -112,9 +114,8 @@ def prepare(
     line = moved.line(moved.freeze_of(before), moved.freeze_of(after))
     if line:
         say(line)
-    changes = write_declarations(outputs.declarations_path(Path(opts.out) / "report", after.run_id),
-                                 documented)
-    return before, after, opts, changes
+    file = write_declarations(outputs.declarations_path(Path(opts.out) / "report", after.run_id), documented)
+    return before, after, opts, Declarations(as_rows(documented), file)
 
 
 def refuse_unknown_deselected(asked: Sequence[str], paths: list[Path]) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from harness.formats import FormatError, ShardmatrixError, Source
-from harness.results import CellReading, Runs, done_marker, read_cell, results_files, run_start
+from harness.results import CellFiles, CellReading, Runs, read_cell, results_files, run_start
 from harness.results import list_runs as find_runs
 from harness.results import read_sources as read_freeze_sources
 from harness.vocabulary import FIELDS
@@ -117,7 +117,7 @@ def read_done(results_file: Path) -> Record | None:
     warning naming it)."""
     reading = read_cell(Path(results_file))
     for line in reading.problems:
-        if line.startswith(str(done_marker(results_file))):
+        if line.startswith(str(CellFiles.of(results_file).done)):
             warnings.warn(line, RuntimeWarning, stacklevel=2)
     return reading.done
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from harness import outputs
-from reports.data.matrix import Matrix
+from reports.data.tables import Matrix
 
 #: results.csv columns, in order: the record fields under their report names, then what collapsing adds.
 COLUMNS: dict[str, str] = {

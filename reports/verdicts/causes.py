@@ -10,7 +10,7 @@ made alike: paths become package-relative, `PartitionSpec(` is spelt `P(`, then 
 become placeholders. A name that is gone is keyed by that name alone, as releases word its absence differently.
 Display texts keep their numbers; only paths are rewritten (`relative_paths`), so no report shows a venv path.
 
-A failure documented by its case's declared change (reports/verdicts/changes.py) is keyed by that change instead:
+A failure documented by its case's declared change (reports/verdicts/documented.py) is keyed by that change instead:
 however each release words it, it is one cause, named after the change, and reports fold it under the Changes view.
 """
 
@@ -26,9 +26,9 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_known_breakage, is_problem
-from reports.data.matrix import version_key
+from reports.data.tables import version_key
 from reports.data.text import as_text, first_line, relative_paths
-from reports.verdicts import changes
+from reports.verdicts import documented
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _BRACKETED_NUMBERS = re.compile(r"([\[(])\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*([\])])")
@@ -93,7 +93,8 @@ class Cause:
     keys: list[str] = field(default_factory=list)
     cases: list[tuple[str, str]] = field(default_factory=list)
     example: str = ""
-    #: The label of the declared change that documents every result behind it (reports.verdicts.changes.label), else "".
+    #: The label of the declared change that documents every result behind it (reports.verdicts.documented.label),
+    #: else "".
     change: str = ""
     #: Whether some xfailed result behind it is no declared known breakage (a test's own xfail mark).
     undeclared: bool = False
@@ -131,12 +132,12 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     found: dict[str, Cause] = {}
     read = ["key", "case_id", "status", "flaky", "error_type", "error_message", "reason", "history"]
     flags = rows["known_breakage"].tolist() if "known_breakage" in rows.columns else [None] * len(rows)
-    judged = changes.classify(rows).tolist()
+    judged = documented.classify(rows).tolist()
     declared = rows["change"].tolist() if "change" in rows.columns else [None] * len(rows)
     for values, verdict, change, flag in zip(zip(*(rows[name].tolist() for name in read), strict=True), judged,
                                              declared, flags, strict=True):
         row = dict(zip(read, values, strict=True))
-        named = changes.label(change) if verdict == changes.DOCUMENTED else ""
+        named = documented.label(change) if verdict == documented.DOCUMENTED else ""
         key = DOCUMENTED_PREFIX + named if named else _signature_of(row)
         cause = found.setdefault(key, Cause(key, example=_example(row), change=named))
         status = as_text(row["status"])
@@ -266,7 +267,7 @@ class CauseView:
     reproducer: Path | None
     #: (case id, the column keys it shows in), in version order of its first key.
     cases: list[tuple[str, list[str]]]
-    #: The declared change documenting every result behind it (reports.verdicts.changes.label), else "".
+    #: The declared change documenting every result behind it (reports.verdicts.documented.label), else "".
     change: str = ""
     #: Whether some xfailed result behind it is a test's own xfail mark, no declared breakage.
     undeclared: bool = False
@@ -319,4 +320,4 @@ def views(found: pd.DataFrame, cells: pd.DataFrame, repros: Mapping[tuple[str, s
 def _release_order(text: str) -> tuple[object, ...]:
     """'jax 0.9.0: ...' sorts jax before flax, then by release."""
     package, _, rest = text.partition(" ")
-    return (package != "jax", changes.version_order(rest.partition(":")[0]), text)
+    return (package != "jax", documented.version_order(rest.partition(":")[0]), text)

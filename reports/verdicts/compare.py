@@ -79,8 +79,8 @@ from harness.vocabulary import (
     is_strict_xpass,
     status_class,
 )
-from reports.data.matrix import cell_table, collapse
 from reports.data.statuses import attempts_text
+from reports.data.tables import cell_table, collapse
 from reports.data.text import first_line
 from reports.verdicts.causes import causes
 from reports.verdicts.unjudged import (
@@ -242,32 +242,12 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     side_a, side_b = parse_ref(before), parse_ref(after)
     known = pd.concat([records[["run_id", "cell_id"]], cells[["run_id", "cell_id"]]], ignore_index=True)
     pairs, unpaired = pair_cells(known, side_a, side_b, by_id=by_id)
-    finished = {(run, cell) for run, cell, done in zip(cells["run_id"], cells["cell_id"], cells["complete"],
-                                                        strict=True) if bool(done)}
+    finished = _finished(cells)
     results = collapse(records)
-    frames = []
-    # No pair at all (two runs that share no cell, by id) still makes the tables, empty.
-    for cell_a, cell_b in pairs or [("", "")]:
-        a = results[(results["run_id"] == side_a[0]) & (results["cell_id"] == cell_a)].set_index("case_id")
-        b = results[(results["run_id"] == side_b[0]) & (results["cell_id"] == cell_b)].set_index("case_id")
-        a, b = _by_module(a, b), _by_module(b, a)
-        a, b = _by_test(a, b), _by_test(b, a)
-        a, b = _without_unselected_modules(a, b), _without_unselected_modules(b, a)
-        joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
-        joined["baseline"], joined["candidate"] = cell_a, cell_b
-        joined["complete"] = (side_a[0], cell_a) in finished and (side_b[0], cell_b) in finished
-        frames.append(joined.rename_axis("case_id").reset_index())
-    both = pd.concat(frames, ignore_index=True)
+    both = _side_by_side(results, pairs, side_a[0], side_b[0], finished)
     a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
     was_passing = a_class == PASSING
-    # Out of device memory (our own parallelism can cause it) says nothing of the case: like any error, not judged.
-    starved = _reasons(both, "reason_a").map(is_out_of_memory) | _reasons(both, "reason_b").map(is_out_of_memory)
-    # A project's strict xfail that passes now fails its CI: xfailed -> [XPASS(strict)] is a regression too.
-    strict_xpassed = both["status_a"].eq(XFAILED) & pd.Series(
-        [is_strict_xpass(status, kind, message) for status, kind, message in zip(
-            both["status_b"], _reasons(both, "error_type_b"), _reasons(both, "error_message_b"), strict=True)],
-        index=both.index, dtype=bool)
-    regressed = (was_passing & (b_class == BROKEN) | strict_xpassed) & ~starved
+    regressed = (was_passing & (b_class == BROKEN) | _strict_xpassed(both)) & ~_starved(both)
     # A case the candidate's devices left out says nothing of its code: never a removal, but left out (below).
     short_b = (b_class == ABSENT) & _needed(both, "_b").notna()
     removed = was_passing & (b_class == ABSENT) & ~short_b
@@ -281,19 +261,10 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     flaky_a, flaky_b = _flag(both, "flaky_a"), _flag(both, "flaky_b")
     # Passing on the candidate only after a failing attempt: a regression that shows some of the time.
     retried = was_passing & (b_class == PASSING) & flaky_b
-    # Could not run on one side (not applicable) and ran to a failure on the other, or passed before and the
-    # candidate's devices left it out: judged by neither side, so listed and counted out of the coverage.
-    left_out = ((a_class == ABSENT) & both["status_b"].isin([FAILED, XFAILED])
-                | (a_class == BROKEN) & ~baseline_error & (b_class == ABSENT)
-                | was_passing & short_b)
+    left_out = _left_out(both, a_class, b_class, short_b)
     candidate = results[(results["run_id"] == side_b[0]) & results["cell_id"].isin([b for _, b in pairs])]
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
-    incomplete = [f"{run}:{cell}" for run, side in ((side_a[0], 0), (side_b[0], 1))
-                  for cell in dict.fromkeys(pair[side] for pair in pairs) if (run, cell) not in finished]
-    lost = _unaccounted(cells)
-    unaccounted = [f"{run}:{cell}: {len(lost[run, cell])} thing(s) the reading could not account for (first: "
-                   f"{lost[run, cell][0]})" for run, side in ((side_a[0], 0), (side_b[0], 1))
-                   for cell in dict.fromkeys(pair[side] for pair in pairs) if lost.get((run, cell))]
+    sides = _compared(pairs, side_a[0], side_b[0])
     by_build = explained_by_build(both)
     evidence, hints = evidence_reasons(both, pairs, a_class, b_class, left_out, by_build)
     return Comparison(
@@ -318,12 +289,77 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
         # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
-        reasons=[*unbuilt_reasons(both), *unpaired, *incomplete_reason(incomplete), *unaccounted,
-                 *case_reasons(both, a_class, b_class, unrun, by_build),
-                 *evidence,
+        reasons=[*unbuilt_reasons(both), *unpaired, *_cell_reasons(cells, sides, finished),
+                 *case_reasons(both, a_class, b_class, unrun, by_build), *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
+
+
+def _finished(cells: pd.DataFrame) -> set[tuple[str, str]]:
+    """The (run, cell) pairs that finished: their done marker was read (load_cells' `complete`)."""
+    return {(run, cell) for run, cell, done in zip(cells["run_id"], cells["cell_id"], cells["complete"], strict=True)
+            if bool(done)}
+
+
+def _compared(pairs: list[tuple[str, str]], run_a: str, run_b: str) -> list[tuple[str, str]]:
+    """Every (run, cell) a comparison reads: each baseline cell of `run_a`, then each candidate cell of `run_b`."""
+    return [(run, cell) for run, side in ((run_a, 0), (run_b, 1))
+            for cell in dict.fromkeys(pair[side] for pair in pairs)]
+
+
+def _side_by_side(results: pd.DataFrame, pairs: list[tuple[str, str]], run_a: str, run_b: str,
+                  finished: set[tuple[str, str]]) -> pd.DataFrame:
+    """One row per case of each pair of cells: the baseline's columns suffixed `_a`, the candidate's `_b`, the pair's
+    cell ids (`baseline`, `candidate`) and whether both cells finished (`complete`)."""
+    frames = []
+    # No pair at all (two runs that share no cell, by id) still makes the tables, empty.
+    for cell_a, cell_b in pairs or [("", "")]:
+        a = results[(results["run_id"] == run_a) & (results["cell_id"] == cell_a)].set_index("case_id")
+        b = results[(results["run_id"] == run_b) & (results["cell_id"] == cell_b)].set_index("case_id")
+        a, b = _by_module(a, b), _by_module(b, a)
+        a, b = _by_test(a, b), _by_test(b, a)
+        a, b = _without_unselected_modules(a, b), _without_unselected_modules(b, a)
+        joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
+        joined["baseline"], joined["candidate"] = cell_a, cell_b
+        joined["complete"] = (run_a, cell_a) in finished and (run_b, cell_b) in finished
+        frames.append(joined.rename_axis("case_id").reset_index())
+    return pd.concat(frames, ignore_index=True)
+
+
+def _starved(both: pd.DataFrame) -> pd.Series:
+    """Out of device memory on either side (our own parallelism can cause it) says nothing of the case: like any
+    error, it is not judged."""
+    return _reasons(both, "reason_a").map(is_out_of_memory) | _reasons(both, "reason_b").map(is_out_of_memory)
+
+
+def _left_out(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series, short_b: pd.Series) -> pd.Series:
+    """Could not run on one side (not applicable) and ran to a failure on the other, or passed before and the
+    candidate's devices left it out (`short_b`): judged by neither side, so listed and counted out of the coverage."""
+    return ((a_class == ABSENT) & both["status_b"].isin([FAILED, XFAILED])
+            | (a_class == BROKEN) & ~both["status_a"].eq(ERROR) & (b_class == ABSENT)
+            | (a_class == PASSING) & short_b)
+
+
+def _strict_xpassed(both: pd.DataFrame) -> pd.Series:
+    """A project's strict xfail that passes now fails its CI: xfailed -> [XPASS(strict)] is a regression too."""
+    return both["status_a"].eq(XFAILED) & pd.Series(
+        [is_strict_xpass(status, kind, message) for status, kind, message in zip(
+            both["status_b"], _reasons(both, "error_type_b"), _reasons(both, "error_message_b"), strict=True)],
+        index=both.index, dtype=bool)
+
+
+def _cell_reasons(cells: pd.DataFrame, sides: list[tuple[str, str]], finished: set[tuple[str, str]]) -> list[str]:
+    """What the compared cells themselves say: those that did not finish, then what their reading left unaccounted."""
+    return [*incomplete_reason([f"{run}:{cell}" for run, cell in sides if (run, cell) not in finished]),
+            *_unaccounted_reasons(cells, sides)]
+
+
+def _unaccounted_reasons(cells: pd.DataFrame, sides: list[tuple[str, str]]) -> list[str]:
+    """One reason for each compared (run, cell) whose reading left lines, attempts or cases unaccounted for."""
+    lost = _unaccounted(cells)
+    return [f"{run}:{cell}: {len(lost[run, cell])} thing(s) the reading could not account for (first: "
+            f"{lost[run, cell][0]})" for run, cell in sides if lost.get((run, cell))]
 
 
 def _short_on_both_sides(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series) -> dict[int, int]:

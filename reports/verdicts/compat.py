@@ -29,7 +29,7 @@ these tokens, the `verdict` column of compat.csv and compat.json, in the order i
 Every failure is of one of three kinds, counted apart (KINDS): documented (a documented change, code must change),
 known (a declared known upstream bug: status xfailed, its reason ending in its link), unexplained (the rest: ours to
 look at). Two optional result columns feed it, each False where absent: `documented` (the failure is a documented
-change failing as declared; reports/verdicts/changes.py decides it, `change_name` naming the change) and `smoke`
+change failing as declared; reports/verdicts/documented.py decides it, `change_name` naming the change) and `smoke`
 (the case is in the smoke subset).
 """
 
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.vocabulary import INSTALL_ERROR, is_absent, is_cell_unusable, is_known_breakage, is_passing
-from reports.data.matrix import Matrix, tagged
+from reports.data.tables import Matrix, tagged
 from reports.data.text import as_text
 from reports.verdicts.causes import KNOWN, UNDECLARED, causes
 from reports.verdicts.coverage import coverages, family_text
@@ -68,11 +68,11 @@ DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND = "documented", "known", "unexplai
 KINDS: tuple[str, ...] = (DOCUMENTED_KIND, KNOWN_KIND, UNEXPLAINED_KIND)
 
 #: The optional result columns verdicts() reads, False where absent: the failure is a documented change failing
-#: as declared (reports/verdicts/changes.py), and the case is in the smoke subset.
+#: as declared (reports/verdicts/documented.py), and the case is in the smoke subset.
 DOCUMENTED, SMOKE = "documented", "smoke"
 #: The optional result column naming a documented failure's change; its cause signature stands in without it.
 CHANGE_NAME = "change_name"
-#: The result column saying a case's attempts disagreed (reports.data.matrix.collapse); False where absent.
+#: The result column saying a case's attempts disagreed (reports.data.tables.collapse); False where absent.
 FLAKY_COLUMN = "flaky"
 
 #: The columns of verdicts(), and of compat.csv: `failing` counts every applicable case that does not pass,

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_absent
-from reports.data.matrix import Matrix
+from reports.data.tables import Matrix
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from harness.vocabulary import is_precision_candidate
-from reports.data.matrix import Matrix
+from reports.data.tables import Matrix
 from reports.data.text import as_text, first_line
 
 PRECISION = "default matmul precision"

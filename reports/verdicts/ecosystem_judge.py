@@ -1,7 +1,7 @@
 """An ecosystem run's regressions grouped by cause across projects: the same error in four projects is one group
 naming the four, with the documented change and its fix when one is declared, and one reproducer per project.
 
-The input is each project's outcome as harness.tools.ecosystem records it (its verdict and its upgrade's causes,
+The input is each project's outcome as shardmatrix.ecosystem records it (its verdict and its upgrade's causes,
 whose signatures reports.verdicts.causes made alike across cells and cases, so they match across projects too). A
 skipped project is no answer; an INCONCLUSIVE one never hides an UNSAFE one (`worst`).
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reports.verdicts import changes
+from reports.verdicts import documented
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 #: The order the grid lists projects in, worst first.
@@ -63,8 +63,8 @@ def worst(verdicts: Sequence[str], pending: int = 0) -> str:
 
 
 def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
-    """{change label: its fix} of the declared changes (reports.verdicts.changes.label names them in causes)."""
-    return {changes.label(change): str(change.get("fix") or "") for _, change in declared}
+    """{change label: its fix} of the declared changes (reports.verdicts.documented.label names them in causes)."""
+    return {documented.label(change): str(change.get("fix") or "") for _, change in declared}
 
 
 #: Errors a test raises of its own (its asserts, numpy's assert_allclose): two projects failing their own checks alike

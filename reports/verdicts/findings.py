@@ -8,8 +8,8 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from harness.vocabulary import is_problem
-from reports.data.matrix import Matrix
 from reports.data.statuses import attempts_text, ordered
+from reports.data.tables import Matrix
 from reports.data.text import first_line
 
 

@@ -1,10 +1,10 @@
 """A frontier probe's cell judged the way the compatibility table judges a cell: its results file read by reports'
-loader, collapsed by reports.data.matrix (which marks the documented failures), and given
+loader, collapsed by reports.data.tables (which marks the documented failures), and given
 reports.verdicts.compat.verdict, the one
 verdict of a cell. A pair works when that verdict is works, works_with_warnings, works_for_current_code or
 works_except_known_bugs: only documented changes and declared known upstream bugs fail, and the bugs are listed.
 
-Here, on reports' verdicts floor, not in harness/tools/: harness.tools.frontier imports it inside the function that
+Here, on reports' verdicts floor, not in harness/tools/: shardmatrix.frontier imports it inside the function that
 runs a probe, so the harness imports nothing of reports at module level, and `plan` and `merge` need no pandas
 (`nox -s frontier` installs the report's dependencies).
 """
@@ -22,7 +22,7 @@ from harness import vocabulary
 from harness.results import read_cell
 from harness.vocabulary import INSTALL_CAUSE
 from reports.data.load import records_frame
-from reports.data.matrix import build_matrix
+from reports.data.tables import build_matrix
 from reports.verdicts import compat
 
 #: The verdicts that count as working for the frontier's ranges.

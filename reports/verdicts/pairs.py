@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from reports.data.matrix import version_key
+from reports.data.tables import version_key
 from reports.verdicts.compat import DOCUMENTED_KIND, KNOWN_KIND
 
 #: The columns of verdicts() whose entries a pair is compared by, with the kind of failure each names.

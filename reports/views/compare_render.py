@@ -30,7 +30,7 @@ class CauseLine:
     cells: str
     #: (candidate cell id, case id) in version order.
     cases: list[tuple[str, str]]
-    #: The declared change that documents it (reports.verdicts.changes.label), else "".
+    #: The declared change that documents it (reports.verdicts.documented.label), else "".
     change: str = ""
     #: Its kind of failure (reports.verdicts.compat.cause_kind): documented, known or unexplained.
     kind: str = UNEXPLAINED_KIND

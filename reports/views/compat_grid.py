@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.data.matrix import version_key
+from reports.data.tables import version_key
 
 
 def grid(table: pd.DataFrame) -> pd.DataFrame:

@@ -12,9 +12,9 @@ from collections.abc import Collection, Iterable, Sequence
 import pandas as pd
 
 from harness import outputs
-from reports.data.matrix import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
+from reports.data.tables import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
 from reports.data.text import as_text
-from reports.verdicts import changes, compat, divergence, pairs
+from reports.verdicts import compat, divergence, documented, pairs
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views.compat_grid import grid, origins
@@ -65,11 +65,11 @@ def render_markdown(
 ) -> str:
     """The whole matrix.md: header, the compatibility table, the causes (linking `repros`, the reproducer scripts
     by (cell id, case id)), the documented changes, legend, one status table per family, warnings, then the cells.
-    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (changes.table()) are computed unless the
+    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (documented.table()) are computed unless the
     caller has them already."""
     found = causes(matrix.results, matrix.cells) if found is None else found
     verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
-    changed = changes.table(matrix.results, matrix.cells, compat.broken(verdicts)) if changed is None else changed
+    changed = documented.table(matrix.results, matrix.cells, compat.broken(verdicts)) if changed is None else changed
     shown = views(found, matrix.cells, repros or {})
     sections = [
         _header(matrix),
@@ -207,8 +207,8 @@ def _numbers(folded: list[CauseView]) -> str:
 
 
 def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """## Changes: one row per upstream change a case documents (reports.verdicts.changes.table()), the cells named by
-    their versions so that the table reads the same copied elsewhere (the README shows one)."""
+    """## Changes: one row per upstream change a case documents (reports.verdicts.documented.table()), the cells named
+    by their versions so that the table reads the same copied elsewhere (the README shows one)."""
     if changed.empty:
         return ""
 

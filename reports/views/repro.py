@@ -21,9 +21,9 @@ import pandas as pd
 
 from harness import outputs
 from harness.formats import Source
-from harness.results import sources_of
+from harness.results import CellFiles
 from harness.vocabulary import INSTALL_ERROR, is_problem
-from reports.data.matrix import Matrix
+from reports.data.tables import Matrix
 from reports.data.text import as_text, first_line
 
 FUTURE = "from __future__ import annotations"
@@ -67,15 +67,10 @@ def reproducible(status: object) -> bool:
     return is_problem(status) and status != INSTALL_ERROR
 
 
-def sources_dir(results_file: Path) -> Path:
-    """Where the harness kept a cell's case modules: <cell>.jsonl -> <cell>/cases/ (harness.results decides)."""
-    return sources_of(results_file)
-
-
 def find_source(results_file: Path, module: str, kept: dict[tuple[Path, str], list[Path]] | None = None) -> Path | None:
     """The kept copy of `module` for this cell: this run's, else the newest other run's of the same cell. `kept`
     remembers each cell's case folders across calls (one search of every run per cell, not per module)."""
-    own = sources_dir(results_file) / f"{module}.py"
+    own = CellFiles.of(results_file).sources / f"{module}.py"
     if own.exists():
         return own
     results_file = Path(results_file)
@@ -120,20 +115,10 @@ def script(row: Mapping[Any, Any], module_text: str, helper_texts: dict[str, str
     function = _plain_function(module_text, name)
     if function is None or "pytest" in module_text:
         pins.append("pytest")
-    try:
-        devices = int(float(as_text(row.get("device_count")) or 8))
-    except ValueError:
-        devices = 8
+    devices = _devices(row)
     error = ": ".join(t for t in (first_line(row.get("error_type")), first_line(row.get("error_message"))) if t)
     body = "\n".join(line for line in module_text.splitlines() if line.strip() != FUTURE)
-    if function is not None:
-        run = (f"    try:\n        {function}()\n    except BaseException as exc:\n"
-               "        traceback.print_exc()\n"
-               "        print(f\"reproduced: {type(exc).__name__}: {exc}\")\n        sys.exit(1)\n"
-               "    print(\"not reproduced: the case passed\")\n")
-    else:  # parametrized, fixtures or a class: let pytest pick the one case
-        run = ("    import pytest\n\n"
-               f"    sys.exit(pytest.main([f\"{{__file__}}::{name}\", \"-p\", \"no:cacheprovider\", \"-q\"]))\n")
+    run = _main_block(function, name)
     if sources:  # one per line, each source-built one with the content it was recorded with (a TOML comment)
         dependencies = "\n" + "".join(f'#   "{pin}",{_recorded(pin, sources)}\n' for pin in pins) + "# "
     else:
@@ -172,6 +157,26 @@ HELPERS = {{{", ".join(f"{key!r}: {value!r}" for key, value in helper_texts.item
 
 if __name__ == "__main__":
 {run}'''
+
+
+def _devices(row: Mapping[Any, Any]) -> int:
+    """The device count the cell ran with (8 where the row does not say)."""
+    try:
+        return int(float(as_text(row.get("device_count")) or 8))
+    except ValueError:
+        return 8
+
+
+def _main_block(function: str | None, name: str) -> str:
+    """The body of the script's `if __name__ == "__main__":`: call the plain case function and say whether it
+    reproduced, or (parametrized, fixtures or a class: `function` None) let pytest pick the one case."""
+    if function is not None:
+        return (f"    try:\n        {function}()\n    except BaseException as exc:\n"
+                "        traceback.print_exc()\n"
+                "        print(f\"reproduced: {type(exc).__name__}: {exc}\")\n        sys.exit(1)\n"
+                "    print(\"not reproduced: the case passed\")\n")
+    return ("    import pytest\n\n"
+            f"    sys.exit(pytest.main([f\"{{__file__}}::{name}\", \"-p\", \"no:cacheprovider\", \"-q\"]))\n")
 
 
 def _pin(package: str, version: str, source: Source | None) -> str:

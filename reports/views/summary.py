@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.vocabulary import UNKNOWN, status_class
-from reports.data.matrix import Matrix, counts
+from reports.data.tables import Matrix, counts
 from reports.views.present import legend, resume_command
 
 

@@ -1,14 +1,14 @@
 """`shardmatrix ecosystem`: will this jax or flax release break the projects that use sharding? Their own tests say.
 
-The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, harness.tools.ecosystem_list) and
+The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and
 the arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from
 the index); the baseline (`--baseline`, default the release before the candidate, paired with the matrix's partner
-of that release); then for each project: its tests as they stood that day (harness.tools.ecosystem_sources; a source
+of that release); then for each project: its tests as they stood that day (shardmatrix.ecosystem_sources; a source
 this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
 candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
 (`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
 each cause's first bad release (harness.tools.bisect, once per cause). Last, the
-ecosystem report (`draw`: reports/ecosystem.py) groups the regressions by cause across projects and writes
+ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across projects and writes
 OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
 nothing judged at all is INCONCLUSIVE.
 """
@@ -32,14 +32,16 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.host import options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import bisect, ecosystem_list, ecosystem_sources, index, moved, pins, releases, upgrade, watch
+from harness.tools import bisect, index, moved, pins, upgrade
+from shardmatrix import ecosystem_list, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
 
 #: reports.cli.judge: a candidate run against its baseline (compare.md, reproducers written).
 Judge = Callable[..., Any]
-#: reports.ecosystem.write: the ecosystem report from the projects' outcomes; the run's verdict and the paths written.
+#: reports.ecosystem_report.write: the ecosystem report from the projects' outcomes; the run's verdict and the paths
+#: written.
 Draw = Callable[[Path, dict[str, Any]], tuple[str, list[Path]]]
 
 
@@ -254,13 +256,13 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     say(f"{entry.name}: {fetched.revision}")
     try:
         with environment(entry.env):
-            before, after, opts, changes_file = upgrade.prepare(
+            before, after, opts, changes = upgrade.prepare(
                 [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
     try:
-        judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+        judged = judge(opts.out, before.ref, after.ref, declared=changes.rows)
     except ShardmatrixError as unread:  # results the comparison cannot read: this project unjudged, the run goes on
         say(f"{entry.name}: {unread}")
         return {**made, "reason": str(unread)}
@@ -275,7 +277,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
             "baseline": before.cell.id, "candidate": after.cell.id, "report": within(saved, out),
-            "changes_from": within(Path(changes_file), out),
+            "changes_from": within(Path(changes.file), out),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}

@@ -1,6 +1,6 @@
 """What `nox -s frontier` writes: OUT/frontier/flax-<v>.json per flax release, then from all of them
 OUT/report/frontier.csv (exactly COLUMNS), frontier.md (a suggested `jax>=A,<=B` line per release with its evidence)
-and frontier.json (what reports.views.frontier draws). `merge` refuses an incomplete frontier.
+and frontier.json (what reports.views.frontier_render draws). `merge` refuses an incomplete frontier.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from packaging.version import Version
 from harness import outputs, vocabulary
 from harness.formats import ShardmatrixError
 from harness.outputs import FRONTIER_SCHEMA_VERSION, FrontierFileError
-from harness.tools.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 from harness.vocabulary import relative_paths
+from shardmatrix.frontier_search import CHECKS, HOLE_NEIGHBOURS, INTERIOR, SEEDS, Frontier, Probe, hole_chance
 
 SCHEMA_VERSION = FRONTIER_SCHEMA_VERSION
 COLUMNS = outputs.FRONTIER_COLUMNS

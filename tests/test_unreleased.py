@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import sources
+from harness.host import unreleased
 from harness.host.matrix import Origin
 
 PYPROJECT = """[build-system]
@@ -33,47 +33,47 @@ def tree(root: Path, text: str = "VALUE = 1\n") -> Path:
     ("flax==0.12.6", False), ("jax==0.9.2", False),
 ])
 def test_a_direct_reference_is_told_from_a_pin(spec: str, expected: bool) -> None:
-    assert sources.is_reference(spec) is expected
+    assert unreleased.is_reference(spec) is expected
 
 
 def test_a_tree_is_built_once_per_content_and_named_by_it(tmp_path: Path) -> None:
     src, built = tree(tmp_path / "flax"), tmp_path / "built"
-    first = sources.resolve(f"flax @ {src.as_uri()}", built)
+    first = unreleased.resolve(f"flax @ {src.as_uri()}", built)
     assert (first.package, first.version) == ("flax", "0.12.6")
     assert first.label.startswith("tree.") and first.tag == f"0.12.6+{first.label}"
     assert first.requirement.startswith("flax @ file://") and first.requirement.endswith(".whl")
     wheel = Path(first.requirement.partition("file://")[2])
     stamp = wheel.stat().st_mtime_ns
-    assert sources.resolve(f"flax @ {src.as_uri()}", built) == first
+    assert unreleased.resolve(f"flax @ {src.as_uri()}", built) == first
     assert wheel.stat().st_mtime_ns == stamp  # not rebuilt
     tree(src, "VALUE = 2\n")
-    edited = sources.resolve(f"flax @ {src.as_uri()}", built)
+    edited = unreleased.resolve(f"flax @ {src.as_uri()}", built)
     assert edited.label != first.label and edited.requirement != first.requirement
 
 
 def test_a_wheel_is_named_by_its_bytes(tmp_path: Path) -> None:
-    built = sources.resolve(f"flax @ {tree(tmp_path / 'flax').as_uri()}", tmp_path / "built")
+    built = unreleased.resolve(f"flax @ {tree(tmp_path / 'flax').as_uri()}", tmp_path / "built")
     wheel = Path(built.requirement.partition("file://")[2])
-    origin = sources.resolve(f"flax @ {wheel.as_uri()}", tmp_path / "built")
+    origin = unreleased.resolve(f"flax @ {wheel.as_uri()}", tmp_path / "built")
     assert origin.version == "0.12.6" and origin.label.startswith("wheel.")
 
 
 def test_a_missing_source_is_refused_in_one_line(tmp_path: Path) -> None:
-    with pytest.raises(sources.SourceError, match=r"no such file or folder .*nowhere$"):
-        sources.resolve(f"flax @ {(tmp_path / 'nowhere').as_uri()}", tmp_path / "built")
+    with pytest.raises(unreleased.SourceError, match=r"no such file or folder .*nowhere$"):
+        unreleased.resolve(f"flax @ {(tmp_path / 'nowhere').as_uri()}", tmp_path / "built")
 
 
 def test_a_source_that_does_not_build_says_why_in_one_line(tmp_path: Path) -> None:
     broken = tree(tmp_path / "flax")
     (broken / "pyproject.toml").write_text(PYPROJECT.replace('version = "0.12.6"', 'version = "not a version"'))
-    with pytest.raises(sources.SourceError, match=r"does not build: ") as caught:
-        sources.resolve(f"flax @ {broken.as_uri()}", tmp_path / "built")
+    with pytest.raises(unreleased.SourceError, match=r"does not build: ") as caught:
+        unreleased.resolve(f"flax @ {broken.as_uri()}", tmp_path / "built")
     assert "\n" not in str(caught.value)
 
 
 def test_a_tree_of_another_package_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(sources.SourceError, match="builds flax, not jax"):
-        sources.resolve(f"jax @ {tree(tmp_path / 'flax').as_uri()}", tmp_path / "built")
+    with pytest.raises(unreleased.SourceError, match="builds flax, not jax"):
+        unreleased.resolve(f"jax @ {tree(tmp_path / 'flax').as_uri()}", tmp_path / "built")
 
 
 def repository(root: Path) -> tuple[Path, list[str]]:
@@ -102,7 +102,7 @@ def built_value(origin: Origin) -> str:
 def test_a_git_url_is_built_at_the_ref_it_names(tmp_path: Path, ref: str) -> None:
     repo, (first, second) = repository(tmp_path / "flax")
     ref = ref.replace("FIRST_ABBREVIATED", first[:10]).replace("FIRST", first)
-    origin = sources.resolve(f"flax @ git+{repo.as_uri()}{ref}", tmp_path / "built")
+    origin = unreleased.resolve(f"flax @ git+{repo.as_uri()}{ref}", tmp_path / "built")
     commit, value = (second, "VALUE = 2\n") if not ref else (first, "VALUE = 1\n")
     assert built_value(origin) == value
     assert (origin.label, origin.version) == (f"git.{commit[:8]}", "0.12.6")  # the commit names the cell
@@ -110,6 +110,6 @@ def test_a_git_url_is_built_at_the_ref_it_names(tmp_path: Path, ref: str) -> Non
 
 def test_a_git_ref_nobody_has_is_refused_in_one_line(tmp_path: Path) -> None:
     repo, _ = repository(tmp_path / "flax")
-    with pytest.raises(sources.SourceError, match=r"cannot be cloned: .*no-such-branch") as caught:
-        sources.resolve(f"flax @ git+{repo.as_uri()}@no-such-branch", tmp_path / "built")
+    with pytest.raises(unreleased.SourceError, match=r"cannot be cloned: .*no-such-branch") as caught:
+        unreleased.resolve(f"flax @ git+{repo.as_uri()}@no-such-branch", tmp_path / "built")
     assert "\n" not in str(caught.value)

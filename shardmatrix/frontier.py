@@ -1,8 +1,8 @@
 """`nox -s frontier`: the range of jax releases each flax release really works with, measured, not declared.
 
 Flax declares only a lower bound on jax, and some of those bounds are false. For each flax release the search
-(harness.tools.frontier_search, then harness.tools.frontier_corpus) finds the core range, where the smoke subset of
-the corpus (cases marked `smoke=True`, harness.tools.smoke) works, then confirms it with every case: the range
+(shardmatrix.frontier_search, then shardmatrix.frontier_corpus) finds the core range, where the smoke subset of
+the corpus (cases marked `smoke=True`, shardmatrix.smoke) works, then confirms it with every case: the range
 reported is where the whole corpus works by the compatibility verdict (reports.verdicts.compat, through
 reports.verdicts.frontier_judge; documented changes excepted), and each case that narrows it gets its own range.
 
@@ -10,17 +10,17 @@ Each probe is an ordinary cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run throu
 results are reused, through the results cache, by a later probe of the same pair with the same inputs (environment,
 case sources, selection, settings). Whole-corpus probes are cells of the run under OUT/results (a report shows them,
 and a matrix cell of the same pair answers for one); core probes keep theirs under OUT/frontier-core. A pair is
-tried on each Python this machine has that the packages' files admit (harness.tools.releases), the pair's own
+tried on each Python this machine has that the packages' files admit (shardmatrix.releases), the pair's own
 choice first, until one installs: "cannot be installed" then means on none of them. Flax releases are measured
 --jobs at a time, the longest (by the stored durations of their last probes) first.
 
-    python -m harness.tools.frontier run [--flax SPEC] [--jax SPEC] [--jobs N] [--out DIR]   (`nox -s frontier`)
-    python -m harness.tools.frontier plan [--flax SPEC]       the flax releases as a CI matrix, one JSON line
-    python -m harness.tools.frontier merge --plan FILE [--out DIR]   the jobs' results into one report; refuses
+    python -m shardmatrix.frontier run [--flax SPEC] [--jax SPEC] [--jobs N] [--out DIR]   (`nox -s frontier`)
+    python -m shardmatrix.frontier plan [--flax SPEC]       the flax releases as a CI matrix, one JSON line
+    python -m shardmatrix.frontier merge --plan FILE [--out DIR]   the jobs' results into one report; refuses
                                                                      (exit 1) when a planned release has none
 
 Writes OUT/frontier/flax-<v>.json per flax release, then OUT/report/frontier.csv, frontier_cases.csv, .md and .json
-(harness.tools.frontier_report).
+(shardmatrix.frontier_report).
 """
 
 from __future__ import annotations
@@ -41,12 +41,13 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.formats import ShardmatrixError, command
-from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, sources
+from harness.host import cellenv, cellrun, corpus, durations, interpreters, options, unreleased
 from harness.host.matrix import Cell
 from harness.host.options import Options
-from harness.tools import frontier_corpus, frontier_report, index, pins, releases, smoke
-from harness.tools.frontier_search import Frontier, Probe
+from harness.tools import index, pins
 from harness.vocabulary import INSTALL_CAUSE
+from shardmatrix import frontier_corpus, frontier_report, releases, smoke
+from shardmatrix.frontier_search import Frontier, Probe
 
 #: An install failure that another Python may not have: the installer names the Python, a wheel or an ABI tag.
 PYTHON_SPECIFIC = re.compile(r"python|wheel|\babi\b|\bcp3\d+", re.IGNORECASE)
@@ -131,7 +132,7 @@ class Prober:
 
     def _one(self, cell: Cell, jax: Version, corpus: bool, started: float) -> Probe:
         """One cell's run and its verdict (reports.verdicts.frontier_judge: reports.verdicts.compat's)."""
-        # Here, not at the top: the harness imports nothing of reports at module level, and only a run needs pandas.
+        # Here, not at the top: `plan` and `merge`, and the command's --help, import no pandas; only a run needs it.
         from reports.verdicts import frontier_judge
 
         if corpus:
@@ -173,7 +174,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
     namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     additions = cellenv.prepare(opts)
-    source = sources.resolve(namespace.flax) if sources.is_reference(namespace.flax) else None
+    source = unreleased.resolve(namespace.flax) if unreleased.is_reference(namespace.flax) else None
     flax_spec = SpecifierSet() if source else parse_spec(namespace.flax, "--flax")
     jax_spec = parse_spec(namespace.jax, "--jax")
     if namespace.jobs < 1:
@@ -186,7 +187,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
         # One flax, from its source: named by version and build, its declared jax read from what was built.
         found.flax = [Version(source.tag)]
         additions = replace(additions, origins=(*additions.origins, source))
-        declared[found.flax[0]] = releases.jax_requirement(sources.requires(source))
+        declared[found.flax[0]] = releases.jax_requirement(unreleased.requires(source))
     pythons = interpreters.available() if pythons is None else pythons
     say(f"frontier: {len(found.flax)} flax release(s) x {len(found.jax)} jax release(s) "
         f"({found.jax[0]} to {found.jax[-1]}), Python {', '.join(pythons) or '(none found)'}, {namespace.jobs} at "
@@ -228,7 +229,7 @@ def plan(flax_spec: str, fetch: index.Fetch = index.fetch_json) -> list[dict[str
 
 @command
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m harness.tools.frontier run|plan|merge ...`; 64 with one line on stderr for bad input, 1 for an
+    """`python -m shardmatrix.frontier run|plan|merge ...`; 64 with one line on stderr for bad input, 1 for an
     incomplete merge."""
     args = list(sys.argv[1:] if argv is None else argv)
     command_name, rest = (args[0], args[1:]) if args else ("", [])
@@ -236,11 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command_name == "run":
             run(rest)
         elif command_name == "plan":
-            p = options.Parser(prog="python -m harness.tools.frontier plan")
+            p = options.Parser(prog="python -m shardmatrix.frontier plan")
             p.add_argument("--flax", default=DEFAULT_FLAX, metavar="SPEC")
             print(outputs.plan_json(outputs.FRONTIER_PLAN, plan(p.parse_strictly(rest).flax or DEFAULT_FLAX)))
         elif command_name == "merge":
-            p = options.Parser(prog="python -m harness.tools.frontier merge")
+            p = options.Parser(prog="python -m shardmatrix.frontier merge")
             p.add_argument("--plan", required=True, metavar="FILE", help="the plan's JSON ('-': stdin)")
             p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR")
             parsed = p.parse_strictly(rest)
@@ -249,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             planned = [entry["flax"] for entry in outputs.read_plan(text, outputs.FRONTIER_PLAN, "flax", where)]
             print(f"frontier: {frontier_report.merge(parsed.out, planned)}")
         else:
-            raise FrontierError("usage: python -m harness.tools.frontier run|plan|merge ...")
+            raise FrontierError("usage: python -m shardmatrix.frontier run|plan|merge ...")
     except frontier_report.IncompleteFrontier as error:
         print(f"shardmatrix: {error}", file=sys.stderr)
         return 1

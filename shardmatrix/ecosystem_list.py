@@ -157,6 +157,22 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     if "{version}" not in tag or not _formats(tag):
         raise EcosystemListError(f"{where}: tag {tag!r} does not say where the version goes ({{version}}, and no "
                                  "other {...})")
+    tests = _tests(table, where)
+    requires = _requires(table, where)
+    devices = table.get("devices", DEFAULT_DEVICES)
+    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
+        raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
+    budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
+    suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
+    keywords, whole, markers = _selection(table, where)
+    return Entry(name=name, why=why, source=source, tests=tests, package=package,
+                 repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
+                 markers=markers, requires=requires, devices=devices,
+                 budget=budget, suite_budget=suite_budget, env=_env(table, where))
+
+
+def _tests(table: dict[str, Any], where: str) -> list[str]:
+    """The entry's test folders: inside the project, folders not files, each once."""
     tests = _texts(table, "tests", where)
     if not tests or any(Path(test).is_absolute() or ".." in Path(test).parts for test in tests):
         raise EcosystemListError(f"{where}: tests must be folders inside the project, e.g. [\"tests\"]")
@@ -167,6 +183,11 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     again = [test for number, test in enumerate(tests) if Path(test) in map(Path, tests[:number])]
     if again:
         raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
+    return tests
+
+
+def _requires(table: dict[str, Any], where: str) -> list[str]:
+    """What else the entry's project needs: requirements, none naming what the candidate and baseline decide."""
     requires = _texts(table, "requires", where)
     for line in requires:
         try:
@@ -176,11 +197,12 @@ def entry(table: dict[str, Any], where: str) -> Entry:
         if canonicalize_name(required.name) in PINNED:
             raise EcosystemListError(f"{where}: requires {line!r}: the candidate and the baseline decide "
                                      f"{', '.join(PINNED)}, never the list")
-    devices = table.get("devices", DEFAULT_DEVICES)
-    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
-        raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
-    budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
-    suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
+    return requires
+
+
+def _selection(table: dict[str, Any], where: str) -> tuple[str, bool, str]:
+    """Which tests run: (keywords, whole, markers), each a pytest expression pytest can parse, not both whole and
+    keywords."""
     whole = table.get("whole", False)
     if not isinstance(whole, bool):
         raise EcosystemListError(f"{where}: whole must be true or false, got {whole!r}")
@@ -195,10 +217,7 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     if whole and "keywords" in table:
         raise EcosystemListError(f"{where}: whole = true runs every test, so its keywords would be ignored: "
                                  "keep one")
-    return Entry(name=name, why=why, source=source, tests=tests, package=package,
-                 repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
-                 markers=markers, requires=requires, devices=devices,
-                 budget=budget, suite_budget=suite_budget, env=_env(table, where))
+    return keywords, whole, markers
 
 
 def _seconds(table: dict[str, Any], key: str, default: float, where: str) -> float:

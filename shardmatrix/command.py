@@ -2,9 +2,10 @@
 report, watch, ecosystem).
 
 A subcommand is a function registered with its parser; the noxfile's sessions run the very same function (through
-`python -m harness.tools.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
-under `@subcommand`. Bad input ends in one line and exit 64 (harness.formats.command); a verdict's exit code (0 SAFE,
-1 UNSAFE, 2 INCONCLUSIVE) is passed on as it is.
+`python -m shardmatrix.command`), so the command and nox never differ. Adding one (e.g. `watch`) is one function
+under `@subcommand`. A subcommand parses its own arguments, once, and calls reports with values (reports.cli's
+`report`, `verdict`, `judge`), never through an argv. Bad input ends in one line and exit 64
+(harness.formats.command); a verdict's exit code (0 SAFE, 1 UNSAFE, 2 INCONCLUSIVE) is passed on as it is.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, homes, installed, invocation, matrix, options, project
 from harness.results import CellFiles
-from harness.tools import bisect, ecosystem, frontier, range_check, upgrade, watch
+from harness.tools import bisect, range_check, upgrade
+from shardmatrix import ecosystem, frontier, watch
 
 #: The `prog` a subcommand names in its messages; the noxfile sets `nox -s <session> --` through this variable.
 PROG_ENV = "SHARDMATRIX_PROG"
@@ -61,7 +64,8 @@ def get(name: str) -> Subcommand:
 
 
 def check(name: str, argv: Sequence[str], prog: str) -> None:
-    """Parse a subcommand's arguments strictly, running nothing: OptionsError names the first bad one."""
+    """Parse a subcommand's arguments strictly, running nothing: OptionsError names the first bad one (the noxfile's
+    sessions check theirs before they install anything)."""
     get(name).parser(prog).parse_strictly(list(argv))
 
 
@@ -131,28 +135,29 @@ def unfinished(opts: options.Options, chosen: list[matrix.Cell]) -> str | None:
     return "cells the harness could not fully run: " + "; ".join(problems) if problems else None
 
 
-def report_main() -> Callable[[Sequence[str] | None], int]:
-    """`python -m reports`'s main, or CommandError naming what reports need (pandas, jinja2: dependencies of
-    shardmatrix, missing only from a broken install)."""
+def reports_cli() -> ModuleType:
+    """reports.cli, whose `report`, `verdict` and `judge` the subcommands call, or CommandError naming what reports need
+    (pandas, jinja2: dependencies of shardmatrix, missing only from a broken install). Imported here, when a
+    subcommand runs, so that the command imports without pandas (--help and bad input need none)."""
     try:
-        from reports.cli import main
+        from reports import cli
     except ModuleNotFoundError as missing:
         raise CommandError(f"reports need {missing.name}, a dependency of shardmatrix: reinstall shardmatrix "
                            "(uv tool install --reinstall shardmatrix, or pip install --force-reinstall)") from None
-    return main
+    return cli
 
 
 @subcommand("matrix", options.parser)
 def matrix_run(argv: list[str], prog: str) -> int:
     """Run every selected cell of the matrix, one after another, then build the report of the run."""
-    build = report_main()
+    reports = reports_cli()
     opts, chosen = selected(argv, prog, invocation.cells())
     for cell in chosen.values():
         if opts.resume and CellFiles(opts.out, opts.run_id, cell.id).complete:
             continue
         cellrun.probe(cell, opts)
     before_report(opts, list(chosen.values()), lambda line: print(f"warning: {line}", file=sys.stderr))
-    code = build(["--out", str(opts.out), "--run", opts.run_id])
+    code = int(reports.report(opts.out, [opts.run_id]))
     problem = unfinished(opts, list(chosen.values()))
     if problem:
         raise CommandError(problem)
@@ -162,10 +167,10 @@ def matrix_run(argv: list[str], prog: str) -> int:
 @subcommand("upgrade", upgrade.parser)
 def upgrade_run(argv: list[str], prog: str) -> int:
     """Is the bump safe? Baseline and candidate cells, then the verdict: SAFE 0, UNSAFE 1, INCONCLUSIVE 2."""
-    build = report_main()  # before any build: a missing pandas must not cost two cells
+    reports = reports_cli()  # before any build: a missing pandas must not cost two cells
     before, after, opts, changes = upgrade.prepare(argv, invocation.cells(), prog=prog)
     # Every case either cell recorded is judged: the records are pytest's collection of this corpus in each cell.
-    return build(["--out", str(opts.out), "--compare", before.ref, after.ref, "--changes-from", str(changes)])
+    return int(reports.verdict(opts.out, before.ref, after.ref, declared=changes.rows))
 
 
 @subcommand("bisect", bisect.parser)
@@ -181,7 +186,7 @@ def bisect_run(argv: list[str], prog: str) -> int:
 @subcommand("frontier", frontier.parser)
 def frontier_run(argv: list[str], prog: str) -> int:
     """The jax range each flax release works with: OUT/report/frontier.* (probes cached)."""
-    report_main()  # each probe is judged by the report's verdict (reports.verdicts.compat)
+    reports_cli()  # before any build: each probe is judged by the report's verdict (reports.verdicts.compat)
     frontier.run(argv, prog=prog)
     return 0
 
@@ -203,26 +208,25 @@ def installed_run(argv: list[str], prog: str) -> int:
 @subcommand("report", options.report_parser)
 def report_run(argv: list[str], prog: str) -> int:
     """Rebuild the report from stored results only (default: the newest run; --run, --all-runs, --compare)."""
-    build = report_main()
-    opts = options.parse_report(argv, prog)
-    return build(["--out", str(opts.out), *opts.report_args])
+    reports = reports_cli()
+    namespace = options.report_parser(prog).parse_strictly(argv)
+    if namespace.compare:
+        return int(reports.verdict(namespace.out, *namespace.compare))
+    return int(reports.report(namespace.out, namespace.runs, all_runs=namespace.all_runs))
 
 
 @subcommand("watch", watch.parser)
 def watch_run(argv: list[str], prog: str) -> int:
     """Judge each jax/flax release newer than the project's lock once (--state): upgrade, and bisect an UNSAFE one."""
-    report_main()  # before any build: each release is judged by the report's comparison
-    from reports.cli import judge
-
+    judge = reports_cli().judge  # before any build: each release is judged by the report's comparison
     return watch.run(argv, invocation.cells(), judge, prog=prog)
 
 
 @subcommand("ecosystem", ecosystem.parser)
 def ecosystem_run(argv: list[str], prog: str) -> int:
     """Will this release break the projects that use sharding? Their own tests, baseline against candidate."""
-    report_main()  # before any build: each project is judged by the report's comparison
-    from reports.cli import judge
-    from reports.ecosystem import write
+    judge = reports_cli().judge  # before any build: each project is judged by the report's comparison
+    from reports.ecosystem_report import write
 
     return ecosystem.run(argv, invocation.cells(), judge, write, prog=prog)
 
@@ -251,8 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rest = project_here(rest)
     elif name == "report":
         rest = out_here(rest)
-    check(name, rest, prog)  # --help, or a bad option, before anything is imported or built
-    return chosen.run(rest, prog)
+    return chosen.run(rest, prog)  # which parses its arguments, once, before anything is built
 
 
 if __name__ == "__main__":

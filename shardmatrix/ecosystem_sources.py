@@ -31,8 +31,9 @@ from packaging.version import Version
 from harness.formats import ShardmatrixError
 from harness.host.project import LOCKFILES
 from harness.host.shipped import workspace
-from harness.tools import index, releases
-from harness.tools.ecosystem_list import Entry
+from harness.tools import index
+from shardmatrix import releases
+from shardmatrix.ecosystem_list import Entry
 
 #: Where fetched sources are kept, one folder per project and revision.
 FETCHED = workspace() / ".shardmatrix-ecosystem"

@@ -1,11 +1,11 @@
-"""Tests for reports/data/matrix.py: ordering cells by version, collapsing repeats, and the tables reports draw."""
+"""Tests for reports/data/tables.py: ordering cells by version, collapsing repeats, and the tables reports draw."""
 
 from __future__ import annotations
 
 import pandas as pd
 from record_factory import matrix_of, record
 
-from reports.data.matrix import (
+from reports.data.tables import (
     case_name,
     counts,
     header_versions,

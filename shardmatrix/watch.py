@@ -29,8 +29,9 @@ from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
-from harness.tools import bisect, index, moved, pins, upgrade, watch_files
-from harness.tools.watch_files import INCONCLUSIVE, UNSAFE, Judgment
+from harness.tools import bisect, index, moved, pins, upgrade
+from shardmatrix import watch_files
+from shardmatrix.watch_files import INCONCLUSIVE, UNSAFE, Judgment
 
 #: The packages watched, in the order they are judged; jaxlib follows jax.
 PACKAGES = ("jax", "flax")
@@ -192,11 +193,11 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     of the package listed between the baseline and it) when they tell (named_before), else by a bisect."""
     say(f"--- {package} {version}: upgrade from {package}=={baseline[package]}")
     try:
-        before, after, opts, changes_file = upgrade.prepare([*shared, *own_run(), f"{package}=={version}"], cells,
+        before, after, opts, changes = upgrade.prepare([*shared, *own_run(), f"{package}=={version}"], cells,
                                                             say=say, prog=prog)
     except pins.PinError as refused:  # e.g. it cannot be installed with the project's other pins: an answer too
         return Judgment(package, version, dict(baseline), INCONCLUSIVE, reason=str(refused), tests=0, tests_judged=0)
-    judged = judge(opts.out, before.ref, after.ref, changes_from=changes_file)
+    judged = judge(opts.out, before.ref, after.ref, declared=changes.rows)
     comparison = judged.comparison
     regressions = comparison.regressions
     regressed = sorted(set(map(str, regressions["case_id"])))
@@ -209,7 +210,7 @@ def judge_release(package: str, version: str, baseline: Mapping[str, str], share
     made = Judgment(
         package, version, dict(baseline), comparison.verdict, reason=comparison.reason, regressed=regressed,
         coverage=comparison.coverage, tests=comparison.cases, tests_judged=judged_count(comparison),
-        changes=crossed(changes_file, baseline, {**baseline, package: version}, errors),
+        changes=crossed(changes.rows, baseline, {**baseline, package: version}, errors),
         reproducers=sorted(path for (cell, case), path in judged.links.items()
                            if cell == after.cell.id and case in regressed),
         report=str(saved), moved=moved.changes(moved.freeze_of(before), moved.freeze_of(after)))
@@ -276,14 +277,14 @@ def co_moving(made: Judgment, suspects: Sequence[tuple[str, str]], shared: list[
     for name, version in suspects:
         say(f"--- {made.package} {made.version} with {name} held at {version}")
         try:
-            before, after, opts, changes_file = upgrade.prepare(
+            before, after, opts, changes = upgrade.prepare(
                 [*shared, *own_run(), f"{made.package}=={made.version}", "--with", f"{name}=={version}"], cells,
                 say=say, prog=prog)
         except pins.PinError as refused:  # the release needs the newer one: both stay plausible
             held.append({"package": name, "version": version, "verdict": "", "still_regressed": [],
                          "reason": str(refused)})
             continue
-        comparison = judge(opts.out, before.ref, after.ref, changes_from=changes_file).comparison
+        comparison = judge(opts.out, before.ref, after.ref, declared=changes.rows).comparison
         still = sorted(set(map(str, comparison.regressions["case_id"])) & set(made.regressed))
         held.append({"package": name, "version": version, "verdict": comparison.verdict, "still_regressed": still,
                      "reason": comparison.reason})
@@ -319,20 +320,21 @@ def _joined(*reasons: str) -> str:
     return "; ".join(reason for reason in reasons if reason)
 
 
-def crossed(changes_file: Path, baseline: Mapping[str, str], candidate: Mapping[str, str],
-            errors: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The documented changes a move from baseline to candidate crosses (reports.verdicts.changes.between: label,
+def crossed(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, str],
+            candidate: Mapping[str, str], errors: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The documented changes of `declared` (upgrade.prepare's, as harness.change.as_rows) that a move from baseline to
+    candidate crosses (reports.verdicts.documented.between: label,
     kind, fix, cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error
-    is that change's (reports.verdicts.changes.explains), never those that merely raise its exception class."""
-    from reports.verdicts import changes  # the report's reading of declarations; pandas only where a report is built
+    is that change's (reports.verdicts.documented.explains), never those that merely raise its exception class."""
+    # Here, not at the top: the command imports without pandas, so that --help and bad input need none.
+    from reports.verdicts import documented
 
-    declared = changes.read_declarations(changes_file)
-    found = changes.between(declared, baseline, candidate)
+    found = documented.between(declared, baseline, candidate)
     for entry in found:
-        mine = [change for _, change in declared if changes.label(change) == entry["label"]]
+        mine = [change for _, change in declared if documented.label(change) == entry["label"]]
         entry["explains"] = sorted(case for case, error in errors.items()
-                                   if any(changes.explains(change, error.partition(": ")[0], error.partition(": ")[2],
-                                                           candidate) for change in mine))
+                                   if any(documented.explains(change, error.partition(": ")[0],
+                                                              error.partition(": ")[2], candidate) for change in mine))
         entry.pop("order", None)
     return found
 

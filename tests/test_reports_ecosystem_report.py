@@ -1,11 +1,11 @@
-"""reports.ecosystem: the Ecosystem report's files from the projects' outcomes, and the run's verdict."""
+"""reports.ecosystem_report: the Ecosystem report's files from the projects' outcomes, and the run's verdict."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from harness import outputs
-from reports import ecosystem
+from reports import ecosystem_report
 
 
 def test_the_summary_and_both_views_are_written_and_the_worst_project_decides(tmp_path: Path) -> None:
@@ -14,7 +14,7 @@ def test_the_summary_and_both_views_are_written_and_the_worst_project_decides(tm
                     {"name": "alpha", "verdict": "UNSAFE", "reason": "", "causes": [
                         {"signature": "E: x", "example": "E: x", "change": "", "cases": ["t::a"], "reproducer": ""}]},
                     {"name": "beta", "verdict": "INCONCLUSIVE", "reason": "a cell did not finish", "causes": []}]}
-    verdict, written = ecosystem.write(tmp_path, outcomes)
+    verdict, written = ecosystem_report.write(tmp_path, outcomes)
     assert verdict == "UNSAFE"
     assert [p.name for p in written] == ["ecosystem.json", "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"]
     summary = outputs.read_ecosystem(tmp_path / "report" / "ecosystem.json")

@@ -1,10 +1,10 @@
-"""Tests for reports/verdicts/changes.py: documented, stale and unexpected in pairs, the Changes view and changes.csv
+"""Tests for reports/verdicts/documented.py: documented, stale and unexpected in pairs, the Changes view and changes.csv
 from synthetic records, and the changes an upgrade crosses."""
 
 from __future__ import annotations
 
-import csv
 import json
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,8 @@ from record_factory import collected, matrix_of
 from harness.outputs import OutputFileError
 from reports.cli import main
 from reports.data.load import records_frame
-from reports.data.matrix import Matrix
-from reports.verdicts import changes, compat
+from reports.data.tables import Matrix
+from reports.verdicts import compat, documented
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 from reports.views.verdict_text import describe
@@ -49,27 +49,27 @@ def failed(jax: str, error_type: str = "ShardingTypeError", change: dict[str, An
 
 
 def test_a_failure_inside_the_range_with_the_declared_exception_is_documented_one_before_it_is_unexpected() -> None:
-    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.9.0"}) == changes.DOCUMENTED
-    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.8.3"}) == changes.UNEXPECTED
+    assert documented.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.9.0"}) == documented.DOCUMENTED
+    assert documented.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.8.3"}) == documented.UNEXPECTED
 
 
 def test_a_failure_with_another_exception_is_unexpected_even_inside_the_range() -> None:
-    assert changes.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.12.0.1"}) == changes.DOCUMENTED
-    assert changes.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.12.0.1"}) == changes.UNEXPECTED
+    assert documented.judge(MAKE_MESH, "failed", "ShardingTypeError", {"jax": "0.12.0.1"}) == documented.DOCUMENTED
+    assert documented.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.12.0.1"}) == documented.UNEXPECTED
 
 
 @pytest.mark.parametrize("error_type", ["", None, "Error", "Value", "alueErro", "ValueErrors", "ValueError2"])
 def test_raises_given_as_a_string_is_one_exact_name_never_its_substrings(error_type: str | None) -> None:
     # Was documented: a string's `in` matched any substring, "" and a missing error type included.
     declared = {**MAKE_MESH, "raises": "ValueError"}
-    assert changes.judge(declared, "failed", error_type, {"jax": "0.10.2"}) == changes.UNEXPECTED
-    assert changes.judge(declared, "failed", "ValueError", {"jax": "0.10.2"}) == changes.DOCUMENTED
+    assert documented.judge(declared, "failed", error_type, {"jax": "0.10.2"}) == documented.UNEXPECTED
+    assert documented.judge(declared, "failed", "ValueError", {"jax": "0.10.2"}) == documented.DOCUMENTED
 
 
 def test_a_declared_name_matches_its_own_class_not_a_subclass_or_base_that_contains_it() -> None:
-    assert changes.judge(WRT, "failed", "ShardingTypeError", {"flax": "0.12.8"}) == changes.UNEXPECTED
-    assert changes.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.10.2"}) == changes.UNEXPECTED
-    assert changes.judge(WRT, "failed", "TypeError", {"flax": "0.12.8"}) == changes.DOCUMENTED
+    assert documented.judge(WRT, "failed", "ShardingTypeError", {"flax": "0.12.8"}) == documented.UNEXPECTED
+    assert documented.judge(MAKE_MESH, "failed", "TypeError", {"jax": "0.10.2"}) == documented.UNEXPECTED
+    assert documented.judge(WRT, "failed", "TypeError", {"flax": "0.12.8"}) == documented.DOCUMENTED
 
 
 @pytest.mark.parametrize(("declared", "recorded", "same"), [
@@ -85,18 +85,18 @@ def test_a_declared_name_matches_its_own_class_not_a_subclass_or_base_that_conta
 def test_a_qualified_name_on_one_side_matches_by_class_name_two_qualified_names_must_be_equal(
     declared: str, recorded: str, same: bool
 ) -> None:
-    assert changes.same_type(declared, recorded) is same
+    assert documented.same_type(declared, recorded) is same
 
 
 def test_only_strings_are_declared_names() -> None:
-    assert changes.declared_types("ValueError") == ("ValueError",)
-    assert changes.declared_types(["ValueError", "", 3, " TypeError "]) == ("ValueError", "TypeError")
-    assert changes.declared_types(None) == changes.declared_types({"ValueError": 1}) == ()
+    assert documented.declared_types("ValueError") == ("ValueError",)
+    assert documented.declared_types(["ValueError", "", 3, " TypeError "]) == ("ValueError", "TypeError")
+    assert documented.declared_types(None) == documented.declared_types({"ValueError": 1}) == ()
 
 
 def test_a_pass_after_the_release_is_stale_and_one_before_it_is_nothing() -> None:
-    assert changes.judge(MAKE_MESH, "passed", None, {"jax": "0.10.2"}) == changes.STALE
-    assert changes.judge(MAKE_MESH, "passed", None, {"jax": "0.8.3"}) == ""
+    assert documented.judge(MAKE_MESH, "passed", None, {"jax": "0.10.2"}) == documented.STALE
+    assert documented.judge(MAKE_MESH, "passed", None, {"jax": "0.8.3"}) == ""
 
 
 WARNING = "The default axis_types will change in JAX v0.9.0"
@@ -106,16 +106,17 @@ AS_ERROR = f"{WARNING} to jax.sharding.AxisType.Explicit. To maintain the old be
 
 def test_its_warning_made_an_error_where_it_warns_is_documented_and_outside_that_range_unexpected() -> None:
     # A project whose settings make warnings errors (-Werror) fails a release before the change itself.
-    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == \
-        changes.DOCUMENTED
-    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.0"}, AS_ERROR) == \
-        changes.UNEXPECTED
+    assert documented.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == \
+        documented.DOCUMENTED
+    assert documented.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.0"}, AS_ERROR) == \
+        documented.UNEXPECTED
 
 
 def test_another_warning_or_a_change_that_declares_none_is_not_its_warning() -> None:
-    assert changes.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, "x is deprecated") == \
-        changes.UNEXPECTED
-    assert changes.judge(MAKE_MESH, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == changes.UNEXPECTED
+    assert documented.judge(MAKE_MESH_WARNS, "failed", "DeprecationWarning", {"jax": "0.8.1"}, "x is deprecated") == \
+        documented.UNEXPECTED
+    assert documented.judge(MAKE_MESH, "failed", "DeprecationWarning", {"jax": "0.8.1"}, AS_ERROR) == \
+        documented.UNEXPECTED
 
 
 def test_a_projects_failure_that_is_a_declared_warning_takes_that_change_and_others_keep_none() -> None:
@@ -128,7 +129,7 @@ def test_a_projects_failure_that_is_a_declared_warning_takes_that_change_and_oth
         record("0.8.0", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
                case_id="test_mesh::test_early"),
     ])
-    adopted = changes.adopt(frame, declared).set_index("case_id")["change"].to_dict()
+    adopted = documented.adopt(frame, declared).set_index("case_id")["change"].to_dict()
     assert adopted == {"test_mesh::test_auto": MAKE_MESH_WARNS, "test_mesh::test_other": None,
                        "test_mesh::test_early": None}
 
@@ -137,33 +138,42 @@ def test_a_warning_two_changes_declare_is_taken_as_the_earliest_change_it_preced
     later = {**MAKE_MESH_WARNS, "since": "jax>=0.9.1", "what": "shard_map checks its inputs"}
     frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
                                   case_id="test_mesh::test_auto")])
-    adopted = changes.adopt(frame, [("a::t", later), ("b::t", MAKE_MESH_WARNS)])
+    adopted = documented.adopt(frame, [("a::t", later), ("b::t", MAKE_MESH_WARNS)])
     assert adopted["change"].tolist() == [MAKE_MESH_WARNS]
 
 
 def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_within_it_does_not() -> None:
     declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS)]
-    [entry] = changes.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
+    [entry] = documented.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
     assert (entry["label"], entry["kind"]) == ("jax 0.9.0: make_mesh makes Explicit axes", "changed default; it warns "
                                                "from jax 0.8.1, an error where warnings are errors")
-    assert changes.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
+    assert documented.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
+
+
+def compare_with_declarations(out: Path, jax: tuple[str, str], records_of: Callable[[str, str], list[dict[str, Any]]],
+                              declared: list[dict[str, Any]]) -> int:
+    """`python -m reports --compare` of a baseline run on jax[0] against a candidate on jax[1], each run's one cell
+    holding records_of(run, jax), with a declarations file holding `declared`: the exit code."""
+    runs = ("20261124T010000Z-aaaa", "20261124T020000Z-bbbb")
+    for run, version in zip(runs, jax, strict=True):
+        path = out / "results" / run / f"jax{version}-flax0.12.0-py3.11.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps(line) + "\n" for line in records_of(run, version)))
+        path.with_suffix(".done.json").write_text('{"returncode": 0}')
+    file = out / "declared.json"
+    file.write_text(json.dumps({"schema_version": 1, "changes": declared}))
+    return main(["--out", str(out), "--compare", *runs, "--changes-from", str(file)])
 
 
 def test_an_upgrade_names_the_documented_change_a_projects_warning_failure_is(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = (("20261124T010000Z-aaaa", "0.8.0"), ("20261124T020000Z-bbbb", "0.8.1"))
-    for run, jax in runs:
-        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
-        path.parent.mkdir(parents=True)
+    def records_of(run: str, jax: str) -> list[dict[str, Any]]:
         outcome = {} if jax == "0.8.0" else {"status": "failed", "error_type": "DeprecationWarning",
                                               "error_message": AS_ERROR}
-        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_mesh::test_auto", **outcome))
-                        + "\n")
-        path.with_suffix(".done.json").write_text('{"returncode": 0}')
-    declared = tmp_path / "declared.json"
-    declared.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "gathers_user::test_lookup",
-                                                                      "change": MAKE_MESH_WARNS}]}))
-    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+        return [record(jax, "0.12.0", run_id=run, case_id="test_mesh::test_auto", **outcome)]
+
+    code = compare_with_declarations(tmp_path, ("0.8.0", "0.8.1"), records_of,
+                                     [{"case_id": "gathers_user::test_lookup", "change": MAKE_MESH_WARNS}])
     printed = capsys.readouterr().out
     assert code == 1 and printed.startswith("UNSAFE")
     assert f"1. [1 case(s)] DeprecationWarning: {AS_ERROR}" in printed
@@ -185,16 +195,16 @@ CONSTRAINT_ERROR = ("The spec of NamedSharding passed to with_sharding_constrain
 
 
 def test_a_projects_failure_is_a_change_by_its_own_error_inside_since() -> None:
-    assert changes.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})
-    assert changes.explains(CONSTRAINT, "ValueError", CONSTRAINT_ERROR, {"jax": "0.9.2"})
+    assert documented.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})
+    assert documented.explains(CONSTRAINT, "ValueError", CONSTRAINT_ERROR, {"jax": "0.9.2"})
 
 
 def test_the_same_exception_class_with_another_error_or_outside_since_is_not_the_change() -> None:
     # The class is the symptom: a ShardingTypeError of a sharding constraint is not the gather change.
-    assert not changes.explains(GATHER, "ShardingTypeError", "with_sharding_constraint: axis x is Explicit",
+    assert not documented.explains(GATHER, "ShardingTypeError", "with_sharding_constraint: axis x is Explicit",
                                 {"jax": "0.9.2"})
-    assert not changes.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.8.3"})
-    assert not changes.explains(MAKE_MESH, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})  # declares no error
+    assert not documented.explains(GATHER, "ShardingTypeError", GATHER_ERROR, {"jax": "0.8.3"})
+    assert not documented.explains(MAKE_MESH, "ShardingTypeError", GATHER_ERROR, {"jax": "0.9.2"})  # declares no error
 
 
 def test_a_warning_several_changes_of_one_release_declare_names_what_they_share_and_stands_for_each() -> None:
@@ -205,11 +215,12 @@ def test_a_warning_several_changes_of_one_release_declare_names_what_they_share_
     constraint["what"] = "make_mesh makes Explicit axes: with_sharding_constraint may name only Auto axes"
     frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
                                   case_id="test_sharding::test_shard")])
-    [adopted] = changes.adopt(frame, [("g::t", gather), ("c::t", constraint)])["change"].tolist()
-    assert changes.label(adopted) == "jax 0.9.0: make_mesh makes Explicit axes"
-    assert adopted[changes.ANNOUNCES] == [changes.label(gather), changes.label(constraint)]
-    assert changes._carriers(frame.assign(change=[adopted])) == {
-        changes.label(gather): ["test_sharding::test_shard"], changes.label(constraint): ["test_sharding::test_shard"]}
+    [adopted] = documented.adopt(frame, [("g::t", gather), ("c::t", constraint)])["change"].tolist()
+    assert documented.label(adopted) == "jax 0.9.0: make_mesh makes Explicit axes"
+    assert adopted[documented.ANNOUNCES] == [documented.label(gather), documented.label(constraint)]
+    assert documented._carriers(frame.assign(change=[adopted])) == {
+        documented.label(gather): ["test_sharding::test_shard"],
+        documented.label(constraint): ["test_sharding::test_shard"]}
 
 
 def test_a_warning_one_change_of_the_earliest_release_declares_names_that_change() -> None:
@@ -217,25 +228,20 @@ def test_a_warning_one_change_of_the_earliest_release_declares_names_that_change
     later = {**CONSTRAINT, "warning": WARNING, "since": "jax>=0.9.1"}
     frame = records_frame([record("0.8.1", status="failed", error_type="DeprecationWarning", error_message=AS_ERROR,
                                   case_id="test_sharding::test_shard")])
-    assert changes.adopt(frame, [("c::t", later), ("g::t", gather)])["change"].tolist() == [gather]
+    assert documented.adopt(frame, [("c::t", later), ("g::t", gather)])["change"].tolist() == [gather]
 
 
 def test_an_upgrade_names_a_projects_regression_after_the_change_its_error_is_and_lists_the_users_tests(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = (("20261124T010000Z-aaaa", "0.8.3"), ("20261124T020000Z-bbbb", "0.9.2"))
-    for run, jax in runs:
-        path = tmp_path / "results" / run / f"jax{jax}-flax0.12.0-py3.11.jsonl"
-        path.parent.mkdir(parents=True)
+    def records_of(run: str, jax: str) -> list[dict[str, Any]]:
         broken = {} if jax == "0.8.3" else {"status": "failed", "error_type": "ValueError",
                                              "error_message": CONSTRAINT_ERROR}
-        path.write_text(json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_rows", **broken))
-                        + "\n" + json.dumps(record(jax, "0.12.0", run_id=run, case_id="test_shard::test_sum")) + "\n")
-        path.with_suffix(".done.json").write_text('{"returncode": 0}')
-    declared = tmp_path / "declared.json"
-    declared.write_text(json.dumps({"schema_version": 1, "changes": [
+        return [record(jax, "0.12.0", run_id=run, case_id="test_shard::test_rows", **broken),
+                record(jax, "0.12.0", run_id=run, case_id="test_shard::test_sum")]
+
+    code = compare_with_declarations(tmp_path, ("0.8.3", "0.9.2"), records_of, [
         {"case_id": "gathers_user::test_lookup", "change": GATHER},
-        {"case_id": "metadata_user::test_constraint", "change": CONSTRAINT}]}))
-    code = main(["--out", str(tmp_path), "--compare", runs[0][0], runs[1][0], "--changes-from", str(declared)])
+        {"case_id": "metadata_user::test_constraint", "change": CONSTRAINT}])
     printed = capsys.readouterr().out
     assert code == 1 and printed.startswith("UNSAFE")
     assert ("cases: test_shard::test_rows\n     documented change: jax 0.9.0: with_sharding_constraint may name only "
@@ -251,19 +257,19 @@ def test_an_upgrade_names_a_projects_regression_after_the_change_its_error_is_an
 
 @pytest.mark.parametrize("status", ["error", "not_applicable", "xfailed", "crashed", "timeout"])
 def test_a_result_that_is_neither_a_failure_nor_a_pass_is_not_judged(status: str) -> None:
-    assert changes.judge(MAKE_MESH, status, "ShardingTypeError", {"jax": "0.10.2"}) == ""
+    assert documented.judge(MAKE_MESH, status, "ShardingTypeError", {"jax": "0.10.2"}) == ""
 
 
 def test_no_declaration_or_a_deprecation_judges_nothing() -> None:
-    assert changes.judge(None, "failed", "ShardingTypeError", {"jax": "0.10.2"}) == ""
-    assert changes.judge(VALUE, "failed", "TypeError", {"flax": "0.12.8"}) == ""
+    assert documented.judge(None, "failed", "ShardingTypeError", {"jax": "0.10.2"}) == ""
+    assert documented.judge(VALUE, "failed", "TypeError", {"flax": "0.12.8"}) == ""
 
 
 def test_a_version_range_is_read_against_the_records_own_package() -> None:
-    assert changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.11.2"})
-    assert not changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.10.7"})
-    assert not changes.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": None})
-    assert not changes.in_range("numpy>=2", {"numpy": "2.1"})
+    assert documented.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.11.2"})
+    assert not documented.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": "0.10.7"})
+    assert not documented.in_range("flax>=0.11.0", {"jax": "0.12.0.1", "flax": None})
+    assert not documented.in_range("numpy>=2", {"numpy": "2.1"})
 
 
 def test_mark_gives_every_result_its_documented_flag_and_change_name() -> None:
@@ -278,11 +284,11 @@ def test_mark_gives_every_result_its_documented_flag_and_change_name() -> None:
 
 
 def test_release_and_label_name_the_lower_bound_or_else_the_whole_range() -> None:
-    assert changes.release(MAKE_MESH) == ("jax", "0.9.0")
-    assert changes.release(VALUE) == ("flax", "0.12.1")
-    assert changes.release({**MAKE_MESH, "since": "jax>=0.5.0,<0.7.0"}) == ("jax", "0.5.0")
-    assert changes.release({**MAKE_MESH, "since": "jax<0.7.0"}) == ("jax", "<0.7.0")
-    assert changes.label(WRT) == "flax 0.11.0: Optimizer needs wrt="
+    assert documented.release(MAKE_MESH) == ("jax", "0.9.0")
+    assert documented.release(VALUE) == ("flax", "0.12.1")
+    assert documented.release({**MAKE_MESH, "since": "jax>=0.5.0,<0.7.0"}) == ("jax", "0.5.0")
+    assert documented.release({**MAKE_MESH, "since": "jax<0.7.0"}) == ("jax", "<0.7.0")
+    assert documented.label(WRT) == "flax 0.11.0: Optimizer needs wrt="
 
 
 # --- the Changes view ---------------------------------------------------------------------------------------------
@@ -305,7 +311,7 @@ def changes_matrix() -> Matrix:
 
 def test_the_changes_view_has_one_row_per_change_with_its_cells() -> None:
     matrix = changes_matrix()
-    table = changes.table(matrix.results, matrix.cells)
+    table = documented.table(matrix.results, matrix.cells)
     key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
     rows = {row["what"]: row for row in table.to_dict("records")}
     assert list(table["release"]) == ["0.9.0", "0.11.0", "0.12.1"]  # jax first, then flax, by release
@@ -329,7 +335,7 @@ def test_a_failure_in_a_broken_cell_is_not_called_unexpected() -> None:
     matrix = changes_matrix()
     key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
     broken = key["jax0.12.0.1-flax0.12.8-py3.11"]
-    table = changes.table(matrix.results, matrix.cells, {broken})
+    table = documented.table(matrix.results, matrix.cells, {broken})
     mesh = next(row for row in table.to_dict("records") if row["what"] == "make_mesh makes Explicit axes")
     assert mesh["unexpected"] == [] and mesh["first_failing"] == key["jax0.9.2-flax0.12.8-py3.11"]
     assert compat.broken(pd.DataFrame({"key": [broken, "x"], "verdict": [compat.BROKEN, compat.PARTIAL]})) == {broken}
@@ -337,20 +343,7 @@ def test_a_failure_in_a_broken_cell_is_not_called_unexpected() -> None:
 
 def test_records_without_declarations_make_no_changes_view() -> None:
     matrix = matrix_of(record(), record("0.8.3", status="failed", error_type="TypeError"))
-    assert changes.table(matrix.results, matrix.cells).empty
-
-
-def test_changes_csv_names_cells_by_id(tmp_path: Path) -> None:
-    matrix = changes_matrix()
-    path = changes.write_csv(changes.table(matrix.results, matrix.cells), matrix.cells, tmp_path / "changes.csv")
-    rows = list(csv.DictReader(path.open(encoding="utf-8")))
-    assert list(rows[0]) == ["schema_version", *changes.COLUMNS]
-    assert rows[0]["release"] == "0.9.0" and rows[0]["package"] == "jax"
-    assert rows[0]["last_passing"] == "jax0.8.3-flax0.12.8-py3.11"
-    assert rows[0]["first_failing"] == "jax0.9.2-flax0.12.8-py3.11"
-    assert rows[0]["cells_warned"] == "jax0.8.1-flax0.12.8-py3.11 | jax0.8.3-flax0.12.8-py3.11"
-    assert rows[0]["cases"] == "gathers_user::test_lookup"
-    assert rows[1]["stale"] == "jax0.10.2-flax0.12.8-py3.11"
+    assert documented.table(matrix.results, matrix.cells).empty
 
 
 # --- between a baseline and a candidate ------------------------------------------------------------------------
@@ -361,7 +354,7 @@ DECLARED = [("gathers_user::test_a", MAKE_MESH), ("gathers_user::test_b", MAKE_M
 
 
 def test_an_upgrade_crosses_the_changes_whose_range_starts_after_the_baseline_up_to_the_candidate() -> None:
-    crossed = changes.between(DECLARED, {"jax": "0.8.3", "flax": "0.10.7"}, {"jax": "0.9.0", "flax": "0.12.1"})
+    crossed = documented.between(DECLARED, {"jax": "0.8.3", "flax": "0.10.7"}, {"jax": "0.9.0", "flax": "0.12.1"})
     assert [entry["label"] for entry in crossed] == ["jax 0.9.0: make_mesh makes Explicit axes",
                                                      "flax 0.11.0: Optimizer needs wrt=",
                                                      "flax 0.12.1: .value is deprecated"]
@@ -370,14 +363,14 @@ def test_an_upgrade_crosses_the_changes_whose_range_starts_after_the_baseline_up
 
 
 def test_an_upgrade_that_stays_on_one_side_of_every_change_crosses_none() -> None:
-    assert changes.between(DECLARED, {"jax": "0.9.0", "flax": "0.12.1"}, {"jax": "0.10.2", "flax": "0.12.8"}) == []
-    text = changes.between_text([], "b", "c")
+    assert documented.between(DECLARED, {"jax": "0.9.0", "flax": "0.12.1"}, {"jax": "0.10.2", "flax": "0.12.8"}) == []
+    text = documented.between_text([], "b", "c")
     assert text == "Documented changes between baseline b and candidate c: none declared."
 
 
 def test_the_crossed_changes_read_as_one_line_each() -> None:
-    crossed = changes.between(DECLARED, {"jax": "0.8.3", "flax": "0.12.8"}, {"jax": "0.9.2", "flax": "0.12.8"})
-    text = changes.between_text(crossed, "jax0.8.3", "jax0.9.2")
+    crossed = documented.between(DECLARED, {"jax": "0.8.3", "flax": "0.12.8"}, {"jax": "0.9.2", "flax": "0.12.8"})
+    text = documented.between_text(crossed, "jax0.8.3", "jax0.9.2")
     assert text.splitlines() == [
         "Documented changes between baseline jax0.8.3 and candidate jax0.9.2 (1; your code may hit them even where "
         "your cases pass):",
@@ -388,13 +381,13 @@ def test_the_crossed_changes_read_as_one_line_each() -> None:
 def test_a_declarations_file_reads_back_and_a_bad_one_is_named(tmp_path: Path) -> None:
     path = tmp_path / "changes.json"
     path.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "m::t", "change": WRT}]}))
-    assert changes.read_declarations(path) == [("m::t", WRT)]
+    assert documented.read_declarations(path) == [("m::t", WRT)]
     path.write_text(json.dumps({"schema_version": 9, "changes": []}))
     with pytest.raises(OutputFileError, match=r"declarations file schema 9 is newer than this reader knows \(1\)"):
-        changes.read_declarations(path)
+        documented.read_declarations(path)
     path.write_text("{")
     with pytest.raises(OutputFileError, match=r"changes\.json: declarations file is not JSON"):
-        changes.read_declarations(path)
+        documented.read_declarations(path)
 
 
 # --- as matrix.md and matrix.html show it ---------------------------------------------------------------------
@@ -474,4 +467,4 @@ def test_a_cell_whose_only_failures_are_documented_works_for_current_code_and_on
 
 
 def test_the_columns_mark_writes_are_the_ones_the_verdict_reads() -> None:
-    assert (changes.DOCUMENTED_COLUMN, changes.CHANGE_NAME_COLUMN) == (compat.DOCUMENTED, compat.CHANGE_NAME)
+    assert (documented.DOCUMENTED_COLUMN, documented.CHANGE_NAME_COLUMN) == (compat.DOCUMENTED, compat.CHANGE_NAME)

@@ -1,8 +1,8 @@
 """The search of `nox -s frontier` for one flax release: the core range (steered by the smoke cases), holes told from
-edges, then the whole-corpus range and a range per case that narrows it (harness.tools.frontier_corpus), all within
+edges, then the whole-corpus range and a range per case that narrows it (shardmatrix.frontier_corpus), all within
 the probe budget, which the search itself enforces.
 
-Pure: a probe is a function from a jax release to its verdict (harness.tools.frontier makes them cells), so the
+Pure: a probe is a function from a jax release to its verdict (shardmatrix.frontier makes them cells), so the
 search, its budget and its chance of finding a hole are tested with synthetic works-sets.
 
 The core search: a known-good jax is looked for where it most likely is (the jax released with that flax, then the
@@ -236,13 +236,13 @@ def interior_points(start: int, end: int, probed: set[int], count: int = INTERIO
     return sorted(chosen)
 
 
-#: The second half of a search (harness.tools.frontier_corpus.confirm): given the core range's indices.
+#: The second half of a search (shardmatrix.frontier_corpus.confirm): given the core range's indices.
 Confirm = Callable[[Frontier, Probes, int, int], None]
 
 
 def measure(flax: Version, declared: SpecifierSet, candidates: list[Version], probe: ProbeFn,
             contemporary: Version | None = None, confirm: Confirm | None = None) -> Frontier:
-    """Measure one flax release: the core range, then (`confirm`, harness.tools.frontier_corpus.measure passes it)
+    """Measure one flax release: the core range, then (`confirm`, shardmatrix.frontier_corpus.measure passes it)
     the whole-corpus range and the cases that narrow it. A jax outside the declaration is never probed (no installer
     pairs them): where the range ends at the declaration, the next jax beyond it is the edge, its cause the
     declaration. Over the budget, the search stops and says so in `stopped`; what it found until then stays."""

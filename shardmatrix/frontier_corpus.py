@@ -20,8 +20,8 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from harness.tools import frontier_search
-from harness.tools.frontier_search import CaseRange, Frontier, Probe, ProbeFn, Probes, find_edge, interior_points
+from shardmatrix import frontier_search
+from shardmatrix.frontier_search import CaseRange, Frontier, Probe, ProbeFn, Probes, find_edge, interior_points
 
 #: Verdicts that answer for no case: nothing installed, or the cell stopped before recording every case.
 UNANSWERED = ("not_built", "interrupted")

@@ -24,7 +24,7 @@ from harness.vocabulary import final_record, plugin_mismatches
 from reports.data.load import TIMINGS
 from reports.data.statuses import display_status, ordered
 from reports.data.text import as_text
-from reports.verdicts import changes
+from reports.verdicts import documented
 
 #: What makes one row of the matrix: repeats of a case in one cell of one run collapse into one row.
 ROW_KEY: list[str] = ["run_id", "cell_id", "case_id"]
@@ -112,7 +112,7 @@ def build_matrix(records: pd.DataFrame, files: pd.DataFrame | None = None) -> Ma
     results["_position"] = results["key"].map(position)
     results = results.sort_values(["_position", "family", "case_id"], kind="stable").drop(columns="_position")
     # Whether each failure is one its case's declared change documents: every verdict of the matrix reads it.
-    return Matrix(results=changes.mark(results.reset_index(drop=True)), cells=cells)
+    return Matrix(results=documented.mark(results.reset_index(drop=True)), cells=cells)
 
 
 def collapse(records: pd.DataFrame) -> pd.DataFrame:

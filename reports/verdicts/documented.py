@@ -18,9 +18,9 @@ A failure that is the change's declared `warning` made an error (a project whose
 before the removal. A project's tests declare no change; `adopt` gives each of their failures the declared change
 whose warning it is, so an upgrade names it.
 
-Then the Changes view (one row per declared change: its release, kind, the cells that warned, the last passing and
-first failing cells, the cases and the fix; `changes.csv`), and for `nox -s upgrade` the changes whose range starts
-between a baseline and a candidate.
+Then the Changes table (one row per declared change: its release, kind, the cells that warned, the last passing and
+first failing cells, the cases and the fix; reports/views/changes_csv.py writes it as changes.csv), and for
+`nox -s upgrade` the changes whose range starts between a baseline and a candidate.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def documented(results: pd.DataFrame) -> pd.Series:
 
 
 def mark(results: pd.DataFrame) -> pd.DataFrame:
-    """`results` with the `documented` and `change_name` columns every verdict reads (reports.data.matrix.build_matrix
+    """`results` with the `documented` and `change_name` columns every verdict reads (reports.data.tables.build_matrix
     adds them to each matrix): a documented failure is named by its change's label()."""
     judged = classify(results)
     declared = results["change"].tolist() if "change" in results.columns else [None] * len(results)
@@ -317,18 +317,6 @@ def _order(cells: pd.DataFrame, package: str) -> dict[str, tuple[Any, ...]]:
 
 def _keys(rows: pd.DataFrame, order: Mapping[str, tuple[Any, ...]]) -> list[str]:
     return sorted(dict.fromkeys(str(key) for key in rows["key"]), key=lambda key: order.get(key, (key,)))
-
-
-def write_csv(found: pd.DataFrame, cells: pd.DataFrame, path: Path) -> Path:
-    """changes.csv: table() with column keys written as cell ids and lists joined by ' | '."""
-    ids = {str(key): as_text(cell) for key, cell in cells["cell_id"].items()}
-    frame = found.copy()
-    for name in ("cells_warned", "documented", "stale", "unexpected"):
-        frame[name] = [" | ".join(ids.get(key, key) for key in keys) for keys in frame[name]]
-    for name in ("last_passing", "first_failing"):
-        frame[name] = [ids.get(key, key) for key in frame[name]]
-    frame["cases"] = [" | ".join(cases) for cases in frame["cases"]]
-    return outputs.write_frame(path, outputs.CHANGES_CSV, frame)
 
 
 # --- between two releases (nox -s upgrade) ----------------------------------------------------------------------

@@ -1,0 +1,7 @@
+"""`python -m shardmatrix`: the `shardmatrix` command."""
+
+import sys
+
+from shardmatrix import main
+
+sys.exit(main())
