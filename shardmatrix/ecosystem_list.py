@@ -171,7 +171,7 @@ def entry(table: dict[str, Any], where: str) -> Entry:
                  budget=budget, suite_budget=suite_budget, env=_env(table, where))
 
 
-def _tests(table: dict[str, Any], where: str) -> list[str]:
+def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
     """The entry's test folders: inside the project, folders not files, each once."""
     tests = _texts(table, "tests", where)
     if not tests or any(Path(test).is_absolute() or ".." in Path(test).parts for test in tests):
@@ -186,7 +186,7 @@ def _tests(table: dict[str, Any], where: str) -> list[str]:
     return tests
 
 
-def _requires(table: dict[str, Any], where: str) -> list[str]:
+def _requires(table: dict[str, Any], where: str) -> tuple[str, ...]:
     """What else the entry's project needs: requirements, none naming what the candidate and baseline decide."""
     requires = _texts(table, "requires", where)
     for line in requires:
