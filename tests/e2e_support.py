@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,16 @@ def nox(*args: str, out: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "SHARDMATRIX_RUN_ID"}
     return subprocess.run([sys.executable, "-m", "nox", *args[:2], "--", *args[2:], "--out", str(out)], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=1500, check=False)
+
+
+def copied_project(fixture: Path, name: str) -> Any:
+    """A module-scoped `project` fixture: one copy of a fixture project (project_copy) shared by a module's tests."""
+
+    @pytest.fixture(scope="module")
+    def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return project_copy(tmp_path_factory, fixture, name)
+
+    return project
 
 
 def project_copy(factory: pytest.TempPathFactory, fixture: Path, name: str) -> Path:

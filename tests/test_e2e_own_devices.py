@@ -18,16 +18,14 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import nox, project_copy
+from e2e_support import copied_project, nox
 
 FIXTURE = Path(__file__).resolve().parent / "owncount_project"
 MESH_TEST = "test_line::test_rows_split_over_the_line"
 BASELINE = "jax==0.8.0,flax==0.12.0"
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return project_copy(tmp_path_factory, FIXTURE, "meshlib")
+project = copied_project(FIXTURE, "meshlib")
 
 
 def _upgrade(project: Path, out: Path, *devices: str) -> tuple[int, str, list[str]]:

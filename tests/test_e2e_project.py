@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from e2e_support import nox, project_copy
+from e2e_support import copied_project, nox
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).resolve().parent / "downstream"
@@ -60,10 +60,7 @@ def flax_tree(folder: Path, change: str) -> Path:
     return tree
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the fixture project the tests edit, as a user edits a checkout."""
-    return project_copy(tmp_path_factory, FIXTURE, "tinytrainer")
+project = copied_project(FIXTURE, "tinytrainer")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import nox, project_copy
+from e2e_support import copied_project, nox
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).resolve().parent / "werror_project"
@@ -22,10 +22,7 @@ WARNING_TEST = "test_mesh::test_the_default_mesh_has_auto_axes"
 BASELINE = "jax==0.8.0,flax==0.12.0"
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the fixture project, as a user's checkout."""
-    return project_copy(tmp_path_factory, FIXTURE, "meshcheck")
+project = copied_project(FIXTURE, "meshcheck")
 
 
 @pytest.mark.e2e
