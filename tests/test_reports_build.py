@@ -342,9 +342,9 @@ BRANCH_CASE = '"""A case."""\n\n\ndef test_take():\n    """It breaks."""\n    ra
 def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> tuple[str, str]:
     """A run of two cells on jax 0.9.2 and flax 0.12.6, the second's flax built from /src/flax, each with its freeze
     written by the harness's own writer and one failing case whose module was kept; returns their cell ids."""
+    from harness.cellrecord import CellFiles
     from harness.host import envbuild
     from harness.host.matrix import Cell, Origin
-    from harness.results import CellFiles
 
     origin = Origin(package="flax", version="0.12.6", label="tree.5a0b5832", where="file:///src/flax",
                     requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")
