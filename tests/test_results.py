@@ -1,4 +1,4 @@
-"""harness/results.py: a cell's files, the one writer, and a reading that accounts for everything, in pairs."""
+"""harness/results.py: a cell's results tree, the one writer, and a reading that accounts for everything, in pairs."""
 
 from __future__ import annotations
 
