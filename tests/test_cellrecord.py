@@ -178,3 +178,12 @@ def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) ->
     path = tmp_path / "c.done.json"
     path.write_text('{"returncode": 0}', encoding="utf-8")
     assert cellrecord.read_done(path) == {"returncode": 0}
+
+
+def test_normalise_fills_what_the_path_implies_and_names_a_field_of_the_wrong_type() -> None:
+    loose = {"case_id": "fam::test_a", "status": "passed", "warnings": "DeprecationWarning: x"}
+    assert cellrecord.normalise(loose, "r", "c") is None
+    assert (loose["run_id"], loose["cell_id"], loose["family"], loose["warnings"], loose["attempt"]) == (
+        "r", "c", "fam", ["DeprecationWarning: x"], 1)
+    assert cellrecord.normalise({"case_id": "m::t", "status": "passed", "duration_s": "1.5"}, "r", "c") == (
+        "duration_s is '1.5', not a number")

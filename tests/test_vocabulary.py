@@ -98,3 +98,9 @@ def test_a_github_issue_or_pull_request_link_is_named_by_repository_and_number_a
     assert vocabulary.link_name("https://github.com/google/flax/pull/5070") == "flax#5070"
     assert vocabulary.link_name("https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0") == (
         "https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0")
+
+
+def test_a_declared_breakages_reason_is_told_from_any_other() -> None:
+    declared = vocabulary.breakage_reason("gather drops sharding", "jax>=0.8.1", "https://github.com/jax-ml/jax/issues/1")
+    assert vocabulary.is_breakage_reason(declared)
+    assert not any(vocabulary.is_breakage_reason(reason) for reason in ("flaky on CPU", "", None, 3))
