@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent
 # `nox` run as a script has its own folder on sys.path, not this one: the harness is imported from the checkout.
 sys.path.insert(0, str(ROOT))
 
+from harness.cellrecord import CellFiles  # noqa: E402
 from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
 from harness.host import cellrun, invocation  # noqa: E402
-from harness.results import CellFiles  # noqa: E402
 from shardmatrix import command  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"

@@ -46,18 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus_growth, ecosystem_cost, time_budget  # noqa: E402
-from harness import outputs, vocabulary  # noqa: E402
+from harness import cellrecord, outputs, vocabulary  # noqa: E402
+from harness.cellrecord import RESULTS_SUFFIX, CellFiles, make_record, write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
-from harness.results import (  # noqa: E402
-    RESULTS_SUFFIX,
-    CellFiles,
-    make_record,
-    new_run_id,
-    read_records,
-    write_collection,
-    write_done,
-    write_records,
-)
+from harness.results import new_run_id, read_records, write_collection, write_records  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -415,11 +407,11 @@ Outcomes = dict[tuple[str, str], Outcome]
 
 
 def outcomes(out: Path, run_id: str, cell_ids: list[str]) -> Outcomes:
-    """Each (cell, case)'s final status and exception type in one run (harness.vocabulary.final_records)."""
+    """Each (cell, case)'s final status and exception type in one run (harness.cellrecord.final_records)."""
     found: Outcomes = {}
     for cell_id in cell_ids:
         path = CellFiles(out, run_id, cell_id).results
-        finals = vocabulary.final_records(read_records(path)) if path.is_file() else {}
+        finals = cellrecord.final_records(read_records(path)) if path.is_file() else {}
         for case_id, record in finals.items():
             found[cell_id, case_id] = (str(record.get("status")), str(record.get("error_type") or ""))
     return found

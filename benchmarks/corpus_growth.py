@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs, vocabulary
-from harness.results import CellFiles, new_run_id, read_records
+from harness.cellrecord import CellFiles
+from harness.results import new_run_id, read_records
 
 #: The corpus before the census's cases (issue 30): 103 cases.
 BEFORE_REF = "56957cc"

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.cell import timeline
+from harness.cellrecord import CellFiles
 from harness.host import cellrun, runner
-from harness.results import CellFiles, list_runs, read_records, read_timeline, results_files
+from harness.results import list_runs, read_records, read_timeline, results_files
 
 #: A cell's parts, in the order of its run: (key, what it is). Together they are the cell's wall, `unmarked` being what
 #: no mark accounts for (restarts after a death, a cell whose marks are missing).

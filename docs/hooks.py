@@ -118,7 +118,7 @@ def frontier_case_columns() -> str:
 
 def record_fields() -> str:
     """Every field of a results record, in order, and the schema version (harness.vocabulary)."""
-    from harness.vocabulary import FIELDS, SCHEMA_VERSION
+    from harness.cellrecord import FIELDS, SCHEMA_VERSION
 
     return f"{codes(FIELDS)} (schema version {SCHEMA_VERSION})"
 

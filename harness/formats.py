@@ -1,6 +1,6 @@
 """The line formats of a cell's own files (a JSONL record line, a freeze's source lines), atomic JSON writes, and every
-exit code shardmatrix answers with, parsed here once (a cell's files and their paths: harness.results; every other
-file it writes: harness.outputs).
+exit code shardmatrix answers with, parsed here once (a cell's files and their paths: harness.cellrecord and
+harness.results; every other file it writes: harness.outputs).
 
 A sibling of harness.vocabulary with the same rule: it imports nothing but the standard library, so the harness
 inside any cell, the host, and reports/ all read a file the same way (two readers of one format disagree: one

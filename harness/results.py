@@ -24,115 +24,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from harness import formats, vocabulary
-from harness.vocabulary import COLLECTION_CASE, FIELDS, SCHEMA_VERSION, Record
+from harness import cellrecord, formats, vocabulary
+from harness.cellrecord import RESULTS_SUFFIX, SCHEMA_VERSION, CellFiles, Record, read_done
+from harness.vocabulary import COLLECTION_CASE
 
 # --- where a cell's files live --------------------------------------------------------------------------------------
-
-RESULTS_SUFFIX = ".jsonl"
-#: <cell id>.done.json, written atomically once a cell finished (write_done).
-DONE_SUFFIX = ".done.json"
-#: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), COLLECTION_SCHEMA_VERSION.
-COLLECTION_SUFFIX = ".collected.json"
-INSTALL_LOG_SUFFIX = ".install.log"
-LOG_SUFFIX = ".log"
-INFLIGHT_SUFFIX = ".inflight"
-#: <cell id>.freeze.txt: the cell's `uv pip freeze` after its source lines (harness.formats.parse_sources reads them).
-FREEZE_SUFFIX = ".freeze.txt"
-#: The stack a cell ran on, written once per cell (asv's machine.json): see write_machine.
-MACHINE_SUFFIX = ".machine.json"
-#: <cell id>.precision.json: the highest-precision re-run of an accelerator cell's failed assertions.
-PRECISION_SUFFIX = ".precision.json"
-
-
-@dataclass(frozen=True)
-class CellFiles:
-    """The files of cell `cell_id` in run `run_id` under `out`: passed instead of an options object or a triple."""
-
-    out: Path
-    run_id: str
-    cell_id: str
-    #: The results file these files sit beside, where `of` was given one (kept as given, wherever it lies).
-    located: Path | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def results(self) -> Path:
-        """OUT/results/<run>/<cell>.jsonl: the records; the one place that decides where a cell's files live, all
-        of them beside it."""
-        if self.located is not None:
-            return self.located
-        return Path(self.out) / "results" / self.run_id / f"{self.cell_id}{RESULTS_SUFFIX}"
-
-    @property
-    def done(self) -> Path:
-        """The done marker, written atomically once the cell finished; a results file without it was interrupted."""
-        return self.results.with_suffix(DONE_SUFFIX)
-
-    @property
-    def collection(self) -> Path:
-        """The case ids the cell's pytest collected: the cases it was expected to run."""
-        return self.results.with_suffix(COLLECTION_SUFFIX)
-
-    @property
-    def log(self) -> Path:
-        """What the installer and pytest printed."""
-        return self.results.with_suffix(LOG_SUFFIX)
-
-    @property
-    def inflight(self) -> Path:
-        """Where the cell's pytest names the case it is running, so a process death can be pinned on it."""
-        return self.results.with_suffix(INFLIGHT_SUFFIX)
-
-    @property
-    def install_log(self) -> Path:
-        """The installer's transcript."""
-        return self.results.with_suffix(INSTALL_LOG_SUFFIX)
-
-    @property
-    def freeze(self) -> Path:
-        """The cell's resolved environment (`uv pip freeze`, after its source lines: harness.formats reads them)."""
-        return self.results.with_suffix(FREEZE_SUFFIX)
-
-    @property
-    def machine(self) -> Path:
-        """The stack the cell ran on (devices, plugin versions, driver, jax's settings)."""
-        return self.results.with_suffix(MACHINE_SUFFIX)
-
-    @property
-    def precision(self) -> Path:
-        """The outcomes of the cell's cases re-run at the highest matmul precision (accelerator cells)."""
-        return self.results.with_suffix(PRECISION_SUFFIX)
-
-    @property
-    def sources(self) -> Path:
-        """<cell>/cases/: one copy of each case module that ran, with its sibling helpers (reproducers use them)."""
-        return self.results.with_suffix("") / "cases"
-
-    @property
-    def timeline(self) -> Path:
-        """<cell>/timeline.jsonl: when each part of the cell's run began (write_mark, read_timeline); inside the cell's
-        folder, so no run folder lists it as a cell's results."""
-        return self.results.with_suffix("") / TIMELINE_NAME
-
-    def fault_log(self, worker: str) -> Path:
-        """A worker process's faulthandler log (fatal-signal and hard-timeout tracebacks)."""
-        return self.results.with_suffix("") / "faults" / f"{worker}.log"
-
-    def in_run(self, run_id: str) -> CellFiles:
-        """The same cell's files in another run."""
-        return CellFiles(self.out, run_id, self.cell_id)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the cell finished in this run (its done marker exists)."""
-        return self.done.exists()
-
-    @classmethod
-    def of(cls, results_file: Path) -> CellFiles:
-        """The files of the cell whose results file this is (OUT/results/<run>/<cell>.jsonl), beside that very file."""
-        path = Path(results_file)
-        return cls(path.parent.parent.parent, path.parent.name, path.name.removesuffix(RESULTS_SUFFIX), located=path)
-
 
 def read_sources(results_file: Path) -> dict[str, formats.Source]:
     """The unreleased packages of the cell whose results file this is, from its freeze; {} when it has none."""
@@ -149,43 +45,6 @@ def read_sources(results_file: Path) -> dict[str, formats.Source]:
 # --- runs -----------------------------------------------------------------------------------------------------------
 
 #: A run id: the UTC time the run started, then a tag (new_run_id makes 4 hex digits; --run-id may name another).
-# --- the done marker ----------------------------------------------------------------------------------------------
-
-#: <cell id>.done.json, written atomically once a cell finished; a results file without one was interrupted.
-#: Version 1: cell_id, finished (ISO time), returncode, fingerprint, reused_from, seconds. A marker without a
-#: schema_version is read as version 1 (hand-made and early markers hold only some of the fields).
-DONE_SCHEMA_VERSION = 1
-
-
-def write_done(path: Path, *, cell_id: str, finished: str, returncode: int, fingerprint: str | None,
-               reused_from: str | None, seconds: float | None) -> None:
-    """Write a cell's done marker so that readers see either nothing or all of it."""
-    formats.write_json_atomically(path, {
-        "schema_version": DONE_SCHEMA_VERSION, "cell_id": cell_id, "finished": finished, "returncode": returncode,
-        "fingerprint": fingerprint, "reused_from": reused_from, "seconds": seconds,
-    })
-
-
-def read_done(path: Path) -> dict[str, Any] | None:
-    """A done marker's fields; None when there is none, FormatError naming it when it cannot be read as one."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as error:
-        raise formats.FormatError(path, f"unreadable ({error})") from None
-    try:
-        marker = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise formats.FormatError(path, f"not valid JSON ({error.msg})") from None
-    if not isinstance(marker, dict):
-        raise formats.FormatError(path, f"a JSON {type(marker).__name__}, not an object")
-    version = marker.get("schema_version", 1)
-    if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
-        raise formats.FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")
-    return marker
-
-
 _RUN_ID = re.compile(r"(?P<start>\d{8}T\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -253,21 +112,6 @@ def results_files(run_dir: Path) -> list[Path]:
 
 
 # --- writing --------------------------------------------------------------------------------------------------------
-
-
-def make_record(**values: Any) -> Record:
-    """A complete record: known fields in schema order, unknown field names refused."""
-    unknown = set(values) - set(FIELDS)
-    if unknown:
-        raise ValueError(f"unknown record fields: {sorted(unknown)}")
-    record = {name: values.get(name) for name in FIELDS}
-    record["schema_version"] = SCHEMA_VERSION
-    record["timestamp"] = values.get("timestamp") or datetime.now(timezone.utc).isoformat()
-    if record["warnings"] is None:
-        record["warnings"] = []
-    if record["attempt"] is None:
-        record["attempt"] = 1
-    return record
 
 
 class JsonlWriter:
@@ -351,7 +195,6 @@ def write_collection(results_file: Path, cell_id: str, cases: Sequence[str]) -> 
 #: `child_process` mark "case_id" and "cpu_s". Written by the host (the cell's run) and the cell's pytest in turn, never
 #: at once; read by the bench's time budget (benchmarks/time_budget.py), never by a verdict.
 TIMELINE_SCHEMA_VERSION = 1
-TIMELINE_NAME = "timeline.jsonl"
 
 
 def write_mark(results_file: Path, mark: str, at: float | None = None, **extra: Any) -> None:
@@ -522,10 +365,6 @@ def _document(path: Path, kind: str, newest: int, lowest: int | None = 1) -> dic
 
 # --- reading --------------------------------------------------------------------------------------------------------
 
-#: Fields that hold text or nothing, and fields that hold a number or nothing: anything else is a bad record.
-_TEXT_FIELDS = ("run_id", "cell_id", "family", "reason", "error_type", "error_message", "jax", "jaxlib", "flax",
-                "numpy", "python", "backend", "device_kind", "platform", "timestamp")
-_NUMBER_FIELDS = ("duration_s", "compile_s", "execute_s", "device_count", "devices_needed")
 #: The packages whose versions every record, the freeze and the cell id must agree on.
 IDENTITY = ("jax", "jaxlib", "flax")
 #: A default cell id (harness.host.matrix.default_id): jax<v>-flax<v>-py<minor>[-<backend>], a version built from
@@ -576,8 +415,8 @@ class CellReading:
         return bool(self.mismatches)
 
     def finals(self) -> dict[str, Record]:
-        """Each case's final record (harness.vocabulary.final_records)."""
-        return vocabulary.final_records(self.records)
+        """Each case's final record (harness.cellrecord.final_records)."""
+        return cellrecord.final_records(self.records)
 
 
 def read_cell(results_file: Path, run_id: str | None = None) -> CellReading:
@@ -696,11 +535,11 @@ def _records(path: Path, run_id: str, cell_id: str, problems: list[str], *,
                 problems.append(f"{where}: schema_version is {version!r}, not an integer")
                 continue
             try:
-                raw = vocabulary.migrate(raw)
-            except vocabulary.SchemaError as error:
+                raw = cellrecord.migrate(raw)
+            except cellrecord.SchemaError as error:
                 problems.append(f"{where}: {error}")
                 continue
-        why = _normalise(raw, run_id, cell_id)
+        why = cellrecord.normalise(raw, run_id, cell_id)
         if why:
             problems.append(f"{where}: {why}")
             continue
@@ -708,48 +547,6 @@ def _records(path: Path, run_id: str, cell_id: str, problems: list[str], *,
             raw["source"] = str(path)
             raw["line"] = number
         yield raw
-
-
-def _normalise(record: Record, run_id: str, cell_id: str) -> str | None:
-    """Fill what the path implies and coerce loose types in place; return why the record is unusable, if it is."""
-    get = record.get
-    for name in ("case_id", "status"):
-        value = get(name)
-        if not isinstance(value, str) or not value:
-            return f"{name} is {value!r}, not a string"
-    # The path names the run and the cell too; it stands in when a writer left them out.
-    if get("run_id") is None:
-        record["run_id"] = run_id
-    if get("cell_id") is None:
-        record["cell_id"] = cell_id
-    if not get("family"):
-        family, sep, _ = record["case_id"].partition("::")
-        record["family"] = family if sep else "(none)"
-    found = get("warnings")
-    if found is None:
-        record["warnings"] = []
-    elif isinstance(found, str):
-        record["warnings"] = [found]
-    elif not isinstance(found, list) or not all(isinstance(text, str) for text in found):
-        return f"warnings is {found!r}, not a list of strings"
-    attempt = get("attempt")
-    if attempt is None:
-        record["attempt"] = 1
-    elif type(attempt) is not int or attempt < 1:
-        return f"attempt is {attempt!r}, not a positive integer"
-    for name in _TEXT_FIELDS:
-        value = get(name)
-        if value is not None and not isinstance(value, str):
-            return f"{name} is {value!r}, not a string"
-    for name in _NUMBER_FIELDS:
-        value = get(name)
-        if value is not None and (type(value) not in (int, float)):
-            return f"{name} is {value!r}, not a number"
-    if get("change") is not None and not isinstance(get("change"), dict):
-        return f"change is {get('change')!r}, not an object"
-    if get("smoke") is not None and not isinstance(get("smoke"), bool):
-        return f"smoke is {get('smoke')!r}, not true or false"
-    return None
 
 
 def _history(path: Path, records: list[Record]) -> list[str]:

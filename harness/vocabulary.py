@@ -1,5 +1,5 @@
-"""The vocabulary every part of shardmatrix speaks: statuses and their classes, record fields, the schema version
-with its migrations, and how a path reads in a report (where a cell's files live is harness.results').
+"""The vocabulary every part of shardmatrix speaks: statuses and their classes, the reasons a record's status is read
+by, and how a path reads in a report (the record itself, its schema, migrations and paths, is harness.cellrecord's).
 
 Imported by the harness inside every cell (any jax, the cell's Python), by the host, and by reports/, which
 imports nothing else of the harness. So it imports nothing but the standard library: a report can be
@@ -13,8 +13,7 @@ this module does not know is UNKNOWN: never passing, never safe.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 # --- statuses ---------------------------------------------------------------------------------------------------
 
@@ -164,81 +163,6 @@ def plugin_mismatches(distributions: Mapping[str, object]) -> list[str]:
 INSTALL_CAUSE = "cannot be installed"
 
 
-# --- records ----------------------------------------------------------------------------------------------------
-
-#: 2 added `attempt` (failing cases are retried; each attempt is its own record); 3 added `change` (the upstream
-#: change the case was written to catch, as declared on it: an object of CHANGE_KEYS, or null) and `smoke` (whether
-#: the case is in the smoke subset, `@case(smoke=True)`; null where the writer does not know); 4 added
-#: `devices_needed` (the devices a case not applicable for its devices needed; null for any other record); 5 added
-#: `known_breakage` (whether a declared known upstream breakage, harness.cell.known, applied to the case in its cell:
-#: only then is its xfail a known upstream bug; a test's own `xfail` mark is not).
-SCHEMA_VERSION = 5
-
-#: Every field a record carries, in order; absent values are written as null.
-FIELDS: tuple[str, ...] = (
-    "schema_version",
-    "run_id",
-    "cell_id",
-    "case_id",
-    "family",
-    "status",
-    "attempt",
-    "reason",
-    "duration_s",
-    "compile_s",
-    "execute_s",
-    "error_type",
-    "error_message",
-    "warnings",
-    "change",
-    "smoke",
-    "devices_needed",
-    "known_breakage",
-    "jax",
-    "jaxlib",
-    "flax",
-    "numpy",
-    "python",
-    "backend",
-    "device_kind",
-    "device_count",
-    "platform",
-    "timestamp",
-)
-
-Record = dict[str, Any]
-
-
-class SchemaError(ValueError):
-    """A record this vocabulary cannot bring to SCHEMA_VERSION (a newer writer, or a gap in the migrations)."""
-
-
-def update_to_2(record: Record) -> Record:
-    """Schema 1 -> 2: a version 1 writer never retried, so its every record is attempt 1."""
-    return {**record, "attempt": 1, "schema_version": 2}
-
-
-def update_to_3(record: Record) -> Record:
-    """Schema 2 -> 3: a version 2 writer declared no change on any case, and did not say which were smoke cases."""
-    return {**record, "change": None, "smoke": None, "schema_version": 3}
-
-
-def update_to_4(record: Record) -> Record:
-    """Schema 3 -> 4: a version 3 writer said the devices a case needed only in its reason, so they are read from
-    there ("needs 8 devices, cell has 1"); null for every other record."""
-    needed = devices_needed(record.get("status"), record.get("reason"))
-    return {**record, "devices_needed": needed, "schema_version": 4}
-
-
-def update_to_5(record: Record) -> Record:
-    """Schema 4 -> 5: a version 4 writer did not say whether an xfail was a declared known breakage or a test's own
-    mark, so it is read from the reason: a declared breakage's is 'why [ranges] link' (breakage_reason()); null for
-    a record that is neither xfailed nor xpassed."""
-    status, reason = record.get("status"), record.get("reason")
-    known = bool(isinstance(reason, str) and _BREAKAGE_REASON.search(reason)) if status in (XFAILED, XPASSED) else None
-    return {**record, "known_breakage": known, "schema_version": 5}
-
-
 #: The end of a declared known breakage's xfail reason: its ranges in brackets, then its link.
 _BREAKAGE_REASON = re.compile(r"\[[^\]]*\] \S+$")
 
@@ -248,16 +172,15 @@ def breakage_reason(why: str, ranges: str, link: str) -> str:
     return f"{why} [{ranges}] {link}".strip()
 
 
+def is_breakage_reason(reason: object) -> bool:
+    """Whether an xfail reason is a declared known breakage's ('why [ranges] link', breakage_reason())."""
+    return isinstance(reason, str) and _BREAKAGE_REASON.search(reason) is not None
+
+
 def is_known_breakage(status: object, known_breakage: object) -> bool:
     """Whether a result is a declared known upstream bug failing as declared: xfailed, and its record says a declared
     breakage applied (a test's own xfail mark is no known upstream bug: nothing checked its range or its link)."""
     return status == XFAILED and known_breakage is True
-
-
-#: MIGRATIONS[n] turns a version n-1 record into a version n record (asv style); a schema bump adds `update_to_N`
-#: here and raises SCHEMA_VERSION, and every older file keeps loading.
-MIGRATIONS: dict[int, Callable[[Record], Record]] = {2: update_to_2, 3: update_to_3, 4: update_to_4,
-                                                    5: update_to_5}
 
 
 # --- devices --------------------------------------------------------------------------------------------------------
@@ -311,63 +234,6 @@ CHANGE_KINDS: dict[str, str] = {
 
 #: The packages a change's `since` may name: the releases a report and `nox -s upgrade` compare.
 CHANGE_PACKAGES: tuple[str, ...] = ("jax", "flax")
-
-
-def migrate(record: Record) -> Record:
-    """Bring a record (with an integer schema_version) to SCHEMA_VERSION; SchemaError for a newer one."""
-    version = record["schema_version"]
-    if version > SCHEMA_VERSION:
-        raise SchemaError(f"schema_version {version} is newer than this reader knows ({SCHEMA_VERSION}); "
-                          "update shardmatrix to read these results")
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        if target not in MIGRATIONS:
-            raise SchemaError(f"schema_version {version} has no migration to version {target}")
-        record = MIGRATIONS[target](record)
-        record["schema_version"] = target
-    return record
-
-
-# --- a case's final record ------------------------------------------------------------------------------------------
-
-#: The status of a case whose records of one attempt disagree (two writers, a corrupt merge): deliberately outside
-#: MEANINGS, so its class is UNKNOWN and whatever meets it is inconclusive. Never written by a cell; derived on read.
-CONFLICTING = "conflicting_records"
-
-
-def attempt_of(record: Record) -> int:
-    """A record's attempt number; 1 where it is absent (a record made in memory, a version 1 writer)."""
-    attempt = record.get("attempt")
-    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else 1
-
-
-def final_record(records: Iterable[Record]) -> Record:
-    """The record one case ended with: the last written of its highest attempt. When two records of any one attempt
-    disagree on the status (the case's history is then unknown), that record comes back with status CONFLICTING and
-    a reason naming the statuses; records of one attempt that agree are plain repeats.
-
-    `records` are one case's records of one cell and run, in file order; ValueError when there are none."""
-    by_attempt: dict[int, list[Record]] = {}
-    for record in records:
-        by_attempt.setdefault(attempt_of(record), []).append(record)
-    if not by_attempt:
-        raise ValueError("final_record needs at least one record of the case")
-    final = by_attempt[max(by_attempt)][-1]
-    conflicts = [(attempt, statuses) for attempt, group in sorted(by_attempt.items())
-                 if len(statuses := list(dict.fromkeys(str(record.get("status")) for record in group))) > 1]
-    if not conflicts:
-        return final
-    said = "; ".join(f"attempt {attempt} was recorded as {' and '.join(statuses)}" for attempt, statuses in conflicts)
-    return {**final, "status": CONFLICTING, "reason": f"conflicting records: {said}"}
-
-
-def final_records(records: Iterable[Record]) -> dict[str, Record]:
-    """Each case's final record (`final_record`) by case id, in the order cases first appear; records without a
-    case id are left out."""
-    by_case: dict[str, list[Record]] = {}
-    for record in records:
-        if "case_id" in record:
-            by_case.setdefault(str(record["case_id"]), []).append(record)
-    return {case_id: final_record(group) for case_id, group in by_case.items()}
 
 
 # --- collection ------------------------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from harness.cellrecord import CellFiles
 from harness.formats import ShardmatrixError, command
 from harness.host import cellenv, cellrun, completeness, corpus, homes, installed, invocation, matrix, options, project
-from harness.results import CellFiles
 from harness.tools import bisect, range_check, upgrade
 from shardmatrix import ecosystem, frontier, watch
 

@@ -13,7 +13,7 @@ than_evidence.py) can state over them what it states over results trees.
   that passes on the candidate (a regression).
 
 Each file strategy takes the facts of the cell it is written beside, and yields a Hostile whose `defect` is empty
-only when the file is sound; `write()` puts it beside a results file through the path harness.results names.
+only when the file is sound; `write()` puts it beside a results file through the path harness.cellrecord names.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness import results, vocabulary
+from harness import cellrecord, results, vocabulary
 
 #: A cell id no file of the cell under test names.
 OTHER_CELL = "jax0.9.2-flax0.12.8-py3.11"
@@ -34,7 +34,7 @@ OTHER_CELL = "jax0.9.2-flax0.12.8-py3.11"
 
 @dataclass(frozen=True)
 class Hostile:
-    """One file beside a cell's results: its suffix (harness.results' name for it), its text (None: left absent),
+    """One file beside a cell's results: its suffix (harness.cellrecord's name for it), its text (None: left absent),
     and what is wrong with it ('' when sound; 'missing' is sound for a file a cell may lack)."""
 
     suffix: str
@@ -80,7 +80,7 @@ def precision_files(cell_id: str, cases: Sequence[str]) -> st.SearchStrategy[Hos
     document: dict[str, Any] = {
         "schema_version": results.PRECISION_SCHEMA_VERSION, "cell_id": cell_id, "settings": {setting: value},
         "cases": {case: {"status": vocabulary.PASSED, "error_type": None, "error_message": None} for case in cases}}
-    suffix = results.PRECISION_SUFFIX
+    suffix = cellrecord.PRECISION_SUFFIX
     defects = {
         "": Hostile(suffix, json.dumps(document)),
         **_broken(suffix, document, results.PRECISION_SCHEMA_VERSION),
@@ -106,7 +106,7 @@ def machine_files(cell_id: str, jax: str, jaxlib: str, backend: str = "cpu",
         return {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": cell_id, "jax": asked,
                 "nvidia_smi": None, "settings": {}, "x64": False, "matmul_precision": None}
 
-    suffix = results.MACHINE_SUFFIX
+    suffix = cellrecord.MACHINE_SUFFIX
     document = stack()
     defects = {
         "": Hostile(suffix, json.dumps(document)),
@@ -130,7 +130,7 @@ def collection_files(cell_id: str, recorded: Sequence[str]) -> st.SearchStrategy
     """A collection of `cell_id` naming exactly the `recorded` cases, or one with a defect: the common ones (a
     missing collection is a defect here: which cases the cell was to run is unknown), a case id that is not text,
     cases that are not a list, or a case the records do not hold (contradicting them)."""
-    suffix = results.COLLECTION_SUFFIX
+    suffix = cellrecord.COLLECTION_SUFFIX
     document: dict[str, Any] = {"schema_version": results.COLLECTION_SCHEMA_VERSION, "cell_id": cell_id,
                                 "cases": list(recorded)}
     broken = _broken(suffix, document, results.COLLECTION_SCHEMA_VERSION)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.cellrecord import FIELDS, SCHEMA_VERSION
 from harness.results import write_collection
-from harness.vocabulary import FIELDS, SCHEMA_VERSION
 from reports.data.load import SOURCE_FIELDS, records_frame
 from reports.data.tables import Matrix, build_matrix
 

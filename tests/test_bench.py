@@ -119,7 +119,7 @@ def test_the_device_figure_finds_no_difference_in_a_case_that_applies_at_one_cou
 
 
 def write_cell(out: Path, run_id: str, cell_id: str, records: list[dict[str, object]]) -> None:
-    from harness.results import CellFiles
+    from harness.cellrecord import CellFiles
 
     path = CellFiles(out, run_id, cell_id).results
     path.parent.mkdir(parents=True, exist_ok=True)

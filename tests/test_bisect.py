@@ -299,8 +299,8 @@ def fake_probes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shortage: dict[
     jax releases in `shortage` (by the devices it needed), failing at 0.10.2, passing before; the cells built."""
     from record_factory import collected, record
 
+    from harness.cellrecord import CellFiles, write_done
     from harness.host.cellrun import CellRun
-    from harness.results import CellFiles, write_done
 
     built: list[str] = []
 

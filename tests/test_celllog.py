@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cellrecord import make_record
 from harness.host import celllog
-from harness.results import make_record
 
 NOISY = [sys.executable, "-c", "import sys; print('collected 2 items'); sys.stderr.write('Traceback: boom\\n')"]
 

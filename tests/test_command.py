@@ -11,9 +11,9 @@ import pytest
 from record_factory import collected
 from test_reports_cli import CELL, RUN, record, write_run
 
+from harness.cellrecord import CellFiles, write_done
 from harness.formats import USAGE_EXIT
 from harness.host import homes, matrix, options
-from harness.results import CellFiles, write_done
 from shardmatrix import command
 
 SESSIONS = ("matrix", "upgrade", "bisect", "frontier", "ranges", "installed", "report", "watch", "ecosystem")

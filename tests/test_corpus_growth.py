@@ -44,7 +44,8 @@ def test_the_figure_flags_a_wall_over_target_and_each_new_case_over_the_limit() 
 
 
 def test_case_seconds_sums_the_attempts_of_each_cell_s_case(tmp_path: Path) -> None:
-    from harness.results import CellFiles, write_records
+    from harness.cellrecord import CellFiles
+    from harness.results import write_records
 
     cell = record_factory.cell_id()
     records = [record_factory.record(case_id="fam::a", duration_s=1.5, status="failed"),

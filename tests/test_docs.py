@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from benchmarks import corpus_growth, time_budget
-from harness import outputs, vocabulary
+from harness import cellrecord, outputs, vocabulary
 from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
@@ -83,8 +83,8 @@ def test_the_file_column_lists_are_the_code_s_own() -> None:
     assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
     assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
     fields = hooks.record_fields()
-    assert all(f"`{name}`" in fields for name in vocabulary.FIELDS)
-    assert f"schema version {vocabulary.SCHEMA_VERSION}" in fields
+    assert all(f"`{name}`" in fields for name in cellrecord.FIELDS)
+    assert f"schema version {cellrecord.SCHEMA_VERSION}" in fields
 
 
 def test_the_changes_table_has_one_row_per_declared_change_with_all_its_cases() -> None:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from matrix_factory import cell_toml, matrix_toml
 
+from harness.cellrecord import CellFiles, final_records
 from harness.change import declared as declared_in
-from harness.results import CellFiles, read_records
-from harness.vocabulary import final_records
+from harness.results import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CELL = "jax0.4.38-flax0.10.2-py3.11"

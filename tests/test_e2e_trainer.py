@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from e2e_support import nox, project_copy
 
-from harness import results
+from harness import cellrecord, results
 
 FIXTURE = Path(__file__).resolve().parent / "tptrainer"
 CELLS = ("jax0.8.3-flax0.12.6-py3.11", "jax0.9.2-flax0.12.6-py3.11")
@@ -43,7 +43,7 @@ def final_records(out: Path, text: str) -> dict[str, dict[str, dict[str, object]
     runs = set(re.findall(r"/results/([^/]+)/jax[^/]+\.log\)", text))
     assert len(runs) == 1, text[-3000:]
     run = runs.pop()
-    files = {cell: results.CellFiles(out, run, cell).results for cell in CELLS}
+    files = {cell: cellrecord.CellFiles(out, run, cell).results for cell in CELLS}
     return {cell: {str(record["case_id"]): record for record in results.read_records(path)}
             for cell, path in files.items()}
 

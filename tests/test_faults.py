@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.cellrecord import CellFiles
 from harness.host import cellrun, matrix, runner
 from harness.host.options import Options
-from harness.results import CellFiles
 
 FAULTS = Path(__file__).parent / "faults"
 # The cell is this test environment itself: it has the harness and needs no jax for these cases.

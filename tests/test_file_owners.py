@@ -30,11 +30,11 @@ OWNERS: dict[str, str] = {
     "ecosystem.json": OUTPUTS, "ecosystem.md": OUTPUTS, "ecosystem.html": OUTPUTS, "ecosystem-comment.md": OUTPUTS,
 }
 
-RESULTS = "harness/results.py"
-#: A cell's own files: their paths, writer and reader are harness.results'.
+RECORD = "harness/cellrecord.py"
+#: A cell's own files: their paths are harness.cellrecord's (CellFiles), which harness.results reads and writes through.
 CELL_FILES: dict[str, str] = {
-    ".jsonl": RESULTS, ".done.json": RESULTS, ".inflight": RESULTS, ".log": RESULTS, ".freeze.txt": RESULTS,
-    ".install.log": RESULTS, ".collected.json": RESULTS,
+    ".jsonl": RECORD, ".done.json": RECORD, ".inflight": RECORD, ".log": RECORD, ".freeze.txt": RECORD,
+    ".install.log": RECORD, ".collected.json": RECORD,
 }
 #: Cell-file names spelled outside their owner, as data (a known exception with its reason, as array-api-tests keeps
 #: them). An entry that no longer holds fails as stale.
@@ -112,6 +112,7 @@ PARSERS: dict[str, str] = {
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
     "harness/results.py": "a cell's own files: results, collection",
+    RECORD: "a cell's done marker",
     "shardmatrix/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
@@ -204,3 +205,59 @@ def test_every_path_of_a_cell_has_one_spelling_a_property_of_cell_files() -> Non
 ])
 def test_a_path_spelled_outside_cell_files_is_found(source: str, expected: list[str]) -> None:
     assert path_spellings(source) == expected
+
+
+def definitions(source: str) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments), its imports left out."""
+    found: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return found
+
+
+#: A record migration, wherever it is defined: the next schema's `update_to_N` belongs beside the others.
+MIGRATION = re.compile(r"update_to_\d+")
+
+
+def record_namesakes(source: str, owned: set[str]) -> list[str]:
+    """The names a module defines that the record's module defines too (or that name a migration)."""
+    return sorted(name for name in definitions(source) if name in owned or MIGRATION.fullmatch(name))
+
+
+#: What the record is: its module defines all of these, and only it does.
+RECORD_DEFINITION = {"SCHEMA_VERSION", "FIELDS", "TEXT_FIELDS", "NUMBER_FIELDS", "SchemaError", "MIGRATIONS",
+                     "migrate", "final_record", "final_records", "make_record", "DONE_SCHEMA_VERSION", "write_done",
+                     "read_done", "CellFiles", "RESULTS_SUFFIX", "DONE_SUFFIX"}
+#: Names another module defines for something else of its own, as data with the reason; a stale entry fails.
+KNOWN_NAMESAKES: dict[tuple[str, str], str] = {
+    ("harness/census.py", "update_to_2"): "the census file's own migration",
+    ("harness/host/celllog.py", "final_records"): "a results file's final records, through the record's",
+    ("reports/data/load.py", "read_done"): "the done marker as read_cell holds it, with a warning",
+    ("reports/views/hover.py", "FIELDS"): "the fields a hover shows",
+    ("reports/views/frontier_render.py", "SCHEMA_VERSION"): "the frontier file's version",
+    ("shardmatrix/frontier_report.py", "SCHEMA_VERSION"): "the frontier file's version",
+    ("shardmatrix/ecosystem_list.py", "SCHEMA_VERSION"): "cases/ecosystem.toml's version",
+}
+
+
+def test_one_module_owns_the_cell_record() -> None:
+    owned = definitions((ROOT / RECORD).read_text(encoding="utf-8"))
+    assert sorted(RECORD_DEFINITION - owned) == []
+    assert {"update_to_2", "update_to_5"} <= owned
+    found = {(path.relative_to(ROOT).as_posix(), name) for path in SOURCES if path != ROOT / RECORD
+             for name in record_namesakes(path.read_text(encoding="utf-8"), owned)}
+    assert sorted(found - set(KNOWN_NAMESAKES)) == []
+    assert sorted(set(KNOWN_NAMESAKES) - found) == []  # stale: drop it
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("from harness.cellrecord import SCHEMA_VERSION, CellFiles\n\ndef use():\n    return SCHEMA_VERSION\n", []),
+    ("SCHEMA_VERSION = 6\n\ndef update_to_6(record):\n    return record\n\nclass CellFiles:\n    pass\n",
+     ["CellFiles", "SCHEMA_VERSION", "update_to_6"]),
+])
+def test_a_second_definition_of_the_record_is_found(source: str, expected: list[str]) -> None:
+    assert record_namesakes(source, {"SCHEMA_VERSION", "CellFiles"}) == expected

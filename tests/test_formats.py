@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness import formats, results
+from harness import cellrecord, formats, results
 
 # Characters str.splitlines() splits on but JSON leaves raw inside strings (ensure_ascii=False keeps them raw).
 LINE_BREAKS_INSIDE_STRINGS = ["\u2028", "\u2029", "\x85", "\x0c", "\x1c"]
@@ -91,7 +91,7 @@ def sourced_cell(where: str = "file:///src/flax", label: str = "tree.5a0b5832") 
 def test_the_harness_freeze_names_a_source_that_formats_reads_back(tmp_path: Path, where: str, label: str) -> None:
     from harness.host import envbuild
     results_file = tmp_path / "cell.jsonl"
-    freeze = results.CellFiles.of(results_file).freeze
+    freeze = cellrecord.CellFiles.of(results_file).freeze
     freeze.write_text(envbuild.provenance(sourced_cell(where, label)) + "flax==0.12.6\n")
     assert results.read_sources(results_file) == {"flax": formats.Source("flax", "0.12.6", where, label)}
     assert results.read_sources(results_file)["flax"].tag == f"0.12.6+{label}"
@@ -101,7 +101,7 @@ def test_a_freeze_of_releases_names_no_source(tmp_path: Path) -> None:
     results_file = tmp_path / "cell.jsonl"
     assert results.read_sources(results_file) == {}  # no freeze at all (an old run)
     # A project line is no source; a `# ... from ... (...)` text after the comments is not read.
-    results.CellFiles.of(results_file).freeze.write_text("# project tiny @ /p (tree.0123456789ab)\nflax==0.12.6\n"
+    cellrecord.CellFiles.of(results_file).freeze.write_text("# project tiny @ /p (tree.0123456789ab)\nflax==0.12.6\n"
                                                  "# flax 0.1 from file:///x (tree.1)\n")
     assert results.read_sources(results_file) == {}
 

@@ -15,8 +15,8 @@ from packaging.version import Version
 from record_factory import collected, record
 
 from harness import outputs, vocabulary
+from harness.cellrecord import CellFiles
 from harness.host import durations
-from harness.results import CellFiles
 from shardmatrix import frontier, frontier_report, frontier_search
 
 

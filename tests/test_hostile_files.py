@@ -16,7 +16,7 @@ from hostile_files import Hostile, Sides
 from hypothesis import given, settings
 from record_factory import RUN, collected, record
 
-from harness import results
+from harness import cellrecord
 from reports.data.load import load
 from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat, divergence
@@ -30,15 +30,15 @@ DRAWS = 60
 
 
 def _cell(out: Path, cell: str, status: str, backend: str, error: str | None = None) -> Path:
-    path = results.CellFiles(out, RUN, cell).results
+    path = cellrecord.CellFiles(out, RUN, cell).results
     path.parent.mkdir(parents=True, exist_ok=True)
     line = record(jax="0.11.2", flax="0.12.10", python="3.12", cell_id=cell, case_id=CASE, family="model",
                   status=status, error_type=error, backend=backend, device_count=1,
                   device_kind="NVIDIA H200" if backend == "gpu" else "cpu")
     path.write_text(json.dumps(line) + "\n")
     collected(path)
-    results.CellFiles.of(path).done.write_text(json.dumps({"cell_id": cell}))
-    results.CellFiles.of(path).freeze.write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
+    cellrecord.CellFiles.of(path).done.write_text(json.dumps({"cell_id": cell}))
+    cellrecord.CellFiles.of(path).freeze.write_text("flax==0.12.10\njax==0.11.2\njaxlib==0.11.2\n")
     return path
 
 

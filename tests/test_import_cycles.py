@@ -82,7 +82,7 @@ USER_FACING = [
 ]
 
 
-# harness.vocabulary.SchemaError is not among them: the vocabulary imports nothing but the standard library, and
+# harness.cellrecord.SchemaError is not among them: the record module imports nothing but the standard library, and
 # its one reader (reports.data.load) turns it into a ResultsError naming the file and line.
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from harness.cell import known
+from harness.cellrecord import CellFiles, final_records
 from harness.host import corpus
-from harness.results import CellFiles, read_records
-from harness.vocabulary import final_records
+from harness.results import read_records
 
 GOOD = """
 [[breakage]]

@@ -51,7 +51,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
 
-from harness import formats, results, vocabulary
+from harness import cellrecord, formats, results, vocabulary
 from harness.host import completeness, matrix
 from harness.tools import index, pins, upgrade
 from reports import regressions
@@ -127,7 +127,7 @@ cells = st.builds(
 
 def write_cell(out: Path, run: str, cell: Cell) -> None:
     """Write `cell` as run `run` of CELL under `out`, through the harness's own writers, then break it as asked."""
-    files = results.CellFiles(out, run, CELL)
+    files = cellrecord.CellFiles(out, run, CELL)
     lines: list[dict[str, object]] = []
     for case, statuses in cell.attempts.items():
         for number, status in enumerate(statuses, start=1):
@@ -151,7 +151,7 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
     text = "".join(formats.dump_jsonl_line(line) for line in lines).encode("utf-8")
     if "newer_schema" in cell.defects:
         text += formats.dump_jsonl_line(record(run_id=run, case_id=CASES[1],
-                                               schema_version=vocabulary.SCHEMA_VERSION + 1)).encode("utf-8")
+                                               schema_version=cellrecord.SCHEMA_VERSION + 1)).encode("utf-8")
     if "no_case_id" in cell.defects:
         text += formats.dump_jsonl_line({**record(run_id=run), "case_id": None}).encode("utf-8")
     if "bad_bytes" in cell.defects:
@@ -167,7 +167,7 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
     if "bad_done" in cell.defects:
         files.done.write_text('{"cell_id": ', encoding="utf-8")
     elif "no_done" not in cell.defects:
-        results.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
+        cellrecord.write_done(files.done, cell_id=OTHER_CELL if "done_names_other" in cell.defects else CELL,
                            finished="2026-11-26T00:00:00+00:00", returncode=0, fingerprint=None, reused_from=None,
                            seconds=1.0)
     for hostile in cell.beside:
@@ -219,7 +219,7 @@ def test_no_verdict_is_better_than_its_evidence(before: Cell, after: Cell, runs_
         if verdict in GOOD_TIERS:
             assert after.sound and after.works, (verdict, after)
 
-        fully_run = completeness.problems([results.CellFiles(current_out, current_run, CELL)]) == []
+        fully_run = completeness.problems([cellrecord.CellFiles(current_out, current_run, CELL)]) == []
         if fully_run:
             assert after.sound and not any(vocabulary.is_inconclusive(status) for status in after.finals().values())
 
@@ -247,7 +247,7 @@ def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
                      (tmp_path / "current", later)):
         write_cell(out, run, clean)
     assert quietly(lambda: compat_verdict(tmp_path / "current", later))[0] == compat.WORKS
-    assert completeness.problems([results.CellFiles(tmp_path / "current", later, CELL)]) == []
+    assert completeness.problems([cellrecord.CellFiles(tmp_path / "current", later, CELL)]) == []
     assert quietly(lambda: compare_main(tmp_path / "both", earlier, later))[0] == formats.SAFE_EXIT
     assert quietly(lambda: regressions.main(["--previous", str(tmp_path / "previous"), "--current",
                                              str(tmp_path / "current")]))[0] == formats.SAFE_EXIT
@@ -262,14 +262,14 @@ def test_a_sound_tree_of_passes_is_good_everywhere(tmp_path: Path) -> None:
 
 def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady: tuple[str, ...]) -> None:
     """One night of CELL: the steady cases passing and case fam::x as `fields` say, on `devices` devices."""
-    files = results.CellFiles(out, run, CELL)
+    files = cellrecord.CellFiles(out, run, CELL)
     lines = [record(run_id=run, case_id=case, device_count=devices) for case in steady]
     lines.append(record(run_id=run, case_id="fam::x", **{"device_count": devices, **fields}))
     files.results.parent.mkdir(parents=True, exist_ok=True)
     files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
     results.write_collection(files.results, CELL, [*steady, "fam::x"])
     files.freeze.write_text(FREEZE, encoding="utf-8")
-    results.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
+    cellrecord.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
                        fingerprint=None, reused_from=None, seconds=1.0)
 
 

@@ -27,7 +27,7 @@ from test_no_verdict_better_than_evidence import (
     write_cell,
 )
 
-from harness import results, vocabulary
+from harness import cellrecord, vocabulary
 from reports.verdicts import compat
 
 RUN = "20261102T000000Z-bbbb"
@@ -47,7 +47,7 @@ def verdict_of(cell: Cell, own_xfails: bool = False) -> object:
     with TemporaryDirectory() as folder:
         write_cell(Path(folder), RUN, cell)
         if own_xfails:
-            _own_xfails(results.CellFiles(Path(folder), RUN, CELL).results)
+            _own_xfails(cellrecord.CellFiles(Path(folder), RUN, CELL).results)
         return quietly(lambda: compat_verdict(Path(folder), RUN))[0]
 
 

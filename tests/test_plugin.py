@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from harness.cellrecord import SCHEMA_VERSION
 from harness.results import read_machine
-from harness.vocabulary import SCHEMA_VERSION
 
 CASES = '''
 import warnings
 import pytest
 
-from harness.vocabulary import SCHEMA_VERSION
+from harness.cellrecord import SCHEMA_VERSION
 from harness.case import case, api, accepts
 
 FAMILY = "toy_family"
@@ -348,7 +348,7 @@ def test_a_cell_that_lost_a_collected_case_is_not_accounted_for(pytester: pytest
 
 
 def test_results_path_layout(tmp_path: Path) -> None:
-    from harness.results import CellFiles
+    from harness.cellrecord import CellFiles
 
     assert CellFiles(tmp_path, "run", "cell").results == tmp_path / "results" / "run" / "cell.jsonl"
 

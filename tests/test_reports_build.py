@@ -181,7 +181,8 @@ def write_synthetic_tree(out_dir: Path, run_id: str = "20261121T084500Z-ab12", s
 
 
 def test_importing_reports_loads_no_harness_module_but_the_vocabulary() -> None:
-    allowed = "('harness', 'harness.vocabulary', 'harness.formats', 'harness.outputs', 'harness.results')"
+    allowed = ("('harness', 'harness.vocabulary', 'harness.cellrecord', 'harness.formats', 'harness.outputs', "
+               "'harness.results')")
     code = ("import sys, reports.cli; "
             f"sys.exit(any(m.split('.')[0] == 'harness' and m not in {allowed} for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPORTS.parent).returncode == 0
@@ -342,9 +343,9 @@ BRANCH_CASE = '"""A case."""\n\n\ndef test_take():\n    """It breaks."""\n    ra
 def write_source_pair(out_dir: Path, run_id: str = "20261124T040000Z-5c5c") -> tuple[str, str]:
     """A run of two cells on jax 0.9.2 and flax 0.12.6, the second's flax built from /src/flax, each with its freeze
     written by the harness's own writer and one failing case whose module was kept; returns their cell ids."""
+    from harness.cellrecord import CellFiles
     from harness.host import envbuild
     from harness.host.matrix import Cell, Origin
-    from harness.results import CellFiles
 
     origin = Origin(package="flax", version="0.12.6", label="tree.5a0b5832", where="file:///src/flax",
                     requirement="flax @ file:///built/flax-0.12.6-py3-none-any.whl")

@@ -11,7 +11,7 @@ import pytest
 from record_factory import collected, record
 
 import reports
-from harness.vocabulary import SCHEMA_VERSION
+from harness.cellrecord import SCHEMA_VERSION
 from reports.cli import main
 
 RUN = "20261121T084500Z-ab12"

@@ -11,7 +11,7 @@ import pytest
 from compare_fakes import case_record, cases, compare, finished, frame
 from record_factory import collected, record
 
-from harness import results, vocabulary
+from harness import cellrecord, results, vocabulary
 from reports.data.load import load, records_frame
 from reports.data.tables import build_matrix
 from reports.verdicts import compare as compare_module
@@ -580,11 +580,11 @@ def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_remova
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the loader warns of the machine file: said below
 def test_a_machine_file_that_disagrees_keeps_the_compare_from_safe_and_the_cell_from_works(tmp_path: Path) -> None:
     for run in ("20260101T000000Z-aaaa", "20260102T000000Z-bbbb"):
-        path = results.CellFiles(tmp_path, run, "jax0.10.2-flax0.12.8-py3.11").results
+        path = cellrecord.CellFiles(tmp_path, run, "jax0.10.2-flax0.12.8-py3.11").results
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(record(run_id=run, backend="cpu", device_kind="cpu")) + "\n")
         collected(path)
-        results.CellFiles.of(path).done.write_text(json.dumps({"cell_id": "jax0.10.2-flax0.12.8-py3.11"}))
+        cellrecord.CellFiles.of(path).done.write_text(json.dumps({"cell_id": "jax0.10.2-flax0.12.8-py3.11"}))
         stack = {"backend": "gpu" if run.endswith("bbbb") else "cpu", "devices": [], "distributions": {}}
         results.write_machine(path, "jax0.10.2-flax0.12.8-py3.11", {"jax": stack})
     loaded = load(tmp_path / "results", all_runs=True)

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from record_factory import collected, record
 
-from harness import vocabulary
-from harness.results import CellFiles
-from harness.vocabulary import SCHEMA_VERSION, update_to_2
+from harness import cellrecord
+from harness.cellrecord import SCHEMA_VERSION, CellFiles, update_to_2
 from reports.data.load import (
     FIELDS,
     ResultsError,
@@ -169,8 +168,8 @@ def test_older_schema_is_migrated_step_by_step(tmp_path: Path, monkeypatch: pyte
     def update_to_3(old: dict[str, Any]) -> dict[str, Any]:
         return {**old, "reason": f"migrated attempt {old['attempt']}"}
 
-    monkeypatch.setattr(vocabulary, "SCHEMA_VERSION", 3)
-    monkeypatch.setattr(vocabulary, "MIGRATIONS", {2: update_to_2, 3: update_to_3})
+    monkeypatch.setattr(cellrecord, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(cellrecord, "MIGRATIONS", {2: update_to_2, 3: update_to_3})
     path = write_records(tmp_path, RUN, CELL, record_v1())
     (row,) = read_jsonl(path)
     assert (row["schema_version"], row["reason"]) == (3, "migrated attempt 1")

@@ -1,4 +1,4 @@
-"""harness/results.py: a cell's files, the one writer, and a reading that accounts for everything, in pairs."""
+"""harness/results.py: a cell's results tree, the one writer, and a reading that accounts for everything, in pairs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from record_factory import RUN, cell_id, collected, record
 
-from harness import formats, results, vocabulary
-from harness.vocabulary import SCHEMA_VERSION
+from harness import cellrecord, results
+from harness.cellrecord import SCHEMA_VERSION
 
 CELL = cell_id()
 
@@ -18,12 +18,13 @@ CELL = cell_id()
 def write(tmp_path: Path, *lines: str, cell: str = CELL, cases: list[str] | None = None, done: bool = True) -> Path:
     """A cell's results file of raw lines under tmp/results/RUN, its collection (the records' case ids, or `cases`),
     and its done marker."""
-    path = results.CellFiles(tmp_path, RUN, cell).results
+    path = cellrecord.CellFiles(tmp_path, RUN, cell).results
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     collected(path, cases)
     if done:
-        results.CellFiles.of(path).done.write_text(json.dumps({"schema_version": 1, "cell_id": cell}), encoding="utf-8")
+        done_file = cellrecord.CellFiles.of(path).done
+        done_file.write_text(json.dumps({"schema_version": 1, "cell_id": cell}), encoding="utf-8")
     return path
 
 
@@ -34,30 +35,10 @@ def good(tmp_path: Path) -> Path:
 # --- paths and the writer -------------------------------------------------------------------------------------------
 
 
-def test_one_module_decides_each_path_of_a_cell() -> None:
-    files = results.CellFiles(Path("OUT"), "r", "c")
-    assert files.results == results.CellFiles(Path("OUT"), "r", "c").results == Path("OUT/results/r/c.jsonl")
-    assert (files.done, files.collection, files.log) == (Path("OUT/results/r/c.done.json"),
-                                                          Path("OUT/results/r/c.collected.json"),
-                                                          Path("OUT/results/r/c.log"))
-    assert files.install_log == Path("OUT/results/r/c.install.log")
-    assert files.freeze == Path("OUT/results/r/c.freeze.txt")
-    assert files.sources == Path("OUT/results/r/c/cases")
-    assert files.fault_log("gw0") == Path("OUT/results/r/c/faults/gw0.log")
-    assert results.CellFiles.of(files.results) == files
-
-
-def test_make_record_fills_every_field_in_order_and_refuses_unknown_ones() -> None:
-    made = results.make_record(run_id="r", cell_id="c", case_id="m::t", status="passed")
-    assert tuple(made) == vocabulary.FIELDS and made["schema_version"] == vocabulary.SCHEMA_VERSION
-    with pytest.raises(ValueError, match="unknown record fields: \\['colour'\\]"):
-        results.make_record(colour="red")
-
-
 def test_the_writer_flushes_each_line_and_the_reader_reads_what_it_wrote(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     writer = results.JsonlWriter(path)
-    writer.write(results.make_record(case_id="m::a", status="passed", error_message="line\u2028break\x85next"))
+    writer.write(cellrecord.make_record(case_id="m::a", status="passed", error_message="line\u2028break\x85next"))
     assert results.recorded_case_ids(path) == {"m::a"}  # before close: flushed
     writer.close()
 
@@ -137,7 +118,7 @@ def test_a_module_that_did_not_import_answers_for_its_expected_cases(tmp_path: P
 
 def test_no_collection_recorded_is_unaccounted(tmp_path: Path) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).collection.unlink()
+    cellrecord.CellFiles.of(path).collection.unlink()
     (problem,) = results.read_cell(path).problems
     assert "no collection recorded" in problem
 
@@ -159,13 +140,13 @@ def test_conflicting_records_of_one_attempt_are_unaccounted_and_a_timing_repeat_
 
 def test_an_unreadable_done_marker_is_unaccounted_and_the_cell_interrupted(tmp_path: Path) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).done.write_text('{"returnco')
+    cellrecord.CellFiles.of(path).done.write_text('{"returnco')
     reading = results.read_cell(path)
     assert not reading.complete and "ignored done marker: not valid JSON" in reading.problems[0]
 
 
 def test_a_folder_named_like_a_results_file_is_one_line(tmp_path: Path) -> None:
-    path = results.CellFiles(tmp_path, RUN, CELL).results
+    path = cellrecord.CellFiles(tmp_path, RUN, CELL).results
     path.mkdir(parents=True)
     assert results.read_cell(path).problems[0] == f"{path}: a folder, not a results file"
 
@@ -175,13 +156,13 @@ def test_a_folder_named_like_a_results_file_is_one_line(tmp_path: Path) -> None:
 
 def test_a_freeze_naming_the_cell_ids_versions_agrees(tmp_path: Path) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
+    cellrecord.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
     assert not results.read_cell(path).unusable
 
 
 def test_a_freeze_naming_another_jax_makes_the_cell_unusable(tmp_path: Path) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.9.2\njaxlib==0.9.2\n")
+    cellrecord.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.9.2\njaxlib==0.9.2\n")
     mismatches = results.read_cell(path).mismatches
     assert mismatches[0].endswith("jax==0.9.2, but the cell id names jax 0.10.2")
 
@@ -195,7 +176,7 @@ def test_records_naming_another_jax_or_python_than_their_cell_make_it_unusable(t
 
 def test_a_done_marker_naming_another_cell_makes_it_unusable(tmp_path: Path) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).done.write_text(json.dumps({"cell_id": "jax0.9.2-flax0.12.8-py3.11"}))
+    cellrecord.CellFiles.of(path).done.write_text(json.dumps({"cell_id": "jax0.9.2-flax0.12.8-py3.11"}))
     assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in results.read_cell(path).mismatches[0]
 
 
@@ -213,7 +194,7 @@ def test_a_resumed_run_adds_to_the_collection_and_a_newer_one_is_refused(tmp_pat
     results.write_collection(path, "c", ["m::a", "m::b"])
     results.write_collection(path, "c", ["m::c"])
     assert results.read_collection(path) == ("m::a", "m::b", "m::c")
-    results.CellFiles.of(path).collection.write_text('{"schema_version": 2, "cases": []}')
+    cellrecord.CellFiles.of(path).collection.write_text('{"schema_version": 2, "cases": []}')
     with pytest.raises(results.formats.FormatError, match="collection schema 2"):
         results.read_collection(path)
 
@@ -236,52 +217,26 @@ def test_the_results_module_imports_nothing_but_the_standard_library_and_its_sib
     found |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
                                                                  "dataclasses", "datetime", "pathlib", "typing"}} \
-        == {"harness", "harness.vocabulary"}
-
-
-SUFFIXES = (results.RESULTS_SUFFIX, results.DONE_SUFFIX, results.COLLECTION_SUFFIX, results.INSTALL_LOG_SUFFIX,
-            results.FREEZE_SUFFIX, results.INFLIGHT_SUFFIX)
-
-
-def spelled_file_names(source: str) -> list[str]:
-    """The string constants in Python source that name a cell's file by its suffix (not prose: no spaces)."""
-    import ast
-
-    return [node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)
-            and isinstance(node.value, str) and " " not in node.value and node.value.endswith(SUFFIXES)]
-
-
-def test_no_module_but_harness_results_spells_a_cell_s_file_names() -> None:
-    root = Path(results.__file__).resolve().parents[1]
-    modules = [*root.glob("harness/**/*.py"), *root.glob("reports/**/*.py"), *root.glob("benchmarks/*.py"),
-               root / "noxfile.py"]
-    offenders = {str(path.relative_to(root)): found for path in modules if path.name != "results.py"
-                 and (found := spelled_file_names(path.read_text(encoding="utf-8")))}
-    assert offenders == {}
-
-
-def test_the_spelling_check_catches_a_hand_made_path() -> None:
-    source = 'p = out / f"{cell}.jsonl"\nq = p.with_suffix(".install.log")\nhelp = "a .jsonl file"'
-    assert sorted(spelled_file_names(source)) == [".install.log", ".jsonl"]
+        == {"harness", "harness.cellrecord", "harness.vocabulary"}
 
 
 def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:
     cell = "jax0.10.2-flax0.12.6+tree.5a0b5832-py3.11"
     path = write(tmp_path, json.dumps(record(flax="0.12.6", cell_id=cell)), cell=cell)
     freeze = "# flax 0.12.6 from file:///src/flax ({})\njax==0.10.2\nflax @ file:///src/flax\n"
-    results.CellFiles.of(path).freeze.write_text(freeze.format("tree.5a0b5832"))
+    cellrecord.CellFiles.of(path).freeze.write_text(freeze.format("tree.5a0b5832"))
     assert not results.read_cell(path).unusable  # the record names the built version, the id its build
-    results.CellFiles.of(path).freeze.write_text(freeze.format("tree.00000000"))
+    cellrecord.CellFiles.of(path).freeze.write_text(freeze.format("tree.00000000"))
     assert results.read_cell(path).mismatches == (
-        f"{results.CellFiles.of(path).freeze}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
+        f"{cellrecord.CellFiles.of(path).freeze}: flax built as 0.12.6+tree.00000000, but the cell id names flax "
         "0.12.6+tree.5a0b5832",)
 
 
 def test_the_machine_file_is_named_beside_the_results_and_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "r" / "c.jsonl"
     results.write_machine(path, "c", {"settings": {"JAX_ENABLE_X64": "1"}})
-    assert results.CellFiles.of(path).machine == tmp_path / "r" / "c.machine.json"
-    assert results.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").machine.name == "c.machine.json"
+    assert cellrecord.CellFiles.of(path).machine == tmp_path / "r" / "c.machine.json"
+    assert cellrecord.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").machine.name == "c.machine.json"
     assert results.read_machine(path) == {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": "c",
                                           "settings": {"JAX_ENABLE_X64": "1"}}
     assert results.read_machine(tmp_path / "r" / "other.jsonl") is None
@@ -290,7 +245,7 @@ def test_the_machine_file_is_named_beside_the_results_and_reads_back(tmp_path: P
 def test_a_newer_machine_file_is_refused_and_its_cell_reads_unaccounted(tmp_path: Path) -> None:
     path = tmp_path / "r" / "c.jsonl"
     results.write_machine(path, "c", {})
-    results.CellFiles.of(path).machine.write_text('{"schema_version": 99}', encoding="utf-8")
+    cellrecord.CellFiles.of(path).machine.write_text('{"schema_version": 99}', encoding="utf-8")
     with pytest.raises(results.formats.FormatError, match="machine schema 99"):
         results.read_machine(path)
     assert any("machine schema 99" in line for line in results.read_cell(path).problems)
@@ -300,7 +255,7 @@ def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> N
     path = tmp_path / "r" / "c.jsonl"
     results.write_precision(path, "c", {"JAX_DEFAULT_MATMUL_PRECISION": "highest"},
                             {"m::t": {"status": "passed", "error_type": None, "attempt": 1}})
-    assert results.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").precision.name == "c.precision.json"
+    assert cellrecord.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").precision.name == "c.precision.json"
     assert results.read_precision(path) == {"m::t": {"status": "passed", "error_type": None, "error_message": None}}
     assert results.read_precision(tmp_path / "r" / "other.jsonl") is None
 
@@ -321,8 +276,8 @@ def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> N
 def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_path: Path, text: str,
                                                                         said: str) -> None:
     path = tmp_path / "r" / "c.jsonl"
-    results.CellFiles.of(path).precision.parent.mkdir(parents=True)
-    results.CellFiles.of(path).precision.write_text(text, encoding="utf-8")
+    cellrecord.CellFiles.of(path).precision.parent.mkdir(parents=True)
+    cellrecord.CellFiles.of(path).precision.write_text(text, encoding="utf-8")
     with pytest.raises(results.formats.FormatError, match=said):
         results.read_precision(path)
     reading = results.read_cell(path)
@@ -340,8 +295,8 @@ def machine_of(cell: str = CELL, **jax: object) -> dict[str, object]:
 def machined(tmp_path: Path, machine: dict[str, object]) -> Path:
     path = write(tmp_path, json.dumps(record(backend="cpu", device_kind="cpu")),
                  json.dumps(record(case_id="fam::test_b", backend="cpu", device_kind="cpu")))
-    results.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
-    results.CellFiles.of(path).machine.write_text(json.dumps(machine))
+    cellrecord.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\n")
+    cellrecord.CellFiles.of(path).machine.write_text(json.dumps(machine))
     return path
 
 
@@ -369,7 +324,7 @@ def test_a_machine_file_that_disagrees_makes_its_cell_unusable(tmp_path: Path, m
 @pytest.mark.parametrize("jax", ['"cpu"', '{"distributions": {"jax": 1}}', '{"devices": ["cpu"]}'])
 def test_a_machine_file_not_shaped_as_written_is_one_line_and_its_cell_unaccounted(tmp_path: Path, jax: str) -> None:
     path = good(tmp_path)
-    results.CellFiles.of(path).machine.write_text(f'{{"schema_version": 1, "cell_id": "{CELL}", "jax": {jax}}}')
+    cellrecord.CellFiles.of(path).machine.write_text(f'{{"schema_version": 1, "cell_id": "{CELL}", "jax": {jax}}}')
     with pytest.raises(results.formats.FormatError, match="not a machine file"):
         results.read_machine(path)
     assert not results.read_cell(path).accounted
@@ -379,32 +334,8 @@ def test_a_machine_file_naming_a_plugin_the_freeze_pins_otherwise_makes_the_cell
     stack = machine_of(distributions={"jax": "0.10.2", "jaxlib": "0.10.2", "jax-cuda12-plugin": "0.10.2"})
     path = machined(tmp_path, stack)
     assert results.read_cell(path).accounted  # the freeze pins no plugin: nothing to disagree with
-    results.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\njax_cuda12_plugin==0.9.2\n")
+    cellrecord.CellFiles.of(path).freeze.write_text("flax==0.12.8\njax==0.10.2\njaxlib==0.10.2\njax_cuda12_plugin==0.9.2\n")
     assert any("jax-cuda12-plugin 0.10.2, but the freeze pins jax-cuda12-plugin==0.9.2" in line
                for line in results.read_cell(path).mismatches)
 
 
-def test_a_done_marker_round_trips_with_its_schema_version(tmp_path: Path) -> None:
-    path = tmp_path / "c.done.json"
-    results.write_done(path, cell_id="c", finished="2026-11-24T00:00:00+00:00", returncode=1, fingerprint="k",
-                       reused_from=None, seconds=1.5)
-    assert results.read_done(path) == {"schema_version": results.DONE_SCHEMA_VERSION, "cell_id": "c",
-                                       "finished": "2026-11-24T00:00:00+00:00", "returncode": 1, "fingerprint": "k",
-                                       "reused_from": None, "seconds": 1.5}
-    assert results.read_done(tmp_path / "absent.done.json") is None
-
-
-@pytest.mark.parametrize(("text", "why"), [("{torn", "not valid JSON"), ("[1]", "a JSON list, not an object"),
-                                           ('{"schema_version": 9}', "done marker schema 9, this reader knows 1")])
-def test_a_done_marker_that_is_not_one_is_refused_naming_it(tmp_path: Path, text: str, why: str) -> None:
-    path = tmp_path / "c.done.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(formats.FormatError, match=why) as refused:
-        results.read_done(path)
-    assert refused.value.path == path and str(refused.value).startswith(str(path))
-
-
-def test_a_marker_without_a_schema_version_reads_as_version_1(tmp_path: Path) -> None:
-    path = tmp_path / "c.done.json"
-    path.write_text('{"returncode": 0}', encoding="utf-8")
-    assert results.read_done(path) == {"returncode": 0}

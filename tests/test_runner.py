@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.cellrecord import CellFiles
 from harness.host import cache, cellplugin, cellrun, corpus, durations, matrix, runner
 from harness.host.options import BUILTIN, Options
-from harness.results import CellFiles, read_records
+from harness.results import read_records
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.8.3"\njaxlib="0.8.3"\nflax="0.12.3"\npython="3.11"\nbackend="cuda12"\n')[0]
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.cell.snapshot import snapshot
-from harness.results import CellFiles
+from harness.cellrecord import CellFiles
 
 
 def test_a_case_file_brings_its_folder_and_a_node_id_its_file(tmp_path: Path) -> None:

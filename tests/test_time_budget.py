@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import time_budget
-from harness.results import CellFiles, make_record, write_mark, write_records
+from harness.cellrecord import CellFiles, make_record
+from harness.results import write_mark, write_records
 
 #: One cell's marks as a run writes them (seconds after an epoch of 1000): the host's around pytest, pytest's inside.
 MARKS = [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from matrix_factory import case_folder, cell_toml
 
+from harness.cellrecord import CellFiles, make_record
 from harness.host import matrix, unreported
-from harness.results import CellFiles, make_record
 
 CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]
 

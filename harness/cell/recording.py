@@ -11,7 +11,8 @@ import pytest
 from harness import vocabulary
 from harness.cell.outcomes import CRASH_MARK, Phase, collection_verdict, crash_verdict, verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid, first_line
-from harness.results import JsonlWriter, make_record
+from harness.cellrecord import make_record
+from harness.results import JsonlWriter
 
 #: The outcome pytest-rerunfailures gives a failed phase of an attempt it retries (the attempt did fail).
 RERUN = "rerun"

@@ -1,6 +1,7 @@
 """What the in-cell recorder derives from pytest: case ids from node ids, families, one-line messages.
 
-Where records live, how they are written and read is harness.results'; the schema is harness.vocabulary's."""
+Where records live and their schema are harness.cellrecord's; how a results file is written and read,
+harness.results'."""
 
 from __future__ import annotations
 

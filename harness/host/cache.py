@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.cellrecord import CellFiles, read_done
 from harness.formats import FormatError
-from harness.results import CellFiles, copy_records, read_done, run_start
+from harness.results import copy_records, run_start
 
 HARNESS = Path(__file__).resolve().parents[1]
 

@@ -13,16 +13,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness import vocabulary
+from harness import cellrecord, vocabulary
 from harness.host.corpus import answered
 from harness.host.unreported import never_started
 from harness.results import read_records
 
 
 def final_records(results: Path) -> dict[str, dict[str, Any]]:
-    """Each case's final record (harness.vocabulary.final_records: its last attempt; conflicting records of one
+    """Each case's final record (harness.cellrecord.final_records: its last attempt; conflicting records of one
     attempt make it unknown): a retried case counts once, as it ended."""
-    return vocabulary.final_records(read_records(results))
+    return cellrecord.final_records(read_records(results))
 
 
 def status_counts(records: dict[str, dict[str, Any]]) -> dict[str, int]:

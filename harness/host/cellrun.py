@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import vocabulary
+from harness.cellrecord import CellFiles, write_done
 from harness.host import adhoc, cache, cellenv, celllog, cellplugin, corpus, durations, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
@@ -44,7 +45,7 @@ from harness.host.runner import (
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
-from harness.results import CellFiles, read_records, recorded_case_ids, write_done, write_mark
+from harness.results import read_records, recorded_case_ids, write_mark
 
 Say = Callable[[str], object]
 #: The host's marks of a cell's timeline (harness.results.write_mark; pytest's own are harness.cell.timeline's): the

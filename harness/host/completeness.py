@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness import vocabulary
+from harness.cellrecord import CellFiles
 from harness.host.celllog import status_counts
-from harness.results import CellFiles, read_cell
+from harness.results import read_cell
 
 NO_RESULTS = "no results"
 

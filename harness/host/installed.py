@@ -23,12 +23,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - the host runs nox on 3.11+
     import tomli as tomllib
 
+from harness.cellrecord import CellFiles
 from harness.formats import command
 from harness.host import cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
 from harness.host.options import Options
 from harness.host.shipped import shipped
-from harness.results import CellFiles
 
 SUFFIX = "installed"
 #: What the cell's interpreter needs besides jax and flax: what the staged plugin imports and the plugins the

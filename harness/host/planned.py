@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import outputs
+from harness.cellrecord import CellFiles
 from harness.formats import ShardmatrixError, command
 from harness.host import cellrun, completeness, matrix, options, plan
 from harness.host.corpus import case_paths
 from harness.host.matrix import Cell
 from harness.host.options import BUILTIN
-from harness.results import CellFiles
 
 NO_RESULTS = "its job produced no results"
 

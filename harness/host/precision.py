@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness import vocabulary
+from harness import cellrecord, vocabulary
+from harness.cellrecord import CellFiles
 from harness.host import celllog
 from harness.host.matrix import Cell
 from harness.host.runner import Job, run_pytest
-from harness.results import CellFiles, read_records, write_precision
+from harness.results import read_records, write_precision
 
 #: The setting the re-run makes, over the cell's environment.
 HIGHEST = (vocabulary.MATMUL_PRECISION_SETTING,)
@@ -46,7 +47,7 @@ def applies(cell: Cell, environ: Mapping[str, str] | None = None) -> bool:
 def rerun(cell: Cell, venv: Path, job: Job) -> list[str]:
     """Re-run the cell's failed assertions at the highest precision and record their outcomes beside its results
     (its log gets the re-run's output); the case ids re-run."""
-    finals = vocabulary.final_records(read_records(job.files.results))
+    finals = cellrecord.final_records(read_records(job.files.results))
     chosen = candidates(finals)
     if not chosen:
         return []
@@ -58,7 +59,7 @@ def rerun(cell: Cell, venv: Path, job: Job) -> list[str]:
                                     left_out=(*job.left_out, *(a for c in chosen for a in ("--shardmatrix-only", c))),
                                     environment=(*job.environment, *HIGHEST))
         run_pytest(cell, venv, again)
-        outcomes = vocabulary.final_records(read_records(files.results))
+        outcomes = cellrecord.final_records(read_records(files.results))
         celllog.append_to_log(job.files.log, "precision re-run",
                              f"{len(chosen)} failed assertion(s) re-run with "
                              f"{' '.join(f'{k}={v}' for k, v in HIGHEST)}\n")

@@ -17,13 +17,14 @@ from harness.cell import shortage
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
+from harness.cellrecord import CellFiles
 from harness.host import celllog, cellplugin, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
 from harness.host.projectsettings import ProjectSettings
 from harness.host.unreported import record_death
-from harness.results import CellFiles, write_mark
+from harness.results import write_mark
 
 #: pytest exit codes after which every case that was collected has been reported.
 PYTEST_FINISHED = (0, 1)

@@ -12,20 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import vocabulary
+from harness import cellrecord, vocabulary
 from harness.cell.outcomes import crash_verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid
+from harness.cellrecord import CellFiles, make_record
 from harness.host.corpus import answered, expected_cases
 from harness.host.matrix import Cell
 from harness.host.selection import left_in
-from harness.results import (
-    CellFiles,
-    JsonlWriter,
-    make_record,
-    read_records,
-    recorded_case_ids,
-    write_collection,
-)
+from harness.results import JsonlWriter, read_records, recorded_case_ids, write_collection
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
 RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
@@ -90,7 +84,7 @@ def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path
     attempts = [r for r in read_records(files.results) if r.get("case_id") == case_id]
     # A case whose failed attempt pytest-rerunfailures was retrying died on its retry: that retry is its next
     # attempt. One whose last attempt needs no retry had ended: the death is not its own.
-    if attempts and not (attempts[-1].get("status") in RETRIED and vocabulary.attempt_of(attempts[-1]) <= reruns):
+    if attempts and not (attempts[-1].get("status") in RETRIED and cellrecord.attempt_of(attempts[-1]) <= reruns):
         return False
     verdict = crash_verdict(fault_log.read_text(encoding="utf-8", errors="replace") if fault_log.exists() else "")
     families = dict(expected_cases(paths))
@@ -99,7 +93,7 @@ def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path
         writer.write(cell_record(
             cell, files.run_id, case_id=case_id,
             family=families.get(case_id.split("[")[0], family_from_nodeid(nodeid)), status=verdict.status,
-            attempt=1 + max((vocabulary.attempt_of(r) for r in attempts), default=0), reason=verdict.reason,
+            attempt=1 + max((cellrecord.attempt_of(r) for r in attempts), default=0), reason=verdict.reason,
             error_type=DEATHS[1] if verdict.status == vocabulary.TIMEOUT else DEATHS[0],
             error_message=verdict.reason,
         ))

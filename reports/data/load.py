@@ -12,18 +12,15 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
+from harness.cellrecord import FIELDS, CellFiles, Record
 from harness.formats import FormatError, ShardmatrixError, Source
-from harness.results import CellFiles, CellReading, Runs, read_cell, results_files, run_start
+from harness.results import CellReading, Runs, read_cell, results_files, run_start
 from harness.results import list_runs as find_runs
 from harness.results import read_sources as read_freeze_sources
-from harness.vocabulary import FIELDS
 from reports.data.text import relative_paths
-
-Record = dict[str, Any]
 
 #: Where each record came from, so "the last record of a case" means the last one in file order.
 SOURCE_FIELDS: tuple[str, ...] = ("source", "line")

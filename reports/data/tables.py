@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 from packaging.version import InvalidVersion, Version
 
+from harness.cellrecord import final_record
 from harness.formats import Source
-from harness.vocabulary import final_record, plugin_mismatches
+from harness.vocabulary import plugin_mismatches
 from reports.data.load import TIMINGS
 from reports.data.statuses import display_status, ordered
 from reports.data.text import as_text
@@ -154,7 +155,7 @@ def collapse(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def _settle_conflicts(ordered: pd.DataFrame, row: pd.Series, results: pd.DataFrame) -> None:
-    """Give a case whose records of one attempt disagree on the status the status harness.vocabulary.final_record
+    """Give a case whose records of one attempt disagree on the status the status harness.cellrecord.final_record
     decides for it (CONFLICTING, its reason naming the statuses), in place; plain repeats are left alone."""
     keyed = ordered.assign(_row=row)
     repeated = keyed[keyed.duplicated(["_row", "attempt"], keep=False)]

@@ -62,12 +62,12 @@ from typing import Any
 
 import pandas as pd
 
+from harness.cellrecord import CONFLICTING
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
 from harness.vocabulary import (
     ABSENT,
     BROKEN,
     COLLECTION_CASE,
-    CONFLICTING,
     ERROR,
     FAILED,
     INFRASTRUCTURE,

@@ -18,7 +18,7 @@ from reports.verdicts.causes import signature
 
 #: The class of a side the outer join left empty: the case was not recorded there.
 MISSING = "missing"
-#: The class of a case whose records of one attempt disagree (harness.vocabulary.CONFLICTING), told apart from an
+#: The class of a case whose records of one attempt disagree (harness.cellrecord.CONFLICTING), told apart from an
 #: unknown status only to say why it was not judged.
 CONFLICT = "conflicting"
 #: Classes that leave a case without an answer on a side.

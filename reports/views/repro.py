@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from harness import outputs
+from harness.cellrecord import CellFiles
 from harness.formats import Source
-from harness.results import CellFiles
 from harness.vocabulary import INSTALL_ERROR, is_problem
 from reports.data.tables import Matrix
 from reports.data.text import as_text, first_line
