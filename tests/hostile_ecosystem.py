@@ -27,8 +27,9 @@ HEAD = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_
 #: What can be wrong with a part as a whole ("none": nothing).
 PART_DEFECTS = ("none", "none", "none", "missing", "not_json", "cut", "foreign", "newer_schema", "not_object",
                 "pending", "other_candidate")
-#: Defects a merge must refuse in one line (another candidate's run only beside a part of the first's).
-REFUSED = frozenset(PART_DEFECTS) - {"none", "other_candidate"}
+#: Defects a merge must refuse in one line (another candidate's run only beside a part of the first's; a missing
+#: summary is left out in one line, as a job that stopped uploads results but no report, unless every part lacks one).
+REFUSED = frozenset(PART_DEFECTS) - {"none", "other_candidate", "missing"}
 
 LIST = "schema_version = 1\n" + "".join(
     f'\n[[project]]\nname = "{name}"\nwhy = "shards"\nsource = "sdist"\ntests = ["tests"]\n' for name in LISTED)
@@ -79,9 +80,10 @@ def write_part(folder: Path, part: Part) -> None:
 def merged_evidence(given: list[Part]) -> tuple[bool, bool, bool]:
     """(whether a SAFE could stand on the parts, whether an UNSAFE must show, whether the merge must be refused):
     SAFE needs every listed project judged SAFE or SKIPPED exactly once, one SAFE, and sound parts."""
-    refused = any(part.defect in REFUSED for part in given)
-    refused = refused or len({part.defect == "other_candidate" for part in given}) > 1
-    present = [project for part in given for project in part.projects]
+    written = [part for part in given if part.defect != "missing"]
+    refused = not written or any(part.defect in REFUSED for part in written)
+    refused = refused or len({part.defect == "other_candidate" for part in written}) > 1
+    present = [project for part in written for project in part.projects]
     names = [name for name, _ in present]
     refused = refused or UNLISTED in names or len(names) != len(set(names))
     verdicts = dict(present)

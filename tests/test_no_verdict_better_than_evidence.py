@@ -444,8 +444,9 @@ def test_no_page_states_a_range_check_better_than_its_rows(check: hostile_states
 @settings(max_examples=max(1, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(given_parts=st.lists(hostile_ecosystem.parts, min_size=1, max_size=3))
 def test_no_ecosystem_merge_is_better_than_its_parts(given_parts: list[hostile_ecosystem.Part]) -> None:
-    """`ecosystem --merge`: a part that is not one (missing, cut, another file's, another run's, a project the list
-    does not hold, or one twice) is exit 64 in one line; a listed project no part judged keeps the answer from SAFE;
+    """`ecosystem --merge`: a part that is not one (cut, another file's, another run's, a project the list does not
+    hold, or one twice) is exit 64 in one line, as are parts none of which holds a summary (a part without one is left
+    out, its projects unjudged); a listed project no part judged keeps the answer from SAFE;
     an UNSAFE project makes it UNSAFE; a verdict no reader knows is never SAFE."""
     from reports.ecosystem_report import write
     from shardmatrix import ecosystem
