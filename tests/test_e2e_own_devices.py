@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from e2e_support import copied_project, nox
 
+from harness.results import results_files
+
 FIXTURE = Path(__file__).resolve().parent / "owncount_project"
 MESH_TEST = "test_line::test_rows_split_over_the_line"
 BASELINE = "jax==0.8.0,flax==0.12.0"
@@ -38,8 +40,10 @@ def _upgrade(project: Path, out: Path, *devices: str) -> tuple[int, str, list[st
 
 
 def _device_counts(out: Path) -> set[object]:
-    return {json.loads(line).get("device_count") for path in (out / "results").rglob("*.jsonl")
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    """The device counts the cells' records say (the results files only: a cell's folder holds other JSONL, such as
+    its timeline)."""
+    return {json.loads(line).get("device_count") for run in (out / "results").iterdir() if run.is_dir()
+            for path in results_files(run) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 @pytest.mark.e2e
