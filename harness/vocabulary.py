@@ -266,10 +266,15 @@ def relative_paths(text: str) -> str:
 
 #: A GitHub issue or pull request link: its repository's name and number name it in a report.
 _GITHUB_ITEM = re.compile(r"https://github\.com/[^/\s]+/([^/\s]+)/(?:issues|pull)/(\d+)")
+_GITHUB_COMMIT = re.compile(r"https://github\.com/[^/\s]+/([^/\s]+)/commit/([0-9a-f]{7,40})$")
 
 
 def link_name(link: str) -> str:
     """How a report names a link (a known breakage's, say): 'jax#40907' for a GitHub issue or pull request of
-    jax-ml/jax, anything else as itself. The grid (reports/views/verdict_text.py) and the frontier's table agree."""
+    jax-ml/jax, 'jax@4ab810b483' for a commit (as the census names one), anything else as itself. The grid
+    (reports/views/verdict_text.py) and the frontier's table agree."""
     match = _GITHUB_ITEM.match(link)
-    return f"{match[1]}#{match[2]}" if match else link
+    if match:
+        return f"{match[1]}#{match[2]}"
+    commit = _GITHUB_COMMIT.match(link)
+    return f"{commit[1]}@{commit[2][:10]}" if commit else link

@@ -95,6 +95,9 @@ def test_only_a_failed_assertion_is_a_precision_candidate() -> None:
 
 def test_a_github_issue_or_pull_request_link_is_named_by_repository_and_number_any_other_link_as_itself() -> None:
     assert vocabulary.link_name("https://github.com/jax-ml/jax/issues/40907") == "jax#40907"
+    assert vocabulary.link_name("https://github.com/jax-ml/jax/commit/f1ae31226e") == "jax@f1ae31226e"
+    assert vocabulary.link_name("https://github.com/google/flax/commit/" + "437bb82b39" * 4) == "flax@437bb82b39"
+    assert vocabulary.link_name("https://github.com/jax-ml/jax/commit/main") == "https://github.com/jax-ml/jax/commit/main"
     assert vocabulary.link_name("https://github.com/google/flax/pull/5070") == "flax#5070"
     assert vocabulary.link_name("https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0") == (
         "https://github.com/jax-ml/jax/releases/tag/jax-v0.7.0")
