@@ -9,7 +9,6 @@ standard library and its dependency-free siblings (harness.vocabulary, harness.f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -247,12 +246,7 @@ def read_done(path: Path) -> dict[str, Any] | None:
         return None
     except (OSError, UnicodeDecodeError) as error:
         raise formats.FormatError(path, f"unreadable ({error})") from None
-    try:
-        marker = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise formats.FormatError(path, f"not valid JSON ({error.msg})") from None
-    if not isinstance(marker, dict):
-        raise formats.FormatError(path, f"a JSON {type(marker).__name__}, not an object")
+    marker = formats.parse_json(text, dict, lambda why: formats.FormatError(path, why))
     version = marker.get("schema_version", 1)
     if not isinstance(version, int) or version > DONE_SCHEMA_VERSION:
         raise formats.FormatError(path, f"done marker schema {version!r}, this reader knows {DONE_SCHEMA_VERSION}")

@@ -21,6 +21,11 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10: tomli, a dependency there (and of every cell)
+    import tomli as tomllib
+
 # --- exit codes ---------------------------------------------------------------------------------------------------
 
 #: A verdict's exit code: `nox -s upgrade`, `python -m reports --compare` and `python -m reports.regressions`.
@@ -108,6 +113,46 @@ class FormatError(ShardmatrixError):
     def __init__(self, path: Path | str, why: str) -> None:
         super().__init__(f"{path}: {why}")
         self.path, self.why = Path(path), why
+
+
+#: How a refusal is raised: given the one line that says why, the error to raise (its class names the file's kind).
+Refusal = Callable[[str], Exception]
+#: What a JSON document was expected to be, in words.
+_JSON_KINDS: dict[type, str] = {dict: "an object", list: "a list"}
+
+
+def parse_json(text: str, expected: type[dict[str, Any]] | type[list[Any]], refuse: Refusal) -> Any:
+    """The JSON document `text`, a dict or a list as `expected`; `refuse(why)` raised for one that is not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise refuse(f"not valid JSON ({error.msg}, line {error.lineno})") from None
+    if not isinstance(data, expected):
+        raise refuse(f"a JSON {type(data).__name__}, not {_JSON_KINDS[expected]}")
+    return data
+
+
+def read_text(path: Path, refuse: Refusal) -> str:
+    """A text file's content; `refuse('<path>: why')` raised for one that cannot be read or is not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise refuse(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise refuse(f"{path}: cannot read ({error.strerror or error})") from None
+
+
+def parse_toml(text: str, path: Path, refuse: Refusal) -> dict[str, Any]:
+    """The tables of TOML `text` read from `path`; `refuse('<path>: malformed TOML (why)')` raised for bad TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise refuse(f"{path}: malformed TOML ({error})") from None
+
+
+def read_toml(path: Path, refuse: Refusal) -> dict[str, Any]:
+    """The tables of a TOML file; `refuse(line)` raised, the line naming the file, for one that cannot be used."""
+    return parse_toml(read_text(path, refuse), path, refuse)
 
 
 def write_json_atomically(path: Path, payload: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from harness import formats
 from harness.formats import ShardmatrixError
 
 Row = dict[str, Any]
@@ -405,12 +406,7 @@ def plan_json(fmt: Format, entries: Sequence[Mapping[str, Any]]) -> str:
 
 def read_plan(text: str, fmt: Format, key: str, where: str) -> list[Row]:
     """The entries of a plan's JSON (each migrated), each with a text `key`; one line naming `where` if not one."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fmt.error(where, f"{fmt.what} is not JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, list):
-        raise fmt.error(where, f"{fmt.what} is a JSON {type(data).__name__}, not a list")
+    data = formats.parse_json(text, list, lambda why: fmt.error(where, f"{fmt.what} is {why}"))
     for number, entry in enumerate(data, 1):
         if not isinstance(entry, dict) or not isinstance(entry.get(key), str):
             raise fmt.error(where, f"{fmt.what} entry {number} has no {key!r}: {json.dumps(entry)[:80]}")

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the host runs nox on 3.11+
-    import tomli as tomllib
-
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from harness import formats
 from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
 from harness.host.shipped import shipped
@@ -93,14 +88,7 @@ def default_path() -> Path:
 def load(path: Path | None = None) -> list[Entry]:
     """The entries of an ecosystem list, in its order; EcosystemListError (one line) for anything it cannot use."""
     path = default_path() if path is None else Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EcosystemListError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise EcosystemListError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise EcosystemListError(f"{path}: malformed TOML ({exc})") from None
+    data = formats.read_toml(path, EcosystemListError)
     version = data.get("schema_version")
     if version != SCHEMA_VERSION or isinstance(version, bool):
         raise EcosystemListError(f"{path}: schema_version {version!r} is not {SCHEMA_VERSION} (this shardmatrix reads "

@@ -129,3 +129,41 @@ def test_a_command_ends_on_any_other_exception_as_a_bug_of_ours(capsys: pytest.C
 
     assert main([]) == formats.INTERNAL_ERROR_EXIT
     assert "Traceback" in capsys.readouterr().err
+
+
+# --- JSON and TOML documents: parsed once, refused in one line by the caller's own error ------------------------
+
+class Refused(formats.ShardmatrixError):
+    """The error a caller of the readers raises (the readers build it from their one line)."""
+
+
+@pytest.mark.parametrize(("text", "expected", "value"), [('{"a": 1}', dict, {"a": 1}), ("[1, 2]", list, [1, 2])])
+def test_a_json_document_of_the_expected_kind_is_parsed(text: str, expected: type, value: object) -> None:
+    assert formats.parse_json(text, expected, Refused) == value
+
+
+@pytest.mark.parametrize(("text", "expected", "why"), [
+    ('{"a": ', dict, r"^not valid JSON \(Expecting value, line 1\)$"),
+    ("[1]", dict, r"^a JSON list, not an object$"),
+    ('{"a": 1}', list, r"^a JSON dict, not a list$"),
+])
+def test_a_json_document_that_is_not_one_is_refused_by_the_callers_error(text: str, expected: type, why: str) -> None:
+    with pytest.raises(Refused, match=why):
+        formats.parse_json(text, expected, Refused)
+
+
+def test_a_toml_file_is_read_into_its_tables(tmp_path: Path) -> None:
+    (tmp_path / "list.toml").write_text('schema_version = 1\n[[project]]\nname = "a"\n')
+    assert formats.read_toml(tmp_path / "list.toml", Refused) == {"schema_version": 1, "project": [{"name": "a"}]}
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    (None, r"list\.toml: cannot read \("),
+    (b"\xff = 1\n", r"list\.toml: not UTF-8 text \(byte 0\)$"),
+    (b"[[project]\n", r"list\.toml: malformed TOML \("),
+])
+def test_a_toml_file_that_cannot_be_used_is_refused_naming_it(tmp_path: Path, content: bytes | None, why: str) -> None:
+    if content is not None:
+        (tmp_path / "list.toml").write_bytes(content)
+    with pytest.raises(Refused, match=why):
+        formats.read_toml(tmp_path / "list.toml", Refused)

@@ -196,7 +196,7 @@ def test_a_plan_reads_back_its_entries_and_an_unversioned_one_is_migrated() -> N
 @pytest.mark.parametrize(("text", "why"), [
     ('[{"schema_version": 7, "cell": "c1"}]', r"plan schema 7 is newer than this reader knows \(2\)"),
     ('[{"session": "x"}]', "plan entry 1 has no 'cell'"),
-    ("[", "plan is not JSON"),
+    ("[", "plan is not valid JSON"),
 ])
 def test_a_plan_that_is_not_one_is_refused_in_one_line(text: str, why: str) -> None:
     with pytest.raises(OutputFileError, match=why):

@@ -154,7 +154,7 @@ def test_check_counts_a_crash_retried_into_a_pass_as_run(setup: dict[str, Path])
 # --- bad input: one line naming the culprit, exit 64 ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("plan", "message"), [
-    ("{not json", "is not JSON (Expecting property name enclosed in double quotes, line 1)"),
+    ("{not json", "plan is not valid JSON (Expecting property name enclosed in double quotes, line 1)"),
     ('{"cell": "x"}', "plan is a JSON dict, not a list"),
     ('[{"session": "cell(x)"}]', """plan entry 1 has no 'cell': {"session": "cell(x)"}"""),
     ('[{"cell": "jax9-flax9-py3.99"}]', "names cell 'jax9-flax9-py3.99', which the matrix file does not have"),

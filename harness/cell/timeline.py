@@ -9,7 +9,7 @@ the parts around pytest (harness.host.cellrun, harness.host.runner).
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
@@ -51,6 +51,17 @@ def children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
+def _marking(name: str, first: bool = True) -> Callable[[Timeline], None]:
+    """A hook of Timeline's that writes mark `name` when pytest calls it, before the other plugins' work (`first`)
+    or after it."""
+
+    @pytest.hookimpl(tryfirst=first, trylast=not first)
+    def hook(self: Timeline) -> None:
+        self.mark(name)
+
+    return hook
+
+
 class Timeline:
     """Writes the marks of a cell's pytest run into its timeline."""
 
@@ -65,13 +76,10 @@ class Timeline:
         """Write mark `name` now."""
         write_mark(self._results, name)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self) -> None:
-        self.mark(SESSION_START)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self) -> None:
-        self.mark(COLLECTION_START)
+    pytest_sessionstart = _marking(SESSION_START)
+    pytest_collection = _marking(COLLECTION_START)
+    pytest_sessionfinish = _marking(CASES_END)
+    pytest_unconfigure = _marking(UNCONFIGURED, first=False)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self) -> None:
@@ -89,11 +97,3 @@ class Timeline:
             if cpu > 0:
                 write_mark(self._results, CHILD_PROCESS, case_id=case_id_from_nodeid(item.nodeid),
                            body_s=round(time.perf_counter() - start, 4), cpu_s=round(cpu, 4))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self) -> None:
-        self.mark(CASES_END)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_unconfigure(self) -> None:
-        self.mark(UNCONFIGURED)

@@ -7,20 +7,14 @@ unless a baseline already runs a newer one.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import replace
 from pathlib import Path
-
-from harness.formats import ShardmatrixError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the host runs nox on 3.11+
-    import tomli as tomllib
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from harness import formats
+from harness.formats import ShardmatrixError
 from harness.host import cellenv, unreleased
 from harness.host.matrix import Cell, Origin, default_id
 from harness.host.project import Project
@@ -117,15 +111,8 @@ def read_pins(path: Path, ranges: bool = False) -> dict[str, str]:
     """Exact jax/jaxlib/flax pins of a downstream project: a uv.lock, a pyproject.toml or a requirements file (with
     `ranges`, only those pinned exactly, maybe none)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.name == "uv.lock" or path.suffix == ".toml" else {}
-    except UnicodeDecodeError as exc:
-        raise PinError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise PinError(f"{path}: cannot read ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise PinError(f"{path}: malformed TOML ({exc})") from None
+    text = formats.read_text(path, PinError)
+    data = formats.parse_toml(text, path, PinError) if path.name == "uv.lock" or path.suffix == ".toml" else {}
     if path.name == "uv.lock":
         found = {str(p["name"]).lower(): str(p["version"]) for p in data.get("package", []) if "version" in p}
         pins = {name: found[name] for name in PACKAGES if name in found}
