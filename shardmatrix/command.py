@@ -10,12 +10,14 @@ under `@subcommand`. A subcommand parses its own arguments, once, and calls repo
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from harness.cellrecord import CellFiles
 from harness.formats import ShardmatrixError, command
@@ -27,6 +29,8 @@ from shardmatrix import ecosystem, frontier, watch
 PROG_ENV = "SHARDMATRIX_PROG"
 #: The subcommands that take the project the command is run from as --project when none is given.
 PROJECT_HERE = ("matrix", "upgrade", "bisect", "watch")
+#: What reports/ imports beyond the harness: dependencies of shardmatrix, missing only from a broken install.
+REPORTS_NEED = ("pandas", "jinja2")
 
 
 class CommandError(ShardmatrixError, ValueError):
@@ -135,29 +139,54 @@ def unfinished(opts: options.Options, chosen: list[matrix.Cell]) -> str | None:
     return "cells the harness could not fully run: " + "; ".join(problems) if problems else None
 
 
+def need_reports() -> None:
+    """CommandError when a package reports need is missing, found without importing it: a subcommand asks before it
+    parses or builds anything (a missing pandas must not cost two cells), and its --help and bad input, which need no
+    report, answer without pandas."""
+    missing = next((name for name in REPORTS_NEED if importlib.util.find_spec(name) is None), None)
+    if missing is not None:
+        raise _reports_missing(missing)
+
+
+def _reports_missing(name: str | None) -> CommandError:
+    return CommandError(f"reports need {name}, a dependency of shardmatrix: reinstall shardmatrix "
+                        "(uv tool install --reinstall shardmatrix, or pip install --force-reinstall)")
+
+
 def reports_cli() -> ModuleType:
-    """reports.cli, whose `report`, `verdict` and `judge` the subcommands call, or CommandError naming what reports need
-    (pandas, jinja2: dependencies of shardmatrix, missing only from a broken install). Imported here, when a
-    subcommand runs, so that the command imports without pandas (--help and bad input need none)."""
+    """reports.cli, whose `report`, `verdict` and `judge` the subcommands call, or CommandError naming what reports
+    need. Imported when a subcommand first judges, after its arguments were parsed (need_reports checked first)."""
     try:
         from reports import cli
     except ModuleNotFoundError as missing:
-        raise CommandError(f"reports need {missing.name}, a dependency of shardmatrix: reinstall shardmatrix "
-                           "(uv tool install --reinstall shardmatrix, or pip install --force-reinstall)") from None
+        raise _reports_missing(missing.name) from None
     return cli
+
+
+def judge(*args: Any, **kwargs: Any) -> Any:
+    """reports.cli.judge, imported at the first judgment (watch and ecosystem are handed this)."""
+    return reports_cli().judge(*args, **kwargs)
+
+
+def draw_ecosystem(*args: Any, **kwargs: Any) -> Any:
+    """reports.ecosystem_report.write, imported when an ecosystem run draws its report."""
+    need_reports()
+    from reports.ecosystem_report import write
+
+    return write(*args, **kwargs)
 
 
 @subcommand("matrix", options.parser)
 def matrix_run(argv: list[str], prog: str) -> int:
     """Run every selected cell of the matrix, one after another, then build the report of the run."""
-    reports = reports_cli()
+    need_reports()
     opts, chosen = selected(argv, prog, invocation.cells())
     for cell in chosen.values():
         if opts.resume and CellFiles(opts.out, opts.run_id, cell.id).complete:
             continue
         cellrun.probe(cell, opts)
     before_report(opts, list(chosen.values()), lambda line: print(f"warning: {line}", file=sys.stderr))
-    code = int(reports.report(opts.out, [opts.run_id]))
+    code = int(reports_cli().report(opts.out, [opts.run_id]))
     problem = unfinished(opts, list(chosen.values()))
     if problem:
         raise CommandError(problem)
@@ -167,10 +196,10 @@ def matrix_run(argv: list[str], prog: str) -> int:
 @subcommand("upgrade", upgrade.parser)
 def upgrade_run(argv: list[str], prog: str) -> int:
     """Is the bump safe? Baseline and candidate cells, then the verdict: SAFE 0, UNSAFE 1, INCONCLUSIVE 2."""
-    reports = reports_cli()  # before any build: a missing pandas must not cost two cells
+    need_reports()  # before any build: a missing pandas must not cost two cells
     before, after, opts, changes = upgrade.prepare(argv, invocation.cells(), prog=prog)
     # Every case either cell recorded is judged: the records are pytest's collection of this corpus in each cell.
-    return int(reports.verdict(opts.out, before.ref, after.ref, declared=changes.rows))
+    return int(reports_cli().verdict(opts.out, before.ref, after.ref, declared=changes.rows))
 
 
 @subcommand("bisect", bisect.parser)
@@ -186,7 +215,7 @@ def bisect_run(argv: list[str], prog: str) -> int:
 @subcommand("frontier", frontier.parser)
 def frontier_run(argv: list[str], prog: str) -> int:
     """The jax range each flax release works with: OUT/report/frontier.* (probes cached)."""
-    reports_cli()  # before any build: each probe is judged by the report's verdict (reports.verdicts.compat)
+    need_reports()  # before any build: each probe is judged by the report's verdict (reports.verdicts.compat)
     frontier.run(argv, prog=prog)
     return 0
 
@@ -208,8 +237,9 @@ def installed_run(argv: list[str], prog: str) -> int:
 @subcommand("report", options.report_parser)
 def report_run(argv: list[str], prog: str) -> int:
     """Rebuild the report from stored results only (default: the newest run; --run, --all-runs, --compare)."""
-    reports = reports_cli()
+    need_reports()
     namespace = options.report_parser(prog).parse_strictly(argv)
+    reports = reports_cli()
     if namespace.compare:
         return int(reports.verdict(namespace.out, *namespace.compare))
     return int(reports.report(namespace.out, namespace.runs, all_runs=namespace.all_runs))
@@ -218,17 +248,15 @@ def report_run(argv: list[str], prog: str) -> int:
 @subcommand("watch", watch.parser)
 def watch_run(argv: list[str], prog: str) -> int:
     """Judge each jax/flax release newer than the project's lock once (--state): upgrade, and bisect an UNSAFE one."""
-    judge = reports_cli().judge  # before any build: each release is judged by the report's comparison
+    need_reports()  # before any build: each release is judged by the report's comparison
     return watch.run(argv, invocation.cells(), judge, prog=prog)
 
 
 @subcommand("ecosystem", ecosystem.parser)
 def ecosystem_run(argv: list[str], prog: str) -> int:
     """Will this release break the projects that use sharding? Their own tests, baseline against candidate."""
-    judge = reports_cli().judge  # before any build: each project is judged by the report's comparison
-    from reports.ecosystem_report import write
-
-    return ecosystem.run(argv, invocation.cells(), judge, write, prog=prog)
+    need_reports()  # before any build: each project is judged by the report's comparison
+    return ecosystem.run(argv, invocation.cells(), judge, draw_ecosystem, prog=prog)
 
 
 # --- the command line -----------------------------------------------------------------------------------------------

@@ -221,3 +221,38 @@ def test_report_inside_a_project_reads_the_projects_own_folder(tmp_path: Path) -
     assert command.out_here(["--run", "R"], here) == ["--out", str(homes.out_of(here)), "--run", "R"]
     assert command.out_here(["--out", "o"], here) == ["--out", "o"]
     assert command.out_here([], write_project(tmp_path / "sm", "shardmatrix")) == []
+
+
+# --- --help and bad input answer without pandas or jax --------------------------------------------------------------
+
+#: Runs every subcommand with `argument` in one interpreter, then prints what of the heavy packages it imported.
+HELP_PROBE = """
+import contextlib, io, sys
+from shardmatrix import command
+for name in command.SUBCOMMANDS:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            code = command.main([name, {argument!r}])
+        except SystemExit as exited:
+            code = exited.code
+    print(name, code, sorted(m for m in ("pandas", "jax", "jinja2") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(("argument", "code"), [("--help", 0), ("--no-such-option", USAGE_EXIT)])
+def test_help_and_a_bad_option_answer_without_importing_pandas_or_jax(tmp_path: Path, argument: str,
+                                                                      code: int) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", HELP_PROBE.format(argument=argument)], cwd=tmp_path,
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"{name} {code} []" for name in SESSIONS]
+
+
+def test_a_missing_pandas_is_refused_before_a_subcommand_parses_or_builds(monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    real = command.importlib.util.find_spec
+    monkeypatch.setattr(command.importlib.util, "find_spec", lambda name: None if name == "pandas" else real(name))
+    assert command.main(["upgrade", "jax==0.9.2", "--no-such-option"]) == USAGE_EXIT
+    assert capsys.readouterr().err.startswith("shardmatrix: reports need pandas, a dependency of shardmatrix")
