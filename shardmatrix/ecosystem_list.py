@@ -36,6 +36,9 @@ AT = ("tag", "date")
 #: The tests run by default: those whose names say they are about sharding (pytest -k, case-insensitive).
 SHARDING = "shard or mesh or partition or spmd or pjit or named_sharding or device_put"
 DEFAULT_DEVICES = 8
+#: The most devices a cell simulates: each is a thread of the cell's one CPU process, sharing its cores, so a count
+#: past this is a typo (80 for 8) that would make every test of the project crawl, not a mesh any listed suite builds.
+MAX_DEVICES = 64
 DEFAULT_BUDGET_S = 180.0
 #: A test's budget above a day is no budget: a typo, or `inf`, which would let a hanging suite hold its job forever.
 MAX_BUDGET_S = 86400.0
@@ -160,8 +163,9 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     tests = _tests(table, where)
     requires = _requires(table, where)
     devices = table.get("devices", DEFAULT_DEVICES)
-    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
-        raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
+    if not isinstance(devices, int) or isinstance(devices, bool) or not 1 <= devices <= MAX_DEVICES:
+        raise EcosystemListError(f"{where}: devices must be a whole number from 1 to {MAX_DEVICES} (the simulated "
+                                 f"CPU devices of a cell), got {devices!r}")
     budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
     suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
     keywords, whole, markers = _selection(table, where)
