@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -33,7 +32,7 @@ from harness.host import options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
-from shardmatrix import ecosystem_list, ecosystem_sources, releases, watch
+from shardmatrix import ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -92,7 +91,8 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         say(json.dumps([{"project": entry.name} for entry in entries]))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say, Path(namespace.out)))
+        verdict, written = draw(Path(namespace.out), ecosystem_merge.merged(namespace.merge, entries, say,
+                                                                            Path(namespace.out)))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -114,7 +114,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     outcomes: list[dict[str, Any]] = []
     for number, entry in enumerate(entries):
         outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
-                                        judge, fetch, say, prog, namespace.whole_suite))
+                                        judge, fetch, say, prog, namespace.whole_suite, head))
         # After each project: a run stopped part way keeps the report of what it judged, the rest named pending.
         draw(Path(namespace.out), {**head, "projects": public(outcomes),
                                    "pending": [e.name for e in entries[number + 1:]]})
@@ -123,6 +123,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
                       ["--out", str(namespace.out), *(["--force"] * namespace.force)])
     judged = public(outcomes)
     verdict, written = draw(Path(namespace.out), {**head, "projects": judged, "pending": []})
+    ecosystem_merge.stale_reports(Path(namespace.out), head, say)
     for project in judged:
         say(f"{project['name']}: {project['verdict']}" + (f": {project['reason']}" if project["reason"] else ""))
     for path in written:
@@ -235,10 +236,11 @@ def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> 
 
 
 def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,
-                    fetch: index.Fetch, say: Callable[[str], object], prog: str, whole_suite: bool = False
-                    ) -> dict[str, Any]:
+                    fetch: index.Fetch, say: Callable[[str], object], prog: str, whole_suite: bool = False,
+                    head: dict[str, Any] | None = None) -> dict[str, Any]:
     """One project's verdict from its own tests: SKIPPED (a source out of reach), INCONCLUSIVE (no such revision, or
-    it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins."""
+    it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins; its own
+    report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                             "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": []}
     say(f"--- {entry.name}")
@@ -270,9 +272,9 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     reason = comparison.reason
     if comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
         reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
-    saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(judged.written, saved)
+    # The project's own report names its run: one left in the folder by an earlier run is told apart from it.
+    saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
+                                                   Path(judged.written).read_text(encoding="utf-8"), head or {})
     out = Path(opts.out)
     return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
@@ -281,10 +283,6 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
-
-
-#: The fields of a project's outcome that name a file under the output folder.
-PATHS = ("report", "changes_from")
 
 
 def within(path: Path, out: Path) -> str:
@@ -372,61 +370,3 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
                 cause["bisect"] = found.refusal or "no first bad release named"
             else:
                 cause["first_bad"] = f"{package}=={found.first_bad.version}"
-
-
-#: Why a project selected for a fan-in has no outcome: its job wrote no summary (it died, hung or never started).
-NO_REPORT = "its job left no report (it stopped, timed out or could not start): re-run it"
-
-
-def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
-           say: Callable[[str], object] = print, out: Path | None = None) -> dict[str, Any]:
-    """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
-    project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
-    (NO_REPORT), none pending; each project's files named relative to its folder are named relative to `out`, where
-    the merged report is written. A folder without a summary is named in one line and left out (a job that stopped
-    uploads its results but no report). EcosystemError naming the folder for a summary of another candidate,
-    baseline or day, that repeats a project (in two folders or twice in one), holds one the selection does not, or
-    was stopped part way, and when no folder holds a summary."""
-    head: dict[str, Any] = {}
-    projects: list[dict[str, Any]] = []
-    for folder in folders:
-        path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
-        if not path.is_file():
-            say(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/: left out")
-            continue
-        document = outputs.read_ecosystem(path)
-        key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
-        if head and key != head:
-            raise EcosystemError(f"--merge {folder}: another run ({key}) than the first's ({head})")
-        if document.get("pending"):
-            raise EcosystemError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
-        head = head or key
-        for project in document["projects"]:
-            # Checked against every project taken so far, this folder's too: one summary may name a project twice.
-            if project["name"] in {taken["name"] for taken in projects}:
-                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or "
-                                     "twice in this one")
-            if planned and project["name"] not in {entry.name for entry in planned}:
-                raise EcosystemError(f"--merge {folder}: project {project['name']} is not in the list's selection "
-                                     f"({', '.join(entry.name for entry in planned)}): give the --list and --only "
-                                     "its run had")
-            projects.append(rebased(project, Path(folder), out))
-    if not head:
-        raise EcosystemError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
-                             f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
-    judged = {project["name"] for project in projects}
-    for entry in planned:
-        if entry.name not in judged:
-            say(f"{entry.name}: {NO_REPORT}")
-            projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
-                             "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
-    return {**head, "projects": projects, "pending": []}
-
-
-def rebased(project: dict[str, Any], folder: Path, out: Path | None) -> dict[str, Any]:
-    """A project's outcome with its files (PATHS) named relative to `out` instead of to the folder it came from."""
-    if out is None:
-        return project
-    moved = {key: os.path.relpath(folder / project[key], out) for key in PATHS
-             if project.get(key) and not Path(project[key]).is_absolute()}
-    return {**project, **moved}

@@ -22,7 +22,7 @@ from harness.host import adhoc, cellrun, envbuild, matrix, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import pins
-from shardmatrix import ecosystem, ecosystem_sources
+from shardmatrix import ecosystem, ecosystem_merge, ecosystem_sources
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 BASELINE = "jax==0.8.3,flax==0.12.3"
@@ -416,12 +416,12 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
     for one in summary["projects"]:  # named from the merged report's folder, not the job's
         assert all(not Path(one[key]).is_absolute() and (tmp_path / "all" / one[key]).is_file()
-                   for key in ecosystem.PATHS), one
+                   for key in ecosystem_merge.PATHS), one
     assert summary["causes"][0]["projects"] == ["alpha"]
-    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too, or twice in"):
-        ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
-    with pytest.raises(ecosystem.EcosystemError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
-        ecosystem.merged([tmp_path / "nowhere"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"project alpha is in an earlier folder too, or twice in"):
+        ecosystem_merge.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
+        ecosystem_merge.merged([tmp_path / "nowhere"])
 
 
 def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp_path: Path,
@@ -441,7 +441,7 @@ def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp
     assert f"--merge {stopped}: no ecosystem.json under its report/: left out" in said
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
-    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem_merge.NO_REPORT)}
     assert "remote" not in verdicts, "only the selection the plan fanned out is expected"
 
 
@@ -451,8 +451,8 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
     other.mkdir(parents=True)
     document = outputs.read_ecosystem(tmp_path / "a" / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
     outputs.write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
-    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/b/out: another run"):
-        ecosystem.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/b/out: another run"):
+        ecosystem_merge.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
 
 
 def merge(tmp_path: Path, parts: list[Path], *extra: str) -> tuple[int, list[str]]:
@@ -475,14 +475,14 @@ def test_merge_counts_a_listed_project_no_job_reported_inconclusive_never_safe(t
     assert (code, said[-1]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [(p["name"], p["verdict"], p["reason"]) for p in summary["projects"]] == [
-        ("gamma", "SAFE", ""), ("alpha", "INCONCLUSIVE", ecosystem.NO_REPORT),
-        ("remote", "INCONCLUSIVE", ecosystem.NO_REPORT)]
+        ("gamma", "SAFE", ""), ("alpha", "INCONCLUSIVE", ecosystem_merge.NO_REPORT),
+        ("remote", "INCONCLUSIVE", ecosystem_merge.NO_REPORT)]
     assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT
 
 
 def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: list[str]) -> None:
     run_list(tmp_path / "beta", ["beta"], "--only", "beta")  # run under another list
-    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/beta/out: project beta is not in the list's "
+    with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/beta/out: project beta is not in the list's "
                                                         r"selection \(alpha, gamma, remote\)"):
         merge(tmp_path, [tmp_path / "beta" / "out"])
 
