@@ -16,10 +16,8 @@ nothing judged at all is INCONCLUSIVE.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -232,6 +230,8 @@ def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> 
     argv += ["-m", entry.markers] if entry.markers else []
     for requirement in entry.requires:
         argv += ["--with", requirement]
+    for name, value in entry.env:  # the cells' variables, in the results cache's fingerprint too
+        argv += ["--env", f"{name}={value}"]
     return argv
 
 
@@ -257,9 +257,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
-        with environment(entry.env):
-            before, after, opts, changes = upgrade.prepare(
-                [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
+        before, after, opts, changes = upgrade.prepare(
+            [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
@@ -292,22 +291,6 @@ def within(path: Path, out: Path) -> str:
         return Path(path).resolve().relative_to(Path(out).resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-@contextlib.contextmanager
-def environment(variables: Sequence[tuple[str, str]]) -> Iterator[None]:
-    """A project's variables set while its cells run (each cell's pytest inherits this process's environment), and
-    put back as they were after."""
-    kept = {name: os.environ.get(name) for name, _ in variables}
-    os.environ.update(dict(variables))
-    try:
-        yield
-    finally:
-        for name, value in kept.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 #: What pytest-timeout's session timeout writes when a suite passed its budget (--session-timeout).

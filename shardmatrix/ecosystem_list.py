@@ -25,6 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from harness.formats import ShardmatrixError
+from harness.host import options
 from harness.host.matrix import PINNED
 from harness.host.shipped import shipped
 
@@ -50,7 +51,7 @@ PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 #: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
 DEFAULT_SUITE_BUDGET_S = 1200.0
 #: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
-RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH")
+RESERVED_ENV = options.RESERVED_ENV
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
 OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",

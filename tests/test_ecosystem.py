@@ -81,8 +81,7 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def run(cell: Cell, venv: Path, job: Job) -> int:
         name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
         ran.append(f"{name}:{cell.jax}")
-        if "KERAS_BACKEND" in os.environ:
-            ran.append(f"{name}:KERAS_BACKEND={os.environ['KERAS_BACKEND']}")
+        ran.extend(f"{name}:{variable}={value}" for variable, value in job.environment)
         if name == "stalled":  # two tests; at the candidate, pytest stopped at the suite's budget after the first
             stopped = cell.jax != "0.8.3"
             job.files.results.parent.mkdir(parents=True, exist_ok=True)
@@ -208,18 +207,32 @@ def test_the_summary_names_its_files_relative_to_the_output_folder(tmp_path: Pat
     assert ecosystem.within(tmp_path / "elsewhere.json", tmp_path / "out") == str(tmp_path / "elsewhere.json")
 
 
-def test_a_projects_variables_reach_its_cells_and_are_put_back_after(tmp_path: Path, cells: list[str],
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+def run_with_env(tmp_path: Path, env: str) -> None:
+    """gamma with `env` as its list's variables, then alpha with none."""
     listed = tmp_path / "ecosystem.toml"
-    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + 'env = { KERAS_BACKEND = "jax" }\n'
-                                  + PROJECT.format(name="alpha")))
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + env + PROJECT.format(name="alpha")))
     ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
                    "gamma", "--only", "alpha", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
                   fetch=fake_index(tmp_path), say=lambda line: None)
+
+
+def test_a_projects_variables_reach_its_cells_and_no_other_projects(tmp_path: Path, cells: list[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
     assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=jax", "gamma:0.9.0", "gamma:KERAS_BACKEND=jax",
                      "alpha:0.8.3", "alpha:0.9.0"], "alpha's cells run without gamma's variable"
-    assert "KERAS_BACKEND" not in os.environ
+    assert "KERAS_BACKEND" not in os.environ  # given to the cells, never set in the command's own process
+
+
+def test_a_projects_changed_variables_run_its_cells_again_and_the_same_reuse_them(tmp_path: Path,
+                                                                                  cells: list[str]) -> None:
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
+    cells.clear()
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
+    assert cells == [], "unchanged inputs: every cell reused from the results cache"
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "torch" }\n')
+    assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=torch", "gamma:0.9.0", "gamma:KERAS_BACKEND=torch"]
 
 
 def cli_judge() -> Any:

@@ -85,7 +85,10 @@ def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share
     job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", timeout=7.0, reruns=3, repeats=2, workers=4), [])
     assert job.settings == cache.Settings(devices=8, backend="cpu", timeout=7.0, reruns=3, hard_grace=10.0, repeats=2)
     assert cache.OUTCOME_SETTINGS == ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats",
-                                      "suite_budget")
+                                      "suite_budget", "environment")
+    # The variables a cell's pytest is given are the ones its fingerprint holds.
+    keras = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", env=(("KERAS_BACKEND", "jax"),)), [])
+    assert keras.environment == keras.settings.environment == (("KERAS_BACKEND", "jax"),)
 
 
 def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -159,6 +159,8 @@ class Options:
     indexes: list[str] = field(default_factory=list)
     #: Tests left out of every cell on purpose (`nox -s upgrade -- -m/-k/--deselect`).
     left_out: LeftOut = field(default_factory=LeftOut)
+    #: Variables set for every cell's pytest (`--env NAME=VALUE`), in the order given.
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
@@ -206,7 +208,29 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     p.add_argument("--pre", action="store_true", help="allow pre-releases (jax==0.10.0rc1)")
     p.add_argument("--index", dest="indexes", action="append", default=[], metavar="URL",
                    help="an extra package index, e.g. for nightly wheels (repeatable)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="a variable set for every cell's pytest, e.g. KERAS_BACKEND=jax (repeatable); a cell run "
+                        "with other variables is not reused from the results cache")
     return p
+
+
+#: Variables every cell's process has from shardmatrix itself (harness.host.runner): an --env of one would be
+#: overridden, or would break the plugin's import or the device count.
+RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH", "XLA_FLAGS", "JAX_NUM_CPU_DEVICES")
+
+
+def environment(given: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """`--env NAME=VALUE` arguments as (name, value) pairs; OptionsError naming one without a name or `=`, or one
+    shardmatrix sets itself."""
+    pairs = []
+    for text in given:
+        name, sep, value = text.partition("=")
+        if not sep or not name.isidentifier():
+            raise OptionsError(f"--env {text!r}: expected NAME=VALUE, e.g. KERAS_BACKEND=jax")
+        if name in RESERVED_ENV:
+            raise OptionsError(f"--env {name}: set by shardmatrix for every cell ({', '.join(RESERVED_ENV)})")
+        pairs.append((name, value))
+    return tuple(pairs)
 
 
 def report_parser(prog: str = "nox -s report --") -> Parser:
@@ -260,5 +284,6 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         pre=namespace.pre,
         indexes=namespace.indexes,
         left_out=left_out(namespace),
+        env=environment(getattr(namespace, "env", []) or []),
     )
 
