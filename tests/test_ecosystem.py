@@ -7,17 +7,20 @@ comparison, the grouping and the report files) is the real code.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tarfile
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from record_factory import collected, record
-from test_ecosystem_sources import index, sdist
+from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
+from harness.cell.records import case_id_from_nodeid
 from harness.host import adhoc, cellrun, envbuild, matrix, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
@@ -53,13 +56,30 @@ ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma"
                 "delta": ("passed", None, None)}
 
 
+#: twins' test folders, each with a test_a.py (as penzai's tests/core and tests/deprecated/v1 each hold a
+#: misc_util_test.py); v1's breaks at the candidate.
+TWINS = ("core", "deprecated/v1")
+
+
+def twins_sdist(folder: Path) -> Path:
+    """twins-1.0.tar.gz: alpha's sdist with a tests/<folder>/test_a.py of one test in each of TWINS."""
+    path = folder / "twins-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in (("twins-1.0/pyproject.toml", PYPROJECT.format(version="1.0")),
+                           *((f"twins-1.0/tests/{twin}/test_a.py", "def test_x():\n    pass\n") for twin in TWINS)):
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            archive.addfile(info, io.BytesIO(text.encode()))
+    return path
+
+
 def fake_index(tmp_path: Path) -> Any:
     """An index of one sdist per project, release 1.0 uploaded 2026-01-10 (remote's tells its git tag)."""
     served: dict[str, Any] = {}
-    for name in [*ON_CANDIDATE, "remote"]:
+    for name in [*ON_CANDIDATE, "remote", "twins"]:
         folder = tmp_path / "index" / name
         folder.mkdir(parents=True, exist_ok=True)
-        made = sdist(folder, "1.0")
+        made = twins_sdist(folder) if name == "twins" else sdist(folder, "1.0")
         renamed = made.with_name(f"{name}-1.0.tar.gz")
         made.rename(renamed)
         served[name] = index({"1.0": ("2026-01-10", renamed)})
@@ -92,6 +112,8 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
             job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
             return 2 if stopped else 0
+        if name == "twins":
+            return run_twins(cell, job)
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -122,6 +144,25 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(envbuild, "resolves", resolves)
     monkeypatch.setattr(ecosystem_sources, "FETCHED", tmp_path / "fetched")
     return ran
+
+
+def run_twins(cell: Cell, job: Job) -> int:
+    """twins' pytest: each test file of the folders it is given recorded under the id the cell's plugin gives its
+    node id with the names the host passed (job.modules); v1's test fails at the candidate."""
+    root = Path(cell.project)
+    lines, ids = [], []
+    for file in sorted(file for folder in job.paths for file in Path(folder).rglob("test_*.py")):
+        case_id = case_id_from_nodeid(f"{file.relative_to(root).as_posix()}::test_x", job.modules)
+        broken = cell.jax != "0.8.3" and "v1" in file.parts
+        lines.append(json.dumps(record(
+            cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+            case_id=case_id, family="test_a", status="failed" if broken else "passed",
+            error_type=ERROR[0] if broken else None, error_message=ERROR[1] if broken else None)) + "\n")
+        ids.append(case_id)
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text("".join(lines))
+    collected(job.files.results, ids)
+    return 0
 
 
 def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[str]]:
@@ -163,6 +204,17 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
     assert len(comment) <= 4000
     assert "**UNSAFE**: 2 of 5 project(s) judged break, 2 inconclusive (1 cause(s)); 1 skipped" in comment
     assert "remote: skipped: https://git.invalid/remote cannot be reached" in "\n".join(said)
+
+
+def test_a_project_whose_test_folders_repeat_a_module_name_is_judged_naming_the_file_that_broke(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    """twins holds tests/core/test_a.py and tests/deprecated/v1/test_a.py, listed as `tests` whole: each is named by
+    the end of its path, on the host and in the cell alike, and v1's break is UNSAFE naming v1's file, not core's."""
+    code, said = run_list(tmp_path, ["twins"], "--only", "twins")
+    (twins,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, twins["verdict"]) == (formats.UNSAFE_EXIT, "UNSAFE"), said
+    assert twins["tests"] == 2 and [cause["cases"] for cause in twins["causes"]] == [["v1/test_a::test_x"]]
 
 
 def test_a_project_that_cannot_be_installed_at_the_candidate_is_inconclusive_naming_the_conflict(

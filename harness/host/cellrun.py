@@ -106,7 +106,8 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
                resume=options.resume, verbose=options.verbose, project=own,
                left_out=tuple(options.left_out.pytest_args()),
-               case_api=corpus.case_api_wanted(list(paths), Path(cell.project) if cell.project else None))
+               case_api=corpus.case_api_wanted(list(paths), Path(cell.project) if cell.project else None),
+               modules=tuple(sorted(set(corpus.qualified_names(paths).values()))))
 
 
 # --- the story ------------------------------------------------------------------------------------------------------

@@ -129,8 +129,11 @@ def left_out(namespace: argparse.Namespace) -> LeftOut:
 
 
 def _is_case_id(text: str) -> bool:
+    """`<module>::<test>`, the module a file's stem, or the end of its path for a test file whose stem another
+    shares (`core/misc_util_test`, harness.cell.records.module_name)."""
     module, sep, name = text.partition("::")
-    return bool(sep) and module.isidentifier() and bool(name.split("[")[0]) and "/" not in text
+    return (bool(sep) and all(part.isidentifier() for part in module.split("/")) and bool(name.split("[")[0])
+            and "/" not in name)
 
 
 @dataclass

@@ -70,6 +70,8 @@ class Job:
     environment: tuple[tuple[str, str], ...] = ()
     #: Whether the cases import shardmatrix's case API as `harness.case` (harness.host.corpus.case_api_wanted).
     case_api: bool = False
+    #: The case ids' module names of test files whose stem another shares (harness.host.corpus.qualified_names).
+    modules: tuple[str, ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -116,6 +118,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
         # Only then is `harness` ours in the cell: a project's own `harness` answers its tests otherwise.
         *(["--shardmatrix-case-api"] if job.case_api else []),
+        # Test files that share a stem: named by the end of their path, as the host names them (harness.cell.records).
+        *(arg for name in job.modules for arg in ("--shardmatrix-module", name)),
         # Python's teardown after the last record (jax's atexit handlers, freeing what it compiled) is 2 to 5 s a cell.
         "--shardmatrix-quick-exit",
         *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
