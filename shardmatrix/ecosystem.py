@@ -324,32 +324,46 @@ NOT_BISECTED = ("-k", "-m", "--deselect", "--run-id")
 def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], baseline: dict[str, str],
                   cells: list[Cell], fetch: index.Fetch, say: Callable[[str], object], prog: str,
                   shared: list[str]) -> None:
-    """`--bisect`: each cause's first bad release, searched once per cause (its first project's first test) from
-    the baseline's release of the bumped package to the candidate's, the other package held at the baseline's;
-    written into that project's cause as `first_bad` (or `bisect`: why none was named). Only a bump of one package
-    named by release can be bisected."""
+    """`--bisect`: each cause's first bad release, searched once per row of the report's causes (a signature shared
+    across projects once; a test's own check, which the report keeps to its project, once per project) from the
+    baseline's release of the bumped package to the candidate's, the other package held at the baseline's, with
+    the first test of the first project showing it; written into every cause of that row as `first_bad`, or
+    `bisect`: why none was named. Only a bump of one package named by release can be bisected; otherwise every
+    cause says so."""
+    from reports.verdicts.ecosystem_judge import shared as across_projects  # the report's rows, so each is searched
+
     bumped = [name for name in ("jax", "flax") if name in candidate]
     if len(bumped) != 1 or any(name not in baseline for name in ("jax", "flax")):
-        say("--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be bisected")
+        said = "only a bump of jax or of flax by release, against a baseline naming both, can be bisected"
+        say(f"--bisect: {said}")
+        for cause in (cause for outcome in outcomes for cause in outcome["causes"]):
+            cause["bisect"] = said
         return
     package = bumped[0]
     other = "flax" if package == "jax" else "jax"
-    done: set[str] = set()
+    ends = ["--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
+            f"--{other}", f"=={baseline[other]}", "--trust-ends"]
+    found: dict[tuple[str, str], dict[str, str]] = {}
     for outcome in outcomes:
         for cause in outcome["causes"]:
-            if cause["signature"] in done or not cause["cases"]:
-                continue
-            done.add(cause["signature"])
-            argv = [*watch.without(outcome["bisect_argv"], NOT_BISECTED), *shared, "--case", cause["cases"][0],
-                    "--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
-                    f"--{other}", f"=={baseline[other]}", "--trust-ends"]
-            say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
-            try:
-                found = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
-            except ShardmatrixError as refused:
-                cause["bisect"] = f"refused: {refused}"
-                continue
-            if found.first_bad is None:
-                cause["bisect"] = found.refusal or "no first bad release named"
-            else:
-                cause["first_bad"] = f"{package}=={found.first_bad.version}"
+            row = (cause["signature"], "" if across_projects(cause["signature"]) else outcome["name"])
+            if row not in found:
+                found[row] = first_bad(outcome, cause, [*shared, *ends], package, cells, fetch, say, prog)
+            cause.update(found[row])
+
+
+def first_bad(outcome: dict[str, Any], cause: dict[str, Any], argv: list[str], package: str, cells: list[Cell],
+              fetch: index.Fetch, say: Callable[[str], object], prog: str) -> dict[str, str]:
+    """One cause's bisect of its first test in `outcome`'s project: {"first_bad": "jax==X"}, or {"bisect": why
+    none was named}."""
+    if not cause["cases"]:
+        return {"bisect": "no test of this cause to bisect"}
+    say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
+    try:
+        found = bisect.run([*watch.without(outcome["bisect_argv"], NOT_BISECTED), *argv, "--case", cause["cases"][0]],
+                           cells, fetch=fetch, say=say, prog=prog)
+    except ShardmatrixError as refused:
+        return {"bisect": f"refused: {refused}"}
+    if found.first_bad is None:
+        return {"bisect": found.refusal or "no first bad release named"}
+    return {"first_bad": f"{package}=={found.first_bad.version}"}

@@ -395,6 +395,39 @@ def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_repor
     assert "   - first bad release: jax==0.9.0" in (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
 
 
+def test_bisect_names_a_first_bad_release_on_every_row_of_the_causes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's own failed check stays its project's row (reports.verdicts.ecosystem_judge.shared): one search per
+    such row, each project's own test; a shared error is one row and one search, written into every project's cause;
+    a cause without a test says why it was not searched."""
+    from packaging.version import Version
+
+    from harness.tools import bisect
+    from reports.verdicts.ecosystem_judge import group
+
+    asked: list[str] = []
+
+    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
+        case = argv[argv.index("--case") + 1]
+        asked.append(case)
+        bad = Version("0.9.0" if case.startswith("alpha") else "0.8.3")
+        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(bad, "failed", "x", "c"))
+
+    monkeypatch.setattr(bisect, "run", search)
+    own, common = "AssertionError: 1 != 2", "ShardingTypeError: gather needs out_sharding"
+    outcomes = [{"name": name, "verdict": "UNSAFE", "bisect_argv": [],
+                 "causes": [{"signature": own, "cases": [f"{name}_test::test_own"]},
+                            {"signature": common, "cases": [f"{name}_test::test_gather"]}]}
+                for name in ("alpha", "beta")]
+    outcomes[1]["causes"].append({"signature": "ValueError: no test", "cases": []})
+    ecosystem.bisect_causes(outcomes, {"jax": "0.9.0"}, {"jax": "0.8.2", "flax": "0.12.3"}, CELLS, jax_index(),
+                            lambda line: None, "p", [])
+    assert asked == ["alpha_test::test_own", "alpha_test::test_gather", "beta_test::test_own"]
+    rows = {(tuple(g.projects), g.signature): (g.first_bad, g.bisect) for g in group(outcomes)}
+    assert rows == {(("alpha",), own): ("jax==0.9.0", ""), (("beta",), own): ("jax==0.8.3", ""),
+                    (("alpha", "beta"), common): ("jax==0.9.0", ""),
+                    (("beta",), "ValueError: no test"): ("", "no test of this cause to bisect")}
+
+
 def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_stands(
     tmp_path: Path, cells: list[str]
 ) -> None:
@@ -405,6 +438,8 @@ def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_sta
     assert said == ["--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be "
                     "bisected"]
     assert "first_bad" not in outcomes[0]["causes"][0]
+    assert outcomes[0]["causes"][0]["bisect"] == ("only a bump of jax or of flax by release, against a baseline "
+                                                  "naming both, can be bisected")  # the row says why
 
 
 def test_a_run_stopped_part_way_keeps_the_report_of_what_it_judged(tmp_path: Path, cells: list[str],
