@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
-from harness.host import options
+from harness.host import hang, options
 from harness.host.matrix import Cell
 from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
@@ -269,7 +269,10 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
         return {**made, "reason": str(unread)}
     comparison = judged.comparison
     reason = comparison.reason
-    if comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
+    hung = next(filter(None, (hung_in_collection(side.files.log) for side in (before, after))), "")
+    if comparison.verdict == INCONCLUSIVE and hung:
+        reason = f"its suite {hung} (in {after.cell.id if hung_in_collection(after.files.log) else before.cell.id})"
+    elif comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
         reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
     # The project's own report names its run: one left in the folder by an earlier run is told apart from it.
     saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
@@ -303,6 +306,17 @@ def past_budget(log: Path) -> bool:
         return SESSION_TIMEOUT in Path(log).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+
+
+def hung_in_collection(log: Path) -> str:
+    """What a cell's log says of a pytest the host stopped in collection (harness.host.hang): "hung in collection
+    after N s: ..."; "" when it was not."""
+    try:
+        text = Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return next((line.partition(f"{hang.HUNG_MARK}: ")[2].strip() for line in text.splitlines()
+                 if line.startswith(f"{hang.HUNG_MARK}: ")), "")
 
 
 def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:

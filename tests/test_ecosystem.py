@@ -21,7 +21,7 @@ from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
 from harness.cell.records import case_id_from_nodeid
-from harness.host import adhoc, cellrun, envbuild, matrix, project
+from harness.host import adhoc, cellrun, envbuild, hang, matrix, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import pins
@@ -53,7 +53,7 @@ suite_budget = 30
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
                 "stalled": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
-                "delta": ("passed", None, None)}
+                "delta": ("passed", None, None), "hung": ("passed", None, None)}
 
 
 #: twins' test folders, each with a test_a.py (as penzai's tests/core and tests/deprecated/v1 each hold a
@@ -114,6 +114,8 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             return 2 if stopped else 0
         if name == "twins":
             return run_twins(cell, job)
+        if name == "hung" and cell.jax != "0.8.3":
+            return run_hung(cell, job)
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -144,6 +146,19 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(envbuild, "resolves", resolves)
     monkeypatch.setattr(ecosystem_sources, "FETCHED", tmp_path / "fetched")
     return ran
+
+
+def run_hung(cell: Cell, job: Job) -> int:
+    """hung's pytest at the candidate: its conftest hangs, and the runner leaves what harness.host.hang makes of it."""
+    job.files.log.write_text(f"{hang.HUNG_MARK}: hung in collection after 40 s: its pytest was stopped before any "
+                             "test ran\n")
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text(json.dumps(record(
+        cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+        case_id="test_mesh::test_sharded_sum", family="test_mesh", status="timeout",
+        error_type="CollectionTimeout", error_message="hung in collection after 40 s")) + "\n")
+    collected(job.files.results)
+    return 1
 
 
 def run_twins(cell: Cell, job: Job) -> int:
@@ -209,8 +224,9 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
 def test_a_project_whose_test_folders_repeat_a_module_name_is_judged_naming_the_file_that_broke(
     tmp_path: Path, cells: list[str]
 ) -> None:
-    """twins holds tests/core/test_a.py and tests/deprecated/v1/test_a.py, listed as `tests` whole: each is named by
-    the end of its path, on the host and in the cell alike, and v1's break is UNSAFE naming v1's file, not core's."""
+    """twins holds a test_a.py in each of tests/core and tests/deprecated/v1, listed as `tests` whole: each is named
+    by the end of its path, on the host and in the cell alike, and v1's break is UNSAFE naming v1's file, not
+    core's."""
     code, said = run_list(tmp_path, ["twins"], "--only", "twins")
     (twins,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
     assert (code, twins["verdict"]) == (formats.UNSAFE_EXIT, "UNSAFE"), said
@@ -242,6 +258,17 @@ def test_a_suite_past_its_whole_suite_budget_is_inconclusive_naming_the_budget(t
     assert code == formats.INCONCLUSIVE_EXIT and stalled["verdict"] == "INCONCLUSIVE"
     assert stalled["reason"].startswith("its suite ran past its budget of 30 s in a cell and was stopped: ")
     assert "stalled: INCONCLUSIVE: its suite ran past its budget of 30 s" in "\n".join(said)
+
+
+def test_a_suite_that_hangs_in_collection_is_inconclusive_naming_the_hang_and_the_cell(tmp_path: Path,
+                                                                                       cells: list[str]) -> None:
+    """The runner stops a pytest stuck before its first test (harness.host.hang) and says so in the cell's log; the
+    project's reason names it, and the cell, instead of a bare "could not be judged"."""
+    code, _ = run_list(tmp_path, ["hung"], "--only", "hung")
+    (hung,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, hung["verdict"]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
+    assert hung["reason"] == ("its suite hung in collection after 40 s: its pytest was stopped before any test ran "
+                              "(in jax0.9.0-flax0.12.3-py3.11)")
 
 
 def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[str]) -> None:

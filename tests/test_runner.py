@@ -136,7 +136,7 @@ def test_a_cells_workers_reach_the_environment_pytest_runs_in(monkeypatch: pytes
     monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
     seen: list[dict[str, str]] = []
     monkeypatch.setattr(runner.celllog, "run_logged",
-                        lambda command, env, log, verbose, cwd=None: seen.append(env) or 0)
+                        lambda command, env, log, verbose, cwd=None, watch=None: seen.append(env) or 0)
     job = cellrun.job_for(GPU_CELL, Options(out=tmp_path, run_id="r", workers=4), [tmp_path])
     runner.run_pytest(GPU_CELL, tmp_path, job)
     assert seen and seen[0]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"

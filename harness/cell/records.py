@@ -16,8 +16,8 @@ IN_PROCESS = "main"
 
 def case_id_from_nodeid(nodeid: str, qualified: Collection[str] = ()) -> str:
     """'cases/sharded_gathers.py::test_take[x]' -> 'sharded_gathers::test_take[x]'; a test file named in `qualified`
-    (its stem shared by another test file of the corpus) by that name: 'tests/core/misc_util_test.py::test_x' ->
-    'core/misc_util_test::test_x' (module_name)."""
+    (its stem shared by another test file of the corpus) by that name: misc_util_test.py's test_x in the folder
+    tests/core is 'core/misc_util_test::test_x' (module_name)."""
     path, _, rest = nodeid.partition("::")
     return f"{module_name(path, qualified)}::{rest or COLLECTION_CASE}"
 
