@@ -27,6 +27,7 @@ from packaging.version import Version
 from harness import outputs
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
 from harness.host import hang, options
+from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
@@ -269,11 +270,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
         return {**made, "reason": str(unread)}
     comparison = judged.comparison
     reason = comparison.reason
-    hung = next(filter(None, (hung_in_collection(side.files.log) for side in (before, after))), "")
-    if comparison.verdict == INCONCLUSIVE and hung:
-        reason = f"its suite {hung} (in {after.cell.id if hung_in_collection(after.files.log) else before.cell.id})"
-    elif comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
-        reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
+    if comparison.verdict == INCONCLUSIVE:
+        reason = why_unjudged(reason, before, after, entry, opts.left_out.describe())
     # The project's own report names its run: one left in the folder by an earlier run is told apart from it.
     saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
                                                    Path(judged.written).read_text(encoding="utf-8"), head or {})
@@ -306,6 +304,26 @@ def past_budget(log: Path) -> bool:
         return SESSION_TIMEOUT in Path(log).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+
+
+def why_unjudged(reason: str, before: CellRun, after: CellRun, entry: ecosystem_list.Entry, selection: str) -> str:
+    """An INCONCLUSIVE project's reason, led by what stopped its cells where that is known: a suite stuck in its
+    collection, a selection that selects no test on either side, a suite past its budget."""
+    hung = [(side.cell.id, said) for side in (before, after) if (said := hung_in_collection(side.files.log))]
+    if hung:
+        return f"its suite {hung[0][1]} (in {hung[0][0]})"
+    if all(selected_nothing(side) for side in (before, after)):
+        return (f"its selection ({selection or 'its test folders'}) selects no test in either cell: check its "
+                f"tests, keywords and markers in the list ({reason})")
+    if any(past_budget(side.files.log) for side in (before, after)):
+        return f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
+    return reason
+
+
+def selected_nothing(side: CellRun) -> bool:
+    """Whether a cell's pytest collected no test at all (harness.host.cellrun records it so, NoCasesCollected)."""
+    finals = side.finals()
+    return bool(finals) and all(record.get("error_type") == "NoCasesCollected" for record in finals.values())
 
 
 def hung_in_collection(log: Path) -> str:

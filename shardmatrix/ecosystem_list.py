@@ -248,19 +248,9 @@ def select(entries: list[Entry], names: list[str]) -> list[Entry]:
 
 
 def _unparsed(expression: str) -> str:
-    """Why pytest cannot read a -k or -m expression ("" when it can, or when this pytest cannot tell): each cell's
-    pytest would otherwise exit 4 on it, and the project read as crashed on both sides."""
-    if not expression.strip():
-        return ""
-    try:
-        from _pytest.mark.expression import Expression  # pytest's own grammar; private, so only where it is
-    except ImportError:  # pragma: no cover - a pytest that moved it
-        return ""
-    try:
-        Expression.compile(expression)
-    except Exception as exc:  # pytest 8 raises its ParseError, pytest 9 a SyntaxError
-        return " ".join(str(exc).split())
-    return ""
+    """Why pytest cannot read a -k or -m expression ("" when it can): each cell's pytest would otherwise exit 4 on
+    it, and the project read as crashed on both sides (harness.host.options.unparsed, which upgrade checks too)."""
+    return options.unparsed(expression)
 
 
 def _formats(tag: str) -> bool:

@@ -21,11 +21,11 @@ from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
 from harness.cell.records import case_id_from_nodeid
-from harness.host import adhoc, cellrun, envbuild, hang, matrix, project
+from harness.host import adhoc, cellrun, envbuild, hang, matrix, options, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import pins
-from shardmatrix import ecosystem, ecosystem_merge, ecosystem_sources
+from shardmatrix import ecosystem, ecosystem_list, ecosystem_merge, ecosystem_sources
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 BASELINE = "jax==0.8.3,flax==0.12.3"
@@ -53,7 +53,7 @@ suite_budget = 30
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
                 "stalled": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
-                "delta": ("passed", None, None), "hung": ("passed", None, None)}
+                "delta": ("passed", None, None), "hung": ("passed", None, None), "unmatched": ("passed", None, None)}
 
 
 #: twins' test folders, each with a test_a.py (as penzai's tests/core and tests/deprecated/v1 each hold a
@@ -116,6 +116,8 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             return run_twins(cell, job)
         if name == "hung" and cell.jax != "0.8.3":
             return run_hung(cell, job)
+        if name == "unmatched":  # its -k selects none of its tests: pytest collects nothing, on both sides
+            return 5
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -269,6 +271,41 @@ def test_a_suite_that_hangs_in_collection_is_inconclusive_naming_the_hang_and_th
     assert (code, hung["verdict"]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
     assert hung["reason"] == ("its suite hung in collection after 40 s: its pytest was stopped before any test ran "
                               "(in jax0.9.0-flax0.12.3-py3.11)")
+
+
+def test_a_selection_that_selects_nothing_on_either_side_is_inconclusive_naming_it(tmp_path: Path,
+                                                                                    cells: list[str]) -> None:
+    code, said = run_list(tmp_path, ["unmatched"], "--only", "unmatched")
+    (unmatched,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, unmatched["verdict"]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE"), said
+    assert unmatched["reason"].startswith(f"its selection (-k '{ecosystem_list.SHARDING}') selects no test in "
+                                          "either cell"), unmatched["reason"]
+
+
+def test_a_selection_pytest_cannot_parse_is_refused_in_one_line_naming_the_project(
+        tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pair: the list refuses its own bad expressions (tests/test_ecosystem_list.py); upgrade's `-k` and `-m`, which
+    the ecosystem hands on, are checked with pytest's own grammar too, before a cell is built."""
+    said: list[str] = []
+    from harness.tools import upgrade
+
+    def parsed(*argv: str) -> options.LeftOut:
+        return options.left_out(upgrade.parser().parse_strictly(["jax==0.9.0", *argv]))
+
+    with pytest.raises(options.OptionsError, match=r"-k 'shard and \(': not a pytest -k expression \("):
+        parsed("-k", "shard and (")
+    with pytest.raises(options.OptionsError, match=r"-m 'not': not a pytest -m expression"):
+        parsed("-m", "not")
+    assert parsed("-k", "shard or mesh", "-m", "not tpu").keywords == "shard or mesh"
+    listed = tmp_path / "ecosystem.toml"  # handed on by the ecosystem: the project is INCONCLUSIVE, named
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma")))
+    monkeypatch.setattr(ecosystem_list, "_unparsed", lambda expression: "")  # as a list read by another pytest
+    monkeypatch.setattr(ecosystem_list.Entry, "keyword_expression", lambda self, whole=False: "shard and (")
+    ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
+                   "gamma", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
+                  fetch=fake_index(tmp_path), say=said.append)
+    assert any(line.startswith("gamma: -k 'shard and (': not a pytest -k expression") for line in said)
+    assert cells == [], "refused before any cell was built"
 
 
 def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[str]) -> None:

@@ -155,3 +155,8 @@ def test_env_gives_every_cell_its_variables_and_a_malformed_or_reserved_one_is_r
         options.parse(["--env", "KERAS_BACKEND"])
     with pytest.raises(options.OptionsError, match=r"--env XLA_FLAGS: set by shardmatrix for every cell"):
         options.parse(["--env", "XLA_FLAGS=--xla_cpu_enable_fast_math=true"])
+
+
+def test_unparsed_says_why_pytest_cannot_read_an_expression_and_nothing_of_one_it_can() -> None:
+    assert options.unparsed("shard or (mesh and not tpu)") == "" and options.unparsed("") == ""
+    assert options.unparsed("shard and (")

@@ -121,11 +121,29 @@ def left_out(namespace: argparse.Namespace) -> LeftOut:
     for flag, text in (("-m", markers), ("-k", keywords)):
         if text is not None and not text.strip():
             raise OptionsError(f"{flag} needs an expression (for example -m 'not gpu')")
+        wrong = unparsed(text or "")
+        if wrong:  # each cell's pytest would exit 4 on it, and the run read as crashed on both sides
+            raise OptionsError(f"{flag} {text!r}: not a pytest {flag} expression ({wrong})")
     cases = tuple(dict.fromkeys(getattr(namespace, "left_out_cases", []) or []))
     bad = next((case_id for case_id in cases if not _is_case_id(case_id)), None)
     if bad is not None:
         raise OptionsError(f"--deselect {bad!r}: expected a case id, <file stem>::<test> (as reports name it)")
     return LeftOut(markers or None, keywords or None, cases)
+
+
+def unparsed(expression: str) -> str:
+    """Why pytest cannot read a -k or -m expression ("" when it can, or when this pytest cannot tell)."""
+    if not expression.strip():
+        return ""
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own grammar; private, so only where it is
+    except ImportError:  # pragma: no cover - a host without pytest, or a pytest that moved it
+        return ""
+    try:
+        Expression.compile(expression)
+    except Exception as exc:  # pytest 8 raises its ParseError, pytest 9 a SyntaxError
+        return " ".join(str(exc).split())
+    return ""
 
 
 def _is_case_id(text: str) -> bool:
