@@ -286,3 +286,18 @@ def test_a_suite_budget_is_pytest_timeouts_session_timeout_and_none_adds_nothing
     assert command[command.index("--session-timeout") + 1] == "90.0"
     without = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [])
     assert "--session-timeout" not in runner.pytest_command(tmp_path, without)
+
+
+def test_the_names_of_test_files_that_share_a_stem_reach_the_cells_pytest(tmp_path: Path) -> None:
+    """The host names them (harness.host.corpus.qualified_names) and hands each name to the plugin; a corpus whose
+    stems are all its own hands none, and its command is as it was."""
+    for folder in ("core", "v1"):
+        (tmp_path / "tests" / folder).mkdir(parents=True)
+        (tmp_path / "tests" / folder / "test_a.py").write_text("def test_x(): ...\n")
+    job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [tmp_path / "tests"])
+    command = runner.pytest_command(tmp_path, job)
+    assert [command[i + 1] for i, arg in enumerate(command) if arg == "--shardmatrix-module"] == ["core/test_a",
+                                                                                                 "v1/test_a"]
+    (tmp_path / "tests" / "v1" / "test_a.py").rename(tmp_path / "tests" / "v1" / "test_b.py")
+    alone = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [tmp_path / "tests"])
+    assert "--shardmatrix-module" not in runner.pytest_command(tmp_path, alone)
