@@ -533,6 +533,42 @@ def ecosystem_project_report(report_dir: Path, project: str) -> Path:
     return Path(report_dir) / "ecosystem" / f"{project}.md"
 
 
+#: The first line of a project's own report: the run it is of (its candidate, baseline and day), as JSON in an HTML
+#: comment, so one lingering in the folder from an earlier run is told apart from this run's.
+ECOSYSTEM_RUN_MARK = "<!-- shardmatrix ecosystem run: "
+#: What names an ecosystem run: two reports of one run agree on these.
+ECOSYSTEM_RUN_FIELDS = ("candidate", "baseline", "as_of", "whole_suite")
+
+
+def write_ecosystem_project_report(report_dir: Path, project: str, compare_md: str, run: Mapping[str, Any]) -> Path:
+    """REPORT/ecosystem/<project>.md: the project's compare report under a first line naming its run (`run`'s
+    ECOSYSTEM_RUN_FIELDS), then the same in words."""
+    named = {key: run.get(key) for key in ECOSYSTEM_RUN_FIELDS}
+    said = (f"Ecosystem run: {' '.join(map(str, named['candidate'] or []))} against {named['baseline']}, as of "
+            f"{named['as_of']}.")
+    path = ecosystem_project_report(report_dir, project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomically(path, f"{ECOSYSTEM_RUN_MARK}{json.dumps(named, sort_keys=True)} -->\n{said}\n\n"
+                                  f"{compare_md}")
+
+
+def ecosystem_project_run(path: Path) -> Row | None:
+    """The run a project's own report names on its first line; None for a file that names none (missing, cut, or
+    written before reports named their run)."""
+    try:
+        with Path(path).open(encoding="utf-8", errors="replace") as opened:
+            first = opened.readline()
+    except OSError:
+        return None
+    if not first.startswith(ECOSYSTEM_RUN_MARK) or not first.rstrip().endswith("-->"):
+        return None
+    try:
+        named = json.loads(first[len(ECOSYSTEM_RUN_MARK):].rstrip().removesuffix("-->"))
+    except ValueError:
+        return None
+    return named if isinstance(named, dict) else None
+
+
 def write_ecosystem(report_dir: Path, content: Mapping[str, Any]) -> Path:
     """Write an ecosystem run's summary (`ecosystem.json` under the report folder)."""
     return write_document(Path(report_dir) / ECOSYSTEM_JSON.name, ECOSYSTEM_JSON, content)

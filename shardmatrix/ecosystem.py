@@ -16,11 +16,8 @@ nothing judged at all is INCONCLUSIVE.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -29,11 +26,12 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
-from harness.host import options
+from harness.host import hang, options
+from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
-from shardmatrix import ecosystem_list, ecosystem_sources, releases, watch
+from shardmatrix import ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -92,7 +90,8 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         say(json.dumps([{"project": entry.name} for entry in entries]))
         return SAFE_EXIT
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), merged(namespace.merge, entries, say, Path(namespace.out)))
+        verdict, written = draw(Path(namespace.out), ecosystem_merge.merged(namespace.merge, entries, say,
+                                                                            Path(namespace.out)))
         for path in written:
             say(f"wrote {path}")
         say(verdict)
@@ -114,7 +113,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     outcomes: list[dict[str, Any]] = []
     for number, entry in enumerate(entries):
         outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
-                                        judge, fetch, say, prog, namespace.whole_suite))
+                                        judge, fetch, say, prog, namespace.whole_suite, head))
         # After each project: a run stopped part way keeps the report of what it judged, the rest named pending.
         draw(Path(namespace.out), {**head, "projects": public(outcomes),
                                    "pending": [e.name for e in entries[number + 1:]]})
@@ -123,6 +122,7 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
                       ["--out", str(namespace.out), *(["--force"] * namespace.force)])
     judged = public(outcomes)
     verdict, written = draw(Path(namespace.out), {**head, "projects": judged, "pending": []})
+    ecosystem_merge.stale_reports(Path(namespace.out), head, say)
     for project in judged:
         say(f"{project['name']}: {project['verdict']}" + (f": {project['reason']}" if project["reason"] else ""))
     for path in written:
@@ -231,14 +231,17 @@ def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> 
     argv += ["-m", entry.markers] if entry.markers else []
     for requirement in entry.requires:
         argv += ["--with", requirement]
+    for name, value in entry.env:  # the cells' variables, in the results cache's fingerprint too
+        argv += ["--env", f"{name}={value}"]
     return argv
 
 
 def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,
-                    fetch: index.Fetch, say: Callable[[str], object], prog: str, whole_suite: bool = False
-                    ) -> dict[str, Any]:
+                    fetch: index.Fetch, say: Callable[[str], object], prog: str, whole_suite: bool = False,
+                    head: dict[str, Any] | None = None) -> dict[str, Any]:
     """One project's verdict from its own tests: SKIPPED (a source out of reach), INCONCLUSIVE (no such revision, or
-    it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins."""
+    it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins; its own
+    report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                             "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": []}
     say(f"--- {entry.name}")
@@ -255,9 +258,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made["revision"] = fetched.revision
     say(f"{entry.name}: {fetched.revision}")
     try:
-        with environment(entry.env):
-            before, after, opts, changes = upgrade.prepare(
-                [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
+        before, after, opts, changes = upgrade.prepare(
+            [*common, *project_argv(entry, fetched.root, whole_suite)], cells, say=say, prog=prog)
     except ShardmatrixError as refused:  # e.g. it cannot be installed with the candidate: an answer too, named
         say(f"{entry.name}: {refused}")
         return {**made, "reason": str(refused)}
@@ -268,11 +270,11 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
         return {**made, "reason": str(unread)}
     comparison = judged.comparison
     reason = comparison.reason
-    if comparison.verdict == INCONCLUSIVE and any(past_budget(side.files.log) for side in (before, after)):
-        reason = f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
-    saved = outputs.ecosystem_project_report(Path(opts.out) / "report", entry.name)
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(judged.written, saved)
+    if comparison.verdict == INCONCLUSIVE:
+        reason = why_unjudged(reason, before, after, entry, opts.left_out.describe())
+    # The project's own report names its run: one left in the folder by an earlier run is told apart from it.
+    saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
+                                                   Path(judged.written).read_text(encoding="utf-8"), head or {})
     out = Path(opts.out)
     return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
@@ -283,10 +285,6 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
             "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
 
 
-#: The fields of a project's outcome that name a file under the output folder.
-PATHS = ("report", "changes_from")
-
-
 def within(path: Path, out: Path) -> str:
     """A file the summary names, relative to the output folder when it lies there: a stored or uploaded summary
     names no machine's scratch folder."""
@@ -294,22 +292,6 @@ def within(path: Path, out: Path) -> str:
         return Path(path).resolve().relative_to(Path(out).resolve()).as_posix()
     except ValueError:
         return str(path)
-
-
-@contextlib.contextmanager
-def environment(variables: Sequence[tuple[str, str]]) -> Iterator[None]:
-    """A project's variables set while its cells run (each cell's pytest inherits this process's environment), and
-    put back as they were after."""
-    kept = {name: os.environ.get(name) for name, _ in variables}
-    os.environ.update(dict(variables))
-    try:
-        yield
-    finally:
-        for name, value in kept.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 #: What pytest-timeout's session timeout writes when a suite passed its budget (--session-timeout).
@@ -322,6 +304,37 @@ def past_budget(log: Path) -> bool:
         return SESSION_TIMEOUT in Path(log).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+
+
+def why_unjudged(reason: str, before: CellRun, after: CellRun, entry: ecosystem_list.Entry, selection: str) -> str:
+    """An INCONCLUSIVE project's reason, led by what stopped its cells where that is known: a suite stuck in its
+    collection, a selection that selects no test on either side, a suite past its budget."""
+    hung = [(side.cell.id, said) for side in (before, after) if (said := hung_in_collection(side.files.log))]
+    if hung:
+        return f"its suite {hung[0][1]} (in {hung[0][0]})"
+    if all(selected_nothing(side) for side in (before, after)):
+        return (f"its selection ({selection or 'its test folders'}) selects no test in either cell: check its "
+                f"tests, keywords and markers in the list ({reason})")
+    if any(past_budget(side.files.log) for side in (before, after)):
+        return f"its suite ran past its budget of {entry.suite_budget:g} s in a cell and was stopped: {reason}"
+    return reason
+
+
+def selected_nothing(side: CellRun) -> bool:
+    """Whether a cell's pytest collected no test at all (harness.host.cellrun records it so, NoCasesCollected)."""
+    finals = side.finals()
+    return bool(finals) and all(record.get("error_type") == "NoCasesCollected" for record in finals.values())
+
+
+def hung_in_collection(log: Path) -> str:
+    """What a cell's log says of a pytest the host stopped in collection (harness.host.hang): "hung in collection
+    after N s: ..."; "" when it was not."""
+    try:
+        text = Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return next((line.partition(f"{hang.HUNG_MARK}: ")[2].strip() for line in text.splitlines()
+                 if line.startswith(f"{hang.HUNG_MARK}: ")), "")
 
 
 def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:
@@ -343,90 +356,46 @@ NOT_BISECTED = ("-k", "-m", "--deselect", "--run-id")
 def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], baseline: dict[str, str],
                   cells: list[Cell], fetch: index.Fetch, say: Callable[[str], object], prog: str,
                   shared: list[str]) -> None:
-    """`--bisect`: each cause's first bad release, searched once per cause (its first project's first test) from
-    the baseline's release of the bumped package to the candidate's, the other package held at the baseline's;
-    written into that project's cause as `first_bad` (or `bisect`: why none was named). Only a bump of one package
-    named by release can be bisected."""
+    """`--bisect`: each cause's first bad release, searched once per row of the report's causes (a signature shared
+    across projects once; a test's own check, which the report keeps to its project, once per project) from the
+    baseline's release of the bumped package to the candidate's, the other package held at the baseline's, with
+    the first test of the first project showing it; written into every cause of that row as `first_bad`, or
+    `bisect`: why none was named. Only a bump of one package named by release can be bisected; otherwise every
+    cause says so."""
+    from reports.verdicts.ecosystem_judge import shared as across_projects  # the report's rows, so each is searched
+
     bumped = [name for name in ("jax", "flax") if name in candidate]
     if len(bumped) != 1 or any(name not in baseline for name in ("jax", "flax")):
-        say("--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be bisected")
+        said = "only a bump of jax or of flax by release, against a baseline naming both, can be bisected"
+        say(f"--bisect: {said}")
+        for cause in (cause for outcome in outcomes for cause in outcome["causes"]):
+            cause["bisect"] = said
         return
     package = bumped[0]
     other = "flax" if package == "jax" else "jax"
-    done: set[str] = set()
+    ends = ["--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
+            f"--{other}", f"=={baseline[other]}", "--trust-ends"]
+    found: dict[tuple[str, str], dict[str, str]] = {}
     for outcome in outcomes:
         for cause in outcome["causes"]:
-            if cause["signature"] in done or not cause["cases"]:
-                continue
-            done.add(cause["signature"])
-            argv = [*watch.without(outcome["bisect_argv"], NOT_BISECTED), *shared, "--case", cause["cases"][0],
-                    "--good", f"{package}=={baseline[package]}", "--bad", f"{package}=={candidate[package]}",
-                    f"--{other}", f"=={baseline[other]}", "--trust-ends"]
-            say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
-            try:
-                found = bisect.run(argv, cells, fetch=fetch, say=say, prog=prog)
-            except ShardmatrixError as refused:
-                cause["bisect"] = f"refused: {refused}"
-                continue
-            if found.first_bad is None:
-                cause["bisect"] = found.refusal or "no first bad release named"
-            else:
-                cause["first_bad"] = f"{package}=={found.first_bad.version}"
+            row = (cause["signature"], "" if across_projects(cause["signature"]) else outcome["name"])
+            if row not in found:
+                found[row] = first_bad(outcome, cause, [*shared, *ends], package, cells, fetch, say, prog)
+            cause.update(found[row])
 
 
-#: Why a project selected for a fan-in has no outcome: its job wrote no summary (it died, hung or never started).
-NO_REPORT = "its job left no report (it stopped, timed out or could not start): re-run it"
-
-
-def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
-           say: Callable[[str], object] = print, out: Path | None = None) -> dict[str, Any]:
-    """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
-    project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
-    (NO_REPORT), none pending; each project's files named relative to its folder are named relative to `out`, where
-    the merged report is written. A folder without a summary is named in one line and left out (a job that stopped
-    uploads its results but no report). EcosystemError naming the folder for a summary of another candidate,
-    baseline or day, that repeats a project (in two folders or twice in one), holds one the selection does not, or
-    was stopped part way, and when no folder holds a summary."""
-    head: dict[str, Any] = {}
-    projects: list[dict[str, Any]] = []
-    for folder in folders:
-        path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
-        if not path.is_file():
-            say(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/: left out")
-            continue
-        document = outputs.read_ecosystem(path)
-        key = {name: document.get(name) for name in ("candidate", "baseline", "as_of", "whole_suite")}
-        if head and key != head:
-            raise EcosystemError(f"--merge {folder}: another run ({key}) than the first's ({head})")
-        if document.get("pending"):
-            raise EcosystemError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
-        head = head or key
-        for project in document["projects"]:
-            # Checked against every project taken so far, this folder's too: one summary may name a project twice.
-            if project["name"] in {taken["name"] for taken in projects}:
-                raise EcosystemError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or "
-                                     "twice in this one")
-            if planned and project["name"] not in {entry.name for entry in planned}:
-                raise EcosystemError(f"--merge {folder}: project {project['name']} is not in the list's selection "
-                                     f"({', '.join(entry.name for entry in planned)}): give the --list and --only "
-                                     "its run had")
-            projects.append(rebased(project, Path(folder), out))
-    if not head:
-        raise EcosystemError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
-                             f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
-    judged = {project["name"] for project in projects}
-    for entry in planned:
-        if entry.name not in judged:
-            say(f"{entry.name}: {NO_REPORT}")
-            projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
-                             "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
-    return {**head, "projects": projects, "pending": []}
-
-
-def rebased(project: dict[str, Any], folder: Path, out: Path | None) -> dict[str, Any]:
-    """A project's outcome with its files (PATHS) named relative to `out` instead of to the folder it came from."""
-    if out is None:
-        return project
-    moved = {key: os.path.relpath(folder / project[key], out) for key in PATHS
-             if project.get(key) and not Path(project[key]).is_absolute()}
-    return {**project, **moved}
+def first_bad(outcome: dict[str, Any], cause: dict[str, Any], argv: list[str], package: str, cells: list[Cell],
+              fetch: index.Fetch, say: Callable[[str], object], prog: str) -> dict[str, str]:
+    """One cause's bisect of its first test in `outcome`'s project: {"first_bad": "jax==X"}, or {"bisect": why
+    none was named}."""
+    if not cause["cases"]:
+        return {"bisect": "no test of this cause to bisect"}
+    say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
+    try:
+        found = bisect.run([*watch.without(outcome["bisect_argv"], NOT_BISECTED), *argv, "--case", cause["cases"][0]],
+                           cells, fetch=fetch, say=say, prog=prog)
+    except ShardmatrixError as refused:
+        return {"bisect": f"refused: {refused}"}
+    if found.first_bad is None:
+        return {"bisect": found.refusal or "no first bad release named"}
+    return {"first_bad": f"{package}=={found.first_bad.version}"}

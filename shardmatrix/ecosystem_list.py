@@ -20,6 +20,7 @@ from packaging.utils import canonicalize_name
 
 from harness import formats
 from harness.formats import ShardmatrixError
+from harness.host import options
 from harness.host.matrix import PINNED
 from harness.host.shipped import shipped
 
@@ -31,6 +32,9 @@ AT = ("tag", "date")
 #: The tests run by default: those whose names say they are about sharding (pytest -k, case-insensitive).
 SHARDING = "shard or mesh or partition or spmd or pjit or named_sharding or device_put"
 DEFAULT_DEVICES = 8
+#: The most devices a cell simulates: each is a thread of the cell's one CPU process, sharing its cores, so a count
+#: past this is a typo (80 for 8) that would make every test of the project crawl, not a mesh any listed suite builds.
+MAX_DEVICES = 64
 DEFAULT_BUDGET_S = 180.0
 #: A test's budget above a day is no budget: a typo, or `inf`, which would let a hanging suite hold its job forever.
 MAX_BUDGET_S = 86400.0
@@ -42,7 +46,7 @@ PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 #: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
 DEFAULT_SUITE_BUDGET_S = 1200.0
 #: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
-RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH")
+RESERVED_ENV = options.RESERVED_ENV
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
 OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",
@@ -148,8 +152,9 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     tests = _tests(table, where)
     requires = _requires(table, where)
     devices = table.get("devices", DEFAULT_DEVICES)
-    if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
-        raise EcosystemListError(f"{where}: devices must be a whole number of at least 1, got {devices!r}")
+    if not isinstance(devices, int) or isinstance(devices, bool) or not 1 <= devices <= MAX_DEVICES:
+        raise EcosystemListError(f"{where}: devices must be a whole number from 1 to {MAX_DEVICES} (the simulated "
+                                 f"CPU devices of a cell), got {devices!r}")
     budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
     suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
     keywords, whole, markers = _selection(table, where)
@@ -231,19 +236,9 @@ def select(entries: list[Entry], names: list[str]) -> list[Entry]:
 
 
 def _unparsed(expression: str) -> str:
-    """Why pytest cannot read a -k or -m expression ("" when it can, or when this pytest cannot tell): each cell's
-    pytest would otherwise exit 4 on it, and the project read as crashed on both sides."""
-    if not expression.strip():
-        return ""
-    try:
-        from _pytest.mark.expression import Expression  # pytest's own grammar; private, so only where it is
-    except ImportError:  # pragma: no cover - a pytest that moved it
-        return ""
-    try:
-        Expression.compile(expression)
-    except Exception as exc:  # pytest 8 raises its ParseError, pytest 9 a SyntaxError
-        return " ".join(str(exc).split())
-    return ""
+    """Why pytest cannot read a -k or -m expression ("" when it can): each cell's pytest would otherwise exit 4 on
+    it, and the project read as crashed on both sides (harness.host.options.unparsed, which upgrade checks too)."""
+    return options.unparsed(expression)
 
 
 def _formats(tag: str) -> bool:

@@ -4,7 +4,8 @@ The revision is the project's release on the index on that day (its newest final
 it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in a small wrapper project that
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
 tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
-workspace (`.nox/.shardmatrix-ecosystem/`) and reused; its lockfiles are set aside, as the day's index decides its
+workspace (`.nox/.shardmatrix-ecosystem/`) and reused (a tag by the commit it names now, so a tag moved upstream
+is fetched again); its lockfiles are set aside, as the day's index decides its
 other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
 cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
 $SHARDMATRIX_GIT_MIRROR points git sources at local mirrors instead (`mirror_of`); a project without one is fetched
@@ -155,7 +156,10 @@ def _wrap(entry: Entry, version: str, unpacked: Path, project: Path) -> None:
 
 
 def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
-    dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag))
+    # Kept by the commit the tag names now: a tag moved upstream (re-tagged after a fix) is fetched again, never
+    # answered by the clone of where it pointed before.
+    resolved = tag_commit(entry, tag)
+    dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag) + f"-{resolved[:12]}")
     if not (dest / ".git").is_dir():
         part = _part(dest)
         _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, mirror_of(entry.repository), str(part)],
@@ -165,6 +169,19 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     _check_tests(entry, dest, f"{entry.repository} at {tag}")
     set_aside_locks(dest)
     return Fetched(dest, f"{version} (git {tag}, {commit[:12]})")
+
+
+def tag_commit(entry: Entry, tag: str) -> str:
+    """The commit a tag of the entry's repository names now (an annotated tag's commit, not the tag object);
+    SourceError when there is no such tag, Unavailable when the repository cannot be reached."""
+    where = mirror_of(entry.repository)
+    listed = _git(entry, ["ls-remote", "--tags", where, f"refs/tags/{tag}", f"refs/tags/{tag}^{{}}"],
+                  f"{where} at tag {tag}")
+    named = {ref: commit for commit, _, ref in (line.partition("\t") for line in listed.splitlines()) if ref}
+    commit = named.get(f"refs/tags/{tag}^{{}}") or named.get(f"refs/tags/{tag}")
+    if not commit:
+        raise SourceError(f"{entry.name}: git cannot fetch {where} at tag {tag}: the repository has no such tag")
+    return commit
 
 
 def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:

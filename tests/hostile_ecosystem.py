@@ -2,7 +2,7 @@
 fan-in merges (`shardmatrix ecosystem --merge`, each DIR/report/ecosystem.json written by harness.outputs), with the
 defects real parts have: a job that died and left none, a cut or non-JSON file, another file's document, a newer
 schema, a project that is not an object, a verdict no reader knows, a run stopped part way, another candidate's run,
-a project the list does not hold, or one in two parts.
+the same run's candidate spelt otherwise (sound: one run), a project the list does not hold, or one in two parts.
 
 A generated part knows its own evidence (`sound`): whether a merge may stand on it at all.
 """
@@ -26,10 +26,12 @@ HEAD = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_
         "whole_suite": False}
 #: What can be wrong with a part as a whole ("none": nothing).
 PART_DEFECTS = ("none", "none", "none", "missing", "not_json", "cut", "foreign", "newer_schema", "not_object",
-                "pending", "other_candidate")
+                "pending", "other_candidate", "respelt")
 #: Defects a merge must refuse in one line (another candidate's run only beside a part of the first's; a missing
 #: summary is left out in one line, as a job that stopped uploads results but no report, unless every part lacks one).
-REFUSED = frozenset(PART_DEFECTS) - {"none", "other_candidate", "missing"}
+REFUSED = frozenset(PART_DEFECTS) - {"none", "other_candidate", "missing", "respelt"}
+#: The first run's candidate and baseline as another job may spell them (its pins' order and case).
+RESPELT = {"candidate": ["JAX==0.9.0"], "baseline": "flax==0.12.3,jax==0.8.3"}
 
 LIST = "schema_version = 1\n" + "".join(
     f'\n[[project]]\nname = "{name}"\nwhy = "shards"\nsource = "sdist"\ntests = ["tests"]\n' for name in LISTED)
@@ -48,6 +50,7 @@ class Part:
             [{"signature": f"E in {name}", "example": "E", "cases": ["t::a"]}] if verdict == "UNSAFE" else [])}
             for name, verdict in self.projects]
         head = {**HEAD, "candidate": ["jax==0.9.1"]} if self.defect == "other_candidate" else HEAD
+        head = {**head, **RESPELT} if self.defect == "respelt" else head
         return {**head, "projects": projects, "pending": ["gamma"] if self.defect == "pending" else []}
 
 

@@ -129,6 +129,20 @@ def test_contradictory_ends_or_holds_are_refused_in_one_line_before_anything_run
     assert "twice" in said and said.count("\n") == 1
 
 
+def test_a_case_of_a_module_named_by_its_path_is_found_and_probed_under_its_stem(tmp_path: Path) -> None:
+    """Two test_a.py in core/ and deprecated/v1/: the case v1/test_a::test_x is the second's, and a probe of that
+    file alone records it as test_a::test_x (no other file shares its stem there); a folder no file ends with is
+    named in one line."""
+    for folder in ("core", "deprecated/v1"):
+        (tmp_path / "tests" / folder).mkdir(parents=True)
+        (tmp_path / "tests" / folder / "test_a.py").write_text("def test_x(): ...\n")
+    found = bisect.case_file("v1/test_a::test_x", [str(tmp_path / "tests")])
+    assert found == (tmp_path / "tests" / "deprecated" / "v1" / "test_a.py").resolve()
+    assert bisect.probed_id("v1/test_a::test_x", found) == "test_a::test_x"
+    with pytest.raises(pins.PinError, match=r"no module v2/test_a.py among the cases"):
+        bisect.case_file("v2/test_a::test_x", [str(tmp_path / "tests")])
+
+
 def test_case_file_finds_the_module_in_the_corpus() -> None:
     assert str(bisect.case_file("sharded_gathers::test_take", ["builtin"])).endswith("cases/sharded_gathers.py")
     assert bisect.case_file("sharded_gathers::Class::test_take", ["builtin"]).name == "sharded_gathers.py"

@@ -25,6 +25,11 @@ def test_fingerprint_is_stable_and_sees_every_input(tmp_path: Path) -> None:
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, repeats=3), everything)
     assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, suite_budget=60.0),
                                      everything)
+    # A test may read the cell's variables (an ecosystem project's env): other values are other inputs.
+    keras = replace(SETTINGS, environment=(("KERAS_BACKEND", "jax"),))
+    assert base != cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], keras, everything)
+    assert cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], keras, everything) != cache.fingerprint(
+        "jax==0.4.38\n", "3.11.7", [folder], replace(SETTINGS, environment=(("KERAS_BACKEND", "torch"),)), everything)
     # A probe of one case (a bisect's) is not the whole corpus, nor a probe of another case.
     one = cache.selection([Path(f"{folder}/test_a.py::TestA::test_a")])
     assert one == ["test_a.py::TestA::test_a"]
@@ -47,7 +52,7 @@ def test_a_run_without_a_suite_budget_keeps_the_fingerprint_it_had_before_budget
         for path in cache._sources(root):
             before.update(str(path.relative_to(root) if root.is_dir() else path.name).encode())
             before.update(path.read_bytes())
-    fields = {k: v for k, v in dataclasses.asdict(SETTINGS).items() if k != "suite_budget"}
+    fields = {k: v for k, v in dataclasses.asdict(SETTINGS).items() if k not in ("suite_budget", "environment")}
     before.update(json.dumps(fields, sort_keys=True, default=str).encode())
     before.update(json.dumps(sorted(everything)).encode())
     assert cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, everything) == before.hexdigest()

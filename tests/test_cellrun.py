@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,27 @@ def test_a_suite_past_its_budget_stops_after_the_test_that_passed_it_and_says_so
     recorded = [json.loads(line) for line in files.results.read_text().splitlines()]
     assert [(r["case_id"], r["status"]) for r in recorded] == [("test_slow::test_a", "passed")]
     assert "session-timeout: 0.5 sec exceeded" in files.log.read_text()
+
+
+def test_a_suite_whose_conftest_hangs_is_stopped_at_its_budget_its_cases_timeout_naming_the_hang(
+        tmp_path: Path) -> None:
+    """pytest-timeout checks the suite's budget after each test, so a conftest that never finishes importing was
+    never stopped: the host stops the cell's pytest at the budget (and the hard grace), and each case is timeout,
+    naming the hang. The budget test above is its pair: a suite that collected is stopped by pytest-timeout."""
+    from harness.host import hang
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "conftest.py").write_text("import time\n\ntime.sleep(120)\n", encoding="utf-8")
+    (tmp_path / "cases" / "test_stuck.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
+    options = Options(out=tmp_path / "out", run_id="20261126T090000Z-own", cases=[str(tmp_path / "cases")],
+                      suite_budget=2.0, hard_grace=1.0)
+    started = time.monotonic()
+    cellrun.installed(CELL, Path(sys.executable).parent.parent, options, [tmp_path / "cases"])
+    assert time.monotonic() - started < 60
+    files = CellFiles(options.out, options.run_id, CELL.id)
+    (made,) = [json.loads(line) for line in files.results.read_text().splitlines()]
+    assert (made["case_id"], made["status"], made["error_type"]) == ("test_stuck::test_a", "timeout",
+                                                                     "CollectionTimeout")
+    # The budget and the grace a case stuck past its limit gets.
+    assert made["reason"] == "hung in collection after 3 s: its pytest was stopped before any test ran"
+    assert hang.HUNG_MARK in files.log.read_text() and files.complete

@@ -29,26 +29,34 @@ def test_one_folder_given_twice_is_one_corpus(tmp_path: Path) -> None:
     assert corpus.case_paths([folder, folder]) == [tmp_path / "mine"]
 
 
-def test_two_case_files_of_one_name_across_folders_are_refused(tmp_path: Path) -> None:
-    # Case ids are <file stem>::<test>: two test_one.py would share ids, and one would stand for the other.
-    case_folder(tmp_path)
-    other = tmp_path / "theirs"
-    other.mkdir()
-    (other / "test_one.py").write_text("def test_a(): ...\n")
-    with pytest.raises(corpus.CorpusError) as refused:
-        corpus.case_paths([str(tmp_path / "mine"), str(other)])
-    message = str(refused.value)
-    assert "two case files named test_one.py" in message
-    assert str(tmp_path / "mine" / "test_one.py") in message and str(other / "test_one.py") in message
-    assert "\n" not in message
-
-
-def test_two_case_files_of_one_name_in_one_folder_are_refused(tmp_path: Path) -> None:
+def test_test_files_of_one_name_are_told_apart_by_the_end_of_their_path(tmp_path: Path) -> None:
+    """A project's tests/core beside tests/deprecated/v1, each with a test_one.py (penzai's misc_util_test.py): each
+    is named by the shortest end of its path no other one ends with; a file of a name of its own keeps its stem."""
     folder = case_folder(tmp_path)
-    (folder / "deeper").mkdir()
-    (folder / "deeper" / "test_one.py").write_text("def test_c(): ...\n")
-    with pytest.raises(corpus.CorpusError, match=r"two case files named test_one\.py"):
-        corpus.case_paths([str(folder)])
+    for deeper in ("core", "deprecated/v1"):
+        (folder / deeper).mkdir(parents=True)
+        (folder / deeper / "test_one.py").write_text("def test_c(): ...\n")
+    (folder / "core" / "test_own.py").write_text("def test_d(): ...\n")
+    assert corpus.case_paths([str(folder)]) == [folder]  # no longer refused
+    names = corpus.qualified_names([folder])
+    assert names == {(folder / "test_one.py").resolve(): "mine/test_one",
+                     (folder / "core" / "test_one.py").resolve(): "core/test_one",
+                     (folder / "deprecated" / "v1" / "test_one.py").resolve(): "v1/test_one"}
+    assert sorted(case for case, _ in corpus.expected_cases([folder])) == [
+        "core/test_one::test_c", "mine/test_one::test_a", "mine/test_one::test_b", "test_own::test_d",
+        "v1/test_one::test_c"]
+
+
+def test_the_shipped_corpus_keeps_its_stem_ids_beside_test_files_that_share_a_name(tmp_path: Path) -> None:
+    """Pair of the above: only files whose stem another shares are named by their path; the shipped corpus's ids
+    stay <stem>::<test> (stored results and known breakages name them so), whatever folder runs beside it."""
+    folder = case_folder(tmp_path)
+    (folder / "core").mkdir()
+    (folder / "core" / "test_one.py").write_text("def test_c(): ...\n")
+    paths = corpus.case_paths(["builtin", str(folder)])
+    shipped = [case for case, _ in corpus.expected_cases(paths) if not case.startswith(("mine/", "core/"))]
+    assert shipped and all("/" not in case.partition("::")[0] for case in shipped)
+    assert shipped == [case for case, _ in corpus.expected_cases(corpus.case_paths(["builtin"]))]
 
 
 def test_expected_cases_of_a_node_id_is_that_one_case(tmp_path: Path) -> None:

@@ -7,22 +7,25 @@ comparison, the grouping and the report files) is the real code.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tarfile
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from record_factory import collected, record
-from test_ecosystem_sources import index, sdist
+from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
-from harness.host import adhoc, cellrun, envbuild, matrix, project
+from harness.cell.records import case_id_from_nodeid
+from harness.host import adhoc, cellrun, envbuild, hang, matrix, options, project
 from harness.host.matrix import Cell
 from harness.host.runner import Job
 from harness.tools import pins
-from shardmatrix import ecosystem, ecosystem_sources
+from shardmatrix import ecosystem, ecosystem_list, ecosystem_merge, ecosystem_sources
 
 CELLS = matrix.load(Path(__file__).resolve().parent.parent / "matrix.toml")
 BASELINE = "jax==0.8.3,flax==0.12.3"
@@ -50,16 +53,33 @@ suite_budget = 30
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
                 "stalled": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
-                "delta": ("passed", None, None)}
+                "delta": ("passed", None, None), "hung": ("passed", None, None), "unmatched": ("passed", None, None)}
+
+
+#: twins' test folders, each with a test_a.py (as penzai's tests/core and tests/deprecated/v1 each hold a
+#: misc_util_test.py); v1's breaks at the candidate.
+TWINS = ("core", "deprecated/v1")
+
+
+def twins_sdist(folder: Path) -> Path:
+    """twins-1.0.tar.gz: alpha's sdist with a tests/<folder>/test_a.py of one test in each of TWINS."""
+    path = folder / "twins-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in (("twins-1.0/pyproject.toml", PYPROJECT.format(version="1.0")),
+                           *((f"twins-1.0/tests/{twin}/test_a.py", "def test_x():\n    pass\n") for twin in TWINS)):
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            archive.addfile(info, io.BytesIO(text.encode()))
+    return path
 
 
 def fake_index(tmp_path: Path) -> Any:
     """An index of one sdist per project, release 1.0 uploaded 2026-01-10 (remote's tells its git tag)."""
     served: dict[str, Any] = {}
-    for name in [*ON_CANDIDATE, "remote"]:
+    for name in [*ON_CANDIDATE, "remote", "twins"]:
         folder = tmp_path / "index" / name
         folder.mkdir(parents=True, exist_ok=True)
-        made = sdist(folder, "1.0")
+        made = twins_sdist(folder) if name == "twins" else sdist(folder, "1.0")
         renamed = made.with_name(f"{name}-1.0.tar.gz")
         made.rename(renamed)
         served[name] = index({"1.0": ("2026-01-10", renamed)})
@@ -81,8 +101,7 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def run(cell: Cell, venv: Path, job: Job) -> int:
         name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
         ran.append(f"{name}:{cell.jax}")
-        if "KERAS_BACKEND" in os.environ:
-            ran.append(f"{name}:KERAS_BACKEND={os.environ['KERAS_BACKEND']}")
+        ran.extend(f"{name}:{variable}={value}" for variable, value in job.environment)
         if name == "stalled":  # two tests; at the candidate, pytest stopped at the suite's budget after the first
             stopped = cell.jax != "0.8.3"
             job.files.results.parent.mkdir(parents=True, exist_ok=True)
@@ -93,6 +112,12 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
             job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
             return 2 if stopped else 0
+        if name == "twins":
+            return run_twins(cell, job)
+        if name == "hung" and cell.jax != "0.8.3":
+            return run_hung(cell, job)
+        if name == "unmatched":  # its -k selects none of its tests: pytest collects nothing, on both sides
+            return 5
         status, error_type, message = ("passed", None, None) if cell.jax == "0.8.3" else ON_CANDIDATE[name]
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id,
                       jaxlib=cell.jaxlib, case_id="test_mesh::test_sharded_sum", family="test_mesh",
@@ -123,6 +148,38 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(envbuild, "resolves", resolves)
     monkeypatch.setattr(ecosystem_sources, "FETCHED", tmp_path / "fetched")
     return ran
+
+
+def run_hung(cell: Cell, job: Job) -> int:
+    """hung's pytest at the candidate: its conftest hangs, and the runner leaves what harness.host.hang makes of it."""
+    job.files.log.write_text(f"{hang.HUNG_MARK}: hung in collection after 40 s: its pytest was stopped before any "
+                             "test ran\n")
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text(json.dumps(record(
+        cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+        case_id="test_mesh::test_sharded_sum", family="test_mesh", status="timeout",
+        error_type="CollectionTimeout", error_message="hung in collection after 40 s")) + "\n")
+    collected(job.files.results)
+    return 1
+
+
+def run_twins(cell: Cell, job: Job) -> int:
+    """twins' pytest: each test file of the folders it is given recorded under the id the cell's plugin gives its
+    node id with the names the host passed (job.modules); v1's test fails at the candidate."""
+    root = Path(cell.project)
+    lines, ids = [], []
+    for file in sorted(file for folder in job.paths for file in Path(folder).rglob("test_*.py")):
+        case_id = case_id_from_nodeid(f"{file.relative_to(root).as_posix()}::test_x", job.modules)
+        broken = cell.jax != "0.8.3" and "v1" in file.parts
+        lines.append(json.dumps(record(
+            cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+            case_id=case_id, family="test_a", status="failed" if broken else "passed",
+            error_type=ERROR[0] if broken else None, error_message=ERROR[1] if broken else None)) + "\n")
+        ids.append(case_id)
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text("".join(lines))
+    collected(job.files.results, ids)
+    return 0
 
 
 def run_list(tmp_path: Path, names: list[str], *extra: str) -> tuple[int, list[str]]:
@@ -166,6 +223,18 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
     assert "remote: skipped: https://git.invalid/remote cannot be reached" in "\n".join(said)
 
 
+def test_a_project_whose_test_folders_repeat_a_module_name_is_judged_naming_the_file_that_broke(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    """twins holds a test_a.py in each of tests/core and tests/deprecated/v1, listed as `tests` whole: each is named
+    by the end of its path, on the host and in the cell alike, and v1's break is UNSAFE naming v1's file, not
+    core's."""
+    code, said = run_list(tmp_path, ["twins"], "--only", "twins")
+    (twins,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, twins["verdict"]) == (formats.UNSAFE_EXIT, "UNSAFE"), said
+    assert twins["tests"] == 2 and [cause["cases"] for cause in twins["causes"]] == [["v1/test_a::test_x"]]
+
+
 def test_a_project_that_cannot_be_installed_at_the_candidate_is_inconclusive_naming_the_conflict(
     tmp_path: Path, cells: list[str]
 ) -> None:
@@ -193,6 +262,52 @@ def test_a_suite_past_its_whole_suite_budget_is_inconclusive_naming_the_budget(t
     assert "stalled: INCONCLUSIVE: its suite ran past its budget of 30 s" in "\n".join(said)
 
 
+def test_a_suite_that_hangs_in_collection_is_inconclusive_naming_the_hang_and_the_cell(tmp_path: Path,
+                                                                                       cells: list[str]) -> None:
+    """The runner stops a pytest stuck before its first test (harness.host.hang) and says so in the cell's log; the
+    project's reason names it, and the cell, instead of a bare "could not be judged"."""
+    code, _ = run_list(tmp_path, ["hung"], "--only", "hung")
+    (hung,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, hung["verdict"]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
+    assert hung["reason"] == ("its suite hung in collection after 40 s: its pytest was stopped before any test ran "
+                              "(in jax0.9.0-flax0.12.3-py3.11)")
+
+
+def test_a_selection_that_selects_nothing_on_either_side_is_inconclusive_naming_it(tmp_path: Path,
+                                                                                    cells: list[str]) -> None:
+    code, said = run_list(tmp_path, ["unmatched"], "--only", "unmatched")
+    (unmatched,) = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    assert (code, unmatched["verdict"]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE"), said
+    assert unmatched["reason"].startswith(f"its selection (-k '{ecosystem_list.SHARDING}') selects no test in "
+                                          "either cell"), unmatched["reason"]
+
+
+def test_a_selection_pytest_cannot_parse_is_refused_in_one_line_naming_the_project(
+        tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pair: the list refuses its own bad expressions (tests/test_ecosystem_list.py); upgrade's `-k` and `-m`, which
+    the ecosystem hands on, are checked with pytest's own grammar too, before a cell is built."""
+    said: list[str] = []
+    from harness.tools import upgrade
+
+    def parsed(*argv: str) -> options.LeftOut:
+        return options.left_out(upgrade.parser().parse_strictly(["jax==0.9.0", *argv]))
+
+    with pytest.raises(options.OptionsError, match=r"-k 'shard and \(': not a pytest -k expression \("):
+        parsed("-k", "shard and (")
+    with pytest.raises(options.OptionsError, match=r"-m 'not': not a pytest -m expression"):
+        parsed("-m", "not")
+    assert parsed("-k", "shard or mesh", "-m", "not tpu").keywords == "shard or mesh"
+    listed = tmp_path / "ecosystem.toml"  # handed on by the ecosystem: the project is INCONCLUSIVE, named
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma")))
+    monkeypatch.setattr(ecosystem_list, "_unparsed", lambda expression: "")  # as a list read by another pytest
+    monkeypatch.setattr(ecosystem_list.Entry, "keyword_expression", lambda self, whole=False: "shard and (")
+    ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
+                   "gamma", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
+                  fetch=fake_index(tmp_path), say=said.append)
+    assert any(line.startswith("gamma: -k 'shard and (': not a pytest -k expression") for line in said)
+    assert cells == [], "refused before any cell was built"
+
+
 def test_a_suite_within_its_budget_names_no_budget(tmp_path: Path, cells: list[str]) -> None:
     code, _ = run_list(tmp_path, ["gamma"], "--only", "gamma")
     summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
@@ -208,18 +323,32 @@ def test_the_summary_names_its_files_relative_to_the_output_folder(tmp_path: Pat
     assert ecosystem.within(tmp_path / "elsewhere.json", tmp_path / "out") == str(tmp_path / "elsewhere.json")
 
 
-def test_a_projects_variables_reach_its_cells_and_are_put_back_after(tmp_path: Path, cells: list[str],
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+def run_with_env(tmp_path: Path, env: str) -> None:
+    """gamma with `env` as its list's variables, then alpha with none."""
     listed = tmp_path / "ecosystem.toml"
-    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + 'env = { KERAS_BACKEND = "jax" }\n'
-                                  + PROJECT.format(name="alpha")))
+    listed.write_text(LIST.format(projects=PROJECT.format(name="gamma") + env + PROJECT.format(name="alpha")))
     ecosystem.run(["jax==0.9.0", "--baseline", BASELINE, "--as-of", "2026-03-01", "--list", str(listed), "--only",
                    "gamma", "--only", "alpha", "--out", str(tmp_path / "out")], CELLS, cli_judge(), draw(),
                   fetch=fake_index(tmp_path), say=lambda line: None)
+
+
+def test_a_projects_variables_reach_its_cells_and_no_other_projects(tmp_path: Path, cells: list[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
     assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=jax", "gamma:0.9.0", "gamma:KERAS_BACKEND=jax",
                      "alpha:0.8.3", "alpha:0.9.0"], "alpha's cells run without gamma's variable"
-    assert "KERAS_BACKEND" not in os.environ
+    assert "KERAS_BACKEND" not in os.environ  # given to the cells, never set in the command's own process
+
+
+def test_a_projects_changed_variables_run_its_cells_again_and_the_same_reuse_them(tmp_path: Path,
+                                                                                  cells: list[str]) -> None:
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
+    cells.clear()
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "jax" }\n')
+    assert cells == [], "unchanged inputs: every cell reused from the results cache"
+    run_with_env(tmp_path, 'env = { KERAS_BACKEND = "torch" }\n')
+    assert cells == ["gamma:0.8.3", "gamma:KERAS_BACKEND=torch", "gamma:0.9.0", "gamma:KERAS_BACKEND=torch"]
 
 
 def cli_judge() -> Any:
@@ -330,6 +459,39 @@ def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_repor
     assert "   - first bad release: jax==0.9.0" in (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
 
 
+def test_bisect_names_a_first_bad_release_on_every_row_of_the_causes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's own failed check stays its project's row (reports.verdicts.ecosystem_judge.shared): one search per
+    such row, each project's own test; a shared error is one row and one search, written into every project's cause;
+    a cause without a test says why it was not searched."""
+    from packaging.version import Version
+
+    from harness.tools import bisect
+    from reports.verdicts.ecosystem_judge import group
+
+    asked: list[str] = []
+
+    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
+        case = argv[argv.index("--case") + 1]
+        asked.append(case)
+        bad = Version("0.9.0" if case.startswith("alpha") else "0.8.3")
+        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(bad, "failed", "x", "c"))
+
+    monkeypatch.setattr(bisect, "run", search)
+    own, common = "AssertionError: 1 != 2", "ShardingTypeError: gather needs out_sharding"
+    outcomes = [{"name": name, "verdict": "UNSAFE", "bisect_argv": [],
+                 "causes": [{"signature": own, "cases": [f"{name}_test::test_own"]},
+                            {"signature": common, "cases": [f"{name}_test::test_gather"]}]}
+                for name in ("alpha", "beta")]
+    outcomes[1]["causes"].append({"signature": "ValueError: no test", "cases": []})
+    ecosystem.bisect_causes(outcomes, {"jax": "0.9.0"}, {"jax": "0.8.2", "flax": "0.12.3"}, CELLS, jax_index(),
+                            lambda line: None, "p", [])
+    assert asked == ["alpha_test::test_own", "alpha_test::test_gather", "beta_test::test_own"]
+    rows = {(tuple(g.projects), g.signature): (g.first_bad, g.bisect) for g in group(outcomes)}
+    assert rows == {(("alpha",), own): ("jax==0.9.0", ""), (("beta",), own): ("jax==0.8.3", ""),
+                    (("alpha", "beta"), common): ("jax==0.9.0", ""),
+                    (("beta",), "ValueError: no test"): ("", "no test of this cause to bisect")}
+
+
 def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_stands(
     tmp_path: Path, cells: list[str]
 ) -> None:
@@ -340,6 +502,8 @@ def test_bisect_of_a_source_candidate_is_refused_in_one_line_and_the_verdict_sta
     assert said == ["--bisect: only a bump of jax or of flax by release, against a baseline naming both, can be "
                     "bisected"]
     assert "first_bad" not in outcomes[0]["causes"][0]
+    assert outcomes[0]["causes"][0]["bisect"] == ("only a bump of jax or of flax by release, against a baseline "
+                                                  "naming both, can be bisected")  # the row says why
 
 
 def test_a_run_stopped_part_way_keeps_the_report_of_what_it_judged(tmp_path: Path, cells: list[str],
@@ -416,12 +580,12 @@ def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells
     assert [p["name"] for p in summary["projects"]] == ["alpha", "gamma"]
     for one in summary["projects"]:  # named from the merged report's folder, not the job's
         assert all(not Path(one[key]).is_absolute() and (tmp_path / "all" / one[key]).is_file()
-                   for key in ecosystem.PATHS), one
+                   for key in ecosystem_merge.PATHS), one
     assert summary["causes"][0]["projects"] == ["alpha"]
-    with pytest.raises(ecosystem.EcosystemError, match=r"project alpha is in an earlier folder too, or twice in"):
-        ecosystem.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
-    with pytest.raises(ecosystem.EcosystemError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
-        ecosystem.merged([tmp_path / "nowhere"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"project alpha is in an earlier folder too, or twice in"):
+        ecosystem_merge.merged([tmp_path / "alpha" / "out", tmp_path / "alpha" / "out"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"none of the 1 folder\(s\) holds a report/ecosystem.json"):
+        ecosystem_merge.merged([tmp_path / "nowhere"])
 
 
 def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp_path: Path,
@@ -441,7 +605,7 @@ def test_merge_names_a_planned_project_whose_job_left_no_report_inconclusive(tmp
     assert f"--merge {stopped}: no ecosystem.json under its report/: left out" in said
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     verdicts = {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
-    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    assert verdicts == {"gamma": ("SAFE", verdicts["gamma"][1]), "slow": ("INCONCLUSIVE", ecosystem_merge.NO_REPORT)}
     assert "remote" not in verdicts, "only the selection the plan fanned out is expected"
 
 
@@ -451,8 +615,8 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
     other.mkdir(parents=True)
     document = outputs.read_ecosystem(tmp_path / "a" / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
     outputs.write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
-    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/b/out: another run"):
-        ecosystem.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
+    with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/b/out: another run"):
+        ecosystem_merge.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
 
 
 def merge(tmp_path: Path, parts: list[Path], *extra: str) -> tuple[int, list[str]]:
@@ -475,14 +639,14 @@ def test_merge_counts_a_listed_project_no_job_reported_inconclusive_never_safe(t
     assert (code, said[-1]) == (formats.INCONCLUSIVE_EXIT, "INCONCLUSIVE")
     summary = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert [(p["name"], p["verdict"], p["reason"]) for p in summary["projects"]] == [
-        ("gamma", "SAFE", ""), ("alpha", "INCONCLUSIVE", ecosystem.NO_REPORT),
-        ("remote", "INCONCLUSIVE", ecosystem.NO_REPORT)]
+        ("gamma", "SAFE", ""), ("alpha", "INCONCLUSIVE", ecosystem_merge.NO_REPORT),
+        ("remote", "INCONCLUSIVE", ecosystem_merge.NO_REPORT)]
     assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT
 
 
 def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: list[str]) -> None:
     run_list(tmp_path / "beta", ["beta"], "--only", "beta")  # run under another list
-    with pytest.raises(ecosystem.EcosystemError, match=r"--merge .*/beta/out: project beta is not in the list's "
+    with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/beta/out: project beta is not in the list's "
                                                         r"selection \(alpha, gamma, remote\)"):
         merge(tmp_path, [tmp_path / "beta" / "out"])
 

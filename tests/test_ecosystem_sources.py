@@ -133,6 +133,20 @@ def test_a_git_source_is_taken_at_the_tag_of_the_days_release(tmp_path: Path, re
     assert (got.root / "tests" / "test_mesh.py").is_file() and not (got.root / "tests" / "test_later.py").exists()
 
 
+def test_a_tag_moved_upstream_is_fetched_again_at_the_commit_it_names_now(tmp_path: Path, repository: Path) -> None:
+    """The fetched clone is kept by the tag's commit: re-tagged at the later commit (a release re-tagged after a fix),
+    the next run takes the later tree, not the clone of where the tag pointed; an unmoved tag reuses its clone."""
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    listed = entry("git", repository=str(repository))
+    first = ecosystem_sources.fetch(listed, date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+    assert first.revision == f"1.0 (git v1.0, {git(repository, 'rev-parse', 'HEAD~1')[:12]})"
+    assert ecosystem_sources.fetch(listed, date(2026, 3, 1), fetch, into=tmp_path / "fetched").root == first.root
+    git(repository, "tag", "--force", "--annotate", "-m", "1.0, fixed", "v1.0", "HEAD")
+    moved = ecosystem_sources.fetch(listed, date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+    assert moved.revision == f"1.0 (git v1.0, {git(repository, 'rev-parse', 'HEAD')[:12]})"
+    assert (moved.root / "tests" / "test_later.py").is_file() and moved.root != first.root
+
+
 def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, repository: Path) -> None:
     first = git(repository, "rev-parse", "HEAD~1")
     got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 31),

@@ -145,3 +145,18 @@ def test_a_suite_budget_is_seconds_and_a_negative_one_is_refused() -> None:
     assert options.parse([]).suite_budget == 0.0
     with pytest.raises(options.OptionsError, match=r"--suite-budget -1: seconds of at least 0"):
         options.parse(["--suite-budget", "-1"])
+
+
+def test_env_gives_every_cell_its_variables_and_a_malformed_or_reserved_one_is_refused() -> None:
+    assert options.parse(["--env", "KERAS_BACKEND=jax", "--env", "A=x=y"]).env == (("KERAS_BACKEND", "jax"),
+                                                                                 ("A", "x=y"))
+    assert options.parse([]).env == ()
+    with pytest.raises(options.OptionsError, match=r"--env 'KERAS_BACKEND': expected NAME=VALUE"):
+        options.parse(["--env", "KERAS_BACKEND"])
+    with pytest.raises(options.OptionsError, match=r"--env XLA_FLAGS: set by shardmatrix for every cell"):
+        options.parse(["--env", "XLA_FLAGS=--xla_cpu_enable_fast_math=true"])
+
+
+def test_unparsed_says_why_pytest_cannot_read_an_expression_and_nothing_of_one_it_can() -> None:
+    assert options.unparsed("shard or (mesh and not tpu)") == "" and options.unparsed("") == ""
+    assert options.unparsed("shard and (")

@@ -778,3 +778,37 @@ def test_a_cell_with_fewer_devices_than_asked_that_the_project_did_not_choose_is
     assert "INTERNALERROR" not in text and "the count the project chose" not in text, text
     short = _records(out)["test_lib::test_a_mesh_of_sixteen"]
     assert short["status"] == "error" and short["reason"] == "jax has 8 CPU devices, the harness asked for 16"
+
+
+def test_test_files_of_one_name_are_recorded_under_the_ids_the_host_names_them_by(tmp_path: Path) -> None:
+    """Two test_a.py (and two test_b.py, one of which does not import) in two folders of one project, imported as its
+    settings import them (importlib: no module of one name shadows the other): the cell names
+    each by the end of its path the host gives it (--shardmatrix-module), in its records and its collection, and the
+    host's source scan names the same ids, so its records for a cell that never ran stand for the same cases."""
+    from harness.host import corpus
+    from harness.results import read_collection
+
+    tests = tmp_path / "tests"
+    for folder, body in (("core", "def test_x():\n    pass\n"), ("deprecated/v1", "def test_x():\n    assert 0\n")):
+        (tests / folder).mkdir(parents=True)
+        (tests / folder / "test_a.py").write_text(body)
+    (tests / "core" / "test_b.py").write_text("def test_y():\n    pass\n")
+    (tests / "deprecated" / "v1" / "test_b.py").write_text("import not_installed_anywhere_xyz\n")
+    names = sorted(set(corpus.qualified_names([tests]).values()))
+    assert names == ["core/test_a", "core/test_b", "v1/test_a", "v1/test_b"]
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "pytest", "-p", "harness.cell.plugin", "tests", "--shardmatrix-out", str(out),
+                    "--shardmatrix-run", "r1", "--shardmatrix-cell", "c1", "--shardmatrix-devices", "0",
+                    "--continue-on-collection-errors", "-p", "no:cacheprovider", "-q", "--import-mode=importlib",
+                    *(arg for name in names for arg in ("--shardmatrix-module", name))],
+                   cwd=tmp_path, check=False, capture_output=True)
+    results = out / "results" / "r1" / "c1.jsonl"
+    found = {json.loads(line)["case_id"]: json.loads(line)["status"] for line in results.read_text().splitlines()}
+    assert found == {"core/test_a::test_x": "passed", "v1/test_a::test_x": "failed",
+                     "core/test_b::test_y": "passed", "v1/test_b::<collection>": "error"}
+    expected = {case for case, _ in corpus.expected_cases([tests])}
+    assert expected == {"core/test_a::test_x", "v1/test_a::test_x", "core/test_b::test_y"}
+    assert set(read_collection(results) or []) == expected
+    from harness.cellrecord import CellFiles  # the reproducers' copy of each, by the module its ids name
+
+    assert (CellFiles(out, "r1", "c1").sources / "v1" / "test_a.py").read_text().endswith("assert 0\n")

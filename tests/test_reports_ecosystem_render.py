@@ -66,6 +66,28 @@ def test_text_from_a_project_cannot_hide_or_fake_the_rest_of_the_markdown() -> N
     assert "   - alpha 1.0: `t::a b` ()" in ecosystem_render.page(SUMMARY, [found], rows)
 
 
+def test_a_mention_in_a_projects_text_notifies_nobody_where_the_body_is_posted() -> None:
+    """An `@name` in a reason or a project's words reaches GitHub with a zero-width joiner after its `@`; an e-mail
+    address, and a name in a code span (never linked), are kept as they are."""
+    said = "ping @jax-devs and @org/team, mail dev@example.org"
+    rows = [{**ROWS[0], "verdict": "INCONCLUSIVE", "reason": said}]
+    joined = ecosystem_render.ZERO_WIDTH_JOINER
+    for text in (ecosystem_render.page(SUMMARY, [], rows), ecosystem_render.comment(SUMMARY, [], rows)):
+        assert f"ping @{joined}jax-devs and @{joined}org/team, mail dev@example.org" in text
+        assert "@jax-devs" not in text and "@org/team" not in text
+    found = CauseGroup("E", "ValueError: @someone broke it", projects=["alpha"], cases=1)
+    assert "`ValueError: @someone broke it`" in ecosystem_render.page(SUMMARY, [found], ROWS)
+    assert ecosystem_render.page(SUMMARY, [], ROWS).count(joined) == 0  # text without a mention is unchanged
+
+
+def test_the_html_page_shows_why_a_cause_was_not_bisected() -> None:
+    """Pair: a first bad release where one was found, the bisect's reason where none was."""
+    found = CauseGroup("E", "E: x", projects=["alpha"], cases=1, bisect="the good end fails too")
+    bisected = CauseGroup("F", "F: y", projects=["alpha"], cases=1, first_bad="jax==0.9.0")
+    page = ecosystem_render.html_page(SUMMARY, [found, bisected], ROWS)
+    assert "<li>bisect: the good end fails too</li>" in page and "<li>first bad release: jax==0.9.0</li>" in page
+
+
 def test_the_headline_counts_the_inconclusive_apart_from_those_that_held() -> None:
     summary = {**SUMMARY, "verdict": "INCONCLUSIVE", "projects": [{"verdict": "INCONCLUSIVE"}, {"verdict": "SAFE"}]}
     assert ecosystem_render.headline(summary, []) == (

@@ -85,7 +85,10 @@ def test_the_outcome_settings_are_one_list_the_command_and_the_fingerprint_share
     job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", timeout=7.0, reruns=3, repeats=2, workers=4), [])
     assert job.settings == cache.Settings(devices=8, backend="cpu", timeout=7.0, reruns=3, hard_grace=10.0, repeats=2)
     assert cache.OUTCOME_SETTINGS == ("devices", "backend", "timeout", "reruns", "hard_grace", "repeats",
-                                      "suite_budget")
+                                      "suite_budget", "environment")
+    # The variables a cell's pytest is given are the ones its fingerprint holds.
+    keras = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r", env=(("KERAS_BACKEND", "jax"),)), [])
+    assert keras.environment == keras.settings.environment == (("KERAS_BACKEND", "jax"),)
 
 
 def test_accelerator_cell_uses_real_devices_and_names_its_platform(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,7 +136,7 @@ def test_a_cells_workers_reach_the_environment_pytest_runs_in(monkeypatch: pytes
     monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
     seen: list[dict[str, str]] = []
     monkeypatch.setattr(runner.celllog, "run_logged",
-                        lambda command, env, log, verbose, cwd=None: seen.append(env) or 0)
+                        lambda command, env, log, verbose, cwd=None, watch=None: seen.append(env) or 0)
     job = cellrun.job_for(GPU_CELL, Options(out=tmp_path, run_id="r", workers=4), [tmp_path])
     runner.run_pytest(GPU_CELL, tmp_path, job)
     assert seen and seen[0]["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
@@ -283,3 +286,18 @@ def test_a_suite_budget_is_pytest_timeouts_session_timeout_and_none_adds_nothing
     assert command[command.index("--session-timeout") + 1] == "90.0"
     without = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [])
     assert "--session-timeout" not in runner.pytest_command(tmp_path, without)
+
+
+def test_the_names_of_test_files_that_share_a_stem_reach_the_cells_pytest(tmp_path: Path) -> None:
+    """The host names them (harness.host.corpus.qualified_names) and hands each name to the plugin; a corpus whose
+    stems are all its own hands none, and its command is as it was."""
+    for folder in ("core", "v1"):
+        (tmp_path / "tests" / folder).mkdir(parents=True)
+        (tmp_path / "tests" / folder / "test_a.py").write_text("def test_x(): ...\n")
+    job = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [tmp_path / "tests"])
+    command = runner.pytest_command(tmp_path, job)
+    assert [command[i + 1] for i, arg in enumerate(command) if arg == "--shardmatrix-module"] == ["core/test_a",
+                                                                                                 "v1/test_a"]
+    (tmp_path / "tests" / "v1" / "test_a.py").rename(tmp_path / "tests" / "v1" / "test_b.py")
+    alone = cellrun.job_for(CELL, Options(out=tmp_path, run_id="r"), [tmp_path / "tests"])
+    assert "--shardmatrix-module" not in runner.pytest_command(tmp_path, alone)

@@ -95,16 +95,19 @@ def test_a_stray_word_is_refused_as_a_pin() -> None:
         upgrade.cells_for(["flax0.12.8"], CELLS)
 
 
-def test_two_case_files_of_one_name_are_refused_before_any_cell_is_built(
+def test_two_case_files_of_one_name_are_named_by_their_folders_and_their_stem_names_neither(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Two test_same.py are a/test_same and b/test_same in case ids: a --deselect of the stem's id would leave out
+    nothing, so it is refused before any cell is built, and the folder's id is taken."""
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "test_same.py").write_text("def test_x(): ...\n")
     monkeypatch.setattr(cellrun, "probe", lambda *args, **kwargs: pytest.fail("a cell was run"))
-    with pytest.raises(corpus.CorpusError, match=r"two case files named test_same\.py"):
-        upgrade.prepare(["flax==0.12.8", "--cases", str(tmp_path / "a"), "--cases", str(tmp_path / "b")], CELLS,
-                        say=lambda line: None)
+    cases = ["--cases", str(tmp_path / "a"), "--cases", str(tmp_path / "b")]
+    with pytest.raises(options.OptionsError, match=r"--deselect test_same::test_x: no such case in the corpus"):
+        upgrade.prepare(["flax==0.12.8", *cases, "--deselect", "test_same::test_x"], CELLS, say=lambda line: None)
+    upgrade.refuse_unknown_deselected(["b/test_same::test_x"], corpus.case_paths(cases[1::2]))
 
 
 def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(

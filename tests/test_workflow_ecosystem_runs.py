@@ -12,7 +12,7 @@ from test_workflow_matrix_runs import WORKFLOWS, copy_repository
 from workflow_driver import Driver, GitHub, Run
 
 from harness import outputs
-from shardmatrix import ecosystem
+from shardmatrix import ecosystem_merge
 
 INPUTS = {"jax": "0.9.0", "projects": "haliax penzai"}
 
@@ -63,7 +63,7 @@ def test_a_project_whose_job_died_is_named_inconclusive_and_a_re_run_of_it_alone
 ) -> None:
     first = run(driver, {"penzai": {"1": "die", "2": "pass"}})
     assert first.colours() == {"plan": "success", "haliax": "success", "penzai": "failure", "merge": "failure"}
-    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("INCONCLUSIVE", ecosystem.NO_REPORT)}
+    assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("INCONCLUSIVE", ecosystem_merge.NO_REPORT)}
     again = run(driver, {"penzai": {"1": "die", "2": "pass"}}, previous=first)
     assert again.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "success"}
     assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("SAFE", "")}, "every attempt's folder is read"
@@ -76,7 +76,7 @@ def test_a_project_slower_than_its_step_uploads_what_it_recorded_and_the_merge_n
     assert "the step timed out after 75 minutes" in done.job("haliax").log, "the step's limit, not the job's"
     recorded = driver.github.artifact_dir(5, "ecosystem-project-haliax")
     assert [p.name for p in recorded.rglob("*.jsonl")] == ["haliax.jsonl"]
-    assert report(driver)["haliax"] == ("INCONCLUSIVE", ecosystem.NO_REPORT)
+    assert report(driver)["haliax"] == ("INCONCLUSIVE", ecosystem_merge.NO_REPORT)
 
 
 def test_an_unknown_project_fails_the_plan_in_one_line_and_nothing_runs(driver: Driver) -> None:

@@ -11,7 +11,7 @@ import faulthandler
 import sys
 import time
 import warnings
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--shardmatrix-quick-exit", action="store_true",
                     help="once pytest has finished, end the process without Python's teardown (jax's atexit handlers "
                          "and freeing what it compiled take seconds), with pytest's exit status")
+    group.addoption("--shardmatrix-module", action="append", default=[], metavar="NAME",
+                    help="the module part of the case ids of a test file whose stem another one shares: the end of "
+                         "its path that tells it apart, e.g. core/misc_util_test (repeatable; the host names them)")
     group.addoption("--shardmatrix-case-api", action="store_true",
                     help="the cases import shardmatrix's case API (`from harness.case import case`): answer it with "
                          "this plugin's own modules")
@@ -113,20 +116,29 @@ def pytest_configure(config: pytest.Config) -> None:
         _watch_for_faults(config, CellFiles(Path(out), run, cell).fault_log(IN_PROCESS))
         config.stash[INFLIGHT] = CellFiles(Path(out), run, cell).inflight
     # Only the xdist controller (or the single process) writes records, and keeps the case sources for reproducers.
-    snapshot.snapshot(config.args, CellFiles(Path(out), run, cell).sources)
+    snapshot.snapshot(config.args, CellFiles(Path(out), run, cell).sources, config.getoption("--shardmatrix-module"))
     context = _context(run, cell)
 
     def read_fault_log(worker: str) -> str:
         path = CellFiles(Path(out), run, cell).fault_log(worker)
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
-    marks = timeline.Timeline(CellFiles(Path(out), run, cell).results, config.stash.get(timeline.CONFTESTS_AT, None))
+    qualified = tuple(config.getoption("--shardmatrix-module") or ())
+    marks = timeline.Timeline(CellFiles(Path(out), run, cell).results, config.stash.get(timeline.CONFTESTS_AT, None),
+                              qualified)
     config.stash[TIMELINE] = marks
     config.pluginmanager.register(marks, "shardmatrix-timeline")
-    recorder = Recorder(JsonlWriter(CellFiles(Path(out), run, cell).results), context, read_fault_log)
+    recorder = Recorder(JsonlWriter(CellFiles(Path(out), run, cell).results), context, read_fault_log, qualified)
     config.pluginmanager.register(recorder, "shardmatrix-recorder")
-    config.pluginmanager.register(Collection(CellFiles(Path(out), run, cell).results, cell), "shardmatrix-collection")
+    config.pluginmanager.register(Collection(CellFiles(Path(out), run, cell).results, cell, qualified),
+                                  "shardmatrix-collection")
     config.pluginmanager.register(Machine(CellFiles(Path(out), run, cell).results, cell), "shardmatrix-machine")
+
+
+def _case_id(config: pytest.Config, nodeid: str) -> str:
+    """A node's case id as the host names it too: by its file's stem, or the name the host gave a file whose stem
+    another one shares (--shardmatrix-module)."""
+    return case_id_from_nodeid(nodeid, config.getoption("--shardmatrix-module") or ())
 
 
 class Machine:
@@ -147,14 +159,15 @@ class Collection:
     deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected (each
     worker collects the same cases, and its deselection has run)."""
 
-    def __init__(self, results: Path, cell: str) -> None:
-        self._results, self._cell = results, cell
+    def __init__(self, results: Path, cell: str, qualified: Sequence[str] = ()) -> None:
+        self._results, self._cell, self._qualified = results, cell, tuple(qualified)
         self._written = False
 
     def _write(self, nodeids: list[str]) -> None:
         if not self._written:
             self._written = True
-            write_collection(self._results, self._cell, [case_id_from_nodeid(nodeid) for nodeid in nodeids])
+            write_collection(self._results, self._cell,
+                             [case_id_from_nodeid(nodeid, self._qualified) for nodeid in nodeids])
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -322,7 +335,7 @@ class CellPlugin:
             if reason is not None:
                 item.add_marker(pytest.mark.skip(reason=reason))
                 continue
-            breakage = known.matching(breakages, case_id_from_nodeid(item.nodeid), installed)
+            breakage = known.matching(breakages, _case_id(item.config, item.nodeid), installed)
             if breakage is not None:
                 item.stash[BREAKAGE] = breakage
                 item.add_marker(pytest.mark.xfail(strict=True, reason=breakage.describe()))
@@ -372,7 +385,7 @@ class CellPlugin:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
         data: dict[str, Any] = {
-            "case_id": case_id_from_nodeid(item.nodeid),
+            "case_id": _case_id(item.config, item.nodeid),
             "family": declared.family(item),
             "change": declared.declared_change(item),
             "smoke": declared.is_smoke(item),
@@ -440,7 +453,7 @@ def _deselect_asked(config: pytest.Config, items: list[pytest.Item], asked: set[
     """Leave out the cases asked for by id (with its parameters, or without them for every parametrization); with
     `keep`, every case but those."""
     def left_out(item: pytest.Item) -> bool:
-        case_id = case_id_from_nodeid(item.nodeid)
+        case_id = _case_id(config, item.nodeid)
         return (case_id in asked or case_id.split("[")[0] in asked) != keep
 
     dropped = [item for item in items if left_out(item)]
@@ -453,8 +466,8 @@ def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     path = CellFiles(Path(config.getoption("--shardmatrix-out")), config.getoption("--shardmatrix-run"),
                      config.getoption("--shardmatrix-cell")).results
     done = recorded_case_ids(path)
-    keep = [item for item in items if case_id_from_nodeid(item.nodeid) not in done]
-    dropped = [item for item in items if case_id_from_nodeid(item.nodeid) in done]
+    keep = [item for item in items if _case_id(config, item.nodeid) not in done]
+    dropped = [item for item in items if _case_id(config, item.nodeid) in done]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -56,7 +56,10 @@ def crashed_worker(message: str) -> str | None:
 class Recorder:
     """Collects phase reports per case and writes one record when the case is complete."""
 
-    def __init__(self, writer: JsonlWriter, context: dict[str, Any], fault_log: Callable[[str], str]) -> None:
+    def __init__(self, writer: JsonlWriter, context: dict[str, Any], fault_log: Callable[[str], str],
+                 qualified: Sequence[str] = ()) -> None:
+        #: The names of test files that share a stem (harness.cell.records.module_name), for ids from node ids.
+        self._qualified = tuple(qualified)
         self._writer = writer
         self._context = context
         self._fault_log = fault_log
@@ -73,7 +76,7 @@ class Recorder:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self._writer.write(collection_record(self._context, report.nodeid, getattr(report, "shardmatrix", {}),
-                                                 report.longreprtext or ""))
+                                                 report.longreprtext or "", self._qualified))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -110,7 +113,7 @@ class Recorder:
             make_record(
                 **self._context,
                 **device,
-                case_id=data.get("case_id") or case_id_from_nodeid(nodeid),
+                case_id=data.get("case_id") or case_id_from_nodeid(nodeid, self._qualified),
                 family=data.get("family") or family_from_nodeid(nodeid),
                 status=decided.status,
                 attempt=max(getattr(r, "rerun", 0) or 0 for r in reports) + 1,
@@ -129,7 +132,8 @@ class Recorder:
         )
 
 
-def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any], text: str) -> dict[str, Any]:
+def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any], text: str,
+                      qualified: Sequence[str] = ()) -> dict[str, Any]:
     """The record of a test module, a folder or a conftest.py that yielded no case, under vocabulary.COLLECTION_CASE:
     `facts` are the exception's (harness.cell.exceptions.exception_facts), `text` pytest's report of it when the
     exception is gone."""
@@ -137,7 +141,7 @@ def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any
                                        missing_name=facts.get("missing_name"), import_hint=facts.get("import_hint")))
     return make_record(
         **context,
-        case_id=case_id_from_nodeid(nodeid),
+        case_id=case_id_from_nodeid(nodeid, qualified),
         family=family_from_nodeid(nodeid),
         status=decided.status,
         reason=decided.reason,

@@ -9,7 +9,7 @@ the parts around pytest (harness.host.cellrun, harness.host.runner).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 
 import pytest
@@ -65,8 +65,9 @@ def _marking(name: str, first: bool = True) -> Callable[[Timeline], None]:
 class Timeline:
     """Writes the marks of a cell's pytest run into its timeline."""
 
-    def __init__(self, results: Path, conftests_at: float | None) -> None:
+    def __init__(self, results: Path, conftests_at: float | None, qualified: Sequence[str] = ()) -> None:
         self._results = results
+        self._qualified = tuple(qualified)  # harness.cell.records.module_name
         self._cases_started = False
         write_mark(results, PLUGIN_LOADED, LOADED_AT)
         if conftests_at is not None:
@@ -95,5 +96,5 @@ class Timeline:
         finally:
             cpu = children_cpu() - before
             if cpu > 0:
-                write_mark(self._results, CHILD_PROCESS, case_id=case_id_from_nodeid(item.nodeid),
+                write_mark(self._results, CHILD_PROCESS, case_id=case_id_from_nodeid(item.nodeid, self._qualified),
                            body_s=round(time.perf_counter() - start, 4), cpu_s=round(cpu, 4))

@@ -37,6 +37,8 @@ class Settings:
     repeats: int
     #: Seconds the whole suite may run before pytest stops after the test that passed them (0: no limit).
     suite_budget: float = 0.0
+    #: Variables set for the cell's pytest (`--env`, an ecosystem project's `env`): a test may read them.
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 #: The names of the outcome settings, in the order the fingerprint hashes them.
@@ -62,8 +64,9 @@ def fingerprint(freeze: str, interpreter: str, case_roots: Sequence[Path], setti
             digest.update(str(path.relative_to(root) if root.is_dir() else path.name).encode())
             digest.update(path.read_bytes())
     fields = dataclasses.asdict(settings)
-    if not fields["suite_budget"]:  # a run without a suite budget keeps the fingerprint it always had
-        del fields["suite_budget"]
+    # A run without a suite budget or variables keeps the fingerprint it always had.
+    for unset in [name for name in ("suite_budget", "environment") if not fields[name]]:
+        del fields[unset]
     digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
     digest.update(json.dumps(sorted(selection)).encode())
     return digest.hexdigest()

@@ -9,11 +9,14 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from harness import cellrecord, vocabulary
+from harness.host import hang
 from harness.host.corpus import answered
 from harness.host.unreported import never_started
 from harness.results import read_records
@@ -84,20 +87,51 @@ def copy_into_log(log: Path, source: Path) -> None:
         append_to_log(log, source.name, source.read_text(encoding="utf-8", errors="replace"))
 
 
+#: What watches a command's process from a thread until it ends (the Event): harness.host.hang.CollectionWatch.watch.
+Watch = Callable[[subprocess.Popen[str], threading.Event], None]
+
+
 def run_logged(command: list[str], environment: dict[str, str], log: Path, *, verbose: bool,
-               cwd: Path | None = None) -> int:
+               cwd: Path | None = None, watch: Watch | None = None) -> int:
     """Run a command (in `cwd`, else here) with its output appended to the log (and streamed to the terminal too
-    when `verbose`)."""
+    when `verbose`). With `watch` (harness.host.hang), the command runs in a process group of its own, watched from
+    a thread until it ends (run_watched)."""
     append_to_log(log, "run", f"$ {shlex.join(command)}\n")
     with log.open("a", encoding="utf-8") as sink:
+        if watch is not None:
+            return run_watched(command, environment, sink, verbose, cwd, watch)
         if not verbose:
             return subprocess.run(command, env=environment, stdout=sink, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, cwd=cwd, check=False).returncode
         with subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               stdin=subprocess.DEVNULL, cwd=cwd, text=True, errors="replace") as process:
-            for line in process.stdout or ():
-                sys.stdout.write(line)
-                sys.stdout.flush()
-                sink.write(line)
-                sink.flush()
+            _stream(process, sink)
         return process.returncode
+
+
+def run_watched(command: list[str], environment: dict[str, str], sink: TextIO, verbose: bool, cwd: Path | None,
+                watch: Watch) -> int:
+    """The command in a session of its own, `watch` running beside it until it ends; its group is stopped if the
+    host is interrupted meanwhile (a group of its own gets no Ctrl-C from the terminal)."""
+    ended = threading.Event()
+    with subprocess.Popen(command, env=environment, stdout=subprocess.PIPE if verbose else sink,
+                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd, text=True, errors="replace",
+                          start_new_session=True) as process:
+        threading.Thread(target=watch, args=(process, ended), daemon=True).start()
+        try:
+            _stream(process, sink)
+            process.wait()
+        except BaseException:
+            hang.stop_group(process)
+            raise
+        finally:
+            ended.set()
+    return process.returncode
+
+
+def _stream(process: subprocess.Popen[str], sink: TextIO) -> None:
+    for line in process.stdout or ():
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        sink.write(line)
+        sink.flush()

@@ -101,12 +101,13 @@ def job_for(cell: Cell, options: Options, paths: Sequence[Path]) -> Job:
     settings = cache.Settings(devices=devices_for(cell, options.devices), backend=cell.backend,
                               timeout=time_limit(own, options.timeout), reruns=options.reruns,
                               hard_grace=options.hard_grace, repeats=options.repeats,
-                              suite_budget=options.suite_budget)
-    return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths),
+                              suite_budget=options.suite_budget, environment=options.env)
+    return Job(files=CellFiles(options.out, options.run_id, cell.id), paths=tuple(paths), environment=options.env,
                known=tuple(corpus.known_breakage_files(options.cases)), settings=settings, workers=options.workers,
                resume=options.resume, verbose=options.verbose, project=own,
                left_out=tuple(options.left_out.pytest_args()),
-               case_api=corpus.case_api_wanted(list(paths), Path(cell.project) if cell.project else None))
+               case_api=corpus.case_api_wanted(list(paths), Path(cell.project) if cell.project else None),
+               modules=tuple(sorted(set(corpus.qualified_names(paths).values()))))
 
 
 # --- the story ------------------------------------------------------------------------------------------------------
@@ -259,7 +260,8 @@ def installed(cell: Cell, prefix: Path, options: Options, paths: Sequence[Path])
     when interrupted, else 0."""
     # The plugin a built cell installs, staged the same way but only put on pytest's path: nothing is installed into
     # the interpreter, and a project's own `harness` is its own there too.
-    job = dataclasses.replace(job_for(cell, options, paths), environment=(("PYTHONPATH", str(cellplugin.staged())),))
+    job = job_for(cell, options, paths)
+    job = dataclasses.replace(job, environment=(*job.environment, ("PYTHONPATH", str(cellplugin.staged()))))
     return run(cell, prefix, job, [], build=False).returncode
 
 

@@ -7,6 +7,7 @@ and the cells agree.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness.cell import caseapi, known
@@ -34,7 +35,7 @@ def case_roots(cases: list[str]) -> list[Path]:
 def case_paths(cases: list[str]) -> list[Path]:
     """The files and folders pytest is given: the shipped corpus's modules for 'builtin', else the folder.
 
-    CorpusError for a folder that does not exist, or for two case files of one name anywhere in the corpus."""
+    CorpusError for a folder that does not exist. Test files of one name are told apart by qualified_names."""
     paths: list[Path] = []
     for entry in dict.fromkeys(cases):
         if entry == BUILTIN:
@@ -44,20 +45,34 @@ def case_paths(cases: list[str]) -> list[Path]:
         if not folder.is_dir():
             raise CorpusError(f"--cases {entry}: no such folder")
         paths.append(folder)
-    refuse_shared_names(paths)
     return paths
 
 
-def refuse_shared_names(paths: list[Path]) -> None:
-    """CorpusError naming both files when two case files share a name: case ids (and the snapshots reproducers are
-    built from) name a case by its file's stem, so one would silently stand for the other."""
-    seen: dict[str, Path] = {}
+def qualified_names(paths: Sequence[Path]) -> dict[Path, str]:
+    """{test file: the module part of its case ids} for each test file whose stem another test file of the corpus
+    shares: the shortest end of its path, folders joined by '/' ('core/misc_util_test' beside 'v1/misc_util_test'),
+    that none of the others ends with. Every other file is named by its stem (harness.cell.records.module_name)."""
+    by_stem: dict[str, list[Path]] = {}
     for path in paths:
-        for file in _files(path):
-            first = seen.setdefault(file.name, file)
-            if first.resolve() != file.resolve():
-                raise CorpusError(f"two case files named {file.name}: {first} and {file} (a case id is "
-                                  "<file stem>::<test>, so one would hide the other; rename one)")
+        file_part = Path(str(path).partition("::")[0])
+        for file in ([file_part] if file_part.is_file() else case_files(file_part, False) if file_part.is_dir()
+                     else []):
+            same = by_stem.setdefault(file.stem, [])
+            if file.resolve() not in same:
+                same.append(file.resolve())
+    names: dict[Path, str] = {}
+    for files in (group for group in by_stem.values() if len(group) > 1):
+        for file in files:
+            parts = (*file.parent.parts, file.stem)
+            others = [(*other.parent.parts, other.stem) for other in files if other != file]
+            size = next(n for n in range(2, len(parts) + 1) if all(other[-n:] != parts[-n:] for other in others))
+            names[file] = "/".join(parts[-size:])
+    return names
+
+
+def case_module(file: Path, names: dict[Path, str]) -> str:
+    """The module part of the case ids of `file`: its qualified name (qualified_names), else its stem."""
+    return names.get(Path(file).resolve(), Path(file).stem)
 
 
 def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
@@ -68,17 +83,18 @@ def expected_cases(paths: list[Path]) -> list[tuple[str, str]]:
     pytest collects (names generated at import), so nothing that is judged (upgrade, bisect) takes its case list from
     here: they read the records."""
     found: list[tuple[str, str]] = []
+    names = qualified_names(paths)
     for path in paths:
         file_part, node, name = str(path).partition("::")
         if node:  # one case, as a bisect probe names it: <file>::<test>[params]
             file = Path(file_part)
             families = dict(static_cases(file)) if file.is_file() else {}
-            found.append((f"{file.stem}::{name}", families.get(name.split("[")[0]) or file.stem))
+            found.append((f"{case_module(file, names)}::{name}", families.get(name.split("[")[0]) or file.stem))
             continue
         for file in _files(path):
             tests = dict(static_cases(file))
             tests.update({test: None for test in class_tests(file).found if test not in tests})
-            found += [(f"{file.stem}::{test}", family or file.stem) for test, family in tests.items()]
+            found += [(f"{case_module(file, names)}::{test}", family or file.stem) for test, family in tests.items()]
     return found
 
 
@@ -90,7 +106,8 @@ def answered(case_id: str, recorded: set[str]) -> bool:
 
 def unknowable_classes(paths: list[Path]) -> list[str]:
     """'<file stem>::<class>' of each class whose tests a source scan cannot show (harness.host.testclasses)."""
-    return [f"{file.stem}::{name}" for path in paths if "::" not in str(path) for file in _files(path)
+    names = qualified_names(paths)
+    return [f"{case_module(file, names)}::{name}" for path in paths if "::" not in str(path) for file in _files(path)
             for name in class_tests(file).unknown]
 
 

@@ -121,6 +121,9 @@ def left_out(namespace: argparse.Namespace) -> LeftOut:
     for flag, text in (("-m", markers), ("-k", keywords)):
         if text is not None and not text.strip():
             raise OptionsError(f"{flag} needs an expression (for example -m 'not gpu')")
+        wrong = unparsed(text or "")
+        if wrong:  # each cell's pytest would exit 4 on it, and the run read as crashed on both sides
+            raise OptionsError(f"{flag} {text!r}: not a pytest {flag} expression ({wrong})")
     cases = tuple(dict.fromkeys(getattr(namespace, "left_out_cases", []) or []))
     bad = next((case_id for case_id in cases if not _is_case_id(case_id)), None)
     if bad is not None:
@@ -128,9 +131,27 @@ def left_out(namespace: argparse.Namespace) -> LeftOut:
     return LeftOut(markers or None, keywords or None, cases)
 
 
+def unparsed(expression: str) -> str:
+    """Why pytest cannot read a -k or -m expression ("" when it can, or when this pytest cannot tell)."""
+    if not expression.strip():
+        return ""
+    try:
+        from _pytest.mark.expression import Expression  # pytest's own grammar; private, so only where it is
+    except ImportError:  # pragma: no cover - a host without pytest, or a pytest that moved it
+        return ""
+    try:
+        Expression.compile(expression)
+    except Exception as exc:  # pytest 8 raises its ParseError, pytest 9 a SyntaxError
+        return " ".join(str(exc).split())
+    return ""
+
+
 def _is_case_id(text: str) -> bool:
+    """`<module>::<test>`, the module a file's stem, or the end of its path for a test file whose stem another
+    shares (`core/misc_util_test`, harness.cell.records.module_name)."""
     module, sep, name = text.partition("::")
-    return bool(sep) and module.isidentifier() and bool(name.split("[")[0]) and "/" not in text
+    return (bool(sep) and all(part.isidentifier() for part in module.split("/")) and bool(name.split("[")[0])
+            and "/" not in name)
 
 
 @dataclass
@@ -159,6 +180,8 @@ class Options:
     indexes: list[str] = field(default_factory=list)
     #: Tests left out of every cell on purpose (`nox -s upgrade -- -m/-k/--deselect`).
     left_out: LeftOut = field(default_factory=LeftOut)
+    #: Variables set for every cell's pytest (`--env NAME=VALUE`), in the order given.
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
@@ -206,7 +229,29 @@ def parser(prog: str = "nox -s matrix --", *, add_help: bool = True) -> Parser:
     p.add_argument("--pre", action="store_true", help="allow pre-releases (jax==0.10.0rc1)")
     p.add_argument("--index", dest="indexes", action="append", default=[], metavar="URL",
                    help="an extra package index, e.g. for nightly wheels (repeatable)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="a variable set for every cell's pytest, e.g. KERAS_BACKEND=jax (repeatable); a cell run "
+                        "with other variables is not reused from the results cache")
     return p
+
+
+#: Variables every cell's process has from shardmatrix itself (harness.host.runner): an --env of one would be
+#: overridden, or would break the plugin's import or the device count.
+RESERVED_ENV = ("JAX_PLATFORMS", "PYTHONPATH", "XLA_FLAGS", "JAX_NUM_CPU_DEVICES")
+
+
+def environment(given: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """`--env NAME=VALUE` arguments as (name, value) pairs; OptionsError naming one without a name or `=`, or one
+    shardmatrix sets itself."""
+    pairs = []
+    for text in given:
+        name, sep, value = text.partition("=")
+        if not sep or not name.isidentifier():
+            raise OptionsError(f"--env {text!r}: expected NAME=VALUE, e.g. KERAS_BACKEND=jax")
+        if name in RESERVED_ENV:
+            raise OptionsError(f"--env {name}: set by shardmatrix for every cell ({', '.join(RESERVED_ENV)})")
+        pairs.append((name, value))
+    return tuple(pairs)
 
 
 def report_parser(prog: str = "nox -s report --") -> Parser:
@@ -260,5 +305,6 @@ def from_namespace(namespace: argparse.Namespace) -> Options:
         pre=namespace.pre,
         indexes=namespace.indexes,
         left_out=left_out(namespace),
+        env=environment(getattr(namespace, "env", []) or []),
     )
 

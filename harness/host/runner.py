@@ -13,17 +13,18 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import vocabulary
 from harness.cell import shortage
 from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
 from harness.cellrecord import CellFiles
-from harness.host import celllog, cellplugin, projectsettings
+from harness.host import celllog, cellplugin, hang, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
 from harness.host.projectsettings import ProjectSettings
-from harness.host.unreported import record_death
+from harness.host.unreported import record_death, record_unrun
 from harness.results import write_mark
 
 #: pytest exit codes after which every case that was collected has been reported.
@@ -70,6 +71,8 @@ class Job:
     environment: tuple[tuple[str, str], ...] = ()
     #: Whether the cases import shardmatrix's case API as `harness.case` (harness.host.corpus.case_api_wanted).
     case_api: bool = False
+    #: The case ids' module names of test files whose stem another shares (harness.host.corpus.qualified_names).
+    modules: tuple[str, ...] = ()
 
 
 def devices_for(cell: Cell, requested: int | None) -> int:
@@ -116,6 +119,8 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         *(["--shardmatrix-skip-recorded"] if job.resume else []),
         # Only then is `harness` ours in the cell: a project's own `harness` answers its tests otherwise.
         *(["--shardmatrix-case-api"] if job.case_api else []),
+        # Test files that share a stem: named by the end of their path, as the host names them (harness.cell.records).
+        *(arg for name in job.modules for arg in ("--shardmatrix-module", name)),
         # Python's teardown after the last record (jax's atexit handlers, freeing what it compiled) is 2 to 5 s a cell.
         "--shardmatrix-quick-exit",
         *(arg for path in job.known for arg in ("--shardmatrix-known", where(path))),
@@ -180,10 +185,17 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)
         write_mark(job.files.results, PYTEST_LAUNCH)
+        # The suite's budget bounds its collection too, which pytest-timeout never sees (harness.host.hang), with the
+        # grace a case stuck past its own limit gets before it is stopped.
+        watch = (hang.CollectionWatch(job.settings.suite_budget + job.settings.hard_grace, job.files.collection)
+                 if job.settings.suite_budget and not job.files.collection.exists() else None)
         # A project's tests run from its folder, as its CI runs them (relative paths, `-p` of a module there).
         returncode = celllog.run_logged(command, environment, job.files.log, verbose=job.verbose,
-                                       cwd=job.project.root if job.project is not None else None)
+                                       cwd=job.project.root if job.project is not None else None,
+                                       watch=watch.watch if watch is not None else None)
         write_mark(job.files.results, PYTEST_EXIT)
+        if watch is not None and watch.fired.is_set():
+            return record_hang(cell, job, watch)
         if job.workers or not job.files.inflight.exists():
             break
         if not record_death(cell, job.files, fault_log, list(job.paths), job.settings.reruns):
@@ -191,3 +203,12 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
         if "--shardmatrix-skip-recorded" not in command:
             command = [*command, "--shardmatrix-skip-recorded"]
     return returncode
+
+
+def record_hang(cell: Cell, job: Job, watch: hang.CollectionWatch) -> int:
+    """A pytest stopped in collection: every case of the cell's selection with no record is `timeout`, naming the
+    hang, and the log says so (hang.HUNG_MARK); pytest's "tests failed" code, as every case now has its record."""
+    celllog.append_to_log(job.files.log, "settings", f"{hang.HUNG_MARK}: {watch.reason}\n")
+    record_unrun(cell, job.files, list(job.paths), vocabulary.TIMEOUT, "CollectionTimeout", watch.reason,
+                 only_missing=True, left_out=job.left_out)
+    return PYTEST_FINISHED[1]

@@ -41,10 +41,11 @@ def keyword_matcher(expression: str) -> Callable[[Sequence[str]], bool] | None:
 
 
 def source_names(case_id: str) -> list[str]:
-    """The names pytest's `-k` matches that a source scan knows of a case `<stem>::[Class::]test`: its file, its
-    class and its function."""
-    stem, _, rest = case_id.partition("::")
-    return [stem, f"{stem}.py", *rest.split("[")[0].split("::")]
+    """The names pytest's `-k` matches that a source scan knows of a case `<module>::[Class::]test`: its file, its
+    class and its function; for a module named by the end of its path (`core/misc_util_test`), its folders too."""
+    module, _, rest = case_id.partition("::")
+    *folders, stem = module.split("/")
+    return [*folders, stem, f"{stem}.py", *rest.split("[")[0].split("::")]
 
 
 def left_in(case_ids: Sequence[str], pytest_args: Sequence[str]) -> list[str]:

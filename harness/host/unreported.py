@@ -16,7 +16,7 @@ from harness import cellrecord, vocabulary
 from harness.cell.outcomes import crash_verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid
 from harness.cellrecord import CellFiles, make_record
-from harness.host.corpus import answered, expected_cases
+from harness.host.corpus import answered, expected_cases, qualified_names
 from harness.host.matrix import Cell
 from harness.host.selection import left_in
 from harness.results import JsonlWriter, read_records, recorded_case_ids, write_collection
@@ -78,7 +78,7 @@ def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path
     there is none (the process died outside a case, or after the case's last attempt was recorded)."""
     nodeid = files.inflight.read_text(encoding="utf-8").strip()
     files.inflight.unlink(missing_ok=True)
-    case_id = case_id_from_nodeid(nodeid)
+    case_id = case_id_from_nodeid(nodeid, tuple(qualified_names(paths).values()))
     if not nodeid:
         return False
     attempts = [r for r in read_records(files.results) if r.get("case_id") == case_id]

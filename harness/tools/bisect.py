@@ -273,15 +273,23 @@ COLLECTION = f"::{vocabulary.COLLECTION_CASE}"
 
 
 def case_file(case_id: str, cases: list[str]) -> Path:
-    """The file of a case's module ('<module>::...' names it by its stem) in the shipped corpus or a --cases
-    folder; PinError naming the corpus when there is none."""
+    """The file of a case's module ('<module>::...' names it by its stem, or by the end of its path where another
+    test file shares its stem: 'v1/misc_util_test') in the shipped corpus or a --cases folder; PinError naming the
+    corpus when there is none."""
     module, _name = pins.case_module(case_id)
+    named = tuple(module.split("/"))
     for entry in corpus.case_paths(cases):
-        files = [entry] if entry.is_file() else sorted(entry.rglob(f"{module}.py"))
+        files = [entry] if entry.is_file() else sorted(entry.rglob(f"{named[-1]}.py"))
         for file in files:
-            if file.stem == module:
+            if (*file.parent.parts, file.stem)[-len(named):] == named:
                 return file
     raise pins.PinError(f"no module {module}.py among the cases ({', '.join(cases)})")
+
+
+def probed_id(case_id: str, module: Path) -> str:
+    """The id a probe of `module` alone records the case under: a probe holds one file, so no other shares its stem
+    and its cases are `<stem>::<test>` there, whatever the corpus named them."""
+    return f"{module.stem}::{case_id.partition('::')[2]}"
 
 
 def probe_record(records: dict[str, dict[str, object]], case_id: str) -> dict[str, object]:
@@ -344,11 +352,11 @@ def run(
         # included), and every bisect of a case of this module reuses the probe.
         ran = cellrun.probe(cell, opts, [module], say=say)
         finals = ran.finals()
-        check_case(req.case_id, finals, cell.id)
-        record = probe_record(finals, req.case_id)
+        check_case(probed_id(req.case_id, module), finals, cell.id)
+        record = probe_record(finals, probed_id(req.case_id, module))
         if ran.interrupted:  # what it recorded is not a finished run's word
             record = {"status": INTERRUPTED, "error_message": f"the probe's cell stopped (exit {ran.returncode})"}
-        doubt = unaccounted_for(read_cell(ran.files.results, ran.files.run_id), req.case_id)
+        doubt = unaccounted_for(read_cell(ran.files.results, ran.files.run_id), probed_id(req.case_id, module))
         if doubt is not None:  # a probe whose evidence for the case is in doubt is skipped, never good
             record = {"status": UNACCOUNTED, "error_message": doubt}
         result = probe_of(version, record, cell.id)

@@ -5,6 +5,7 @@ pull-request comment or the rolling issue. It draws what reports.verdicts.ecosys
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -23,11 +24,19 @@ COMMENT_LIMIT = 4000
 COMMENT_REASON = 240
 
 
+#: An @-mention as GitHub links it (a user or a team, not an e-mail address): in a body posted as a pull-request
+#: comment or on the rolling issue it would notify whoever it names.
+MENTION = re.compile(r"(?<![\w@`])@(?=[A-Za-z0-9])")
+#: Put between `@` and the name: invisible, and GitHub links no mention then.
+ZERO_WIDTH_JOINER = "\u200d"
+
+
 def _cell(text: str) -> str:
     """Text from a project (an error, a reason) as one line of Markdown prose: its line breaks could start a heading
     or end the list, a `<!--` would hide the rest of the page (the causes of an UNSAFE project with it), a `|` would
-    end a table cell."""
-    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    end a table cell, an `@name` would notify that person where the body is posted."""
+    flat = " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return MENTION.sub("@" + ZERO_WIDTH_JOINER, flat)
 
 
 def _code(text: str) -> str:
@@ -131,7 +140,8 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
     causes = "".join(
         f"<li><code>{escape(found.example or found.signature)}</code> in {len(found.projects)} project(s): "
         f"{escape(', '.join(found.projects))} ({found.cases} test(s))<ul>"
-        + (f"<li>first bad release: {escape(found.first_bad)}</li>" if found.first_bad else "")
+        + (f"<li>first bad release: {escape(found.first_bad)}</li>" if found.first_bad
+           else f"<li>bisect: {escape(found.bisect)}</li>" if found.bisect else "")
         + (f"<li>documented change: {escape(found.change)}" + (f"; fix: {escape(found.fix)}" if found.fix else "")
            + "</li>" if found.change else "")
         + "".join(f"<li>{escape(made.project)} {escape(made.revision)}: <code>{escape(made.case_id)}</code>"
