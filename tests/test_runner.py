@@ -89,30 +89,6 @@ def test_our_corpus_loads_only_the_plugins_it_runs_with_and_a_projects_tests_eve
     assert named in " ".join(corpus) and named not in " ".join(own)
 
 
-def test_a_built_cell_keeps_its_bytecode_in_its_venv_where_the_shell_says_to_write_none(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[dict[str, str]] = []
-    built_here(monkeypatch)
-    monkeypatch.setattr(runner.celllog, "run_logged",
-                        lambda command, env, log, verbose, cwd=None: seen.append(env) or 0)
-    monkeypatch.setenv(runner.NO_BYTECODE, "1")
-    cellrun.matrix_cell(CELL, tmp_path / "venv", Options(out=tmp_path / "o", cases=[str(tmp_path)]))
-    # An empty PYTHONDONTWRITEBYTECODE is no setting: the bytecode goes to the venv's folder, none beside a source.
-    assert seen[-1][runner.NO_BYTECODE] == ""
-    assert seen[-1][runner.BYTECODE_FOLDER] == str(tmp_path / "venv" / "shardmatrix-bytecode")
-    # Installed mode's interpreter is the user's: its environment is left as the shell has it.
-    cellrun.installed(CELL, tmp_path / "prefix", Options(out=tmp_path / "i"), [tmp_path])
-    assert seen[-1][runner.NO_BYTECODE] == "1" and runner.BYTECODE_FOLDER not in seen[-1]
-
-
-def test_where_the_shell_writes_bytecode_a_cell_writes_it_as_python_does(monkeypatch: pytest.MonkeyPatch,
-                                                                          tmp_path: Path) -> None:
-    monkeypatch.delenv(runner.NO_BYTECODE, raising=False)
-    assert runner.bytecode_environment(tmp_path) == {}
-    monkeypatch.setenv(runner.NO_BYTECODE, "")
-    assert runner.bytecode_environment(tmp_path) == {}
-
-
 def test_only_cases_that_import_the_case_api_have_the_plugin_answer_it(tmp_path: Path) -> None:
     shipped = cellrun.job_for(CELL, Options(out=tmp_path), corpus.case_paths([BUILTIN]))
     assert shipped.case_api and "--shardmatrix-case-api" in runner.pytest_command(tmp_path, shipped)

@@ -40,7 +40,6 @@ from harness.host.runner import (
     PYTEST_INTERRUPTED,
     PYTEST_NO_TESTS,
     Job,
-    bytecode_environment,
     conflict_line,
     devices_for,
     run_pytest,
@@ -146,8 +145,6 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
             return finish(cell, files, 0, paths=shown, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
     write_mark(files.results, VENV_READY)
-    if build:  # a venv of ours keeps its bytecode, even where the shell says to write none
-        job = dataclasses.replace(job, environment=(*bytecode_environment(venv).items(), *job.environment))
     conflict = conflict_line(job)
     if conflict:
         say(f"{cell.id}: {conflict}")

@@ -18,7 +18,7 @@ from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
 from harness.cellrecord import CellFiles
-from harness.host import celllog, cellplugin, projectsettings
+from harness.host import bytecode, celllog, cellplugin, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
@@ -52,8 +52,6 @@ NO_AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 #: load: a cell's packages install others that no case uses (jaxtyping's, through orbax-export, imports jaxtyping at
 #: every start: 0.2 s of an idle cell).
 CORPUS_PLUGINS = ("xdist", "timeout", "rerunfailures")
-#: Python's variable that keeps it from writing bytecode, and the one that puts bytecode in a folder of its own.
-NO_BYTECODE, BYTECODE_FOLDER = "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"
 
 
 @dataclass(frozen=True)
@@ -173,18 +171,9 @@ def cell_environment(cell: Cell, devices: int, workers: int = 0) -> dict[str, st
         # RESOURCE_EXHAUSTED (measured on an H200: 10 of 19 cases with 8 workers, none with preallocation off).
         env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     env["JAX_PLATFORMS"] = PLATFORMS[cell.backend]
+    bytecode.keep(env)  # compiled once, not by every cell process of every run
     env.pop("PYTHONPATH", None)  # the venv's own harness, not a checkout's, must answer
     return env
-
-
-def bytecode_environment(venv: Path) -> dict[str, str]:
-    """Where the shell says to write no bytecode, a venv of ours keeps it all the same, in a folder of its own inside
-    the venv, none beside any source (an empty PYTHONDONTWRITEBYTECODE is no setting): without it every cell process
-    compiled each module it imported, on every run (about 1 s of an idle cell's start and collection). Elsewhere
-    nothing changes."""
-    if not os.environ.get(NO_BYTECODE):
-        return {}
-    return {NO_BYTECODE: "", BYTECODE_FOLDER: str(venv / "shardmatrix-bytecode")}
 
 
 def corpus_environment(job: Job) -> dict[str, str]:
