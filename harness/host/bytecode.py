@@ -1,10 +1,10 @@
 """Where shardmatrix's processes and its cells keep their bytecode when the shell says to write none.
 
-With PYTHONDONTWRITEBYTECODE set (this project's CI machine kind sets it), every cell process compiled each module it
-imported (jax, flax, pytest, the plugin, the cases) on every run, and every nox session, a process of its own, the
-checkout's harness: about 1 s of an idle cell's start and collection, three times that under load. The bytecode is
-kept instead in one folder of the workspace (PYTHONPYCACHEPREFIX, under which Python mirrors each source's absolute
-path), so none is written beside a source: in a checkout, a project's tree or a user's interpreter.
+With PYTHONDONTWRITEBYTECODE set (as in the shell the speed page's figures were measured in), every cell process
+compiled each module it imported (jax, flax, pytest, the plugin, the cases) on every run, and every nox session, a
+process of its own, the checkout's harness: about 1 s of an idle cell's start and collection, three times that under
+load. The bytecode is kept instead in one folder of the workspace (PYTHONPYCACHEPREFIX, under which Python mirrors each
+source's absolute path), so none is written beside a source: in a checkout, a project's tree or a user's interpreter.
 """
 
 from __future__ import annotations
