@@ -103,6 +103,7 @@ def env_builds(cells: list[matrix.Cell], scratch: Path) -> dict[str, float]:
 def import_seconds(cell: matrix.Cell) -> float:
     """A bare `import jax, flax` in the cell's venv, best of two."""
     venv = ROOT / ".nox" / ("cell-" + cell.id.replace(".", "-"))
+    # As the cell imports them: from the bytecode its runs keep (harness.host.bytecode).
     env = runner.cell_environment(cell, runner.devices_for(cell, None))
     best = float("inf")
     for _ in range(2):

@@ -1,5 +1,6 @@
 """harness/cell/quickexit.py through real pytest processes: with --shardmatrix-quick-exit the process ends with
-pytest's exit status before Python's teardown, its records written; without it, Python tears down as usual."""
+pytest's exit status before pytest's cleanup and Python's teardown, its records written; without it, both run as
+usual."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ from pathlib import Path
 
 import pytest
 
-#: A conftest whose atexit handler (registered before the plugin's, as jax's is) leaves a file when it runs.
+#: A conftest whose atexit handler (registered before the plugin's, as jax's is) leaves a file when it runs, and
+#: whose cleanup (where pytest >= 8.4 collects the whole heap a second time) leaves another.
 CONFTEST = """
 import atexit
 from pathlib import Path
 
 atexit.register(lambda: Path("torn_down").write_text("yes"))
+
+
+def pytest_configure(config):
+    config.add_cleanup(lambda: Path("cleaned_up").write_text("yes"))
 """
 
 CASES = """
@@ -52,14 +58,14 @@ def test_the_exit_status_and_records_are_pytest_s_either_way(tmp_path: Path, qui
     assert (tmp_path / "out" / "results" / "r1" / "c1.machine.json").is_file()
 
 
-def test_with_quick_exit_python_s_teardown_is_skipped(tmp_path: Path) -> None:
+def test_with_quick_exit_pytest_s_cleanup_and_python_s_teardown_are_skipped(tmp_path: Path) -> None:
     run(tmp_path, "--shardmatrix-quick-exit")
-    assert not (tmp_path / "torn_down").exists()
+    assert not (tmp_path / "torn_down").exists() and not (tmp_path / "cleaned_up").exists()
 
 
-def test_without_quick_exit_python_tears_down(tmp_path: Path) -> None:
+def test_without_quick_exit_pytest_cleans_up_and_python_tears_down(tmp_path: Path) -> None:
     run(tmp_path)
-    assert (tmp_path / "torn_down").read_text() == "yes"
+    assert (tmp_path / "torn_down").read_text() == "yes" and (tmp_path / "cleaned_up").read_text() == "yes"
 
 
 def test_a_passing_session_exits_0_with_quick_exit(tmp_path: Path) -> None:

@@ -72,6 +72,23 @@ def test_our_corpus_runs_without_the_checkouts_addopts_and_a_projects_tests_with
     assert own[own.index("--shardmatrix-out") + 1] == str(Path("out").resolve())
 
 
+def test_our_corpus_loads_only_the_plugins_it_runs_with_and_a_projects_tests_every_plugin_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(runner.celllog, "run_logged",
+                        lambda command, env, log, verbose, cwd=None: seen.append((command, env)) or 0)
+    runner.run_pytest(CELL, tmp_path, cellrun.job_for(CELL, Options(out=tmp_path / "o"), [tmp_path / "cases"]))
+    root = tmp_path / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    cell = dataclasses.replace(CELL, project=str(root))
+    runner.run_pytest(cell, tmp_path, cellrun.job_for(cell, Options(out=tmp_path / "p"), [root / "tests"]))
+    (corpus, corpus_env), (own, own_env) = seen
+    assert corpus_env[runner.NO_AUTOLOAD] == "1" and runner.NO_AUTOLOAD not in own_env
+    named = " ".join(f"-p {name}" for name in runner.CORPUS_PLUGINS)
+    assert named in " ".join(corpus) and named not in " ".join(own)
+
+
 def test_only_cases_that_import_the_case_api_have_the_plugin_answer_it(tmp_path: Path) -> None:
     shipped = cellrun.job_for(CELL, Options(out=tmp_path), corpus.case_paths([BUILTIN]))
     assert shipped.case_api and "--shardmatrix-case-api" in runner.pytest_command(tmp_path, shipped)

@@ -73,8 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--shardmatrix-only", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; a re-run of chosen cases, as the precision re-run does)")
     group.addoption("--shardmatrix-quick-exit", action="store_true",
-                    help="once pytest has finished, end the process without Python's teardown (jax's atexit handlers "
-                         "and freeing what it compiled take seconds), with pytest's exit status")
+                    help="once pytest has finished, end the process without pytest's cleanup and Python's teardown "
+                         "(jax's atexit handlers and freeing what it compiled take seconds), with pytest's exit status")
     group.addoption("--shardmatrix-module", action="append", default=[], metavar="NAME",
                     help="the module part of the case ids of a test file whose stem another one shares: the end of "
                          "its path that tells it apart, e.g. core/misc_util_test (repeatable; the host names them)")
@@ -277,11 +277,11 @@ class CellPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        # Last of all: every record, the machine file and the log are written by now. An xdist worker's end is
-        # execnet's to manage.
+        # Last of all: every record, the machine file, the timeline's last mark and the log are written by now
+        # (pluggy calls the plugins registered after this one first). An xdist worker's end is execnet's to manage.
         if (config.getoption("--shardmatrix-quick-exit") and EXIT_STATUS in config.stash
                 and not hasattr(config, "workerinput")):
-            quickexit.leave_on_exit(config.stash[EXIT_STATUS])
+            quickexit.leave(config.stash[EXIT_STATUS])
 
     def pytest_pycollect_makemodule(self, module_path: Path, parent: pytest.Collector) -> pytest.Module:
         return ResilientModule.from_parent(parent, path=module_path)

@@ -8,7 +8,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from harness.formats import ShardmatrixError
-from harness.host import durations, interpreters, matrix, options, plan
+from harness.host import bytecode, durations, interpreters, matrix, options, plan
 
 
 def cells(matrix_file: Path | None = None) -> list[matrix.Cell]:
@@ -32,7 +32,10 @@ def nox_cells(matrix_file: Path | None = None) -> list[matrix.Cell]:
 
 def share(environ: MutableMapping[str, str] | None = None) -> None:
     """Set what every session of one nox invocation must agree on, in the environment its children inherit: one run
-    id for all cells, and pyenv's versions visible (nox looks a cell's interpreter up before its session starts)."""
+    id for all cells, pyenv's versions visible (nox looks a cell's interpreter up before its session starts), and
+    where bytecode is kept when the shell says to write none (harness.host.bytecode)."""
     env = os.environ if environ is None else environ
     interpreters.expose_pyenv_versions(env)  # type: ignore[arg-type]
     env.setdefault(options.RUN_ID_ENV, options.new_run_id())
+    # Each session is a nox process of its own that imports the harness anew: compiled once, not by every session.
+    bytecode.keep(env)

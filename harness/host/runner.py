@@ -19,7 +19,7 @@ from harness.cell.devices import with_device_count
 from harness.cell.outcomes import CELL_UNUSABLE_MARK, IMPORT_ERRORS, TIMEOUT_MARK
 from harness.cell.records import IN_PROCESS
 from harness.cellrecord import CellFiles
-from harness.host import celllog, cellplugin, hang, projectsettings
+from harness.host import bytecode, celllog, cellplugin, hang, projectsettings
 from harness.host.cache import Settings
 from harness.host.envbuild import venv_python
 from harness.host.matrix import Cell
@@ -47,6 +47,12 @@ PLATFORMS = {"cpu": "cpu", "cuda12": "cuda,cpu", "cuda13": "cuda,cpu", "tpu": "t
 #: jax's CPU device count as an environment variable (its `jax_num_cpu_devices`).
 OWN_COUNT = "JAX_NUM_CPU_DEVICES"
 MEMORY_SETTINGS = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
+#: pytest's variable that keeps it from loading every plugin installed (their `pytest11` entry points).
+NO_AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+#: The entry points of the plugins a corpus runs with (harness.host.cellplugin.RUNS_WITH), the only ones its cells
+#: load: a cell's packages install others that no case uses (jaxtyping's, through orbax-export, imports jaxtyping at
+#: every start: 0.2 s of an idle cell).
+CORPUS_PLUGINS = ("xdist", "timeout", "rerunfailures")
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,9 @@ def pytest_command(venv: Path, job: Job) -> list[str]:
         # has it on its path (installed mode, where the shardmatrix wheel's own entry point, `harness.cell.plugin`,
         # would import our `harness` before the project's tests: its name is blocked).
         "-p", f"no:{cellplugin.PLUGIN_NAME}", "-p", cellplugin.ENTRY_POINT,
+        # Our corpus loads only the plugins it runs with (corpus_environment turns the others off); a project's tests
+        # keep every plugin its environment installs, as in its CI.
+        *(arg for name in CORPUS_PLUGINS for arg in ("-p", name) if own is None),
         "--shardmatrix-out", where(job.files.out),
         "--shardmatrix-run", job.files.run_id,
         "--shardmatrix-cell", job.files.cell_id,
@@ -167,8 +176,15 @@ def cell_environment(cell: Cell, devices: int, workers: int = 0) -> dict[str, st
         # RESOURCE_EXHAUSTED (measured on an H200: 10 of 19 cases with 8 workers, none with preallocation off).
         env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     env["JAX_PLATFORMS"] = PLATFORMS[cell.backend]
+    bytecode.keep(env)  # compiled once, not by every cell process of every run
     env.pop("PYTHONPATH", None)  # the venv's own harness, not a checkout's, must answer
     return env
+
+
+def corpus_environment(job: Job) -> dict[str, str]:
+    """What pytest's environment adds for our corpus: no plugin loaded but those pytest_command names (a project's
+    tests get nothing: their plugins are theirs)."""
+    return {NO_AUTOLOAD: "1"} if job.project is None else {}
 
 
 def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
@@ -180,7 +196,8 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     and none costs nothing.
     """
     command = pytest_command(venv, job)
-    environment = {**cell_environment(cell, job.settings.devices, job.workers), **dict(job.environment)}
+    environment = {**cell_environment(cell, job.settings.devices, job.workers), **corpus_environment(job),
+                   **dict(job.environment)}
     fault_log = job.files.fault_log(IN_PROCESS)
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)
