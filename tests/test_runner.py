@@ -76,7 +76,7 @@ def test_our_corpus_loads_only_the_plugins_it_runs_with_and_a_projects_tests_eve
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[list[str], dict[str, str]]] = []
     monkeypatch.setattr(runner.celllog, "run_logged",
-                        lambda command, env, log, verbose, cwd=None: seen.append((command, env)) or 0)
+                        lambda command, env, log, verbose, cwd=None, watch=None: seen.append((command, env)) or 0)
     runner.run_pytest(CELL, tmp_path, cellrun.job_for(CELL, Options(out=tmp_path / "o"), [tmp_path / "cases"]))
     root = tmp_path / "project"
     (root / "tests").mkdir(parents=True)
