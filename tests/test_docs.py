@@ -513,17 +513,34 @@ def test_the_stored_ecosystem_runs_name_their_files_relative_to_their_output_fol
                 assert not Path(project.get(key) or "report").is_absolute(), f"{path.name}: {project['name']} {key}"
 
 
+def test_each_stored_replay_that_names_a_list_ran_only_projects_that_list_holds() -> None:
+    """A replay's --list is data beside it (docs/data/ecosystem-replay.toml): it reads, and holds what the run ran."""
+    from harness.outputs import read_ecosystem
+    from shardmatrix import ecosystem_list
+
+    named = {name: run for name, run in hooks.stored_runs().items()
+             if name.startswith("ecosystem-") and "--list docs/data/" in run["command"]}
+    assert named
+    for name, run in named.items():
+        listed = run["command"].split("--list ", 1)[1].split()[0]
+        projects = {entry.name for entry in ecosystem_list.load(hooks.ROOT / listed)}
+        ran = {project["name"] for project in read_ecosystem(hooks.DATA / run["file"])["projects"]}
+        assert ran <= projects, f"{name}: {sorted(ran - projects)} not in {listed}"
+
+
 def test_the_replays_are_shown_beside_each_projects_fix_and_a_row_the_stored_run_contradicts_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shown = hooks.ecosystem_fixes()
     assert "| jax==0.7.0 | 2025-07-22 | haliax | INCONCLUSIVE | fixed, not flagged |" in shown
-    assert "flagged and fixed: 0, flagged and never fixed: 0, fixed, not flagged: 3" in shown
+    assert "| jax==0.4.36 | 2024-12-05 | haliax | UNSAFE | flagged and fixed | stanford-crfm/haliax 81bbb78" in shown
+    assert ("flagged and fixed: 3, flagged and never fixed: 1, fixed, not flagged: 5, not flagged, nothing to fix: 10"
+            in shown)
     wrong = tmp_path / "fixes.toml"
     wrong.write_text(hooks.FIXES.read_text(encoding="utf-8").replace(
         'project = "penzai"\nverdict = "SAFE"\nkind = "not flagged, nothing to fix"',
         'project = "penzai"\nverdict = "UNSAFE"\nkind = "flagged and fixed"', 1), encoding="utf-8")
     monkeypatch.setattr(hooks, "FIXES", wrong)
-    with pytest.raises(hooks.DocsError, match=r"ecosystem-jax0.7.0 penzai: says UNSAFE, flagged and fixed; the "
+    with pytest.raises(hooks.DocsError, match=r"ecosystem-jax0.5.1 penzai: says UNSAFE, flagged and fixed; the "
                                               r"stored run says SAFE"):
         hooks.ecosystem_fixes()
