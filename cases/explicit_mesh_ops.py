@@ -207,3 +207,23 @@ def test_device_put_of_a_scalar_on_a_replicated_positional_sharding() -> None:
     count = jax.device_put(jnp.zeros([], jnp.int32), sharding)
     assert count.shape == () and int(count) == 0
     assert len(count.sharding.device_set) == 8
+
+
+@case(FAMILY, devices=4, needs=[*EXPLICIT, api("flax.nnx.Dropout")], cites=("google/flax@0bff68cfd8",))
+def test_nnx_dropout_of_an_explicit_sharded_batch() -> None:
+    """nnx.Dropout of a batch split on its rows over an Explicit axis, eagerly and under jit, keeps the split (its
+    mask was drawn replicated, and the select refused it, before flax 0.12.4).
+
+    Cells: fails flax 0.10.6 to 0.12.3 (on jax 0.5.3 to 0.9.0), passes flax 0.12.4 (jax 0.9.0) (measured).
+    """
+    from flax import nnx
+
+    mesh = _explicit_mesh((2, 2), ("x", "y"))
+    with ambient_mesh(mesh):
+        batch = _on(mesh, np.arange(8.0, dtype=np.float32).reshape(2, 4), P("x", None))
+        layer = nnx.Dropout(rate=0.5, rngs=nnx.Rngs(0))
+        eager = layer(batch)
+        jitted = jax.jit(lambda x, rngs: layer(x, rngs=rngs))(batch, nnx.Rngs(0))
+    for out in (eager, jitted):
+        assert out.sharding.is_equivalent_to(batch.sharding, 2)
+        assert set(np.unique(np.asarray(out) / np.maximum(np.arange(8.0).reshape(2, 4) * 2, 1))) <= {0.0, 1.0}

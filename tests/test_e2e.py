@@ -170,6 +170,7 @@ NOT_APPLICABLE = [
     "explicit_mesh_ops::test_cumsum_along_a_new_axis_of_an_explicit_sharded_vector",
     "explicit_mesh_ops::test_fortran_order_reshape_with_out_sharding",
     "explicit_mesh_ops::test_gradient_of_a_padded_conv1d_over_explicit_sharded_batches",
+    "explicit_mesh_ops::test_nnx_dropout_of_an_explicit_sharded_batch",
     "explicit_mesh_ops::test_reshape_splitting_an_axis_between_singletons_of_an_explicit_array",
     "explicit_mesh_ops::test_three_operand_einsum_into_an_unreduced_output",
     "explicit_mesh_ops::test_unrolled_scan_over_explicit_sharded_rows",
