@@ -15,7 +15,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from cases._support import ambient_mesh
-from harness.case import accepts, api, case, version
+from harness.case import Change, accepts, api, case, version
 
 FAMILY = "sharded_gathers"
 
@@ -196,14 +196,17 @@ def test_fortran_order_reshape_with_out_sharding() -> None:
     np.testing.assert_array_equal(np.asarray(out), np.arange(16.0).reshape((-1, 4), order="F"))
 
 
-@case(FAMILY, devices=8, needs=[api("jax.sharding.PositionalSharding")], cites=("jax-ml/jax#22073",))
+@case(FAMILY, devices=8, cites=("jax-ml/jax#22073",),
+      changed=Change("jax>=0.7.0", "jax.sharding.PositionalSharding is removed", raises="AttributeError",
+                     kind="removal", fix="jax.NamedSharding over a Mesh of the devices"))
 def test_device_put_of_a_scalar_on_a_replicated_positional_sharding() -> None:
     """jax.device_put of a scalar (an optimizer's step count) onto PositionalSharding(devices).replicate() gives a
     scalar on every device (jax 0.4.29 and 0.4.30 raise a shape mismatch; fixed in 0.4.31).
 
-    Cells: passes 0.4.28, fails 0.4.29 and 0.4.30, passes 0.4.31 (jax releases, measured).
+    Changes in jax 0.7.0: jax.sharding.PositionalSharding is removed (AttributeError; commit 4aa1db4f8b).
+    Cells: passes 0.4.28, fails 0.4.29 and 0.4.30, passes 0.4.31 to 0.6.2, fails 0.7.0 (jax releases, measured).
     """
-    sharding = jax.sharding.PositionalSharding(jax.devices()[:8]).replicate()
+    sharding = jax.sharding.PositionalSharding(jax.devices()[:8]).replicate()  # type: ignore[attr-defined]
     count = jax.device_put(jnp.zeros([], jnp.int32), sharding)
     assert count.shape == () and int(count) == 0
     assert len(count.sharding.device_set) == 8
