@@ -81,17 +81,25 @@ def test_grad_with_an_integer_input_through_shard_map_under_lax_map() -> None:
     def keep(x: jax.Array, _: jax.Array) -> jax.Array:
         return x
 
+    @jax.custom_vjp
+    def both(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return x, y
+
     keep.defvjp(lambda x, y: (x, jnp.zeros(y.shape, np.int32)), lambda res, g: (g, res))
+    # A backward rule that hands the integer input's float0 cotangent back through jax.vjp.
+    both.defvjp(lambda x, y: jax.vjp(lambda x, y: (x, y), x, y), lambda vjp, g: vjp(g))
     mesh = line_mesh("x")
     summed = _shard_map(lambda x, y: jax.lax.psum(keep(x, y).sum(), "x"), mesh, (P("x"), P()), P())
-    passed = _shard_map(lambda x, y: (x, y), mesh, P("x"), (P("x"), P()), check=False)
+    passed = _shard_map(both, mesh, P("x"), (P("x"), P()), check=False)
 
     def loss(x: jax.Array, y: jax.Array) -> jax.Array:
         x, y = jax.lax.map(lambda xs: passed(*xs), (x, y))
         return jax.lax.map(lambda xs: summed(*xs), (x, y)).sum()
 
-    grad_x, _ = jax.jit(jax.grad(loss, argnums=(0, 1), allow_int=True))(np.ones((8, 16), np.float32),
-                                                                       np.zeros((8, 16), np.int32))
+    # Inputs and output placed by jit, as a training step's are: without them no float0 reaches the transpose.
+    step = jax.jit(jax.grad(loss, argnums=(0, 1), allow_int=True), in_shardings=NamedSharding(mesh, P(None, "x")),
+                   out_shardings=NamedSharding(mesh, P()))
+    grad_x, _ = step(np.ones((8, 16), np.float32), np.zeros((8, 16), np.int32))
     np.testing.assert_allclose(np.asarray(grad_x), np.ones((8, 16)))
 
 
@@ -261,3 +269,20 @@ def test_nested_shard_maps_innermost_over_every_axis_left() -> None:
     with ambient_mesh(mesh):
         out = jax.jit(outer)(jnp.ones((4,)))
     np.testing.assert_allclose(np.asarray(out), 2.0)
+
+
+@case(FAMILY, devices=2, needs=[AXIS_TYPE, MAKE_MESH_AXIS_TYPES], cites=("markean/aimz#145",))
+def test_shard_map_body_closing_over_explicit_sharded_rng_keys() -> None:
+    """A jitted shard_map body that closes over rng keys split over an Explicit axis (as aimz's sampler did, before it
+    passed them through in_specs) noises every block with the first key, as the same code outside shard_map does."""
+    from jax.sharding import AxisType
+
+    count = mesh_size()
+    mesh = jax.make_mesh((count,), ("i",), axis_types=(AxisType.Explicit,))
+    with ambient_mesh(mesh):
+        keys = jax.device_put(jax.random.split(jax.random.key(0), count), NamedSharding(mesh, P("i")))
+        x = jax.device_put(jnp.zeros((2 * count, 3)), NamedSharding(mesh, P("i", None)))
+        noised = jax.jit(_shard_map(lambda b: b + jax.random.normal(keys[0], b.shape), mesh, P("i", None),
+                                    P("i", None)))(x)
+    expected = np.asarray(jax.random.normal(jax.random.split(jax.random.key(0), count)[0], (2, 3)))
+    np.testing.assert_allclose(np.asarray(noised), np.tile(expected, (count, 1)), rtol=1e-6)
