@@ -20,7 +20,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from cases._support import ambient_mesh, data_model_shape, line_mesh, mesh_size
-from harness.case import Change, accepts, api, case, version
+from harness.case import accepts, api, case, version
 
 FAMILY = "shard_map_modes"
 
@@ -131,15 +131,9 @@ def test_checkify_index_checks_of_a_jitted_shard_map() -> None:
     np.testing.assert_allclose(np.asarray(y), np.concatenate([np.sort(b) for b in blocks]))
 
 
-@case(FAMILY, devices=8, needs=[EXPERIMENTAL_AUTO], cites=("jax-ml/jax@97b1faacdd",),
-      changed=Change("jax>=0.8.0", "jax.experimental.shard_map.shard_map no longer takes `auto=`",
-                     raises="TypeError", kind="api",
-                     fix="jax.shard_map(f, mesh=mesh, in_specs=..., out_specs=..., axis_names={'data'}): manual "
-                     "over the axes named, compiler-sharded over the rest (jax >= 0.6.1)"))
+@case(FAMILY, devices=8, needs=[EXPERIMENTAL_AUTO], cites=("jax-ml/jax@97b1faacdd",))
 def test_random_keys_through_a_partial_auto_shard_map() -> None:
-    """Typed random keys pass through a jitted partial-auto shard_map (manual over 'i', auto over 'j') unchanged.
-
-    Removed in jax 0.8.0 (no warning in 0.7.2): the cells from there run it and fail with TypeError."""
+    """Typed random keys pass through a jitted partial-auto shard_map (manual over 'i', auto over 'j') unchanged."""
     from jax.experimental.shard_map import shard_map
 
     mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
