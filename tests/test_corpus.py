@@ -139,3 +139,24 @@ def test_a_projects_own_harness_beside_the_shipped_corpus_is_refused_in_one_line
         corpus.case_api_wanted([root / "tests", *corpus.case_paths(["builtin"])], root)
     assert not corpus.case_api_wanted([root / "tests"], root)
     assert corpus.own_harness(tmp_path) is None
+
+
+def ranged_stale_of(tmp_path: Path, jax_range: str, cells: list[str]) -> list[str]:
+    folder = tmp_path / "suite"
+    folder.mkdir(parents=True)
+    (folder / "test_toy.py").write_text("def test_x():\n    pass\n")
+    (folder / known.FILENAME).write_text(
+        f'[[breakage]]\ncase = "test_toy::test_x"\njax = "{jax_range}"\nreason = "r"\nlink = "https://example.org"\n')
+    chosen = matrix.parse("".join(f'[[cell]]\njax="{v}"\njaxlib="{v}"\nflax="0.10.2"\npython="3.11"\n' for v in cells))
+    return corpus.stale_known_breakages(chosen, [str(folder)])
+
+
+def test_a_known_breakage_in_a_window_the_cells_step_over_is_not_stale(tmp_path: Path) -> None:
+    # jax 0.4.34 and 0.4.35 had the bug; the grid samples 0.4.30 and 0.4.38, the range checker probes between them.
+    assert ranged_stale_of(tmp_path, ">=0.4.34,<0.4.36", ["0.4.30", "0.4.38"]) == []
+
+
+def test_a_known_breakage_every_cell_has_moved_past_is_stale(tmp_path: Path) -> None:
+    assert ranged_stale_of(tmp_path, ">=0.4.34,<0.4.36", ["0.4.38", "0.5.3"]) == [
+        f"{known.FILENAME}: test_toy::test_x: no selected cell is in its version range"]
+    assert ranged_stale_of(tmp_path / "open", "<0.4.36", ["0.4.38"]) != []

@@ -10,6 +10,8 @@ import ast
 from collections.abc import Sequence
 from pathlib import Path
 
+from packaging.version import Version
+
 from harness.cell import caseapi, known
 from harness.cell.source import case_files, static_cases
 from harness.formats import ShardmatrixError
@@ -192,6 +194,19 @@ def stale_known_breakages(cells: list[Cell], cases: list[str]) -> list[str]:
         for entry in known.stale(entries, case_ids):
             lines.append(f"{path.name}: {entry.case}: stale, no such case")
         for entry in entries:
-            if entry.case in case_ids and not any(entry.applies(p) for p in pins):
+            if entry.case in case_ids and not any(entry.applies(p) for p in pins) and not between_cells(entry, pins):
                 lines.append(f"{path.name}: {entry.case}: no selected cell is in its version range")
     return lines
+
+
+def between_cells(entry: known.Breakage, pins: list[dict[str, str | None]]) -> bool:
+    """Whether the entry's one range is a window of releases the selected cells step over (a cell below its lower bound
+    and one at or above its upper): not stale, the range checker and the frontier probe inside it; a range the cells
+    have all moved past, or one of two packages, is not such a window."""
+    if len(entry.ranges) != 1:
+        return False
+    (package, spec), = entry.ranges.items()
+    lower = [Version(s.version) for s in spec if s.operator in (">=", ">")]
+    upper = [Version(s.version) for s in spec if s.operator in ("<", "<=")]
+    versions = [Version(str(p[package])) for p in pins if p.get(package)]
+    return bool(lower and upper and any(v < max(lower) for v in versions) and any(v >= min(upper) for v in versions))
