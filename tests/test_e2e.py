@@ -73,11 +73,13 @@ class AccuracyTest(unittest.TestCase):
 """
 
 # Every case of the shipped corpus and its status in the real cell (jax 0.4.38, flax 0.10.2, Python 3.11, 8 CPU
-# devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26, explicit_mesh_ops on 2026-11-28) and checked
-# against each case's declaration: an API this jax or flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType,
-# flax.nnx.shard_map, nnx.Rngs.fork, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
-# not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added, removed
-# or changing status in this cell must be pinned again here.
+# devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26; explicit_mesh_ops, placement_fixes,
+# sharding_metadata_fixes, shard_map_rules and three lifted-transform cases on 2026-11-28, some in this pair's
+# range-check cells) and checked against each case's declaration: an API this jax or flax lacks (jax.shard_map,
+# jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map, nnx.Rngs.fork, nnx.transform_metadata, nnx.Pytree,
+# flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is not_applicable; the known breakages whose ranges
+# hold 0.4.38 (live ones included) are xfailed. A case added, removed or changing status in this cell must be pinned
+# again here.
 PASSED = [
     "explicit_mesh_ops::test_device_put_of_a_scalar_on_a_replicated_positional_sharding",
     "explicit_mesh_ops::test_jacobian_of_frexp_on_a_sharded_vector",
@@ -167,6 +169,7 @@ PASSED = [
     "vmap_param_shapes::test_spmd_axis_name_shards_mapped_axis",
     "vmap_param_shapes::test_spmd_axis_name_vmap_with_split_rngs_and_a_broadcast_argument",
     "vmap_param_shapes::test_vmap_single_example_module_with_shared_params",
+    "vmap_param_shapes_user::test_nn_scan_of_a_jitted_block_initialises_the_same_from_one_key",
     "vmap_param_shapes_user::test_partitioned_ensemble_placed_by_its_names",
     "vmap_param_shapes_user::test_shared_dense_over_data_sharded_batch",
 ]
@@ -272,6 +275,8 @@ NOT_APPLICABLE = [
     "sharding_metadata_fixes::test_adam_state_sharded_apart_from_a_replicated_kernel",
     "vmap_param_shapes::test_vmap_of_grad_through_astype_of_an_explicit_sharded_batch",
     "vmap_param_shapes_user::test_ensemble_from_forked_rngs_placed_per_member",
+    "vmap_param_shapes_user::test_nnx_scan_sowing_while_it_carries_a_state_object",
+    "vmap_param_shapes_user::test_transform_metadata_with_a_broadcast_argument",
 ]
 XFAILED = [
     "explicit_mesh_ops::test_boolean_mask_of_an_array_on_a_second_device",
