@@ -112,7 +112,6 @@ PARSERS: dict[str, str] = {
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
     "harness/results.py": "a cell's own files: results, collection",
-    RECORD: "a cell's done marker",
     "shardmatrix/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
