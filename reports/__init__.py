@@ -11,7 +11,8 @@ one above (tests/test_layout.py, which names the one allowed exception):
   (what ran of what a cell collected, the rest by cause), divergence (where an accelerator and the CPU disagree,
   and why), pairs (what is new in a pair against its neighbours, what a row or the table shares), ecosystem_judge (an
   ecosystem run's regressions grouped by cause across projects);
-- views: html, _page, grid, hover (matrix.html), markdown (matrix.md), present (marks, colours, words and legend of
+- views: html, _page, grid, hover (matrix.html), markdown (matrix.md), markdown_tables (its tables
+  of results), gfm (text kept inside a Markdown table cell), present (marks, colours, words and legend of
   statuses and verdicts), verdict_text (a verdict in words), compat_grid (the compatibility grid's layout),
   compat_files (compat.csv and compat.json), changes_csv (changes.csv), summary (the terminal summary),
   compare_render (the upgrade verdict as text and Markdown), issue (the nightly issue's body), frontier_render (the
