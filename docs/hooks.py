@@ -96,8 +96,8 @@ def compat_columns() -> str:
 
 
 def changes_columns() -> str:
-    """The columns of changes.csv (reports.verdicts.documented.COLUMNS)."""
-    from reports.verdicts.documented import COLUMNS
+    """The columns of changes.csv (reports.verdicts.documented_table.COLUMNS)."""
+    from reports.verdicts.documented_table import COLUMNS
 
     return codes(COLUMNS)
 

@@ -5,8 +5,9 @@ one above (tests/test_layout.py, which names the one allowed exception):
 
 - data: load (the results tree read into records), tables (records shaped into the tables), longform (results.csv),
   text (fields as display text), statuses (the status a result shows, the order and labels of statuses);
-- verdicts: compat (one verdict per cell), documented (what a declared upstream change means for a result), causes
-  (problems grouped by root cause), compare (an upgrade's verdict), compare_join (two cells' cases side by side),
+- verdicts: compat (one verdict per cell), documented (what a declared upstream change means for a result),
+  documented_table (the Changes table), documented_upgrade (the changes an upgrade crosses), causes (problems grouped
+  by root cause), compare (an upgrade's verdict), compare_join (two cells' cases side by side),
   compare_tables (a comparison's finding tables and timing), unjudged (why a comparison could not judge),
   findings (problems and warnings, worst first), frontier_judge (a frontier probe's verdict, compat's), coverage
   (what ran of what a cell collected, the rest by cause), divergence (where an accelerator and the CPU disagree,

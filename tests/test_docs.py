@@ -20,7 +20,7 @@ from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
 from harness.tools import pins, upgrade
-from reports.verdicts import compat, documented
+from reports.verdicts import compat, documented, documented_table
 from reports.views.present import VERDICTS, label
 from shardmatrix import frontier_report
 
@@ -79,7 +79,7 @@ def test_every_change_kind_appears_with_its_wording() -> None:
 def test_the_file_column_lists_are_the_code_s_own() -> None:
     assert hooks.compat_columns() == ", ".join(f"`{name}`" for name in compat.COLUMNS)
     assert "`sources`" in hooks.compat_columns()
-    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented.COLUMNS)
+    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented_table.COLUMNS)
     assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
     assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
     fields = hooks.record_fields()

@@ -15,7 +15,7 @@ import pandas as pd
 from harness import outputs
 from reports.data.tables import Matrix, column_anchor
 from reports.data.text import as_text
-from reports.verdicts import compat, divergence, documented, pairs
+from reports.verdicts import compat, divergence, documented_table, pairs
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
 from reports.verdicts.findings import key_ranges
 from reports.views.compat_grid import grid, origins
@@ -32,11 +32,12 @@ def render_markdown(
 ) -> str:
     """The whole matrix.md: header, the compatibility table, the causes (linking `repros`, the reproducer scripts
     by (cell id, case id)), the documented changes, legend, one status table per family, warnings, then the cells.
-    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (documented.table()) are computed unless the
+    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (documented_table.table()) are computed unless the
     caller has them already."""
     found = causes(matrix.results, matrix.cells) if found is None else found
     verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
-    changed = documented.table(matrix.results, matrix.cells, compat.broken(verdicts)) if changed is None else changed
+    if changed is None:
+        changed = documented_table.table(matrix.results, matrix.cells, compat.broken(verdicts))
     shown = views(found, matrix.cells, repros or {})
     sections = [
         _header(matrix),
@@ -174,8 +175,8 @@ def _numbers(folded: list[CauseView]) -> str:
 
 
 def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """## Changes: one row per upstream change a case documents (reports.verdicts.documented.table()), the cells named
-    by their versions so that the table reads the same copied elsewhere (the README shows one)."""
+    """## Changes: one row per upstream change a case documents (reports.verdicts.documented_table.table()), the
+    cells named by their versions so that the table reads the same copied elsewhere (the README shows one)."""
     if changed.empty:
         return ""
 
