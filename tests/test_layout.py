@@ -24,7 +24,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
-                  ROOT / "harness" / "cellrecord.py", ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py"])
+                  ROOT / "harness" / "cellrecord.py", ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py",
+                  ROOT / "harness" / "cellidentity.py"])
 HARNESS = sorted((ROOT / "harness").rglob("*.py"))
 #: The commands: the top floor, above harness/ and reports/.
 COMMANDS = "shardmatrix"

@@ -180,12 +180,6 @@ def test_a_done_marker_naming_another_cell_makes_it_unusable(tmp_path: Path) -> 
     assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in results.read_cell(path).mismatches[0]
 
 
-def test_a_custom_cell_id_names_no_versions_to_check() -> None:
-    assert results.cell_id_versions("mine") == {}
-    assert results.cell_id_versions("jax0.9.2-flax0.12.6+tree.5a0b-py3.11-cuda12") == {
-        "jax": "0.9.2", "flax": "0.12.6+tree.5a0b", "python": "3.11"}
-
-
 # --- the collection -------------------------------------------------------------------------------------------------
 
 
@@ -217,7 +211,7 @@ def test_the_results_module_imports_nothing_but_the_standard_library_and_its_sib
     found |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
                                                                  "dataclasses", "datetime", "pathlib", "typing"}} \
-        == {"harness", "harness.cellrecord", "harness.vocabulary"}
+        == {"harness", "harness.cellidentity", "harness.cellrecord", "harness.vocabulary"}
 
 
 def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:
