@@ -46,5 +46,5 @@ def test_a_declarations_file_reads_back_and_a_bad_one_is_named(tmp_path: Path) -
     with pytest.raises(OutputFileError, match=r"declarations file schema 9 is newer than this reader knows \(1\)"):
         read_declarations(path)
     path.write_text("{")
-    with pytest.raises(OutputFileError, match=r"changes\.json: declarations file is not JSON"):
+    with pytest.raises(OutputFileError, match=r"changes\.json: declarations file is not valid JSON"):
         read_declarations(path)
