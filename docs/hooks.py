@@ -365,7 +365,8 @@ ACCELERATOR_RUNS = ROOT / "tests" / "data"
 def accelerator_runs() -> str:
     """Every stored accelerator run: per cell, what ran of what was collected, the outcomes, the wall, the compile
     and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
-    from harness.results import read_cell, results_files
+    from harness.results import read_cell
+    from harness.runs import results_files
     from reports.data.load import cells_frame, records_frame
     from reports.data.tables import build_matrix
     from reports.verdicts import divergence

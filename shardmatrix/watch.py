@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
-from harness.results import new_run_id
+from harness.runs import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
 from shardmatrix import watch_files
 from shardmatrix.watch_files import INCONCLUSIVE, UNSAFE, Judgment

@@ -24,7 +24,7 @@ from harness import formats
 from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
 from harness.host.uv import installer_message, stale_reason, uv_command
-from harness.results import is_run_id
+from harness.runs import is_run_id
 from harness.vocabulary import COLLECTION_CASE, ERROR, FAILED
 
 #: Lockfiles, in the order a project's own tools would trust them.

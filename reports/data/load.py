@@ -17,9 +17,10 @@ import pandas as pd
 
 from harness.cellrecord import FIELDS, CellFiles, Record
 from harness.formats import FormatError, ShardmatrixError, Source
-from harness.results import CellReading, Runs, read_cell, results_files, run_start
-from harness.results import list_runs as find_runs
+from harness.results import CellReading, read_cell
 from harness.results import read_sources as read_freeze_sources
+from harness.runs import Runs, results_files, run_start
+from harness.runs import list_runs as find_runs
 from reports.data.text import relative_paths
 
 #: Where each record came from, so "the last record of a case" means the last one in file order.
