@@ -49,7 +49,7 @@ def list_runs(results_root: Path) -> list[str]:
 
 
 def runs(results_root: Path) -> Runs:
-    """The runs under `results_root` and the folders that are not runs (harness.results.list_runs)."""
+    """The runs under `results_root` and the folders that are not runs (harness.runs.list_runs)."""
     return find_runs(Path(results_root))
 
 
