@@ -17,9 +17,11 @@ from typing import Any
 from harness.cell import timeline
 from harness.cellrecord import CellFiles
 from harness.host import cellrun, runner
-from harness.results import list_runs, read_records, read_timeline, results_files
+from harness.results import read_records, read_timeline
 
 #: A cell's parts, in the order of its run: (key, what it is). Together they are the cell's wall, `unmarked` being what
+from harness.runs import list_runs, results_files
+
 #: no mark accounts for (restarts after a death, a cell whose marks are missing).
 CELL_PARTS: tuple[tuple[str, str], ...] = (
     ("venv", "venv sync and results-cache check"),

@@ -96,8 +96,8 @@ def compat_columns() -> str:
 
 
 def changes_columns() -> str:
-    """The columns of changes.csv (reports.verdicts.documented.COLUMNS)."""
-    from reports.verdicts.documented import COLUMNS
+    """The columns of changes.csv (reports.verdicts.documented_table.COLUMNS)."""
+    from reports.verdicts.documented_table import COLUMNS
 
     return codes(COLUMNS)
 
@@ -218,11 +218,23 @@ def _stored(name: str) -> tuple[dict[str, str], str]:
     return run, (DATA / run["file"]).read_text(encoding="utf-8")
 
 
+#: How long a stored run's command, commit, machine and note may be, together, before they fold away: past it, the
+#: page would open with paragraphs of how it was measured before the numbers a reader came for.
+PROVENANCE_INLINE_CHARS = 400
+#: The summary of a folded provenance.
+PROVENANCE_SUMMARY = "how this was measured"
+
+
 def provenance(run: dict[str, str]) -> str:
-    """The line that says where a stored table came from."""
+    """The line that says where a stored table came from: all of it inline when short, else where it came from in one
+    line and the command and note folded into a <details> block (md_in_html renders its Markdown)."""
     note = f" {run['note']}" if run.get("note") else ""
-    return (f"*Generated from `docs/data/{run['file']}`: `{run['command']}` on {run['date']}, commit "
-            f"`{run['commit']}`, on {run['machine']}.{note}*")
+    if sum(len(run[key]) for key in ("command", "commit", "machine")) + len(note) <= PROVENANCE_INLINE_CHARS:
+        return (f"*Generated from `docs/data/{run['file']}`: `{run['command']}` on {run['date']}, commit "
+                f"`{run['commit']}`, on {run['machine']}.{note}*")
+    return (f"*Generated from `docs/data/{run['file']}` on {run['date']}.*\n\n<details markdown=\"1\">\n"
+            f"<summary>{PROVENANCE_SUMMARY}</summary>\n\nCommit `{run['commit']}`, on {run['machine']}: "
+            f"`{run['command']}`\n\n{note.strip()}\n\n</details>")
 
 
 def frontier_table(text: str) -> list[str]:
@@ -353,7 +365,8 @@ ACCELERATOR_RUNS = ROOT / "tests" / "data"
 def accelerator_runs() -> str:
     """Every stored accelerator run: per cell, what ran of what was collected, the outcomes, the wall, the compile
     and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
-    from harness.results import read_cell, results_files
+    from harness.results import read_cell
+    from harness.runs import results_files
     from reports.data.load import cells_frame, records_frame
     from reports.data.tables import build_matrix
     from reports.verdicts import divergence

@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import formats
 from harness.change import case_keyword
 from harness.formats import ShardmatrixError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 hosts
-    import tomli as tomllib
 
 CENSUS_FILE = "census.toml"
 #: 2: each report says how its releases were checked (`checked`), and the file says how it was searched (`[search]`).
@@ -89,10 +84,7 @@ def census_path(cases_dir: Path) -> Path:
 def _document(path: Path) -> dict[str, Any]:
     """The census file's TOML, migrated to CENSUS_VERSION; CensusError for one that cannot be read or is newer."""
     source = Path(path)
-    try:
-        data = tomllib.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CensusError(f"{source}: cannot be read as TOML ({exc})") from None
+    data = formats.read_toml(source, CensusError)
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version > CENSUS_VERSION or version < 1:
         raise CensusError(f"{source}: schema_version {version!r} is not one this shardmatrix reads "

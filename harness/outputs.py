@@ -138,11 +138,11 @@ def read_text(path: Path, what: str, error: type[OutputFileError] = OutputFileEr
 
 
 def read_json(path: Path, fmt: Format) -> Any:
-    """A JSON file of `fmt`, parsed; one line naming it when it is not JSON."""
+    """A JSON file of `fmt`, parsed; one line naming it when it is not valid JSON."""
     try:
         return json.loads(read_text(path, fmt.what, fmt.error_class))
     except json.JSONDecodeError as exc:
-        raise fmt.error(path, f"{fmt.what} is not JSON ({exc.msg}, line {exc.lineno})") from None
+        raise fmt.error(path, f"{fmt.what} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
 def read_document(path: Path, fmt: Format) -> Row:

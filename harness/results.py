@@ -10,14 +10,14 @@ a newer schema, without a case id or status or with a field of the wrong type; a
 collection, `<cell>.collected.json`) without a record, or no collection recorded at all; a retry whose earlier
 attempt is absent; records of one attempt that disagree; a done marker that does not read; and any disagreement
 between the cell id, the done marker, the freeze and the records' own versions. A verdict that depends on a cell
-whose reading is not `accounted` is never good.
+whose reading is not `accounted` is never good. What the cell is, and where its files disagree on it, is
+harness.cellidentity's.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,7 +25,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from harness import cellrecord, formats, vocabulary
+from harness.cellidentity import identity_problems
 from harness.cellrecord import RESULTS_SUFFIX, SCHEMA_VERSION, CellFiles, Record, read_done
+
+# Re-exported for shardmatrix/ecosystem.py, which another branch owns this session: it imports harness.runs at merge.
+from harness.runs import new_run_id as new_run_id
 from harness.vocabulary import COLLECTION_CASE
 
 # --- where a cell's files live --------------------------------------------------------------------------------------
@@ -39,76 +43,6 @@ def read_sources(results_file: Path) -> dict[str, formats.Source]:
     except OSError as error:
         freeze = CellFiles.of(results_file).freeze
         raise formats.FormatError(freeze, f"unreadable ({error.strerror or error})") from None
-
-
-
-# --- runs -----------------------------------------------------------------------------------------------------------
-
-#: A run id: the UTC time the run started, then a tag (new_run_id makes 4 hex digits; --run-id may name another).
-_RUN_ID = re.compile(r"(?P<start>\d{8}T\d{6}Z)-[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A run id that sorts chronologically and does not collide between two runs in the same second."""
-    now = now or datetime.now(timezone.utc)
-    return f"{now:%Y%m%dT%H%M%SZ}-{os.urandom(2).hex()}"
-
-
-def run_start(run_id: str) -> datetime | None:
-    """When a run started, as its id records it; None when `run_id` is not a run id."""
-    found = _RUN_ID.fullmatch(run_id)
-    if found is None:
-        return None
-    try:
-        return datetime.strptime(found["start"], "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
-    except ValueError:  # 20261399T... has the shape and no date
-        return None
-
-
-def is_run_id(name: str) -> bool:
-    """Whether `name` is a run id: YYYYmmddTHHMMSSZ-<tag>, a real time."""
-    return run_start(name) is not None
-
-
-def check_run_id(run_id: str) -> str:
-    """`run_id` when it is one; ShardmatrixError naming it otherwise."""
-    if not is_run_id(run_id):
-        raise formats.ShardmatrixError(f"run id {run_id!r} is not YYYYmmddTHHMMSSZ-<tag> (the UTC time the run "
-                                       "started, e.g. 20261121T084500Z-ab12)")
-    return run_id
-
-
-@dataclass(frozen=True)
-class Runs:
-    """The runs under OUT/results, oldest first by their recorded start, and the folders that are not runs."""
-
-    ids: tuple[str, ...]
-    ignored: tuple[str, ...] = ()
-
-    @property
-    def notes(self) -> list[str]:
-        """One line per folder left out, for a report to show."""
-        return [f"{name}: ignored, not a run (a run's folder is named YYYYmmddTHHMMSSZ-<tag>)" for name in self.ignored]
-
-
-def list_runs(results_root: Path) -> Runs:
-    """The runs under `results_root` that hold any results file, ordered by their start (their id's time, then id)."""
-    root = Path(results_root)
-    if not root.is_dir():
-        return Runs(())
-    runs: list[str] = []
-    ignored: list[str] = []
-    for entry in sorted(root.iterdir()):
-        if entry.name.startswith(".") or not entry.is_dir() or not any(entry.glob(f"*{RESULTS_SUFFIX}")):
-            continue
-        (runs if is_run_id(entry.name) else ignored).append(entry.name)
-    return Runs(tuple(sorted(runs, key=lambda run: (run_start(run), run))), tuple(ignored))
-
-
-def results_files(run_dir: Path) -> list[Path]:
-    """The results files of one run folder, by cell id: one per `<cell id>.jsonl` (a folder of that name too, which
-    its reading names as unreadable)."""
-    return sorted(Path(run_dir).glob(f"*{RESULTS_SUFFIX}"))
 
 
 # --- writing --------------------------------------------------------------------------------------------------------
@@ -249,45 +183,6 @@ def read_machine(results_file: Path) -> dict[str, Any] | None:
     return data
 
 
-def machine_problems(path: Path, cell_id: str, machine: Mapping[str, Any] | None, records: Sequence[Record],
-                     claims: Mapping[str, str]) -> list[str]:
-    """One line per way a cell's machine file disagrees with its cell id, its freeze (`claims`: what the id and the
-    freeze name of jax, jaxlib and flax) and its records: the cell, jax's and jaxlib's versions, a plugin or pjrt
-    whose version is not jaxlib's (computed from the versions), the backend and the device kind."""
-    if machine is None:
-        return []
-    where = CellFiles.of(path).machine
-    found = []
-    if machine.get("cell_id") != cell_id:
-        found.append(f"{where}: the stack of cell {machine.get('cell_id')!r}, not {cell_id!r}")
-    asked = machine.get("jax")
-    ask: dict[str, Any] = asked if isinstance(asked, dict) else {}
-    versions: dict[str, Any] = ask.get("distributions") or {}
-    recorded = {package: {str(record[package]) for record in records if record.get(package)}
-                for package in ("jaxlib", "backend", "device_kind")}
-    for package in ("jax", "jaxlib"):
-        version = versions.get(package)
-        if version is not None and package in claims and not _same(version, claims[package]):
-            found.append(f"{where}: {package} {version}, but the cell is {package} {claims[package]}")
-    frozen = _frozen_distributions(path)
-    for name, version in sorted(versions.items()):
-        if name not in ("jax", "jaxlib") and name in frozen and frozen[name] != version:
-            found.append(f"{where}: {name} {version}, but the freeze pins {name}=={frozen[name]}")
-    if versions.get("jaxlib") is not None and recorded["jaxlib"] - {versions["jaxlib"]}:
-        found.append(f"{where}: jaxlib {versions['jaxlib']}, but the records name jaxlib "
-                     f"{', '.join(sorted(recorded['jaxlib']))}")
-    for name in vocabulary.plugin_mismatches(versions):
-        found.append(f"{where}: {name} {versions[name]} does not match jaxlib {versions.get('jaxlib')}")
-    backend = ask.get("backend")
-    if isinstance(backend, str) and recorded["backend"] - {backend}:
-        found.append(f"{where}: backend {backend}, but the records ran on {', '.join(sorted(recorded['backend']))}")
-    kinds = {str(device.get("kind")) for device in ask.get("devices") or [] if device.get("kind")}
-    if kinds and recorded["device_kind"] - kinds:
-        found.append(f"{where}: devices {', '.join(sorted(kinds))}, but the records ran on "
-                     f"{', '.join(sorted(recorded['device_kind']))}")
-    return found
-
-
 def read_collection(results_file: Path) -> tuple[str, ...] | None:
     """The case ids a cell was expected to run; None when none was recorded, FormatError when it does not read or
     is another cell's (its cases say nothing of what this cell was to run)."""
@@ -364,12 +259,6 @@ def _document(path: Path, kind: str, newest: int, lowest: int | None = 1) -> dic
 
 
 # --- reading --------------------------------------------------------------------------------------------------------
-
-#: The packages whose versions every record, the freeze and the cell id must agree on.
-IDENTITY = ("jax", "jaxlib", "flax")
-#: A default cell id (harness.host.matrix.default_id): jax<v>-flax<v>-py<minor>[-<backend>], a version built from
-#: a source carrying its build as +<label>.
-_CELL_ID = re.compile(r"jax(?P<jax>[^-]+)-flax(?P<flax>[^-]+)-py(?P<python>\d+\.\d+)(?:-[A-Za-z0-9_.]+)?")
 
 
 @dataclass(frozen=True)
@@ -582,82 +471,3 @@ def _expected(path: Path, records: list[Record], expected: tuple[str, ...] | Non
         return []
     shown = ", ".join(missing[:3]) + (f" (+{len(missing) - 3} more)" if len(missing) > 3 else "")
     return [f"{path}: {len(missing)} of {len(expected)} expected case(s) have no record: {shown}"]
-
-
-# --- identity -------------------------------------------------------------------------------------------------------
-
-
-def cell_id_versions(cell_id: str) -> dict[str, str]:
-    """What a default cell id names: jax, flax (each maybe with '+<label>') and python; {} for a custom id."""
-    found = _CELL_ID.fullmatch(cell_id)
-    return dict(found.groupdict()) if found else {}
-
-
-def freeze_versions(text: str) -> dict[str, str]:
-    """The released versions a freeze pins ('jax==0.9.2'), by package."""
-    found = {}
-    for line in text.split("\n"):
-        name, sep, version = line.strip().partition("==")
-        if sep and name.lower() in IDENTITY:
-            found[name.lower()] = version.strip()
-    return found
-
-
-def _frozen_distributions(path: Path) -> dict[str, str]:
-    """Every 'name==version' a cell's freeze pins, by normalized name ('jax-cuda12-plugin'); {} without a freeze."""
-    try:
-        text = CellFiles.of(path).freeze.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    pins = (line.strip().partition("==") for line in text.split("\n"))
-    return {re.sub(r"[-_.]+", "-", name.strip()).lower(): version.strip() for name, sep, version in pins if sep}
-
-
-def identity_problems(path: Path, cell_id: str, records: Sequence[Record],
-                      done: dict[str, Any] | None, machine: Mapping[str, Any] | None = None) -> list[str]:
-    """One line per disagreement between the cell id, its done marker, its freeze, its machine file and its records
-    on what the cell is (jax, jaxlib, flax, python, a source's build; machine_problems for the stack)."""
-    found = []
-    if done is not None and done.get("cell_id") not in (None, cell_id):
-        found.append(f"{CellFiles.of(path).done}: names cell {done.get('cell_id')!r}, not {cell_id!r}")
-    named = cell_id_versions(cell_id)
-    # What each package is, as the id names it: a release's version, or a source's '<version>+<label>' (its tag).
-    claims: dict[str, str] = {package: named[package] for package in ("jax", "flax") if package in named}
-    freeze_file = CellFiles.of(path).freeze
-    try:
-        text = freeze_file.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        text = None
-    except OSError as error:
-        found.append(f"{freeze_file}: unreadable ({error.strerror or error})")
-        text = None
-    if text is not None:
-        frozen = freeze_versions(text)
-        sources = formats.parse_sources(text)
-        for package, claim in claims.items():
-            source = sources.get(package)
-            if source is not None and source.tag != claim:
-                found.append(f"{freeze_file}: {package} built as {source.tag}, but the cell id names {package} {claim}")
-            elif source is None and package in frozen and frozen[package] != claim:
-                found.append(f"{freeze_file}: {package}=={frozen[package]}, but the cell id names {package} {claim}")
-        claims = {**frozen, **claims}
-    for record in records:
-        where = f"{record.get('source', path)}:{record.get('line', '?')}"
-        if record.get("cell_id") != cell_id:
-            found.append(f"{where}: a record of cell {record.get('cell_id')!r} in {cell_id!r}'s file")
-            break
-        wrong = [f"{package} {record[package]} (the cell is {package} {claims[package]})" for package in IDENTITY
-                 if record.get(package) and package in claims and not _same(record[package], claims[package])]
-        python = record.get("python")
-        if python and "python" in named and ".".join(python.split(".")[:2]) != named["python"]:
-            wrong.append(f"python {python} (the cell is python {named['python']})")
-        if wrong:
-            found.append(f"{where}: the record names {', '.join(wrong)}")
-            break  # one line per cell: the first record that disagrees names it
-    return found + machine_problems(path, cell_id, machine, records, claims)
-
-
-def _same(installed: str, claim: str) -> bool:
-    """Whether an installed version is what the cell names: the same version, or the version of the source build
-    the id names by tag ('0.12.6' of '0.12.6+tree.5a0b5832')."""
-    return installed == claim or claim.startswith(f"{installed}+")

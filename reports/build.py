@@ -14,7 +14,7 @@ from harness.outputs import OutputFileError
 from reports.data.load import load
 from reports.data.longform import write_csv
 from reports.data.tables import build_matrix
-from reports.verdicts import compat, documented
+from reports.verdicts import compat, documented_table
 from reports.verdicts.causes import causes
 from reports.views import changes_csv, compat_files, frontier_render
 from reports.views.html import render_html
@@ -90,7 +90,7 @@ def _build(out_dir: Path, run_ids: Sequence[str] | None, *, all_runs: bool) -> R
     # Causes and verdicts once, for every file that shows them.
     found = causes(matrix.results, matrix.cells)
     verdicts = compat.verdicts(matrix, found)
-    changed = documented.table(matrix.results, matrix.cells, compat.broken(verdicts))
+    changed = documented_table.table(matrix.results, matrix.cells, compat.broken(verdicts))
     # `nox -s frontier` leaves frontier.json in the same folder; its view joins the pages when it is there.
     try:
         measured = frontier_render.load(target)

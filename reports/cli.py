@@ -27,7 +27,7 @@ from harness.vocabulary import COLLECTION_CASE
 from reports.build import build_report, results_dir, writable_report_dir
 from reports.data.load import ResultsError, load
 from reports.data.tables import collapse
-from reports.verdicts import compat, documented
+from reports.verdicts import compat, documented, documented_upgrade
 from reports.verdicts.compare import CompareError, Comparison, compare, parse_ref, refs_runs
 from reports.views.compare_render import render_markdown as render_compare
 from reports.views.compare_render import render_text
@@ -145,7 +145,7 @@ def judge(out: Path, before: str, after: str, cases_from: Path | None = None,
                 print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
     candidate = collapse(records[records["run_id"] == refs_runs([after])[0]])
     repros = write_reproducers(candidate, target, cells)
-    crossed = (documented.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
+    crossed = (documented_upgrade.crossed(records, refs_runs([before, after]), comparison.pairs, declared)
                if declared is not None else "")
     written = outputs.write_atomically(target / outputs.COMPARE_MD, render_compare(
         comparison, {key: str(path) for key, path in repros.items()})
@@ -161,7 +161,7 @@ def compare_main(out: Path, before: str, after: str, cases_from: Path | None = N
     """`--compare`: `verdict`, with the documented changes read from the declarations file `changes_from`; 64 with one
     line on stderr for bad input."""
     try:
-        declared = documented.read_declarations(changes_from) if changes_from is not None else None
+        declared = documented_upgrade.read_declarations(changes_from) if changes_from is not None else None
         return verdict(out, before, after, cases_from, declared)
     except ShardmatrixError as exc:  # ResultsError, CompareError, an unreadable --changes-from
         print(f"{PROG}: error: {exc}", file=sys.stderr)

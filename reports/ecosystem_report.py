@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs
-from reports.verdicts import documented
+from reports.verdicts import documented_upgrade
 from reports.verdicts.ecosystem_judge import grid, group, worst
 from reports.views.ecosystem_render import comment, html_page, page
 
@@ -20,7 +20,7 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     # Any project's declarations will do (the shipped corpus's); one merged from another machine may lack its file.
     # A project names its files relative to the output folder (or absolutely, as summaries before 2026-11-27 did).
     found = [Path(out) / p["changes_from"] for p in projects if p.get("changes_from")]
-    declared = next((documented.read_declarations(path) for path in found if path.is_file()), [])
+    declared = next((documented_upgrade.read_declarations(path) for path in found if path.is_file()), [])
     groups = group(projects, declared)
     rows = grid(projects)
     summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}

@@ -50,7 +50,7 @@ import pandas as pd
 
 from harness import outputs
 from harness.formats import INCONCLUSIVE_EXIT, ShardmatrixError, UsageParser, command
-from harness.results import results_files, run_start
+from harness.runs import results_files, run_start
 from reports.build import results_dir
 from reports.data.load import ResultsError, choose_runs, load
 from reports.data.tables import build_matrix

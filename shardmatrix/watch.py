@@ -28,7 +28,7 @@ from packaging.version import InvalidVersion, Version
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, homes, options
 from harness.host.matrix import Cell
-from harness.results import new_run_id
+from harness.runs import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
 from shardmatrix import watch_files
 from shardmatrix.watch_files import INCONCLUSIVE, UNSAFE, Judgment
@@ -323,13 +323,13 @@ def _joined(*reasons: str) -> str:
 def crossed(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, str],
             candidate: Mapping[str, str], errors: Mapping[str, str]) -> list[dict[str, Any]]:
     """The documented changes of `declared` (upgrade.prepare's, as harness.change.as_rows) that a move from baseline to
-    candidate crosses (reports.verdicts.documented.between: label,
+    candidate crosses (reports.verdicts.documented_upgrade.between: label,
     kind, fix, cases), each with `explains`: the regressed cases (`errors`: case id -> 'Type: message') whose own error
     is that change's (reports.verdicts.documented.explains), never those that merely raise its exception class."""
     # Here, not at the top: the command imports without pandas, so that --help and bad input need none.
-    from reports.verdicts import documented
+    from reports.verdicts import documented, documented_upgrade
 
-    found = documented.between(declared, baseline, candidate)
+    found = documented_upgrade.between(declared, baseline, candidate)
     for entry in found:
         mine = [change for _, change in declared if documented.label(change) == entry["label"]]
         entry["explains"] = sorted(case for case, error in errors.items()

@@ -382,7 +382,7 @@ def test_each_bisect_probes_under_a_run_id_of_its_own_though_nox_shares_one(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Under nox every session (and a watch's every bisect) sees one $SHARDMATRIX_RUN_ID; a probe of a cell already
     # run under it was no cache hit and ran again into the same results file.
-    from harness.results import new_run_id
+    from harness.runs import new_run_id
 
     shared = new_run_id()
     monkeypatch.setenv(options.RUN_ID_ENV, shared)

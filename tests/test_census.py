@@ -125,7 +125,14 @@ def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: P
 def test_a_census_that_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "census.toml"
     path.write_bytes(b"\xff\xfeschema_version = 2\n")
-    with pytest.raises(CensusError, match=r"census\.toml: cannot be read as TOML \('utf-8' codec"):
+    with pytest.raises(CensusError, match=r"census\.toml: not UTF-8 text \(byte 0\)"):
+        read_census(path)
+
+
+def test_a_census_that_is_not_toml_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text("[[report]\n", encoding="utf-8")
+    with pytest.raises(CensusError, match=r"census\.toml: malformed TOML \("):
         read_census(path)
 
 

@@ -21,7 +21,7 @@ from harness.change import (
 )
 from harness.outputs import DECLARATIONS_VERSION
 from harness.vocabulary import CHANGE_KEYS
-from reports.verdicts.documented import read_declarations
+from reports.verdicts.documented_upgrade import read_declarations
 
 MAKE_MESH = {"raises": "ShardingTypeError", "fix": "pass axis_types=", "kind": "default",
              "warned": "jax>=0.8.1,<0.9.0"}

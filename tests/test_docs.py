@@ -20,7 +20,7 @@ from harness.cell import known
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
 from harness.tools import pins, upgrade
-from reports.verdicts import compat, documented
+from reports.verdicts import compat, documented, documented_table
 from reports.views.present import VERDICTS, label
 from shardmatrix import frontier_report
 
@@ -79,7 +79,7 @@ def test_every_change_kind_appears_with_its_wording() -> None:
 def test_the_file_column_lists_are_the_code_s_own() -> None:
     assert hooks.compat_columns() == ", ".join(f"`{name}`" for name in compat.COLUMNS)
     assert "`sources`" in hooks.compat_columns()
-    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented.COLUMNS)
+    assert hooks.changes_columns() == ", ".join(f"`{name}`" for name in documented_table.COLUMNS)
     assert hooks.frontier_columns() == ", ".join(f"`{name}`" for name in frontier_report.COLUMNS)
     assert hooks.frontier_case_columns() == ", ".join(f"`{name}`" for name in frontier_report.CASE_COLUMNS)
     fields = hooks.record_fields()
@@ -544,3 +544,26 @@ def test_the_replays_are_shown_beside_each_projects_fix_and_a_row_the_stored_run
     with pytest.raises(hooks.DocsError, match=r"ecosystem-jax0.5.1 penzai: says UNSAFE, flagged and fixed; the "
                                               r"stored run says SAFE"):
         hooks.ecosystem_fixes()
+
+
+SHORT_RUN = {"file": "f.json", "date": "2026-11-27", "commit": "abc1234", "machine": "a laptop",
+             "command": "nox -s ranges -- --budget 40"}
+
+
+def test_a_short_provenance_stays_one_italic_line() -> None:
+    said = hooks.provenance(SHORT_RUN)
+    assert "\n" not in said and "<details" not in said
+    assert said.startswith("*Generated from `docs/data/f.json`: `nox -s ranges -- --budget 40` on 2026-11-27")
+
+
+def test_a_long_provenance_folds_its_command_and_note_so_the_page_opens_with_where_it_came_from() -> None:
+    run = {**SHORT_RUN, "note": "why " * hooks.PROVENANCE_INLINE_CHARS}
+    first, _, rest = hooks.provenance(run).partition("\n\n")
+    assert first == "*Generated from `docs/data/f.json` on 2026-11-27.*"
+    assert rest.startswith(f'<details markdown="1">\n<summary>{hooks.PROVENANCE_SUMMARY}</summary>')
+    assert "Commit `abc1234`, on a laptop: `nox -s ranges -- --budget 40`" in rest and rest.endswith("</details>")
+
+
+def test_the_stored_range_check_folds_its_provenance_before_the_census_tables() -> None:
+    shown = hooks.census()
+    assert shown.index("</details>") < shown.index("### ")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from e2e_support import copied_project, nox
 
-from harness.results import results_files
+from harness.runs import results_files
 
 FIXTURE = Path(__file__).resolve().parent / "owncount_project"
 MESH_TEST = "test_line::test_rows_split_over_the_line"

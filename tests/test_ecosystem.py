@@ -662,7 +662,7 @@ HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.
     ('{HEAD, "projects": [{"name": "alpha"}]}', r"project 1 does not name its project, its verdict"),
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
      r"project 1 does not name .* its causes' signatures"),
-    ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not JSON"),  # cut short
+    ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not valid JSON"),  # cut short
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"

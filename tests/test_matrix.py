@@ -151,3 +151,10 @@ def test_with_adds_requirements_to_every_cell_and_a_bad_one_is_refused() -> None
         matrix.parse('with = ["optax=>1"]\n' + GOOD)
     with pytest.raises(matrix.MatrixError, match="with must be a list"):
         matrix.parse('with = "optax"\n' + GOOD)
+
+
+def test_a_matrix_file_that_is_not_text_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "matrix.toml"
+    path.write_bytes(b"\xff\xfe[[cell]]\n")
+    with pytest.raises(matrix.MatrixError, match=r"matrix\.toml: not UTF-8 text \(byte 0\)$"):
+        matrix.load(path)

@@ -116,7 +116,7 @@ def test_a_json_list_of_rows_is_versioned_row_by_row(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("content", "why"), [
     (b"\xff\xfe{", r"compat list is not UTF-8 text \(byte 0\)"),
-    (b"[{", r"compat list is not JSON"),
+    (b"[{", r"compat list is not valid JSON"),
     (b'{"key": 1}', r"compat list is a JSON dict, not a list of rows"),
     (b"[1]", r"compat list: row 1 is not an object"),
 ])
@@ -174,7 +174,7 @@ def test_a_release_whose_parts_are_of_another_shape_is_refused(tmp_path: Path, f
     ("[]", "frontier is a JSON list, not an object"),
     ('{"schema_version": 3, "jax": [], "releases": {}}', "frontier without its `jax` and `releases` lists"),
     ('{"schema_version": 2, "jax": [], "releases": [{"flax": 1}]}', "frontier release 1 is not a flax release"),
-    ("{", "frontier is not JSON"),
+    ("{", "frontier is not valid JSON"),
 ])
 def test_a_frontier_that_is_not_one_is_refused_in_one_line(tmp_path: Path, content: str, why: str) -> None:
     path = tmp_path / "frontier.json"

@@ -156,6 +156,13 @@ def test_a_project_file_of_bytes_is_refused_in_one_line_naming_it(tmp_path: Path
         project.load(tmp_path).testpaths()
 
 
+def test_a_malformed_pyproject_is_refused_in_one_line_naming_it_a_good_one_loads(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project\n", encoding="utf-8")
+    with pytest.raises(project.ProjectError, match=r"pyproject\.toml: malformed TOML \("):
+        project.load(tmp_path).testpaths()
+
+
 def test_a_project_of_text_files_loads(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (tmp_path / "setup.cfg").write_text("[tool:pytest]\ntestpaths = tests\n", encoding="utf-8")

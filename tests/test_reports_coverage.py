@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 from record_factory import matrix_of, record
 
-from harness.results import read_cell, results_files
+from harness.results import read_cell
+from harness.runs import results_files
 from reports.data.load import cells_frame, records_frame
 from reports.data.tables import Matrix, build_matrix
 from reports.verdicts import compat

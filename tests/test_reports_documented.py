@@ -9,16 +9,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 import record_factory as factory
 from record_factory import collected, matrix_of
 
-from harness.outputs import OutputFileError
 from reports.cli import main
 from reports.data.load import records_frame
 from reports.data.tables import Matrix
-from reports.verdicts import compat, documented
+from reports.verdicts import compat, documented, documented_upgrade
 from reports.views.html import render_html
 from reports.views.markdown import render_markdown
 from reports.views.verdict_text import describe
@@ -35,14 +33,10 @@ VALUE = {"since": None, "what": ".value is deprecated", "raises": [], "warned": 
          "kind": "deprecation"}
 
 
-
-
 def failed(jax: str, error_type: str = "ShardingTypeError", change: dict[str, Any] | None = None,
            **fields: Any) -> dict[str, Any]:
     return record(jax, status="failed", error_type=error_type, error_message="boom", change=change or MAKE_MESH,
                   **fields)
-
-
 
 
 # --- one result, in pairs ----------------------------------------------------------------------------------------
@@ -144,10 +138,10 @@ def test_a_warning_two_changes_declare_is_taken_as_the_earliest_change_it_preced
 
 def test_an_upgrade_into_a_changes_warning_crosses_it_as_a_warning_and_one_within_it_does_not() -> None:
     declared = [("gathers_user::test_lookup", MAKE_MESH_WARNS)]
-    [entry] = documented.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
+    [entry] = documented_upgrade.between(declared, {"jax": "0.8.0"}, {"jax": "0.8.1"})
     assert (entry["label"], entry["kind"]) == ("jax 0.9.0: make_mesh makes Explicit axes", "changed default; it warns "
                                                "from jax 0.8.1, an error where warnings are errors")
-    assert documented.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
+    assert documented_upgrade.between(declared, {"jax": "0.8.1"}, {"jax": "0.8.3"}) == []
 
 
 def compare_with_declarations(out: Path, jax: tuple[str, str], records_of: Callable[[str, str], list[dict[str, Any]]],
@@ -218,7 +212,7 @@ def test_a_warning_several_changes_of_one_release_declare_names_what_they_share_
     [adopted] = documented.adopt(frame, [("g::t", gather), ("c::t", constraint)])["change"].tolist()
     assert documented.label(adopted) == "jax 0.9.0: make_mesh makes Explicit axes"
     assert adopted[documented.ANNOUNCES] == [documented.label(gather), documented.label(constraint)]
-    assert documented._carriers(frame.assign(change=[adopted])) == {
+    assert documented_upgrade._carriers(frame.assign(change=[adopted])) == {
         documented.label(gather): ["test_sharding::test_shard"],
         documented.label(constraint): ["test_sharding::test_shard"]}
 
@@ -291,7 +285,7 @@ def test_release_and_label_name_the_lower_bound_or_else_the_whole_range() -> Non
     assert documented.label(WRT) == "flax 0.11.0: Optimizer needs wrt="
 
 
-# --- the Changes view ---------------------------------------------------------------------------------------------
+# --- shared with the tests of documented_table and documented_upgrade ---------------------------------------
 
 
 def changes_matrix() -> Matrix:
@@ -309,85 +303,8 @@ def changes_matrix() -> Matrix:
     )
 
 
-def test_the_changes_view_has_one_row_per_change_with_its_cells() -> None:
-    matrix = changes_matrix()
-    table = documented.table(matrix.results, matrix.cells)
-    key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
-    rows = {row["what"]: row for row in table.to_dict("records")}
-    assert list(table["release"]) == ["0.9.0", "0.11.0", "0.12.1"]  # jax first, then flax, by release
-    mesh = rows["make_mesh makes Explicit axes"]
-    assert mesh["kind"] == "changed default" and mesh["fix"] == "pass axis_types="
-    assert mesh["cells_warned"] == [key["jax0.8.1-flax0.12.8-py3.11"], key["jax0.8.3-flax0.12.8-py3.11"]]
-    assert mesh["last_passing"] == key["jax0.8.3-flax0.12.8-py3.11"]
-    assert mesh["first_failing"] == key["jax0.9.2-flax0.12.8-py3.11"]
-    assert mesh["unexpected"] == [key["jax0.12.0.1-flax0.12.8-py3.11"]] and mesh["stale"] == []
-    wrt = rows["Optimizer needs wrt="]
-    assert wrt["last_passing"] == key["jax0.8.3-flax0.10.7-py3.11"]
-    assert wrt["first_failing"] == key["jax0.10.2-flax0.11.2-py3.11"]
-    assert wrt["stale"] == [key["jax0.10.2-flax0.12.8-py3.11"]]
-    value = rows[".value is deprecated"]
-    assert value["kind"] == "deprecated, not removed yet" and value["first_failing"] == ""
-    assert value["cells_warned"] == [key["jax0.10.2-flax0.12.8-py3.11"]]
-
-
-def test_a_failure_in_a_broken_cell_is_not_called_unexpected() -> None:
-    """Where nothing works (the compatibility verdict is broken), a failure says nothing of one change."""
-    matrix = changes_matrix()
-    key = {cell: key for key, cell in matrix.cells["cell_id"].items()}
-    broken = key["jax0.12.0.1-flax0.12.8-py3.11"]
-    table = documented.table(matrix.results, matrix.cells, {broken})
-    mesh = next(row for row in table.to_dict("records") if row["what"] == "make_mesh makes Explicit axes")
-    assert mesh["unexpected"] == [] and mesh["first_failing"] == key["jax0.9.2-flax0.12.8-py3.11"]
-    assert compat.broken(pd.DataFrame({"key": [broken, "x"], "verdict": [compat.BROKEN, compat.PARTIAL]})) == {broken}
-
-
-def test_records_without_declarations_make_no_changes_view() -> None:
-    matrix = matrix_of(record(), record("0.8.3", status="failed", error_type="TypeError"))
-    assert documented.table(matrix.results, matrix.cells).empty
-
-
-# --- between a baseline and a candidate ------------------------------------------------------------------------
-
-
 DECLARED = [("gathers_user::test_a", MAKE_MESH), ("gathers_user::test_b", MAKE_MESH), ("merge_user::test_w", WRT),
             ("merge_user::test_v", VALUE)]
-
-
-def test_an_upgrade_crosses_the_changes_whose_range_starts_after_the_baseline_up_to_the_candidate() -> None:
-    crossed = documented.between(DECLARED, {"jax": "0.8.3", "flax": "0.10.7"}, {"jax": "0.9.0", "flax": "0.12.1"})
-    assert [entry["label"] for entry in crossed] == ["jax 0.9.0: make_mesh makes Explicit axes",
-                                                     "flax 0.11.0: Optimizer needs wrt=",
-                                                     "flax 0.12.1: .value is deprecated"]
-    assert crossed[0]["cases"] == ["gathers_user::test_a", "gathers_user::test_b"]
-    assert crossed[0]["fix"] == "pass axis_types="
-
-
-def test_an_upgrade_that_stays_on_one_side_of_every_change_crosses_none() -> None:
-    assert documented.between(DECLARED, {"jax": "0.9.0", "flax": "0.12.1"}, {"jax": "0.10.2", "flax": "0.12.8"}) == []
-    text = documented.between_text([], "b", "c")
-    assert text == "Documented changes between baseline b and candidate c: none declared."
-
-
-def test_the_crossed_changes_read_as_one_line_each() -> None:
-    crossed = documented.between(DECLARED, {"jax": "0.8.3", "flax": "0.12.8"}, {"jax": "0.9.2", "flax": "0.12.8"})
-    text = documented.between_text(crossed, "jax0.8.3", "jax0.9.2")
-    assert text.splitlines() == [
-        "Documented changes between baseline jax0.8.3 and candidate jax0.9.2 (1; your code may hit them even where "
-        "your cases pass):",
-        "- jax 0.9.0: make_mesh makes Explicit axes (changed default). Fix: pass axis_types=. Cases: "
-        "gathers_user::test_a, gathers_user::test_b"]
-
-
-def test_a_declarations_file_reads_back_and_a_bad_one_is_named(tmp_path: Path) -> None:
-    path = tmp_path / "changes.json"
-    path.write_text(json.dumps({"schema_version": 1, "changes": [{"case_id": "m::t", "change": WRT}]}))
-    assert documented.read_declarations(path) == [("m::t", WRT)]
-    path.write_text(json.dumps({"schema_version": 9, "changes": []}))
-    with pytest.raises(OutputFileError, match=r"declarations file schema 9 is newer than this reader knows \(1\)"):
-        documented.read_declarations(path)
-    path.write_text("{")
-    with pytest.raises(OutputFileError, match=r"changes\.json: declarations file is not JSON"):
-        documented.read_declarations(path)
 
 
 # --- as matrix.md and matrix.html show it ---------------------------------------------------------------------

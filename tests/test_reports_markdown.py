@@ -7,23 +7,15 @@ from functools import partial
 
 import record_factory as factory
 from record_factory import matrix_of
+from test_reports_gfm import HOSTILE, cells_of, unescape
 
-from reports.views.markdown import code, escape, render_markdown, table
+from reports.views.gfm import escape
+from reports.views.markdown import render_markdown
 from reports.views.present import VERDICTS
 
 RUN = "20261121T084500Z-ab12"
 #: This file's records: the factory's, with what its tests read set.
 record = partial(factory.record, device_kind="cpu")
-HOSTILE = "<script>alert(1)</script> | pipe\nnew line `tick` ``two`` *star* _under_ [x](y) &amp; $x$ ~~s~~ \\"
-
-
-
-
-
-
-def cells_of(row: str) -> list[str]:
-    """Split a GFM table row the way GitHub does: on every pipe not escaped by a backslash."""
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
 
 
 def table_rows(markdown: str) -> list[list[str]]:
@@ -33,41 +25,6 @@ def table_rows(markdown: str) -> list[list[str]]:
 def outside_code(text: str) -> str:
     """`text` with its code spans removed: inside one, `<script>` is literal text already."""
     return re.sub(r"(?<![`\\])(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
-
-
-def unescape(text: str) -> str:
-    """What CommonMark shows for backslash-escaped plain text."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
-
-
-# --- escaping -------------------------------------------------------------------------------------------------
-
-
-def test_plain_text_is_left_readable() -> None:
-    assert escape("jax0.4.38-flax0.10.2-py3.12: ValueError (x)") == "jax0.4.38-flax0.10.2-py3.12: ValueError (x)"
-
-
-def test_hostile_text_is_one_escaped_line_that_reads_back_the_same() -> None:
-    escaped = escape(HOSTILE)
-    assert "\n" not in escaped
-    assert len(cells_of(f"| {escaped} |")) == 1
-    assert re.search(r"(?<!\\)[<|`*_\[\]&$~]", escaped) is None
-    assert unescape(escaped) == " ".join(HOSTILE.splitlines())
-
-
-def test_code_span_of_plain_text_is_a_single_backtick_span() -> None:
-    assert code("fam::test_a[x]") == "`fam::test_a[x]`"
-    assert code("") == ""
-
-
-def test_code_span_outlasts_the_backticks_and_pipes_inside_it() -> None:
-    span = code("a ``b`` | c`")
-    assert span == "``` a ``b`` \\| c` ```"
-    assert len(cells_of(f"| {span} |")) == 1
-
-
-def test_table_has_a_rule_row_with_alignments() -> None:
-    assert table(["a", "b"], [["1", "2"]], ["l", "c"]).splitlines() == ["| a | b |", "|:--|:-:|", "| 1 | 2 |"]
 
 
 # --- the document ---------------------------------------------------------------------------------------------

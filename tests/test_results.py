@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -41,21 +40,6 @@ def test_the_writer_flushes_each_line_and_the_reader_reads_what_it_wrote(tmp_pat
     writer.write(cellrecord.make_record(case_id="m::a", status="passed", error_message="line\u2028break\x85next"))
     assert results.recorded_case_ids(path) == {"m::a"}  # before close: flushed
     writer.close()
-
-
-def test_run_ids_sort_chronologically_and_other_names_are_not_runs() -> None:
-    early = results.new_run_id(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
-    assert early.startswith("20260102T030405Z-") and results.is_run_id(early)
-    assert not results.is_run_id("kept-good-baseline") and not results.is_run_id("20261399T000000Z-aaaa")
-
-
-def test_runs_are_ordered_by_their_start_and_other_folders_ignored_with_a_note(tmp_path: Path) -> None:
-    for run in ("20261122T000000Z-bbbb", "kept-good-baseline", "20261121T000000Z-zzzz"):
-        (tmp_path / run).mkdir()
-        (tmp_path / run / "c.jsonl").write_text("")
-    found = results.list_runs(tmp_path)
-    assert found.ids == ("20261121T000000Z-zzzz", "20261122T000000Z-bbbb")
-    assert found.ignored == ("kept-good-baseline",) and "not a run" in found.notes[0]
 
 
 # --- the reading accounts for everything ----------------------------------------------------------------------------
@@ -180,12 +164,6 @@ def test_a_done_marker_naming_another_cell_makes_it_unusable(tmp_path: Path) -> 
     assert "names cell 'jax0.9.2-flax0.12.8-py3.11'" in results.read_cell(path).mismatches[0]
 
 
-def test_a_custom_cell_id_names_no_versions_to_check() -> None:
-    assert results.cell_id_versions("mine") == {}
-    assert results.cell_id_versions("jax0.9.2-flax0.12.6+tree.5a0b-py3.11-cuda12") == {
-        "jax": "0.9.2", "flax": "0.12.6+tree.5a0b", "python": "3.11"}
-
-
 # --- the collection -------------------------------------------------------------------------------------------------
 
 
@@ -217,7 +195,7 @@ def test_the_results_module_imports_nothing_but_the_standard_library_and_its_sib
     found |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
                                                                  "dataclasses", "datetime", "pathlib", "typing"}} \
-        == {"harness", "harness.cellrecord", "harness.vocabulary"}
+        == {"harness", "harness.cellidentity", "harness.cellrecord", "harness.runs", "harness.vocabulary"}
 
 
 def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:

@@ -116,7 +116,7 @@ def test_an_interrupted_candidate_makes_the_upgrade_inconclusive(
     # The candidate's cell stops part way: what it recorded passed, but it has no done marker, so the comparison
     # must not answer SAFE (before, adhoc dropped the return code and nothing marked the cell unfinished).
     from reports.cli import verdict
-    from reports.verdicts.documented import read_declarations
+    from reports.verdicts.documented_upgrade import read_declarations
 
     def run(cell: Cell, venv: Path, job: Job) -> int:
         made = record(cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib)

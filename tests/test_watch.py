@@ -538,7 +538,8 @@ def test_a_documented_change_explains_a_regression_by_its_own_error_not_by_its_e
 
 
 def test_the_tests_judged_leave_out_what_either_side_could_not_judge() -> None:
-    from reports.verdicts.compare import COLUMNS, Comparison
+    from reports.verdicts.compare import Comparison
+    from reports.verdicts.compare_tables import COLUMNS
 
     def table(*cases: str) -> Any:
         import pandas as pd

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from harness.cellrecord import CellFiles, read_done
 from harness.formats import FormatError
-from harness.results import copy_records, run_start
+from harness.results import copy_records
+from harness.runs import run_start
 
 HARNESS = Path(__file__).resolve().parents[1]
 

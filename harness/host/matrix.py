@@ -10,20 +10,15 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.formats import ShardmatrixError
-from harness.host import runtimes
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the host runs nox on 3.11+ in CI
-    import tomli as tomllib
-
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
+
+from harness import formats
+from harness.formats import ShardmatrixError
+from harness.host import runtimes
 
 PINNED = ("jax", "jaxlib", "flax")
 REQUIRED = (*PINNED, "python")
@@ -124,21 +119,12 @@ def default_id(jax: str, flax: str, python: str, backend: str = "cpu") -> str:
 def load(path: Path) -> list[Cell]:
     """Read and validate a matrix file; raise MatrixError naming the culprit."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise MatrixError(f"{path}: matrix file is not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise MatrixError(f"{path}: cannot read matrix file ({exc.strerror})") from None
-    return parse(text, str(path))
+    return parse(formats.read_text(path, MatrixError), str(path))
 
 
 def parse(text: str, source: str = "matrix.toml") -> list[Cell]:
     """Validate matrix TOML text into cells."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(f"{source}: malformed TOML: {exc}") from None
+    data = formats.parse_toml(text, Path(source), MatrixError)
     unknown_top = set(data) - set(TOP_LEVEL)
     if unknown_top:
         raise MatrixError(f"{source}: unknown top-level key {sorted(unknown_top)[0]!r} (expected [[cell]] tables "

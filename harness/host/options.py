@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from harness.formats import ShardmatrixError
 from harness.host import homes
-from harness.results import is_run_id, new_run_id
+from harness.runs import is_run_id, new_run_id
 
 BUILTIN = "builtin"
 RUN_ID_ENV = "SHARDMATRIX_RUN_ID"

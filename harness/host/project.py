@@ -13,23 +13,18 @@ from __future__ import annotations
 import configparser
 import hashlib
 import subprocess
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the host runs nox on 3.11+
-    import tomli as tomllib
-
 from packaging.requirements import InvalidRequirement, Requirement
 
+from harness import formats
 from harness.formats import ShardmatrixError
 from harness.host.matrix import PINNED
 from harness.host.uv import installer_message, stale_reason, uv_command
-from harness.results import is_run_id
+from harness.runs import is_run_id
 from harness.vocabulary import COLLECTION_CASE, ERROR, FAILED
 
 #: Lockfiles, in the order a project's own tools would trust them.
@@ -366,10 +361,8 @@ def _text(path: Path) -> str:
 
 
 def _toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise ProjectError(f"{path}: {exc}") from None
+    """A project's TOML file (harness.formats reads it); ProjectError naming it when it cannot be read or parsed."""
+    return formats.read_toml(path, ProjectError)
 
 
 def _ini(path: Path) -> configparser.ConfigParser:

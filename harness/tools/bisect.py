@@ -31,7 +31,8 @@ from harness import vocabulary
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, homes, options
 from harness.host.matrix import Cell
-from harness.results import CellReading, new_run_id, read_cell
+from harness.results import CellReading, read_cell
+from harness.runs import new_run_id
 from harness.tools import index, pins
 
 #: A probe's status when its cell wrote no record of the case, or stopped before it finished: it cannot be

@@ -17,9 +17,10 @@ import pandas as pd
 
 from harness.cellrecord import FIELDS, CellFiles, Record
 from harness.formats import FormatError, ShardmatrixError, Source
-from harness.results import CellReading, Runs, read_cell, results_files, run_start
-from harness.results import list_runs as find_runs
+from harness.results import CellReading, read_cell
 from harness.results import read_sources as read_freeze_sources
+from harness.runs import Runs, results_files, run_start
+from harness.runs import list_runs as find_runs
 from reports.data.text import relative_paths
 
 #: Where each record came from, so "the last record of a case" means the last one in file order.
@@ -48,7 +49,7 @@ def list_runs(results_root: Path) -> list[str]:
 
 
 def runs(results_root: Path) -> Runs:
-    """The runs under `results_root` and the folders that are not runs (harness.results.list_runs)."""
+    """The runs under `results_root` and the folders that are not runs (harness.runs.list_runs)."""
     return find_runs(Path(results_root))
 
 

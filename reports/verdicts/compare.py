@@ -50,19 +50,17 @@ listed but does not decide: newly deprecated (a clean pass now warns), newly not
 (a non-pass now passes), and timing changes beyond noise. Regressions are grouped by root cause
 (reports/verdicts/causes.py), as the report groups its problems.
 
-Timing noise threshold: a case is slower when its median duration grew by more than TIME_RATIO times *and*
-by more than TIME_DELTA_S seconds (both, so tiny cases do not flag on jitter and long ones on small drifts).
+The join of two cells' cases is reports.verdicts.compare_join's; the finding tables, what each side shows in them
+and the timing noise threshold are reports.verdicts.compare_tables'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 
-from harness.cellrecord import CONFLICTING
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
 from harness.vocabulary import (
     ABSENT,
@@ -75,14 +73,20 @@ from harness.vocabulary import (
     UNKNOWN,
     XFAILED,
     is_out_of_memory,
-    is_passing,
     is_strict_xpass,
-    status_class,
 )
-from reports.data.statuses import attempts_text
 from reports.data.tables import cell_table, collapse
-from reports.data.text import first_line
 from reports.verdicts.causes import causes
+from reports.verdicts.compare_join import module_of, side_by_side
+from reports.verdicts.compare_tables import (
+    COLUMNS,
+    answer_class,
+    flaky_table,
+    passed_clean,
+    pick,
+    timing,
+    warned,
+)
 from reports.verdicts.unjudged import (
     CONFLICT,
     MISSING,
@@ -96,18 +100,9 @@ from reports.verdicts.unjudged import (
     unreadable_reason,
 )
 
-TIME_RATIO = 1.5
-TIME_DELTA_S = 0.05
-
 SAFE, UNSAFE, INCONCLUSIVE = "SAFE", "UNSAFE", "INCONCLUSIVE"
 #: The exit code of each verdict.
 EXIT_CODES: dict[str, int] = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
-
-#: The columns of every finding table.
-COLUMNS: list[str] = ["baseline", "candidate", "case_id", "before", "after", "detail"]
-TIMING_COLUMNS: list[str] = [
-    "baseline", "candidate", "case_id", "before_s", "after_s", "ratio", "compile_ratio", "execute_ratio", "slower",
-]
 
 
 class CompareError(ShardmatrixError, ValueError):
@@ -244,8 +239,8 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     pairs, unpaired = pair_cells(known, side_a, side_b, by_id=by_id)
     finished = _finished(cells)
     results = collapse(records)
-    both = _side_by_side(results, pairs, side_a[0], side_b[0], finished)
-    a_class, b_class = both["status_a"].map(_class), both["status_b"].map(_class)
+    both = side_by_side(results, pairs, side_a[0], side_b[0], finished)
+    a_class, b_class = both["status_a"].map(answer_class), both["status_b"].map(answer_class)
     was_passing = a_class == PASSING
     regressed = (was_passing & (b_class == BROKEN) | _strict_xpassed(both)) & ~_starved(both)
     # A case the candidate's devices left out says nothing of its code: never a removal, but left out (below).
@@ -272,19 +267,19 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         short=_short_on_both_sides(both, a_class, b_class),
         one_sided=_one_sided(both, left_out, a_class),
         # A failure that became not applicable is listed as newly not applicable already.
-        left_out=_pick(both, left_out & (a_class != BROKEN), side=None),
+        left_out=pick(both, left_out & (a_class != BROKEN), side=None),
         pairs=pairs,
-        regressions=_pick(both, regressed),
-        removed=_pick(both, removed),
-        deprecated=_pick(both, _passed_clean(both, "_a") & (b_class == PASSING)
-                         & both["warnings_b"].map(_warned).astype(bool)),
-        not_applicable=_pick(both, other & (b_class == ABSENT)),
-        fixed=_pick(both, other & (b_class == PASSING)),
+        regressions=pick(both, regressed),
+        removed=pick(both, removed),
+        deprecated=pick(both, passed_clean(both, "_a") & (b_class == PASSING)
+                         & both["warnings_b"].map(warned).astype(bool)),
+        not_applicable=pick(both, other & (b_class == ABSENT)),
+        fixed=pick(both, other & (b_class == PASSING)),
         timing=timing(both),
-        missing=_pick(both, missing),
-        unjudged=_pick(both, unjudged, side=None),
-        unrun=_pick(both, unrun, side=None),
-        flaky=_flaky(both, flaky_a | flaky_b, flaky_a, flaky_b),
+        missing=pick(both, missing),
+        unjudged=pick(both, unjudged, side=None),
+        unrun=pick(both, unrun, side=None),
+        flaky=flaky_table(both, flaky_a | flaky_b, flaky_a, flaky_b),
         causes=cause_rows,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
@@ -306,25 +301,6 @@ def _compared(pairs: list[tuple[str, str]], run_a: str, run_b: str) -> list[tupl
     """Every (run, cell) a comparison reads: each baseline cell of `run_a`, then each candidate cell of `run_b`."""
     return [(run, cell) for run, side in ((run_a, 0), (run_b, 1))
             for cell in dict.fromkeys(pair[side] for pair in pairs)]
-
-
-def _side_by_side(results: pd.DataFrame, pairs: list[tuple[str, str]], run_a: str, run_b: str,
-                  finished: set[tuple[str, str]]) -> pd.DataFrame:
-    """One row per case of each pair of cells: the baseline's columns suffixed `_a`, the candidate's `_b`, the pair's
-    cell ids (`baseline`, `candidate`) and whether both cells finished (`complete`)."""
-    frames = []
-    # No pair at all (two runs that share no cell, by id) still makes the tables, empty.
-    for cell_a, cell_b in pairs or [("", "")]:
-        a = results[(results["run_id"] == run_a) & (results["cell_id"] == cell_a)].set_index("case_id")
-        b = results[(results["run_id"] == run_b) & (results["cell_id"] == cell_b)].set_index("case_id")
-        a, b = _by_module(a, b), _by_module(b, a)
-        a, b = _by_test(a, b), _by_test(b, a)
-        a, b = _without_unselected_modules(a, b), _without_unselected_modules(b, a)
-        joined = a.merge(b, how="outer", left_index=True, right_index=True, suffixes=("_a", "_b"))
-        joined["baseline"], joined["candidate"] = cell_a, cell_b
-        joined["complete"] = (run_a, cell_a) in finished and (run_b, cell_b) in finished
-        frames.append(joined.rename_axis("case_id").reset_index())
-    return pd.concat(frames, ignore_index=True)
 
 
 def _starved(both: pd.DataFrame) -> pd.Series:
@@ -406,70 +382,6 @@ def _unaccounted(cells: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
         cells["run_id"], cells["cell_id"], cells["unaccounted"], strict=True) if isinstance(found, list) and found}
 
 
-#: What the finding tables show for that side ("absent" would read as not applicable).
-NOT_RECORDED = "(not recorded)"
-
-
-def _module(case_id: str) -> str:
-    return case_id.partition("::")[0]
-
-
-def _by_module(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
-    """`mine` (case_id-indexed) where a module that did not import (its `mod::<collection>` record) answers for
-    the cases of that module recorded only in `theirs` (a class-based module's `mod::Class::test_x`): each gets a
-    copy of the collection record, which then stands for them and is dropped. So a candidate module that no longer
-    imports is a regression of the baseline's passing cases, and a baseline's is `error` there (not judged)."""
-    failed = [case for case in mine.index if case.endswith(f"::{COLLECTION_CASE}") and not is_passing(
-        mine.at[case, "status"])]
-    answered: dict[str, str] = {}
-    for collection in failed:
-        for case in theirs.index:
-            if _module(case) == _module(collection) and case not in mine.index:
-                answered[case] = collection
-    if not answered:
-        return mine
-    copies = mine.loc[list(answered.values())].set_axis(pd.Index(list(answered), name=mine.index.name))
-    return pd.concat([mine.drop(index=list(set(answered.values()))), copies])
-
-
-def _by_test(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
-    """`mine` where a record of a test without parameters (`mod::test_x`) answers for that test's parameterized cases
-    recorded only in `theirs` (`mod::test_x[lm]`): each gets a copy, which then stands for them, and the plain one is
-    dropped. pytest records a test one way or the other, never both; a plain id beside the other side's parameters is
-    one the host wrote for a cell whose pytest could not run (harness/host/unreported.py reads tests from source,
-    where parameters are unseen: a conftest that stopped pytest, a cell not built, a process that died)."""
-    plain = {case for case in mine.index if "[" not in case}
-    answered = {case: case.split("[")[0] for case in theirs.index
-                if "[" in case and case.split("[")[0] in plain and case not in mine.index}
-    if not answered:
-        return mine
-    copies = mine.loc[list(answered.values())].set_axis(pd.Index(list(answered), name=mine.index.name))
-    return pd.concat([mine.drop(index=list(set(answered.values()))), copies])
-
-
-def _without_unselected_modules(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
-    """`mine` less the collection errors (`mod::<collection>`) of modules of which `theirs` recorded nothing: no test
-    of such a module was selected there (`-k` imports every module and leaves all of one's tests out: optax's), so
-    its failing to import here loses no test the other side ran, and asks for no answer. A module with a test
-    recorded on the other side keeps its error (`_by_module` made it that test's answer)."""
-    modules = {_module(case) for case in theirs.index}
-    unselected = [case for case in mine.index
-                  if case.endswith(f"::{COLLECTION_CASE}") and _module(case) not in modules]
-    return mine.drop(index=unselected) if len(theirs) and unselected else mine
-
-
-def _class(status: object) -> str:
-    """A status's class (harness.vocabulary); a side the outer join left empty is MISSING, not UNKNOWN."""
-    if status == CONFLICTING:
-        return CONFLICT
-    return status_class(status) if isinstance(status, str) else MISSING
-
-
-def _unanswered(status: object) -> bool:
-    """Whether a side's status is no answer for the case (module docstring): `error` or a class in NO_ANSWER."""
-    return status == ERROR or _class(status) in NO_ANSWER
-
-
 def _flag(both: pd.DataFrame, name: str) -> pd.Series:
     """A boolean column of the join, False where the side was not recorded."""
     return both[name].eq(True).astype(bool)
@@ -479,90 +391,16 @@ def regression_causes(candidate: pd.DataFrame, regressed: pd.DataFrame) -> tuple
     """The regressions grouped by root cause over the candidate's cells (reports.verdicts.causes), and those cells."""
     cells = cell_table(candidate) if len(candidate) else pd.DataFrame(columns=["run_id", "cell_id", "jax", "flax"])
     key_of = {cell: key for key, cell in zip(cells.index, cells["cell_id"], strict=True)}
-    # A module that did not import regressed each of its cases through its one collection record (_by_module), and a
-    # test's record without parameters each of its parameterized cases (_by_test).
+    # A module that did not import regressed each of its cases through its one collection record (by_module), and a
+    # test's record without parameters each of its parameterized cases (by_test).
     at = {pair: number for number, pair in enumerate(zip(candidate["cell_id"], candidate["case_id"], strict=True))}
     picked = [(at.get((cell, case), at.get((cell, case.split("[")[0]),
-                                           at.get((cell, f"{_module(case)}::{COLLECTION_CASE}")))), case)
+                                           at.get((cell, f"{module_of(case)}::{COLLECTION_CASE}")))), case)
               for cell, case in zip(regressed["candidate"], regressed["case_id"], strict=True)]
     found = [(number, case) for number, case in picked if number is not None]
     rows = candidate.iloc[[number for number, _ in found]].assign(case_id=[case for _, case in found])
     rows = rows.assign(key=rows["cell_id"].map(key_of))
     return causes(rows, cells), cells
-
-
-def _warned(found: object) -> bool:
-    return isinstance(found, list) and len(found) > 0
-
-
-def _passed_clean(both: pd.DataFrame, side: str) -> pd.Series:
-    return _passing(both[f"status{side}"]) & ~both[f"warnings{side}"].map(_warned).astype(bool)
-
-
-def _passing(statuses: pd.Series) -> pd.Series:
-    # astype: map() of an empty column keeps the column's dtype, which `&` refuses.
-    return statuses.map(is_passing).astype(bool)
-
-
-def _pick(both: pd.DataFrame, mask: pd.Series, side: str | None = "_b") -> pd.DataFrame:
-    """The finding table of the masked cases; `detail` is that side's error, warning or reason (None: the side
-    without an answer, the baseline's when both lack one)."""
-    rows = both[mask.fillna(False).astype(bool)]
-    return pd.DataFrame({
-        "baseline": rows["baseline"],
-        "candidate": rows["candidate"],
-        "case_id": rows["case_id"],
-        "before": rows["status_a"].fillna(NOT_RECORDED),
-        "after": rows["status_b"].fillna(NOT_RECORDED),
-        "detail": [_detail(row, side or ("_a" if _unanswered(row["status_a"]) else "_b"))
-                   for row in rows.to_dict("records")],
-    }, columns=COLUMNS).reset_index(drop=True)
-
-
-def _flaky(both: pd.DataFrame, mask: pd.Series, flaky_a: pd.Series, flaky_b: pd.Series) -> pd.DataFrame:
-    """The flaky finding table: each side's attempts in order as before and after, and which side was flaky."""
-    rows = both[mask]
-    where = {(True, False): "flaky in the baseline", (False, True): "flaky in the candidate",
-             (True, True): "flaky on both sides"}
-    return pd.DataFrame({
-        "baseline": rows["baseline"],
-        "candidate": rows["candidate"],
-        "case_id": rows["case_id"],
-        "before": [_attempts(found) for found in rows["history_a"]],
-        "after": [_attempts(found) for found in rows["history_b"]],
-        "detail": [where[pair] for pair in zip(flaky_a[mask], flaky_b[mask], strict=True)],
-    }, columns=COLUMNS).reset_index(drop=True)
-
-
-def _attempts(history: object) -> str:
-    """A side's attempts in order, bracketed to read apart from the before-after arrow: '[failed → passed]'."""
-    return f"[{attempts_text(history)}]" if isinstance(history, list) else NOT_RECORDED
-
-
-def _detail(row: Mapping[Any, Any], side: str = "_b") -> str:
-    error = ": ".join(t for t in (first_line(row.get(f"error_type{side}")),
-                                  first_line(row.get(f"error_message{side}"))) if t)
-    found = row.get(f"warnings{side}")
-    warned = first_line(found[0]) if isinstance(found, list) and found else ""
-    return error or warned or first_line(row.get(f"reason{side}"))
-
-
-def timing(both: pd.DataFrame) -> pd.DataFrame:
-    """Cases passing on both sides: median seconds before and after, ratios, and whether beyond noise."""
-    rows = both[_passing(both["status_a"]) & _passing(both["status_b"])]
-    rows = rows[rows["duration_s_a"].notna() & rows["duration_s_b"].notna()]
-    ratio = rows["duration_s_b"] / rows["duration_s_a"].where(rows["duration_s_a"] > 0)
-    return pd.DataFrame({
-        "baseline": rows["baseline"],
-        "candidate": rows["candidate"],
-        "case_id": rows["case_id"],
-        "before_s": rows["duration_s_a"],
-        "after_s": rows["duration_s_b"],
-        "ratio": ratio,
-        "compile_ratio": rows["compile_s_b"] / rows["compile_s_a"].where(rows["compile_s_a"] > 0),
-        "execute_ratio": rows["execute_s_b"] / rows["execute_s_a"].where(rows["execute_s_a"] > 0),
-        "slower": (ratio > TIME_RATIO) & (rows["duration_s_b"] - rows["duration_s_a"] > TIME_DELTA_S),
-    }, columns=TIMING_COLUMNS).astype({"slower": bool}).reset_index(drop=True)
 
 
 def refs_runs(refs: Sequence[str]) -> list[str]:

@@ -18,24 +18,22 @@ A failure that is the change's declared `warning` made an error (a project whose
 before the removal. A project's tests declare no change; `adopt` gives each of their failures the declared change
 whose warning it is, so an upgrade names it.
 
-Then the Changes table (one row per declared change: its release, kind, the cells that warned, the last passing and
-first failing cells, the cases and the fix; reports/views/changes_csv.py writes it as changes.csv), and for
-`nox -s upgrade` the changes whose range starts between a baseline and a candidate.
+What the judgments add up to lives beside this module: the Changes table (one row per declared change) in
+reports.verdicts.documented_table, and the changes an upgrade crosses (`nox -s upgrade`) in
+reports.verdicts.documented_upgrade.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from harness import outputs
-from harness.vocabulary import CHANGE_KINDS, CHANGE_PACKAGES, FAILED, is_passing
+from harness.vocabulary import CHANGE_PACKAGES, FAILED, is_passing
 from reports.data.text import as_text
 
 DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
@@ -43,10 +41,6 @@ DOCUMENTED, STALE, UNEXPECTED = "documented", "stale", "unexpected"
 #: The result columns mark() adds (reports.verdicts.compat's verdict reads them): whether the failure is documented, and
 #: the label of the change that documents it.
 DOCUMENTED_COLUMN, CHANGE_NAME_COLUMN = "documented", "change_name"
-
-#: The columns of table(), and of changes.csv.
-COLUMNS: list[str] = ["package", "release", "kind", "what", "since", "warned", "cells_warned", "last_passing",
-                      "first_failing", "cases", "fix", "documented", "stale", "unexpected"]
 
 
 # --- a declaration and a result ---------------------------------------------------------------------------------
@@ -249,153 +243,3 @@ def label(change: Mapping[str, Any]) -> str:
     """'jax 0.9.0: what changed', how causes and verdicts name a change."""
     package, version = release(change)
     return f"{package} {version}: {as_text(change.get('what'))}".strip()
-
-
-# --- the Changes view -------------------------------------------------------------------------------------------
-
-
-def table(results: pd.DataFrame, cells: pd.DataFrame, broken: Collection[str] = ()) -> pd.DataFrame:
-    """One row per declared change (its release and `what`), oldest jax first then flax: the kind, the declared
-    ranges, the column keys that warned inside the declared `warned` range, the last passing and first failing keys
-    (in the change's package's order), the cases, the fix, and the keys where it was documented, stale or
-    unexpected. `results` are a matrix's (with `key`); `cells` its cell table (keys as index, jax, flax); `broken`
-    the keys whose compatibility verdict is broken, where a failure says nothing of one change (nothing works
-    there), so none is called unexpected."""
-    if "change" not in results.columns:
-        return pd.DataFrame(columns=COLUMNS)
-    declared = results[results["change"].map(lambda value: isinstance(value, dict))]
-    verdict = classify(declared)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for index, change in zip(declared.index, declared["change"], strict=True):
-        groups.setdefault((as_text(change.get("since") or change.get("warned")), as_text(change.get("what"))),
-                          []).append(index)
-    rows = []
-    for indexes in groups.values():
-        mine = declared.loc[indexes]
-        change = mine["change"].iloc[0]
-        package, version = release(change)
-        judged = verdict.loc[indexes]
-        order = _order(cells, package)
-        passing = mine[mine["status"].map(is_passing).astype(bool)]
-        earlier = [bool(change.get("since")) and not in_range(change.get("since"), row)
-                   for row in passing[list(CHANGE_PACKAGES)].to_dict("records")]
-        before = passing[pd.Series(earlier, index=passing.index, dtype=bool)]
-        failing = mine[judged.eq(DOCUMENTED)]
-        rows.append({
-            "package": package, "release": version, "kind": CHANGE_KINDS.get(as_text(change.get("kind")), "?"),
-            "what": as_text(change.get("what")), "since": as_text(change.get("since")),
-            "warned": as_text(change.get("warned")),
-            "cells_warned": _keys(_warned(passing, change.get("warned")), order),
-            "last_passing": (_keys(before, order)[-1:] or [""])[0],
-            "first_failing": (_keys(failing, order)[:1] or [""])[0],
-            "cases": sorted(dict.fromkeys(mine["case_id"])), "fix": as_text(change.get("fix")),
-            "documented": _keys(failing, order), "stale": _keys(mine[judged.eq(STALE)], order),
-            "unexpected": [key for key in _keys(mine[judged.eq(UNEXPECTED)], order) if key not in broken],
-        })
-    rows.sort(key=lambda row: (CHANGE_PACKAGES.index(row["package"]) if row["package"] in CHANGE_PACKAGES else 9,
-                               version_order(row["release"]), row["what"]))
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def _warned(passing: pd.DataFrame, warned: object) -> pd.DataFrame:
-    """The passing results that warned inside the declared `warned` range (a case also carries the warnings of its
-    module's imports, so a warning elsewhere says nothing of this change)."""
-    inside = [bool(found) and in_range(warned, row) for found, row in
-              zip(passing["warnings"], passing[list(CHANGE_PACKAGES)].to_dict("records"), strict=True)]
-    return passing[pd.Series(inside, index=passing.index, dtype=bool)]
-
-
-def _order(cells: pd.DataFrame, package: str) -> dict[str, tuple[Any, ...]]:
-    """Each column key's place in `package`'s release order (then the other package's, then the key's own)."""
-    other = next((name for name in CHANGE_PACKAGES if name != package), package)
-    position = {key: number for number, key in enumerate(cells.index)}
-    if package not in cells.columns:
-        return {str(key): (position[key],) for key in cells.index}
-    return {str(key): (version_order(cells.at[key, package]), version_order(cells.at[key, other]), position[key])
-            for key in cells.index}
-
-
-def _keys(rows: pd.DataFrame, order: Mapping[str, tuple[Any, ...]]) -> list[str]:
-    return sorted(dict.fromkeys(str(key) for key in rows["key"]), key=lambda key: order.get(key, (key,)))
-
-
-# --- between two releases (nox -s upgrade) ----------------------------------------------------------------------
-
-
-def read_declarations(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """(case id, change) of each entry of a declarations file (harness.outputs reads it, one line naming the file
-    when it cannot)."""
-    return outputs.read_declarations(path)
-
-
-def between(declared: Sequence[tuple[str, Mapping[str, Any]]], baseline: Mapping[str, object],
-            candidate: Mapping[str, object]) -> list[dict[str, Any]]:
-    """The declared changes a move from `baseline` to `candidate` versions ({'jax': ..., 'flax': ...}) crosses: those
-    whose range (a deprecation's `warned`) holds for the candidate and not for the baseline, so whose start lies
-    in (baseline, candidate], and the changes whose warning starts there (where warnings are errors, that is the
-    break). One entry per change (its label, kind, fix, cases), in release order."""
-    found: dict[str, dict[str, Any]] = {}
-    for case_id, change in declared:
-        requirement = change.get("since") or change.get("warned")
-        kind = CHANGE_KINDS.get(as_text(change.get("kind")), "?")
-        if not in_range(requirement, candidate) or in_range(requirement, baseline):
-            warned = change.get("warned")
-            if not change.get("since") or not in_range(warned, candidate) or in_range(warned, baseline):
-                continue
-            package, version = release({"warned": warned})
-            kind = f"{kind}; it warns from {package} {version}, an error where warnings are errors"
-        entry = found.setdefault(label(change), {"label": label(change), "kind": kind,
-                                                 "fix": as_text(change.get("fix")), "cases": [],
-                                                 "order": (*release(change), as_text(change.get("what")))})
-        entry["cases"].append(case_id)
-    return sorted(found.values(), key=lambda entry: (entry["order"][0] != "jax", version_order(entry["order"][1]),
-                                                     entry["order"][2]))
-
-
-def crossed(records: pd.DataFrame, runs: Sequence[str], pairs: Sequence[tuple[str, str]],
-            declared: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
-    """between_text() for each (baseline cell, candidate cell) of an upgrade, their versions read from the records of
-    the two runs (`runs`: baseline's, candidate's), each change's cases being the compared tests that carry it in
-    the candidate (a case that declares it, or a project's test whose own error it is: `adopt`), never the cases of
-    a corpus that did not run."""
-    def rows_of(run: str, cell: str) -> pd.DataFrame:
-        return records[(records["run_id"] == run) & (records["cell_id"] == cell)]
-
-    def versions(rows: pd.DataFrame) -> dict[str, str]:
-        return {name: next((as_text(v) for v in rows[name].tolist() if as_text(v)), "") for name in CHANGE_PACKAGES}
-
-    texts = []
-    for cell_a, cell_b in pairs:
-        after = rows_of(runs[-1], cell_b)
-        found = between(declared, versions(rows_of(runs[0], cell_a)), versions(after))
-        carried = _carriers(after)
-        for entry in found:
-            entry["cases"] = carried.get(entry["label"], [])
-        texts.append(between_text(found, cell_a, cell_b))
-    return "\n\n".join(texts)
-
-
-def _carriers(rows: pd.DataFrame) -> dict[str, list[str]]:
-    """{change label: the case ids whose records carry that change}."""
-    found: dict[str, list[str]] = {}
-    if "change" not in rows.columns:
-        return found
-    for case, change in zip(rows["case_id"].tolist(), rows["change"].tolist(), strict=True):
-        if not isinstance(change, dict):
-            continue
-        for name in change.get(ANNOUNCES) or [label(change)]:
-            if case not in found.setdefault(name, []):
-                found[name].append(str(case))
-    return found
-
-
-def between_text(crossed: Sequence[Mapping[str, Any]], baseline: str, candidate: str) -> str:
-    """The upgrade's list of crossed changes, as plain text (Markdown reads it as a list too)."""
-    head = f"Documented changes between baseline {baseline} and candidate {candidate}"
-    if not crossed:
-        return f"{head}: none declared."
-    lines = [f"{head} ({len(crossed)}; your code may hit them even where your cases pass):"]
-    for entry in crossed:
-        cases = ", ".join(sorted(entry["cases"])) or "none of the compared tests fails with it"
-        lines.append(f"- {entry['label']} ({entry['kind']}). Fix: {entry['fix']}. Cases: {cases}")
-    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""changes.csv written from reports.verdicts.documented.table() (harness.outputs owns the format)."""
+"""changes.csv written from reports.verdicts.documented_table.table() (harness.outputs owns the format)."""
 
 from __future__ import annotations
 

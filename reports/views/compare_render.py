@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness import outputs
-from reports.verdicts.compare import INCONCLUSIVE, TIME_DELTA_S, TIME_RATIO, UNSAFE, Comparison
+from reports.verdicts.compare import INCONCLUSIVE, UNSAFE, Comparison
+from reports.verdicts.compare_tables import TIME_DELTA_S, TIME_RATIO
 from reports.verdicts.compat import (
     DOCUMENTED_KIND,
     KNOWN_KIND,

@@ -29,7 +29,7 @@ from reports.data.tables import (
     stack_notes,
 )
 from reports.data.text import as_text, seconds_each
-from reports.verdicts import compat, divergence, documented, pairs
+from reports.verdicts import compat, divergence, documented_table, pairs
 from reports.verdicts.causes import CauseView, causes, views
 from reports.verdicts.findings import deprecations, key_ranges
 from reports.views import _page
@@ -57,14 +57,14 @@ def render_html(
     """The whole matrix.html page; causes link `repros`, the reproducer scripts by (cell id, case id). `found`
     (causes()) and `table` (compat.verdicts()) are computed unless the caller has them already; `frontier_html`
     (reports.views.frontier_render.html_fragment, already escaped) is shown after the matrix when given; `changed`
-    (reports.verdicts.documented.table()) is computed unless given."""
+    (reports.verdicts.documented_table.table()) is computed unless given."""
     template = _template()
     totals = matrix.results["shown"].value_counts()
     cells = matrix.cells
     found = causes(matrix.results, cells) if found is None else found
     table = compat.verdicts(matrix, found) if table is None else table
     shown = views(found, cells, repros or {})
-    changed = documented.table(matrix.results, cells, compat.broken(table)) if changed is None else changed
+    changed = documented_table.table(matrix.results, cells, compat.broken(table)) if changed is None else changed
     hovered = hovers(matrix)
     warned = deprecations(matrix)
     return template.render(

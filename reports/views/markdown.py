@@ -1,62 +1,29 @@
-"""Render the matrix as GitHub-flavoured Markdown (matrix.md).
+"""Render the matrix as GitHub-flavoured Markdown (matrix.md): the document top to bottom, its header, the
+compatibility grid, the causes, the documented changes and the accelerator's divergences; the tables of results
+(legend, one per family, warnings, cells) are reports.views.markdown_tables'.
 
-Every text that came from a record goes through `escape` or `code`: a message holding `|`, a newline or
-`<script>` must stay inside its table cell and read as text.
+Every text that came from a record goes through reports.views.gfm's `escape` or `code`: a message holding `|`, a
+newline or `<script>` must stay inside its table cell and read as text.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable
 
 import pandas as pd
 
 from harness import outputs
-from reports.data.tables import Matrix, column_anchor, counts, header_versions, pivot, source_notes, stack_notes
+from reports.data.tables import Matrix, column_anchor
 from reports.data.text import as_text
-from reports.verdicts import compat, divergence, documented, pairs
+from reports.verdicts import compat, divergence, documented_table, pairs
 from reports.verdicts.causes import KNOWN, CauseView, causes, views
-from reports.verdicts.findings import deprecations, key_ranges
+from reports.verdicts.findings import key_ranges
 from reports.views.compat_grid import grid, origins
+from reports.views.gfm import code, escape, table
+from reports.views.markdown_tables import cells_section, family_sections, legend_section, warnings_section
 from reports.views.present import FLAKY, INCOMPLETE, LOOKS, VERDICTS, legend, present, resume_command
 from reports.views.repro import Repros
 from reports.views.verdict_text import coverage_note, detail, failing_kinds, family_order, is_link, item_name
-
-# Backslash-escaping ASCII punctuation is always literal in CommonMark; these are the characters that can start
-# emphasis, code, links, HTML, entities, strikethrough or (on GitHub) math, plus the table's own `|`.
-_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&$])")
-_BACKTICKS = re.compile(r"`+")
-
-
-def one_line(text: object) -> str:
-    """Text with every line break turned into a space, so it cannot end a table row."""
-    return " ".join(str(text).splitlines()).strip()
-
-
-def escape(text: object) -> str:
-    """Plain text that renders literally inside a GFM table cell."""
-    return _SPECIALS.sub(r"\\\1", one_line(text))
-
-
-def code(text: object) -> str:
-    """Text as an inline code span that stays inside a GFM table cell, whatever backticks it holds."""
-    body = one_line(text)
-    if not body:
-        return ""
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(body)), default=0) + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    # GFM splits table cells before it parses code spans, so a pipe must be escaped even inside one.
-    body = body.replace("|", "\\|")
-    return f"{fence}{pad}{body}{pad}{fence}"
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] | None = None) -> str:
-    """A GFM table from already-escaped cells; `align` holds one of 'l', 'c', 'r' per column."""
-    rule = {"l": ":--", "c": ":-:", "r": "--:"}
-    aligns = align or ["l"] * len(header)
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule[a] for a in aligns) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def render_markdown(
@@ -65,11 +32,12 @@ def render_markdown(
 ) -> str:
     """The whole matrix.md: header, the compatibility table, the causes (linking `repros`, the reproducer scripts
     by (cell id, case id)), the documented changes, legend, one status table per family, warnings, then the cells.
-    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (documented.table()) are computed unless the
+    `found` (causes()), `verdicts` (compat.verdicts()) and `changed` (documented_table.table()) are computed unless the
     caller has them already."""
     found = causes(matrix.results, matrix.cells) if found is None else found
     verdicts = compat.verdicts(matrix, found) if verdicts is None else verdicts
-    changed = documented.table(matrix.results, matrix.cells, compat.broken(verdicts)) if changed is None else changed
+    if changed is None:
+        changed = documented_table.table(matrix.results, matrix.cells, compat.broken(verdicts))
     shown = views(found, matrix.cells, repros or {})
     sections = [
         _header(matrix),
@@ -78,12 +46,12 @@ def render_markdown(
         _causes(matrix, shown),
         changes_section(changed, matrix.cells),
         divergence_section(matrix),
-        _legend(matrix),
+        legend_section(matrix),
         "## Matrix\n\nColumns are cells in version order (jax, then flax, then python); **Cells** below maps each key"
         " to its cell.",
-        *_families(matrix),
-        _warnings(matrix),
-        _cells(matrix),
+        *family_sections(matrix),
+        warnings_section(matrix),
+        cells_section(matrix),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 
@@ -207,8 +175,8 @@ def _numbers(folded: list[CauseView]) -> str:
 
 
 def changes_section(changed: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """## Changes: one row per upstream change a case documents (reports.verdicts.documented.table()), the cells named
-    by their versions so that the table reads the same copied elsewhere (the README shows one)."""
+    """## Changes: one row per upstream change a case documents (reports.verdicts.documented_table.table()), the
+    cells named by their versions so that the table reads the same copied elsewhere (the README shows one)."""
     if changed.empty:
         return ""
 
@@ -271,19 +239,6 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _mark(status: object, flaky: bool = False) -> str:
-    """A result's mark; a flaky one carries the flaky mark as a superscript."""
-    shown = as_text(status)
-    if not shown:
-        return ""
-    return present(shown).mark + (f"<sup>{FLAKY.mark}</sup>" if flaky else "")
-
-
-def _key(key: str, interrupted: Collection[str]) -> str:
-    """A column key in bold, with the interrupted mark when its cell never finished (is in `interrupted`)."""
-    return f"**{key}**" + (f" {INCOMPLETE.mark}" if key in interrupted else "")
-
-
 def _header(matrix: Matrix) -> str:
     if len(matrix.run_ids) == 1:
         label, runs = "Run", code(matrix.run_ids[0])
@@ -315,101 +270,3 @@ def _interrupted(matrix: Matrix) -> str:
     return "\n".join(lines)
 
 
-def _legend(matrix: Matrix) -> str:
-    rows = [(p.mark, escape(p.label), escape(p.meaning)) for _, p in legend(matrix.results["shown"].unique())]
-    rows += [(f"{present('passed').mark}<sup>{FLAKY.mark}</sup>", escape(FLAKY.label), escape(FLAKY.meaning)),
-             (f"**c1** {INCOMPLETE.mark}", escape(INCOMPLETE.label), escape(INCOMPLETE.meaning))]
-    return "## Legend\n\n" + table(["Mark", "Status", "Meaning"], rows, ["c", "l", "l"])
-
-
-def _cells(matrix: Matrix) -> str:
-    tally = counts(matrix)
-    multi = len(matrix.run_ids) > 1
-    flaky = matrix.results.groupby("key")["flaky"].sum().reindex(matrix.keys, fill_value=0)
-    # A source note only when a cell built a package from a source: a matrix of releases keeps its width.
-    notes = [source_notes(found) for found in matrix.cells["sources"]]
-    sourced = any(notes)
-    # The stack column only where a cell recorded one (harness.results' machine file): older runs keep their width.
-    stacks = [stack_notes(found) for found in matrix.cells["machine"]] if "machine" in matrix.cells else []
-    stacked = any(stacks)
-    header = ["Key", *(["Run"] if multi else []), "Cell", "Finished", "jax", "jaxlib", "flax", "python", "numpy",
-              "devices", *(["source"] if sourced else []), *(["stack"] if stacked else []),
-              *(present(s).mark for s in tally.columns), FLAKY.mark]
-    interrupted = set(matrix.incomplete)
-    # Plain rows, not iterrows() and .loc per row.
-    tallies = dict(zip(tally.index, tally.to_numpy().tolist(), strict=True))
-    rows: list[list[str]] = []
-    for key, cell in zip(matrix.cells.index, matrix.cells.to_dict("records"), strict=True):
-        run = [f"{matrix.run_labels[cell['run_id']]} {code(cell['run_id'])}"] if multi else []
-        reused = cell["reused_from"]
-        if not cell["complete"]:
-            finished = f"{INCOMPLETE.mark} **no, interrupted**"
-        else:
-            finished = f"yes, reused from {code(reused)}" if isinstance(reused, str) else "yes"
-        versions = [escape(as_text(cell[name])) for name in ("jax", "jaxlib", "flax", "python", "numpy")]
-        devices = escape(f"{as_text(cell['device_count'])} {as_text(cell['device_kind'])}")
-        shown = [str(n) if n else "" for n in [*tallies[key], flaky[key]]]
-        note = ["<br>".join(escape(text) for text in notes[len(rows)])] if sourced else []
-        note += ["<br>".join(escape(text) for text in stacks[len(rows)])] if stacked else []
-        rows.append([_key(str(key), interrupted), *run, code(cell["cell_id"]), finished, *versions, devices, *note,
-                     *shown])
-    align = ["l"] * (len(header) - len(tally.columns) - 1) + ["r"] * (len(tally.columns) + 1)
-    return "## Cells\n\n" + table(header, rows, align)
-
-
-def _families(matrix: Matrix) -> list[str]:
-    """One status table per family, sliced from one table of all of them (a pivot per family cost more)."""
-    grid = pivot(matrix, "shown")
-    # eq(True): a gap (a case that did not run in a column) is not flaky.
-    flaky = pivot(matrix, "flaky").eq(True)
-    versions = header_versions(matrix)
-    interrupted = set(matrix.incomplete)
-    # Versions stacked under each key, labelled by the first column's header, keep columns narrow.
-    header = ["<br>".join(["key", *versions.columns])] + [
-        "<br>".join([_key(str(key), interrupted), *(escape(text) for text in values)])
-        for key, values in zip(versions.index, versions.to_numpy().tolist(), strict=True)
-    ]
-    # The first table's header names each column, so the compatibility table can link to it.
-    anchored = [header[0]] + [f'<a id="{column_anchor(str(key))}"></a>{label}'
-                              for key, label in zip(versions.index, header[1:], strict=True)]
-    # The grid's rows are sorted by family: each family is one run of rows, sliced by position (.loc on the
-    # MultiIndex cost more than the tables).
-    families = grid.index.get_level_values(0).tolist()
-    cases = grid.index.get_level_values(1).tolist()
-    statuses, flags = grid.to_numpy().tolist(), flaky.to_numpy().tolist()
-    starts = {family: families.index(family) for family in matrix.families}
-    tables = []
-    for number, family in enumerate(matrix.families):
-        start = starts[family]
-        end = start + families.count(family)
-        tables.append(_family(family, cases[start:end], statuses[start:end], flags[start:end], len(grid.columns),
-                              anchored if number == 0 else header))
-    return tables
-
-
-def _family(family: str, cases: list[str], statuses: list[list[object]], flags: list[list[bool]], width: int,
-            header: list[str]) -> str:
-    """One family's status table: a row per case, `statuses` and `flags` (flaky) a list per case."""
-    # A handful of distinct (status, flaky) pairs fill the whole grid: each mark is written once.
-    marks: dict[tuple[object, bool], str] = {}
-
-    def mark(status: object, flag: bool) -> str:
-        found = marks.get((status, flag))
-        if found is None:
-            found = marks[(status, flag)] = _mark(status, flag)
-        return found
-
-    rows = [
-        [code(case), *map(mark, row, row_flags)] for case, row, row_flags in zip(cases, statuses, flags, strict=True)
-    ]
-    return f"### {escape(family)}\n\n" + table(header, rows, ["l"] + ["c"] * width)
-
-
-def _warnings(matrix: Matrix) -> str:
-    found = deprecations(matrix)
-    if found.empty:
-        return ""
-    rows = [[escape(text), str(cases), key_ranges(keys, matrix.keys)]
-            for text, cases, keys in found.itertuples(index=False)]
-    return "## Warnings\n\nPassed, but warned: usually a deprecation, an early sign of a coming break.\n\n" + table(
-        ["Warning", "Cases", "Cells"], rows, ["l", "r", "l"])
