@@ -46,3 +46,86 @@ def test_every_cell_and_every_session_of_a_nox_invocation_keep_it(monkeypatch: p
     sessions = {bytecode.NO_BYTECODE: "1"}
     invocation.share(sessions)
     assert sessions[bytecode.BYTECODE_FOLDER] == cell[bytecode.BYTECODE_FOLDER]
+
+
+def _venv(root: Path, cache: Path, shared: bool = True) -> Path:
+    """A venv as uv makes one: pyvenv.cfg, and its package's source hardlinked from uv's cache (or a copy of it)."""
+    site = root / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages" / "pkg"
+    site.mkdir(parents=True)
+    version = ".".join(map(str, sys.version_info[:3]))
+    (root / "pyvenv.cfg").write_text(f"implementation = CPython\nversion_info = {version}\n")
+    (site / "__init__.py").write_text("")
+    if shared:
+        os.link(cache, site / "mod.py")
+    else:
+        (site / "mod.py").write_bytes(cache.read_bytes())
+    return root
+
+
+def _import(venv: Path, prefix: Path) -> Path:
+    """Import pkg.mod with the venv's packages as a cell's Python would, bytecode under `prefix`; its bytecode."""
+    site = next((venv / "lib").glob("python3*/site-packages")).resolve()
+    subprocess.run([sys.executable, "-c", "import pkg.mod"], check=True,
+                   env={**os.environ, "PYTHONPATH": str(site), "PYTHONPYCACHEPREFIX": str(prefix),
+                        "PYTHONDONTWRITEBYTECODE": ""})
+    return Path(prefix, *site.parts[1:], "pkg", f"mod.{sys.implementation.cache_tag}.pyc")
+
+
+def test_bytecode_one_venv_compiled_is_read_by_the_next_that_links_the_same_file(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    prefix, store = tmp_path / "bytecode", tmp_path / "workspace"
+    first, second = _venv(tmp_path / "a", cache), _venv(tmp_path / "b", cache)
+    env = {bytecode.BYTECODE_FOLDER: str(prefix)}
+    compiled = _import(first, prefix)
+    assert bytecode.keep_shared(first, env, store) == 1  # pkg/__init__.py is the venv's own file: not kept
+    assert bytecode.share(second, env, store) == 1
+    linked = _import(second, prefix)
+    # Python found it valid for the second venv's source and read it: the file is still the first venv's.
+    assert linked.stat().st_ino == compiled.stat().st_ino
+
+
+def test_a_source_no_other_venv_links_gets_no_bytecode_but_its_own(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    prefix, store = tmp_path / "bytecode", tmp_path / "workspace"
+    first, copied = _venv(tmp_path / "a", cache), _venv(tmp_path / "b", cache, shared=False)
+    env = {bytecode.BYTECODE_FOLDER: str(prefix)}
+    compiled = _import(first, prefix)
+    assert bytecode.keep_shared(first, env, store) == 1
+    assert bytecode.share(copied, env, store) == 0
+    assert _import(copied, prefix).stat().st_ino != compiled.stat().st_ino
+
+
+def test_an_edited_source_is_compiled_anew_not_given_its_old_bytecode(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    prefix, store = tmp_path / "bytecode", tmp_path / "workspace"
+    first = _venv(tmp_path / "a", cache)
+    env = {bytecode.BYTECODE_FOLDER: str(prefix)}
+    _import(first, prefix)
+    bytecode.keep_shared(first, env, store)
+    edited = tmp_path / "uv-cache-mod-2.py"  # a reinstall writes a new file, as uv does
+    edited.write_text("VALUE = 43\n")
+    assert bytecode.share(_venv(tmp_path / "b", edited), env, store) == 0
+
+
+def test_a_venv_whose_python_pyvenv_cfg_does_not_name_shares_nothing(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    venv = _venv(tmp_path / "a", cache)
+    (venv / "pyvenv.cfg").write_text("implementation = PyPy\nversion_info = 3.11.7\n")
+    env = {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}
+    assert bytecode.keep_shared(venv, env, tmp_path / "store") == bytecode.share(venv, env, tmp_path / "store") == 0
+
+
+def test_bytecode_beside_the_sources_is_shared_too(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    first, second = _venv(tmp_path / "a", cache), _venv(tmp_path / "b", cache)
+    site = next((first / "lib").glob("python3*/site-packages")).resolve()
+    subprocess.run([sys.executable, "-c", "import pkg.mod"], check=True,
+                   env={**os.environ, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": ""})
+    assert bytecode.keep_shared(first, {}, tmp_path / "store") == 1
+    assert bytecode.share(second, {}, tmp_path / "store") == 1
+    assert next((second / "lib").glob("python3*/site-packages/pkg/__pycache__/mod.*.pyc")).stat().st_nlink == 3

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,27 @@ def test_everything_the_plugin_imports_is_staged_for_the_cell() -> None:
 def test_the_staging_check_sees_a_module_left_out(tmp_path: Path) -> None:
     root = Path(cellplugin.__file__).resolve().parent.parent
     assert root / "host" / "runner.py" not in {root / relative for relative in cellplugin.files(root)}
+
+
+def test_the_plugin_wheel_is_built_once_per_content_and_holds_the_staged_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = cellplugin.staged(tmp_path)
+    built = cellplugin.wheel(folder)
+    assert built.name.startswith(f"shardmatrix_cell-0+{folder.name[:12]}-") and built.suffix == ".whl"
+    with zipfile.ZipFile(built) as archive:
+        assert f"{cellplugin.PACKAGE}/cell/plugin.py" in archive.namelist()
+
+    def no_build(*args: object, **kwargs: object) -> None:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(subprocess, "run", no_build)
+    assert cellplugin.wheel(folder) == built  # every later cell installs the same wheel, unbuilt
+
+
+def test_a_plugin_that_does_not_build_names_its_folder_and_leaves_no_wheel(tmp_path: Path) -> None:
+    folder = cellplugin.staged(tmp_path)
+    (folder / "pyproject.toml").write_text("[project\n", encoding="utf-8")
+    with pytest.raises(StagingError, match=f"{folder}: the cell's plugin does not build: "):
+        cellplugin.wheel(folder)
+    assert not folder.with_name(f"{folder.name}-wheel").exists()
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]  # no scratch build left behind

@@ -57,3 +57,43 @@ def test_a_deprecated_attribute_jax_warns_for_once_per_process_warns_again_in_ea
                 assert module.device_put_replicated == 1
         said.append(deprecations.texts(caught))
     assert said == [["DeprecationWarning: jax.device_put_replicated is deprecated"]] * 2
+
+
+def _warning_module(name: str) -> types.ModuleType:
+    """A module whose deprecated attribute warns on its first access only, as jax's do."""
+    module = types.ModuleType(name)
+
+    @functools.cache
+    def lookup(attribute: str) -> int:
+        warnings.warn(f"{name}.{attribute} is deprecated", DeprecationWarning, stacklevel=2)
+        return 1
+
+    module.__getattr__ = lookup  # type: ignore[method-assign]
+    return module
+
+
+def _warned(module: types.ModuleType) -> list[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        with deprecations.recording() as caught:
+            assert module.old == 1
+    return deprecations.texts(caught)
+
+
+def test_a_jax_module_imported_after_the_first_case_warns_again_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    deprecations.forget_warned_attributes()  # the scan is kept from here on
+    late = _warning_module("jax.late_import")
+    monkeypatch.setitem(sys.modules, "jax.late_import", late)
+    assert [_warned(late), _warned(late)] == [["DeprecationWarning: jax.late_import.old is deprecated"]] * 2
+
+
+def test_a_jax_module_imported_anew_under_its_name_is_the_one_made_to_warn_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _warning_module("jax.reimported")
+    monkeypatch.setitem(sys.modules, "jax.reimported", first)
+    deprecations.forget_warned_attributes()
+    # Removed and imported anew while sys.modules keeps its size: the scan is stale, and the new module still warns.
+    monkeypatch.delitem(sys.modules, "jax.reimported")
+    again = _warning_module("jax.reimported")
+    monkeypatch.setitem(sys.modules, "jax.reimported", again)
+    assert [_warned(again), _warned(again)] == [["DeprecationWarning: jax.reimported.old is deprecated"]] * 2

@@ -12,6 +12,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from harness.host import cellplugin, envbuild, matrix, runtimes
+from harness.host.renaming import StagingError
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]
 
@@ -248,3 +249,14 @@ def test_a_setuptools_project_is_installed_editable_and_its_tree_stays_as_it_was
     done = subprocess.run([str(envbuild.venv_python(venv)), "-c", probe], capture_output=True, text=True,
                           cwd=tmp_path, check=True)
     assert done.stdout.split() == [str(root / "src" / "toytrainer" / "__init__.py"), "0.1"]
+
+
+def test_a_plugin_that_does_not_build_is_the_cells_install_error(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(folder: Path | None = None) -> Path:
+        raise StagingError("staged: the cell's plugin does not build: no hatchling")
+
+    monkeypatch.setattr(cellplugin, "wheel", broken)
+    log = tmp_path / "logs" / "install.log"
+    assert envbuild.install(CELL, tmp_path / "venv", log) == "staged: the cell's plugin does not build: no hatchling"
+    assert log.read_text() == "staged: the cell's plugin does not build: no hatchling\n"

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.cell import source
 
 MODULE = '''
@@ -68,3 +70,21 @@ def test_a_module_that_is_not_python_text_has_no_static_cases(tmp_path: Path) ->
         assert source.static_cases(tmp_path / "test_bad.py") == []  # pytest's collection error stands for it
     (tmp_path / "test_bad.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
     assert source.static_cases(tmp_path / "test_bad.py") == [("test_a", None)]
+
+
+def test_a_file_is_parsed_once_per_content_and_anew_once_edited(tmp_path: Path) -> None:
+    module = tmp_path / "test_cases.py"
+    module.write_text("def test_first(): ...\n", encoding="utf-8")
+    tree = source.parse(module)
+    assert source.parse(module) is tree  # the next cell's read of the same file parses nothing
+    module.write_text("def test_first(): ...\ndef test_second(): ...\n", encoding="utf-8")
+    assert source.static_cases(module) == [("test_first", None), ("test_second", None)]
+    assert source.parse(module) is not tree
+
+
+def test_a_file_that_is_not_python_raises_what_ast_raises(tmp_path: Path) -> None:
+    module = tmp_path / "test_broken.py"
+    module.write_text("def test_(:\n", encoding="utf-8")
+    with pytest.raises(SyntaxError):
+        source.parse(module)
+    assert source.static_cases(module) == []

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 #: pytest's default test-file patterns, used for case folders given with --cases.
 TEST_FILE_GLOBS = ("test_*.py", "*_test.py")
+
+
+def parse(path: Path) -> ast.Module:
+    """The syntax tree of a Python file, parsed once per content in a process: every cell of a matrix (nox runs them
+    as threads of one process) reads the same case files from source, three times each, and parsing them took about
+    a second of a cell's host time. The tree is shared: read it, never change it. Raises what reading and ast.parse
+    raise."""
+    return _parsed(str(path), Path(path).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(filename: str, text: str) -> ast.Module:
+    # Keyed on the text itself, not the file's time stamp: a file edited during a run is parsed anew.
+    return ast.parse(text, filename=filename)
 
 
 def case_files(folder: Path, builtin: bool) -> list[Path]:
@@ -20,7 +35,7 @@ def case_files(folder: Path, builtin: bool) -> list[Path]:
 def static_cases(path: Path) -> list[tuple[str, str | None]]:
     """(pytest name, declared family) of each test function in a module, read from its source alone."""
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+        tree = parse(path)
     except (SyntaxError, ValueError):  # not Python text: pytest records its collection error, which stands for it
         return []
     constants = {

@@ -15,7 +15,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -23,6 +25,7 @@ from packaging.utils import canonicalize_name
 
 from harness.host import renaming
 from harness.host.shipped import shipped, workspace
+from harness.host.uv import installer_message, uv_command
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -115,3 +118,27 @@ def staged(root: Path | None = None, harness: Path = _HARNESS, pyproject: Path |
     except OSError:  # another cell staged the same content first
         shutil.rmtree(partial, ignore_errors=True)
     return folder
+
+
+def wheel(folder: Path | None = None) -> Path:
+    """The wheel of the staged distribution in `folder` (default: this harness's, staged()), built once per content
+    beside it: installing a folder makes uv build it anew for every cell (--reinstall-package refreshes its cache
+    entry), about a second each, while a wheel installs in milliseconds. StagingError with uv's reason when the
+    build fails."""
+    source = folder or staged()
+    built = source.with_name(f"{source.name}-wheel")
+    wheels = sorted(built.glob("*.whl")) if built.is_dir() else []
+    if wheels:
+        return wheels[0]
+    scratch = Path(tempfile.mkdtemp(prefix=f".{built.name}.", dir=built.parent))
+    done = subprocess.run([*uv_command(), "build", "--wheel", "--quiet", "--out-dir", str(scratch), str(source)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise renaming.StagingError(f"{source}: the cell's plugin does not build: "
+                                    f"{installer_message(done.stderr or done.stdout)}")
+    try:
+        scratch.rename(built)  # atomic: cells starting at once build the same content, and one build is kept
+    except OSError:  # another cell's build was kept first
+        shutil.rmtree(scratch, ignore_errors=True)
+    return sorted(built.glob("*.whl"))[0]

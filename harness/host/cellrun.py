@@ -29,7 +29,7 @@ from typing import Any
 
 from harness import vocabulary
 from harness.cellrecord import CellFiles, write_done
-from harness.host import adhoc, cache, cellenv, celllog, cellplugin, corpus, durations, precision
+from harness.host import adhoc, bytecode, cache, cellenv, celllog, cellplugin, corpus, durations, precision
 from harness.host.envbuild import freeze, install, interpreter_version
 from harness.host.matrix import Cell
 from harness.host.options import Options
@@ -42,6 +42,7 @@ from harness.host.runner import (
     Job,
     conflict_line,
     devices_for,
+    pytest_environment,
     run_pytest,
 )
 from harness.host.unreported import exit_description, record_unrun
@@ -145,12 +146,16 @@ def run(cell: Cell, venv: Path, job: Job, case_roots: Sequence[Path], *, build: 
                                  f"were copied; its output is in {files.in_run(hit.run_id).log}\n")
             return finish(cell, files, 0, paths=shown, started=started, fingerprint=key, reused_from=hit.run_id,
                           say=say)
+        # Bytecode other cells compiled from the very files this venv links (harness.host.bytecode).
+        bytecode.share(venv, pytest_environment(cell, job))
     write_mark(files.results, VENV_READY)
     conflict = conflict_line(job)
     if conflict:
         say(f"{cell.id}: {conflict}")
         celllog.append_to_log(files.log, "settings", f"{conflict}\n")
     returncode = run_pytest(cell, venv, job)
+    if build:
+        bytecode.keep_shared(venv, pytest_environment(cell, job))
     if returncode == PYTEST_INTERRUPTED:
         # Keep what was recorded and leave no done marker: --resume runs the rest.
         say(progress(files, shown, started, note="interrupted"))

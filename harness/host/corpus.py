@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from harness.cell import caseapi, known
+from harness.cell import caseapi, known, source
 from harness.cell.source import case_files, static_cases
 from harness.formats import ShardmatrixError
 from harness.host.matrix import Cell
@@ -158,7 +158,7 @@ def _sources(paths: list[Path]) -> list[Path]:
 def _imports_case_api(file: Path) -> bool:
     """Whether a module imports `harness.case` or `harness.change` (or those two from `harness`)."""
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+        tree = source.parse(file)
     except (SyntaxError, ValueError, OSError):  # pytest records its collection error, which stands for it
         return False
     api = {f"{caseapi.PUBLIC}.{name}" for name in caseapi.MODULES}

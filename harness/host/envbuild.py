@@ -25,6 +25,7 @@ from harness import formats
 from harness.host import cellplugin, runtimes
 from harness.host import project as projects
 from harness.host.matrix import LIBTPU_ON_PYPI_SINCE, LIBTPU_RELEASES, Cell
+from harness.host.renaming import StagingError
 from harness.host.uv import installer_message, uv_command
 
 __all__ = ["freeze", "install", "install_key", "install_project", "installer_message", "interpreter_version", "lock",
@@ -45,7 +46,12 @@ def install(cell: Cell, venv: Path, log: Path, plugin: Path | None = None) -> st
     """
     project = projects.load(cell.project) if cell.project else None
     key = install_key(cell, venv, project)
-    plugin = plugin or cellplugin.staged()
+    try:
+        plugin = plugin or cellplugin.wheel()
+    except StagingError as error:  # recorded for the cell's cases, as a failed install of the plugin was
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"{error}\n", encoding="utf-8")
+        return str(error)
     # The plugin's own content is in the venv's stamp, not in the lock's key: a changed harness reinstalls it without
     # resolving again.
     stamped = f"{key}\n{plugin.name}"

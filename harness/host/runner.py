@@ -187,6 +187,12 @@ def corpus_environment(job: Job) -> dict[str, str]:
     return {NO_AUTOLOAD: "1"} if job.project is None else {}
 
 
+def pytest_environment(cell: Cell, job: Job) -> dict[str, str]:
+    """The environment a cell's pytest runs in: the cell's, the corpus's, then what the command line adds."""
+    return {**cell_environment(cell, job.settings.devices, job.workers), **corpus_environment(job),
+            **dict(job.environment)}
+
+
 def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     """Run pytest until every case is recorded or it stops for good; its output goes to the cell's log.
 
@@ -196,8 +202,7 @@ def run_pytest(cell: Cell, venv: Path, job: Job) -> int:
     and none costs nothing.
     """
     command = pytest_command(venv, job)
-    environment = {**cell_environment(cell, job.settings.devices, job.workers), **corpus_environment(job),
-                   **dict(job.environment)}
+    environment = pytest_environment(cell, job)
     fault_log = job.files.fault_log(IN_PROCESS)
     for _restart in range(MAX_RESTARTS):
         fault_log.unlink(missing_ok=True)

@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.cell import source
+
 #: Decorators whose test names are generated at import (absl's parameterized): the source cannot show them.
 GENERATED = frozenset({"parameters", "named_parameters", "product"})
 #: Bases that make a unittest case class (unittest, absltest, parameterized, chex, jax's JaxTestCase) by their name.
@@ -89,7 +91,7 @@ class _Module:
     @classmethod
     def read(cls, path: Path) -> _Module | None:
         try:
-            return cls(path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+            return cls(path, source.parse(path))
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             return None
 
