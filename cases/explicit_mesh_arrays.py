@@ -126,3 +126,20 @@ def test_random_key_resharded_inside_jit_under_shardy() -> None:
     finally:
         jax.config.update("jax_use_shardy_partitioner", was_on)
     assert out.sharding.is_equivalent_to(NamedSharding(mesh, P()), 0)
+
+
+@case(FAMILY, devices=4, needs=[*EXPLICIT, api("jax.sharding.reshard")], cites=("jax-ml/jax@a9ae2439a4",))
+def test_reduce_sum_into_an_unreduced_output() -> None:
+    """A jitted lax.reduce_sum over the rows of an array split on rows and columns over Explicit axes, into an output
+    left unreduced over the row axis (out_sharding=P('y', None, unreduced={'x'})), then resharded, gives numpy's sum
+    (lax.reduce_sum takes out_sharding from jax 0.8.0, commit a9ae2439a4 for jax-ml/jax#31889; before, TypeError).
+
+    Cells: fails 0.7.0 to 0.7.2, passes 0.8.0 (jax releases, measured; jax.sharding.reshard first in 0.7.0).
+    """
+    mesh = explicit_mesh((2, 2), ("x", "y"))
+    values = np.arange(16.0, dtype=np.float32).reshape(4, 2, 2)
+    with ambient_mesh(mesh):
+        step = jax.jit(lambda a: jax.lax.reduce_sum(a, axes=(0,), out_sharding=P("y", None, unreduced={"x"})))
+        out = jax.sharding.reshard(step(_on(mesh, values, P("x", "y", None))), P("y", None))
+    assert out.sharding.is_equivalent_to(NamedSharding(mesh, P("y", None)), 2)
+    np.testing.assert_allclose(np.asarray(out), values.sum(0))
