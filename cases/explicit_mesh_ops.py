@@ -14,21 +14,12 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import ambient_mesh
+from cases._support import ambient_mesh, explicit_mesh
 from harness.case import Change, accepts, api, case, version
 
 FAMILY = "sharded_gathers"
 
 EXPLICIT = [api("jax.sharding.AxisType"), accepts("jax.make_mesh", "axis_types")]
-
-
-def _explicit_mesh(shape: tuple[int, ...], names: tuple[str, ...]) -> Mesh:
-    """An all-Explicit mesh, spelled as this jax spells it: axis_types= (0.5.3 on) or explicit_axes= (0.5.1, 0.5.2)."""
-    devices = jax.devices()[: int(np.prod(shape))]
-    axis_type = getattr(jax.sharding, "AxisType", None)
-    if axis_type is None:
-        return jax.make_mesh(shape, names, explicit_axes=names, devices=devices)  # type: ignore[call-arg]
-    return jax.make_mesh(shape, names, axis_types=(axis_type.Explicit,) * len(shape), devices=devices)
 
 
 def _on(mesh: Mesh, value: np.ndarray, spec: P) -> jax.Array:
@@ -43,7 +34,7 @@ def test_unrolled_scan_over_explicit_sharded_rows() -> None:
 
     Cells: fails 0.5.1 and 0.5.2, passes 0.5.3 (jax releases, measured; 0.5.1 is the first with Explicit axes).
     """
-    mesh = _explicit_mesh((2, 2), ("x", "y"))
+    mesh = explicit_mesh((2, 2), ("x", "y"))
     rows = np.arange(64, dtype=np.float32).reshape(8, 8)
     with ambient_mesh(mesh):
         step = jax.jit(lambda carry, xs: jax.lax.scan(lambda c, x: (c + x, x), carry, xs, unroll=2))
@@ -59,7 +50,7 @@ def test_cumsum_along_a_new_axis_of_an_explicit_sharded_vector() -> None:
 
     Cells: fails 0.5.3, passes 0.6.0 (jax releases, measured).
     """
-    mesh = _explicit_mesh((2,), ("x",))
+    mesh = explicit_mesh((2,), ("x",))
     with ambient_mesh(mesh):
         out = jax.jit(lambda x: jnp.cumsum(jnp.expand_dims(x, 1), axis=1))(_on(mesh, np.arange(8.0), P("x")))
     assert out.sharding.is_equivalent_to(NamedSharding(mesh, P("x", None)), 2)
@@ -73,7 +64,7 @@ def test_conv1d_and_max_pool_of_explicit_sharded_sequences() -> None:
 
     Cells: fails 0.5.3 and 0.6.0, passes 0.6.1 (jax releases, measured).
     """
-    mesh = _explicit_mesh((4, 2), ("x", "y"))
+    mesh = explicit_mesh((4, 2), ("x", "y"))
 
     def layer(x: jax.Array) -> jax.Array:
         out = jax.lax.conv_general_dilated(x, np.ones((5, 8, 10), np.float32), window_strides=(1,), padding="SAME",
@@ -93,7 +84,7 @@ def test_complex_numbers_under_jit_on_an_explicit_mesh() -> None:
 
     Cells: fails 0.5.3 to 0.6.2, passes 0.7.0 (jax releases, measured).
     """
-    mesh = _explicit_mesh((2,), ("x",))
+    mesh = explicit_mesh((2,), ("x",))
     with ambient_mesh(mesh):
         grad = jax.jit(jax.grad(lambda x: (x * 1j).real))(1.0)
         out = jax.jit(jax.lax.complex)(jnp.arange(8, dtype=jnp.float32), np.arange(8, dtype=np.float32))
@@ -122,7 +113,7 @@ def test_gradient_of_a_padded_conv1d_over_explicit_sharded_batches() -> None:
 
     Cells: fails 0.5.3 to 0.7.1, passes 0.7.2 (jax releases, measured).
     """
-    mesh = _explicit_mesh((2,), ("x",))
+    mesh = explicit_mesh((2,), ("x",))
     numbers = jax.lax.ConvDimensionNumbers((0, 2, 1), (2, 1, 0), (0, 2, 1))
 
     def loss(kernel: jax.Array, inputs: jax.Array) -> jax.Array:
@@ -144,7 +135,7 @@ def test_three_operand_einsum_into_an_unreduced_output() -> None:
 
     Cells: fails 0.7.0 to 0.7.2, passes 0.8.0 (jax releases, measured; jax.sharding.reshard first in 0.7.0).
     """
-    mesh = _explicit_mesh((2, 2), ("x", "y"))
+    mesh = explicit_mesh((2, 2), ("x", "y"))
     a, b, c = np.arange(2.0), np.arange(8.0).reshape(2, 4), np.arange(2.0)
     with ambient_mesh(mesh):
         step = jax.jit(lambda u, v, w: jnp.einsum("d,dh,d->h", u, v, w, out_sharding=P("y", unreduced={"x"})))
@@ -173,7 +164,7 @@ def test_reshape_splitting_an_axis_between_singletons_of_an_explicit_array() -> 
 
     Cells: passes 0.5.3, fails 0.6.0 to 0.9.2, passes 0.10.0 (jax releases, measured).
     """
-    mesh = _explicit_mesh((2, 2), ("x", "y"))
+    mesh = explicit_mesh((2, 2), ("x", "y"))
     with ambient_mesh(mesh):
         split = jnp.reshape(_on(mesh, np.ones((4, 1, 8, 1, 32), np.float32), P("x")), (4, 1, 2, 4, 1, 32))
         merged = jnp.reshape(split, (4, 1, 8, 1, 32))
@@ -189,7 +180,7 @@ def test_fortran_order_reshape_with_out_sharding() -> None:
 
     Cells: fails 0.6.1 to 0.8.0, passes 0.8.1 (jax releases, measured; out_sharding first in 0.6.1).
     """
-    mesh = _explicit_mesh((2,), ("x",))
+    mesh = explicit_mesh((2,), ("x",))
     with ambient_mesh(mesh):
         out = jnp.reshape(_on(mesh, np.arange(16.0), P("x")), (-1, 4), order="F", out_sharding=P(None, "x"))
     assert out.sharding.is_equivalent_to(NamedSharding(mesh, P(None, "x")), 2)
@@ -221,7 +212,7 @@ def test_nnx_dropout_of_an_explicit_sharded_batch() -> None:
     """
     from flax import nnx
 
-    mesh = _explicit_mesh((2, 2), ("x", "y"))
+    mesh = explicit_mesh((2, 2), ("x", "y"))
     with ambient_mesh(mesh):
         batch = _on(mesh, np.arange(8.0, dtype=np.float32).reshape(2, 4), P("x", None))
         layer = nnx.Dropout(rate=0.5, rngs=nnx.Rngs(0))
