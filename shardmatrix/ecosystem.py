@@ -1,16 +1,16 @@
 """`shardmatrix ecosystem`: will this jax or flax release break the projects that use sharding? Their own tests say.
 
-The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and
-the arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from
-the index); the baseline (`--baseline`, default the release before the candidate, paired with the matrix's partner
-of that release); then for each project: its tests as they stood that day (shardmatrix.ecosystem_sources; a source
-this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
-candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
-(`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
-each cause's first bad release (harness.tools.bisect, once per cause). Last, the
-ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across projects and writes
-OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
-nothing judged at all is INCONCLUSIVE.
+The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and the
+arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from the
+index); the baseline (`--baseline`, default the release before the candidate, with the other package held at a
+release that loads on both sides: shardmatrix.ecosystem_baseline); then for each project: its tests as they stood
+that day (shardmatrix.ecosystem_sources; a source this machine cannot reach is skipped with one line), an `upgrade`
+of that project from the baseline to the candidate with the other packages resolved as of that day (uv's
+--exclude-newer), judged by the report's comparison (`judge`); a project that cannot be installed at either side is
+INCONCLUSIVE, naming the conflict. With --bisect, each cause's first bad release (harness.tools.bisect, once per
+cause). Last, the ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across
+projects and writes OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE
+2 over SAFE 0; nothing judged at all is INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
 from harness.results import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
-from shardmatrix import ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
+from shardmatrix import ecosystem_baseline, ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -101,15 +101,17 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     if not candidate and not origins:  # checked after --plan and --merge, which run nothing
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
-    baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
+    chosen = (ecosystem_baseline.Baseline(namespace.baseline, "as --baseline gives it") if namespace.baseline
+              else ecosystem_baseline.default(candidate, cells, fetch, day, namespace.pre))
+    baseline = chosen.pins
     # A bad --baseline, one older than the candidate, or a side the day could not install: one line, before any
     # project is fetched.
     check_sides(candidate, pins.parse_pins([baseline], pre=namespace.pre), day, fetch)
-    say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
-        f"{' '.join(namespace.candidate)}")
+    say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline} ({chosen.held}), "
+        f"candidate {' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
     head = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
-            "whole_suite": bool(namespace.whole_suite)}
+            "whole_suite": bool(namespace.whole_suite), "held": chosen.held}
     outcomes: list[dict[str, Any]] = []
     for number, entry in enumerate(entries):
         outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
@@ -152,36 +154,6 @@ def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date 
     return date.today()
 
 
-def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, day: date,
-                     pre: bool = False) -> str:
-    """The release before the candidate's as the day knew it, paired as the matrix pairs it: for jax==X the newest
-    jax release below X out by the end of the day (with a jaxlib of its version; jax 0.8.3 came out after 0.9.0, so
-    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below that jax whose flax was out too; for
-    flax==Y the newest flax below Y out that day, and the jax of the matrix's newest cell at or below Y (the jax is
-    held on both sides, and a newer flax may need a newer jax: flax 0.12.0 needs jax >= 0.7.1). EcosystemError
-    without one."""
-    package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
-    if not package:
-        raise EcosystemError("a source candidate needs --baseline jax==A,flax==B")
-    other = "flax" if package == "jax" else "jax"
-    listed = set(index.releases(package, fetch, pre)) & out_by(package, day, fetch)
-    if package == "jax":
-        listed &= set(index.releases("jaxlib", fetch, pre))
-    earlier = sorted(v for v in listed if v < Version(candidate[package]))
-    if not earlier:
-        raise EcosystemError(f"{package}=={candidate[package]}: no earlier release on the index by "
-                             f"{day.isoformat()} (give --baseline)")
-    before = earlier[-1]
-    known = out_by(other, day, fetch)
-    anchor = before if package == "jax" else Version(candidate[package])
-    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= anchor
-                and Version(getattr(c, other)) in known]
-    if not partners:
-        raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
-    partner = max(partners, key=Cell.sort_key)
-    return f"{package}=={before},{other}=={getattr(partner, other)}"
-
-
 def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, fetch: index.Fetch) -> None:
     """EcosystemError when the baseline is not older than the candidate in a package both name (the regressions
     would be the candidate's fixes, read backwards), or when a release either side names was not on the index by
@@ -202,13 +174,6 @@ def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, 
                 raise EcosystemError(f"the {side} {package}=={version} reached the index on "
                                      f"{uploaded.date().isoformat()}, after --as-of {day.isoformat()}: no project "
                                      "could install it as of that day")
-
-
-def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
-    """The releases of `package` uploaded by the end of `day`."""
-    document = fetch(index.JSON_API.format(name=package), "application/json")
-    end = ecosystem_sources.end_of(day)
-    return {version for version, uploaded in releases.upload_dates(document).items() if uploaded < end}
 
 
 def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:

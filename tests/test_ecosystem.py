@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from record_factory import collected, record
+from test_ecosystem_baseline import jax_index
 from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
@@ -383,34 +384,6 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
                                                                              str(tmp_path / "more")]
     assert argv[argv.index("--with") + 1] == "optax"
     assert "-k" not in ecosystem.project_argv(entry, tmp_path, whole_suite=True)
-
-
-#: Upload days as PyPI has them: jax 0.8.3 came out after 0.9.0 (a patch of the older line).
-DAYS = {"jax": {"0.7.2": "2025-09-16", "0.8.1": "2025-11-18", "0.8.2": "2025-12-18", "0.8.3": "2026-01-29",
-                "0.9.0": "2026-01-20"},
-        "flax": {"0.10.7": "2025-06-20", "0.11.2": "2025-08-28", "0.12.0": "2025-09-25", "0.12.3": "2026-01-27"}}
-
-
-def jax_index(day: str = "") -> Any:
-    """A fake index of jax, jaxlib and flax with DAYS' upload days (jax 0.9.0's moved to `day` if given)."""
-    def document(package: str) -> dict[str, Any]:
-        days = {**DAYS[package], **({"0.9.0": day} if day and package == "jax" else {})}
-        return {"releases": {v: [{"filename": f"{package}-{v}.tar.gz", "yanked": False,
-                                  "upload_time_iso_8601": f"{when}T10:00:00Z"}] for v, when in days.items()}}
-    return lambda url, accept: document({"jaxlib": "jax"}.get(url.split("/")[-2], url.split("/")[-2]))
-
-
-def test_the_default_baseline_is_the_release_before_as_the_day_knew_it_with_the_matrixs_partner() -> None:
-    # 0.9.0's day knew jax 0.8.2 (0.8.3 came later) and not flax 0.12.3: the partner is the jax 0.7.2 cell's flax.
-    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 1, 20)) == (
-        "jax==0.8.2,flax==0.12.0")
-    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 2, 10)) == (
-        "jax==0.8.3,flax==0.12.3")
-    # A flax bump holds jax at the candidate flax's partner: flax 0.12.0 needs jax >= 0.7.1, so not 0.11.2's 0.6.2.
-    assert ecosystem.default_baseline({"flax": "0.12.0"}, CELLS, jax_index(), date(2025, 9, 25)) == (
-        "flax==0.11.2,jax==0.7.2")
-    with pytest.raises(ecosystem.EcosystemError, match=r"jax==0.7.2: no earlier release on the index by 2026-01-20"):
-        ecosystem.default_baseline({"jax": "0.7.2"}, CELLS, jax_index(), date(2026, 1, 20))
 
 
 def test_as_of_defaults_to_the_candidates_upload_day() -> None:

@@ -64,9 +64,16 @@ def title(summary: Mapping[str, Any]) -> str:
             f"{summary['as_of']}")
 
 
+def held(summary: Mapping[str, Any]) -> str:
+    """Which package the baseline held on both sides, and why (summaries before 2026-11-28 do not say)."""
+    said = summary.get("held")
+    return f"Baseline {summary['baseline']}: {said}." if isinstance(said, str) and said else ""
+
+
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
+             *([_cell(held(summary)), ""] if held(summary) else []),
              "| project | revision | baseline | candidate | tests | verdict | coverage or reason |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
@@ -106,7 +113,8 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
     COMMENT_LIMIT characters with a line saying where the rest is."""
-    lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), ""]
+    lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), "",
+             *([_cell(held(summary)), ""] if held(summary) else [])]
     for row in rows:
         if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
             why = _cell(row["reason"]) if row["verdict"] == "INCONCLUSIVE" else ""
@@ -151,7 +159,8 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
     headline_text = headline(summary, groups).replace("**", "")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title(summary))}"
             f"</title><style>{CSS}</style></head><body><h1>{escape(title(summary))}</h1>"
-            f"<p class=\"meta\">{escape(headline_text)}</p><table><thead><tr>"
+            f"<p class=\"meta\">{escape(headline_text)}</p>"
+            + (f"<p class=\"meta\">{escape(held(summary))}</p>" if held(summary) else "") + "<table><thead><tr>"
             + "".join(f"<th>{name}</th>" for name in head) + f"</tr></thead><tbody>{body}</tbody></table>"
             f"<h2>Regressions by cause</h2>" + (f"<ol>{causes}</ol>" if groups else "<p>None proven.</p>")
             + "</body></html>\n")
