@@ -206,7 +206,10 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
         _done(part, dest)
     _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
     set_aside_locks(dest)
-    return Fetched(dest, f"{day.isoformat()} (git {commit[:12]})")
+    # Named by the commit taken and its own day, not the day asked for: a repository quiet for months is not
+    # "as of" the day in any other sense, and two days that resolve to one commit are one revision.
+    committed = _git(entry, ["-C", str(dest), "show", "-s", "--format=%cs", commit], "the commit's date").strip()
+    return Fetched(dest, f"{commit[:12]} (git, committed {committed})")
 
 
 def _part(dest: Path) -> Path:

@@ -151,11 +151,12 @@ def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, r
     first = git(repository, "rev-parse", "HEAD~1")
     got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 31),
                                   index({}), into=tmp_path / "fetched")
-    assert got.revision == f"2026-01-31 (git {first[:12]})"
+    assert got.revision == f"{first[:12]} (git, committed 2026-01-10)"  # the commit's own day, not the one asked
     assert not (got.root / "tests" / "test_later.py").exists()
     later = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 2, 10),
                                     index({}), into=tmp_path / "fetched")
     assert (later.root / "tests" / "test_later.py").is_file()
+    assert later.revision == f"{git(repository, 'rev-parse', 'HEAD')[:12]} (git, committed 2026-02-10)"
 
 
 def test_a_clone_killed_part_way_is_never_taken_for_a_finished_one(tmp_path: Path, repository: Path,
