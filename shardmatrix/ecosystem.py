@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -196,9 +197,25 @@ def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> 
     argv += ["-m", entry.markers] if entry.markers else []
     for requirement in entry.requires:
         argv += ["--with", requirement]
-    for name, value in entry.env:  # the cells' variables, in the results cache's fingerprint too
+    argv += [arg for e in entry.exclude if e.kind == "test" for arg in ("--deselect", e.target)]
+    for name, value in with_ignored(entry, root):  # the cells' variables, in the results cache's fingerprint too
         argv += ["--env", f"{name}={value}"]
     return argv
+
+
+#: The variable pytest reads extra options from: how a path the list leaves out reaches each cell's pytest.
+PYTEST_ADDOPTS = "PYTEST_ADDOPTS"
+
+
+def with_ignored(entry: ecosystem_list.Entry, root: Path) -> list[tuple[str, str]]:
+    """The entry's variables, with pytest's --ignore of each path it leaves out added to PYTEST_ADDOPTS (after its
+    own value, if it sets one): pytest then never imports that path, as a module that fails at collection needs."""
+    # pytest splits the variable as a shell would: a folder with a space in its path stays one argument.
+    ignored = " ".join(shlex.quote(f"--ignore={root / e.target}") for e in entry.exclude if e.kind == "path")
+    if not ignored:
+        return list(entry.env)
+    own = dict(entry.env).get(PYTEST_ADDOPTS, "")
+    return [*((n, v) for n, v in entry.env if n != PYTEST_ADDOPTS), (PYTEST_ADDOPTS, f"{own} {ignored}".strip())]
 
 
 def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,
@@ -208,7 +225,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins; its own
     report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
-                            "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": []}
+                            "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": [],
+                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude]}
     say(f"--- {entry.name}")
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)

@@ -2,8 +2,9 @@
 
 Each entry says where a project's tests come from (its git repository at a release's tag or at a day, or its own
 sdist or wheel when they carry the tests), which of them run (folders, `-k`, `-m`; the sharding-related ones by
-default, every one with `whole = true`), what else they need, the variables its tests read, how many devices, how
-long a test may take and how long its whole suite may take in one cell. An
+default, every one with `whole = true`), what of them is left out on purpose and why (`exclude`), what else they
+need, the variables its tests read, how many devices, how long a test may take and how long its whole suite may take
+in one cell. An
 unknown key, a missing one or a value of the wrong kind is refused in one line naming the entry: nothing runs.
 """
 
@@ -49,12 +50,29 @@ DEFAULT_SUITE_BUDGET_S = 1200.0
 RESERVED_ENV = options.RESERVED_ENV
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
-OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",
-            "budget", "suite_budget")
+OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "exclude", "requires", "env",
+            "devices", "budget", "suite_budget")
+#: What an `exclude` table leaves out: a path (pytest's --ignore: a folder or file pytest then never imports, for a
+#: module that cannot even be collected) or a test (upgrade's --deselect, a case id as reports name it).
+EXCLUDE_KINDS = ("path", "test")
 
 
 class EcosystemListError(ShardmatrixError, ValueError):
     """An ecosystem list that cannot be read as given, in one line naming the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Tests of a project left out on purpose, in both cells: a path (`--ignore`) or a case id (`--deselect`), with
+    the reason the report shows beside it."""
+
+    kind: str
+    target: str
+    reason: str
+
+    def describe(self) -> str:
+        """'--ignore tests/contrib/kernels' or '--deselect core/misc_util_test::test_x'."""
+        return f"{'--ignore' if self.kind == 'path' else '--deselect'} {self.target}"
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,8 @@ class Entry:
     suite_budget: float = DEFAULT_SUITE_BUDGET_S
     #: Variables set for its tests (keras's KERAS_BACKEND), in the list's order.
     env: tuple[tuple[str, str], ...] = ()
+    #: Tests left out on purpose, each with its reason, in the list's order.
+    exclude: tuple[Exclusion, ...] = ()
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""
@@ -161,7 +181,8 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     return Entry(name=name, why=why, source=source, tests=tests, package=package,
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
                  markers=markers, requires=requires, devices=devices,
-                 budget=budget, suite_budget=suite_budget, env=_env(table, where))
+                 budget=budget, suite_budget=suite_budget, env=_env(table, where),
+                 exclude=_exclude(table, tests, where))
 
 
 def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
@@ -177,6 +198,40 @@ def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
     if again:
         raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
     return tests
+
+
+def _exclude(table: dict[str, Any], tests: tuple[str, ...], where: str) -> tuple[Exclusion, ...]:
+    """What the entry leaves out: [[project.exclude]] tables, each a `path` inside its test folders or a `test` case
+    id, and a `reason`; each once."""
+    tables = table.get("exclude", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise EcosystemListError(f"{where}: exclude must be a list of tables ([[project.exclude]] with path or test, "
+                                 f"and reason), got {tables!r}")
+    made: list[Exclusion] = []
+    for number, excluded in enumerate(tables, 1):
+        named = f"{where}: exclude {number}"
+        kinds = [kind for kind in EXCLUDE_KINDS if kind in excluded]
+        unknown = sorted(set(excluded) - {*EXCLUDE_KINDS, "reason"})
+        if unknown or len(kinds) != 1:
+            raise EcosystemListError(f"{named}: give one of path or test, and reason (got "
+                                     f"{', '.join(sorted(excluded)) or 'nothing'})")
+        target, reason = _text(excluded, kinds[0], named), _text(excluded, "reason", named)
+        if kinds[0] == "path" and not _inside(target, tests):
+            raise EcosystemListError(f"{named}: path {target!r} is not inside its tests ({', '.join(tests)})")
+        if kinds[0] == "test" and not options.is_case_id(target):
+            raise EcosystemListError(f"{named}: test {target!r} is not a case id, <file stem>::<test> (as reports "
+                                     "name it)")
+        if any(e.kind == kinds[0] and e.target == target for e in made):
+            raise EcosystemListError(f"{named}: {kinds[0]} {target!r} is left out twice")
+        made.append(Exclusion(kinds[0], target, reason))
+    return tuple(made)
+
+
+def _inside(path: str, tests: tuple[str, ...]) -> bool:
+    """Whether a relative path lies inside one of the test folders (and is not one of them whole)."""
+    parts = Path(path).parts
+    return (not Path(path).is_absolute() and ".." not in parts
+            and any(parts[:len(Path(t).parts)] == Path(t).parts and len(parts) > len(Path(t).parts) for t in tests))
 
 
 def _requires(table: dict[str, Any], where: str) -> tuple[str, ...]:

@@ -113,3 +113,13 @@ def test_every_view_says_which_package_the_baseline_held_and_why() -> None:
     assert f"\n\n{line}\n\n" in ecosystem_render.comment(said, [], ROWS)
     assert f'<p class="meta">{line}</p>' in ecosystem_render.html_page(said, [], ROWS)
     assert "Baseline jax==" not in ecosystem_render.page(SUMMARY, [], ROWS)  # an older summary says nothing of it
+
+
+def test_what_a_project_leaves_out_on_purpose_is_shown_with_its_reason() -> None:
+    said = {**SUMMARY, "projects": [{"name": "qwix", "verdict": "SAFE", "excluded": [
+        {"what": "--ignore tests/contrib/kernels", "reason": "imports google3 <internal>"}]}]}
+    assert ("## Left out on purpose\n\n- qwix: `--ignore tests/contrib/kernels`: imports google3 &lt;internal&gt;"
+            in ecosystem_render.page(said, [], ROWS))
+    assert ("<li>qwix: <code>--ignore tests/contrib/kernels</code>: imports google3 &lt;internal&gt;</li>"
+            in ecosystem_render.html_page(said, [], ROWS))
+    assert "Left out on purpose" not in ecosystem_render.page(SUMMARY, [], ROWS)

@@ -70,6 +70,12 @@ def held(summary: Mapping[str, Any]) -> str:
     return f"Baseline {summary['baseline']}: {said}." if isinstance(said, str) and said else ""
 
 
+def excluded(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(project, what was left out, why) of every project's list entry, in the report's order."""
+    return [(str(p.get("name", "")), str(e.get("what", "")), str(e.get("reason", "")))
+            for p in summary["projects"] for e in p.get("excluded") or [] if isinstance(e, Mapping)]
+
+
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
@@ -88,6 +94,9 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
     skipped = [row for row in rows if row["verdict"] == SKIPPED]
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {_cell(row['project'])}: {_cell(row['reason'])}" for row in skipped]
+    if excluded(summary):
+        lines += ["", "## Left out on purpose", ""] + [f"- {_cell(name)}: {_code(what)}: {_cell(reason)}"
+                                                       for name, what, reason in excluded(summary)]
     lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
     return "\n".join(lines) + "\n"
 
@@ -163,4 +172,7 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
             + (f"<p class=\"meta\">{escape(held(summary))}</p>" if held(summary) else "") + "<table><thead><tr>"
             + "".join(f"<th>{name}</th>" for name in head) + f"</tr></thead><tbody>{body}</tbody></table>"
             f"<h2>Regressions by cause</h2>" + (f"<ol>{causes}</ol>" if groups else "<p>None proven.</p>")
+            + (("<h2>Left out on purpose</h2><ul>" + "".join(
+                f"<li>{escape(name)}: <code>{escape(what)}</code>: {escape(reason)}</li>"
+                for name, what, reason in excluded(summary)) + "</ul>") if excluded(summary) else "")
             + "</body></html>\n")
