@@ -5,9 +5,10 @@ it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in 
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
 tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
 workspace (`.nox/.shardmatrix-ecosystem/`) and reused (a tag by the commit it names now, so a tag moved upstream
-is fetched again); its lockfiles are set aside, as the day's index decides its
-other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
-cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
+is fetched again, and offline the tag's clone fetched last is taken "from cache"); its lockfiles are set aside, as
+the day's index decides its other packages (`upgrade --exclude-newer`). A source that needs the network beyond the
+package index and cannot reach it (a git host, here) raises Unavailable: the command skips that project with its
+line.
 $SHARDMATRIX_GIT_MIRROR points git sources at local mirrors instead (`mirror_of`); a project without one is fetched
 from its repository as before.
 """
@@ -158,8 +159,18 @@ def _wrap(entry: Entry, version: str, unpacked: Path, project: Path) -> None:
 def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     # Kept by the commit the tag names now: a tag moved upstream (re-tagged after a fix) is fetched again, never
     # answered by the clone of where it pointed before.
-    resolved = tag_commit(entry, tag)
-    dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag) + f"-{resolved[:12]}")
+    try:
+        resolved = tag_commit(entry, tag)
+    except Unavailable:
+        cached = cached_tag(entry, tag, folder)
+        if cached is None:
+            raise
+        # Offline, the tag cannot be asked where it points now: the clone of where it pointed when last fetched
+        # is taken, and the revision says so.
+        _check_tests(entry, cached, f"{entry.repository} at {tag}")
+        set_aside_locks(cached)
+        return Fetched(cached, f"{version} (git {tag}, {_head(cached)[:12]}, from cache)")
+    dest = folder / entry.name / f"{_tag_prefix(tag)}{resolved[:12]}"
     if not (dest / ".git").is_dir():
         part = _part(dest)
         _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, mirror_of(entry.repository), str(part)],
@@ -169,6 +180,30 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     _check_tests(entry, dest, f"{entry.repository} at {tag}")
     set_aside_locks(dest)
     return Fetched(dest, f"{version} (git {tag}, {commit[:12]})")
+
+
+def _tag_prefix(tag: str) -> str:
+    """The start of the folder names of a tag's clones: `git-<tag>-`, then the commit the tag named."""
+    return "git-" + re.sub(r"[^\w.-]", "_", tag) + "-"
+
+
+def _head(clone: Path) -> str:
+    """The commit a clone has checked out ("" when git cannot say)."""
+    done = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def cached_tag(entry: Entry, tag: str, folder: Path) -> Path | None:
+    """The finished clone of `tag` fetched last (a tag moved upstream leaves one per commit), whose checkout is the
+    commit its own copy of the tag names; None when the workspace holds none."""
+    clones = [p for p in (folder / entry.name).glob(_tag_prefix(tag) + "*")
+              if not p.name.endswith(".part") and (p / ".git").is_dir()]
+    for clone in sorted(clones, key=lambda p: p.stat().st_mtime, reverse=True):
+        tagged = subprocess.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{}}"],
+                                capture_output=True, text=True, check=False).stdout.strip()
+        if tagged and tagged == _head(clone):
+            return clone
+    return None
 
 
 def tag_commit(entry: Entry, tag: str) -> str:

@@ -147,6 +147,20 @@ def test_a_tag_moved_upstream_is_fetched_again_at_the_commit_it_names_now(tmp_pa
     assert (moved.root / "tests" / "test_later.py").is_file() and moved.root != first.root
 
 
+def test_offline_a_tag_the_workspace_holds_is_taken_from_cache_and_one_it_lacks_is_skipped(tmp_path: Path,
+                                                                                          repository: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    first = ecosystem_sources.fetch(entry("git", repository=str(repository)), date(2026, 3, 1), fetch,
+                                    into=tmp_path / "fetched")
+    offline = entry("git", repository="https://git.invalid/alpha")  # the same project, its host out of reach
+    again = ecosystem_sources.fetch(offline, date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+    assert again.root == first.root
+    assert again.revision == f"1.0 (git v1.0, {git(repository, 'rev-parse', 'HEAD~1')[:12]}, from cache)"
+    later = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0")), "1.1": ("2026-02-10", sdist(tmp_path, "1.1"))})
+    with pytest.raises(Unavailable, match=r"alpha: https://git.invalid/alpha cannot be reached from here"):
+        ecosystem_sources.fetch(offline, date(2026, 3, 1), later, into=tmp_path / "fetched")  # v1.1: never fetched
+
+
 def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, repository: Path) -> None:
     first = git(repository, "rev-parse", "HEAD~1")
     got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 31),
