@@ -208,14 +208,11 @@ PYTEST_ADDOPTS = "PYTEST_ADDOPTS"
 
 
 def with_ignored(entry: ecosystem_list.Entry, root: Path) -> list[tuple[str, str]]:
-    """The entry's variables, with pytest's --ignore of each path it leaves out added to PYTEST_ADDOPTS (after its
-    own value, if it sets one): pytest then never imports that path, as a module that fails at collection needs."""
+    """The entry's variables, and pytest's --ignore of each path it leaves out as PYTEST_ADDOPTS (which the list
+    refuses in `env`): pytest then never imports that path, as a module that fails at collection needs."""
     # pytest splits the variable as a shell would: a folder with a space in its path stays one argument.
     ignored = " ".join(shlex.quote(f"--ignore={root / e.target}") for e in entry.exclude if e.kind == "path")
-    if not ignored:
-        return list(entry.env)
-    own = dict(entry.env).get(PYTEST_ADDOPTS, "")
-    return [*((n, v) for n, v in entry.env if n != PYTEST_ADDOPTS), (PYTEST_ADDOPTS, f"{own} {ignored}".strip())]
+    return [*entry.env, *([(PYTEST_ADDOPTS, ignored)] if ignored else [])]
 
 
 def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,

@@ -46,8 +46,13 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 #: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
 DEFAULT_SUITE_BUDGET_S = 1200.0
-#: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
-RESERVED_ENV = options.RESERVED_ENV
+#: Variables shardmatrix sets for every cell itself (an entry's value would be overridden, or break the plugin), and
+#: those that steer pytest or the process past the list's checked selection (a test left out through
+#: PYTEST_ADDOPTS would be left out unreported: `exclude` is the way, with its reason in the report).
+RESERVED_ENV = (*options.RESERVED_ENV, "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+                "LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "JAX_PLATFORM_NAME")
+#: A repository's address: a scheme git fetches from, then no white space.
+ADDRESS = re.compile(r"(https?|ssh|git|file)://[^\s]+")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
 OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "exclude", "requires", "env",
@@ -165,6 +170,10 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     repository = _text(table, "repository", where, "")
     if source == "git" and not repository:
         raise EcosystemListError(f"{where}: a git source needs 'repository'")
+    if repository and not (ADDRESS.fullmatch(repository) or Path(repository).is_absolute()):
+        # git reads a value starting with '-' as its own option (--upload-pack=CMD runs CMD): only an address.
+        raise EcosystemListError(f"{where}: repository {repository!r} is not an https, ssh, git or file address, "
+                                 "or an absolute path")
     tag = _text(table, "tag", where, "v{version}")
     if "{version}" not in tag or not _formats(tag):
         raise EcosystemListError(f"{where}: tag {tag!r} does not say where the version goes ({{version}}, and no "
@@ -320,7 +329,8 @@ def _env(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
         if not ENV_NAME.fullmatch(name):
             raise EcosystemListError(f"{where}: env {name!r} is not a variable name")
         if name in RESERVED_ENV:
-            raise EcosystemListError(f"{where}: env {name} is set by shardmatrix for every cell")
+            raise EcosystemListError(f"{where}: env {name} is shardmatrix's or steers pytest itself (tests are left "
+                                     "out with exclude, which the report lists)")
         if not isinstance(setting, str):
             raise EcosystemListError(f"{where}: env {name} must be text, got {setting!r}")
     return tuple(value.items())

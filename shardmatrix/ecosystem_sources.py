@@ -113,7 +113,7 @@ def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     dest = folder / entry.name / f"sdist-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
-        _unpack(_download(chosen[0], dest.with_name(dest.name + ".part")), dest)
+        _unpack(entry, _download(entry, chosen[0], dest.with_name(dest.name + ".part")), dest)
         (dest / ".fetched").write_text(chosen[0]["filename"] + "\n")
     tops = [p for p in dest.iterdir() if p.is_dir()]
     root = tops[0] if len(tops) == 1 and not (dest / "pyproject.toml").is_file() else dest
@@ -131,7 +131,7 @@ def _wheel(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         unpacked = dest / "unpacked"
-        _unpack(_download(wheels[0], dest.with_name(dest.name + ".part")), unpacked)
+        _unpack(entry, _download(entry, wheels[0], dest.with_name(dest.name + ".part")), unpacked)
         _wrap(entry, version, unpacked, dest / "project")
         (dest / ".fetched").write_text(wheels[0]["filename"] + "\n")
     return Fetched(dest / "project", f"{version} (wheel {wheels[0]['filename']})")
@@ -173,7 +173,8 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     dest = folder / entry.name / f"{_tag_prefix(tag)}{resolved[:12]}"
     if not (dest / ".git").is_dir():
         part = _part(dest)
-        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, mirror_of(entry.repository), str(part)],
+        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, "--", mirror_of(entry.repository),
+                     str(part)],
              f"{mirror_of(entry.repository)} at tag {tag}")
         _done(part, dest)
     commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
@@ -210,7 +211,7 @@ def tag_commit(entry: Entry, tag: str) -> str:
     """The commit a tag of the entry's repository names now (an annotated tag's commit, not the tag object);
     SourceError when there is no such tag, Unavailable when the repository cannot be reached."""
     where = mirror_of(entry.repository)
-    listed = _git(entry, ["ls-remote", "--tags", where, f"refs/tags/{tag}", f"refs/tags/{tag}^{{}}"],
+    listed = _git(entry, ["ls-remote", "--tags", "--", where, f"refs/tags/{tag}", f"refs/tags/{tag}^{{}}"],
                   f"{where} at tag {tag}")
     named = {ref: commit for commit, _, ref in (line.partition("\t") for line in listed.splitlines()) if ref}
     commit = named.get(f"refs/tags/{tag}^{{}}") or named.get(f"refs/tags/{tag}")
@@ -223,7 +224,7 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     clone = folder / entry.name / "git-clone"
     if not (clone / ".git").is_dir():
         part = _part(clone)
-        _git(entry, ["clone", "--quiet", "--no-checkout", mirror_of(entry.repository), str(part)],
+        _git(entry, ["clone", "--quiet", "--no-checkout", "--", mirror_of(entry.repository), str(part)],
              mirror_of(entry.repository))
         _done(part, clone)
     else:
@@ -236,7 +237,7 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     dest = folder / entry.name / f"git-{commit[:12]}"
     if not (dest / ".git").is_dir():
         part = _part(dest)
-        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(part)], "a local clone")
+        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", "--", str(clone), str(part)], "a local clone")
         _git(entry, ["-C", str(part), "checkout", "--quiet", commit], f"commit {commit[:12]}")
         _done(part, dest)
     _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
@@ -302,8 +303,9 @@ def _remote(url: str) -> bool:
     return bool(re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", url))
 
 
-def _download(file: dict[str, Any], dest: Path) -> Path:
-    """The file downloaded into a folder of its own, `dest`, which _unpack removes."""
+def _download(entry: Entry, file: dict[str, Any], dest: Path) -> Path:
+    """The file downloaded into a folder of its own, `dest`, which _unpack removes; SourceError when the index's own
+    file cannot be had (the project is then unjudged, never skipped: the index is what this machine reaches)."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     target = dest / str(file["filename"])
@@ -313,19 +315,26 @@ def _download(file: dict[str, Any], dest: Path) -> Path:
         with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)
     except (OSError, ValueError) as exc:
-        raise Unavailable(f"{file['filename']}: cannot download ({exc})") from None
+        raise SourceError(f"{entry.name}: {file['filename']} cannot be downloaded from the index ({exc})") from None
     return target
 
 
-def _unpack(archive: Path, dest: Path) -> None:
+def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
+    """The archive unpacked into `dest` (tar members through the data filter); SourceError naming the project for
+    one that is corrupt or would write outside `dest`: that project is unjudged, and the run goes on."""
     dest.mkdir(parents=True, exist_ok=True)
-    if archive.name.endswith((".whl", ".zip")):
-        with zipfile.ZipFile(archive) as opened:
-            opened.extractall(dest)
-    else:
-        with tarfile.open(archive) as opened:
-            opened.extractall(dest, filter="data")
-    shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
+    try:
+        if archive.name.endswith((".whl", ".zip")):
+            with zipfile.ZipFile(archive) as opened:
+                opened.extractall(dest)
+        else:
+            with tarfile.open(archive) as opened:
+                opened.extractall(dest, filter="data")
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, ValueError) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {exc})") from None
+    finally:
+        shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
 
 
 def _check_tests(entry: Entry, root: Path, what: str) -> None:

@@ -387,19 +387,19 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
 
 
 def test_what_a_project_leaves_out_reaches_its_cells_pytest(tmp_path: Path) -> None:
-    """A path through pytest's --ignore (after the entry's own PYTEST_ADDOPTS), a test through upgrade's --deselect;
-    an entry that leaves out nothing sets no PYTEST_ADDOPTS."""
+    """A path through pytest's --ignore (PYTEST_ADDOPTS, which the list refuses in env), a test through upgrade's
+    --deselect; an entry that leaves out nothing sets no PYTEST_ADDOPTS."""
     from shardmatrix.ecosystem_list import Entry, Exclusion
 
     root = tmp_path / "a folder"
     entry = Entry(name="qwix", why="x", source="git", tests=("tests",), package="qwix",
-                  env=(("PYTEST_ADDOPTS", "-p no:randomly"), ("KERAS_BACKEND", "jax")),
+                  env=(("KERAS_BACKEND", "jax"),),
                   exclude=(Exclusion("path", "tests/contrib/kernels", "imports google3"),
                            Exclusion("test", "core/misc_util_test::test_x", "reads the network")))
     argv = ecosystem.project_argv(entry, root, whole_suite=False)
     assert argv[argv.index("--deselect") + 1] == "core/misc_util_test::test_x"
     assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--env"] == [
-        "KERAS_BACKEND=jax", f"PYTEST_ADDOPTS=-p no:randomly '--ignore={root}/tests/contrib/kernels'"]
+        "KERAS_BACKEND=jax", f"PYTEST_ADDOPTS='--ignore={root}/tests/contrib/kernels'"]
     plain = ecosystem.project_argv(Entry(name="a", why="x", source="git", tests=("tests",), package="a"), root, False)
     assert "--env" not in plain and "--deselect" not in plain
 
