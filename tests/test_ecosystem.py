@@ -654,6 +654,14 @@ HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
      r"project 1 does not name .* its causes' signatures"),
     ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not JSON"),  # cut short
+    # Fields the report reads, of the wrong kind: before, an internal error (exit 3) deep in the report.
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"signature": "E", "cases": 5}]}]}',
+     r"project 1 \(alpha\): a cause's cases are not a list of test ids"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "pins": ["jax==1"]}]}',
+     r"project 1 \(alpha\): pins are not a table of versions"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "revision": 5}]}',
+     r"project 1 \(alpha\): revision is not text"),
+    ('{HEAD, "whole_suite": "false", "projects": []}', r"whole_suite is not true or false"),
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"

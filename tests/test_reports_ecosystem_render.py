@@ -123,3 +123,5 @@ def test_what_a_project_leaves_out_on_purpose_is_shown_with_its_reason() -> None
     assert ("<li>qwix: <code>--ignore tests/contrib/kernels</code>: imports google3 &lt;internal&gt;</li>"
             in ecosystem_render.html_page(said, [], ROWS))
     assert "Left out on purpose" not in ecosystem_render.page(SUMMARY, [], ROWS)
+    skipped = {**said, "projects": [{**said["projects"][0], "verdict": "SKIPPED"}]}  # it ran nothing to leave out
+    assert "Left out on purpose" not in ecosystem_render.page(skipped, [], ROWS)

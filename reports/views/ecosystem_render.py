@@ -71,9 +71,11 @@ def held(summary: Mapping[str, Any]) -> str:
 
 
 def excluded(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """(project, what was left out, why) of every project's list entry, in the report's order."""
+    """(project, what was left out, why) of every project that ran (a skipped one left out nothing), in the report's
+    order."""
     return [(str(p.get("name", "")), str(e.get("what", "")), str(e.get("reason", "")))
-            for p in summary["projects"] for e in p.get("excluded") or [] if isinstance(e, Mapping)]
+            for p in summary["projects"] if p.get("verdict") != SKIPPED
+            for e in p.get("excluded") or [] if isinstance(e, Mapping)]
 
 
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
