@@ -140,8 +140,9 @@ def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date | None = None) -> date:
-    """The day asked for, else the candidate's upload day (jax's when both are named), else today (a source);
-    EcosystemError for a day after today (the index cannot say how the world will stand)."""
+    """The day asked for, else the candidate's upload day (the later of the two when jax and flax are both named:
+    the first day both existed), else today (a source); EcosystemError for a day after today (the index cannot say
+    how the world will stand)."""
     if text:
         day = ecosystem_sources.parse_day(text)
         today = today or datetime.now(timezone.utc).date()
@@ -149,10 +150,9 @@ def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date 
             raise EcosystemError(f"--as-of {day.isoformat()} is after today ({today.isoformat()}): no project or "
                                  "index has stood there yet")
         return day
-    for package in ("jax", "flax"):
-        if package in candidate:
-            return ecosystem_sources.upload_day(package, candidate[package], fetch)
-    return date.today()
+    days = [ecosystem_sources.upload_day(package, candidate[package], fetch) for package in ("jax", "flax")
+            if package in candidate]
+    return max(days) if days else date.today()
 
 
 def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, fetch: index.Fetch) -> None:

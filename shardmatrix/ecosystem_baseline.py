@@ -51,6 +51,9 @@ def default(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, da
     """The release before the candidate as the day knew it, with the held package that loads on both sides
     (module docstring); BaselineError in one line without one."""
     package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
+    if not package and "jaxlib" in candidate:
+        raise BaselineError(f"jaxlib=={candidate['jaxlib']}: jaxlib follows jax, so name jax=={candidate['jaxlib']} "
+                            "(or give --baseline jax==A,flax==B)")
     if not package:
         raise BaselineError("a source candidate needs --baseline jax==A,flax==B")
     other = "flax" if package == "jax" else "jax"

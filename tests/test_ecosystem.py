@@ -407,6 +407,8 @@ def test_what_a_project_leaves_out_reaches_its_cells_pytest(tmp_path: Path) -> N
 def test_as_of_defaults_to_the_candidates_upload_day() -> None:
     assert ecosystem.as_of("", {"jax": "0.9.0"}, jax_index("2026-01-21")) == date(2026, 1, 21)
     assert ecosystem.as_of("2026-02-01", {"jax": "0.9.0"}, jax_index()) == date(2026, 2, 1)
+    # Both named: the first day both existed (flax 0.12.3 came a week after jax 0.9.0), not jax's day.
+    assert ecosystem.as_of("", {"jax": "0.9.0", "flax": "0.12.3"}, jax_index()) == date(2026, 1, 27)
     assert ecosystem.shared_argv(ecosystem.parser().parse_strictly(["jax==0.9.0"]), date(2026, 1, 20))[:2] == [
         "--exclude-newer", "2026-01-21"]  # the whole of the day: uv excludes from the start of the day given
 

@@ -98,3 +98,9 @@ def test_no_earlier_release_or_a_source_candidate_is_refused_in_one_line() -> No
         ecosystem_baseline.default({"jax": "0.7.2"}, CELLS, jax_index(), date(2026, 1, 20))
     with pytest.raises(ecosystem_baseline.BaselineError, match=r"a source candidate needs --baseline"):
         ecosystem_baseline.default({}, CELLS, jax_index(), date(2026, 1, 20))
+
+
+def test_a_jaxlib_alone_is_named_as_such_not_called_a_source() -> None:
+    with pytest.raises(ecosystem_baseline.BaselineError, match=r"^jaxlib==0.9.0: jaxlib follows jax, so name "
+                       r"jax==0.9.0 \(or give --baseline jax==A,flax==B\)$"):
+        ecosystem_baseline.default({"jaxlib": "0.9.0"}, CELLS, jax_index(), date(2026, 1, 20))
