@@ -156,14 +156,21 @@ def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date 
 
 
 def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, fetch: index.Fetch) -> None:
-    """EcosystemError when the baseline is not older than the candidate in a package both name (the regressions
-    would be the candidate's fixes, read backwards), or when a release either side names was not on the index by
-    the end of `day` (every project's cells are resolved as of that day: none could install it). A release the
-    index does not list (a nightly from --index) is left to the cells to find."""
-    for package in sorted(set(candidate) & set(baseline)):
-        if Version(baseline[package]) >= Version(candidate[package]):
-            raise EcosystemError(f"--baseline {package}=={baseline[package]} is not older than the candidate "
-                                 f"{package}=={candidate[package]}: give the earlier release as the baseline")
+    """EcosystemError when the baseline is newer than the candidate in a package both name, or moves nothing (the
+    regressions would be the candidate's fixes, read backwards; a package named alike on both sides is held), or
+    when a release either side names was not on the index by the end of `day` (every project's cells are resolved
+    as of that day: none could install it). A release the index does not list (a nightly from --index) is left to
+    the cells to find."""
+    both = sorted(set(candidate) & set(baseline))
+    # A package named alike on both sides is held (jax==0.9.0 flax==0.12.1 against jax==0.8.2,flax==0.12.1); one
+    # newer in the baseline, or nothing that moves, is no bump.
+    newer = [p for p in both if Version(baseline[p]) > Version(candidate[p])]
+    moved = [p for p in both if Version(baseline[p]) < Version(candidate[p])]
+    wrong = newer or ([] if moved else both)
+    if wrong:
+        package = wrong[0]
+        raise EcosystemError(f"--baseline {package}=={baseline[package]} is not older than the candidate "
+                             f"{package}=={candidate[package]}: give the earlier release as the baseline")
     for side, named in (("candidate", candidate), ("baseline", baseline)):
         for package, version in sorted(named.items()):
             try:

@@ -679,6 +679,16 @@ def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_i
                                                            r"the candidate jax==0.9.0"):
             ecosystem.run(["jax==0.9.0", "--baseline", baseline, "--as-of", "2026-02-01"], CELLS, never, never,
                           fetch=jax_index())
+    with pytest.raises(ecosystem.EcosystemError, match=r"--baseline flax==0.12.3 is not older than the candidate "
+                                                       r"flax==0.12.0"):  # jax moves, flax moves backwards
+        ecosystem.run(["jax==0.9.0", "flax==0.12.0", "--baseline", "jax==0.8.2,flax==0.12.3", "--as-of", "2026-02-01"],
+                      CELLS, never, never, fetch=jax_index())
+
+
+def test_a_package_named_alike_on_both_sides_is_held_while_the_other_moves() -> None:
+    # jax moves and flax 0.12.3 is held: checked, not refused as "not older".
+    ecosystem.check_sides({"jax": "0.9.0", "flax": "0.12.3"}, {"jax": "0.8.2", "flax": "0.12.3"}, date(2026, 2, 1),
+                          jax_index())
 
 
 def test_an_as_of_day_before_a_side_reached_the_index_is_refused_naming_it() -> None:
