@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from harness.cellrecord import CellFiles  # noqa: E402
-from harness.formats import INCONCLUSIVE_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
+from harness.formats import INCONCLUSIVE_EXIT, INTERNAL_ERROR_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
 from harness.host import cellrun, invocation  # noqa: E402
 from shardmatrix import command  # noqa: E402
 
@@ -63,8 +63,8 @@ def _shardmatrix(session: nox.Session, name: str, *argv: str) -> None:
 
 
 def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
-    """session.run, except that the command's exit codes 2 (INCONCLUSIVE) and 64 (bad input) become the exit code of
-    nox itself.
+    """session.run, except that the command's exit codes 2 (INCONCLUSIVE), 3 (an internal error) and 64 (bad input)
+    become the exit code of nox itself.
 
     nox knows a session as passed or failed and exits 0 or 1, so INCONCLUSIVE would read as UNSAFE to a script;
     SystemExit is the one thing a session may raise that nox does not turn into "failed". (Under `nox -j`, a
@@ -72,7 +72,7 @@ def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str]
     try:
         session.run(*args, env=env, external=session.venv_backend == "none")
     except nox.command.CommandFailed as failed:
-        if failed.return_code in (INCONCLUSIVE_EXIT, USAGE_EXIT):
+        if failed.return_code in (INCONCLUSIVE_EXIT, INTERNAL_ERROR_EXIT, USAGE_EXIT):
             raise SystemExit(failed.return_code) from None
         raise
 

@@ -592,6 +592,31 @@ def read_ecosystem(path: Path) -> Row:
                 and all(isinstance(c, dict) and isinstance(c.get("signature"), str) for c in causes)):
             raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {number} does not name its project, "
                                              "its verdict and its causes' signatures")
+        wrong = _ecosystem_project_field(project)
+        if wrong:
+            raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {number} ({project['name']}): {wrong}")
     if not isinstance(document.get("pending", []), list):
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of projects")
+    if not isinstance(document.get("whole_suite", False), bool):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: whole_suite is not true or false")
     return document
+
+
+#: A project's fields the report reads as text.
+ECOSYSTEM_TEXT_FIELDS = ("revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from")
+
+
+def _ecosystem_project_field(project: Mapping[str, Any]) -> str:
+    """What of a project's fields the report could not read ("" when all read): a text field that is not text, a
+    cause's cases that are not a list of text, pins that are not tables of text by package."""
+    text = next((key for key in ECOSYSTEM_TEXT_FIELDS if not isinstance(project.get(key, ""), str)), None)
+    if text:
+        return f"{text} is not text"
+    if any(not isinstance(c.get("cases", []), list) or not all(isinstance(x, str) for x in c.get("cases", []))
+           for c in project.get("causes", [])):
+        return "a cause's cases are not a list of test ids"
+    pins = project.get("pins", {})
+    if not isinstance(pins, dict) or not all(isinstance(side, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in side.items()) for side in pins.values()):
+        return "pins are not a table of versions by package for each side"
+    return ""

@@ -28,8 +28,6 @@ from harness import cellrecord, formats, vocabulary
 from harness.cellidentity import identity_problems
 from harness.cellrecord import RESULTS_SUFFIX, SCHEMA_VERSION, CellFiles, Record, read_done
 
-# Re-exported for shardmatrix/ecosystem.py, which another branch owns this session: it imports harness.runs at merge.
-from harness.runs import new_run_id as new_run_id
 from harness.vocabulary import COLLECTION_CASE
 
 # --- where a cell's files live --------------------------------------------------------------------------------------

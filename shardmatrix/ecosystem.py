@@ -1,22 +1,23 @@
 """`shardmatrix ecosystem`: will this jax or flax release break the projects that use sharding? Their own tests say.
 
-The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and
-the arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from
-the index); the baseline (`--baseline`, default the release before the candidate, paired with the matrix's partner
-of that release); then for each project: its tests as they stood that day (shardmatrix.ecosystem_sources; a source
-this machine cannot reach is skipped with one line), an `upgrade` of that project from the baseline to the
-candidate with the other packages resolved as of that day (`--exclude-newer`), judged by the report's comparison
-(`judge`); a project that cannot be installed at either side is INCONCLUSIVE, naming the conflict. With --bisect,
-each cause's first bad release (harness.tools.bisect, once per cause). Last, the
-ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across projects and writes
-OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE 2 over SAFE 0;
-nothing judged at all is INCONCLUSIVE.
+The story of a run, top to bottom (`run`): read the list (`cases/ecosystem.toml`, shardmatrix.ecosystem_list) and the
+arguments; the day the world is taken as it stood (`--as-of`, default the candidate's own upload day, read from the
+index); the baseline (`--baseline`, default the release before the candidate, with the other package held at a
+release that loads on both sides: shardmatrix.ecosystem_baseline); then for each project: its tests as they stood
+that day (shardmatrix.ecosystem_sources; a source this machine cannot reach is skipped with one line), an `upgrade`
+of that project from the baseline to the candidate with the other packages resolved as of that day (uv's
+--exclude-newer), judged by the report's comparison (`judge`); a project that cannot be installed at either side is
+INCONCLUSIVE, naming the conflict. With --bisect, each cause's first bad release (harness.tools.bisect, once per
+cause). Last, the ecosystem report (`draw`: reports/ecosystem_report.py) groups the regressions by cause across
+projects and writes OUT/report/ecosystem.{md,json}. The exit code is the worst project's: UNSAFE 1 over INCONCLUSIVE
+2 over SAFE 0; nothing judged at all is INCONCLUSIVE.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -29,9 +30,9 @@ from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, Shardmatr
 from harness.host import hang, options
 from harness.host.cellrun import CellRun
 from harness.host.matrix import Cell
-from harness.results import new_run_id
+from harness.runs import new_run_id
 from harness.tools import bisect, index, moved, pins, upgrade
-from shardmatrix import ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
+from shardmatrix import ecosystem_baseline, ecosystem_list, ecosystem_merge, ecosystem_sources, releases, watch
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 EXIT_CODES = {SAFE: SAFE_EXIT, UNSAFE: UNSAFE_EXIT, INCONCLUSIVE: INCONCLUSIVE_EXIT}
@@ -101,15 +102,17 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     if not candidate and not origins:  # checked after --plan and --merge, which run nothing
         raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
     day = as_of(namespace.as_of, candidate, fetch)
-    baseline = namespace.baseline or default_baseline(candidate, cells, fetch, day, namespace.pre)
+    chosen = (ecosystem_baseline.Baseline(namespace.baseline, "as --baseline gives it") if namespace.baseline
+              else ecosystem_baseline.default(candidate, cells, fetch, day, namespace.pre))
+    baseline = chosen.pins
     # A bad --baseline, one older than the candidate, or a side the day could not install: one line, before any
     # project is fetched.
     check_sides(candidate, pins.parse_pins([baseline], pre=namespace.pre), day, fetch)
-    say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline}, candidate "
-        f"{' '.join(namespace.candidate)}")
+    say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline} ({chosen.held}), "
+        f"candidate {' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
     head = {"candidate": list(namespace.candidate), "baseline": baseline, "as_of": day.isoformat(),
-            "whole_suite": bool(namespace.whole_suite)}
+            "whole_suite": bool(namespace.whole_suite), "held": chosen.held}
     outcomes: list[dict[str, Any]] = []
     for number, entry in enumerate(entries):
         outcomes.append(project_outcome(entry, day, [*namespace.candidate, "--baseline", baseline, *shared], cells,
@@ -137,8 +140,9 @@ def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date | None = None) -> date:
-    """The day asked for, else the candidate's upload day (jax's when both are named), else today (a source);
-    EcosystemError for a day after today (the index cannot say how the world will stand)."""
+    """The day asked for, else the candidate's upload day (the later of the two when jax and flax are both named:
+    the first day both existed), else today (a source); EcosystemError for a day after today (the index cannot say
+    how the world will stand)."""
     if text:
         day = ecosystem_sources.parse_day(text)
         today = today or datetime.now(timezone.utc).date()
@@ -146,51 +150,27 @@ def as_of(text: str, candidate: dict[str, str], fetch: index.Fetch, today: date 
             raise EcosystemError(f"--as-of {day.isoformat()} is after today ({today.isoformat()}): no project or "
                                  "index has stood there yet")
         return day
-    for package in ("jax", "flax"):
-        if package in candidate:
-            return ecosystem_sources.upload_day(package, candidate[package], fetch)
-    return date.today()
-
-
-def default_baseline(candidate: dict[str, str], cells: list[Cell], fetch: index.Fetch, day: date,
-                     pre: bool = False) -> str:
-    """The release before the candidate's as the day knew it, paired as the matrix pairs it: for jax==X the newest
-    jax release below X out by the end of the day (with a jaxlib of its version; jax 0.8.3 came out after 0.9.0, so
-    0.9.0's day knew 0.8.2) and the flax of the matrix's newest cell at or below that jax whose flax was out too; for
-    flax==Y the newest flax below Y out that day, and the jax of the matrix's newest cell at or below Y (the jax is
-    held on both sides, and a newer flax may need a newer jax: flax 0.12.0 needs jax >= 0.7.1). EcosystemError
-    without one."""
-    package = "jax" if "jax" in candidate else "flax" if "flax" in candidate else ""
-    if not package:
-        raise EcosystemError("a source candidate needs --baseline jax==A,flax==B")
-    other = "flax" if package == "jax" else "jax"
-    listed = set(index.releases(package, fetch, pre)) & out_by(package, day, fetch)
-    if package == "jax":
-        listed &= set(index.releases("jaxlib", fetch, pre))
-    earlier = sorted(v for v in listed if v < Version(candidate[package]))
-    if not earlier:
-        raise EcosystemError(f"{package}=={candidate[package]}: no earlier release on the index by "
-                             f"{day.isoformat()} (give --baseline)")
-    before = earlier[-1]
-    known = out_by(other, day, fetch)
-    anchor = before if package == "jax" else Version(candidate[package])
-    partners = [c for c in cells if c.backend == "cpu" and Version(getattr(c, package)) <= anchor
-                and Version(getattr(c, other)) in known]
-    if not partners:
-        raise EcosystemError(f"{package} {before}: no matrix cell at or below it to pair it with (give --baseline)")
-    partner = max(partners, key=Cell.sort_key)
-    return f"{package}=={before},{other}=={getattr(partner, other)}"
+    days = [ecosystem_sources.upload_day(package, candidate[package], fetch) for package in ("jax", "flax")
+            if package in candidate]
+    return max(days) if days else date.today()
 
 
 def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, fetch: index.Fetch) -> None:
-    """EcosystemError when the baseline is not older than the candidate in a package both name (the regressions
-    would be the candidate's fixes, read backwards), or when a release either side names was not on the index by
-    the end of `day` (every project's cells are resolved as of that day: none could install it). A release the
-    index does not list (a nightly from --index) is left to the cells to find."""
-    for package in sorted(set(candidate) & set(baseline)):
-        if Version(baseline[package]) >= Version(candidate[package]):
-            raise EcosystemError(f"--baseline {package}=={baseline[package]} is not older than the candidate "
-                                 f"{package}=={candidate[package]}: give the earlier release as the baseline")
+    """EcosystemError when the baseline is newer than the candidate in a package both name, or moves nothing (the
+    regressions would be the candidate's fixes, read backwards; a package named alike on both sides is held), or
+    when a release either side names was not on the index by the end of `day` (every project's cells are resolved
+    as of that day: none could install it). A release the index does not list (a nightly from --index) is left to
+    the cells to find."""
+    both = sorted(set(candidate) & set(baseline))
+    # A package named alike on both sides is held (jax==0.9.0 flax==0.12.1 against jax==0.8.2,flax==0.12.1); one
+    # newer in the baseline, or nothing that moves, is no bump.
+    newer = [p for p in both if Version(baseline[p]) > Version(candidate[p])]
+    moved = [p for p in both if Version(baseline[p]) < Version(candidate[p])]
+    wrong = newer or ([] if moved else both)
+    if wrong:
+        package = wrong[0]
+        raise EcosystemError(f"--baseline {package}=={baseline[package]} is not older than the candidate "
+                             f"{package}=={candidate[package]}: give the earlier release as the baseline")
     for side, named in (("candidate", candidate), ("baseline", baseline)):
         for package, version in sorted(named.items()):
             try:
@@ -202,13 +182,6 @@ def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, 
                 raise EcosystemError(f"the {side} {package}=={version} reached the index on "
                                      f"{uploaded.date().isoformat()}, after --as-of {day.isoformat()}: no project "
                                      "could install it as of that day")
-
-
-def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
-    """The releases of `package` uploaded by the end of `day`."""
-    document = fetch(index.JSON_API.format(name=package), "application/json")
-    end = ecosystem_sources.end_of(day)
-    return {version for version, uploaded in releases.upload_dates(document).items() if uploaded < end}
 
 
 def shared_argv(namespace: argparse.Namespace, day: date) -> list[str]:
@@ -231,9 +204,22 @@ def project_argv(entry: ecosystem_list.Entry, root: Path, whole_suite: bool) -> 
     argv += ["-m", entry.markers] if entry.markers else []
     for requirement in entry.requires:
         argv += ["--with", requirement]
-    for name, value in entry.env:  # the cells' variables, in the results cache's fingerprint too
+    argv += [arg for e in entry.exclude if e.kind == "test" for arg in ("--deselect", e.target)]
+    for name, value in with_ignored(entry, root):  # the cells' variables, in the results cache's fingerprint too
         argv += ["--env", f"{name}={value}"]
     return argv
+
+
+#: The variable pytest reads extra options from: how a path the list leaves out reaches each cell's pytest.
+PYTEST_ADDOPTS = "PYTEST_ADDOPTS"
+
+
+def with_ignored(entry: ecosystem_list.Entry, root: Path) -> list[tuple[str, str]]:
+    """The entry's variables, and pytest's --ignore of each path it leaves out as PYTEST_ADDOPTS (which the list
+    refuses in `env`): pytest then never imports that path, as a module that fails at collection needs."""
+    # pytest splits the variable as a shell would: a folder with a space in its path stays one argument.
+    ignored = " ".join(shlex.quote(f"--ignore={root / e.target}") for e in entry.exclude if e.kind == "path")
+    return [*entry.env, *([(PYTEST_ADDOPTS, ignored)] if ignored else [])]
 
 
 def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], cells: list[Cell], judge: Judge,
@@ -243,7 +229,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     it cannot be installed at a side), else the upgrade's verdict with its causes, reproducers and pins; its own
     report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
-                            "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": []}
+                            "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": [],
+                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude]}
     say(f"--- {entry.name}")
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)

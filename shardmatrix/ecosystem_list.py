@@ -2,8 +2,9 @@
 
 Each entry says where a project's tests come from (its git repository at a release's tag or at a day, or its own
 sdist or wheel when they carry the tests), which of them run (folders, `-k`, `-m`; the sharding-related ones by
-default, every one with `whole = true`), what else they need, the variables its tests read, how many devices, how
-long a test may take and how long its whole suite may take in one cell. An
+default, every one with `whole = true`), what of them is left out on purpose and why (`exclude`), what else they
+need, the variables its tests read, how many devices, how long a test may take and how long its whole suite may take
+in one cell. An
 unknown key, a missing one or a value of the wrong kind is refused in one line naming the entry: nothing runs.
 """
 
@@ -45,16 +46,38 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PACKAGE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 #: A cell's whole selection, past which pytest stops after the running test (the issue's target is 3 minutes).
 DEFAULT_SUITE_BUDGET_S = 1200.0
-#: Variables shardmatrix sets for every cell itself: an entry's value would be overridden, or break the plugin.
-RESERVED_ENV = options.RESERVED_ENV
+#: Variables shardmatrix sets for every cell itself (an entry's value would be overridden, or break the plugin), and
+#: those that steer pytest or the process past the list's checked selection (a test left out through
+#: PYTEST_ADDOPTS would be left out unreported: `exclude` is the way, with its reason in the report).
+RESERVED_ENV = (*options.RESERVED_ENV, "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+                "LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "JAX_PLATFORM_NAME")
+#: A repository's address: a scheme git fetches from, then no white space.
+ADDRESS = re.compile(r"(https?|ssh|git|file)://[^\s]+")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REQUIRED = ("name", "why", "source", "tests")
-OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "requires", "env", "devices",
-            "budget", "suite_budget")
+OPTIONAL = ("package", "repository", "tag", "at", "keywords", "whole", "markers", "exclude", "requires", "env",
+            "devices", "budget", "suite_budget")
+#: What an `exclude` table leaves out: a path (pytest's --ignore: a folder or file pytest then never imports, for a
+#: module that cannot even be collected) or a test (upgrade's --deselect, a case id as reports name it).
+EXCLUDE_KINDS = ("path", "test")
 
 
 class EcosystemListError(ShardmatrixError, ValueError):
     """An ecosystem list that cannot be read as given, in one line naming the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Tests of a project left out on purpose, in both cells: a path (`--ignore`) or a case id (`--deselect`), with
+    the reason the report shows beside it."""
+
+    kind: str
+    target: str
+    reason: str
+
+    def describe(self) -> str:
+        """'--ignore tests/contrib/kernels' or '--deselect core/misc_util_test::test_x'."""
+        return f"{'--ignore' if self.kind == 'path' else '--deselect'} {self.target}"
 
 
 @dataclass(frozen=True)
@@ -78,6 +101,8 @@ class Entry:
     suite_budget: float = DEFAULT_SUITE_BUDGET_S
     #: Variables set for its tests (keras's KERAS_BACKEND), in the list's order.
     env: tuple[tuple[str, str], ...] = ()
+    #: Tests left out on purpose, each with its reason, in the list's order.
+    exclude: tuple[Exclusion, ...] = ()
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""
@@ -145,6 +170,10 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     repository = _text(table, "repository", where, "")
     if source == "git" and not repository:
         raise EcosystemListError(f"{where}: a git source needs 'repository'")
+    if repository and not (ADDRESS.fullmatch(repository) or Path(repository).is_absolute()):
+        # git reads a value starting with '-' as its own option (--upload-pack=CMD runs CMD): only an address.
+        raise EcosystemListError(f"{where}: repository {repository!r} is not an https, ssh, git or file address, "
+                                 "or an absolute path")
     tag = _text(table, "tag", where, "v{version}")
     if "{version}" not in tag or not _formats(tag):
         raise EcosystemListError(f"{where}: tag {tag!r} does not say where the version goes ({{version}}, and no "
@@ -161,7 +190,8 @@ def entry(table: dict[str, Any], where: str) -> Entry:
     return Entry(name=name, why=why, source=source, tests=tests, package=package,
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
                  markers=markers, requires=requires, devices=devices,
-                 budget=budget, suite_budget=suite_budget, env=_env(table, where))
+                 budget=budget, suite_budget=suite_budget, env=_env(table, where),
+                 exclude=_exclude(table, tests, where))
 
 
 def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
@@ -177,6 +207,40 @@ def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
     if again:
         raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
     return tests
+
+
+def _exclude(table: dict[str, Any], tests: tuple[str, ...], where: str) -> tuple[Exclusion, ...]:
+    """What the entry leaves out: [[project.exclude]] tables, each a `path` inside its test folders or a `test` case
+    id, and a `reason`; each once."""
+    tables = table.get("exclude", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise EcosystemListError(f"{where}: exclude must be a list of tables ([[project.exclude]] with path or test, "
+                                 f"and reason), got {tables!r}")
+    made: list[Exclusion] = []
+    for number, excluded in enumerate(tables, 1):
+        named = f"{where}: exclude {number}"
+        kinds = [kind for kind in EXCLUDE_KINDS if kind in excluded]
+        unknown = sorted(set(excluded) - {*EXCLUDE_KINDS, "reason"})
+        if unknown or len(kinds) != 1:
+            raise EcosystemListError(f"{named}: give one of path or test, and reason (got "
+                                     f"{', '.join(sorted(excluded)) or 'nothing'})")
+        target, reason = _text(excluded, kinds[0], named), _text(excluded, "reason", named)
+        if kinds[0] == "path" and not _inside(target, tests):
+            raise EcosystemListError(f"{named}: path {target!r} is not inside its tests ({', '.join(tests)})")
+        if kinds[0] == "test" and not options.is_case_id(target):
+            raise EcosystemListError(f"{named}: test {target!r} is not a case id, <file stem>::<test> (as reports "
+                                     "name it)")
+        if any(e.kind == kinds[0] and e.target == target for e in made):
+            raise EcosystemListError(f"{named}: {kinds[0]} {target!r} is left out twice")
+        made.append(Exclusion(kinds[0], target, reason))
+    return tuple(made)
+
+
+def _inside(path: str, tests: tuple[str, ...]) -> bool:
+    """Whether a relative path lies inside one of the test folders (and is not one of them whole)."""
+    parts = Path(path).parts
+    return (not Path(path).is_absolute() and ".." not in parts
+            and any(parts[:len(Path(t).parts)] == Path(t).parts and len(parts) > len(Path(t).parts) for t in tests))
 
 
 def _requires(table: dict[str, Any], where: str) -> tuple[str, ...]:
@@ -265,7 +329,8 @@ def _env(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
         if not ENV_NAME.fullmatch(name):
             raise EcosystemListError(f"{where}: env {name!r} is not a variable name")
         if name in RESERVED_ENV:
-            raise EcosystemListError(f"{where}: env {name} is set by shardmatrix for every cell")
+            raise EcosystemListError(f"{where}: env {name} is shardmatrix's or steers pytest itself (tests are left "
+                                     "out with exclude, which the report lists)")
         if not isinstance(setting, str):
             raise EcosystemListError(f"{where}: env {name} must be text, got {setting!r}")
     return tuple(value.items())

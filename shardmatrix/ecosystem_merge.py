@@ -115,7 +115,8 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
             raise MergeError(f"--merge {folder}: another run ({run}) than the first's ({head})")
         if document.get("pending"):
             raise MergeError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
-        head = head or run
+        # Which package the baseline held, and why, is the first part's to tell (every part chose it alike).
+        head = head or {**run, **({"held": document["held"]} if isinstance(document.get("held"), str) else {})}
         for project in document["projects"]:
             refuse_project(project, folder, projects, planned)
             projects.append(rebased(current_only(project, Path(folder), run, say), Path(folder), out))

@@ -5,9 +5,10 @@ it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in 
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
 tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
 workspace (`.nox/.shardmatrix-ecosystem/`) and reused (a tag by the commit it names now, so a tag moved upstream
-is fetched again); its lockfiles are set aside, as the day's index decides its
-other packages (`upgrade --exclude-newer`). A source that needs the network beyond the package index and
-cannot reach it (a git host, here) raises Unavailable: the command skips that project with its line.
+is fetched again, and offline the tag's clone fetched last is taken "from cache"); its lockfiles are set aside, as
+the day's index decides its other packages (`upgrade --exclude-newer`). A source that needs the network beyond the
+package index and cannot reach it (a git host, here) raises Unavailable: the command skips that project with its
+line.
 $SHARDMATRIX_GIT_MIRROR points git sources at local mirrors instead (`mirror_of`); a project without one is fetched
 from its repository as before.
 """
@@ -112,7 +113,7 @@ def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     dest = folder / entry.name / f"sdist-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
-        _unpack(_download(chosen[0], dest.with_name(dest.name + ".part")), dest)
+        _unpack(entry, _download(entry, chosen[0], dest.with_name(dest.name + ".part")), dest)
         (dest / ".fetched").write_text(chosen[0]["filename"] + "\n")
     tops = [p for p in dest.iterdir() if p.is_dir()]
     root = tops[0] if len(tops) == 1 and not (dest / "pyproject.toml").is_file() else dest
@@ -130,7 +131,7 @@ def _wheel(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         unpacked = dest / "unpacked"
-        _unpack(_download(wheels[0], dest.with_name(dest.name + ".part")), unpacked)
+        _unpack(entry, _download(entry, wheels[0], dest.with_name(dest.name + ".part")), unpacked)
         _wrap(entry, version, unpacked, dest / "project")
         (dest / ".fetched").write_text(wheels[0]["filename"] + "\n")
     return Fetched(dest / "project", f"{version} (wheel {wheels[0]['filename']})")
@@ -158,11 +159,22 @@ def _wrap(entry: Entry, version: str, unpacked: Path, project: Path) -> None:
 def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     # Kept by the commit the tag names now: a tag moved upstream (re-tagged after a fix) is fetched again, never
     # answered by the clone of where it pointed before.
-    resolved = tag_commit(entry, tag)
-    dest = folder / entry.name / ("git-" + re.sub(r"[^\w.-]", "_", tag) + f"-{resolved[:12]}")
+    try:
+        resolved = tag_commit(entry, tag)
+    except Unavailable:
+        cached = cached_tag(entry, tag, folder)
+        if cached is None:
+            raise
+        # Offline, the tag cannot be asked where it points now: the clone of where it pointed when last fetched
+        # is taken, and the revision says so.
+        _check_tests(entry, cached, f"{entry.repository} at {tag}")
+        set_aside_locks(cached)
+        return Fetched(cached, f"{version} (git {tag}, {_head(cached)[:12]}, from cache)")
+    dest = folder / entry.name / f"{_tag_prefix(tag)}{resolved[:12]}"
     if not (dest / ".git").is_dir():
         part = _part(dest)
-        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, mirror_of(entry.repository), str(part)],
+        _git(entry, ["clone", "--quiet", "--depth", "1", "--branch", tag, "--", mirror_of(entry.repository),
+                     str(part)],
              f"{mirror_of(entry.repository)} at tag {tag}")
         _done(part, dest)
     commit = _git(entry, ["-C", str(dest), "rev-parse", "HEAD"], "rev-parse").strip()
@@ -171,11 +183,35 @@ def _git_at(entry: Entry, tag: str, version: str, folder: Path) -> Fetched:
     return Fetched(dest, f"{version} (git {tag}, {commit[:12]})")
 
 
+def _tag_prefix(tag: str) -> str:
+    """The start of the folder names of a tag's clones: `git-<tag>-`, then the commit the tag named."""
+    return "git-" + re.sub(r"[^\w.-]", "_", tag) + "-"
+
+
+def _head(clone: Path) -> str:
+    """The commit a clone has checked out ("" when git cannot say)."""
+    done = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def cached_tag(entry: Entry, tag: str, folder: Path) -> Path | None:
+    """The finished clone of `tag` fetched last (a tag moved upstream leaves one per commit), whose checkout is the
+    commit its own copy of the tag names; None when the workspace holds none."""
+    clones = [p for p in (folder / entry.name).glob(_tag_prefix(tag) + "*")
+              if not p.name.endswith(".part") and (p / ".git").is_dir()]
+    for clone in sorted(clones, key=lambda p: p.stat().st_mtime, reverse=True):
+        tagged = subprocess.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{}}"],
+                                capture_output=True, text=True, check=False).stdout.strip()
+        if tagged and tagged == _head(clone):
+            return clone
+    return None
+
+
 def tag_commit(entry: Entry, tag: str) -> str:
     """The commit a tag of the entry's repository names now (an annotated tag's commit, not the tag object);
     SourceError when there is no such tag, Unavailable when the repository cannot be reached."""
     where = mirror_of(entry.repository)
-    listed = _git(entry, ["ls-remote", "--tags", where, f"refs/tags/{tag}", f"refs/tags/{tag}^{{}}"],
+    listed = _git(entry, ["ls-remote", "--tags", "--", where, f"refs/tags/{tag}", f"refs/tags/{tag}^{{}}"],
                   f"{where} at tag {tag}")
     named = {ref: commit for commit, _, ref in (line.partition("\t") for line in listed.splitlines()) if ref}
     commit = named.get(f"refs/tags/{tag}^{{}}") or named.get(f"refs/tags/{tag}")
@@ -188,7 +224,7 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     clone = folder / entry.name / "git-clone"
     if not (clone / ".git").is_dir():
         part = _part(clone)
-        _git(entry, ["clone", "--quiet", "--no-checkout", mirror_of(entry.repository), str(part)],
+        _git(entry, ["clone", "--quiet", "--no-checkout", "--", mirror_of(entry.repository), str(part)],
              mirror_of(entry.repository))
         _done(part, clone)
     else:
@@ -201,12 +237,15 @@ def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
     dest = folder / entry.name / f"git-{commit[:12]}"
     if not (dest / ".git").is_dir():
         part = _part(dest)
-        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", str(clone), str(part)], "a local clone")
+        _git(entry, ["clone", "--quiet", "--shared", "--no-checkout", "--", str(clone), str(part)], "a local clone")
         _git(entry, ["-C", str(part), "checkout", "--quiet", commit], f"commit {commit[:12]}")
         _done(part, dest)
     _check_tests(entry, dest, f"{entry.repository} at {commit[:12]}")
     set_aside_locks(dest)
-    return Fetched(dest, f"{day.isoformat()} (git {commit[:12]})")
+    # Named by the commit taken and its own day, not the day asked for: a repository quiet for months is not
+    # "as of" the day in any other sense, and two days that resolve to one commit are one revision.
+    committed = _git(entry, ["-C", str(dest), "show", "-s", "--format=%cs", commit], "the commit's date").strip()
+    return Fetched(dest, f"{commit[:12]} (git, committed {committed})")
 
 
 def _part(dest: Path) -> Path:
@@ -264,8 +303,9 @@ def _remote(url: str) -> bool:
     return bool(re.match(r"^(https?|ssh|git)://|^[\w.-]+@[\w.-]+:", url))
 
 
-def _download(file: dict[str, Any], dest: Path) -> Path:
-    """The file downloaded into a folder of its own, `dest`, which _unpack removes."""
+def _download(entry: Entry, file: dict[str, Any], dest: Path) -> Path:
+    """The file downloaded into a folder of its own, `dest`, which _unpack removes; SourceError when the index's own
+    file cannot be had (the project is then unjudged, never skipped: the index is what this machine reaches)."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     target = dest / str(file["filename"])
@@ -275,19 +315,26 @@ def _download(file: dict[str, Any], dest: Path) -> Path:
         with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)
     except (OSError, ValueError) as exc:
-        raise Unavailable(f"{file['filename']}: cannot download ({exc})") from None
+        raise SourceError(f"{entry.name}: {file['filename']} cannot be downloaded from the index ({exc})") from None
     return target
 
 
-def _unpack(archive: Path, dest: Path) -> None:
+def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
+    """The archive unpacked into `dest` (tar members through the data filter); SourceError naming the project for
+    one that is corrupt or would write outside `dest`: that project is unjudged, and the run goes on."""
     dest.mkdir(parents=True, exist_ok=True)
-    if archive.name.endswith((".whl", ".zip")):
-        with zipfile.ZipFile(archive) as opened:
-            opened.extractall(dest)
-    else:
-        with tarfile.open(archive) as opened:
-            opened.extractall(dest, filter="data")
-    shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
+    try:
+        if archive.name.endswith((".whl", ".zip")):
+            with zipfile.ZipFile(archive) as opened:
+                opened.extractall(dest)
+        else:
+            with tarfile.open(archive) as opened:
+                opened.extractall(dest, filter="data")
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, ValueError) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {exc})") from None
+    finally:
+        shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
 
 
 def _check_tests(entry: Entry, root: Path, what: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from record_factory import collected, record
+from test_ecosystem_baseline import jax_index
 from test_ecosystem_sources import PYPROJECT, index, sdist
 
 from harness import formats, outputs
@@ -385,37 +386,29 @@ def test_each_project_runs_with_its_tests_selection_devices_and_budget(tmp_path:
     assert "-k" not in ecosystem.project_argv(entry, tmp_path, whole_suite=True)
 
 
-#: Upload days as PyPI has them: jax 0.8.3 came out after 0.9.0 (a patch of the older line).
-DAYS = {"jax": {"0.7.2": "2025-09-16", "0.8.1": "2025-11-18", "0.8.2": "2025-12-18", "0.8.3": "2026-01-29",
-                "0.9.0": "2026-01-20"},
-        "flax": {"0.10.7": "2025-06-20", "0.11.2": "2025-08-28", "0.12.0": "2025-09-25", "0.12.3": "2026-01-27"}}
+def test_what_a_project_leaves_out_reaches_its_cells_pytest(tmp_path: Path) -> None:
+    """A path through pytest's --ignore (PYTEST_ADDOPTS, which the list refuses in env), a test through upgrade's
+    --deselect; an entry that leaves out nothing sets no PYTEST_ADDOPTS."""
+    from shardmatrix.ecosystem_list import Entry, Exclusion
 
-
-def jax_index(day: str = "") -> Any:
-    """A fake index of jax, jaxlib and flax with DAYS' upload days (jax 0.9.0's moved to `day` if given)."""
-    def document(package: str) -> dict[str, Any]:
-        days = {**DAYS[package], **({"0.9.0": day} if day and package == "jax" else {})}
-        return {"releases": {v: [{"filename": f"{package}-{v}.tar.gz", "yanked": False,
-                                  "upload_time_iso_8601": f"{when}T10:00:00Z"}] for v, when in days.items()}}
-    return lambda url, accept: document({"jaxlib": "jax"}.get(url.split("/")[-2], url.split("/")[-2]))
-
-
-def test_the_default_baseline_is_the_release_before_as_the_day_knew_it_with_the_matrixs_partner() -> None:
-    # 0.9.0's day knew jax 0.8.2 (0.8.3 came later) and not flax 0.12.3: the partner is the jax 0.7.2 cell's flax.
-    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 1, 20)) == (
-        "jax==0.8.2,flax==0.12.0")
-    assert ecosystem.default_baseline({"jax": "0.9.0"}, CELLS, jax_index(), date(2026, 2, 10)) == (
-        "jax==0.8.3,flax==0.12.3")
-    # A flax bump holds jax at the candidate flax's partner: flax 0.12.0 needs jax >= 0.7.1, so not 0.11.2's 0.6.2.
-    assert ecosystem.default_baseline({"flax": "0.12.0"}, CELLS, jax_index(), date(2025, 9, 25)) == (
-        "flax==0.11.2,jax==0.7.2")
-    with pytest.raises(ecosystem.EcosystemError, match=r"jax==0.7.2: no earlier release on the index by 2026-01-20"):
-        ecosystem.default_baseline({"jax": "0.7.2"}, CELLS, jax_index(), date(2026, 1, 20))
+    root = tmp_path / "a folder"
+    entry = Entry(name="qwix", why="x", source="git", tests=("tests",), package="qwix",
+                  env=(("KERAS_BACKEND", "jax"),),
+                  exclude=(Exclusion("path", "tests/contrib/kernels", "imports google3"),
+                           Exclusion("test", "core/misc_util_test::test_x", "reads the network")))
+    argv = ecosystem.project_argv(entry, root, whole_suite=False)
+    assert argv[argv.index("--deselect") + 1] == "core/misc_util_test::test_x"
+    assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--env"] == [
+        "KERAS_BACKEND=jax", f"PYTEST_ADDOPTS='--ignore={root}/tests/contrib/kernels'"]
+    plain = ecosystem.project_argv(Entry(name="a", why="x", source="git", tests=("tests",), package="a"), root, False)
+    assert "--env" not in plain and "--deselect" not in plain
 
 
 def test_as_of_defaults_to_the_candidates_upload_day() -> None:
     assert ecosystem.as_of("", {"jax": "0.9.0"}, jax_index("2026-01-21")) == date(2026, 1, 21)
     assert ecosystem.as_of("2026-02-01", {"jax": "0.9.0"}, jax_index()) == date(2026, 2, 1)
+    # Both named: the first day both existed (flax 0.12.3 came a week after jax 0.9.0), not jax's day.
+    assert ecosystem.as_of("", {"jax": "0.9.0", "flax": "0.12.3"}, jax_index()) == date(2026, 1, 27)
     assert ecosystem.shared_argv(ecosystem.parser().parse_strictly(["jax==0.9.0"]), date(2026, 1, 20))[:2] == [
         "--exclude-newer", "2026-01-21"]  # the whole of the day: uv excludes from the start of the day given
 
@@ -663,6 +656,14 @@ HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
      r"project 1 does not name .* its causes' signatures"),
     ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not valid JSON"),  # cut short
+    # Fields the report reads, of the wrong kind: before, an internal error (exit 3) deep in the report.
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"signature": "E", "cases": 5}]}]}',
+     r"project 1 \(alpha\): a cause's cases are not a list of test ids"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "pins": ["jax==1"]}]}',
+     r"project 1 \(alpha\): pins are not a table of versions"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "revision": 5}]}',
+     r"project 1 \(alpha\): revision is not text"),
+    ('{HEAD, "whole_suite": "false", "projects": []}', r"whole_suite is not true or false"),
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"
@@ -678,6 +679,16 @@ def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_i
                                                            r"the candidate jax==0.9.0"):
             ecosystem.run(["jax==0.9.0", "--baseline", baseline, "--as-of", "2026-02-01"], CELLS, never, never,
                           fetch=jax_index())
+    with pytest.raises(ecosystem.EcosystemError, match=r"--baseline flax==0.12.3 is not older than the candidate "
+                                                       r"flax==0.12.0"):  # jax moves, flax moves backwards
+        ecosystem.run(["jax==0.9.0", "flax==0.12.0", "--baseline", "jax==0.8.2,flax==0.12.3", "--as-of", "2026-02-01"],
+                      CELLS, never, never, fetch=jax_index())
+
+
+def test_a_package_named_alike_on_both_sides_is_held_while_the_other_moves() -> None:
+    # jax moves and flax 0.12.3 is held: checked, not refused as "not older".
+    ecosystem.check_sides({"jax": "0.9.0", "flax": "0.12.3"}, {"jax": "0.8.2", "flax": "0.12.3"}, date(2026, 2, 1),
+                          jax_index())
 
 
 def test_an_as_of_day_before_a_side_reached_the_index_is_refused_naming_it() -> None:

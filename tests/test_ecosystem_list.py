@@ -87,7 +87,11 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
     ("suite_budget = 0", r"suite_budget must be seconds above 0 and at most 86400, got 0"),
     ('env = ["KERAS_BACKEND=jax"]', r"env must be a table of NAME = \"value\""),
     ('env = { "1BAD" = "x" }', r"env '1BAD' is not a variable name"),
-    ('env = { JAX_PLATFORMS = "cpu" }', r"env JAX_PLATFORMS is set by shardmatrix for every cell"),
+    ('env = { JAX_PLATFORMS = "cpu" }', r"env JAX_PLATFORMS is shardmatrix's or steers pytest itself"),
+    # A test left out through pytest's own variable would be left out unreported (exclude is listed in the report).
+    ('env = { PYTEST_ADDOPTS = "--deselect tests/test_a.py::test_b" }', r"env PYTEST_ADDOPTS is shardmatrix's or "
+     r"steers pytest itself \(tests are left out with exclude"),
+    ('env = { LD_PRELOAD = "/tmp/x.so" }', r"env LD_PRELOAD is shardmatrix's or steers pytest itself"),
     ("env = { KERAS_BACKEND = 1 }", r"env KERAS_BACKEND must be text, got 1"),
 ])
 def test_a_bad_value_is_refused_naming_the_key(tmp_path: Path, line: str, message: str) -> None:
@@ -184,3 +188,64 @@ def test_a_project_that_is_not_a_table_is_refused_in_one_line(tmp_path: Path, pr
 def test_a_schema_version_of_true_is_not_version_1(tmp_path: Path) -> None:
     with pytest.raises(EcosystemListError, match=r"schema_version True is not 1"):
         ecosystem_list.load(write(tmp_path, GOOD.replace("schema_version = 1", "schema_version = true")))
+
+
+EXCLUDE = """
+[[project.exclude]]
+path = "tests/contrib/kernels"
+reason = "imports google3, Google's own tree"
+
+[[project.exclude]]
+test = "core/misc_util_test::test_x"
+reason = "reads the network"
+"""
+
+
+def test_what_an_entry_leaves_out_is_taken_with_its_reasons(tmp_path: Path) -> None:
+    (alpha,) = ecosystem_list.load(write(tmp_path, GOOD + EXCLUDE))
+    assert [(e.describe(), e.reason) for e in alpha.exclude] == [
+        ("--ignore tests/contrib/kernels", "imports google3, Google's own tree"),
+        ("--deselect core/misc_util_test::test_x", "reads the network")]
+    (plain,) = ecosystem_list.load(write(tmp_path, GOOD))
+    assert plain.exclude == ()
+
+
+@pytest.mark.parametrize(("excluded", "message"), [
+    ('path = "tests/contrib"', r"exclude 1: reason must be text, got None"),
+    ('path = "tests/x"\nreason = ""', r"exclude 1: reason must be text, got ''"),
+    ('reason = "x"', r"exclude 1: give one of path or test, and reason \(got reason\)"),
+    ('path = "tests/x"\ntest = "a::b"\nreason = "x"', r"exclude 1: give one of path or test, and reason"),
+    ('paths = "tests/x"\nreason = "x"', r"exclude 1: give one of path or test, and reason \(got paths, reason\)"),
+    ('path = "docs"\nreason = "x"', r"exclude 1: path 'docs' is not inside its tests \(tests\)"),
+    ('path = "tests/../src"\nreason = "x"', r"exclude 1: path 'tests/../src' is not inside its tests"),
+    ('path = "tests"\nreason = "x"', r"exclude 1: path 'tests' is not inside its tests"),  # all of it
+    ('test = "tests/test_a.py::test_x"\nreason = "x"', r"exclude 1: test 'tests/test_a.py::test_x' is not a case"),
+])
+def test_a_bad_exclusion_is_refused_in_one_line_naming_the_entry(tmp_path: Path, excluded: str, message: str) -> None:
+    with pytest.raises(EcosystemListError, match=r"^.*project 1 \(alpha\): " + message) as refused:
+        ecosystem_list.load(write(tmp_path, GOOD + f"\n[[project.exclude]]\n{excluded}\n"))
+    assert "\n" not in str(refused.value)
+
+
+def test_a_path_left_out_twice_or_an_exclude_that_is_no_table_is_refused(tmp_path: Path) -> None:
+    twice = '\n[[project.exclude]]\npath = "tests/a"\nreason = "x"\n'
+    with pytest.raises(EcosystemListError, match=r"exclude 2: path 'tests/a' is left out twice"):
+        ecosystem_list.load(write(tmp_path, GOOD + twice + twice))
+    with pytest.raises(EcosystemListError, match=r"exclude must be a list of tables"):
+        ecosystem_list.load(write(tmp_path, GOOD + 'exclude = ["tests/a"]\n'))
+
+
+@pytest.mark.parametrize("repository", ["--upload-pack=touch /tmp/pwned", "-c", "github.com/google/qwix",
+                                        "https://example.org/a b"])
+def test_a_repository_that_is_no_address_is_refused_before_git_sees_it(tmp_path: Path, repository: str) -> None:
+    # git would read a value starting with '-' as its own option: --upload-pack=CMD runs CMD.
+    with pytest.raises(EcosystemListError, match=r"project 1 \(alpha\): repository .* is not an https, ssh, git or "
+                       r"file address, or an absolute path"):
+        ecosystem_list.load(write(tmp_path, GOOD.replace("https://example.org/alpha", repository)))
+
+
+@pytest.mark.parametrize("repository", ["https://github.com/google/qwix", "ssh://git@example.org/a.git",
+                                        "file:///srv/mirrors/a", "/srv/mirrors/a"])
+def test_an_address_or_an_absolute_path_is_a_repository(tmp_path: Path, repository: str) -> None:
+    (alpha,) = ecosystem_list.load(write(tmp_path, GOOD.replace("https://example.org/alpha", repository)))
+    assert alpha.repository == repository

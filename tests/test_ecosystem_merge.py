@@ -80,3 +80,13 @@ def test_a_run_names_the_reports_an_earlier_run_left_in_its_folder(tmp_path: Pat
     assert stale == [f"{outputs.ecosystem_project_report(folder, 'old')}: left out of this run's report: it is of "
                      "another run (jax==0.9.0 flax==0.12.6 against jax==0.8.3,flax==0.12.3, as of 2025-01-01)",
                      f"{unnamed}: left out of this run's report: it names no run"]
+
+
+def test_the_merged_report_says_which_package_the_baseline_held_and_why(tmp_path: Path) -> None:
+    for name in ("alpha", "beta"):
+        outputs.write_ecosystem(tmp_path / name / "report", {
+            **RUN, "held": "flax 0.12.3 held on both sides: as --baseline gives it", "pending": [],
+            "projects": [{"name": name, "verdict": "SAFE", "causes": []}]})
+    merged = ecosystem_merge.merged([tmp_path / "alpha", tmp_path / "beta"], say=lambda line: None)
+    assert merged["held"] == "flax 0.12.3 held on both sides: as --baseline gives it"
+    assert [p["name"] for p in merged["projects"]] == ["alpha", "beta"]

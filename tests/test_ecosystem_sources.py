@@ -147,15 +147,30 @@ def test_a_tag_moved_upstream_is_fetched_again_at_the_commit_it_names_now(tmp_pa
     assert (moved.root / "tests" / "test_later.py").is_file() and moved.root != first.root
 
 
+def test_offline_a_tag_the_workspace_holds_is_taken_from_cache_and_one_it_lacks_is_skipped(tmp_path: Path,
+                                                                                          repository: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    first = ecosystem_sources.fetch(entry("git", repository=str(repository)), date(2026, 3, 1), fetch,
+                                    into=tmp_path / "fetched")
+    offline = entry("git", repository="https://git.invalid/alpha")  # the same project, its host out of reach
+    again = ecosystem_sources.fetch(offline, date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+    assert again.root == first.root
+    assert again.revision == f"1.0 (git v1.0, {git(repository, 'rev-parse', 'HEAD~1')[:12]}, from cache)"
+    later = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0")), "1.1": ("2026-02-10", sdist(tmp_path, "1.1"))})
+    with pytest.raises(Unavailable, match=r"alpha: https://git.invalid/alpha cannot be reached from here"):
+        ecosystem_sources.fetch(offline, date(2026, 3, 1), later, into=tmp_path / "fetched")  # v1.1: never fetched
+
+
 def test_a_git_source_at_a_date_is_its_last_commit_of_that_day(tmp_path: Path, repository: Path) -> None:
     first = git(repository, "rev-parse", "HEAD~1")
     got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 31),
                                   index({}), into=tmp_path / "fetched")
-    assert got.revision == f"2026-01-31 (git {first[:12]})"
+    assert got.revision == f"{first[:12]} (git, committed 2026-01-10)"  # the commit's own day, not the one asked
     assert not (got.root / "tests" / "test_later.py").exists()
     later = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 2, 10),
                                     index({}), into=tmp_path / "fetched")
     assert (later.root / "tests" / "test_later.py").is_file()
+    assert later.revision == f"{git(repository, 'rev-parse', 'HEAD')[:12]} (git, committed 2026-02-10)"
 
 
 def test_a_clone_killed_part_way_is_never_taken_for_a_finished_one(tmp_path: Path, repository: Path,
@@ -246,3 +261,48 @@ def test_a_git_source_without_a_mirror_is_fetched_from_its_address_and_skipped_o
     with pytest.raises(Unavailable, match=r"alpha: https://git.invalid/example/alpha cannot be reached from here"):
         ecosystem_sources.fetch(entry("git", repository="https://git.invalid/example/alpha"), date(2026, 3, 1),
                                 fetch, into=tmp_path / "fetched")
+
+
+def test_a_repository_that_reads_as_a_git_option_runs_nothing(tmp_path: Path) -> None:
+    """The list refuses such an address (tests/test_ecosystem_list.py); git is told where its options end anyway."""
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    planted = tmp_path / "planted"
+    for at in ("tag", "date"):
+        with pytest.raises(SourceError):
+            ecosystem_sources.fetch(entry("git", repository=f"--upload-pack=touch {planted}", at=at),
+                                    date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+    assert not planted.exists()
+
+
+def escaping_sdist(folder: Path) -> Path:
+    """alpha-1.0.tar.gz with a member that would write outside the folder it is unpacked into."""
+    path = folder / "alpha-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        info = tarfile.TarInfo("../../escape.txt")
+        info.size = 1
+        archive.addfile(info, io.BytesIO(b"x"))
+    return path
+
+
+@pytest.mark.parametrize("made", ["not gzip", "escaping"])
+def test_a_release_file_that_cannot_be_unpacked_is_a_source_error_naming_it(tmp_path: Path, made: str) -> None:
+    """The project is then INCONCLUSIVE naming its file, and the run goes on (before: an internal error, exit 3)."""
+    (tmp_path / "index").mkdir()
+    if made == "escaping":
+        path = escaping_sdist(tmp_path / "index")
+    else:
+        path = tmp_path / "index" / "alpha-1.0.tar.gz"
+        path.write_bytes(b"this is no archive")
+    with pytest.raises(SourceError, match=r"^alpha: alpha-1.0.tar.gz cannot be unpacked \("):
+        ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), index({"1.0": ("2026-01-10", path)}),
+                                into=tmp_path / "fetched")
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_release_file_the_index_lists_but_cannot_serve_is_a_source_error_not_a_skip(tmp_path: Path) -> None:
+    """A file of the index itself that cannot be had leaves the project unjudged, never skipped (a skipped project
+    counts in no verdict: were it the one UNSAFE, the run would read SAFE)."""
+    gone = tmp_path / "alpha-1.0.tar.gz"  # listed, never written
+    with pytest.raises(SourceError, match=r"^alpha: alpha-1.0.tar.gz cannot be downloaded from the index"):
+        ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), index({"1.0": ("2026-01-10", gone)}),
+                                into=tmp_path / "fetched")

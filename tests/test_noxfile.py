@@ -83,9 +83,10 @@ def verdict(session: nox.Session) -> None:
 """
 
 
-@pytest.mark.parametrize("code", [0, 1, 2])
+@pytest.mark.parametrize("code", [0, 1, 2, 3, 64])
 def test_the_verdicts_exit_code_is_the_exit_code_of_nox(tmp_path: Path, code: int) -> None:
-    # nox itself knows only passed (0) and failed (1): INCONCLUSIVE (2) must not read as UNSAFE (1) to a script.
+    # nox itself knows only passed (0) and failed (1): INCONCLUSIVE (2), an internal error (3) and bad input (64)
+    # must not read as UNSAFE (1) to a script.
     noxfile = tmp_path / "verdict_noxfile.py"
     noxfile.write_text(PASS_THROUGH.format(root=str(ROOT)))
     done = nox("-f", str(noxfile), "-s", "verdict", "--", str(code))

@@ -103,3 +103,25 @@ def test_long_inconclusive_reasons_never_cut_the_causes_off_the_comment() -> Non
     body = ecosystem_render.comment(SUMMARY, [cause(1)], rows)
     assert len(body) <= ecosystem_render.COMMENT_LIMIT and "1. `E1: broke` in 1 project(s): alpha" in body
     assert "- **INCONCLUSIVE** p0: Because you require numpy&lt;2" in body and "…" in body
+
+
+def test_every_view_says_which_package_the_baseline_held_and_why() -> None:
+    why = "flax 0.12.2 held on both sides: the newest flax whose declared jax>=0.8.1 admits jax 0.8.2 and 0.9.0"
+    said = {**SUMMARY, "held": why}
+    line = f"Baseline jax==0.8.3,flax==0.12.3: {why}.".replace(">", "&gt;")  # escaped in Markdown and HTML alike
+    assert f"\n\n{line}\n\n" in ecosystem_render.page(said, [], ROWS)
+    assert f"\n\n{line}\n\n" in ecosystem_render.comment(said, [], ROWS)
+    assert f'<p class="meta">{line}</p>' in ecosystem_render.html_page(said, [], ROWS)
+    assert "Baseline jax==" not in ecosystem_render.page(SUMMARY, [], ROWS)  # an older summary says nothing of it
+
+
+def test_what_a_project_leaves_out_on_purpose_is_shown_with_its_reason() -> None:
+    said = {**SUMMARY, "projects": [{"name": "qwix", "verdict": "SAFE", "excluded": [
+        {"what": "--ignore tests/contrib/kernels", "reason": "imports google3 <internal>"}]}]}
+    assert ("## Left out on purpose\n\n- qwix: `--ignore tests/contrib/kernels`: imports google3 &lt;internal&gt;"
+            in ecosystem_render.page(said, [], ROWS))
+    assert ("<li>qwix: <code>--ignore tests/contrib/kernels</code>: imports google3 &lt;internal&gt;</li>"
+            in ecosystem_render.html_page(said, [], ROWS))
+    assert "Left out on purpose" not in ecosystem_render.page(SUMMARY, [], ROWS)
+    skipped = {**said, "projects": [{**said["projects"][0], "verdict": "SKIPPED"}]}  # it ran nothing to leave out
+    assert "Left out on purpose" not in ecosystem_render.page(skipped, [], ROWS)

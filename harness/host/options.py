@@ -125,7 +125,7 @@ def left_out(namespace: argparse.Namespace) -> LeftOut:
         if wrong:  # each cell's pytest would exit 4 on it, and the run read as crashed on both sides
             raise OptionsError(f"{flag} {text!r}: not a pytest {flag} expression ({wrong})")
     cases = tuple(dict.fromkeys(getattr(namespace, "left_out_cases", []) or []))
-    bad = next((case_id for case_id in cases if not _is_case_id(case_id)), None)
+    bad = next((case_id for case_id in cases if not is_case_id(case_id)), None)
     if bad is not None:
         raise OptionsError(f"--deselect {bad!r}: expected a case id, <file stem>::<test> (as reports name it)")
     return LeftOut(markers or None, keywords or None, cases)
@@ -146,7 +146,7 @@ def unparsed(expression: str) -> str:
     return ""
 
 
-def _is_case_id(text: str) -> bool:
+def is_case_id(text: str) -> bool:
     """`<module>::<test>`, the module a file's stem, or the end of its path for a test file whose stem another
     shares (`core/misc_util_test`, harness.cell.records.module_name)."""
     module, sep, name = text.partition("::")

@@ -64,9 +64,24 @@ def title(summary: Mapping[str, Any]) -> str:
             f"{summary['as_of']}")
 
 
+def held(summary: Mapping[str, Any]) -> str:
+    """Which package the baseline held on both sides, and why (summaries before 2026-11-28 do not say)."""
+    said = summary.get("held")
+    return f"Baseline {summary['baseline']}: {said}." if isinstance(said, str) and said else ""
+
+
+def excluded(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(project, what was left out, why) of every project that ran (a skipped one left out nothing), in the report's
+    order."""
+    return [(str(p.get("name", "")), str(e.get("what", "")), str(e.get("reason", "")))
+            for p in summary["projects"] if p.get("verdict") != SKIPPED
+            for e in p.get("excluded") or [] if isinstance(e, Mapping)]
+
+
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
+             *([_cell(held(summary)), ""] if held(summary) else []),
              "| project | revision | baseline | candidate | tests | verdict | coverage or reason |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
@@ -81,6 +96,9 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
     skipped = [row for row in rows if row["verdict"] == SKIPPED]
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {_cell(row['project'])}: {_cell(row['reason'])}" for row in skipped]
+    if excluded(summary):
+        lines += ["", "## Left out on purpose", ""] + [f"- {_cell(name)}: {_code(what)}: {_cell(reason)}"
+                                                       for name, what, reason in excluded(summary)]
     lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
     return "\n".join(lines) + "\n"
 
@@ -106,7 +124,8 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
     COMMENT_LIMIT characters with a line saying where the rest is."""
-    lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), ""]
+    lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), "",
+             *([_cell(held(summary)), ""] if held(summary) else [])]
     for row in rows:
         if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
             why = _cell(row["reason"]) if row["verdict"] == "INCONCLUSIVE" else ""
@@ -151,7 +170,11 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
     headline_text = headline(summary, groups).replace("**", "")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title(summary))}"
             f"</title><style>{CSS}</style></head><body><h1>{escape(title(summary))}</h1>"
-            f"<p class=\"meta\">{escape(headline_text)}</p><table><thead><tr>"
+            f"<p class=\"meta\">{escape(headline_text)}</p>"
+            + (f"<p class=\"meta\">{escape(held(summary))}</p>" if held(summary) else "") + "<table><thead><tr>"
             + "".join(f"<th>{name}</th>" for name in head) + f"</tr></thead><tbody>{body}</tbody></table>"
             f"<h2>Regressions by cause</h2>" + (f"<ol>{causes}</ol>" if groups else "<p>None proven.</p>")
+            + (("<h2>Left out on purpose</h2><ul>" + "".join(
+                f"<li>{escape(name)}: <code>{escape(what)}</code>: {escape(reason)}</li>"
+                for name, what, reason in excluded(summary)) + "</ul>") if excluded(summary) else "")
             + "</body></html>\n")
