@@ -181,9 +181,53 @@ def test_a_re_check_of_one_case_merged_into_an_earlier_check_keeps_the_other_cas
     assert merged["probes"] == earlier["probes"] + 4
 
 
-def test_a_merge_without_the_cases_to_re_check_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
-    with pytest.raises(range_check.RangeCheckError, match="--merge keeps the rows of the cases not asked for"):
-        range_check.run(["--cases", str(corpus), "--merge", str(tmp_path / "x.json")], CELLS, fetch, print,
+def _with_a_foreign_row(first: Path) -> Path:
+    """The first check's document with a row of a case no module of the toy corpus holds (another helper's)."""
+    document = dict(outputs.read_ranges(first / "report" / "ranges.json"))
+    foreign = {**document["edges"][0], "case": "elsewhere::test_other", "source": "changed since jax>=0.9.0",
+               "package": "jax", "declared": ">=0.9.0"}
+    document["edges"] = [*document["edges"], foreign]
+    return outputs.write_ranges(first / "merged", document)
+
+
+def test_a_merge_from_a_narrow_folder_keeps_the_rows_of_cases_it_does_not_hold(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    earlier = _with_a_foreign_row(first)
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(earlier)], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    assert ("elsewhere::test_other", ">=0.9.0") in {(row["case"], row["declared"]) for row in merged["edges"]}
+    assert [row["case"] for row in merged["edges"]].count("test_toy::test_use_mesh") == 1
+
+
+def test_a_merge_without_case_replaces_the_rows_of_every_case_it_probed_and_keeps_the_others(
+        corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    earlier = _with_a_foreign_row(first)
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--merge", str(earlier)], CELLS, fetch, print,
+                    probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    rows = sorted((row["case"], row["declared"]) for row in merged["edges"])
+    assert rows == sorted([("elsewhere::test_other", ">=0.9.0"), ("test_toy::test_use_mesh", ">=0.7.1"),
+                           ("test_toy::test_eager", ">=0.12.0"), ("test_toy::test_eager", "<0.12.3")])
+
+
+def test_a_change_declared_in_a_module_the_folder_s_pytest_collects_is_read(corpus: Path, tmp_path: Path) -> None:
+    (corpus / "toy_extra.py").write_text(CASES.replace("test_eager", "test_other_eager")
+                                         .replace("test_use_mesh", "test_extra_use_mesh"))
+    (corpus / "pytest.ini").write_text("[pytest]\npython_files = *.py\n")
+    findings = range_check.run(["--cases", str(corpus), "--out", str(tmp_path), "--case",
+                                "toy_extra::test_extra_use_mesh"], CELLS, fetch, print, probe=probe)
+    assert [(f.edge.case, f.edge.text, f.status) for f in findings] == [
+        ("toy_extra::test_extra_use_mesh", ">=0.7.1", ranges.CONFIRMED)]
+
+
+def test_a_change_in_a_module_the_folder_s_pytest_does_not_collect_is_not_read(corpus: Path) -> None:
+    (corpus / "toy_extra.py").write_text(CASES.replace("test_use_mesh", "test_extra_use_mesh"))
+    with pytest.raises(range_check.RangeCheckError, match="toy_extra::test_extra_use_mesh: the corpus declares no"):
+        range_check.run(["--cases", str(corpus), "--case", "toy_extra::test_extra_use_mesh"], CELLS, fetch, print,
                         probe=probe)
 
 

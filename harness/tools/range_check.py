@@ -44,8 +44,9 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
                    help="check only the edges of this case (repeatable; default: every case)")
     p.add_argument("--merge", type=Path, default=None, metavar="RANGES_JSON",
-                   help="with --case: an earlier check whose rows of the other cases are kept (after a range is "
-                        "fixed, re-check only its case); the stored document says how many probes both spent")
+                   help="an earlier check whose rows are kept but for those of the cases probed now (with --case, "
+                        "those; else every case of --cases that declares a range) and of ranges the corpus no longer "
+                        "declares; the stored document says how many probes both spent")
     return p
 
 
@@ -144,12 +145,27 @@ def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
     return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
 
 
-def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
-    """The earlier check --merge names ({} without one); RangeCheckError for --merge without --case."""
+def corpus_cases(cases: list[str]) -> set[str]:
+    """The ids of every case the corpus asked for holds, read from source."""
+    return {case for case, _ in corpus.expected_cases(corpus.case_paths(cases))}
+
+
+def kept_rows(rows: list[dict[str, Any]], probed: set[str], current: set[caught.Declared],
+              held: set[str]) -> list[dict[str, Any]]:
+    """The rows of an earlier check that --merge keeps: every row of a case not probed now, but where the corpus holds
+    the case (`held`) and no longer makes the row's declaration (since changed or dropped). A case the corpus does not
+    hold (a --cases folder of one module) keeps its rows: this check cannot see its declarations, so it says nothing
+    of them."""
+    def declared_now(row: dict[str, Any]) -> bool:
+        return (row["case"], row["package"], row["declared"], row.get("source")) in current
+
+    return [row for row in rows if row["case"] not in probed and (row["case"] not in held or declared_now(row))]
+
+
+def _earlier(path: Path | None) -> dict[str, Any]:
+    """The earlier check --merge names ({} without one)."""
     if path is None:
         return {}
-    if not cases:
-        raise RangeCheckError("--merge keeps the rows of the cases not asked for: name them with --case")
     try:
         return dict(outputs.read_ranges(path))
     except (OSError, ShardmatrixError) as exc:
@@ -167,7 +183,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     changes = declared_changes(opts.cases)
     edges = corpus_edges(opts.cases)
     current = declared_keys(edges)
-    earlier = _earlier(namespace.merge, namespace.case)
+    earlier = _earlier(namespace.merge)
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
         if unknown:
@@ -185,9 +201,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
              } if cells else None
     findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    # An earlier row speaks only for a declaration the corpus still makes: one since changed or dropped goes.
-    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case
-            and (row["case"], row["package"], row["declared"], row.get("source")) in current]
+    kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)
