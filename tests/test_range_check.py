@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +267,51 @@ def test_a_merge_that_keeps_a_wrong_edge_fails_and_one_that_keeps_none_passes(co
     dropped = ["--cases", str(corpus), "--out", str(third), *merge]
     range_check.run(dropped, CELLS, fetch, print, probe=probe)
     assert range_check.stored_status(dropped) == 0
+
+
+def test_a_cell_whose_flax_does_not_import_is_no_evidence_about_any_case(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    unusable = f"{range_check.vocabulary.PACKAGES_FAILED}: flax: AttributeError: module 'jax.core' has no MainTrace"
+    finals = {"m::test_a": {"status": "error", "reason": unusable},
+              "n::<collection>": {"status": "error", "error_message": "ImportError: cannot import name 'nnx'"}}
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    # Not FAIL: a case of a module whose import failed with the cell's is as unjudged as one that reached its setup.
+    for case in ("m::test_a", "n::test_b"):
+        answer = cell_probe(case, Version("0.4.38"), Version("0.8.5"))
+        assert answer == f"{ranges.UNLOADABLE}{unusable}" and ranges.cannot_run(answer)
+
+
+def test_a_cell_probe_pins_the_jaxlib_its_jax_release_requires_where_none_of_its_version_exists(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: built.append(
+        (cell.id, cell.jaxlib)) or FakeRun({"m::test_a": {"status": "passed"}}))
+
+    def index_of(url: str, accept: str = "") -> Any:
+        if "/jax/0.5.2/" in url:  # the release's own JSON
+            return {"info": {"requires_dist": ["jaxlib<=0.5.2,>=0.5.1", 'jaxlib==0.5.0; extra == "ci"']}}
+        versions = ("0.5.0", "0.5.1", "0.5.3") if "/jaxlib/" in url else ("0.5.1", "0.5.2", "0.5.3")
+        return {"releases": {v: [{"filename": f"x-{v}-py3-none-any.whl", "yanked": False}] for v in versions}}
+
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None,
+                                       jaxlib=range_check.JaxlibPins(index_of))
+    assert cell_probe("m::test_a", Version("0.5.2"), Version("0.10.4")) == ranges.PASS
+    assert cell_probe("m::test_a", Version("0.5.3"), Version("0.10.4")) == ranges.PASS
+    assert built == [("jax0.5.2-jaxlib0.5.1-flax0.10.4-py3.11", "0.5.1"), ("jax0.5.3-flax0.10.4-py3.11", "0.5.3")]
+
+
+def test_an_edge_is_tried_last_with_the_other_package_s_release_out_on_the_days_of_its_sides() -> None:
+    day = {Version(v): datetime(2024, month, 1, tzinfo=timezone.utc)
+           for v, month in (("0.4.30", 6), ("0.4.31", 7), ("0.4.38", 12))}
+    flax_days = {Version("0.8.5"): datetime(2024, 6, 20, tzinfo=timezone.utc),
+                 Version("0.9.0"): datetime(2024, 8, 27, tzinfo=timezone.utc)}
+    matrix = {"flax": [Version("0.4.38")], "jax": [Version("0.10.2")]}
+    partner = range_check.with_contemporaries(lambda package, before, bound: matrix[package],
+                                              {"jax": day, "flax": flax_days})
+    assert partner("flax", Version("0.8.5"), Version("0.9.0")) == [Version("0.4.38"), Version("0.4.30"),
+                                                                   Version("0.4.31")]
+    # No flax out by jax 0.4.30's day: only 0.4.31's contemporary follows the matrix's pairing.
+    assert partner("jax", Version("0.4.30"), Version("0.4.31")) == [Version("0.10.2"), Version("0.8.5")]

@@ -14,6 +14,7 @@ Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wro
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -78,21 +79,82 @@ def partner_from(cells: list[Cell]) -> ranges.Partner:
     return partner
 
 
+def with_contemporaries(partner: ranges.Partner, dates: dict[str, dict[Version, datetime]]) -> ranges.Partner:
+    """`partner`'s releases, then those of the other package out on the day of the release before the bound and of the
+    bound (the newest uploaded not after each): what those releases were made with, so they import on it where the
+    matrix's pairings do not (flax 0.8.5 and 0.9.0 held at jax 0.4.38, where flax 0.8.5 does not import)."""
+
+    def paired(package: str, before: Version, bound: Version) -> list[Version]:
+        other = dates.get("flax" if package == "jax" else "jax", {})
+        own = dates.get(package, {})
+        found = list(partner(package, before, bound))
+        for release in (before, bound):
+            day = own.get(release)
+            out = [version for version, uploaded in other.items() if day is not None and uploaded <= day]
+            if out:
+                found.append(max(out))
+        return list(dict.fromkeys(found))
+
+    return paired
+
+
+def release_dates(fetch: index.Fetch) -> dict[str, dict[Version, datetime]]:
+    """{package: {release: first upload}} of jax and flax; {} for a package whose index document gives none (the
+    contemporary pairings are then left out)."""
+    found: dict[str, dict[Version, datetime]] = {}
+    for package in ("jax", "flax"):
+        try:
+            found[package] = index.upload_dates(fetch(index.json_api(package), "application/json"))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            found[package] = {}
+    return found
+
+
+class JaxlibPins:
+    """jax release -> the jaxlib its probe cells pin (pins.jaxlib_for): jax's own version where jaxlib has it, else the
+    newest jaxlib that jax release requires, read from its metadata on the index once per release."""
+
+    def __init__(self, fetch: index.Fetch = index.fetch_json, download: index.Download | None = None) -> None:
+        self.fetch, self.download = fetch, download
+        self._jaxlibs: list[Version] | None = None
+        self._document: dict[str, Any] | None = None
+        self._picked: dict[Version, str] = {}
+
+    def __call__(self, jax: Version) -> str:
+        if jax not in self._picked:
+            if self._jaxlibs is None:
+                self._jaxlibs = index.releases("jaxlib", self.fetch)
+            requires: list[str] = []
+            if jax not in self._jaxlibs:
+                if self._document is None:
+                    self._document = self.fetch(index.json_api("jax"), "application/json")
+                try:
+                    requires = index.requires_dist("jax", jax, self._document, self.fetch, self.download)
+                except index.IndexError_:
+                    requires = []  # the cell pins jaxlib == jax, and its install error says why
+            picked = pins.jaxlib_for(jax, self._jaxlibs, requires)
+            self._picked[jax] = str(picked or jax)
+        return self._picked[jax]
+
+
 class CellProbe:
     """(case, jax, flax) -> what the case did in that pair's whole-corpus cell (and whether it warned); every case's
-    applicability kept."""
+    applicability kept. A cell whose jax or flax does not import (or whose backend does not start) answers
+    ranges.UNLOADABLE for every case: it is no evidence about any of them."""
 
     def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object],
-                 warnings: dict[str, str] | None = None) -> None:
+                 warnings: dict[str, str] | None = None, jaxlib: Callable[[Version], str] = str) -> None:
         self.opts, self.additions, self.say = opts, additions, say
         #: {case id: a part of the text its change warned with}: only that warning counts as the case's.
         self.warnings = warnings or {}
+        #: The jaxlib a cell of a jax release pins (JaxlibPins; jaxlib == jax by default).
+        self.jaxlib = jaxlib
         self.finals: dict[tuple[Version, Version], dict[str, dict[str, object]] | None] = {}
 
     def _cell(self, jax: Version, flax: Version) -> dict[str, dict[str, object]] | None:
         if (jax, flax) not in self.finals:
-            cell = cellenv.apply(pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax))),
-                                 self.additions)
+            made = pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax)), jaxlib=self.jaxlib(jax))
+            cell = cellenv.apply(made, self.additions)
             ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
             self.finals[jax, flax] = None if ran.interrupted else ran.finals()
             self.say(f"  probed {cell.id}{' (reused)' if ran.reused_from else ''}")
@@ -102,6 +164,10 @@ class CellProbe:
         finals = self._cell(jax, flax)
         if finals is None:
             return "the probe's cell stopped before it finished"
+        unusable = next((str(record["reason"]) for record in finals.values()
+                         if vocabulary.is_cell_unusable(record.get("reason"))), None)
+        if unusable is not None:
+            return f"{ranges.UNLOADABLE}{unusable}"
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
@@ -193,13 +259,15 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     cell_probe = None
     if probe is None:
         cell_probe = CellProbe(opts, cellenv.prepare(opts), say,
-                               {case: change.warning for case, change in changes.items() if change.warning})
+                               {case: change.warning for case, change in changes.items() if change.warning},
+                               JaxlibPins(fetch))
         probe = cell_probe
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
     # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
     floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
              } if cells else None
-    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget, floor)
+    partner = with_contemporaries(partner_from(cells), release_dates(fetch))
+    findings, spent = ranges.run(edges, releases, partner, probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
     kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
