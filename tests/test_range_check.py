@@ -315,3 +315,27 @@ def test_an_edge_is_tried_last_with_the_other_package_s_release_out_on_the_days_
                                                                    Version("0.4.31")]
     # No flax out by jax 0.4.30's day: only 0.4.31's contemporary follows the matrix's pairing.
     assert partner("jax", Version("0.4.30"), Version("0.4.31")) == [Version("0.10.2"), Version("0.8.5")]
+
+
+def test_an_edge_older_than_every_release_the_matrix_holds_is_tried_first_with_its_contemporaries() -> None:
+    day = {Version("0.4.30"): datetime(2024, 6, 1, tzinfo=timezone.utc),
+           Version("0.4.31"): datetime(2024, 7, 1, tzinfo=timezone.utc)}
+    flax_days = {Version("0.8.5"): datetime(2024, 6, 20, tzinfo=timezone.utc),
+                 Version("0.9.0"): datetime(2024, 8, 27, tzinfo=timezone.utc),
+                 Version("0.10.2"): datetime(2024, 11, 1, tzinfo=timezone.utc),
+                 Version("0.10.3"): datetime(2025, 2, 1, tzinfo=timezone.utc)}
+    partner = range_check.with_contemporaries(lambda package, before, bound: [Version("0.12.0.1")],
+                                              {"jax": day, "flax": flax_days},
+                                              {"jax": Version("0.4.30"), "flax": Version("0.10.2")})
+    # flax 0.9.0 is older than the matrix's oldest flax: the matrix pairs it with the newest jax only to show it breaks.
+    assert partner("flax", Version("0.8.5"), Version("0.9.0")) == [Version("0.4.30"), Version("0.4.31"),
+                                                                   Version("0.12.0.1")]
+    # flax 0.10.3 is one the matrix holds a release at or before: its pairing first.
+    assert partner("flax", Version("0.10.2"), Version("0.10.3"))[0] == Version("0.12.0.1")
+
+
+def test_the_matrix_s_own_time_floor_leaves_out_an_old_release_paired_with_the_newest_of_the_other() -> None:
+    cells = matrix.parse("".join(
+        f'[[cell]]\njax = "{jax}"\njaxlib = "{jax}"\nflax = "{flax}"\npython = "3.11"\n\n'
+        for jax, flax in (("0.4.38", "0.10.2"), ("0.12.0.1", "0.12.12"), ("0.12.0.1", "0.8.5"))))
+    assert range_check.own_time_floor(cells) == {"jax": Version("0.4.38"), "flax": Version("0.10.2")}

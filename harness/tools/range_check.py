@@ -79,23 +79,40 @@ def partner_from(cells: list[Cell]) -> ranges.Partner:
     return partner
 
 
-def with_contemporaries(partner: ranges.Partner, dates: dict[str, dict[Version, datetime]]) -> ranges.Partner:
-    """`partner`'s releases, then those of the other package out on the day of the release before the bound and of the
+def with_contemporaries(partner: ranges.Partner, dates: dict[str, dict[Version, datetime]],
+                        floor: dict[str, Version] | None = None) -> ranges.Partner:
+    """`partner`'s releases and those of the other package out on the day of the release before the bound and of the
     bound (the newest uploaded not after each): what those releases were made with, so they import on it where the
-    matrix's pairings do not (flax 0.8.5 and 0.9.0 held at jax 0.4.38, where flax 0.8.5 does not import)."""
+    matrix's pairings do not. The matrix's come first, but for an edge older than every release of its package the
+    matrix holds (`floor`): the matrix pairs no release of its own with it, only the newest of the other package, to
+    show that they break (flax 0.8.5 and 0.9.0 at jax 0.4.38 or 0.12, where their nnx does not import)."""
 
     def paired(package: str, before: Version, bound: Version) -> list[Version]:
         other = dates.get("flax" if package == "jax" else "jax", {})
         own = dates.get(package, {})
-        found = list(partner(package, before, bound))
+        found: list[Version] = []
         for release in (before, bound):
             day = own.get(release)
             out = [version for version, uploaded in other.items() if day is not None and uploaded <= day]
             if out:
                 found.append(max(out))
-        return list(dict.fromkeys(found))
+        matrix = list(partner(package, before, bound))
+        older = floor is not None and package in floor and bound < floor[package]
+        return list(dict.fromkeys(found + matrix if older else matrix + found))
 
     return paired
+
+
+def own_time_floor(cells: list[Cell]) -> dict[str, Version]:
+    """The oldest release of each package the matrix pairs with a release of the other package that is not its newest:
+    a cell of an old flax with the newest jax (jax 0.12.0.1 with flax 0.8.5) is there to show that the pair breaks."""
+    found: dict[str, Version] = {}
+    for package, other in (("jax", "flax"), ("flax", "jax")):
+        newest = max((Version(getattr(cell, other)) for cell in cells), default=None)
+        held = [Version(getattr(cell, package)) for cell in cells if Version(getattr(cell, other)) != newest]
+        if held:
+            found[package] = min(held)
+    return found
 
 
 def release_dates(fetch: index.Fetch) -> dict[str, dict[Version, datetime]]:
@@ -266,7 +283,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
     floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
              } if cells else None
-    partner = with_contemporaries(partner_from(cells), release_dates(fetch))
+    partner = with_contemporaries(partner_from(cells), release_dates(fetch), own_time_floor(cells))
     findings, spent = ranges.run(edges, releases, partner, probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
     kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
