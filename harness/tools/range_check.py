@@ -1,7 +1,8 @@
 """`nox -s ranges`: every range the corpus declares, checked at its edges and inside against releases
 (harness.tools.ranges).
 
-Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through
+Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax, or the jaxlib a jax release
+requires where none of its version exists: `jax<j>-jaxlib<l>-flax<f>-py<p>`) run through
 harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: one answers the other through the
 results cache, and one cell answers every edge probed at its pair. A jax edge holds flax where the default matrix
 pairs it with that jax release (the matrix cell with the newest jax not after it), and the reverse.
