@@ -8,12 +8,7 @@ from the files themselves: jaxlib's wheel tags for this platform, and every pack
 
 from __future__ import annotations
 
-import email.parser
-import io
 import platform
-import urllib.parse
-import urllib.request
-import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,23 +22,12 @@ from packaging.version import Version
 from harness.formats import ShardmatrixError
 from harness.tools import index
 
-RELEASE_API = "https://pypi.org/pypi/{name}/{version}/json"
+RELEASE_API = index.RELEASE_API
+upload_dates = index.upload_dates
 
 
 class ReleaseError(ShardmatrixError, ValueError):
     """The index cannot answer what was asked (no release selected, no wheel to read), phrased as one line."""
-
-
-def upload_dates(document: dict[str, Any]) -> dict[Version, datetime]:
-    """The first upload time of every final release in a PyPI JSON document."""
-    dates: dict[Version, datetime] = {}
-    versions = set(index.from_json_api(document))
-    for text, files in document["releases"].items():
-        times = [datetime.fromisoformat(f["upload_time_iso_8601"].replace("Z", "+00:00")) for f in files
-                 if f.get("upload_time_iso_8601")]
-        if times and Version(text) in versions:
-            dates[Version(text)] = min(times)
-    return dates
 
 
 def declared_jax(flax: Version, document: dict[str, Any], fetch: index.Fetch = index.fetch_json,
@@ -51,10 +35,10 @@ def declared_jax(flax: Version, document: dict[str, Any], fetch: index.Fetch = i
     """The jax requirement a flax release declares (unconditional Requires-Dist lines only): from PyPI's JSON of
     that release, else from its wheel's METADATA (`document` is flax's project JSON, which lists the wheel)."""
     try:
-        lines = fetch(RELEASE_API.format(name="flax", version=flax), "application/json")["info"]["requires_dist"]
-    except (OSError, ValueError, KeyError, TypeError):
-        lines = _wheel_requires(flax, document, download or _get)
-    return jax_requirement(lines or [])
+        lines = index.requires_dist("flax", flax, document, fetch, download)
+    except index.IndexError_ as error:
+        raise ReleaseError(str(error)) from None
+    return jax_requirement(lines)
 
 
 def jax_requirement(lines: list[str]) -> SpecifierSet:
@@ -69,27 +53,6 @@ def jax_requirement(lines: list[str]) -> SpecifierSet:
                                                   or requirement.marker.evaluate({"extra": ""})):
             found &= requirement.specifier
     return found
-
-
-def _wheel_requires(flax: Version, document: dict[str, Any], download: Callable[[str], bytes]) -> list[str]:
-    wheels = [f for f in document["releases"].get(str(flax), []) if f["filename"].endswith(".whl")]
-    if not wheels:
-        raise ReleaseError(f"flax {flax}: no wheel on the index to read its jax requirement from")
-    # A mirror lists files by relative address: they are relative to the project's JSON document.
-    url = urllib.parse.urljoin(index.JSON_API.format(name="flax"), wheels[0]["url"])
-    try:
-        with zipfile.ZipFile(io.BytesIO(download(url))) as wheel:
-            name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
-            metadata = email.parser.BytesParser().parsebytes(wheel.read(name))
-    except (OSError, StopIteration, zipfile.BadZipFile) as error:
-        raise ReleaseError(f"flax {flax}: cannot read the wheel's METADATA at {url}: {error}") from None
-    return [str(line) for line in metadata.get_all("Requires-Dist") or []]
-
-
-def _get(url: str) -> bytes:
-    request = urllib.request.Request(url, headers={"User-Agent": "shardmatrix"})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return bytes(response.read())
 
 
 def contemporary(flax_date: datetime | None, jax_dates: dict[Version, datetime],

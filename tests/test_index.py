@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Any
 
 import pytest
@@ -81,3 +83,37 @@ def test_the_json_api_is_pypis_unless_the_variable_names_another(monkeypatch: py
     monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
     index.releases("jax", fetch)
     assert asked == ["https://pypi.org/pypi/jax/json", "http://127.0.0.1:8000/pypi/jax/json"]
+
+
+def _wheel(requires: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as wheel:
+        lines = "".join(f"Requires-Dist: {requirement}\n" for requirement in requires)
+        wheel.writestr("jax-0.5.2.dist-info/METADATA", "Name: jax\n" + lines)
+    return buffer.getvalue()
+
+
+def test_a_release_s_requirements_are_read_from_its_wheel_where_the_index_serves_no_release_json(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    document = {"releases": {"0.5.2": [{"filename": "jax-0.5.2-py3-none-any.whl", "url": "../../p/jax-0.5.2.whl"}]}}
+    fetched: list[str] = []
+
+    def no_release_json(url: str, accept: str) -> object:
+        raise OSError("404")
+
+    def download(url: str) -> bytes:
+        fetched.append(url)
+        return _wheel(["jaxlib<=0.5.2,>=0.5.1"])
+
+    assert index.requires_dist("jax", Version("0.5.2"), document, no_release_json, download) == [
+        "jaxlib<=0.5.2,>=0.5.1"]
+    assert fetched == ["https://pypi.org/p/jax-0.5.2.whl"]
+
+
+def test_a_release_with_no_wheel_to_read_is_named_in_one_line() -> None:
+    def no_release_json(url: str, accept: str) -> object:
+        raise OSError("404")
+
+    with pytest.raises(index.IndexError_, match=r"jax 0\.5\.2: no wheel on the index"):
+        index.requires_dist("jax", Version("0.5.2"), {"releases": {"0.5.2": []}}, no_release_json, lambda url: b"")

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from harness.host.matrix import Cell, Origin
 from harness.tools import pins
@@ -200,3 +201,30 @@ def test_a_pins_file_that_cannot_be_read_is_one_line_naming_it(
 def test_a_pins_file_of_text_is_read(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("jax==0.9.2\nflax==0.12.8\n", encoding="utf-8")
     assert pins.read_pins(tmp_path / "requirements.txt")["jax"] == "0.9.2"
+
+
+#: jax 0.5.2's own Requires-Dist (read from its wheel's METADATA): no jaxlib 0.5.2 was ever released.
+JAX_052_REQUIRES = ["jaxlib<=0.5.2,>=0.5.1", 'jaxlib==0.5.1; extra == "minimum-jaxlib"',
+                    'jaxlib==0.5.0; extra == "ci"', "ml_dtypes>=0.4.0"]
+JAXLIBS = [Version(v) for v in ("0.5.0", "0.5.1", "0.5.3", "0.6.0")]
+
+
+def test_a_jax_with_a_jaxlib_of_its_version_pins_that_one_as_the_matrix_does() -> None:
+    assert pins.jaxlib_for(Version("0.5.3"), JAXLIBS, ["jaxlib<=0.5.3,>=0.5.3"]) == Version("0.5.3")
+
+
+def test_a_jax_with_no_jaxlib_of_its_version_pins_the_newest_its_own_requirement_accepts() -> None:
+    # Not 0.5.3 (past its <=0.5.2), nor the extras' 0.5.0.
+    assert pins.jaxlib_for(Version("0.5.2"), JAXLIBS, JAX_052_REQUIRES) == Version("0.5.1")
+
+
+def test_a_jax_that_names_no_jaxlib_or_none_released_gets_none() -> None:
+    assert pins.jaxlib_for(Version("0.5.2"), JAXLIBS, ["ml_dtypes>=0.4.0"]) is None
+    assert pins.jaxlib_for(Version("0.5.2"), JAXLIBS, ["jaxlib==0.5.2"]) is None
+
+
+def test_a_cell_of_another_jaxlib_names_it_in_its_id_and_one_of_jaxlib_equal_to_jax_does_not() -> None:
+    other = pins.make_cell("0.5.2", "0.10.4", "3.11", jaxlib="0.5.1")
+    assert (other.id, other.jaxlib) == ("jax0.5.2-jaxlib0.5.1-flax0.10.4-py3.11", "0.5.1")
+    same = pins.make_cell("0.5.3", "0.10.4", "3.11", jaxlib="0.5.3")
+    assert (same.id, same.jaxlib) == ("jax0.5.3-flax0.10.4-py3.11", "0.5.3")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -181,9 +182,53 @@ def test_a_re_check_of_one_case_merged_into_an_earlier_check_keeps_the_other_cas
     assert merged["probes"] == earlier["probes"] + 4
 
 
-def test_a_merge_without_the_cases_to_re_check_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
-    with pytest.raises(range_check.RangeCheckError, match="--merge keeps the rows of the cases not asked for"):
-        range_check.run(["--cases", str(corpus), "--merge", str(tmp_path / "x.json")], CELLS, fetch, print,
+def _with_a_foreign_row(first: Path) -> Path:
+    """The first check's document with a row of a case no module of the toy corpus holds (another helper's)."""
+    document = dict(outputs.read_ranges(first / "report" / "ranges.json"))
+    foreign = {**document["edges"][0], "case": "elsewhere::test_other", "source": "changed since jax>=0.9.0",
+               "package": "jax", "declared": ">=0.9.0"}
+    document["edges"] = [*document["edges"], foreign]
+    return outputs.write_ranges(first / "merged", document)
+
+
+def test_a_merge_from_a_narrow_folder_keeps_the_rows_of_cases_it_does_not_hold(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    earlier = _with_a_foreign_row(first)
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
+                     str(earlier)], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    assert ("elsewhere::test_other", ">=0.9.0") in {(row["case"], row["declared"]) for row in merged["edges"]}
+    assert [row["case"] for row in merged["edges"]].count("test_toy::test_use_mesh") == 1
+
+
+def test_a_merge_without_case_replaces_the_rows_of_every_case_it_probed_and_keeps_the_others(
+        corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    earlier = _with_a_foreign_row(first)
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--merge", str(earlier)], CELLS, fetch, print,
+                    probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    rows = sorted((row["case"], row["declared"]) for row in merged["edges"])
+    assert rows == sorted([("elsewhere::test_other", ">=0.9.0"), ("test_toy::test_use_mesh", ">=0.7.1"),
+                           ("test_toy::test_eager", ">=0.12.0"), ("test_toy::test_eager", "<0.12.3")])
+
+
+def test_a_change_declared_in_a_module_the_folder_s_pytest_collects_is_read(corpus: Path, tmp_path: Path) -> None:
+    (corpus / "toy_extra.py").write_text(CASES.replace("test_eager", "test_other_eager")
+                                         .replace("test_use_mesh", "test_extra_use_mesh"))
+    (corpus / "pytest.ini").write_text("[pytest]\npython_files = *.py\n")
+    findings = range_check.run(["--cases", str(corpus), "--out", str(tmp_path), "--case",
+                                "toy_extra::test_extra_use_mesh"], CELLS, fetch, print, probe=probe)
+    assert [(f.edge.case, f.edge.text, f.status) for f in findings] == [
+        ("toy_extra::test_extra_use_mesh", ">=0.7.1", ranges.CONFIRMED)]
+
+
+def test_a_change_in_a_module_the_folder_s_pytest_does_not_collect_is_not_read(corpus: Path) -> None:
+    (corpus / "toy_extra.py").write_text(CASES.replace("test_use_mesh", "test_extra_use_mesh"))
+    with pytest.raises(range_check.RangeCheckError, match="toy_extra::test_extra_use_mesh: the corpus declares no"):
+        range_check.run(["--cases", str(corpus), "--case", "toy_extra::test_extra_use_mesh"], CELLS, fetch, print,
                         probe=probe)
 
 
@@ -222,3 +267,75 @@ def test_a_merge_that_keeps_a_wrong_edge_fails_and_one_that_keeps_none_passes(co
     dropped = ["--cases", str(corpus), "--out", str(third), *merge]
     range_check.run(dropped, CELLS, fetch, print, probe=probe)
     assert range_check.stored_status(dropped) == 0
+
+
+def test_a_cell_whose_flax_does_not_import_is_no_evidence_about_any_case(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    unusable = f"{range_check.vocabulary.PACKAGES_FAILED}: flax: AttributeError: module 'jax.core' has no MainTrace"
+    finals = {"m::test_a": {"status": "error", "reason": unusable},
+              "n::<collection>": {"status": "error", "error_message": "ImportError: cannot import name 'nnx'"}}
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    # Not FAIL: a case of a module whose import failed with the cell's is as unjudged as one that reached its setup.
+    for case in ("m::test_a", "n::test_b"):
+        answer = cell_probe(case, Version("0.4.38"), Version("0.8.5"))
+        assert answer == f"{ranges.UNLOADABLE}{unusable}" and ranges.cannot_run(answer)
+
+
+def test_a_cell_probe_pins_the_jaxlib_its_jax_release_requires_where_none_of_its_version_exists(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: built.append(
+        (cell.id, cell.jaxlib)) or FakeRun({"m::test_a": {"status": "passed"}}))
+
+    def index_of(url: str, accept: str = "") -> Any:
+        if "/jax/0.5.2/" in url:  # the release's own JSON
+            return {"info": {"requires_dist": ["jaxlib<=0.5.2,>=0.5.1", 'jaxlib==0.5.0; extra == "ci"']}}
+        versions = ("0.5.0", "0.5.1", "0.5.3") if "/jaxlib/" in url else ("0.5.1", "0.5.2", "0.5.3")
+        return {"releases": {v: [{"filename": f"x-{v}-py3-none-any.whl", "yanked": False}] for v in versions}}
+
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None,
+                                       jaxlib=range_check.JaxlibPins(index_of))
+    assert cell_probe("m::test_a", Version("0.5.2"), Version("0.10.4")) == ranges.PASS
+    assert cell_probe("m::test_a", Version("0.5.3"), Version("0.10.4")) == ranges.PASS
+    assert built == [("jax0.5.2-jaxlib0.5.1-flax0.10.4-py3.11", "0.5.1"), ("jax0.5.3-flax0.10.4-py3.11", "0.5.3")]
+
+
+def test_an_edge_is_tried_last_with_the_other_package_s_release_out_on_the_days_of_its_sides() -> None:
+    day = {Version(v): datetime(2024, month, 1, tzinfo=timezone.utc)
+           for v, month in (("0.4.30", 6), ("0.4.31", 7), ("0.4.38", 12))}
+    flax_days = {Version("0.8.5"): datetime(2024, 6, 20, tzinfo=timezone.utc),
+                 Version("0.9.0"): datetime(2024, 8, 27, tzinfo=timezone.utc)}
+    matrix = {"flax": [Version("0.4.38")], "jax": [Version("0.10.2")]}
+    partner = range_check.with_contemporaries(lambda package, before, bound: matrix[package],
+                                              {"jax": day, "flax": flax_days})
+    assert partner("flax", Version("0.8.5"), Version("0.9.0")) == [Version("0.4.38"), Version("0.4.30"),
+                                                                   Version("0.4.31")]
+    # No flax out by jax 0.4.30's day: only 0.4.31's contemporary follows the matrix's pairing.
+    assert partner("jax", Version("0.4.30"), Version("0.4.31")) == [Version("0.10.2"), Version("0.8.5")]
+
+
+def test_an_edge_older_than_every_release_the_matrix_holds_is_tried_first_with_its_contemporaries() -> None:
+    day = {Version("0.4.30"): datetime(2024, 6, 1, tzinfo=timezone.utc),
+           Version("0.4.31"): datetime(2024, 7, 1, tzinfo=timezone.utc)}
+    flax_days = {Version("0.8.5"): datetime(2024, 6, 20, tzinfo=timezone.utc),
+                 Version("0.9.0"): datetime(2024, 8, 27, tzinfo=timezone.utc),
+                 Version("0.10.2"): datetime(2024, 11, 1, tzinfo=timezone.utc),
+                 Version("0.10.3"): datetime(2025, 2, 1, tzinfo=timezone.utc)}
+    partner = range_check.with_contemporaries(lambda package, before, bound: [Version("0.12.0.1")],
+                                              {"jax": day, "flax": flax_days},
+                                              {"jax": Version("0.4.30"), "flax": Version("0.10.2")})
+    # flax 0.9.0 is older than the matrix's oldest flax: the matrix pairs it with the newest jax only to show it breaks.
+    assert partner("flax", Version("0.8.5"), Version("0.9.0")) == [Version("0.4.30"), Version("0.4.31"),
+                                                                   Version("0.12.0.1")]
+    # flax 0.10.3 is one the matrix holds a release at or before: its pairing first.
+    assert partner("flax", Version("0.10.2"), Version("0.10.3"))[0] == Version("0.12.0.1")
+
+
+def test_the_matrix_s_own_time_floor_leaves_out_an_old_release_paired_with_the_newest_of_the_other() -> None:
+    cells = matrix.parse("".join(
+        f'[[cell]]\njax = "{jax}"\njaxlib = "{jax}"\nflax = "{flax}"\npython = "3.11"\n\n'
+        for jax, flax in (("0.4.38", "0.10.2"), ("0.12.0.1", "0.12.12"), ("0.12.0.1", "0.8.5"))))
+    assert range_check.own_time_floor(cells) == {"jax": Version("0.4.38"), "flax": Version("0.10.2")}

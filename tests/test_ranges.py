@@ -345,3 +345,37 @@ def test_an_inside_release_that_does_not_install_with_the_bound_s_pairing_is_tri
                           {"jax": Version("0.6.2")})
     assert found[0].status == ranges.CONFIRMED
     assert found[0].inside_said() == "4 of 4 releases inside probed: 0.7.0, 0.6.2, 0.7.1, 0.7.2"
+
+
+#: google/flax#4153's shape: flax 0.9.0 changed linen, and flax 0.8.5 does not import on jax 0.4.38 (no MainTrace).
+DESIGN = "vmap_param_shapes::test_linen_design_change"
+OLD_FLAX = {"jax": [Version(v) for v in ("0.4.31", "0.4.38")], "flax": [Version(v) for v in ("0.8.5", "0.9.0")]}
+
+
+def design_probe(case: str, jax: Version, flax: Version) -> str:
+    if flax == Version("0.8.5") and jax == Version("0.4.38"):
+        return f"{ranges.UNLOADABLE}the cell's packages failed to import: flax: AttributeError: MainTrace"
+    return ranges.FAIL if flax >= Version("0.9.0") else ranges.PASS
+
+
+def test_a_pairing_where_the_release_does_not_load_is_no_failure_and_the_next_pairing_judges_the_edge() -> None:
+    change = Change("flax>=0.9.0", "linen changed", raises="TypeError", kind="behaviour", fix="x")
+    [edge] = ranges.edges({DESIGN: change}, [])
+    finding = ranges.check(edge, OLD_FLAX, lambda package, before, bound: [Version("0.4.38"), Version("0.4.31")],
+                           ranges.Budget(design_probe, 20))
+    assert (finding.status, finding.held) == (ranges.CONFIRMED, Version("0.4.31"))
+
+
+def test_an_edge_whose_only_pairing_does_not_load_is_unchecked_saying_why_never_wrong() -> None:
+    change = Change("flax>=0.9.0", "linen changed", raises="TypeError", kind="behaviour", fix="x")
+    [edge] = ranges.edges({DESIGN: change}, [])
+    finding = ranges.check(edge, OLD_FLAX, lambda package, before, bound: [Version("0.4.38")],
+                           ranges.Budget(design_probe, 20))
+    assert finding.status == ranges.UNCHECKED
+    assert "flax 0.8.5 with jax 0.4.38 cannot be probed (the pair does not load: " in finding.why
+
+
+def test_an_answer_that_the_pair_did_not_install_or_load_is_one_another_pairing_may_answer() -> None:
+    assert ranges.cannot_run(f"{ranges.UNLOADABLE}flax: ImportError")
+    assert ranges.cannot_run(f"{ranges.UNINSTALLABLE}: no jaxlib 0.5.2")
+    assert not ranges.cannot_run("not_applicable: needs flax.nnx")

@@ -88,3 +88,27 @@ def test_a_file_that_is_not_python_raises_what_ast_raises(tmp_path: Path) -> Non
     with pytest.raises(SyntaxError):
         source.parse(module)
     assert source.static_cases(module) == []
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("pytest.ini", "[pytest]\npython_files = *.py\n"),
+    ("pyproject.toml", '[tool.pytest.ini_options]\npython_files = ["*.py"]\n'),
+    ("tox.ini", "[pytest]\npython_files = *.py\n"),
+    ("setup.cfg", "[tool:pytest]\npython_files = *.py\n")])
+def test_a_folder_whose_pytest_collects_every_module_gives_every_module(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_text(text)
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for file in ("nnx_axes.py", "test_b.py"):
+        (cases / file).write_text("")
+    assert [p.name for p in source.case_files(cases, builtin=False)] == ["nnx_axes.py", "test_b.py"]
+
+
+def test_a_folder_whose_pytest_sets_no_python_files_gives_test_files_only(tmp_path: Path) -> None:
+    # A pyproject.toml without a pytest table is not pytest's: the search goes on, and finds pytest.ini's defaults.
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -q\n")
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    for file in ("nnx_axes.py", "test_b.py"):
+        (tmp_path / "cases" / file).write_text("")
+    assert [p.name for p in source.case_files(tmp_path / "cases", builtin=False)] == ["test_b.py"]

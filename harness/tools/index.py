@@ -6,11 +6,16 @@ the cells still install from the index uv is configured with."""
 
 from __future__ import annotations
 
+import email.parser
+import io
 import json
 import os
 import re
+import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
@@ -23,8 +28,11 @@ JSON_API = "https://pypi.org/pypi/{name}/json"
 JSON_API_ENV = "SHARDMATRIX_JSON_API"
 SIMPLE_API = "https://pypi.org/simple/{name}/"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+RELEASE_API = "https://pypi.org/pypi/{name}/{version}/json"
 
 Fetch = Callable[[str, str], Any]
+#: A file's bytes from its address (a wheel, to read its METADATA).
+Download = Callable[[str], bytes]
 
 
 class IndexError_(ShardmatrixError, RuntimeError):
@@ -112,3 +120,48 @@ def between(versions: list[Version], first: Version, last: Version) -> list[Vers
     low, high = sorted((first, last))
     inside = sorted({v for v in versions if low <= v <= high} | {first, last})
     return inside if first <= last else inside[::-1]
+
+
+def upload_dates(document: dict[str, Any]) -> dict[Version, datetime]:
+    """The first upload time of every final release in a PyPI JSON document."""
+    dates: dict[Version, datetime] = {}
+    versions = set(from_json_api(document))
+    for text, files in document["releases"].items():
+        times = [datetime.fromisoformat(f["upload_time_iso_8601"].replace("Z", "+00:00")) for f in files
+                 if f.get("upload_time_iso_8601")]
+        if times and Version(text) in versions:
+            dates[Version(text)] = min(times)
+    return dates
+
+
+def requires_dist(name: str, version: Version, document: dict[str, Any], fetch: Fetch = fetch_json,
+                  download: Download | None = None) -> list[str]:
+    """The Requires-Dist lines of a release: from PyPI's JSON of that release, else from its wheel's METADATA
+    (`document` is the project's JSON, which lists the wheel; a mirror may serve no per-release JSON)."""
+    try:
+        lines = fetch(RELEASE_API.format(name=name, version=version), "application/json")["info"]["requires_dist"]
+        return [str(line) for line in lines or []]
+    except (OSError, ValueError, KeyError, TypeError):
+        return _wheel_requires(name, version, document, download or get)
+
+
+def _wheel_requires(name: str, version: Version, document: dict[str, Any], download: Download) -> list[str]:
+    wheels = [f for f in document["releases"].get(str(version), []) if f["filename"].endswith(".whl")]
+    if not wheels:
+        raise IndexError_(f"{name} {version}: no wheel on the index to read its requirements from")
+    # A mirror lists files by relative address: they are relative to the project's JSON document.
+    url = urllib.parse.urljoin(json_api(name), wheels[0]["url"])
+    try:
+        with zipfile.ZipFile(io.BytesIO(download(url))) as wheel:
+            found = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+            metadata = email.parser.BytesParser().parsebytes(wheel.read(found))
+    except (OSError, StopIteration, zipfile.BadZipFile) as error:
+        raise IndexError_(f"{name} {version}: cannot read the wheel's METADATA at {url}: {error}") from None
+    return [str(line) for line in metadata.get_all("Requires-Dist") or []]
+
+
+def get(url: str) -> bytes:
+    """The bytes at an address."""
+    request = urllib.request.Request(url, headers={"User-Agent": "shardmatrix"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return bytes(response.read())

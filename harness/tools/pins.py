@@ -7,10 +7,12 @@ unless a baseline already runs a newer one.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from harness import formats
@@ -160,9 +162,41 @@ def python_for(jax: str, flax: str, floor: str = OLDEST_PYTHON) -> str:
     return f"{chosen.major}.{chosen.minor}"
 
 
-def make_cell(jax: str, flax: str, python: str, *, devices: int = 8) -> Cell:
-    """A cell for exact jax and flax releases: jaxlib follows jax, the id is the matrix's default id."""
-    return Cell(id=default_id(jax, flax, python), jax=jax, jaxlib=jax, flax=flax, python=python, devices=devices)
+def make_cell(jax: str, flax: str, python: str, *, devices: int = 8, jaxlib: str | None = None) -> Cell:
+    """A cell for exact jax and flax releases: jaxlib follows jax (or `jaxlib_for`'s pick, named in the id), the id is
+    the matrix's default id."""
+    if jaxlib is None or jaxlib == jax:
+        return Cell(id=default_id(jax, flax, python), jax=jax, jaxlib=jax, flax=flax, python=python, devices=devices)
+    # Its own id: a cell of jaxlib == jax at this pair (one that did not install) must not answer for it.
+    return Cell(id=f"jax{jax}-jaxlib{jaxlib}-flax{flax}-py{python}", jax=jax, jaxlib=jaxlib, flax=flax,
+                python=python, devices=devices)
+
+
+def jaxlib_for(jax: Version, jaxlibs: Collection[Version], requires: list[str]) -> Version | None:
+    """The jaxlib a cell of this jax release pins: the matrix's rule, jaxlib == jax, where jaxlib has that release;
+    else the newest jaxlib the jax release itself requires (its Requires-Dist, `requires`): jax 0.5.2 requires
+    jaxlib>=0.5.1,<=0.5.2 and no jaxlib 0.5.2 was released, so 0.5.1. None where no released jaxlib meets it."""
+    if jax in jaxlibs:
+        return jax
+    required = jaxlib_requirement(requires)
+    if required is None:  # a jax that names no jaxlib says nothing of which one it runs with
+        return None
+    return max((version for version in jaxlibs if version in required), default=None)
+
+
+def jaxlib_requirement(lines: list[str]) -> SpecifierSet | None:
+    """The jaxlib requirement of Requires-Dist lines, unconditional ones only (not an extra's: cuda, minimum-jaxlib);
+    None where no such line names jaxlib."""
+    found: SpecifierSet | None = None
+    for line in lines:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == "jaxlib" and (requirement.marker is None
+                                                     or requirement.marker.evaluate({"extra": ""})):
+            found = requirement.specifier if found is None else found & requirement.specifier
+    return found
 
 
 def baseline_cell(cells: list[Cell], pins: dict[str, str] | None = None) -> Cell:

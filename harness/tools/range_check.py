@@ -1,7 +1,8 @@
 """`nox -s ranges`: every range the corpus declares, checked at its edges and inside against releases
 (harness.tools.ranges).
 
-Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax) run through
+Each probe is an ordinary whole-corpus cell (`jax<j>-flax<f>-py<p>`, jaxlib == jax, or the jaxlib a jax release
+requires where none of its version exists: `jax<j>-jaxlib<l>-flax<f>-py<p>`) run through
 harness.host.cellrun.probe, the frontier's whole-corpus probe of the same pair: one answers the other through the
 results cache, and one cell answers every edge probed at its pair. A jax edge holds flax where the default matrix
 pairs it with that jax release (the matrix cell with the newest jax not after it), and the reverse.
@@ -14,6 +15,7 @@ Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wro
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +46,9 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
                    help="check only the edges of this case (repeatable; default: every case)")
     p.add_argument("--merge", type=Path, default=None, metavar="RANGES_JSON",
-                   help="with --case: an earlier check whose rows of the other cases are kept (after a range is "
-                        "fixed, re-check only its case); the stored document says how many probes both spent")
+                   help="an earlier check whose rows are kept but for those of the cases probed now (with --case, "
+                        "those; else every case of --cases that declares a range) and of ranges the corpus no longer "
+                        "declares; the stored document says how many probes both spent")
     return p
 
 
@@ -77,21 +80,99 @@ def partner_from(cells: list[Cell]) -> ranges.Partner:
     return partner
 
 
+def with_contemporaries(partner: ranges.Partner, dates: dict[str, dict[Version, datetime]],
+                        floor: dict[str, Version] | None = None) -> ranges.Partner:
+    """`partner`'s releases and those of the other package out on the day of the release before the bound and of the
+    bound (the newest uploaded not after each): what those releases were made with, so they import on it where the
+    matrix's pairings do not. The matrix's come first, but for an edge older than every release of its package the
+    matrix holds (`floor`): the matrix pairs no release of its own with it, only the newest of the other package, to
+    show that they break (flax 0.8.5 and 0.9.0 at jax 0.4.38 or 0.12, where their nnx does not import)."""
+
+    def paired(package: str, before: Version, bound: Version) -> list[Version]:
+        other = dates.get("flax" if package == "jax" else "jax", {})
+        own = dates.get(package, {})
+        found: list[Version] = []
+        for release in (before, bound):
+            day = own.get(release)
+            out = [version for version, uploaded in other.items() if day is not None and uploaded <= day]
+            if out:
+                found.append(max(out))
+        matrix = list(partner(package, before, bound))
+        older = floor is not None and package in floor and bound < floor[package]
+        return list(dict.fromkeys(found + matrix if older else matrix + found))
+
+    return paired
+
+
+def own_time_floor(cells: list[Cell]) -> dict[str, Version]:
+    """The oldest release of each package the matrix pairs with a release of the other package that is not its newest:
+    a cell of an old flax with the newest jax (jax 0.12.0.1 with flax 0.8.5) is there to show that the pair breaks."""
+    found: dict[str, Version] = {}
+    for package, other in (("jax", "flax"), ("flax", "jax")):
+        newest = max((Version(getattr(cell, other)) for cell in cells), default=None)
+        held = [Version(getattr(cell, package)) for cell in cells if Version(getattr(cell, other)) != newest]
+        if held:
+            found[package] = min(held)
+    return found
+
+
+def release_dates(fetch: index.Fetch) -> dict[str, dict[Version, datetime]]:
+    """{package: {release: first upload}} of jax and flax; {} for a package whose index document gives none (the
+    contemporary pairings are then left out)."""
+    found: dict[str, dict[Version, datetime]] = {}
+    for package in ("jax", "flax"):
+        try:
+            found[package] = index.upload_dates(fetch(index.json_api(package), "application/json"))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            found[package] = {}
+    return found
+
+
+class JaxlibPins:
+    """jax release -> the jaxlib its probe cells pin (pins.jaxlib_for): jax's own version where jaxlib has it, else the
+    newest jaxlib that jax release requires, read from its metadata on the index once per release."""
+
+    def __init__(self, fetch: index.Fetch = index.fetch_json, download: index.Download | None = None) -> None:
+        self.fetch, self.download = fetch, download
+        self._jaxlibs: list[Version] | None = None
+        self._document: dict[str, Any] | None = None
+        self._picked: dict[Version, str] = {}
+
+    def __call__(self, jax: Version) -> str:
+        if jax not in self._picked:
+            if self._jaxlibs is None:
+                self._jaxlibs = index.releases("jaxlib", self.fetch)
+            requires: list[str] = []
+            if jax not in self._jaxlibs:
+                if self._document is None:
+                    self._document = self.fetch(index.json_api("jax"), "application/json")
+                try:
+                    requires = index.requires_dist("jax", jax, self._document, self.fetch, self.download)
+                except index.IndexError_:
+                    requires = []  # the cell pins jaxlib == jax, and its install error says why
+            picked = pins.jaxlib_for(jax, self._jaxlibs, requires)
+            self._picked[jax] = str(picked or jax)
+        return self._picked[jax]
+
+
 class CellProbe:
     """(case, jax, flax) -> what the case did in that pair's whole-corpus cell (and whether it warned); every case's
-    applicability kept."""
+    applicability kept. A cell whose jax or flax does not import (or whose backend does not start) answers
+    ranges.UNLOADABLE for every case: it is no evidence about any of them."""
 
     def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object],
-                 warnings: dict[str, str] | None = None) -> None:
+                 warnings: dict[str, str] | None = None, jaxlib: Callable[[Version], str] = str) -> None:
         self.opts, self.additions, self.say = opts, additions, say
         #: {case id: a part of the text its change warned with}: only that warning counts as the case's.
         self.warnings = warnings or {}
+        #: The jaxlib a cell of a jax release pins (JaxlibPins; jaxlib == jax by default).
+        self.jaxlib = jaxlib
         self.finals: dict[tuple[Version, Version], dict[str, dict[str, object]] | None] = {}
 
     def _cell(self, jax: Version, flax: Version) -> dict[str, dict[str, object]] | None:
         if (jax, flax) not in self.finals:
-            cell = cellenv.apply(pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax))),
-                                 self.additions)
+            made = pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax)), jaxlib=self.jaxlib(jax))
+            cell = cellenv.apply(made, self.additions)
             ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
             self.finals[jax, flax] = None if ran.interrupted else ran.finals()
             self.say(f"  probed {cell.id}{' (reused)' if ran.reused_from else ''}")
@@ -101,6 +182,10 @@ class CellProbe:
         finals = self._cell(jax, flax)
         if finals is None:
             return "the probe's cell stopped before it finished"
+        unusable = next((str(record["reason"]) for record in finals.values()
+                         if vocabulary.is_cell_unusable(record.get("reason"))), None)
+        if unusable is not None:
+            return f"{ranges.UNLOADABLE}{unusable}"
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
@@ -144,12 +229,27 @@ def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
     return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
 
 
-def _earlier(path: Path | None, cases: list[str]) -> dict[str, Any]:
-    """The earlier check --merge names ({} without one); RangeCheckError for --merge without --case."""
+def corpus_cases(cases: list[str]) -> set[str]:
+    """The ids of every case the corpus asked for holds, read from source."""
+    return {case for case, _ in corpus.expected_cases(corpus.case_paths(cases))}
+
+
+def kept_rows(rows: list[dict[str, Any]], probed: set[str], current: set[caught.Declared],
+              held: set[str]) -> list[dict[str, Any]]:
+    """The rows of an earlier check that --merge keeps: every row of a case not probed now, but where the corpus holds
+    the case (`held`) and no longer makes the row's declaration (since changed or dropped). A case the corpus does not
+    hold (a --cases folder of one module) keeps its rows: this check cannot see its declarations, so it says nothing
+    of them."""
+    def declared_now(row: dict[str, Any]) -> bool:
+        return (row["case"], row["package"], row["declared"], row.get("source")) in current
+
+    return [row for row in rows if row["case"] not in probed and (row["case"] not in held or declared_now(row))]
+
+
+def _earlier(path: Path | None) -> dict[str, Any]:
+    """The earlier check --merge names ({} without one)."""
     if path is None:
         return {}
-    if not cases:
-        raise RangeCheckError("--merge keeps the rows of the cases not asked for: name them with --case")
     try:
         return dict(outputs.read_ranges(path))
     except (OSError, ShardmatrixError) as exc:
@@ -167,7 +267,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     changes = declared_changes(opts.cases)
     edges = corpus_edges(opts.cases)
     current = declared_keys(edges)
-    earlier = _earlier(namespace.merge, namespace.case)
+    earlier = _earlier(namespace.merge)
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
         if unknown:
@@ -177,17 +277,17 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     cell_probe = None
     if probe is None:
         cell_probe = CellProbe(opts, cellenv.prepare(opts), say,
-                               {case: change.warning for case, change in changes.items() if change.warning})
+                               {case: change.warning for case, change in changes.items() if change.warning},
+                               JaxlibPins(fetch))
         probe = cell_probe
     say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
     # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
     floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
              } if cells else None
-    findings, spent = ranges.run(edges, releases, partner_from(cells), probe, namespace.budget, floor)
+    partner = with_contemporaries(partner_from(cells), release_dates(fetch), own_time_floor(cells))
+    findings, spent = ranges.run(edges, releases, partner, probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    # An earlier row speaks only for a declaration the corpus still makes: one since changed or dropped goes.
-    kept = [row for row in earlier.get("edges", []) if row["case"] not in namespace.case
-            and (row["case"], row["package"], row["declared"], row.get("source")) in current]
+    kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
     drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)

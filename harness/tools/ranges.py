@@ -47,6 +47,15 @@ CaseProbe = Callable[[str, Version, Version], "str | None"]
 Partner = Callable[[str, Version, Version], Sequence[Version]]
 #: How a probe's answer starts when the pair did not install (harness.vocabulary's status for it).
 UNINSTALLABLE = INSTALL_ERROR
+#: How a probe's answer starts when the pair installed but cannot run any case (flax 0.8.5 on jax 0.4.38: its import
+#: fails before any case runs): no evidence about the case, so never a failure; the next pairing is tried.
+UNLOADABLE = "the pair does not load: "
+
+
+def cannot_run(answer: str) -> bool:
+    """Whether a probe's answer says the pair itself could not run cases (not installed, or not importable): another
+    release of the other package may, so the next pairing is tried."""
+    return answer.startswith((UNINSTALLABLE, UNLOADABLE))
 
 
 @dataclass(frozen=True)
@@ -362,7 +371,7 @@ def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first
             tries += 1
             state, said = _state(edge, version, other, probe)
             for alternative in (pairings(version) if pairings is not None else ()):
-                if state is not None or not said.startswith(UNINSTALLABLE):
+                if state is not None or not cannot_run(said):
                     break
                 if alternative != other:
                     state, said = _state(edge, version, alternative, probe)
