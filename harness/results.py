@@ -27,7 +27,6 @@ from typing import IO, Any
 from harness import cellrecord, formats, vocabulary
 from harness.cellidentity import identity_problems
 from harness.cellrecord import RESULTS_SUFFIX, SCHEMA_VERSION, CellFiles, Record, read_done
-
 from harness.vocabulary import COLLECTION_CASE
 
 # --- where a cell's files live --------------------------------------------------------------------------------------
