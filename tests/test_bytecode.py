@@ -124,8 +124,10 @@ def test_bytecode_beside_the_sources_is_shared_too(tmp_path: Path) -> None:
     cache.write_text("VALUE = 42\n")
     first, second = _venv(tmp_path / "a", cache), _venv(tmp_path / "b", cache)
     site = next((first / "lib").glob("python3*/site-packages")).resolve()
+    # Beside the sources: no prefix, even where the shell (a nox session of this project) sets one.
+    shell = {name: value for name, value in os.environ.items() if name != bytecode.BYTECODE_FOLDER}
     subprocess.run([sys.executable, "-c", "import pkg.mod"], check=True,
-                   env={**os.environ, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": ""})
+                   env={**shell, "PYTHONPATH": str(site), "PYTHONDONTWRITEBYTECODE": ""})
     assert bytecode.keep_shared(first, {}, tmp_path / "store") == 1
     assert bytecode.share(second, {}, tmp_path / "store") == 1
     assert next((second / "lib").glob("python3*/site-packages/pkg/__pycache__/mod.*.pyc")).stat().st_nlink == 3
