@@ -565,6 +565,18 @@ def test_a_case_absent_for_an_api_on_the_baseline_and_failing_on_the_candidate_i
     assert (steady.coverage, steady.left_out.empty, render_text(steady).splitlines()[0]) == ("", True, "SAFE")
 
 
+def test_evidence_counts_the_cases_that_could_show_a_regression_and_why_the_rest_could_not() -> None:
+    skipped = ("not_applicable", {"reason": "needs a TPU"})
+    red = ("failed", {"error_type": "E", "error_message": "boom"})
+    sides = [*cases("a"), ("b", *skipped), ("c", *red), *short_of(8, "d")]
+    found = compare(frame(sides, sides), "r1", "r2")
+    assert found.verdict == SAFE and (found.able, found.skipped_both, found.failing_both) == (1, 1, 1)
+    assert found.evidence == ("1 of 4 tests could show a regression (1 needs 8 devices, 1 skipped on both sides, "
+                              "1 failing on both sides)")
+    # Every case passing on the baseline and answered on the candidate: nothing to say.
+    assert compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2").evidence == ""
+
+
 def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_removal_nor_silent() -> None:
     # The baseline had 8 devices, the candidate 1: its 8-device cases were judged by neither side.
     found = compare(frame(cases("a", "b", "c"), cases("a") + short_of(8, "b") + [("c", "failed", {})]), "r1", "r2")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reports.verdicts import documented
+from reports.verdicts.causes import signature
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 #: The order the grid lists projects in, worst first.
@@ -103,6 +104,23 @@ def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, M
             made.first_bad = made.first_bad or cause.get("first_bad", "")
             made.bisect = made.bisect or cause.get("bisect", "")
     return sorted(found.values(), key=lambda g: (-len(g.projects), -g.cases, g.signature))
+
+
+#: What a removal's signature starts with: a test that passed on the baseline and skips itself on the candidate.
+SKIPPED_NOW = "skipped"
+
+
+def removals(removed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A comparison's removals (passing -> not applicable: reports.verdicts.compare's `removed` rows) as causes like
+    its regressions': the skip's own words as the signature ('skipped: jax.sharding.OldThing is gone'), so the same
+    removal groups across projects, is bisected and reproduced like any failure; one without words is named so."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in removed:
+        said = " ".join(str(row.get("detail") or "").split())
+        made = found.setdefault(signature(SKIPPED_NOW, said or "(it gave no reason)"), {
+            "change": "", "example": f"{SKIPPED_NOW}: {said or '(it gave no reason)'}", "cases": []})
+        made["cases"].append(str(row["case_id"]))
+    return [{"signature": key, **made, "cases": sorted(made["cases"])} for key, made in found.items()]
 
 
 def grid(projects: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
