@@ -310,8 +310,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
         # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
-        reasons=[*unbuilt_reasons(both), *unpaired,
-                 *_cell_reasons(cells, _compared(pairs, side_a[0], side_b[0]), finished),
+        reasons=[*unbuilt_reasons(both), *unpaired, *_cell_reasons(cells, pairs, side_a[0], side_b[0], finished),
                  *case_reasons(both, a_class, b_class, unrun, by_build), *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
@@ -381,8 +380,10 @@ def _strict_xpassed(both: pd.DataFrame) -> pd.Series:
         index=both.index, dtype=bool)
 
 
-def _cell_reasons(cells: pd.DataFrame, sides: list[tuple[str, str]], finished: set[tuple[str, str]]) -> list[str]:
+def _cell_reasons(cells: pd.DataFrame, pairs: list[tuple[str, str]], run_a: str, run_b: str,
+                  finished: set[tuple[str, str]]) -> list[str]:
     """What the compared cells themselves say: those that did not finish, then what their reading left unaccounted."""
+    sides = _compared(pairs, run_a, run_b)
     return [*incomplete_reason([f"{run}:{cell}" for run, cell in sides if (run, cell) not in finished]),
             *_unaccounted_reasons(cells, sides)]
 

@@ -3,7 +3,8 @@ naming the four, with the documented change and its fix when one is declared, an
 
 The input is each project's outcome as shardmatrix.ecosystem records it (its verdict and its upgrade's causes,
 whose signatures reports.verdicts.causes made alike across cells and cases, so they match across projects too). A
-skipped project is no answer; an INCONCLUSIVE one never hides an UNSAFE one (`worst`).
+skipped project is no answer, so a run with one is never SAFE; an INCONCLUSIVE one never hides an UNSAFE one
+(`worst`).
 """
 
 from __future__ import annotations
@@ -55,12 +56,12 @@ class CauseGroup:
 
 
 def worst(verdicts: Sequence[str], pending: int = 0) -> str:
-    """UNSAFE when any project is, else INCONCLUSIVE when any is (or says a verdict this reader does not know),
-    none was judged, or some are still to run (`pending`: a run stopped part way), else SAFE."""
-    judged = [v for v in verdicts if v != SKIPPED]
-    if UNSAFE in judged:
+    """UNSAFE when any project is, else INCONCLUSIVE when any is (or says a verdict this reader does not know), any
+    listed project was skipped (its tests never ran: SAFE would speak for a list of which part was not asked), none
+    was judged, or some are still to run (`pending`: a run stopped part way), else SAFE."""
+    if UNSAFE in verdicts:
         return UNSAFE
-    return INCONCLUSIVE if not judged or pending or any(v != SAFE for v in judged) else SAFE
+    return INCONCLUSIVE if not verdicts or pending or any(v != SAFE for v in verdicts) else SAFE
 
 
 def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
