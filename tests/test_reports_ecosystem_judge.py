@@ -67,3 +67,7 @@ def test_two_projects_failing_their_own_asserts_alike_are_two_causes_not_one() -
         (mismatch, ("alpha",)), (mismatch, ("beta",)), ("RuntimeError", ("alpha",)), ("RuntimeError", ("beta",))]
     (one,) = group([project("alpha", UNSAFE, SIGNATURE), project("beta", UNSAFE, SIGNATURE)])  # jax's own words
     assert one.projects == ["alpha", "beta"]
+    # pytest's own `Failed` (a pytest.raises that saw nothing, a pytest.fail) is a test's own check too.
+    unraised = "Failed: DID NOT RAISE <class 'ValueError'>"
+    assert [g.projects for g in group([project("alpha", UNSAFE, unraised), project("beta", UNSAFE, unraised)])] == [
+        ["alpha"], ["beta"]]

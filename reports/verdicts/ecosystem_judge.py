@@ -69,9 +69,10 @@ def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
     return {documented.label(change): str(change.get("fix") or "") for _, change in declared}
 
 
-#: Errors a test raises of its own (its asserts, numpy's assert_allclose): two projects failing their own checks alike
-#: share a symptom, not a cause, so each stays its project's.
-OWN_CHECKS = ("AssertionError",)
+#: Errors a test raises of its own (its asserts, numpy's assert_allclose, pytest's `Failed` of `pytest.fail` and of a
+#: `pytest.raises` that saw nothing: "DID NOT RAISE"): two projects failing their own checks alike share a symptom,
+#: not a cause, so each stays its project's.
+OWN_CHECKS = ("AssertionError", "Failed")
 
 
 def shared(signature: str) -> bool:
