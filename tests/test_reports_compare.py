@@ -391,6 +391,19 @@ NO_SKLEARN = {"error_type": "ModuleNotFoundError", "error_message": "No module n
 OTHER = ("other", "passed", {"case_id": "mod2::other"})
 
 
+def test_a_candidate_module_that_skips_itself_removes_the_baselines_passing_cases_of_it_with_its_reason() -> None:
+    gone = {"reason": "needs jax.sharding.OldThing, gone in 0.9"}
+    found = compare(frame([*cases("test_one", "test_two"), OTHER], [("<collection>", "not_applicable", gone), OTHER]),
+                    "r1", "r2")
+    assert found.verdict == UNSAFE and found.missing.empty
+    assert found.removed[["case_id", "detail"]].values.tolist() == [
+        ["fam::test_one", gone["reason"]], ["fam::test_two", gone["reason"]]]
+    # Skipped on both sides: an answer that could show nothing, counted so.
+    both = compare(frame([("<collection>", "not_applicable", gone), OTHER],
+                         [("<collection>", "not_applicable", gone), OTHER]), "r1", "r2")
+    assert (both.verdict, both.evidence) == (SAFE, "1 of 2 tests could show a regression (1 skipped on both sides)")
+
+
 def test_a_candidate_module_that_no_longer_imports_regresses_the_baselines_passing_cases_of_it() -> None:
     # Before: fam::<collection> only in the candidate, fam::ClippingTest::* only in the baseline: INCONCLUSIVE.
     found = compare(frame([*cases("ClippingTest::test_a", "ClippingTest::test_b"), OTHER],
