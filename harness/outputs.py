@@ -22,6 +22,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -575,48 +576,60 @@ def write_ecosystem(report_dir: Path, content: Mapping[str, Any]) -> Path:
 
 
 def read_ecosystem(path: Path) -> Row:
-    """An ecosystem summary, migrated to the version this reader knows; one line naming the file for a document
-    whose projects are not a list of objects each naming its project and verdict (another file's, or a cut one)."""
+    """An ecosystem summary, migrated to the version this reader knows; one line naming the file (and the project)
+    for a document that does not name its run (a candidate, a baseline, a YYYY-MM-DD day, its schema as a number) or
+    whose projects are not objects of the fields and types a run writes (another file's, a cut one, one by hand)."""
+    raw = read_json(path, ECOSYSTEM_JSON)
+    # A run writes its schema as a number: a missing or quoted one is a summary no run wrote (migrate would take it).
+    if isinstance(raw, dict) and type(raw.get(VERSION_KEY)) is not int:
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: its schema_version is not a number")
     document = read_document(path, ECOSYSTEM_JSON)
     candidate = document.get("candidate")
-    if not (isinstance(candidate, list) and all(isinstance(pin, str) for pin in candidate)
-            and all(isinstance(document.get(key), str) for key in ("baseline", "as_of"))):
-        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} does not say its candidate, baseline and day")
+    if not (isinstance(candidate, list) and candidate and all(isinstance(pin, str) and pin for pin in candidate)
+            and isinstance(document.get("baseline"), str) and document["baseline"]
+            and isinstance(document.get("as_of"), str) and _DAY.fullmatch(document["as_of"])
+            and isinstance(document.get("whole_suite", False), bool)):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} does not say its candidate, baseline, day "
+                                         "(YYYY-MM-DD) and whole_suite (true or false)")
     projects = document.get("projects")
     if not isinstance(projects, list):
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what} has no list of projects")
     for number, project in enumerate(projects, 1):
-        causes = project.get("causes", []) if isinstance(project, dict) else None
-        if not (isinstance(project, dict) and isinstance(project.get("name"), str)
-                and isinstance(project.get("verdict"), str) and isinstance(causes, list)
-                and all(isinstance(c, dict) and isinstance(c.get("signature"), str) for c in causes)):
-            raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {number} does not name its project, "
-                                             "its verdict and its causes' signatures")
-        wrong = _ecosystem_project_field(project)
+        wrong = _ecosystem_project_problem(project)
         if wrong:
-            raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {number} ({project['name']}): {wrong}")
+            named = project["name"] if isinstance(project, dict) and isinstance(project.get("name"), str) else number
+            raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {named}: {wrong}")
     if not isinstance(document.get("pending", []), list):
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of projects")
-    if not isinstance(document.get("whole_suite", False), bool):
-        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: whole_suite is not true or false")
     return document
 
 
-#: A project's fields the report reads as text.
-ECOSYSTEM_TEXT_FIELDS = ("revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: A project's fields of text, and its causes', when present (a run writes them all; a skipped project few).
+_PROJECT_TEXT = ("why", "source", "revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from")
+_CAUSE_TEXT = ("change", "example", "reproducer", "first_bad", "bisect")
 
 
-def _ecosystem_project_field(project: Mapping[str, Any]) -> str:
-    """What of a project's fields the report could not read ("" when all read): a text field that is not text, a
-    cause's cases that are not a list of text, pins that are not tables of text by package."""
-    text = next((key for key in ECOSYSTEM_TEXT_FIELDS if not isinstance(project.get(key, ""), str)), None)
-    if text:
-        return f"{text} is not text"
-    if any(not isinstance(c.get("cases", []), list) or not all(isinstance(x, str) for x in c.get("cases", []))
-           for c in project.get("causes", [])):
-        return "a cause's cases are not a list of test ids"
+def _ecosystem_project_problem(project: object) -> str:
+    """What is wrong with one project of an ecosystem summary, naming the field; "" when nothing is."""
+    if not (isinstance(project, dict) and isinstance(project.get("name"), str)
+            and isinstance(project.get("verdict"), str)):
+        return "does not name its project and its verdict"
+    wrong = [key for key in _PROJECT_TEXT if not isinstance(project.get(key, ""), str)]
+    tests = project.get("tests", 0)
+    if not isinstance(tests, int) or isinstance(tests, bool):
+        wrong.append("tests")
     pins = project.get("pins", {})
-    if not isinstance(pins, dict) or not all(isinstance(side, dict) and all(
-            isinstance(k, str) and isinstance(v, str) for k, v in side.items()) for side in pins.values()):
-        return "pins are not a table of versions by package for each side"
+    if not (isinstance(pins, dict) and all(isinstance(side, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in side.items()) for side in pins.values())):
+        wrong.append("pins")
+    if wrong:
+        return f"{', '.join(wrong)} not of the type a run writes (text; tests a number; pins tables of text)"
+    causes = project.get("causes", [])
+    if not (isinstance(causes, list) and all(
+            isinstance(c, dict) and isinstance(c.get("signature"), str)
+            and all(isinstance(c.get(key, ""), str) for key in _CAUSE_TEXT)
+            and isinstance(c.get("cases", []), list) and all(isinstance(case, str) for case in c.get("cases", []))
+            for c in causes)):
+        return "its causes are not each a signature with text fields and a list of test ids"
     return ""

@@ -263,13 +263,16 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
                                                    Path(judged.written).read_text(encoding="utf-8"), head or {})
     out = Path(opts.out)
-    return {**made, "verdict": comparison.verdict, "reason": reason, "coverage": comparison.coverage,
+    # What the verdict stands on: of the tests compared, those that could show a regression (not skipped or failing
+    # on both sides), as upgrade's own coverage counts them.
+    return {**made, "verdict": comparison.verdict, "reason": reason,
+            "coverage": comparison.evidence or comparison.coverage,
             "tests": comparison.cases, "bisect_argv": project_argv(entry, fetched.root, whole_suite),
             "baseline": before.cell.id, "candidate": after.cell.id, "report": within(saved, out),
             "changes_from": within(Path(changes.file), out),
             "pins": {"baseline": moved.versions(moved.freeze_of(before)),
                      "candidate": moved.versions(moved.freeze_of(after))},
-            "causes": causes_of(comparison.causes, judged.links, after.cell.id)}
+            "causes": causes_of(comparison.causes, judged.links, after.cell.id, comparison.removed)}
 
 
 def within(path: Path, out: Path) -> str:
@@ -324,16 +327,23 @@ def hung_in_collection(log: Path) -> str:
                  if line.startswith(f"{hang.HUNG_MARK}: ")), "")
 
 
-def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str) -> list[dict[str, Any]]:
+def causes_of(found: Any, links: dict[tuple[str, str], str], cell_id: str, removed: Any = None
+              ) -> list[dict[str, Any]]:
     """A comparison's regression causes (reports.verdicts.causes rows) as plain data: signature, the documented
-    change's label, an example error, the case ids, and one reproducer of the candidate's."""
-    made = []
+    change's label, an example error, the case ids, and one reproducer of the candidate's; then its removals
+    (passing -> skipped, `removed`), each skip's reason a cause of its own (reports.verdicts.ecosystem_judge)."""
+    from reports.verdicts.ecosystem_judge import removals  # reports only once the arguments are parsed
+
+    gone = removals(removed.to_dict("records")) if removed is not None else []
+    for cause in gone:
+        cause["reproducer"] = next((links[(cell_id, case)] for case in cause["cases"] if (cell_id, case) in links), "")
+    made: list[dict[str, Any]] = []
     for row in found.to_dict("records"):
         cases = sorted({str(case) for _, case in row["cases"]})
         reproducer = next((links[(cell_id, case)] for case in cases if (cell_id, case) in links), "")
         made.append({"signature": str(row["signature"]), "change": str(row.get("change") or ""),
                      "example": str(row["example"]), "cases": cases, "reproducer": reproducer})
-    return made
+    return made + gone
 
 
 #: The options of a project's upgrade that `bisect` does not take (it runs the case's module whole).

@@ -26,6 +26,10 @@ from shardmatrix import ecosystem_list
 INCONCLUSIVE = "INCONCLUSIVE"
 #: Why a project selected for a fan-in has no outcome: its job wrote no summary (it died, hung or never started).
 NO_REPORT = "its job left no report (it stopped, timed out or could not start): re-run it"
+#: Why a SAFE part is not taken as one: a run writes, for every project it judged, the cells compared, their count of
+#: tests and the revision it ran; a part without them (written by hand, or cut) proves nothing.
+NO_EVIDENCE = ("its summary carries no evidence for its SAFE (no baseline and candidate cells, no tests compared or "
+               "no revision): re-run it")
 #: The fields of a project's outcome that name a file under the output folder.
 PATHS = ("report", "changes_from")
 
@@ -119,7 +123,7 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
         head = head or {**run, **({"held": document["held"]} if isinstance(document.get("held"), str) else {})}
         for project in document["projects"]:
             refuse_project(project, folder, projects, planned)
-            projects.append(rebased(current_only(project, Path(folder), run, say), Path(folder), out))
+            projects.append(rebased(current_only(evidenced(project), Path(folder), run, say), Path(folder), out))
     if not head:
         raise MergeError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
                          f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
@@ -130,6 +134,14 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
             projects.append({"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                              "verdict": INCONCLUSIVE, "reason": NO_REPORT, "coverage": "", "causes": []})
     return {**head, "projects": projects, "pending": []}
+
+
+def evidenced(project: dict[str, Any]) -> dict[str, Any]:
+    """The project's outcome; a SAFE one without the evidence a run writes for it (NO_EVIDENCE) as INCONCLUSIVE."""
+    if project["verdict"] != "SAFE" or (project.get("baseline") and project.get("candidate")
+                                         and project.get("tests", 0) > 0 and project.get("revision")):
+        return project
+    return {**project, "verdict": INCONCLUSIVE, "reason": NO_EVIDENCE, "coverage": ""}
 
 
 def refuse_project(project: Mapping[str, Any], folder: Path, taken: Sequence[Mapping[str, Any]],

@@ -57,6 +57,32 @@ ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma"
                 "delta": ("passed", None, None), "hung": ("passed", None, None), "unmatched": ("passed", None, None)}
 
 
+NA = "not_applicable"
+#: Projects whose tests each record (baseline statuses, candidate statuses), shaped like the att39 attack's
+#: fixtures: few ran (a trivial pass, the rest skipped for 16 devices), a red baseline, a removal at the candidate.
+SCENARIOS: dict[str, tuple[list[str], list[str]]] = {
+    "fewran": (["passed"] + [NA] * 9, ["passed"] + [NA] * 9),
+    "redbase": (["passed"] + ["failed"] * 9, ["passed"] + ["failed"] * 9),
+    "gone": (["passed"] * 3, [NA] * 3),
+    "gonetoo": (["passed"], [NA]),
+}
+#: What a test skipped in SCENARIOS says (pytest.skip's reason), on the candidate.
+GONE = "jax.sharding.OldThing is gone"
+
+
+def run_scenario(cell: Cell, job: Job, statuses: list[str]) -> int:
+    """A SCENARIOS project's cell: one record per status, a failure with its error, a skip with its reason."""
+    ids = [f"test_mesh::test_{n}" for n in range(len(statuses))]
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text("".join(json.dumps(record(
+        cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+        case_id=case, family="test_mesh", status=status, error_type="E" if status == "failed" else None,
+        error_message="boom" if status == "failed" else None,
+        reason=GONE if status == NA else None)) + "\n" for case, status in zip(ids, statuses, strict=True)))
+    collected(job.files.results, ids)
+    return 0
+
+
 #: twins' test folders, each with a test_a.py (as penzai's tests/core and tests/deprecated/v1 each hold a
 #: misc_util_test.py); v1's breaks at the candidate.
 TWINS = ("core", "deprecated/v1")
@@ -77,7 +103,7 @@ def twins_sdist(folder: Path) -> Path:
 def fake_index(tmp_path: Path) -> Any:
     """An index of one sdist per project, release 1.0 uploaded 2026-01-10 (remote's tells its git tag)."""
     served: dict[str, Any] = {}
-    for name in [*ON_CANDIDATE, "remote", "twins"]:
+    for name in [*ON_CANDIDATE, *SCENARIOS, "remote", "twins"]:
         folder = tmp_path / "index" / name
         folder.mkdir(parents=True, exist_ok=True)
         made = twins_sdist(folder) if name == "twins" else sdist(folder, "1.0")
@@ -115,6 +141,8 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
             return 2 if stopped else 0
         if name == "twins":
             return run_twins(cell, job)
+        if name in SCENARIOS:
+            return run_scenario(cell, job, SCENARIOS[name][cell.jax != "0.8.3"])
         if name == "hung" and cell.jax != "0.8.3":
             return run_hung(cell, job)
         if name == "unmatched":  # its -k selects none of its tests: pytest collects nothing, on both sides
@@ -216,12 +244,48 @@ def test_one_cause_in_two_projects_is_one_group_and_the_worst_project_decides(
     assert reproducer["pins"] == {"jax": "0.9.0", "jaxlib": "0.9.0", "flax": "0.12.3"}
     page = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
     assert "in 2 project(s): alpha, beta (2 test(s))" in page
-    assert "- remote: https://git.invalid/remote cannot be reached from here" in page
+    assert "- remote: https:\u200d//git.invalid/remote cannot be reached from here" in page  # linked by nobody
     comment = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_COMMENT_MD).read_text()
     assert comment.startswith("### Ecosystem: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of 2026-03-01")
     assert len(comment) <= 4000
     assert "**UNSAFE**: 2 of 5 project(s) judged break, 2 inconclusive (1 cause(s)); 1 skipped" in comment
     assert "remote: skipped: https://git.invalid/remote cannot be reached" in "\n".join(said)
+
+
+def project_of(tmp_path: Path, name: str) -> dict[str, Any]:
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    return next(p for p in summary["projects"] if p["name"] == name)
+
+
+def test_a_safe_project_whose_tests_mostly_skip_on_both_sides_says_how_few_could_regress(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    assert run_list(tmp_path, ["fewran"], "--only", "fewran")[0] == formats.SAFE_EXIT
+    found = project_of(tmp_path, "fewran")
+    assert (found["verdict"], found["coverage"]) == (
+        "SAFE", "1 of 10 tests could show a regression (9 skipped on both sides)")
+    assert "1 of 10 tests could show a regression" in (tmp_path / "out/report/ecosystem.md").read_text()
+
+
+def test_a_safe_project_whose_baseline_is_mostly_red_says_how_few_could_regress(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    assert run_list(tmp_path, ["redbase"], "--only", "redbase")[0] == formats.SAFE_EXIT
+    assert project_of(tmp_path, "redbase")["coverage"] == (
+        "1 of 10 tests could show a regression (9 failing on both sides)")
+
+
+def test_a_passing_test_skipped_at_the_candidate_is_a_cause_named_by_its_reason_across_projects(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    code, _ = run_list(tmp_path, ["gone", "gonetoo"], "--only", "gone", "--only", "gonetoo")
+    assert code == formats.UNSAFE_EXIT
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    (cause,) = summary["causes"]
+    assert (cause["signature"], cause["projects"], cause["cases"]) == (
+        f"skipped: {GONE}", ["gone", "gonetoo"], 4)
+    assert [r["case_id"] for r in cause["reproducers"]] == ["test_mesh::test_0", "test_mesh::test_0"]
+    assert GONE in (tmp_path / "out/report/ecosystem-comment.md").read_text()
 
 
 def test_a_project_whose_test_folders_repeat_a_module_name_is_judged_naming_the_file_that_broke(
@@ -365,9 +429,11 @@ def draw() -> Any:
 
 
 def test_every_project_safe_is_safe_and_nothing_judged_is_inconclusive(tmp_path: Path, cells: list[str]) -> None:
-    assert run_list(tmp_path, ["gamma"])[0] == formats.SAFE_EXIT  # remote, skipped, neither helps nor hurts
+    assert run_list(tmp_path, ["gamma"], "--only", "gamma")[0] == formats.SAFE_EXIT
     summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert (summary["verdict"], summary["causes"]) == ("SAFE", [])
+    # remote, skipped (its git host out of reach): a listed project never run leaves the run no SAFE to give.
+    assert run_list(tmp_path / "with-remote", ["gamma"])[0] == formats.INCONCLUSIVE_EXIT
     code, _ = run_list(tmp_path, [], "--only", "remote")
     assert code == formats.INCONCLUSIVE_EXIT  # skipped is no answer: nothing judged is never SAFE
 
@@ -647,23 +713,30 @@ def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: l
 HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
 
 
+RUN_UNSAID = r"ecosystem summary does not say its candidate, baseline, day \(YYYY-MM-DD\) and whole_suite"
+#: A SAFE project as a run writes it (att39's hand-written parts carry none of it).
+EVIDENCE = '"revision": "1.0", "baseline": "b", "candidate": "c", "tests": 3'
+
+
 @pytest.mark.parametrize(("document", "message"), [
-    ('{"schema_version": 1, "cells": []}', r"ecosystem summary does not say its candidate, baseline and day"),
+    ('{"schema_version": 1, "cells": []}', RUN_UNSAID),
     ('{"schema_version": 1, "candidate": "jax==0.9.0", "baseline": "b", "as_of": "d", "projects": []}',
-     r"ecosystem summary does not say its candidate, baseline and day"),  # a string read as its characters
+     RUN_UNSAID),  # a string read as its characters
+    ('{"schema_version": 1, "candidate": [], "baseline": "", "as_of": "", "projects": []}', RUN_UNSAID),
+    ('{HEAD, "whole_suite": "false", "projects": []}', RUN_UNSAID),  # bool("false") would be a whole-suite run
+    ('{"schema_version": "1", "candidate": ["jax==0.9.0"], "baseline": "b", "as_of": "2026-01-20", "projects": []}',
+     r"its schema_version is not a number"),
     ('{HEAD, "projects": {"alpha": "SAFE"}}', r"ecosystem summary has no list of projects"),
-    ('{HEAD, "projects": [{"name": "alpha"}]}', r"project 1 does not name its project, its verdict"),
+    ('{HEAD, "projects": [{"name": "alpha"}]}', r"project alpha: does not name its project and its verdict"),
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"cases": []}]}]}',
-     r"project 1 does not name .* its causes' signatures"),
+     r"project alpha: its causes are not each a signature"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"signature": "s", "cases": 5}]}]}',
+     r"project alpha: its causes are not each a signature with text fields and a list of test ids"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "pins": ["jax==1"], "causes": []}]}',
+     r"project alpha: pins not of the type a run writes"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "revision": 5, "tests": "3", "causes": []}]}',
+     r"project alpha: revision, tests not of the type a run writes"),
     ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not valid JSON"),  # cut short
-    # Fields the report reads, of the wrong kind: before, an internal error (exit 3) deep in the report.
-    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "causes": [{"signature": "E", "cases": 5}]}]}',
-     r"project 1 \(alpha\): a cause's cases are not a list of test ids"),
-    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "pins": ["jax==1"]}]}',
-     r"project 1 \(alpha\): pins are not a table of versions"),
-    ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "causes": [], "revision": 5}]}',
-     r"project 1 \(alpha\): revision is not text"),
-    ('{HEAD, "whole_suite": "false", "projects": []}', r"whole_suite is not true or false"),
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"
@@ -671,6 +744,17 @@ def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, docu
     (part / outputs.ECOSYSTEM_JSON.name).write_text(document.replace("HEAD", HEAD))
     with pytest.raises(formats.ShardmatrixError, match=message):
         merge(tmp_path, [tmp_path / "part"])
+
+
+def test_merge_reads_a_safe_part_without_the_evidence_a_run_writes_as_inconclusive(tmp_path: Path) -> None:
+    for name, evidence in (("bare", ""), ("earned", f", {EVIDENCE}")):
+        part = tmp_path / name / "report"
+        part.mkdir(parents=True)
+        (part / outputs.ECOSYSTEM_JSON.name).write_text(
+            f'{{{HEAD}, "projects": [{{"name": "{name}", "verdict": "SAFE", "causes": []{evidence}}}]}}')
+    found = ecosystem_merge.merged([tmp_path / "bare", tmp_path / "earned"], say=lambda line: None)
+    assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
+        ("bare", "INCONCLUSIVE", ecosystem_merge.NO_EVIDENCE), ("earned", "SAFE", "")]
 
 
 def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_is_fetched() -> None:

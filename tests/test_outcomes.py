@@ -73,6 +73,8 @@ def test_verdict(phases: list[Phase], expected: Verdict) -> None:
          Verdict(vocabulary.ERROR, "No module named 'sklearn': ...")),
         (Phase("collect", "failed", error_type="ImportError", missing_name="jax.sharding has no use_mesh"),
          Verdict(vocabulary.FAILED, "collection failed")),
+        (Phase("collect", "skipped", message="Skipped: could not import 'jax.experimental.shard_map'"),
+         Verdict(vocabulary.NOT_APPLICABLE, "could not import 'jax.experimental.shard_map'")),
     ],
 )
 def test_collection_verdict(phase: Phase, expected: Verdict) -> None:

@@ -83,3 +83,23 @@ def test_out_of_device_memory_is_recorded_error_naming_memory(tmp_path: Path) ->
     record = _recorded(tmp_path, _reports("JaxRuntimeError", oom, ONE_GPU))
     assert record["status"] == "error" and "memory" in str(record["reason"])
     assert (record["error_type"], record["error_message"]) == ("JaxRuntimeError", oom)
+
+
+def _collected(tmp_path: Path, report: pytest.CollectReport) -> list[dict[str, object]]:
+    writer = JsonlWriter(tmp_path / "cell.jsonl")
+    Recorder(writer, {"run_id": "r", "cell_id": "c"}, lambda worker: "").pytest_collectreport(report)
+    writer.close()
+    return [json.loads(line) for line in (tmp_path / "cell.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_module_that_skips_itself_is_recorded_not_applicable_with_its_reason(tmp_path: Path) -> None:
+    skipped = pytest.CollectReport("tests/test_mesh_mod.py", "skipped",
+                                   ("tests/test_mesh_mod.py", 3, "Skipped: needs jax.sharding.OldThing, gone in 0.9"),
+                                   [])
+    (record,) = _collected(tmp_path, skipped)
+    assert (record["case_id"], record["status"], record["reason"]) == (
+        "test_mesh_mod::<collection>", "not_applicable", "needs jax.sharding.OldThing, gone in 0.9")
+
+
+def test_a_module_that_collected_records_nothing_of_its_own(tmp_path: Path) -> None:
+    assert _collected(tmp_path, pytest.CollectReport("tests/test_mesh_mod.py", "passed", None, [])) == []

@@ -175,6 +175,11 @@ def test_missing_names_from_imports_objects_and_the_health_check_name_owner_and_
         "missing name: NamedSharding.update")
     assert signature("ImportError", "jax.sharding has no AbstractMesh (jax 0.4.30)") == (
         "missing name: jax.sharding.AbstractMesh")
+    # One removal, however the project imports it; a top-level module missing is a package not installed.
+    assert signature("ModuleNotFoundError", "No module named 'jax.experimental.shard_map'") == (
+        "missing name: jax.experimental.shard_map") == signature(
+        "ImportError", "cannot import name 'shard_map' from 'jax.experimental' (jax/experimental/__init__.py)")
+    assert signature("ModuleNotFoundError", "No module named 'optax'") == "ModuleNotFoundError: No module named 'optax'"
     # Not a name error: the message is the cause, as before.
     assert signature("AssertionError", "jax.lib.xla_bridge is gone") == "AssertionError: jax.lib.xla_bridge is gone"
 

@@ -391,6 +391,19 @@ NO_SKLEARN = {"error_type": "ModuleNotFoundError", "error_message": "No module n
 OTHER = ("other", "passed", {"case_id": "mod2::other"})
 
 
+def test_a_candidate_module_that_skips_itself_removes_the_baselines_passing_cases_of_it_with_its_reason() -> None:
+    gone = {"reason": "needs jax.sharding.OldThing, gone in 0.9"}
+    found = compare(frame([*cases("test_one", "test_two"), OTHER], [("<collection>", "not_applicable", gone), OTHER]),
+                    "r1", "r2")
+    assert found.verdict == UNSAFE and found.missing.empty
+    assert found.removed[["case_id", "detail"]].values.tolist() == [
+        ["fam::test_one", gone["reason"]], ["fam::test_two", gone["reason"]]]
+    # Skipped on both sides: an answer that could show nothing, counted so.
+    both = compare(frame([("<collection>", "not_applicable", gone), OTHER],
+                         [("<collection>", "not_applicable", gone), OTHER]), "r1", "r2")
+    assert (both.verdict, both.evidence) == (SAFE, "1 of 2 tests could show a regression (1 skipped on both sides)")
+
+
 def test_a_candidate_module_that_no_longer_imports_regresses_the_baselines_passing_cases_of_it() -> None:
     # Before: fam::<collection> only in the candidate, fam::ClippingTest::* only in the baseline: INCONCLUSIVE.
     found = compare(frame([*cases("ClippingTest::test_a", "ClippingTest::test_b"), OTHER],
@@ -563,6 +576,18 @@ def test_a_case_absent_for_an_api_on_the_baseline_and_failing_on_the_candidate_i
     # Both sides with an answer that ran: nothing left out, the first line as it was.
     steady = compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2")
     assert (steady.coverage, steady.left_out.empty, render_text(steady).splitlines()[0]) == ("", True, "SAFE")
+
+
+def test_evidence_counts_the_cases_that_could_show_a_regression_and_why_the_rest_could_not() -> None:
+    skipped = ("not_applicable", {"reason": "needs a TPU"})
+    red = ("failed", {"error_type": "E", "error_message": "boom"})
+    sides = [*cases("a"), ("b", *skipped), ("c", *red), *short_of(8, "d")]
+    found = compare(frame(sides, sides), "r1", "r2")
+    assert found.verdict == SAFE and (found.able, found.skipped_both, found.failing_both) == (1, 1, 1)
+    assert found.evidence == ("1 of 4 tests could show a regression (1 needs 8 devices, 1 skipped on both sides, "
+                              "1 failing on both sides)")
+    # Every case passing on the baseline and answered on the candidate: nothing to say.
+    assert compare(frame(cases("a", "b"), cases("a", "b")), "r1", "r2").evidence == ""
 
 
 def test_across_device_counts_a_case_short_on_one_side_is_counted_never_a_removal_nor_silent() -> None:

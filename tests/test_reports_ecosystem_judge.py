@@ -40,7 +40,7 @@ def test_a_documented_cause_carries_its_change_and_fix() -> None:
 def test_inconclusive_never_hides_unsafe_and_skipped_is_no_answer() -> None:
     assert worst([INCONCLUSIVE, UNSAFE, SAFE]) == UNSAFE
     assert worst([SAFE, INCONCLUSIVE]) == INCONCLUSIVE
-    assert worst([SAFE, SKIPPED]) == SAFE
+    assert worst([SAFE, SKIPPED]) == INCONCLUSIVE  # a listed project not run: the list was not all asked
     assert worst([SKIPPED]) == INCONCLUSIVE and worst([]) == INCONCLUSIVE
     assert worst([SAFE], pending=1) == INCONCLUSIVE  # a run stopped part way is never SAFE
     assert worst([UNSAFE], pending=1) == UNSAFE
@@ -67,3 +67,7 @@ def test_two_projects_failing_their_own_asserts_alike_are_two_causes_not_one() -
         (mismatch, ("alpha",)), (mismatch, ("beta",)), ("RuntimeError", ("alpha",)), ("RuntimeError", ("beta",))]
     (one,) = group([project("alpha", UNSAFE, SIGNATURE), project("beta", UNSAFE, SIGNATURE)])  # jax's own words
     assert one.projects == ["alpha", "beta"]
+    # pytest's own `Failed` (a pytest.raises that saw nothing, a pytest.fail) is a test's own check too.
+    unraised = "Failed: DID NOT RAISE <class 'ValueError'>"
+    assert [g.projects for g in group([project("alpha", UNSAFE, unraised), project("beta", UNSAFE, unraised)])] == [
+        ["alpha"], ["beta"]]

@@ -58,11 +58,11 @@ def test_text_from_a_project_cannot_hide_or_fake_the_rest_of_the_markdown() -> N
     found = CauseGroup("E", "ValueError: x\n\n## fake heading", projects=["alpha"], cases=1,
                        reproducers=[Reproducer("alpha", "1.0", "t::a\nb", "", {})])
     for text in (ecosystem_render.page(SUMMARY, [found], rows), ecosystem_render.comment(SUMMARY, [found], rows)):
-        assert "<!--" not in text and "boom &lt;!-- hide # SAFE: all good - fake item" in text
+        assert "<!--" not in text and "boom &lt;\\!-- hide # SAFE: all good - fake item" in text
         assert not any(line.startswith(("# SAFE", "## fake", "- fake")) for line in text.splitlines())
         assert "1. `ValueError: x ## fake heading` in 1 project(s)" in text
     merged = {**SUMMARY, "candidate": ["jax==0.9.0 <!--"]}  # a merged part's own words
-    assert "jax==0.9.0 &lt;!--" in ecosystem_render.comment(merged, [], rows).splitlines()[0]
+    assert "jax==0.9.0 &lt;\\!--" in ecosystem_render.comment(merged, [], rows).splitlines()[0]
     assert "   - alpha 1.0: `t::a b` ()" in ecosystem_render.page(SUMMARY, [found], rows)
 
 
@@ -125,3 +125,37 @@ def test_what_a_project_leaves_out_on_purpose_is_shown_with_its_reason() -> None
     assert "Left out on purpose" not in ecosystem_render.page(SUMMARY, [], ROWS)
     skipped = {**said, "projects": [{**said["projects"][0], "verdict": "SKIPPED"}]}  # it ran nothing to leave out
     assert "Left out on purpose" not in ecosystem_render.page(skipped, [], ROWS)
+
+
+def test_links_images_references_and_entities_in_a_projects_text_are_inert_in_the_comment() -> None:
+    """att39's reason: an image (fetched on every view), a link, an issue reference (a "mentioned this" event on the
+    issue at every post) and an `&#64;` entity; pair: plain text is left as it was."""
+    evil = ("conflict ![x](https://evil.example/p.png) [click](https://evil.example) jax-ml/jax#12345 &#64;mattjj "
+            "see https://github.com/jax-ml/jax/issues/1")
+    rows = [{**ROWS[0], "verdict": "INCONCLUSIVE", "reason": evil}]
+    joined = ecosystem_render.ZERO_WIDTH_JOINER
+    for text in (ecosystem_render.page(SUMMARY, [], rows), ecosystem_render.comment(SUMMARY, [], rows)):
+        assert "](" not in text.replace("\\](", "") and "![" not in text
+        assert "\\!\\[x\\](" in text and "\\[click\\](" in text
+        assert f"jax-ml/jax#{joined}12345" in text and f"&amp;#{joined}64;mattjj" in text
+        assert "https://" not in text and f"https:{joined}//github.com/jax-ml/jax/issues/1" in text
+    plain = [{**ROWS[0], "verdict": "INCONCLUSIVE", "reason": "numpy 2 is required"}]
+    assert "- **INCONCLUSIVE** alpha 1.0 (sdist alpha-1.0.tar.gz): numpy 2 is required" in ecosystem_render.comment(
+        SUMMARY, [], plain)
+
+
+def test_the_comments_causes_come_before_any_number_of_inconclusive_projects() -> None:
+    rows = [ROWS[0], *({**ROWS[1], "project": f"p{n}", "verdict": "INCONCLUSIVE", "reason": "x" * 200}
+                       for n in range(40))]
+    body = ecosystem_render.comment(SUMMARY, [cause(1), cause(2), cause(3)], rows)
+    assert len(body) <= ecosystem_render.COMMENT_LIMIT
+    assert all(f"`E{n}: broke` in 1 project(s)" in body for n in (1, 2, 3)) and "cut here" in body
+
+
+def test_a_safe_project_on_part_of_its_tests_shows_its_coverage_in_the_comment_and_a_whole_one_does_not() -> None:
+    partial = {**ROWS[0], "project": "gamma", "verdict": "SAFE",
+               "coverage": "1 of 10 tests could show a regression (9 skipped on both sides)"}
+    whole = {**ROWS[0], "project": "delta", "verdict": "SAFE", "coverage": ""}
+    body = ecosystem_render.comment(SUMMARY, [], [partial, whole])
+    assert "- **SAFE** gamma 1.0 (sdist alpha-1.0.tar.gz): 1 of 10 tests could show a regression (9 skipped" in body
+    assert "delta" not in body

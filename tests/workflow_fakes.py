@@ -308,7 +308,9 @@ def ecosystem_project(args: list[str], out: Path) -> int:
                 "as_of": option(args, "--as-of", "2026-01-20"), "whole_suite": False, "pending": [],
                 "projects": [{"name": name, "why": "shards", "source": "sdist", "revision": f"{name} 1.0",
                               "verdict": "UNSAFE" if failed else "SAFE", "reason": "", "coverage": "",
-                              "causes": causes}]})
+                              # What a real run writes beside a verdict (a merge takes no SAFE without it).
+                              "baseline": "jax0.8.2-flax0.12.0-py3.11", "candidate": "jax0.9.0-flax0.12.0-py3.11",
+                              "tests": 1, "causes": causes}]})
     return 1 if failed else 0
 
 

@@ -140,8 +140,12 @@ def _short_of_resources(phase: Phase) -> Verdict | None:
 
 
 def collection_verdict(phase: Phase) -> Verdict:
-    """The status of a test module that yielded no case (recorded under vocabulary.COLLECTION_CASE): a name this
-    cell lacks is `failed` as in a case; anything else is `error`, a module the cell lacks saying what to do."""
+    """The status of a test module that yielded no case (recorded under vocabulary.COLLECTION_CASE): one that skipped
+    itself (`pytest.skip(..., allow_module_level=True)`, `importorskip`) is `not_applicable` with its reason, as each
+    of its tests skipping would be; a name this cell lacks is `failed` as in a case; anything else is `error`, a
+    module the cell lacks saying what to do."""
+    if phase.outcome == "skipped":
+        return Verdict(vocabulary.NOT_APPLICABLE, skip_reason(phase.message))
     if phase.missing_name is not None:
         return Verdict(vocabulary.FAILED, COLLECTION_FAILED)
     return Verdict(vocabulary.ERROR, phase.import_hint or COLLECTION_FAILED)

@@ -77,6 +77,9 @@ class Recorder:
         if report.failed:
             self._writer.write(collection_record(self._context, report.nodeid, getattr(report, "shardmatrix", {}),
                                                  report.longreprtext or "", self._qualified))
+        elif report.skipped and report.nodeid:
+            # A module that skipped itself: without a record its tests vanish, and its reason with them.
+            self._writer.write(skipped_module_record(self._context, report.nodeid, report, self._qualified))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -148,6 +151,18 @@ def collection_record(context: dict[str, Any], nodeid: str, facts: dict[str, Any
         error_type=facts.get("error_type") or "CollectError",
         error_message=facts.get("error_message") or _last_error_line(text),
     )
+
+
+def skipped_module_record(context: dict[str, Any], nodeid: str, report: pytest.CollectReport,
+                          qualified: Sequence[str] = ()) -> dict[str, Any]:
+    """The record of a test module that skipped itself, under vocabulary.COLLECTION_CASE: not applicable, with the
+    skip's reason (pytest keeps it as the last item of the report's (path, line, message))."""
+    longrepr = report.longrepr
+    message = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr or "")
+    decided = collection_verdict(Phase(when="collect", outcome="skipped", message=message))
+    return make_record(**context, case_id=case_id_from_nodeid(nodeid, qualified), family=family_from_nodeid(nodeid),
+                       status=decided.status, reason=decided.reason,
+                       devices_needed=vocabulary.devices_needed(decided.status, decided.reason))
 
 
 def _last_error_line(text: str) -> str:

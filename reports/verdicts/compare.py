@@ -146,6 +146,12 @@ class Comparison:
     #: None for an API it lacks); listed in `left_out`.
     one_sided: dict[tuple[str, int | None], int] = field(default_factory=dict)
     left_out: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=COLUMNS))
+    #: Cases passing on the baseline with an answer on the candidate: the only ones that could show a regression.
+    able: int = 0
+    #: Cases not applicable on both sides for an API or version (a skip that fires in both cells), and cases broken
+    #: on both sides (failed or xfailed): answers, but none of them could show a regression.
+    skipped_both: int = 0
+    failing_both: int = 0
 
     @property
     def verdict(self) -> str:
@@ -182,6 +188,21 @@ class Comparison:
                  for (side, needed), count in self.one_sided.items()]
         left = sum(self.short.values()) + sum(self.one_sided.values())
         return f"{self.cases - left} of {self.cases} tests judged ({', '.join(rest)})"
+
+    @property
+    def evidence(self) -> str:
+        """'1 of 10 tests could show a regression (9 skipped on both sides)' when some case compared could not (it
+        was skipped, or failed, on both sides, or devices left it out); empty when every case passed on the baseline
+        and was answered on the candidate. The `coverage` of a verdict that a red or skipping suite earns cheaply."""
+        if self.able >= self.cases:
+            return ""
+        rest = [f"{count} {'needs' if count == 1 else 'need'} {needed} devices"
+                for needed, count in sorted(self.short.items())]
+        rest += [f"{count} {label}" for count, label in (
+            (self.skipped_both, "skipped on both sides"), (self.failing_both, "failing on both sides"),
+            (sum(self.one_sided.values()), "could not run on one side")) if count]
+        said = f"{self.able} of {self.cases} tests could show a regression"
+        return f"{said} ({', '.join(rest)})" if rest else said
 
     @property
     def slower(self) -> pd.DataFrame:
@@ -259,11 +280,11 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     left_out = _left_out(both, a_class, b_class, short_b)
     candidate = results[(results["run_id"] == side_b[0]) & results["cell_id"].isin([b for _, b in pairs])]
     cause_rows, cause_cells = regression_causes(candidate, both[regressed])
-    sides = _compared(pairs, side_a[0], side_b[0])
     by_build = explained_by_build(both)
     evidence, hints = evidence_reasons(both, pairs, a_class, b_class, left_out, by_build)
     return Comparison(
         cases=len(both) if pairs else 0,
+        **_could_regress(both, a_class, b_class, short_b),
         short=_short_on_both_sides(both, a_class, b_class),
         one_sided=_one_sided(both, left_out, a_class),
         # A failure that became not applicable is listed as newly not applicable already.
@@ -284,11 +305,21 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         cells=cause_cells,
         proven=int(((regressed | removed) & both["complete"]).sum()),
         # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
-        reasons=[*unbuilt_reasons(both), *unpaired, *_cell_reasons(cells, sides, finished),
+        reasons=[*unbuilt_reasons(both), *unpaired, *_cell_reasons(cells, pairs, side_a[0], side_b[0], finished),
                  *case_reasons(both, a_class, b_class, unrun, by_build), *evidence,
                  *retried_reason(both[retried]), *unreadable_reason(unreadable)],
         hints=hints,
     )
+
+
+def _could_regress(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series, short_b: pd.Series
+                   ) -> dict[str, int]:
+    """Comparison's `able` (passing on the baseline, answered on the candidate), `skipped_both` (not applicable on both
+    sides for an API: a skip that fires in both cells) and `failing_both` (broken, not `error`, on both sides)."""
+    ran_a, ran_b = ~both["status_a"].eq(ERROR), ~both["status_b"].eq(ERROR)
+    return {"able": int(((a_class == PASSING) & b_class.isin([PASSING, BROKEN, ABSENT]) & ~short_b).sum()),
+            "skipped_both": int(((a_class == ABSENT) & (b_class == ABSENT) & _needed(both, "_a").isna()).sum()),
+            "failing_both": int(((a_class == BROKEN) & ran_a & (b_class == BROKEN) & ran_b).sum())}
 
 
 def _finished(cells: pd.DataFrame) -> set[tuple[str, str]]:
@@ -325,8 +356,10 @@ def _strict_xpassed(both: pd.DataFrame) -> pd.Series:
         index=both.index, dtype=bool)
 
 
-def _cell_reasons(cells: pd.DataFrame, sides: list[tuple[str, str]], finished: set[tuple[str, str]]) -> list[str]:
+def _cell_reasons(cells: pd.DataFrame, pairs: list[tuple[str, str]], run_a: str, run_b: str,
+                  finished: set[tuple[str, str]]) -> list[str]:
     """What the compared cells themselves say: those that did not finish, then what their reading left unaccounted."""
+    sides = _compared(pairs, run_a, run_b)
     return [*incomplete_reason([f"{run}:{cell}" for run, cell in sides if (run, cell) not in finished]),
             *_unaccounted_reasons(cells, sides)]
 

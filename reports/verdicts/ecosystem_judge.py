@@ -3,7 +3,8 @@ naming the four, with the documented change and its fix when one is declared, an
 
 The input is each project's outcome as shardmatrix.ecosystem records it (its verdict and its upgrade's causes,
 whose signatures reports.verdicts.causes made alike across cells and cases, so they match across projects too). A
-skipped project is no answer; an INCONCLUSIVE one never hides an UNSAFE one (`worst`).
+skipped project is no answer, so a run with one is never SAFE; an INCONCLUSIVE one never hides an UNSAFE one
+(`worst`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reports.verdicts import documented
+from reports.verdicts.causes import signature
 
 SAFE, UNSAFE, INCONCLUSIVE, SKIPPED = "SAFE", "UNSAFE", "INCONCLUSIVE", "SKIPPED"
 #: The order the grid lists projects in, worst first.
@@ -54,12 +56,12 @@ class CauseGroup:
 
 
 def worst(verdicts: Sequence[str], pending: int = 0) -> str:
-    """UNSAFE when any project is, else INCONCLUSIVE when any is (or says a verdict this reader does not know),
-    none was judged, or some are still to run (`pending`: a run stopped part way), else SAFE."""
-    judged = [v for v in verdicts if v != SKIPPED]
-    if UNSAFE in judged:
+    """UNSAFE when any project is, else INCONCLUSIVE when any is (or says a verdict this reader does not know), any
+    listed project was skipped (its tests never ran: SAFE would speak for a list of which part was not asked), none
+    was judged, or some are still to run (`pending`: a run stopped part way), else SAFE."""
+    if UNSAFE in verdicts:
         return UNSAFE
-    return INCONCLUSIVE if not judged or pending or any(v != SAFE for v in judged) else SAFE
+    return INCONCLUSIVE if not verdicts or pending or any(v != SAFE for v in verdicts) else SAFE
 
 
 def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
@@ -67,9 +69,10 @@ def fixes(declared: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
     return {documented.label(change): str(change.get("fix") or "") for _, change in declared}
 
 
-#: Errors a test raises of its own (its asserts, numpy's assert_allclose): two projects failing their own checks alike
-#: share a symptom, not a cause, so each stays its project's.
-OWN_CHECKS = ("AssertionError",)
+#: Errors a test raises of its own (its asserts, numpy's assert_allclose, pytest's `Failed` of `pytest.fail` and of a
+#: `pytest.raises` that saw nothing: "DID NOT RAISE"): two projects failing their own checks alike share a symptom,
+#: not a cause, so each stays its project's.
+OWN_CHECKS = ("AssertionError", "Failed")
 
 
 def shared(signature: str) -> bool:
@@ -103,6 +106,23 @@ def group(projects: Sequence[Mapping[str, Any]], declared: Sequence[tuple[str, M
             made.first_bad = made.first_bad or cause.get("first_bad", "")
             made.bisect = made.bisect or cause.get("bisect", "")
     return sorted(found.values(), key=lambda g: (-len(g.projects), -g.cases, g.signature))
+
+
+#: What a removal's signature starts with: a test that passed on the baseline and skips itself on the candidate.
+SKIPPED_NOW = "skipped"
+
+
+def removals(removed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A comparison's removals (passing -> not applicable: reports.verdicts.compare's `removed` rows) as causes like
+    its regressions': the skip's own words as the signature ('skipped: jax.sharding.OldThing is gone'), so the same
+    removal groups across projects, is bisected and reproduced like any failure; one without words is named so."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in removed:
+        said = " ".join(str(row.get("detail") or "").split())
+        made = found.setdefault(signature(SKIPPED_NOW, said or "(it gave no reason)"), {
+            "change": "", "example": f"{SKIPPED_NOW}: {said or '(it gave no reason)'}", "cases": []})
+        made["cases"].append(str(row["case_id"]))
+    return [{"signature": key, **made, "cases": sorted(made["cases"])} for key, made in found.items()]
 
 
 def grid(projects: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:

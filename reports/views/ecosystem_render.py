@@ -31,11 +31,23 @@ MENTION = re.compile(r"(?<![\w@`])@(?=[A-Za-z0-9])")
 ZERO_WIDTH_JOINER = "\u200d"
 
 
+#: What GitHub would make live in a project's text: an issue reference (`#123`, `org/repo#123`: each post adds a
+#: "mentioned this" event to that issue) and an address it links by itself (an issue's address backlinks it too).
+REFERENCE = re.compile(r"#(?=\d)")
+ADDRESS = re.compile(r"(?i)\b(https?|ftp):(?=//)")
+#: Markdown's link and image syntax (`![x](https://...)` fetches a remote image on every view): escaped, shown as is.
+LINK_SYNTAX = re.compile(r"([\[\]!])")
+
+
 def _cell(text: str) -> str:
-    """Text from a project (an error, a reason) as one line of Markdown prose: its line breaks could start a heading
-    or end the list, a `<!--` would hide the rest of the page (the causes of an UNSAFE project with it), a `|` would
-    end a table cell, an `@name` would notify that person where the body is posted."""
-    flat = " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """Text from a project (an error, a reason) as one line of inert Markdown prose: its line breaks could start a
+    heading or end the list, a `<!--` would hide the rest of the page (the causes of an UNSAFE project with it), a
+    `|` would end a table cell, an `@name` would notify that person where the body is posted, an image, a link, an
+    issue reference or an entity (`&#64;`, an `@` the mention guard cannot see) would be live where it is posted."""
+    flat = " ".join(text.split()).replace("&", "&amp;").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    flat = LINK_SYNTAX.sub(r"\\\1", flat)
+    flat = ADDRESS.sub(lambda found: found.group(1) + ":" + ZERO_WIDTH_JOINER, flat)
+    flat = REFERENCE.sub("#" + ZERO_WIDTH_JOINER, flat)
     return MENTION.sub("@" + ZERO_WIDTH_JOINER, flat)
 
 
@@ -122,25 +134,32 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 
 
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
-    """A body for a pull-request comment: the headline, the breaking projects, the first causes; cut to
-    COMMENT_LIMIT characters with a line saying where the rest is."""
+    """A body for a pull-request comment: the headline, which package the baseline held, the breaking projects, the
+    first causes, then the projects without an answer and the SAFE ones whose coverage is partial (so a long list of
+    either never pushes the causes out); cut to COMMENT_LIMIT characters with a line saying where the rest is."""
     lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), "",
              *([_cell(held(summary)), ""] if held(summary) else [])]
-    for row in rows:
-        if row["verdict"] in ("UNSAFE", "INCONCLUSIVE"):
-            why = _cell(row["reason"]) if row["verdict"] == "INCONCLUSIVE" else ""
-            why = why if len(why) <= COMMENT_REASON else why[:COMMENT_REASON - 1].rstrip("\\") + "…"
-            named = " ".join(part for part in (row["project"], row["revision"]) if part)
-            lines.append(f"- **{row['verdict']}** {_cell(named)}" + (f": {why}" if why else ""))
+    lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
         lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {outputs.ECOSYSTEM_MD}")
+    lines += [_comment_row(row, row["reason"]) for row in rows if row["verdict"] == "INCONCLUSIVE"]
+    # A SAFE that stands on part of its tests says so, or the comment would count it among those that held.
+    lines += [_comment_row(row, row["coverage"]) for row in rows if row["verdict"] == "SAFE" and row["coverage"]]
     body = "\n".join(lines) + "\n"
     if len(body) <= COMMENT_LIMIT:
         return body
     tail = f"\n... cut here: the whole report is {outputs.ECOSYSTEM_MD}\n"
     return body[:COMMENT_LIMIT - len(tail)].rsplit("\n", 1)[0] + tail
+
+
+def _comment_row(row: Mapping[str, str], said: str) -> str:
+    """One project's line of the comment: its verdict, name and revision, and `said` (cut to COMMENT_REASON)."""
+    why = _cell(said)
+    why = why if len(why) <= COMMENT_REASON else why[:COMMENT_REASON - 1].rstrip("\\") + "…"
+    named = " ".join(part for part in (row["project"], row["revision"]) if part)
+    return f"- **{row['verdict']}** {_cell(named)}" + (f": {why}" if why else "")
 
 
 #: A verdict's colours on the HTML page (a view's looks; the verdict is reports.verdicts.ecosystem_judge's).
