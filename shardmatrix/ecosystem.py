@@ -88,26 +88,11 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
     namespace = parser(prog).parse_strictly(list(argv))
     entries = ecosystem_list.select(ecosystem_list.load(namespace.list_file), namespace.only)
     if namespace.plan:
-        say(json.dumps([{"project": entry.name} for entry in entries]))
-        return SAFE_EXIT
+        return plan(namespace, entries, cells, fetch, say)
     if namespace.merge:
-        verdict, written = draw(Path(namespace.out), ecosystem_merge.merged(namespace.merge, entries, say,
-                                                                            Path(namespace.out)))
-        for path in written:
-            say(f"wrote {path}")
-        say(verdict)
-        return EXIT_CODES[verdict]
-    asked, origins = pins.split_sources(namespace.candidate)
-    candidate = pins.parse_pins(asked, pre=namespace.pre)
-    if not candidate and not origins:  # checked after --plan and --merge, which run nothing
-        raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
-    day = as_of(namespace.as_of, candidate, fetch)
-    chosen = (ecosystem_baseline.Baseline(namespace.baseline, "as --baseline gives it") if namespace.baseline
-              else ecosystem_baseline.default(candidate, cells, fetch, day, namespace.pre))
+        return merge(namespace, entries, draw, say)
+    candidate, day, chosen = sides(namespace, cells, fetch)
     baseline = chosen.pins
-    # A bad --baseline, one older than the candidate, or a side the day could not install: one line, before any
-    # project is fetched.
-    check_sides(candidate, pins.parse_pins([baseline], pre=namespace.pre), day, fetch)
     say(f"ecosystem: {len(entries)} project(s) as of {day.isoformat()}, baseline {baseline} ({chosen.held}), "
         f"candidate {' '.join(namespace.candidate)}")
     shared = shared_argv(namespace, day)
@@ -121,8 +106,9 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         draw(Path(namespace.out), {**head, "projects": public(outcomes),
                                    "pending": [e.name for e in entries[number + 1:]]})
     if namespace.bisect:
+        # The verdict's own world: its day's --exclude-newer (and releases out by then), --pre, --index.
         bisect_causes(outcomes, candidate, pins.parse_pins([baseline], pre=namespace.pre), cells, fetch, say, prog,
-                      ["--out", str(namespace.out), *(["--force"] * namespace.force)])
+                      shared)
     judged = public(outcomes)
     verdict, written = draw(Path(namespace.out), {**head, "projects": judged, "pending": []})
     ecosystem_merge.stale_reports(Path(namespace.out), head, say)
@@ -132,6 +118,72 @@ def run(argv: Sequence[str], cells: list[Cell], judge: Judge, draw: Draw, fetch:
         say(f"wrote {path}")
     say(verdict)
     return EXIT_CODES[verdict]
+
+
+def sides(namespace: argparse.Namespace, cells: list[Cell], fetch: index.Fetch
+          ) -> tuple[dict[str, str], date, ecosystem_baseline.Baseline]:
+    """The candidate's pins, the day and the baseline a run (or the plan of one) compares; EcosystemError (or
+    pins.PinError) in one line for a candidate, baseline or day that cannot be, before any project is fetched."""
+    asked, origins = pins.split_sources(namespace.candidate)
+    candidate = pins.parse_pins(asked, pre=namespace.pre)
+    if not candidate and not origins:
+        raise EcosystemError("name the candidate, e.g. jax==0.9.0 (or flax==Y, or 'jax @ git+https://...')")
+    day = as_of(namespace.as_of, candidate, fetch)
+    chosen = (ecosystem_baseline.Baseline(namespace.baseline, "as --baseline gives it") if namespace.baseline
+              else ecosystem_baseline.default(candidate, cells, fetch, day, namespace.pre))
+    # A bad --baseline, one older than the candidate, or a side the day could not install.
+    check_sides(candidate, pins.parse_pins([chosen.pins], pre=namespace.pre), day, fetch)
+    return candidate, day, chosen
+
+
+def plan(namespace: argparse.Namespace, entries: list[ecosystem_list.Entry], cells: list[Cell], fetch: index.Fetch,
+         say: Callable[[str], object]) -> int:
+    """`--plan`: the selected projects as a GitHub matrix's include list, run nothing. A candidate, baseline or day
+    given is checked as a run checks it, so that a typo fails once here rather than in every project's job."""
+    if namespace.candidate:
+        sides(namespace, cells, fetch)
+    elif namespace.baseline or namespace.as_of:
+        raise EcosystemError("--plan: --baseline and --as-of are checked against a candidate: name it too "
+                             "(e.g. jax==0.9.0)")
+    say(json.dumps([{"project": entry.name} for entry in entries]))
+    return SAFE_EXIT
+
+
+#: Options of a run that mean nothing for a fan-in, which runs nothing (refused beside --merge): dest, flag.
+NOT_FOR_MERGE = (("bisect", "--bisect"), ("force", "--force"), ("indexes", "--index"), ("verbose", "--verbose"))
+
+
+def merge(namespace: argparse.Namespace, entries: list[ecosystem_list.Entry], draw: Draw,
+          say: Callable[[str], object]) -> int:
+    """`--merge`: one report from the parts' summaries, which must be of the run the command line names."""
+    out = Path(namespace.out)
+    verdict, written = draw(out, ecosystem_merge.merged(namespace.merge, entries, say, out, merged_run(namespace)))
+    for path in written:
+        say(f"wrote {path}")
+    say(verdict)
+    return EXIT_CODES[verdict]
+
+
+def merged_run(namespace: argparse.Namespace) -> dict[str, Any]:
+    """The run --merge's parts must be of, as far as the command line names it: the candidate (and then whether whole
+    suites ran), the baseline, the day; EcosystemError in one line for an option that means nothing to a merge, or a
+    pin or day that cannot be."""
+    given = [flag for dest, flag in NOT_FOR_MERGE if getattr(namespace, dest)]
+    if given:
+        raise EcosystemError(f"{given[0]} means nothing for --merge, which runs nothing: give it to the parts' runs")
+    asked: dict[str, Any] = {}
+    if namespace.candidate:
+        named, _origins = pins.split_sources(namespace.candidate)
+        pins.parse_pins(named, pre=namespace.pre)
+        asked.update(candidate=list(namespace.candidate), whole_suite=bool(namespace.whole_suite))
+    elif namespace.whole_suite:
+        asked["whole_suite"] = True
+    if namespace.baseline:
+        pins.parse_pins([namespace.baseline], pre=namespace.pre)
+        asked["baseline"] = namespace.baseline
+    if namespace.as_of:
+        asked["as_of"] = ecosystem_sources.parse_day(namespace.as_of).isoformat()
+    return asked
 
 
 def public(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -381,6 +433,13 @@ def bisect_causes(outcomes: list[dict[str, Any]], candidate: dict[str, str], bas
             cause.update(found[row])
 
 
+def is_removal(signature: str) -> bool:
+    """Whether a cause is a removal (reports.verdicts.ecosystem_judge.removals: 'skipped: <the skip's words>')."""
+    from reports.verdicts.ecosystem_judge import SKIPPED_NOW
+
+    return signature.startswith(f"{SKIPPED_NOW}: ")
+
+
 def first_bad(outcome: dict[str, Any], cause: dict[str, Any], argv: list[str], package: str, cells: list[Cell],
               fetch: index.Fetch, say: Callable[[str], object], prog: str) -> dict[str, str]:
     """One cause's bisect of its first test in `outcome`'s project: {"first_bad": "jax==X"}, or {"bisect": why
@@ -388,9 +447,12 @@ def first_bad(outcome: dict[str, Any], cause: dict[str, Any], argv: list[str], p
     if not cause["cases"]:
         return {"bisect": "no test of this cause to bisect"}
     say(f"--- bisect {outcome['name']}: {cause['cases'][0]}")
+    # A removal (passing -> skipped) is found where the test stops passing, whatever the way: a probe where it skips
+    # itself is the answer there, not a probe to pass over.
+    removal = ["--stops-passing"] if is_removal(cause["signature"]) else []
     try:
-        found = bisect.run([*watch.without(outcome["bisect_argv"], NOT_BISECTED), *argv, "--case", cause["cases"][0]],
-                           cells, fetch=fetch, say=say, prog=prog)
+        found = bisect.run([*watch.without(outcome["bisect_argv"], NOT_BISECTED), *argv, *removal, "--case",
+                            cause["cases"][0]], cells, fetch=fetch, say=say, prog=prog)
     except ShardmatrixError as refused:
         return {"bisect": f"refused: {refused}"}
     if found.first_bad is None:

@@ -73,6 +73,20 @@ def run_key(run: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str], str
             str(run.get("as_of") or ""), bool(run.get("whole_suite")))
 
 
+def unlike(run: Mapping[str, Any], asked: Mapping[str, Any]) -> str:
+    """How `run` differs from the fields of a run `asked` names ("its candidate X, not the asked Y"); "" when in
+    none (a field `asked` leaves out is anyone's)."""
+    mine, wanted = run_key(run), run_key({**run, **asked})
+    for number, key in enumerate(outputs.ECOSYSTEM_RUN_FIELDS):
+        if key in asked and mine[number] != wanted[number]:
+            return f"its {key} {_shown(run.get(key))}, not the {_shown(asked[key])} asked"
+    return ""
+
+
+def _shown(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def stale_report(path: Path, run: Mapping[str, Any]) -> str:
     """Why a project's own report is not of `run` ("" when it is): it names another run, or none."""
     named = outputs.ecosystem_project_run(path)
@@ -98,13 +112,15 @@ def stale_reports(out: Path, run: Mapping[str, Any], say: Callable[[str], object
 
 
 def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = (),
-           say: Callable[[str], object] = print, out: Path | None = None) -> dict[str, Any]:
+           say: Callable[[str], object] = print, out: Path | None = None,
+           asked: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One run's summary from the summaries of runs of one candidate, baseline and day (the fan-in of one job per
     project): their projects in the order given, then each `planned` project no folder judged, INCONCLUSIVE
     (NO_REPORT), none pending; each project's files named relative to its folder are named relative to `out`, where
     the merged report is written. A folder without a summary is named in one line and left out (a job that stopped
     uploads its results but no report), and so is a project's own report of another run (`stale_report`).
-    MergeError naming the folder for a summary of another run (`run_key`), that repeats a project (in two folders or
+    MergeError naming the folder for a summary of another run (`run_key`) than the first's or than the fields of
+    one `asked` names (the command line's candidate, baseline, day), that repeats a project (in two folders or
     twice in one), holds one the selection does not, or was stopped part way, and when no folder holds a summary."""
     head: dict[str, Any] = {}
     projects: list[dict[str, Any]] = []
@@ -117,6 +133,9 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
         run = run_of(document)
         if head and run_key(run) != run_key(head):
             raise MergeError(f"--merge {folder}: another run ({run}) than the first's ({head})")
+        differs = unlike(run, asked or {})
+        if differs:
+            raise MergeError(f"--merge {folder}: a part of another run: {differs}")
         if document.get("pending"):
             raise MergeError(f"--merge {folder}: its run stopped before {', '.join(document['pending'])}")
         # Which package the baseline held, and why, is the first part's to tell (every part chose it alike).

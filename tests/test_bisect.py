@@ -336,7 +336,8 @@ def fake_probes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shortage: dict[
         return CellRun(cell, files)
 
     monkeypatch.setattr(bisect.cellrun, "probe", probe)
-    monkeypatch.setattr(bisect, "candidates", lambda req, fetch: [Version(v) for v in ("0.9.2", "0.10.0", "0.10.2")])
+    monkeypatch.setattr(bisect, "candidates",
+                        lambda req, fetch, *day: [Version(v) for v in ("0.9.2", "0.10.0", "0.10.2")])
     return built
 
 
@@ -402,3 +403,52 @@ def test_each_bisect_probes_under_a_run_id_of_its_own_though_nox_shares_one(
     given = new_run_id()
     bisect.run([*argv, "--run-id", given], CELLS, say=lambda line: None)
     assert runs[-1] == given  # a run id named on the command line is the user's to share
+
+
+def test_exclude_newer_probes_only_the_releases_out_before_that_day() -> None:
+    # jax 0.8.3 reached the index on 2026-01-29, nine days after 0.9.0's day: a run of that day never saw it.
+    from test_ecosystem_baseline import jax_index
+
+    req = bisect.Request("m::t", "jax", Version("0.8.2"), Version("0.9.0"), {})
+    assert bisect.candidates(req, jax_index()) == [Version("0.8.2"), Version("0.8.3"), Version("0.9.0")]
+    assert bisect.candidates(req, jax_index(), "2026-01-21") == [Version("0.8.2"), Version("0.9.0")]
+
+
+def test_exclude_newer_is_refused_in_one_line_when_the_index_gives_no_upload_days() -> None:
+    def silent(url: str, accept: str) -> object:
+        raise OSError("closed")
+
+    with pytest.raises(bisect.BisectError, match=r"^--exclude-newer 2026-01-21: cannot tell which jax releases were "
+                                                 r"out before it \(closed\)$"):
+        bisect.out_before("jax", VERSIONS, "2026-01-21", silent)
+
+
+def test_with_stops_passing_a_removal_is_bad_and_a_shortage_of_devices_still_unjudged() -> None:
+    from record_factory import record
+
+    removed = record(status="not_applicable", reason="jax.sharding.OldThing is gone")
+    probe = bisect.probe_of(VERSIONS[1], removed, "c")
+    assert probe.verdict == "skip"  # by default a skip says nothing of the case
+    assert bisect.Probe(**{**probe.__dict__, "absent_is_bad": True}).verdict == "bad"
+    short_one = bisect.probe_of(VERSIONS[1], {**short(VERSIONS[1]), "device_count": 1}, "c")
+    assert bisect.Probe(**{**short_one.__dict__, "absent_is_bad": True}).verdict == "skip"
+
+
+def test_the_command_takes_the_day_to_every_probe_and_a_removal_is_found_where_it_stops_passing(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake_probes(monkeypatch, tmp_path, {"0.10.0": 0})  # 0.10.0's record: not applicable, needing no devices
+    days: list[str | None] = []
+    probe = bisect.cellrun.probe
+
+    def recording(cell: matrix.Cell, opts: options.Options, paths: list[Path], say: object) -> object:
+        days.append(cell.exclude_newer)
+        return probe(cell, opts, paths, say)
+
+    monkeypatch.setattr(bisect.cellrun, "probe", recording)
+    argv = ["--case", CASE, "--good", "jax==0.9.2", "--bad", "jax==0.10.2", "--out", str(tmp_path),
+            "--exclude-newer", "2026-03-01"]
+    found = bisect.run([*argv, "--stops-passing"], CELLS, say=lambda line: None)
+    assert found.first_bad is not None and found.first_bad.version == Version("0.10.0")
+    assert set(days) == {"2026-03-01"}
+    skipped = bisect.run(argv, CELLS, say=lambda line: None)  # without it, the skip is passed over
+    assert skipped.first_bad is not None and skipped.first_bad.version == Version("0.10.2")

@@ -512,6 +512,8 @@ def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_repor
     assert [argv[argv.index(flag) + 1] for flag in ("--good", "--bad", "--flax")] == [
         "jax==0.8.3", "jax==0.9.0", "==0.12.3"]
     assert "alpha" in argv[argv.index("--project") + 1] and "-k" not in argv and "--run-id" not in argv
+    # The verdict's world: the day's index (2026-03-01's run resolves before 03-02), no removal's --stops-passing.
+    assert argv[argv.index("--exclude-newer") + 1] == "2026-03-02" and "--stops-passing" not in argv
     summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
     assert summary["causes"][0]["first_bad"] == "jax==0.9.0"
     assert "bisect_argv" not in summary["projects"][0]
@@ -791,3 +793,69 @@ def test_an_as_of_day_after_today_is_refused() -> None:
     with pytest.raises(ecosystem.EcosystemError, match=r"--as-of 2026-12-01 is after today \(2026-11-27\)"):
         ecosystem.as_of("2026-12-01", {"jax": "0.9.0"}, jax_index(), today=date(2026, 11, 27))
     assert ecosystem.as_of("2026-11-27", {"jax": "0.9.0"}, jax_index(), today=date(2026, 11, 27)) == date(2026, 11, 27)
+
+
+def test_a_removal_is_bisected_to_where_its_test_stops_passing_in_the_verdicts_world(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from packaging.version import Version
+
+    from harness.tools import bisect
+
+    asked: list[list[str]] = []
+
+    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
+        asked.append(argv)
+        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(
+            Version("0.9.0"), NA, GONE, "jax0.9.0-flax0.12.3-py3.11", absent_is_bad=True))
+
+    monkeypatch.setattr(bisect, "run", search)
+    code, _ = run_list(tmp_path, ["gone"], "--only", "gone", "--bisect", "--pre", "--index", "https://nightly.example")
+    assert code == formats.UNSAFE_EXIT
+    (argv,) = asked
+    assert "--stops-passing" in argv and argv[argv.index("--index") + 1] == "https://nightly.example"
+    assert "--pre" in argv and argv[argv.index("--exclude-newer") + 1] == "2026-03-02"
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert [(c["signature"], c["first_bad"]) for c in summary["causes"]] == [(f"skipped: {GONE}", "jax==0.9.0")]
+
+
+def test_merge_refuses_an_option_that_means_nothing_to_it_in_one_line(tmp_path: Path, cells: list[str]) -> None:
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    for flag in ("--bisect", "--force"):
+        with pytest.raises(ecosystem.EcosystemError, match=rf"^{flag} means nothing for --merge, which runs nothing"):
+            merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma", flag)
+
+
+def test_merge_takes_the_run_the_command_line_names_and_refuses_a_part_of_another(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    part = tmp_path / "gamma" / "out"
+    same = ["jax==0.9.0", "--baseline", "flax==0.12.3,jax==0.8.3", "--as-of", "2026-03-01", "--only", "gamma"]
+    assert merge(tmp_path, [part], *same)[0] == formats.SAFE_EXIT  # spelt another way, the same run
+    for asked, said in ((["jax==0.9.1"], "its candidate jax==0.9.0, not the jax==0.9.1 asked"),
+                        (["--as-of", "2026-03-02"], "its as_of 2026-03-01, not the 2026-03-02 asked"),
+                        (["--baseline", "jax==0.8.2,flax==0.12.3"],
+                         f"its baseline {BASELINE}, not the jax==0.8.2,flax==0.12.3 asked"),
+                        (["jax==0.9.0", "--whole-suite"], "its whole_suite False, not the True asked")):
+        with pytest.raises(ecosystem_merge.MergeError) as refused:
+            merge(tmp_path, [part], "--only", "gamma", *asked)
+        assert str(refused.value) == f"--merge {part}: a part of another run: {said}"
+    with pytest.raises(ecosystem_sources.SourceError, match=r"2026-13-01"):
+        merge(tmp_path, [part], "--only", "gamma", "--as-of", "2026-13-01")
+
+
+def test_plan_checks_the_candidate_baseline_and_day_once_before_any_job(tmp_path: Path) -> None:
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
+    said: list[str] = []
+    planned = ["--plan", "--list", str(listed), "--baseline", BASELINE, "--as-of", "2026-03-01"]
+    assert ecosystem.run([*planned, "jax==0.9.0"], CELLS, never, never, fetch=jax_index(), say=said.append) == 0
+    assert json.loads(said[-1]) == [{"project": "alpha"}, {"project": "remote"}]
+    with pytest.raises(pins.PinError):
+        ecosystem.run([*planned, "jax==banana"], CELLS, never, never, fetch=jax_index())
+    with pytest.raises(ecosystem.EcosystemError, match=r"--baseline jax==0.9.0 is not older than the candidate"):
+        ecosystem.run(["--plan", "--list", str(listed), "jax==0.9.0", "--baseline", "jax==0.9.0,flax==0.12.3"],
+                      CELLS, never, never, fetch=jax_index())
+    with pytest.raises(ecosystem.EcosystemError, match=r"^--plan: --baseline and --as-of are checked against a "):
+        ecosystem.run(planned, CELLS, never, never, fetch=jax_index())

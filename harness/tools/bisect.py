@@ -23,6 +23,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, datetime, time, timezone
 from pathlib import Path
 
 from packaging.version import Version
@@ -61,6 +62,8 @@ class Probe:
     #: devices its cell had (`device_count`); None where the record does not say.
     needed: int | None = None
     have: int | None = None
+    #: --stops-passing: a case not applicable there (a removal: it skips itself now) is bad, not unjudged.
+    absent_is_bad: bool = False
 
     @property
     def short_of_devices(self) -> bool:
@@ -72,6 +75,8 @@ class Probe:
         """'good', 'bad' or 'skip'."""
         if vocabulary.is_passing(self.status):
             return "good"
+        if self.absent_is_bad and vocabulary.is_absent(self.status) and not self.short_of_devices:
+            return "bad"
         unjudged = self.status in UNJUDGED or vocabulary.status_class(self.status) in (vocabulary.ABSENT,
                                                                                        vocabulary.UNKNOWN)
         return "skip" if unjudged else "bad"
@@ -211,10 +216,24 @@ def parser(prog: str = "nox -s bisect --") -> options.Parser:
     p.add_argument("--bad", required=True, metavar="PKG==B", help="a release where it does not")
     p.add_argument("--jax", metavar="==X", help="hold jax at this pin while bisecting flax")
     p.add_argument("--flax", metavar="==Y", help="hold flax at this pin while bisecting jax")
+    p.add_argument("--exclude-newer", type=_day, default=None, metavar="YYYY-MM-DD",
+                   help="probe only releases uploaded before that day, each cell's other packages resolved as the "
+                        "index stood then (uv --exclude-newer), as a run of that day saw them")
+    p.add_argument("--stops-passing", action="store_true",
+                   help="the first release where the case stops passing in any way: one where it skips itself or "
+                        "is not applicable counts as bad (a removal), not as unjudged")
     p.add_argument("--trust-ends", action="store_true",
                    help="take --good as passing and --bad as failing without probing them first (default: probe "
                         "both, and refuse when they do not)")
     return p
+
+
+def _day(text: str) -> str:
+    """A YYYY-MM-DD day, as uv's --exclude-newer takes it; argparse names the option otherwise."""
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD day") from None
 
 
 @dataclass(frozen=True)
@@ -246,9 +265,24 @@ def request(namespace: argparse.Namespace, default: Cell) -> Request:
     return Request(namespace.case, package, Version(good[package]), Version(bad[package]), held)
 
 
-def candidates(req: Request, fetch: index.Fetch = index.fetch_json) -> list[Version]:
-    """Released versions from good to bad, both ends included."""
-    return index.between(index.releases(req.package, fetch), req.good, req.bad)
+def candidates(req: Request, fetch: index.Fetch = index.fetch_json, before: str | None = None,
+               pre: bool = False) -> list[Version]:
+    """Released versions from good to bad, both ends included; with `before` (a YYYY-MM-DD day, exclusive, as uv's
+    --exclude-newer) only those uploaded before it: a release published after a run's day was not its world."""
+    listed = index.releases(req.package, fetch, pre=pre)
+    return index.between(out_before(req.package, listed, before, fetch) if before else listed, req.good, req.bad)
+
+
+def out_before(package: str, versions: list[Version], day: str, fetch: index.Fetch) -> list[Version]:
+    """The versions uploaded before `day` (a release whose upload day the index does not give is left out: unknown
+    is not out); BisectError in one line when the index gives no upload days."""
+    try:
+        uploaded = index.upload_dates(fetch(index.json_api(package), "application/json"))
+    except (OSError, ValueError, KeyError, TypeError) as unread:
+        raise BisectError(f"--exclude-newer {day}: cannot tell which {package} releases were out before it "
+                          f"({unread})") from None
+    cutoff = datetime.combine(date.fromisoformat(day), time(), tzinfo=timezone.utc)
+    return [v for v in versions if v in uploaded and uploaded[v] < cutoff]
 
 
 def check_case(case_id: str, collected: dict[str, dict[str, object]], cell_id: str) -> None:
@@ -343,12 +377,13 @@ def run(
     req = request(namespace, pins.default_cell(cells))
     module = case_file(req.case_id, opts.cases)
     homes.writable(opts.out, "--out")  # a file in the way found after the first probe would waste it
-    found = candidates(req, fetch)
+    found = candidates(req, fetch, namespace.exclude_newer, bool(namespace.pre))
     say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
         f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")
 
     def probe(version: Version) -> Probe:
-        cell = cellenv.apply(probe_cell(req.package, version, req.held), additions)
+        cell = cellenv.apply(dataclasses.replace(probe_cell(req.package, version, req.held),
+                                                 exclude_newer=namespace.exclude_newer), additions)
         # The whole module: pytest's collection there says whether the case exists (a class's inherited tests
         # included), and every bisect of a case of this module reuses the probe.
         ran = cellrun.probe(cell, opts, [module], say=say)
@@ -360,7 +395,7 @@ def run(
         doubt = unaccounted_for(read_cell(ran.files.results, ran.files.run_id), probed_id(req.case_id, module))
         if doubt is not None:  # a probe whose evidence for the case is in doubt is skipped, never good
             record = {"status": UNACCOUNTED, "error_message": doubt}
-        result = probe_of(version, record, cell.id)
+        result = dataclasses.replace(probe_of(version, record, cell.id), absent_is_bad=namespace.stops_passing)
         say(f"  {req.package}=={version}: {result.status} -> {result.verdict}")
         return result
 
