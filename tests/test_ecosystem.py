@@ -65,6 +65,7 @@ SCENARIOS: dict[str, tuple[list[str], list[str]]] = {
     "redbase": (["passed"] + ["failed"] * 9, ["passed"] + ["failed"] * 9),
     "gone": (["passed"] * 3, [NA] * 3),
     "gonetoo": (["passed"], [NA]),
+    "xfailnow": (["passed"] * 2, ["passed", "xfailed"]),  # a bare non-strict xfail, no reason given
 }
 #: What a test skipped in SCENARIOS says (pytest.skip's reason), on the candidate.
 GONE = "jax.sharding.OldThing is gone"
@@ -859,3 +860,13 @@ def test_plan_checks_the_candidate_baseline_and_day_once_before_any_job(tmp_path
                       CELLS, never, never, fetch=jax_index())
     with pytest.raises(ecosystem.EcosystemError, match=r"^--plan: --baseline and --as-of are checked against a "):
         ecosystem.run(planned, CELLS, never, never, fetch=jax_index())
+
+
+def test_a_test_now_marked_xfail_with_no_reason_is_unsafe_with_words_not_a_bare_status(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    code, _ = run_list(tmp_path, ["xfailnow"], "--only", "xfailnow")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    assert code == formats.UNSAFE_EXIT
+    assert [(c["signature"], c["example"], c["cases"]) for c in summary["projects"][0]["causes"]] == [
+        ("now marked xfail (no reason given)", "now marked xfail (no reason given)", ["test_mesh::test_1"])]

@@ -218,3 +218,11 @@ def test_views_list_unexpected_causes_first_then_documented_changes_then_known_b
     assert [(view.number, view.unexpected, view.documented, view.known) for view in shown] == [
         (1, True, False, False), (2, False, True, False), (3, False, False, True)]
     assert shown[1].change == "jax 0.9.0: make_mesh makes Explicit axes"
+
+
+def test_a_case_now_xfailed_without_an_error_is_known_by_its_markers_reason_else_says_it_gave_none() -> None:
+    # A bare status is no cause: att39's pass -> non-strict xfail read "xfailed", with no words to group or read.
+    bare = causes_of(matrix_of(record(status="xfailed", reason="")))
+    assert [(c["signature"], c["example"]) for c in bare] == [("now marked xfail (no reason given)",) * 2]
+    said = causes_of(matrix_of(record(status="xfailed", reason="needs jax.sharding.OldThing")))
+    assert [(c["signature"], c["example"]) for c in said] == [("needs jax.sharding.OldThing",) * 2]

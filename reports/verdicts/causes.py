@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.vocabulary import is_known_breakage, is_problem
+from harness.vocabulary import XFAILED, is_known_breakage, is_problem
 from reports.data.tables import version_key
 from reports.data.text import as_text, first_line, relative_paths
 from reports.verdicts import documented
@@ -170,15 +170,29 @@ def causes(results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(table, columns=COLUMNS)
 
 
+#: What a case now marked xfail says where neither an error nor the marker's reason does (a bare non-strict
+#: `xfail`; the marker's reason, where given, is its words already): a bare status is no cause, and says nothing.
+XFAIL_UNSAID = "now marked xfail (no reason given)"
+
+
+def _unexplained_xfail(row: Mapping[str, Any]) -> bool:
+    """Whether a case is xfailed with no error and no reason: its words are then XFAIL_UNSAID."""
+    return row["status"] == XFAILED and not any(as_text(row[key]) for key in ("error_type", "error_message", "reason"))
+
+
 def _signature_of(row: Mapping[str, Any]) -> str:
     if not is_problem(row["status"]) and row["flaky"]:
         return f"flaky: attempts were {' → '.join(map(str, row['history']))}"
+    if _unexplained_xfail(row):
+        return XFAIL_UNSAID
     return signature(row["error_type"], row["error_message"], row["reason"] or row["status"])
 
 
 def _example(row: Mapping[str, Any]) -> str:
     if not is_problem(row["status"]) and row["flaky"]:
         return f"flaky: {' → '.join(map(str, row['history']))}"
+    if _unexplained_xfail(row):
+        return XFAIL_UNSAID
     error = ": ".join(t for t in (as_text(row["error_type"]), first_line(relative_paths(row["error_message"]))) if t)
     return error or first_line(relative_paths(row["reason"])) or as_text(row["status"])
 
