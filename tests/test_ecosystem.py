@@ -52,7 +52,7 @@ suite_budget = 30
 """
 #: What each project's tests do on the candidate (jax 0.9.0); every one passes on the baseline.
 ON_CANDIDATE = {"alpha": ("failed", *ERROR), "beta": ("failed", *ERROR), "gamma": ("passed", None, None),
-                "stalled": ("passed", None, None),
+                "stalled": ("passed", None, None), "stalledfail": ("passed", None, None),
                 "slow": ("timeout", "Timeout", "Timeout (>30.0s) from pytest-timeout."),
                 "delta": ("passed", None, None), "hung": ("passed", None, None), "unmatched": ("passed", None, None)}
 
@@ -130,16 +130,8 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
         name = Path(cell.project).parts[-3]  # FETCHED/<name>/sdist-1.0/<the sdist's top folder>
         ran.append(f"{name}:{cell.jax}")
         ran.extend(f"{name}:{variable}={value}" for variable, value in job.environment)
-        if name == "stalled":  # two tests; at the candidate, pytest stopped at the suite's budget after the first
-            stopped = cell.jax != "0.8.3"
-            job.files.results.parent.mkdir(parents=True, exist_ok=True)
-            job.files.results.write_text("".join(json.dumps(record(
-                cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
-                case_id=f"test_mesh::test_{n}", family="test_mesh", status="passed")) + "\n"
-                for n in ("a", "b")[:1 if stopped else 2]))
-            collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
-            job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
-            return 2 if stopped else 0
+        if name in ("stalled", "stalledfail"):
+            return run_stalled(cell, job, failing=name == "stalledfail")
         if name == "twins":
             return run_twins(cell, job)
         if name in SCENARIOS:
@@ -178,6 +170,24 @@ def cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(envbuild, "resolves", resolves)
     monkeypatch.setattr(ecosystem_sources, "FETCHED", tmp_path / "fetched")
     return ran
+
+
+def run_stalled(cell: Cell, job: Job, failing: bool) -> int:
+    """A project of two tests whose pytest, at the candidate, stopped at the suite's budget after the first (failing
+    there when `failing`). As pytest-timeout's session timeout really ends a session (it sets `shouldfail`), pytest
+    exits 1 and the cell finishes, its done marker written (att39's real cells, F18): not an interrupted cell."""
+    stopped = cell.jax != "0.8.3"
+    broken = stopped and failing
+    job.files.results.parent.mkdir(parents=True, exist_ok=True)
+    job.files.results.write_text("".join(json.dumps(record(
+        cell.jax, cell.flax, cell.python, run_id=job.files.run_id, cell_id=cell.id, jaxlib=cell.jaxlib,
+        case_id=f"test_mesh::test_{n}", family="test_mesh", status="failed" if broken else "passed",
+        error_type="AssertionError" if broken else None,
+        error_message="sharding broke in the candidate" if broken else None)) + "\n"
+        for n in ("a", "b")[:1 if stopped else 2]))
+    collected(job.files.results, ["test_mesh::test_a", "test_mesh::test_b"])
+    job.files.log.write_text("!!! session-timeout: 30.0 sec exceeded !!!\n" if stopped else "2 passed\n")
+    return 1 if broken or stopped else 0
 
 
 def run_hung(cell: Cell, job: Job) -> int:
@@ -326,6 +336,16 @@ def test_a_suite_past_its_whole_suite_budget_is_inconclusive_naming_the_budget(t
     assert code == formats.INCONCLUSIVE_EXIT and stalled["verdict"] == "INCONCLUSIVE"
     assert stalled["reason"].startswith("its suite ran past its budget of 30 s in a cell and was stopped: ")
     assert "stalled: INCONCLUSIVE: its suite ran past its budget of 30 s" in "\n".join(said)
+
+
+def test_a_regression_recorded_before_the_suite_ran_past_its_budget_is_unsafe_with_its_cause(
+    tmp_path: Path, cells: list[str]
+) -> None:
+    code, _ = run_list(tmp_path, ["stalledfail"], "--only", "stalledfail")
+    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    (stalled,) = summary["projects"]
+    assert code == formats.UNSAFE_EXIT and stalled["verdict"] == "UNSAFE"
+    assert [c["signature"] for c in stalled["causes"]] == ["AssertionError: sharding broke in the candidate"]
 
 
 def test_a_suite_that_hangs_in_collection_is_inconclusive_naming_the_hang_and_the_cell(tmp_path: Path,
