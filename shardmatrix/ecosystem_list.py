@@ -186,6 +186,10 @@ def entry(table: dict[str, Any], where: str) -> Entry:
                                  f"CPU devices of a cell), got {devices!r}")
     budget = _seconds(table, "budget", DEFAULT_BUDGET_S, where)
     suite_budget = _seconds(table, "suite_budget", DEFAULT_SUITE_BUDGET_S, where)
+    # Given below one test's budget, pytest would stop the whole suite before one test could use its own time.
+    if "suite_budget" in table and suite_budget < budget:
+        raise EcosystemListError(f"{where}: suite_budget {suite_budget:g} s is below budget {budget:g} s (one test's): "
+                                 "the whole suite's budget must hold at least one test's")
     keywords, whole, markers = _selection(table, where)
     return Entry(name=name, why=why, source=source, tests=tests, package=package,
                  repository=repository, tag=tag, at=at, keywords=keywords, whole=whole,
@@ -199,14 +203,32 @@ def _tests(table: dict[str, Any], where: str) -> tuple[str, ...]:
     tests = _texts(table, "tests", where)
     if not tests or any(Path(test).is_absolute() or ".." in Path(test).parts for test in tests):
         raise EcosystemListError(f"{where}: tests must be folders inside the project, e.g. [\"tests\"]")
-    files = [test for test in tests if Path(test).suffix == ".py"]
+    patterns = [test for test in tests if any(sign in test for sign in "*?[")]
+    if patterns:  # never expanded: fetching would say "no folder"
+        raise EcosystemListError(f"{where}: tests names a pattern, {patterns[0]!r}: name each folder (no glob)")
+    files = [test for test in tests if Path(test).suffix.lower() == ".py"]
     if files:  # fetching would say "no folder" of a file that is there
         raise EcosystemListError(f"{where}: tests names a file, {files[0]!r}: name its folder, and pick its tests with "
                                  "keywords")
-    again = [test for number, test in enumerate(tests) if Path(test) in map(Path, tests[:number])]
-    if again:
-        raise EcosystemListError(f"{where}: tests names {again[0]!r} twice")
+    for number, test in enumerate(tests):
+        _refuse_overlap(test, tests[:number], where)
     return tests
+
+
+def _refuse_overlap(test: str, earlier: tuple[str, ...], where: str) -> None:
+    """EcosystemListError when a test folder is one named before (in another case too: one folder on macOS), or lies
+    inside one, or holds one: its tests would run twice."""
+    parts = tuple(part.lower() for part in Path(test).parts)
+    for other in earlier:
+        others = tuple(part.lower() for part in Path(other).parts)
+        if parts == others:
+            raise EcosystemListError(f"{where}: tests names {test!r} twice" + (f" (as {other!r})" if other != test
+                                                                                 else ""))
+        shorter = min(len(parts), len(others))
+        if parts[:shorter] == others[:shorter]:
+            inner, outer = (test, other) if len(parts) > len(others) else (other, test)
+            raise EcosystemListError(f"{where}: tests names {inner!r} inside {outer!r}: its tests would run twice; "
+                                     "name the outer folder only")
 
 
 def _exclude(table: dict[str, Any], tests: tuple[str, ...], where: str) -> tuple[Exclusion, ...]:

@@ -20,11 +20,13 @@ import re
 import shutil
 import subprocess
 import tarfile
+import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +81,24 @@ def end_of(day: date) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(), tzinfo=timezone.utc)
 
 
+def index_document(package: str, fetch: index.Fetch = index.fetch_json) -> dict[str, Any]:
+    """The index's JSON document of a package's releases; SourceError in one line when the index says it has no such
+    package (HTTP 404: it did answer) or does not answer."""
+    try:
+        document: dict[str, Any] = fetch(index.JSON_API.format(name=package), "application/json")
+    except urllib.error.HTTPError as exc:
+        if exc.code == HTTPStatus.NOT_FOUND:
+            raise SourceError(f"{package}: no such package on the index ({exc})") from None
+        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    except (OSError, ValueError) as exc:
+        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    return document
+
+
 def release_on(package: str, day: date, fetch: index.Fetch = index.fetch_json) -> tuple[str, dict[str, Any]]:
     """The newest final release of `package` uploaded by the end of `day`, and the index's JSON document of it;
     SourceError when none was out yet."""
-    try:
-        document = fetch(index.JSON_API.format(name=package), "application/json")
-    except (OSError, ValueError) as exc:
-        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    document = index_document(package, fetch)
     out = [version for version, uploaded in releases.upload_dates(document).items() if uploaded < end_of(day)]
     if not out:
         raise SourceError(f"{package}: no release on the index by {day.isoformat()}")
@@ -353,10 +366,7 @@ def parse_day(text: str) -> date:
 
 def upload_day(package: str, version: str, get: index.Fetch = index.fetch_json) -> date:
     """The day (UTC) a release was first uploaded; SourceError when the index does not list it."""
-    try:
-        document = get(index.JSON_API.format(name=package), "application/json")
-    except (OSError, ValueError) as exc:
-        raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    document = index_document(package, get)
     dates = releases.upload_dates(document)
     if Version(version) not in dates:
         raise SourceError(f"{package}=={version}: no upload date on the index (give --as-of DAY)")

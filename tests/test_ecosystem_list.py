@@ -44,7 +44,7 @@ def test_an_entry_takes_the_defaults_it_leaves_out(tmp_path: Path) -> None:
 def test_env_and_a_suite_budget_are_taken_as_given(tmp_path: Path) -> None:
     """Pair of the refusals below: a table of text by variable name, seconds above 0."""
     (alpha,) = ecosystem_list.load(write(tmp_path, GOOD + 'env = { KERAS_BACKEND = "jax", TF_CPP_MIN_LOG_LEVEL = "3" }'
-                                         "\nsuite_budget = 90\n"))
+                                         "\nbudget = 90\nsuite_budget = 90\n"))
     assert alpha.env == (("KERAS_BACKEND", "jax"), ("TF_CPP_MIN_LOG_LEVEL", "3")) and alpha.suite_budget == 90.0
     (default,) = ecosystem_list.load(write(tmp_path, GOOD))
     assert default.env == () and default.suite_budget == ecosystem_list.DEFAULT_SUITE_BUDGET_S
@@ -150,6 +150,15 @@ def test_malformed_toml_is_one_line(tmp_path: Path) -> None:
     (('tests = ["tests"]', 'tests = ["tests", "./tests"]'), r"tests names './tests' twice"),
     (('tests = ["tests"]', 'tests = ["tests/test_sharding.py"]'),
      r"tests names a file, 'tests/test_sharding.py': name its folder, and pick its tests with keywords"),
+    # att39's minor notes: each ran, or ran twice, or named nothing, only after both cells were built.
+    (('tests = ["tests"]', 'tests = ["tests/test_sharding.PY"]'), r"tests names a file, 'tests/test_sharding.PY'"),
+    (('tests = ["tests"]', 'tests = ["tests/*"]'), r"tests names a pattern, 'tests/\*': name each folder \(no glob\)"),
+    (('tests = ["tests"]', 'tests = ["tests", "TESTS"]'), r"tests names 'TESTS' twice \(as 'tests'\)"),
+    (('tests = ["tests"]', 'tests = ["tests", "tests/sub"]'),
+     r"tests names 'tests/sub' inside 'tests': its tests would run twice; name the outer folder only"),
+    (('tests = ["tests"]', 'tests = ["tests/sub", "."]'), r"tests names 'tests/sub' inside '\.'"),
+    (("", "budget = 600\nsuite_budget = 1"),
+     r"suite_budget 1 s is below budget 600 s \(one test's\): the whole suite's budget must hold at least one"),
     # Every cell's pytest exited 4 on it: the project read as crashed on both sides, its cause in the cell logs only.
     (("", 'keywords = "shard and ("'), r"keywords 'shard and \(' is no pytest -k expression \(expected"),
     (("", 'markers = "not slow tpu"'), r"markers 'not slow tpu' is no pytest -m expression"),

@@ -306,3 +306,17 @@ def test_a_release_file_the_index_lists_but_cannot_serve_is_a_source_error_not_a
     with pytest.raises(SourceError, match=r"^alpha: alpha-1.0.tar.gz cannot be downloaded from the index"):
         ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), index({"1.0": ("2026-01-10", gone)}),
                                 into=tmp_path / "fetched")
+
+
+@pytest.mark.parametrize(("code", "said"), [(404, "ghost: no such package on the index (HTTP Error 404: Not Found)"),
+                                            (503, "ghost: the index does not answer (HTTP Error 503: Not Found)")])
+def test_a_package_the_index_does_not_know_is_named_so_and_one_it_cannot_serve_is_not(code: int, said: str) -> None:
+    import urllib.error
+    from email.message import Message
+
+    def refusing(url: str, accept: str) -> object:
+        raise urllib.error.HTTPError(url, code, "Not Found", Message(), None)
+
+    with pytest.raises(ecosystem_sources.SourceError) as refused:
+        ecosystem_sources.release_on("ghost", date(2026, 1, 20), refusing)
+    assert str(refused.value) == said
