@@ -155,6 +155,24 @@ def test_an_unfinished_cell_is_inconclusive_even_when_its_cases_agree() -> None:
     assert found.reasons == ["cell r2:new did not finish (no done marker: interrupted, or still running)"]
 
 
+def test_a_settled_regression_in_an_unfinished_candidate_is_unsafe_and_says_the_cell_did_not_finish() -> None:
+    # att39 F18: a failure recorded before the host killed the cell shows the regression.
+    failing = [("a", "failed", {"attempt": n, "error_type": "AssertionError"}) for n in (1, 2)]
+    found = compare(frame(cases("a", "b"), failing), "r1", "r2", unfinished=("r2:new",))
+    assert found.verdict == UNSAFE and found.proven == 1
+    assert "cell r2:new did not finish (no done marker: interrupted, or still running)" in found.reasons
+    gone = compare(frame(cases("a"), cases("a", status="not_applicable")), "r1", "r2", unfinished=("r2:new",))
+    assert gone.verdict == UNSAFE
+
+
+def test_a_failure_whose_retry_never_came_in_an_unfinished_cell_proves_nothing() -> None:
+    once = [("a", "failed", {"attempt": 1, "error_type": "AssertionError"})]
+    found = compare(frame(cases("a"), once), "r1", "r2", unfinished=("r2:new",))
+    assert found.verdict == INCONCLUSIVE and found.proven == 0
+    # The same record in a cell that finished is proof: a finished cell ran every retry it was given.
+    assert compare(frame(cases("a"), once), "r1", "r2").verdict == UNSAFE
+
+
 def test_a_cell_of_one_run_only_is_inconclusive_not_skipped() -> None:
     rows = records_frame([case_record("r1", c, "a") for c in ("x", "y")] + [case_record("r2", "x", "a")])
     found = compare(rows, "r1", "r2")

@@ -12,8 +12,10 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
 
 - UNSAFE (1): a regression is proven. A case passing on the baseline is broken on the candidate (failed, xfailed,
   or `error`: code that ran before no longer runs), or becomes not applicable (an API it uses is gone), and both
-  cells finished. A module that no longer imports (its `mod::<collection>` error) breaks each of that module's
-  cases the baseline recorded (class-based suites name them `mod::Class::test_x`).
+  cells finished, or the candidate's record is settled though its cell did not finish (a host killed it part way):
+  not applicable, or failing on every attempt of a retried case; the cell's not finishing is then said beside it.
+  A module that no longer imports (its `mod::<collection>` error) breaks each of that module's cases the baseline
+  recorded (class-based suites name them `mod::Class::test_x`).
   A record of a test without parameters answers for that test's parameterized cases recorded only on the other
   side (`test_x` for `test_x[lm]`): the host writes such records for a cell whose pytest could not run (a conftest
   that stopped it, a process that died), reading the tests from source.
@@ -131,7 +133,8 @@ class Comparison:
     causes: pd.DataFrame
     #: The candidate's cells as causes() keys them (c1.. in version order, with `cell_id`).
     cells: pd.DataFrame
-    #: Regressions and removals of pairs whose cells both finished: what proves UNSAFE.
+    #: Regressions and removals of pairs whose cells both finished, or whose candidate record is settled though its
+    #: cell did not finish (`_settled`): what proves UNSAFE.
     proven: int = 0
     #: One line each: what kept the comparison from judging every case.
     reasons: list[str] = field(default_factory=list)
@@ -303,7 +306,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
         flaky=flaky_table(both, flaky_a | flaky_b, flaky_a, flaky_b),
         causes=cause_rows,
         cells=cause_cells,
-        proven=int(((regressed | removed) & both["complete"]).sum()),
+        proven=int(((regressed | removed) & (both["complete"] | _settled(both, b_class, flaky_b))).sum()),
         # A cell that could not be built is the cause of what follows (its cases recorded on one side only): said first.
         reasons=[*unbuilt_reasons(both), *unpaired, *_cell_reasons(cells, pairs, side_a[0], side_b[0], finished),
                  *case_reasons(both, a_class, b_class, unrun, by_build), *evidence,
@@ -320,6 +323,14 @@ def _could_regress(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Series, s
     return {"able": int(((a_class == PASSING) & b_class.isin([PASSING, BROKEN, ABSENT]) & ~short_b).sum()),
             "skipped_both": int(((a_class == ABSENT) & (b_class == ABSENT) & _needed(both, "_a").isna()).sum()),
             "failing_both": int(((a_class == BROKEN) & ran_a & (b_class == BROKEN) & ran_b).sum())}
+
+
+def _settled(both: pd.DataFrame, b_class: pd.Series, flaky_b: pd.Series) -> pd.Series:
+    """A candidate record no later attempt could overturn, though its cell did not finish (killed part way by the
+    host): a skip or not applicable (never retried), or a failure retried and failing on every attempt. A failure
+    recorded before the kill shows the regression; one whose retry never came may have been flaky."""
+    retried = pd.to_numeric(both["attempts_b"], errors="coerce").fillna(0) > 1 if "attempts_b" in both else False
+    return (b_class == ABSENT) | (retried & ~flaky_b)
 
 
 def _finished(cells: pd.DataFrame) -> set[tuple[str, str]]:
