@@ -8,6 +8,11 @@ A probe that cannot be judged (the cell does not install, the case is not applic
 case was written) is skipped and said so; the search narrows around it. Binary search: about log2(n) builds where
 a linear scan needs n.
 
+`--exclude-newer DAY` bisects in the world of that day (as `upgrade` and `shardmatrix ecosystem` resolve it): only
+releases uploaded before it are probed, and each probe's other packages are resolved as the index stood then.
+`--stops-passing` looks for the first release where the case stops passing in any way: a probe where it is not
+applicable (a removal: it skips itself now) is bad, not skipped; one short of devices is still skipped.
+
 Refuses instead of guessing: a case whose module the corpus does not have stops it before anything is built; a
 case id the first probe's pytest did not collect from that module stops it after that probe, naming the nearest
 ids pytest collected (class-based tests included: `module::Class::test`). Both ends are probed first (unless
@@ -265,11 +270,10 @@ def request(namespace: argparse.Namespace, default: Cell) -> Request:
     return Request(namespace.case, package, Version(good[package]), Version(bad[package]), held)
 
 
-def candidates(req: Request, fetch: index.Fetch = index.fetch_json, before: str | None = None,
-               pre: bool = False) -> list[Version]:
+def candidates(req: Request, fetch: index.Fetch = index.fetch_json, before: str | None = None) -> list[Version]:
     """Released versions from good to bad, both ends included; with `before` (a YYYY-MM-DD day, exclusive, as uv's
     --exclude-newer) only those uploaded before it: a release published after a run's day was not its world."""
-    listed = index.releases(req.package, fetch, pre=pre)
+    listed = index.releases(req.package, fetch)
     return index.between(out_before(req.package, listed, before, fetch) if before else listed, req.good, req.bad)
 
 
@@ -377,7 +381,7 @@ def run(
     req = request(namespace, pins.default_cell(cells))
     module = case_file(req.case_id, opts.cases)
     homes.writable(opts.out, "--out")  # a file in the way found after the first probe would waste it
-    found = candidates(req, fetch, namespace.exclude_newer, bool(namespace.pre))
+    found = candidates(req, fetch, namespace.exclude_newer)
     say(f"{len(found)} {req.package} releases from {req.good} to {req.bad}, "
         f"holding {', '.join(f'{k}=={v}' for k, v in req.held.items() if k != req.package)}")
 
