@@ -339,3 +339,31 @@ def test_the_matrix_s_own_time_floor_leaves_out_an_old_release_paired_with_the_n
         f'[[cell]]\njax = "{jax}"\njaxlib = "{jax}"\nflax = "{flax}"\npython = "3.11"\n\n'
         for jax, flax in (("0.4.38", "0.10.2"), ("0.12.0.1", "0.12.12"), ("0.12.0.1", "0.8.5"))))
     assert range_check.own_time_floor(cells) == {"jax": Version("0.4.38"), "flax": Version("0.10.2")}
+
+
+def _edge_of(case: str) -> ranges.Edge:
+    return ranges.Edge(case, "jax", Version("0.7.1"), True, "changed jax>=0.7.1")
+
+
+def test_an_edge_the_budget_did_not_reach_keeps_the_reason_an_earlier_check_stored() -> None:
+    stored = {"case": "a::t", "package": "jax", "declared": ">=0.7.1", "source": "changed jax>=0.7.1",
+              "status": "unchecked", "found": None, "why": "flax 0.11.2 with jax 0.7.0 cannot be probed"}
+    spent = ranges.Finding(_edge_of("a::t"), ranges.UNCHECKED, why="the probe budget (1) is spent", unreached=True)
+    reached, kept = range_check.standing([spent], [stored])
+    assert (reached, kept) == ([], [stored])
+
+
+def test_an_edge_the_budget_reached_or_never_stored_is_this_check_s_own() -> None:
+    stored = {"case": "a::t", "package": "jax", "declared": ">=0.7.1", "source": "changed jax>=0.7.1",
+              "status": "unchecked", "found": None, "why": "old reason"}
+    probed = ranges.Finding(_edge_of("a::t"), ranges.CONFIRMED)
+    new = ranges.Finding(_edge_of("b::t"), ranges.UNCHECKED, why="the probe budget (1) is spent", unreached=True)
+    assert range_check.standing([probed, new], [stored]) == ([probed, new], [])
+
+
+def test_a_need_gone_with_no_change_is_kept_once_per_case_this_check_s_row_first() -> None:
+    now = {"case": "a::t", "held": "jax 0.7.0, flax 0.11.2", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs x"}
+    before = {"case": "a::t", "held": "jax 0.6.2, flax 0.10.6", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs x"}
+    other = {"case": "b::t", "held": "jax 0.6.2, flax 0.10.6", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs y"}
+    assert range_check.one_per_case([now], [before, other]) == [now, other]
+    assert range_check.one_per_case([], [before, before]) == [before]

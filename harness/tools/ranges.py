@@ -102,6 +102,8 @@ class Finding:
     inside_asked: tuple[Version, ...] = ()
     #: Those of the asked where the case could be judged (it applied and installed there).
     inside_judged: tuple[Version, ...] = ()
+    #: The budget ran out before the edge was probed: the check says nothing of it, so an earlier row stands.
+    unreached: bool = field(default=False, compare=False)
 
     def as_row(self) -> dict[str, Any]:
         """The edge's row in the stored document, with what was probed inside its range."""
@@ -475,7 +477,7 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
         try:
             finding = check(edge, releases, partner, budget)
         except BudgetSpent:
-            finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent")
+            finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent", unreached=True)
         if finding.status == CONFIRMED:
             finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
             finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
