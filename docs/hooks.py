@@ -329,7 +329,9 @@ def ranges() -> str:
     """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
     run, document = stored_range_check()
     edges = document["edges"]
-    counts = {status: sum(row["status"] == status for row in edges) for status in ("confirmed", "wrong", "unchecked")}
+    from harness.outputs import RANGE_STATUSES
+
+    counts = {status: sum(row["status"] == status for row in edges) for status in RANGE_STATUSES}
     probed_inside = sum(bool(row.get("inside")) for row in edges)
     said = (f"{len(edges)} declared edges: " + ", ".join(f"{n} {status}" for status, n in counts.items())
             + f"; {document['probes']} of {document['budget']} probes. Inside the declared ranges: "

@@ -111,3 +111,10 @@ def test_the_summary_leaves_off_cpu_reports_out_of_the_share() -> None:
     assert found[2].why == "no case cites it: needs x"
     assert summary(found) == ("1 of 3 reports a CPU cell can show are caught at their own transition (33 %); "
                               "1 of 4 need more than a CPU")
+
+
+def test_an_edge_bounded_by_its_case_s_needs_does_not_catch_the_report_and_says_so() -> None:
+    bounded = _edge("m::t1", "bounded by the case's needs", declared=">=0.12.0", package="flax")
+    catch = _one(_report("a/b#1", appeared="flax==0.12.0"), {"m::t1": ("a/b#1",)}, [bounded])
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == "edge flax>=0.12.0 of m::t1 is bounded by the case's needs: w"

@@ -300,10 +300,22 @@ def test_the_stored_range_check_is_shown_with_every_edge_it_did_not_confirm(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
     rendered = hooks.render("<!-- shardmatrix:ranges -->")
-    assert "2 declared edges: 1 confirmed, 0 wrong, 1 unchecked; 5 of 40 probes." in rendered
+    assert ("2 declared edges: 1 confirmed, 0 wrong, 1 unchecked, 0 bounded by the case's needs; 5 of 40 probes."
+            in rendered)
     assert "Inside the declared ranges: not probed (this check ran before" in rendered
     assert "`m::test_b`" in rendered and "`m::test_a`" not in rendered
     assert "| `m::test_c` | jax 0.6.2, flax 0.10.7 | jax 0.7.2, flax 0.12.0 | x is absent |" in rendered
+
+
+def test_an_edge_bounded_by_its_case_s_needs_is_counted_and_shown_with_that_status(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bounded = {**RANGES["edges"][1], "status": "bounded by the case's needs", "why": "flax 0.11.2 lacks the flag"}
+    document = {**RANGES, "unchecked": 0, "edges": [RANGES["edges"][0], bounded]}
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(document))
+    rendered = hooks.render("<!-- shardmatrix:ranges -->")
+    assert "1 confirmed, 0 wrong, 0 unchecked, 1 bounded by the case's needs; 5 of 40 probes." in rendered
+    row = next(line for line in rendered.splitlines() if line.startswith("| `m::test_b` |"))
+    assert "| known breakage | bounded by the case's needs |" in row and "flax 0.11.2 lacks the flag" in row
 
 
 FIGURE_11 = ("11. the range checker, the range check in OUT: 2 declared edges: 1 confirmed, 0 wrong, 1 unchecked (0 of "

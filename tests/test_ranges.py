@@ -60,16 +60,38 @@ def test_a_change_since_one_release_too_late_names_the_release_it_broke_in() -> 
     assert confirmed.status == ranges.CONFIRMED
 
 
-def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which() -> None:
+def _lower_edge(answer_at_flax_0_11: str) -> ranges.Finding:
     def no_flax_0_11(case: str, jax: Version, flax: Version) -> str | None:
-        absent = "not_applicable: flax.config.flax_always_shard_variable is absent"
-        return absent if flax == Version("0.11.2") else probe(case, jax, flax)
+        return answer_at_flax_0_11 if flax == Version("0.11.2") else probe(case, jax, flax)
 
     found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, no_flax_0_11, 20)
-    lower = next(f for f in found if f.edge.text == ">=0.12.0")
+    return next(f for f in found if f.edge.text == ">=0.12.0")
+
+
+def test_an_edge_whose_lower_side_misses_the_case_s_own_need_is_bounded_by_it_never_confirmed() -> None:
+    lower = _lower_edge("not_applicable: flax.config.flax_always_shard_variable is absent")
+    assert lower.status == ranges.BOUNDED
+    assert lower.why == ("flax 0.11.2 with jax 0.8.1 does not meet the case's needs (not_applicable: "
+                         "flax.config.flax_always_shard_variable is absent); 0.12.0, the first that does, fails")
+
+
+def test_an_edge_with_a_side_that_cannot_be_probed_for_another_reason_is_unchecked_and_says_which() -> None:
+    lower = _lower_edge("not_applicable: needs 16 devices, the cell has 8")
     assert lower.status == ranges.UNCHECKED
-    assert lower.why == ("flax 0.11.2 with jax 0.8.1 cannot be probed (not_applicable: "
-                         "flax.config.flax_always_shard_variable is absent)")
+    assert lower.why == "flax 0.11.2 with jax 0.8.1 cannot be probed (not_applicable: needs 16 devices, the cell has 8)"
+    assert _lower_edge("install_error: no wheel").status == ranges.UNCHECKED
+
+
+def test_an_unmet_need_at_one_pairing_met_at_the_next_is_judged_there() -> None:
+    def old_jax_lacks_it(case: str, jax: Version, flax: Version) -> str | None:
+        unmet = jax < Version("0.8.1") and flax < Version("0.12.0")  # bounded at the first pairing
+        return "not_applicable: needs jax>=0.8.1" if unmet else probe(case, jax, flax)
+
+    def two(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.8.0"), Version("0.8.1")]
+
+    found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, two, old_jax_lacks_it, 20)
+    assert next(f for f in found if f.edge.text == ">=0.12.0").status == ranges.CONFIRMED
 
 
 def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:
@@ -379,3 +401,12 @@ def test_an_answer_that_the_pair_did_not_install_or_load_is_one_another_pairing_
     assert ranges.cannot_run(f"{ranges.UNLOADABLE}flax: ImportError")
     assert ranges.cannot_run(f"{ranges.UNINSTALLABLE}: no jaxlib 0.5.2")
     assert not ranges.cannot_run("not_applicable: needs flax.nnx")
+
+
+def test_the_printed_counts_name_an_edge_bounded_by_its_case_s_needs_apart_from_the_unchecked() -> None:
+    edge = ranges.edges({}, [eager("<0.12.1")])[0]
+    bounded = ranges.Finding(edge, ranges.BOUNDED, why="flax 0.11.2 lacks the flag")
+    lines = ranges.describe([bounded], [], 2, 4)
+    assert lines[0].startswith("bounded by the case's needs: " + EAGER)
+    assert lines[-1] == ("ranges: 1 edge(s): 0 confirmed, 0 wrong, 0 unchecked, 1 bounded by the case's needs; "
+                         "2 of 4 probes")

@@ -30,7 +30,7 @@ from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
 from harness.tools.budget import BudgetSpent
-from harness.vocabulary import INSTALL_ERROR
+from harness.vocabulary import INSTALL_ERROR, NOT_APPLICABLE
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
@@ -38,6 +38,12 @@ PASS, FAIL = "pass", "fail"
 #: counts as warned, as in the report's Changes view (reports.verdicts.documented): a failure is not a warning.
 WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
+#: A rising edge whose release before the bound is the last where the case's own needs are unmet (not applicable
+#: there, failing from the bound on): the lower side can never be probed, so the edge is never confirmed, and it says
+#: so instead of reading as unchecked (flax.config.flax_always_shard_variable first appears in flax 0.12.0).
+BOUNDED = "bounded by the case's needs"
+#: Every status an edge's row may hold, in the order counts are said.
+STATUSES = (CONFIRMED, WRONG, UNCHECKED, BOUNDED)
 
 #: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
 #: the case is not applicable there), or None.
@@ -214,9 +220,10 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     findings = []
     for other in others:
         findings.append(_check_at(edge, versions, at, other, probe))
-        if findings[-1].status != UNCHECKED:
+        if findings[-1].status not in (UNCHECKED, BOUNDED):
             return findings[-1]
-    return findings[0]
+    # A need unmet at one pairing may be met at the next; only where none meets it is the edge bounded by it.
+    return next((finding for finding in findings if finding.status == BOUNDED), findings[0])
 
 
 def _pairings(edge: Edge, releases: Mapping[str, list[Version]], others: Sequence[Version]) -> list[Version]:
@@ -263,6 +270,10 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
+    if below is None and above is True and edge.rising and _unmet_need(unjudged.get(at - 1, "")):
+        held = f"{'flax' if edge.package == 'jax' else 'jax'} {other}"
+        return Finding(edge, BOUNDED, why=f"{edge.package} {versions[at - 1]} with {held} does not meet the case's "
+                                          f"needs ({unjudged[at - 1]}); {versions[at]}, the first that does, fails")
     if below is None or above is None:
         side = versions[at - 1] if below is None else versions[at]
         said = unjudged.get(at - 1 if below is None else at) or ""
@@ -285,6 +296,12 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
     held = f" (with {'flax' if edge.package == 'jax' else 'jax'} {other})"
     why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {versions[at]} {yes if above else no}{held}"
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
+
+
+def _unmet_need(answer: str) -> bool:
+    """Whether a probe's answer says the case is not applicable for a need of its own (an API, a version), not for
+    too few devices, which says nothing of a release."""
+    return answer.startswith(NOT_APPLICABLE) and not (" devices" in answer and "needs " in answer)
 
 
 def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple[bool | None, str]:
@@ -547,7 +564,7 @@ def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int,
     for drift_row in drifted:
         lines.append(f"need gone with no change: {drift_row['case']}: held at {drift_row['held']}, unmet at "
                      f"{drift_row['unmet']}: {drift_row['reason']}")
-    counts = {status: sum(row["status"] == status for row in rows) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    counts = {status: sum(row["status"] == status for row in rows) for status in STATUSES}
     earlier = f" ({len(kept)} kept from the earlier check)" if kept else ""
     lines.append(f"ranges: {len(rows)} edge(s){earlier}: " + ", ".join(f"{n} {status}" for status, n in counts.items())
                  + f"; {spent} of {limit} probes")
