@@ -195,6 +195,30 @@ def test_a_stored_run_without_its_commit_is_refused(tmp_path: Path, monkeypatch:
         hooks.stored_runs()
 
 
+RANGE_RUN = ('\n[[ranges.runs]]\ndate = "2026-11-28"\ncommit = "abc1234"\ncommand = "nox -s ranges -- --case m::t"\n'
+             'probed = "one case"\nnote = "short"\n')
+
+
+def test_a_stored_file_of_several_runs_lists_each_run_folded_under_how_it_was_measured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
+    with (tmp_path / "runs.toml").open("a", encoding="utf-8") as runs:
+        runs.write(RANGE_RUN + RANGE_RUN.replace("one case", "two cases"))
+    rendered = hooks.render("<!-- shardmatrix:ranges -->")
+    folded = rendered[rendered.index("<details"):rendered.index("</details>")]
+    assert "\n- 2026-11-28, commit `abc1234`: `nox -s ranges -- --case m::t`; probed one case. short" in folded
+    assert "probed two cases" in folded
+
+
+def test_a_run_of_a_stored_file_that_does_not_say_what_it_probed_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
+    with (tmp_path / "runs.toml").open("a", encoding="utf-8") as runs:
+        runs.write(RANGE_RUN.replace('probed = "one case"\n', ""))
+    with pytest.raises(hooks.DocsError, match=r"\[\[ranges.runs\]\] number 1 lacks probed"):
+        hooks.stored_runs()
+
+
 def test_the_stored_frontier_table_has_the_shape_the_frontier_writes_today() -> None:
     header = next(line for line in frontier_report.summary([]) if line.startswith("| flax |"))
     table = hooks.frontier_table((hooks.DATA / hooks.stored_runs()["frontier"]["file"]).read_text())
