@@ -283,6 +283,20 @@ def test_a_cell_whose_flax_does_not_import_is_no_evidence_about_any_case(monkeyp
         assert answer == f"{ranges.UNLOADABLE}{unusable}" and ranges.cannot_run(answer)
 
 
+def test_a_case_that_timed_out_or_crashed_is_unjudged_and_one_that_failed_fails(monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path: Path) -> None:
+    finals = {"m::test_timeout": {"status": "timeout", "error_message": "Timeout (>60.0s)"},
+              "m::test_crashed": {"status": "crashed", "reason": "signal 9"},
+              "m::test_failed": {"status": "failed", "error_message": "AttributeError: x"}}
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    jax, flax = Version("0.7.1"), Version("0.10.7")
+    assert cell_probe("m::test_timeout", jax, flax) == "timeout: Timeout (>60.0s)"
+    assert cell_probe("m::test_crashed", jax, flax) == "crashed: signal 9"
+    assert cell_probe("m::test_failed", jax, flax) == ranges.FAIL
+
+
 def test_a_cell_probe_pins_the_jaxlib_its_jax_release_requires_where_none_of_its_version_exists(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     built: list[tuple[str, str]] = []

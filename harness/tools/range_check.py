@@ -189,6 +189,9 @@ class CellProbe:
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
+        if vocabulary.is_inconclusive(record["status"]):
+            # A timeout or a crash (a loaded machine, a dying process) found no bound: unjudged, never a failure.
+            return f"{record['status']}: {why}".rstrip(": ")
         if verdict == "good":
             # A change that names its warning's text is warned only by that; one that names none, by any warning,
             # as the report's Changes view counts the cells that warned.
