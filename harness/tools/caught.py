@@ -93,7 +93,8 @@ def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[M
     wanted = good if good and report.fixed != LIVE else bad | good
     if not wanted:
         return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
-    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, report.fixed == LIVE and bad)]
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted,
+                                                                  bad if report.fixed == LIVE else set())]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
     said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
@@ -119,8 +120,8 @@ def _said(row: Mapping[str, Any]) -> str:
     return f"edge {row['package']}{row['declared']} of {row['case']} is {row['status']}: {found}".rstrip(": ")
 
 
-def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]], first: set[tuple[str, str]] = frozenset()
-              ) -> bool:
+def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
+              first: Collection[tuple[str, str]] = ()) -> bool:
     """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong. For a live
     report with a recorded first release (`first`): the edge there, and every live edge the case declares confirmed
     (a live edge alone says only that the newest release fails, not where the report started)."""
