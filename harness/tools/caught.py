@@ -126,7 +126,8 @@ def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
     report with a recorded first release (`first`): the edge there, and every live edge the case declares confirmed
     (a live edge alone says only that the newest release fails, not where the report started)."""
     if first:
-        return _confirms(rows, first) and all(row["status"] == "confirmed" for row in rows if row["declared"] == LIVE)
+        live = [row for row in rows if row["declared"] == LIVE]
+        return _confirms(rows, set(first)) and all(row["status"] == "confirmed" for row in live)
     at = [row for row in rows if (row["package"], row["declared"]) in wanted]
     return (any(row["status"] == "confirmed" and not row.get("found") for row in at)
             and not any(row["status"] == "wrong" for row in rows))
