@@ -410,3 +410,25 @@ def test_the_printed_counts_name_an_edge_bounded_by_its_case_s_needs_apart_from_
     assert lines[0].startswith("bounded by the case's needs: " + EAGER)
     assert lines[-1] == ("ranges: 1 edge(s): 0 confirmed, 0 wrong, 0 unchecked, 1 bounded by the case's needs; "
                          "2 of 4 probes")
+
+
+def test_a_hole_inside_a_range_whose_lower_edge_went_unchecked_is_found_by_its_upper_edge() -> None:
+    # flax 0.11.2 does not install, so >=0.12.0 goes unchecked; 0.12.1 and 0.12.2 pass inside.
+    def hole(case: str, jax: Version, flax: Version) -> str | None:
+        if flax == Version("0.11.2"):
+            return "install_error: no wheel"
+        return ranges.FAIL if flax in (Version("0.12.0"), Version("0.12.3")) else ranges.PASS
+
+    releases = {**RELEASES, "flax": [*RELEASES["flax"], Version("0.12.4")]}
+    found, _ = ranges.run(ranges.edges({}, [eager("<0.12.4")]), releases, partner, hole, 20)
+    lower, upper = found
+    assert lower.status == ranges.UNCHECKED
+    assert lower.inside_said() == "nothing inside probed: the edge is not confirmed"
+    assert upper.status == ranges.WRONG and Version("0.12.1") in upper.inside_asked + upper.inside_of
+    assert "passes inside the declared range" in upper.why
+
+
+def test_a_range_whose_lower_edge_is_confirmed_leaves_its_inside_to_that_edge() -> None:
+    found = {finding.edge.text: finding for finding in ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES,
+                                                                   partner, probe, 20)[0]}
+    assert found["<0.12.1"].inside_of == () and found["<0.12.1"].inside_said() == "no release inside"

@@ -120,7 +120,8 @@ class Finding:
     def inside_said(self) -> str:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
         if not self.inside_of:
-            return "no release inside"
+            unconfirmed = "nothing inside probed: the edge is not confirmed"
+            return "no release inside" if self.status == CONFIRMED else unconfirmed
         said = f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed"
         if len(self.inside_judged) != len(self.inside_asked):
             said += f", {len(self.inside_judged)} of them judged (the others not applicable or not installable)"
@@ -319,13 +320,15 @@ def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple
 # --- inside the declared range --------------------------------------------------------------------------------------
 
 
-def inside(edge: Edge, versions: list[Version], floor: Version | None = None) -> list[Version]:
+def inside(edge: Edge, versions: list[Version], floor: Version | None = None, owns: bool = False) -> list[Version]:
     """The releases inside the range an edge declares that its bound's probes do not ask, in the order they are
     probed: a live breakage's first release, then the middle release, then the middles of each half, and so on.
 
     One edge owns a range's inside: the lower end of a two-ended range, a `<B` range with no lower end, a live
     breakage with no lower end on its package (its `>=` edge owns it otherwise). A range open below starts at
-    `floor` (the oldest release the matrix pairs), and a warning's inside ends where its change's break begins."""
+    `floor` (the oldest release the matrix pairs), and a warning's inside ends where its change's break begins. The
+    upper end of a two-ended range `owns` it where its lower end went unchecked (`owner`), from the lower bound
+    on, since no probe of that edge judged it."""
     versions = sorted(versions)
     start = bisect.bisect_left(versions, floor) if floor is not None else 0
     at = bisect.bisect_left(versions, edge.bound)
@@ -336,8 +339,8 @@ def inside(edge: Edge, versions: list[Version], floor: Version | None = None) ->
     elif edge.rising:
         low = at + 1
         high = (bisect.bisect_left(versions, edge.other) - 1) if edge.other is not None else len(versions) - 1
-    elif edge.other is None:
-        low, high = start, at - 2
+    elif edge.other is None or owns:
+        low, high = (start if edge.other is None else bisect.bisect_left(versions, edge.other)), at - 2
     else:
         return []
     if edge.warns and edge.broken_from is not None:
@@ -496,7 +499,8 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
         except BudgetSpent:
             finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent", unreached=True)
         if finding.status == CONFIRMED:
-            finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
+            owned = inside(edge, versions, (floor or {}).get(edge.package), owner(edge, findings))
+            finding = replace(finding, inside_of=tuple(owned))
             finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
         findings.append(finding)
     # Past the budget, an inside release another edge already asked is still answered (free), so no early stop.
@@ -504,6 +508,17 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
         findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, False,
                                    _inside_pairings(finding.edge, releases, partner))
     return findings, len(budget.asked)
+
+
+def owner(edge: Edge, found: list[Finding]) -> bool:
+    """Whether a `<B` edge owns its two-ended range's inside: its `>=A` edge (checked before it) went unchecked or
+    bounded, so nothing inside would be probed otherwise (a hole at A+1 would stay invisible). A wrong one probed it."""
+    if edge.rising or edge.live or edge.other is None:
+        return False
+    return any(finding.status in (UNCHECKED, BOUNDED) for finding in found
+                   if (finding.edge.case, finding.edge.source, finding.edge.package) == (edge.case, edge.source,
+                                                                                         edge.package)
+                   and finding.edge.rising and finding.edge.bound == edge.other)
 
 
 def _inside_pairings(edge: Edge, releases: Mapping[str, list[Version]],
