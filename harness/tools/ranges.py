@@ -491,7 +491,7 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
     inside its range (the middle); then, with the budget left, every other release inside. Edges past the budget
     are unchecked; a confirmed edge says how much of its inside was probed."""
     budget = Budget(probe, limit)
-    findings = []
+    findings: list[Finding] = []
     for edge in edges_:
         versions = sorted(releases[edge.package])
         try:
