@@ -432,3 +432,14 @@ def test_a_range_whose_lower_edge_is_confirmed_leaves_its_inside_to_that_edge() 
     found = {finding.edge.text: finding for finding in ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES,
                                                                    partner, probe, 20)[0]}
     assert found["<0.12.1"].inside_of == () and found["<0.12.1"].inside_said() == "no release inside"
+
+
+def test_an_edge_found_bounded_keeps_that_status_when_the_budget_ends_its_search_of_other_pairings() -> None:
+    def unmet(case: str, jax: Version, flax: Version) -> str | None:
+        return "not_applicable: needs x" if flax == Version("0.11.2") else probe(case, jax, flax)
+
+    def two(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.8.0"), Version("0.8.1")]
+
+    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, two, unmet, 2)
+    assert spent == 2 and found[0].status == ranges.BOUNDED and not found[0].unreached

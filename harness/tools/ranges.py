@@ -220,7 +220,12 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     # not apply or (for a warning) fails there says nothing of the bound.
     findings = []
     for other in others:
-        findings.append(_check_at(edge, versions, at, other, probe))
+        try:
+            findings.append(_check_at(edge, versions, at, other, probe))
+        except BudgetSpent:
+            if not any(finding.status == BOUNDED for finding in findings):
+                raise
+            break  # the budget ends the search for a pairing that meets the need: what was found stands
         if findings[-1].status not in (UNCHECKED, BOUNDED):
             return findings[-1]
     # A need unmet at one pairing may be met at the next; only where none meets it is the edge bounded by it.
