@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -443,3 +445,20 @@ def test_an_edge_found_bounded_keeps_that_status_when_the_budget_ends_its_search
 
     found, spent = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, two, unmet, 2)
     assert spent == 2 and found[0].status == ranges.BOUNDED and not found[0].unreached
+
+
+def test_a_declaration_the_checker_cannot_probe_is_refused_in_one_line_naming_the_case() -> None:
+    for spec, said in (("<=0.8.1", "<=0.8.1 cannot be checked"), ("==0.8.1", "==0.8.1 cannot be checked"),
+                       (">=0.9.0,<0.8.0", "holds no release")):
+        entry = Breakage(USE_MESH, "x", "https://x", {"jax": SpecifierSet(spec)})
+        with pytest.raises(ranges.DeclarationError, match=re.escape(said)) as raised:
+            ranges.edges({}, [entry])
+        assert str(raised.value).startswith(USE_MESH) and "\n" not in str(raised.value)
+    bounded = Change("jax>=0.8.0,<0.8.2", "x", raises="TypeError", kind="api", fix="y")
+    with pytest.raises(ranges.DeclarationError, match=re.escape("<0.8.2 cannot be checked")):
+        ranges.edges({USE_MESH: bounded}, [])
+
+
+def test_a_declaration_of_lower_and_upper_bounds_makes_an_edge_of_each() -> None:
+    entry = Breakage(USE_MESH, "x", "https://x", {"jax": SpecifierSet(">=0.7.0,<0.8.1")})
+    assert [edge.text for edge in ranges.edges({}, [entry])] == [">=0.7.0", "<0.8.1"]

@@ -29,6 +29,7 @@ from packaging.version import Version
 from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
+from harness.formats import ShardmatrixError
 from harness.tools.budget import BudgetSpent
 from harness.vocabulary import INSTALL_ERROR, NOT_APPLICABLE
 
@@ -145,11 +146,27 @@ class Budget:
         return self.asked[key]
 
 
+class DeclarationError(ShardmatrixError, ValueError):
+    """A declared range the checker cannot probe as written; one line naming the case and the declaration."""
+
+
+#: The operators a declared bound may use: `>=A` (fails from A on) and `<B` (passes from B on). Any other would make no
+#: edge and be checked by nothing, so "0 unchecked" could hide it.
+PROBED_OPERATORS = (">=", "<")
+
+
 def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
             within: str = "", broken_from: Version | None = None) -> list[Edge]:
     requirement = Requirement(text)
+    refused = [f"{spec.operator}{spec.version}" for spec in requirement.specifier
+               if spec.operator not in PROBED_OPERATORS or (rising_only and spec.operator == "<")]
+    if refused:
+        raise DeclarationError(f"{case}: {source}: {refused[0]} cannot be checked against releases; declare it as "
+                               f">=A and <B of the releases where it starts and stops")
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
+    if lower and upper and min(upper) <= max(lower):
+        raise DeclarationError(f"{case}: {source}: an empty range ({text}) holds no release")
     edges = []
     # The lower end first: a range reads from its start, whatever order its specifiers were written in.
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
