@@ -29,6 +29,7 @@ from harness.results import read_records
 
 #: The corpus before the census's cases (issue 30): 103 cases.
 from harness.runs import new_run_id
+from harness.tools.ranges import BOUNDED
 
 BEFORE_REF = "56957cc"
 #: Issue 30's targets: the new cases add at most 40 % to the wall, and none takes over 10 s in any cell.
@@ -266,7 +267,7 @@ def ranges_figure(found: Mapping[str, Any], what: str) -> str:
     and seconds per probe where the document kept them."""
     edges = list(found.get("edges") or [])
     counts = {status: sum(edge.get("status") == status for edge in edges)
-              for status in ("confirmed", "wrong", "unchecked")}
+              for status in outputs.RANGE_STATUSES}
     cut = sum("budget" in str(edge.get("why") or "") for edge in edges if edge.get("status") == "unchecked")
     probes, budget = int(found.get("probes") or 0), int(found.get("budget") or 0)
     within = probes <= budget
@@ -276,6 +277,7 @@ def ranges_figure(found: Mapping[str, Any], what: str) -> str:
     return "\n".join([
         f"11. the range checker, {what}: {len(edges)} declared edge{'' if len(edges) == 1 else 's'}: "
         f"{counts['confirmed']} confirmed, "
-        f"{counts['wrong']} wrong, {counts['unchecked']} unchecked ({cut} of them left by a spent budget)",
+        f"{counts['wrong']} wrong, {counts['unchecked']} unchecked ({cut} of them left by a spent budget), "
+        f"{counts[BOUNDED]} {BOUNDED}",
         f"    -> {probes} of {budget} probes ({'within' if within else 'OVER'} budget); {per_probe}; "
         f"{drift} need{'' if drift == 1 else 's'} gone with no change"])

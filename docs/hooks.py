@@ -195,7 +195,7 @@ def changes() -> str:
 # --- tables from a stored run --------------------------------------------------------------------------------------
 
 
-def stored_runs() -> dict[str, dict[str, str]]:
+def stored_runs() -> dict[str, dict[str, Any]]:
     """docs/data/runs.toml: for each stored run, its file, date, commit, machine and command."""
     try:
         runs = tomllib.loads(RUNS.read_text(encoding="utf-8"))
@@ -207,10 +207,24 @@ def stored_runs() -> dict[str, dict[str, str]]:
             raise DocsError(f"{RUNS}: [{name}] lacks {', '.join(missing)}")
         if not (DATA / run["file"]).is_file():
             raise DocsError(f"{RUNS}: [{name}] names {run['file']}, which is not in {DATA}")
+        _check_runs(name, run.get("runs", []))
     return runs
 
 
-def _stored(name: str) -> tuple[dict[str, str], str]:
+#: What each of a stored file's runs says (`[[<name>.runs]]`): a file several runs merged into lists them one by one.
+RUN_KEYS = ("date", "commit", "command", "probed", "note")
+
+
+def _check_runs(name: str, runs: object) -> None:
+    if not isinstance(runs, list):
+        raise DocsError(f"{RUNS}: [{name}] runs is not a list of [[{name}.runs]] tables")
+    for number, each in enumerate(runs, 1):
+        missing = [key for key in RUN_KEYS if not isinstance(each, dict) or not each.get(key)]
+        if missing:
+            raise DocsError(f"{RUNS}: [[{name}.runs]] number {number} lacks {', '.join(missing)}")
+
+
+def _stored(name: str) -> tuple[dict[str, Any], str]:
     runs = stored_runs()
     if name not in runs:
         raise DocsError(f"{RUNS}: no [{name}]")
@@ -225,11 +239,15 @@ PROVENANCE_INLINE_CHARS = 400
 PROVENANCE_SUMMARY = "how this was measured"
 
 
-def provenance(run: dict[str, str]) -> str:
+def provenance(run: dict[str, Any]) -> str:
     """The line that says where a stored table came from: all of it inline when short, else where it came from in one
-    line and the command and note folded into a <details> block (md_in_html renders its Markdown)."""
+    line and the command, note and each of its runs folded into a <details> block (md_in_html renders its Markdown)."""
     note = f" {run['note']}" if run.get("note") else ""
-    if sum(len(run[key]) for key in ("command", "commit", "machine")) + len(note) <= PROVENANCE_INLINE_CHARS:
+    runs = "".join(f"\n\n- {each['date']}, commit `{each['commit']}`: `{each['command']}`; probed {each['probed']}. "
+                   f"{each['note']}" for each in run.get("runs", []))
+    note += runs
+    said = sum(len(run[key]) for key in ("command", "commit", "machine")) + len(note)
+    if not runs and said <= PROVENANCE_INLINE_CHARS:
         return (f"*Generated from `docs/data/{run['file']}`: `{run['command']}` on {run['date']}, commit "
                 f"`{run['commit']}`, on {run['machine']}.{note}*")
     return (f"*Generated from `docs/data/{run['file']}` on {run['date']}.*\n\n<details markdown=\"1\">\n"
@@ -286,7 +304,7 @@ FIGURE_11 = re.compile(r"(?P<edges>\d+) declared edges?: (?P<confirmed>\d+) conf
                        r"(?P<unchecked>\d+) unchecked.*\n.*-> (?P<probes>\d+) of (?P<budget>\d+) probes")
 
 
-def stored_range_check() -> tuple[dict[str, str], dict[str, Any]]:
+def stored_range_check() -> tuple[dict[str, Any], dict[str, Any]]:
     """The stored range check and its run; DocsError when it holds a wrong edge (the docs would state a range the
     releases contradict) or when its own counts disagree with its rows."""
     from harness.outputs import read_ranges
@@ -329,7 +347,9 @@ def ranges() -> str:
     """The stored range check: its counts, then every edge it did not confirm and every need gone undeclared."""
     run, document = stored_range_check()
     edges = document["edges"]
-    counts = {status: sum(row["status"] == status for row in edges) for status in ("confirmed", "wrong", "unchecked")}
+    from harness.outputs import RANGE_STATUSES
+
+    counts = {status: sum(row["status"] == status for row in edges) for status in RANGE_STATUSES}
     probed_inside = sum(bool(row.get("inside")) for row in edges)
     said = (f"{len(edges)} declared edges: " + ", ".join(f"{n} {status}" for status, n in counts.items())
             + f"; {document['probes']} of {document['budget']} probes. Inside the declared ranges: "

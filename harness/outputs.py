@@ -490,7 +490,7 @@ def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
 
 
 #: What a range check's document and its rows hold (harness.tools.ranges writes them): every reader may rely on it.
-RANGE_STATUSES = ("confirmed", "wrong", "unchecked")
+RANGE_STATUSES = ("confirmed", "wrong", "unchecked", "bounded by the case's needs")
 RANGE_COUNTS = ("probes", "budget", "wrong", "unchecked")
 RANGE_EDGE_TEXT = ("case", "package", "declared", "source", "why")
 RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")

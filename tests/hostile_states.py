@@ -131,7 +131,7 @@ def write_state(path: Path, state: State) -> None:
 RANGE_DEFECTS = ("missing", "not_json", "not_object", "newer_schema", "older_schema", "edges_not_list",
                  "edge_not_object", "edge_without_status", "edge_mistyped", "unknown_status", "counts_disagree",
                  "no_probes")
-STATUSES = ("confirmed", WRONG := "wrong", "unchecked")
+STATUSES = ("confirmed", WRONG := "wrong", "unchecked", "bounded by the case's needs")
 
 
 @dataclass(frozen=True)

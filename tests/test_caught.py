@@ -35,8 +35,9 @@ def test_a_confirmed_edge_at_the_report_s_first_bad_release_catches_it() -> None
 
 def test_a_confirmed_edge_at_another_release_than_the_report_s_does_not_catch_it() -> None:
     catch = _one(_report("a/b#1", appeared="jax==0.8.1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed")])
-    assert catch.status == NOT_CAUGHT and catch.why == ("no edge of its cases at its transition "
-                                                "(flax live or jax>=0.8.1 or jax live)")
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == ("no edge of its cases at its first release (jax>=0.8.1): a live edge says only that the "
+                         "newest release fails")
 
 
 def test_a_fixed_report_is_caught_where_its_case_passes_from_the_fix_on() -> None:
@@ -111,3 +112,27 @@ def test_the_summary_leaves_off_cpu_reports_out_of_the_share() -> None:
     assert found[2].why == "no case cites it: needs x"
     assert summary(found) == ("1 of 3 reports a CPU cell can show are caught at their own transition (33 %); "
                               "1 of 4 need more than a CPU")
+
+
+def test_an_edge_bounded_by_its_case_s_needs_does_not_catch_the_report_and_says_so() -> None:
+    bounded = _edge("m::t1", "bounded by the case's needs", declared=">=0.12.0", package="flax")
+    catch = _one(_report("a/b#1", appeared="flax==0.12.0"), {"m::t1": ("a/b#1",)}, [bounded])
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == "edge flax>=0.12.0 of m::t1 is bounded by the case's needs: w"
+
+
+def test_a_live_report_with_a_first_release_is_not_caught_by_its_live_edge_alone() -> None:
+    report = _report("a/b#1", appeared="flax==0.12.9")
+    catch = _one(report, {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", "live", package="jax")])
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == ("no edge of its cases at its first release (flax>=0.12.9): a live edge says only that the "
+                         "newest release fails")
+
+
+def test_a_live_report_is_caught_at_its_first_release_only_with_its_case_s_live_edge_confirmed_too() -> None:
+    report = _report("a/b#1", appeared="flax==0.12.9")
+    first = _edge("m::t1", "confirmed", ">=0.12.9", package="flax")
+    assert _one(report, {"m::t1": ("a/b#1",)}, [first, _edge("m::t1", "confirmed", "live")]).status == CAUGHT
+    assert _one(report, {"m::t1": ("a/b#1",)}, [first]).status == CAUGHT  # a Change: no live edge declared
+    unchecked = _one(report, {"m::t1": ("a/b#1",)}, [first, _edge("m::t1", "unchecked", "live")])
+    assert unchecked.status == NOT_CAUGHT and unchecked.why == "edge jaxlive of m::t1 is unchecked: w"

@@ -139,8 +139,15 @@ def test_the_ranges_figure_counts_edges_and_probes_within_the_budget(tmp_path: P
     text = corpus_growth.ranges_figure(corpus_growth.ranges_spent(tmp_path), "the range check in out")
     assert text.splitlines() == [
         "11. the range checker, the range check in out: 4 declared edges: 2 confirmed, 1 wrong, 1 unchecked (0 of "
-        "them left by a spent budget)",
+        "them left by a spent budget), 0 bounded by the case's needs",
         "    -> 12 of 40 probes (within budget); seconds per probe not recorded; 1 need gone with no change"]
+
+
+def test_the_ranges_figure_counts_an_edge_bounded_by_its_case_s_needs_apart_from_the_unchecked() -> None:
+    found = {"probes": 2, "budget": 4, "edges": [edge("bounded by the case's needs", "flax 0.11.2 lacks it"),
+                                                 edge("confirmed")]}
+    text = corpus_growth.ranges_figure(found, "x")
+    assert "1 confirmed, 0 wrong, 0 unchecked (0 of them left by a spent budget), 1 bounded by the case's needs" in text
 
 
 def test_the_ranges_figure_names_the_edges_a_spent_budget_left_and_a_budget_overrun() -> None:

@@ -195,6 +195,30 @@ def test_a_stored_run_without_its_commit_is_refused(tmp_path: Path, monkeypatch:
         hooks.stored_runs()
 
 
+RANGE_RUN = ('\n[[ranges.runs]]\ndate = "2026-11-28"\ncommit = "abc1234"\ncommand = "nox -s ranges -- --case m::t"\n'
+             'probed = "one case"\nnote = "short"\n')
+
+
+def test_a_stored_file_of_several_runs_lists_each_run_folded_under_how_it_was_measured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
+    with (tmp_path / "runs.toml").open("a", encoding="utf-8") as runs:
+        runs.write(RANGE_RUN + RANGE_RUN.replace("one case", "two cases"))
+    rendered = hooks.render("<!-- shardmatrix:ranges -->")
+    folded = rendered[rendered.index("<details"):rendered.index("</details>")]
+    assert "\n- 2026-11-28, commit `abc1234`: `nox -s ranges -- --case m::t`; probed one case. short" in folded
+    assert "probed two cases" in folded
+
+
+def test_a_run_of_a_stored_file_that_does_not_say_what_it_probed_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
+    with (tmp_path / "runs.toml").open("a", encoding="utf-8") as runs:
+        runs.write(RANGE_RUN.replace('probed = "one case"\n', ""))
+    with pytest.raises(hooks.DocsError, match=r"\[\[ranges.runs\]\] number 1 lacks probed"):
+        hooks.stored_runs()
+
+
 def test_the_stored_frontier_table_has_the_shape_the_frontier_writes_today() -> None:
     header = next(line for line in frontier_report.summary([]) if line.startswith("| flax |"))
     table = hooks.frontier_table((hooks.DATA / hooks.stored_runs()["frontier"]["file"]).read_text())
@@ -300,10 +324,22 @@ def test_the_stored_range_check_is_shown_with_every_edge_it_did_not_confirm(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(RANGES))
     rendered = hooks.render("<!-- shardmatrix:ranges -->")
-    assert "2 declared edges: 1 confirmed, 0 wrong, 1 unchecked; 5 of 40 probes." in rendered
+    assert ("2 declared edges: 1 confirmed, 0 wrong, 1 unchecked, 0 bounded by the case's needs; 5 of 40 probes."
+            in rendered)
     assert "Inside the declared ranges: not probed (this check ran before" in rendered
     assert "`m::test_b`" in rendered and "`m::test_a`" not in rendered
     assert "| `m::test_c` | jax 0.6.2, flax 0.10.7 | jax 0.7.2, flax 0.12.0 | x is absent |" in rendered
+
+
+def test_an_edge_bounded_by_its_case_s_needs_is_counted_and_shown_with_that_status(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bounded = {**RANGES["edges"][1], "status": "bounded by the case's needs", "why": "flax 0.11.2 lacks the flag"}
+    document = {**RANGES, "unchecked": 0, "edges": [RANGES["edges"][0], bounded]}
+    stored_fixture(tmp_path, monkeypatch, "ranges", "ranges.json", json.dumps(document))
+    rendered = hooks.render("<!-- shardmatrix:ranges -->")
+    assert "1 confirmed, 0 wrong, 0 unchecked, 1 bounded by the case's needs; 5 of 40 probes." in rendered
+    row = next(line for line in rendered.splitlines() if line.startswith("| `m::test_b` |"))
+    assert "| known breakage | bounded by the case's needs |" in row and "flax 0.11.2 lacks the flag" in row
 
 
 FIGURE_11 = ("11. the range checker, the range check in OUT: 2 declared edges: 1 confirmed, 0 wrong, 1 unchecked (0 of "

@@ -228,3 +228,16 @@ def test_a_cell_of_another_jaxlib_names_it_in_its_id_and_one_of_jaxlib_equal_to_
     assert (other.id, other.jaxlib) == ("jax0.5.2-jaxlib0.5.1-flax0.10.4-py3.11", "0.5.1")
     same = pins.make_cell("0.5.3", "0.10.4", "3.11", jaxlib="0.5.3")
     assert (same.id, same.jaxlib) == ("jax0.5.3-flax0.10.4-py3.11", "0.5.3")
+
+
+def test_a_cell_of_a_jaxlib_built_for_numpy_1_holds_numpy_below_2() -> None:
+    old = pins.make_cell("0.4.25", "0.8.1", "3.11")
+    assert "numpy<2" in old.extras and "numpy<2" in old.requirements()
+    other = pins.make_cell("0.4.25.1", "0.8.1", "3.11", jaxlib="0.4.25")
+    assert "numpy<2" in other.extras
+
+
+def test_a_cell_of_a_jaxlib_built_for_numpy_2_adds_nothing() -> None:
+    assert pins.make_cell("0.4.26", "0.8.2", "3.11").extras == ()
+    assert pins.make_cell("0.5.2", "0.10.4", "3.11", jaxlib="0.5.1").extras == ()
+    assert pins.companions_for("abc1234") == ()  # an unreleased source's jaxlib

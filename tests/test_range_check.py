@@ -283,6 +283,20 @@ def test_a_cell_whose_flax_does_not_import_is_no_evidence_about_any_case(monkeyp
         assert answer == f"{ranges.UNLOADABLE}{unusable}" and ranges.cannot_run(answer)
 
 
+def test_a_case_that_timed_out_or_crashed_is_unjudged_and_one_that_failed_fails(monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path: Path) -> None:
+    finals = {"m::test_timeout": {"status": "timeout", "error_message": "Timeout (>60.0s)"},
+              "m::test_crashed": {"status": "crashed", "reason": "signal 9"},
+              "m::test_failed": {"status": "failed", "error_message": "AttributeError: x"}}
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    jax, flax = Version("0.7.1"), Version("0.10.7")
+    assert cell_probe("m::test_timeout", jax, flax) == "timeout: Timeout (>60.0s)"
+    assert cell_probe("m::test_crashed", jax, flax) == "crashed: signal 9"
+    assert cell_probe("m::test_failed", jax, flax) == ranges.FAIL
+
+
 def test_a_cell_probe_pins_the_jaxlib_its_jax_release_requires_where_none_of_its_version_exists(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     built: list[tuple[str, str]] = []
@@ -339,3 +353,31 @@ def test_the_matrix_s_own_time_floor_leaves_out_an_old_release_paired_with_the_n
         f'[[cell]]\njax = "{jax}"\njaxlib = "{jax}"\nflax = "{flax}"\npython = "3.11"\n\n'
         for jax, flax in (("0.4.38", "0.10.2"), ("0.12.0.1", "0.12.12"), ("0.12.0.1", "0.8.5"))))
     assert range_check.own_time_floor(cells) == {"jax": Version("0.4.38"), "flax": Version("0.10.2")}
+
+
+def _edge_of(case: str) -> ranges.Edge:
+    return ranges.Edge(case, "jax", Version("0.7.1"), True, "changed jax>=0.7.1")
+
+
+def test_an_edge_the_budget_did_not_reach_keeps_the_reason_an_earlier_check_stored() -> None:
+    stored = {"case": "a::t", "package": "jax", "declared": ">=0.7.1", "source": "changed jax>=0.7.1",
+              "status": "unchecked", "found": None, "why": "flax 0.11.2 with jax 0.7.0 cannot be probed"}
+    spent = ranges.Finding(_edge_of("a::t"), ranges.UNCHECKED, why="the probe budget (1) is spent", unreached=True)
+    reached, kept = range_check.standing([spent], [stored])
+    assert (reached, kept) == ([], [stored])
+
+
+def test_an_edge_the_budget_reached_or_never_stored_is_this_check_s_own() -> None:
+    stored = {"case": "a::t", "package": "jax", "declared": ">=0.7.1", "source": "changed jax>=0.7.1",
+              "status": "unchecked", "found": None, "why": "old reason"}
+    probed = ranges.Finding(_edge_of("a::t"), ranges.CONFIRMED)
+    new = ranges.Finding(_edge_of("b::t"), ranges.UNCHECKED, why="the probe budget (1) is spent", unreached=True)
+    assert range_check.standing([probed, new], [stored]) == ([probed, new], [])
+
+
+def test_a_need_gone_with_no_change_is_kept_once_per_case_this_check_s_row_first() -> None:
+    now = {"case": "a::t", "held": "jax 0.7.0, flax 0.11.2", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs x"}
+    before = {"case": "a::t", "held": "jax 0.6.2, flax 0.10.6", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs x"}
+    other = {"case": "b::t", "held": "jax 0.6.2, flax 0.10.6", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs y"}
+    assert range_check.one_per_case([now], [before, other]) == [now, other]
+    assert range_check.one_per_case([], [before, before]) == [before]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -60,16 +62,38 @@ def test_a_change_since_one_release_too_late_names_the_release_it_broke_in() -> 
     assert confirmed.status == ranges.CONFIRMED
 
 
-def test_an_edge_with_a_side_that_cannot_be_probed_is_unchecked_and_says_which() -> None:
+def _lower_edge(answer_at_flax_0_11: str) -> ranges.Finding:
     def no_flax_0_11(case: str, jax: Version, flax: Version) -> str | None:
-        absent = "not_applicable: flax.config.flax_always_shard_variable is absent"
-        return absent if flax == Version("0.11.2") else probe(case, jax, flax)
+        return answer_at_flax_0_11 if flax == Version("0.11.2") else probe(case, jax, flax)
 
     found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, partner, no_flax_0_11, 20)
-    lower = next(f for f in found if f.edge.text == ">=0.12.0")
+    return next(f for f in found if f.edge.text == ">=0.12.0")
+
+
+def test_an_edge_whose_lower_side_misses_the_case_s_own_need_is_bounded_by_it_never_confirmed() -> None:
+    lower = _lower_edge("not_applicable: flax.config.flax_always_shard_variable is absent")
+    assert lower.status == ranges.BOUNDED
+    assert lower.why == ("flax 0.11.2 with jax 0.8.1 does not meet the case's needs (not_applicable: "
+                         "flax.config.flax_always_shard_variable is absent); 0.12.0, the first that does, fails")
+
+
+def test_an_edge_with_a_side_that_cannot_be_probed_for_another_reason_is_unchecked_and_says_which() -> None:
+    lower = _lower_edge("not_applicable: needs 16 devices, the cell has 8")
     assert lower.status == ranges.UNCHECKED
-    assert lower.why == ("flax 0.11.2 with jax 0.8.1 cannot be probed (not_applicable: "
-                         "flax.config.flax_always_shard_variable is absent)")
+    assert lower.why == "flax 0.11.2 with jax 0.8.1 cannot be probed (not_applicable: needs 16 devices, the cell has 8)"
+    assert _lower_edge("install_error: no wheel").status == ranges.UNCHECKED
+
+
+def test_an_unmet_need_at_one_pairing_met_at_the_next_is_judged_there() -> None:
+    def old_jax_lacks_it(case: str, jax: Version, flax: Version) -> str | None:
+        unmet = jax < Version("0.8.1") and flax < Version("0.12.0")  # bounded at the first pairing
+        return "not_applicable: needs jax>=0.8.1" if unmet else probe(case, jax, flax)
+
+    def two(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.8.0"), Version("0.8.1")]
+
+    found, _ = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, two, old_jax_lacks_it, 20)
+    assert next(f for f in found if f.edge.text == ">=0.12.0").status == ranges.CONFIRMED
 
 
 def test_edges_past_the_budget_are_unchecked_and_the_budget_is_never_exceeded() -> None:
@@ -379,3 +403,62 @@ def test_an_answer_that_the_pair_did_not_install_or_load_is_one_another_pairing_
     assert ranges.cannot_run(f"{ranges.UNLOADABLE}flax: ImportError")
     assert ranges.cannot_run(f"{ranges.UNINSTALLABLE}: no jaxlib 0.5.2")
     assert not ranges.cannot_run("not_applicable: needs flax.nnx")
+
+
+def test_the_printed_counts_name_an_edge_bounded_by_its_case_s_needs_apart_from_the_unchecked() -> None:
+    edge = ranges.edges({}, [eager("<0.12.1")])[0]
+    bounded = ranges.Finding(edge, ranges.BOUNDED, why="flax 0.11.2 lacks the flag")
+    lines = ranges.describe([bounded], [], 2, 4)
+    assert lines[0].startswith("bounded by the case's needs: " + EAGER)
+    assert lines[-1] == ("ranges: 1 edge(s): 0 confirmed, 0 wrong, 0 unchecked, 1 bounded by the case's needs; "
+                         "2 of 4 probes")
+
+
+def test_a_hole_inside_a_range_whose_lower_edge_went_unchecked_is_found_by_its_upper_edge() -> None:
+    # flax 0.11.2 does not install, so >=0.12.0 goes unchecked; 0.12.1 and 0.12.2 pass inside.
+    def hole(case: str, jax: Version, flax: Version) -> str | None:
+        if flax == Version("0.11.2"):
+            return "install_error: no wheel"
+        return ranges.FAIL if flax in (Version("0.12.0"), Version("0.12.3")) else ranges.PASS
+
+    releases = {**RELEASES, "flax": [*RELEASES["flax"], Version("0.12.4")]}
+    found, _ = ranges.run(ranges.edges({}, [eager("<0.12.4")]), releases, partner, hole, 20)
+    lower, upper = found
+    assert lower.status == ranges.UNCHECKED
+    assert lower.inside_said() == "nothing inside probed: the edge is not confirmed"
+    assert upper.status == ranges.WRONG and Version("0.12.1") in upper.inside_asked + upper.inside_of
+    assert "passes inside the declared range" in upper.why
+
+
+def test_a_range_whose_lower_edge_is_confirmed_leaves_its_inside_to_that_edge() -> None:
+    found = {finding.edge.text: finding for finding in ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES,
+                                                                   partner, probe, 20)[0]}
+    assert found["<0.12.1"].inside_of == () and found["<0.12.1"].inside_said() == "no release inside"
+
+
+def test_an_edge_found_bounded_keeps_that_status_when_the_budget_ends_its_search_of_other_pairings() -> None:
+    def unmet(case: str, jax: Version, flax: Version) -> str | None:
+        return "not_applicable: needs x" if flax == Version("0.11.2") else probe(case, jax, flax)
+
+    def two(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.8.0"), Version("0.8.1")]
+
+    found, spent = ranges.run(ranges.edges({}, [eager("<0.12.1")]), RELEASES, two, unmet, 2)
+    assert spent == 2 and found[0].status == ranges.BOUNDED and not found[0].unreached
+
+
+def test_a_declaration_the_checker_cannot_probe_is_refused_in_one_line_naming_the_case() -> None:
+    for spec, said in (("<=0.8.1", "<=0.8.1 cannot be checked"), ("==0.8.1", "==0.8.1 cannot be checked"),
+                       (">=0.9.0,<0.8.0", "holds no release")):
+        entry = Breakage(USE_MESH, "x", "https://x", {"jax": SpecifierSet(spec)})
+        with pytest.raises(ranges.DeclarationError, match=re.escape(said)) as raised:
+            ranges.edges({}, [entry])
+        assert str(raised.value).startswith(USE_MESH) and "\n" not in str(raised.value)
+    bounded = Change("jax>=0.8.0,<0.8.2", "x", raises="TypeError", kind="api", fix="y")
+    with pytest.raises(ranges.DeclarationError, match=re.escape("<0.8.2 cannot be checked")):
+        ranges.edges({USE_MESH: bounded}, [])
+
+
+def test_a_declaration_of_lower_and_upper_bounds_makes_an_edge_of_each() -> None:
+    entry = Breakage(USE_MESH, "x", "https://x", {"jax": SpecifierSet(">=0.7.0,<0.8.1")})
+    assert [edge.text for edge in ranges.edges({}, [entry])] == [">=0.7.0", "<0.8.1"]

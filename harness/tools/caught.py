@@ -1,8 +1,9 @@
 """Which census reports the corpus catches: a report is caught at its own transition, when a case citing it declares
 (now, in the corpus as it is) an edge at the release the report names for its start or its fix, and the range
 checker confirmed that very edge (its probes found that same bound). A report fixed upstream is caught only through
-the edge at its fix (`<fixed`, confirmed: the case passes from the fix on); a citation alone, or an edge of the same
-case at some other release, earns nothing.
+the edge at its fix (`<fixed`, confirmed: the case passes from the fix on); a live report with a recorded first
+release only through its edge there, with any live edge of the case confirmed too; a citation alone, or an edge of
+the same case at some other release, earns nothing.
 
 Pure: it joins the census (harness.census), the corpus's `cites=`, the edges the corpus declares now
 (harness.tools.ranges.edges, as `(case, package, declared, source)`) and the rows of one stored range check
@@ -92,19 +93,25 @@ def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[M
     wanted = good if good and report.fixed != LIVE else bad | good
     if not wanted:
         return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
-    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted)]
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted,
+                                                                  bad if report.fixed == LIVE else set())]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
     said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
     rows = [row for case in cases for row in by_case.get(case, [])]
     wrong = [row for row in rows if row["status"] == "wrong"]
-    at = [row for row in rows if (row["package"], row["declared"]) in wanted]
+    at = [row for row in rows if (row["package"], row["declared"]) in wanted and row["status"] != "confirmed"]
+    at += [row for row in rows if (row["package"], row["declared"]) in wanted]
     if wrong:
         return Catch(report, NOT_CAUGHT, cases, _said(wrong[0]))
-    if at:
-        return Catch(report, NOT_CAUGHT, cases, _said(at[0]))
     if not rows:
         return Catch(report, NOT_CAUGHT, cases, f"its cases declare no checked edge (its transition: {said})")
+    if report.fixed == LIVE and bad and not any((row["package"], row["declared"]) in bad for row in rows):
+        at_first = " or ".join(f"{package}{bound}" for package, bound in sorted(bad))
+        return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its first release ({at_first}): a live "
+                                                f"edge says only that the newest release fails")
+    if at:
+        return Catch(report, NOT_CAUGHT, cases, _said(at[0]))
     return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its transition ({said})")
 
 
@@ -113,8 +120,14 @@ def _said(row: Mapping[str, Any]) -> str:
     return f"edge {row['package']}{row['declared']} of {row['case']} is {row['status']}: {found}".rstrip(": ")
 
 
-def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]]) -> bool:
-    """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong."""
+def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
+              first: Collection[tuple[str, str]] = ()) -> bool:
+    """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong. For a live
+    report with a recorded first release (`first`): the edge there, and every live edge the case declares confirmed
+    (a live edge alone says only that the newest release fails, not where the report started)."""
+    if first:
+        live = [row for row in rows if row["declared"] == LIVE]
+        return _confirms(rows, set(first)) and all(row["status"] == "confirmed" for row in live)
     at = [row for row in rows if (row["package"], row["declared"]) in wanted]
     return (any(row["status"] == "confirmed" and not row.get("found") for row in at)
             and not any(row["status"] == "wrong" for row in rows))

@@ -26,6 +26,10 @@ PACKAGES = ("jax", "jaxlib", "flax")
 #: (package, first release needing it, python): jax >= 0.11 and flax >= 0.12.9 ship wheels for Python >= 3.12 only.
 PYTHON_FLOORS: tuple[tuple[str, str, str], ...] = (("jax", "0.11", "3.12"), ("flax", "0.12.9", "3.12"))
 OLDEST_PYTHON = "3.11"
+#: (jaxlib range, requirement) a cell of such a jaxlib installs beside its pins: what its wheels were built against and
+#: the resolver would otherwise take newer. jaxlib < 0.4.26 was built against numpy 1.x and fails on numpy 2 with
+#: "Unknown NumPy dtype" (jax 0.4.26 is the first release built for numpy 2).
+JAXLIB_COMPANIONS: tuple[tuple[str, str], ...] = (("<0.4.26", "numpy<2"),)
 
 
 class PinError(ShardmatrixError, ValueError):
@@ -165,11 +169,23 @@ def python_for(jax: str, flax: str, floor: str = OLDEST_PYTHON) -> str:
 def make_cell(jax: str, flax: str, python: str, *, devices: int = 8, jaxlib: str | None = None) -> Cell:
     """A cell for exact jax and flax releases: jaxlib follows jax (or `jaxlib_for`'s pick, named in the id), the id is
     the matrix's default id."""
+    companions = companions_for(jaxlib or jax)
     if jaxlib is None or jaxlib == jax:
-        return Cell(id=default_id(jax, flax, python), jax=jax, jaxlib=jax, flax=flax, python=python, devices=devices)
+        return Cell(id=default_id(jax, flax, python), jax=jax, jaxlib=jax, flax=flax, python=python, devices=devices,
+                    extras=companions)
     # Its own id: a cell of jaxlib == jax at this pair (one that did not install) must not answer for it.
     return Cell(id=f"jax{jax}-jaxlib{jaxlib}-flax{flax}-py{python}", jax=jax, jaxlib=jaxlib, flax=flax,
-                python=python, devices=devices)
+                python=python, devices=devices, extras=companions)
+
+
+def companions_for(jaxlib: str) -> tuple[str, ...]:
+    """The requirements JAXLIB_COMPANIONS adds to a cell of this jaxlib; none for one that is not a release (an
+    unreleased source takes what its own metadata asks for)."""
+    try:
+        version = Version(jaxlib)
+    except InvalidVersion:
+        return ()
+    return tuple(requirement for spec, requirement in JAXLIB_COMPANIONS if version in SpecifierSet(spec))
 
 
 def jaxlib_for(jax: Version, jaxlibs: Collection[Version], requires: list[str]) -> Version | None:

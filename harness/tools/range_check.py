@@ -189,6 +189,9 @@ class CellProbe:
         record = bisect.probe_record(finals, case)
         verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
         why = record.get("reason") or record.get("error_message") or ""
+        if vocabulary.is_inconclusive(record["status"]):
+            # A timeout or a crash (a loaded machine, a dying process) found no bound: unjudged, never a failure.
+            return f"{record['status']}: {why}".rstrip(": ")
         if verdict == "good":
             # A change that names its warning's text is warned only by that; one that names none, by any warning,
             # as the report's Changes view counts the cells that warned.
@@ -246,6 +249,31 @@ def kept_rows(rows: list[dict[str, Any]], probed: set[str], current: set[caught.
     return [row for row in rows if row["case"] not in probed and (row["case"] not in held or declared_now(row))]
 
 
+def standing(findings: list[ranges.Finding], earlier: list[dict[str, Any]]
+             ) -> tuple[list[ranges.Finding], list[dict[str, Any]]]:
+    """(the findings this check reached, the earlier rows that stand for the edges it did not): an edge the budget
+    never reached keeps what an earlier check stored for the same declaration, its reason included."""
+    stored = {(row["case"], row["package"], row["declared"], row.get("source")): row for row in earlier}
+    reached, kept = [], []
+    for finding in findings:
+        edge = finding.edge
+        row = stored.get((edge.case, edge.package, edge.text, edge.source)) if finding.unreached else None
+        if row is None:
+            reached.append(finding)
+        else:
+            kept.append(row)
+    return reached, kept
+
+
+def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The needs gone with no change, one row per case: this check's, else the earlier check's first (a case probed
+    at another pair now would otherwise be listed once per pair)."""
+    found: dict[str, dict[str, str]] = {}
+    for row in [*drifted, *earlier]:
+        found.setdefault(row["case"], row)
+    return list(found.values())
+
+
 def _earlier(path: Path | None) -> dict[str, Any]:
     """The earlier check --merge names ({} without one)."""
     if path is None:
@@ -288,7 +316,9 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     findings, spent = ranges.run(edges, releases, partner, probe, namespace.budget, floor)
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
     kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
-    drifted += [row for row in earlier.get("needs_without_change", []) if row not in drifted]
+    findings, unreached = standing(findings, earlier.get("edges", []))
+    kept += unreached
+    drifted = one_per_case(drifted, earlier.get("needs_without_change", []))
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
                           namespace.budget + earlier.get("budget", 0), drifted, kept)
     for line in ranges.describe(findings, drifted, spent, namespace.budget, kept):

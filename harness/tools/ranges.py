@@ -29,8 +29,9 @@ from packaging.version import Version
 from harness import outputs
 from harness.cell.known import Breakage
 from harness.change import Change
+from harness.formats import ShardmatrixError
 from harness.tools.budget import BudgetSpent
-from harness.vocabulary import INSTALL_ERROR
+from harness.vocabulary import INSTALL_ERROR, NOT_APPLICABLE
 
 #: What a probe answers: the case passed, failed, or anything else (or None): why it could not be probed there.
 PASS, FAIL = "pass", "fail"
@@ -38,6 +39,12 @@ PASS, FAIL = "pass", "fail"
 #: counts as warned, as in the report's Changes view (reports.verdicts.documented): a failure is not a warning.
 WARNED = "pass, warned"
 CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
+#: A rising edge whose release before the bound is the last where the case's own needs are unmet (not applicable
+#: there, failing from the bound on): the lower side can never be probed, so the edge is never confirmed, and it says
+#: so instead of reading as unchecked (flax.config.flax_always_shard_variable first appears in flax 0.12.0).
+BOUNDED = "bounded by the case's needs"
+#: Every status an edge's row may hold, in the order counts are said.
+STATUSES = (CONFIRMED, WRONG, UNCHECKED, BOUNDED)
 
 #: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
 #: the case is not applicable there), or None.
@@ -102,6 +109,8 @@ class Finding:
     inside_asked: tuple[Version, ...] = ()
     #: Those of the asked where the case could be judged (it applied and installed there).
     inside_judged: tuple[Version, ...] = ()
+    #: The budget ran out before the edge was probed: the check says nothing of it, so an earlier row stands.
+    unreached: bool = field(default=False, compare=False)
 
     def as_row(self) -> dict[str, Any]:
         """The edge's row in the stored document, with what was probed inside its range."""
@@ -112,7 +121,8 @@ class Finding:
     def inside_said(self) -> str:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
         if not self.inside_of:
-            return "no release inside"
+            unconfirmed = "nothing inside probed: the edge is not confirmed"
+            return "no release inside" if self.status == CONFIRMED else unconfirmed
         said = f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed"
         if len(self.inside_judged) != len(self.inside_asked):
             said += f", {len(self.inside_judged)} of them judged (the others not applicable or not installable)"
@@ -136,11 +146,27 @@ class Budget:
         return self.asked[key]
 
 
+class DeclarationError(ShardmatrixError, ValueError):
+    """A declared range the checker cannot probe as written; one line naming the case and the declaration."""
+
+
+#: The operators a declared bound may use: `>=A` (fails from A on) and `<B` (passes from B on). Any other would make no
+#: edge and be checked by nothing, so "0 unchecked" could hide it.
+PROBED_OPERATORS = (">=", "<")
+
+
 def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
             within: str = "", broken_from: Version | None = None) -> list[Edge]:
     requirement = Requirement(text)
+    refused = [f"{spec.operator}{spec.version}" for spec in requirement.specifier
+               if spec.operator not in PROBED_OPERATORS or (rising_only and spec.operator == "<")]
+    if refused:
+        raise DeclarationError(f"{case}: {source}: {refused[0]} cannot be checked against releases; declare it as "
+                               f">=A and <B of the releases where it starts and stops")
     lower = [Version(spec.version) for spec in requirement.specifier if spec.operator == ">="]
     upper = [Version(spec.version) for spec in requirement.specifier if spec.operator == "<"]
+    if lower and upper and min(upper) <= max(lower):
+        raise DeclarationError(f"{case}: {source}: an empty range ({text}) holds no release")
     edges = []
     # The lower end first: a range reads from its start, whatever order its specifiers were written in.
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
@@ -211,10 +237,16 @@ def check(edge: Edge, releases: Mapping[str, list[Version]], partner: Partner, p
     # not apply or (for a warning) fails there says nothing of the bound.
     findings = []
     for other in others:
-        findings.append(_check_at(edge, versions, at, other, probe))
-        if findings[-1].status != UNCHECKED:
+        try:
+            findings.append(_check_at(edge, versions, at, other, probe))
+        except BudgetSpent:
+            if not any(finding.status == BOUNDED for finding in findings):
+                raise
+            break  # the budget ends the search for a pairing that meets the need: what was found stands
+        if findings[-1].status not in (UNCHECKED, BOUNDED):
             return findings[-1]
-    return findings[0]
+    # A need unmet at one pairing may be met at the next; only where none meets it is the edge bounded by it.
+    return next((finding for finding in findings if finding.status == BOUNDED), findings[0])
 
 
 def _pairings(edge: Edge, releases: Mapping[str, list[Version]], others: Sequence[Version]) -> list[Version]:
@@ -261,6 +293,10 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
 
     # A rising edge fails from the bound on; a falling one fails before it.
     below, above = fails(at - 1), fails(at)
+    if below is None and above is True and edge.rising and _unmet_need(unjudged.get(at - 1, "")):
+        held = f"{'flax' if edge.package == 'jax' else 'jax'} {other}"
+        return Finding(edge, BOUNDED, why=f"{edge.package} {versions[at - 1]} with {held} does not meet the case's "
+                                          f"needs ({unjudged[at - 1]}); {versions[at]}, the first that does, fails")
     if below is None or above is None:
         side = versions[at - 1] if below is None else versions[at]
         said = unjudged.get(at - 1 if below is None else at) or ""
@@ -285,6 +321,12 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
 
 
+def _unmet_need(answer: str) -> bool:
+    """Whether a probe's answer says the case is not applicable for a need of its own (an API, a version), not for
+    too few devices, which says nothing of a release."""
+    return answer.startswith(NOT_APPLICABLE) and not (" devices" in answer and "needs " in answer)
+
+
 def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple[bool | None, str]:
     """(whether the case fails at `version` of the edge's package, warns for a `warns` edge; None where it cannot
     be judged, with why)."""
@@ -300,13 +342,15 @@ def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple
 # --- inside the declared range --------------------------------------------------------------------------------------
 
 
-def inside(edge: Edge, versions: list[Version], floor: Version | None = None) -> list[Version]:
+def inside(edge: Edge, versions: list[Version], floor: Version | None = None, owns: bool = False) -> list[Version]:
     """The releases inside the range an edge declares that its bound's probes do not ask, in the order they are
     probed: a live breakage's first release, then the middle release, then the middles of each half, and so on.
 
     One edge owns a range's inside: the lower end of a two-ended range, a `<B` range with no lower end, a live
     breakage with no lower end on its package (its `>=` edge owns it otherwise). A range open below starts at
-    `floor` (the oldest release the matrix pairs), and a warning's inside ends where its change's break begins."""
+    `floor` (the oldest release the matrix pairs), and a warning's inside ends where its change's break begins. The
+    upper end of a two-ended range `owns` it where its lower end went unchecked (`owner`), from the lower bound
+    on, since no probe of that edge judged it."""
     versions = sorted(versions)
     start = bisect.bisect_left(versions, floor) if floor is not None else 0
     at = bisect.bisect_left(versions, edge.bound)
@@ -317,8 +361,8 @@ def inside(edge: Edge, versions: list[Version], floor: Version | None = None) ->
     elif edge.rising:
         low = at + 1
         high = (bisect.bisect_left(versions, edge.other) - 1) if edge.other is not None else len(versions) - 1
-    elif edge.other is None:
-        low, high = start, at - 2
+    elif edge.other is None or owns:
+        low, high = (start if edge.other is None else bisect.bisect_left(versions, edge.other)), at - 2
     else:
         return []
     if edge.warns and edge.broken_from is not None:
@@ -469,15 +513,16 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
     inside its range (the middle); then, with the budget left, every other release inside. Edges past the budget
     are unchecked; a confirmed edge says how much of its inside was probed."""
     budget = Budget(probe, limit)
-    findings = []
+    findings: list[Finding] = []
     for edge in edges_:
         versions = sorted(releases[edge.package])
         try:
             finding = check(edge, releases, partner, budget)
         except BudgetSpent:
-            finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent")
+            finding = Finding(edge, UNCHECKED, why=f"the probe budget ({limit}) is spent", unreached=True)
         if finding.status == CONFIRMED:
-            finding = replace(finding, inside_of=tuple(inside(edge, versions, (floor or {}).get(edge.package))))
+            owned = inside(edge, versions, (floor or {}).get(edge.package), owner(edge, findings))
+            finding = replace(finding, inside_of=tuple(owned))
             finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
         findings.append(finding)
     # Past the budget, an inside release another edge already asked is still answered (free), so no early stop.
@@ -485,6 +530,17 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
         findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, False,
                                    _inside_pairings(finding.edge, releases, partner))
     return findings, len(budget.asked)
+
+
+def owner(edge: Edge, found: list[Finding]) -> bool:
+    """Whether a `<B` edge owns its two-ended range's inside: its `>=A` edge (checked before it) went unchecked or
+    bounded, so nothing inside would be probed otherwise (a hole at A+1 would stay invisible). A wrong one probed it."""
+    if edge.rising or edge.live or edge.other is None:
+        return False
+    return any(finding.status in (UNCHECKED, BOUNDED) for finding in found
+                   if (finding.edge.case, finding.edge.source, finding.edge.package) == (edge.case, edge.source,
+                                                                                         edge.package)
+                   and finding.edge.rising and finding.edge.bound == edge.other)
 
 
 def _inside_pairings(edge: Edge, releases: Mapping[str, list[Version]],
@@ -545,7 +601,7 @@ def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int,
     for drift_row in drifted:
         lines.append(f"need gone with no change: {drift_row['case']}: held at {drift_row['held']}, unmet at "
                      f"{drift_row['unmet']}: {drift_row['reason']}")
-    counts = {status: sum(row["status"] == status for row in rows) for status in (CONFIRMED, WRONG, UNCHECKED)}
+    counts = {status: sum(row["status"] == status for row in rows) for status in STATUSES}
     earlier = f" ({len(kept)} kept from the earlier check)" if kept else ""
     lines.append(f"ranges: {len(rows)} edge(s){earlier}: " + ", ".join(f"{n} {status}" for status, n in counts.items())
                  + f"; {spent} of {limit} probes")
