@@ -19,7 +19,8 @@
   compare.json and in each judgment, as the real command writes it; its "regressions" (default: the one regressed
   case of an UNSAFE verdict, unexplained) are compare.json's counts by kind.
   Every call is recorded in the state's "shardmatrix" list.
-- python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
+- python is the test venv's, with the folder a job installed shardmatrix from on its path and the scenario's
+  "json_api" (if any) as $SHARDMATRIX_JSON_API, the index the real command reads, except `-m pip`
   (recorded) and `-m shardmatrix.frontier plan` (the scenario's plan, or a failure where it is null: the real one
   asks PyPI).
 """
@@ -341,6 +342,8 @@ def python(args: list[str]) -> int:
         print(json.dumps(plan))
         return 0
     installed = load().get("installed", {}).get(os.environ.get("GITHUB_WORKSPACE", ""))
+    if scenario().get("json_api"):  # the index the real command reads, offline ($SHARDMATRIX_JSON_API)
+        os.environ["SHARDMATRIX_JSON_API"] = scenario()["json_api"]
     if installed:
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [installed, os.environ.get("PYTHONPATH")]))
     os.execv(os.environ["DRIVER_PYTHON"], [os.environ["DRIVER_PYTHON"], *args])
