@@ -38,13 +38,13 @@ def folder_index(root: Path) -> str:
 def driver(tmp_path: Path) -> Driver:
     made = Driver(WORKFLOWS / "ecosystem.yml", copy_repository(tmp_path / "repo"), GitHub(tmp_path / "github"),
                   tmp_path / "driver")
-    made.json_api = folder_index(tmp_path / "index")  # type: ignore[attr-defined]
+    made.scenario = {"json_api": folder_index(tmp_path / "index")}
     return made
 
 
 def run(driver: Driver, projects: dict[str, Any] | None = None, previous: Run | None = None,
         inputs: dict[str, str] | None = None) -> Run:
-    driver.scenario = {"projects": projects or {}, "json_api": driver.json_api}  # type: ignore[attr-defined]
+    driver.scenario = {**driver.scenario, "projects": projects or {}}
     return driver.run("workflow_dispatch", 5, inputs={**INPUTS, **(inputs or {})}, previous=previous)
 
 
@@ -119,3 +119,12 @@ def test_the_merge_is_told_the_run_and_takes_the_parts_of_that_run(driver: Drive
     assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("SAFE", "")}
     merged = outputs.read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / outputs.ECOSYSTEM_JSON.name)
     assert (merged["candidate"], merged["baseline"], merged["as_of"]) == (["jax==0.9.0"], RUN[2], "2026-01-20")
+
+
+def test_the_merge_refuses_the_parts_of_another_run_than_the_one_it_merges(driver: Driver) -> None:
+    # Both parts agree with each other: only the run the merge is told of tells them apart.
+    done = run(driver, {"haliax": "elsewhere", "penzai": "elsewhere"})
+    assert done.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "failure"}
+    assert ("a part of another run: its baseline jax==0.8.1,flax==0.12.0, not the jax==0.8.2,flax==0.12.0 asked"
+            in done.job("merge").log)
+    assert not driver.github.artifact_dir(5, "ecosystem-report").exists(), "no report of a mixed run"

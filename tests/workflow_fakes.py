@@ -10,7 +10,8 @@
   written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
   `frontier` stores a release's result ("die": nothing; "hang": one probe's results, then no end); `ecosystem
   --only NAME` writes that project's summary with the real report writer as the scenario's "projects" says ("pass":
-  SAFE, "fail": UNSAFE with one cause, "die": nothing, "hang": a result line, then no end). Installs (pip, uv, a
+  SAFE, "fail": UNSAFE with one cause, "die": nothing, "hang": a result line, then no end, "elsewhere": SAFE, against
+  another baseline than asked). Installs (pip, uv, a
   nox session's own) are recorded, never made.
 - shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
@@ -305,7 +306,11 @@ def ecosystem_project(args: list[str], out: Path) -> int:
     causes = [{"signature": "AssertionError: the sharding moved", "example": "AssertionError: the sharding moved",
                "change": "", "cases": ["tests/test_mesh.py::test_sharded_sum"], "reproducer": ""}] if failed else []
     candidate = [a for a in args if re.fullmatch(r"(jax|flax)==[\w.]+", a)]
-    write(out, {"candidate": candidate, "baseline": option(args, "--baseline", "jax==0.8.2,flax==0.12.0"),
+    # "elsewhere": the summary of an earlier run, against another baseline, left in the folder.
+    baseline = option(args, "--baseline", "jax==0.8.2,flax==0.12.0")
+    if what == "elsewhere":
+        baseline = "jax==0.8.1,flax==0.12.0"
+    write(out, {"candidate": candidate, "baseline": baseline,
                 "as_of": option(args, "--as-of", "2026-01-20"), "whole_suite": False, "pending": [],
                 "projects": [{"name": name, "why": "shards", "source": "sdist", "revision": f"{name} 1.0",
                               "verdict": "UNSAFE" if failed else "SAFE", "reason": "", "coverage": "",
