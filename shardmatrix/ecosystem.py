@@ -226,7 +226,7 @@ def check_sides(candidate: dict[str, str], baseline: dict[str, str], day: date, 
     for side, named in (("candidate", candidate), ("baseline", baseline)):
         for package, version in sorted(named.items()):
             try:
-                uploaded = releases.upload_dates(fetch(index.JSON_API.format(name=package), "application/json")
+                uploaded = releases.upload_dates(fetch(index.json_api(package), "application/json")
                                                  ).get(Version(version))
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # the cells will say what the index does not

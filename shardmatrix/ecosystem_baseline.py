@@ -41,7 +41,7 @@ class Baseline:
 
 def out_by(package: str, day: date, fetch: index.Fetch) -> set[Version]:
     """The releases of `package` uploaded by the end of `day`."""
-    document = fetch(index.JSON_API.format(name=package), "application/json")
+    document = fetch(index.json_api(package), "application/json")
     end = ecosystem_sources.end_of(day)
     return {version for version, uploaded in releases.upload_dates(document).items() if uploaded < end}
 
@@ -97,7 +97,7 @@ def held_flax(before: Version, bumped: Version, preferred: list[Version], out: s
               fetch: index.Fetch) -> tuple[Version | None, str]:
     """The flax whose declared jax requirement admits both jax releases, and why (or None, and what was looked
     at)."""
-    document = fetch(index.JSON_API.format(name="flax"), "application/json")
+    document = fetch(index.json_api("flax"), "application/json")
     for flax, partner in _order(preferred, out):
         declared = _declared(flax, document, fetch)
         if declared is not None and all(declared.contains(v, prereleases=True) for v in (before, bumped)):
@@ -109,7 +109,7 @@ def held_flax(before: Version, bumped: Version, preferred: list[Version], out: s
 def held_jax(before: Version, bumped: Version, preferred: list[Version], out: set[Version],
              fetch: index.Fetch) -> tuple[Version | None, str]:
     """The jax both flax releases' declared requirements admit, and why (or None, and what was looked at)."""
-    document = fetch(index.JSON_API.format(name="flax"), "application/json")
+    document = fetch(index.json_api("flax"), "application/json")
     ranges = [_declared(flax, document, fetch) for flax in (before, bumped)]
     if any(spec is None for spec in ranges):
         return None, f"flax {before} or {bumped} declares no jax requirement the index can tell"

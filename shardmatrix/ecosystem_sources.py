@@ -85,7 +85,7 @@ def index_document(package: str, fetch: index.Fetch = index.fetch_json) -> dict[
     """The index's JSON document of a package's releases; SourceError in one line when the index says it has no such
     package (HTTP 404: it did answer) or does not answer."""
     try:
-        document: dict[str, Any] = fetch(index.JSON_API.format(name=package), "application/json")
+        document: dict[str, Any] = fetch(index.json_api(package), "application/json")
     except urllib.error.HTTPError as exc:
         if exc.code == HTTPStatus.NOT_FOUND:
             raise SourceError(f"{package}: no such package on the index ({exc})") from None
@@ -323,7 +323,7 @@ def _download(entry: Entry, file: dict[str, Any], dest: Path) -> Path:
     dest.mkdir(parents=True)
     target = dest / str(file["filename"])
     # An index may answer with addresses relative to its JSON API (a mirror of PyPI does).
-    url = urllib.parse.urljoin(index.JSON_API.format(name=file.get("package", "")), str(file["url"]))
+    url = urllib.parse.urljoin(index.json_api(file.get("package", "")), str(file["url"]))
     try:
         with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)

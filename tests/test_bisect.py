@@ -452,3 +452,24 @@ def test_the_command_takes_the_day_to_every_probe_and_a_removal_is_found_where_i
     assert set(days) == {"2026-03-01"}
     skipped = bisect.run(argv, CELLS, say=lambda line: None)  # without it, the skip is passed over
     assert skipped.first_bad is not None and skipped.first_bad.version == Version("0.10.2")
+
+
+def rc_index(url: str, accept: str) -> dict[str, object]:
+    """jax 0.8.2, 0.9.0rc1, 0.9.0rc2 and 0.9.0 on the index."""
+    return {"releases": {v: [{"filename": f"jax-{v}.tar.gz", "yanked": False,
+                              "upload_time_iso_8601": "2026-01-10T10:00:00Z"}]
+                         for v in ("0.8.2", "0.9.0rc1", "0.9.0rc2", "0.9.0")}}
+
+
+@pytest.mark.parametrize(("flags", "bad", "probed"), [
+    (["--pre"], "0.9.0rc2", ["0.8.2", "0.9.0rc1", "0.9.0rc2"]),  # a pre-release end: the ones before it too
+    (["--pre"], "0.9.0", ["0.8.2", "0.9.0"]),  # final ends: finals between them, --pre or not
+    ([], "0.9.0", ["0.8.2", "0.9.0"]),
+])
+def test_pre_widens_the_search_to_the_pre_releases_between_the_ends_only_when_an_end_is_one(
+    flags: list[str], bad: str, probed: list[str]
+) -> None:
+    namespace = bisect.parser().parse_args(["--case", "tests/test_x.py::test_y", "--good", "jax==0.8.2", "--bad",
+                                            f"jax=={bad}", *flags])
+    req = bisect.request(namespace, CELLS[0])
+    assert bisect.candidates(req, rc_index) == [Version(v) for v in probed]

@@ -219,6 +219,16 @@ def test_the_upload_day_of_a_release_and_a_release_the_index_lacks(tmp_path: Pat
         ecosystem_sources.parse_day("2026-1-1")
 
 
+@pytest.mark.parametrize("mirror", ["", "https://mirror.example/pypi/{name}/json"])
+def test_the_index_asked_is_the_one_shardmatrix_json_api_names_else_pypi(mirror: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The workflow tests' offline index is such a mirror; the ecosystem read PyPI's address whatever it was told.
+    monkeypatch.setenv("SHARDMATRIX_JSON_API", mirror)
+    asked: dict[str, Any] = {}
+    ecosystem_sources.index_document("alpha", lambda url, accept: asked.setdefault(url, {"releases": {}}))
+    assert list(asked) == [(mirror or "https://pypi.org/pypi/{name}/json").format(name="alpha")]
+
+
 def test_a_file_address_relative_to_the_index_is_read_from_the_index(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # A mirror of PyPI answers its JSON API with addresses like '../../packages/.../alpha-1.0.tar.gz'.

@@ -10,7 +10,8 @@
   written) or "hang" (half its cases written, then it never ends); `report` runs the report's own command;
   `frontier` stores a release's result ("die": nothing; "hang": one probe's results, then no end); `ecosystem
   --only NAME` writes that project's summary with the real report writer as the scenario's "projects" says ("pass":
-  SAFE, "fail": UNSAFE with one cause, "die": nothing, "hang": a result line, then no end). Installs (pip, uv, a
+  SAFE, "fail": UNSAFE with one cause, "die": nothing, "hang": a result line, then no end, "elsewhere": SAFE, against
+  another baseline than asked). Installs (pip, uv, a
   nox session's own) are recorded, never made.
 - shardmatrix (only once a job installed it: `uv pip install "shardmatrix... @ file://PATH"`) answers the scenario's
   "verdict" (SAFE, UNSAFE, INCONCLUSIVE, or BROKEN: exit 3, nothing written) and writes OUT/report/compare.md;
@@ -19,7 +20,8 @@
   compare.json and in each judgment, as the real command writes it; its "regressions" (default: the one regressed
   case of an UNSAFE verdict, unexplained) are compare.json's counts by kind.
   Every call is recorded in the state's "shardmatrix" list.
-- python is the test venv's, with the folder a job installed shardmatrix from on its path, except `-m pip`
+- python is the test venv's, with the folder a job installed shardmatrix from on its path and the scenario's
+  "json_api" (if any) as $SHARDMATRIX_JSON_API, the index the real command reads, except `-m pip`
   (recorded) and `-m shardmatrix.frontier plan` (the scenario's plan, or a failure where it is null: the real one
   asks PyPI).
 """
@@ -304,7 +306,11 @@ def ecosystem_project(args: list[str], out: Path) -> int:
     causes = [{"signature": "AssertionError: the sharding moved", "example": "AssertionError: the sharding moved",
                "change": "", "cases": ["tests/test_mesh.py::test_sharded_sum"], "reproducer": ""}] if failed else []
     candidate = [a for a in args if re.fullmatch(r"(jax|flax)==[\w.]+", a)]
-    write(out, {"candidate": candidate, "baseline": option(args, "--baseline", "jax==0.8.2,flax==0.12.0"),
+    # "elsewhere": the summary of an earlier run, against another baseline, left in the folder.
+    baseline = option(args, "--baseline", "jax==0.8.2,flax==0.12.0")
+    if what == "elsewhere":
+        baseline = "jax==0.8.1,flax==0.12.0"
+    write(out, {"candidate": candidate, "baseline": baseline,
                 "as_of": option(args, "--as-of", "2026-01-20"), "whole_suite": False, "pending": [],
                 "projects": [{"name": name, "why": "shards", "source": "sdist", "revision": f"{name} 1.0",
                               "verdict": "UNSAFE" if failed else "SAFE", "reason": "", "coverage": "",
@@ -341,6 +347,8 @@ def python(args: list[str]) -> int:
         print(json.dumps(plan))
         return 0
     installed = load().get("installed", {}).get(os.environ.get("GITHUB_WORKSPACE", ""))
+    if scenario().get("json_api"):  # the index the real command reads, offline ($SHARDMATRIX_JSON_API)
+        os.environ["SHARDMATRIX_JSON_API"] = scenario()["json_api"]
     if installed:
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [installed, os.environ.get("PYTHONPATH")]))
     os.execv(os.environ["DRIVER_PYTHON"], [os.environ["DRIVER_PYTHON"], *args])

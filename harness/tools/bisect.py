@@ -250,6 +250,8 @@ class Request:
     good: Version
     bad: Version
     held: dict[str, str]
+    #: --pre with a pre-release end: the pre-releases between the ends are probed too (the first bad may be one).
+    pre: bool = False
 
 
 def request(namespace: argparse.Namespace, default: Cell) -> Request:
@@ -267,13 +269,15 @@ def request(namespace: argparse.Namespace, default: Cell) -> Request:
         given = getattr(namespace, name)
         if given:
             held.update(pins.parse_pins([given if given.startswith(name) else f"{name}{given}"]))
-    return Request(namespace.case, package, Version(good[package]), Version(bad[package]), held)
+    ends = Version(good[package]), Version(bad[package])
+    return Request(namespace.case, package, *ends, held, pre=pre and any(end.is_prerelease for end in ends))
 
 
 def candidates(req: Request, fetch: index.Fetch = index.fetch_json, before: str | None = None) -> list[Version]:
-    """Released versions from good to bad, both ends included; with `before` (a YYYY-MM-DD day, exclusive, as uv's
-    --exclude-newer) only those uploaded before it: a release published after a run's day was not its world."""
-    listed = index.releases(req.package, fetch)
+    """Released versions from good to bad, both ends included (pre-releases too when `req.pre`); with `before` (a
+    YYYY-MM-DD day, exclusive, as uv's --exclude-newer) only those uploaded before it: a release published after a
+    run's day was not its world."""
+    listed = index.releases(req.package, fetch, pre=req.pre)
     return index.between(out_before(req.package, listed, before, fetch) if before else listed, req.good, req.bad)
 
 
