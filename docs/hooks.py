@@ -369,11 +369,13 @@ def ranges() -> str:
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
     cases' `cites=` and the stored range check), after the line that says how many are caught."""
-    from harness.tools.census_table import census_search, census_summary, census_table
+    from harness.census import census_path, read_census
+    from harness.tools.census_table import CASES_DIR, census_search, census_summary, census_table
 
     run, document = stored_range_check()
     edges = document["edges"]
-    families = ("nnx_sharded_merge", "partitioned_metadata", "shard_map_modes", "sharded_gathers", "vmap_param_shapes")
+    # Every family the census counts gets its table: a report of a family spelt otherwise is shown, not dropped.
+    families = sorted({report.family for report in read_census(census_path(CASES_DIR)).values()})
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
     return f"{provenance(run)}\n\n**{census_summary(edges)}.** {census_search()}\n\n{tables}"
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 from harness import formats
 from harness.change import case_keyword
@@ -34,6 +37,8 @@ _SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries"
 # or a fix's own record, where no thread is the report).
 REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0'.
+_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*[0-9A-Za-z+])")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
 _OPTIONAL = ("uncited", "cpu", "checked")
 
@@ -131,8 +136,10 @@ def read_search(path: Path) -> Search | None:
                 kind is list and not all(isinstance(item, str) and item.strip() for item in value)):
             raise CensusError(f"{where}: {key} must be a non-empty {'list of strings' if kind is list else 'string'}")
     for key in ("date", "since", "until"):
-        if not DATE.match(table[key]):
-            raise CensusError(f"{where}: {key} {table[key]!r} is not YYYY-MM-DD")
+        if not _real_date(table[key]):
+            raise CensusError(f"{where}: {key} {table[key]!r} is not a YYYY-MM-DD day")
+    if table["since"] > table["until"]:
+        raise CensusError(f"{where}: since {table['since']} is after until {table['until']}")
     bad = [repo for repo in table["repositories"] if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$",
                                                                   repo)]
     if bad:
@@ -149,10 +156,41 @@ def read_census(path: Path) -> dict[str, Report]:
     found: dict[str, Report] = {}
     for index, row in enumerate(data.get("report", [])):
         report = _report(row, f"{source.name} report {index + 1}")
-        if report.id in found:
-            raise CensusError(f"{source.name}: report {report.id} is given twice")
+        twin = next((earlier for earlier in found if _same_report(earlier, report.id)), None)
+        if twin is not None:
+            said = "" if twin == report.id else f" (as {twin})"
+            raise CensusError(f"{source.name}: report {report.id} is given twice{said}")
         found[report.id] = report
     return found
+
+
+def _same_report(one: str, other: str) -> bool:
+    """GitHub reads owner/repo case-blind, and a commit by any prefix of its hash: one report, however spelt."""
+    one, other = one.lower(), other.lower()
+    if "@" in one and "@" in other:
+        (repo, commit), (other_repo, other_commit) = one.split("@"), other.split("@")
+        return repo == other_repo and (commit.startswith(other_commit) or other_commit.startswith(commit))
+    return one == other
+
+
+def _real_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return bool(DATE.match(text))
+
+
+def _fixed_before_appeared(appeared: str, fixed: str) -> str | None:
+    """'jax 0.8.1 <= 0.9.0' where the release a report names for its fix is not after its first bad one."""
+    first = dict(_PIN.findall(appeared))
+    for package, release in _PIN.findall(fixed):
+        try:
+            if package in first and Version(release) <= Version(first[package]):
+                return f"{package} {release} <= {first[package]}"
+        except InvalidVersion:
+            continue
+    return None
 
 
 def _report(row: object, where: str) -> Report:
@@ -161,6 +199,10 @@ def _report(row: object, where: str) -> Report:
     missing = [key for key in _REQUIRED if not isinstance(row.get(key), str) or not row[key].strip()]
     if missing:
         raise CensusError(f"{where}: needs {', '.join(missing)} (each a non-empty string)")
+    broken = [key for key in (*_REQUIRED, "uncited") if "\n" in str(row.get(key, ""))]
+    if broken:
+        raise CensusError(f"{where} ({row['id']!r}): {', '.join(broken)} spans lines (a census field is one line: "
+                          "it is one row of the cases page's table)")
     unknown = set(row) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
         raise CensusError(f"{where} ({row['id']}): unknown field(s) {', '.join(sorted(unknown))}")
@@ -174,8 +216,12 @@ def _report(row: object, where: str) -> Report:
         expected = rf"^https://github\.com/{re.escape(repo)}/commit/{commit}[0-9a-f]*$"
     if not re.match(expected, row["link"]):
         raise CensusError(f"{where} ({row['id']}): link {row['link']!r} is not that issue, pull request or commit")
-    if not DATE.match(row["date"]):
-        raise CensusError(f"{where} ({row['id']}): date {row['date']!r} is not YYYY-MM-DD")
+    if not _real_date(row["date"]):
+        raise CensusError(f"{where} ({row['id']}): date {row['date']!r} is not a YYYY-MM-DD day")
+    backwards = _fixed_before_appeared(row["appeared"], row["fixed"])
+    if backwards:
+        raise CensusError(f"{where} ({row['id']}): fixed {row['fixed']!r} is not after appeared {row['appeared']!r} "
+                          f"({backwards})")
     uncited = row.get("uncited", "")
     if not isinstance(uncited, str):
         raise CensusError(f"{where} ({row['id']}): uncited must be a string (why no case cites it yet)")

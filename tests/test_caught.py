@@ -4,7 +4,7 @@ now; a citation alone, an edge at another release or a stale stored row earns no
 from __future__ import annotations
 
 from harness.census import Report
-from harness.tools.caught import CAUGHT, NOT_CAUGHT, OFF_CPU, catches, summary, transitions
+from harness.tools.caught import BOUNDS_ONLY, CAUGHT, NOT_CAUGHT, OFF_CPU, catches, inside_judged, summary, transitions
 
 
 def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", uncited: str = "",
@@ -13,9 +13,12 @@ def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", u
 
 
 def _edge(case: str, status: str, declared: str = ">=0.9.0", found: str | None = None,
-          package: str = "jax") -> dict[str, object]:
-    return {"case": case, "package": package, "declared": declared, "source": "known breakage", "status": status,
-            "found": found, "why": "w"}
+          package: str = "jax", inside: str | None = "no release inside") -> dict[str, object]:
+    row: dict[str, object] = {"case": case, "package": package, "declared": declared, "source": "known breakage",
+                              "status": status, "found": found, "why": "w"}
+    if inside is not None:  # a row of the bounds-only checker has none
+        row["inside"] = inside
+    return row
 
 
 def _declared(*rows: dict[str, object]) -> set[tuple[str, str, str, str]]:
@@ -136,3 +139,39 @@ def test_a_live_report_is_caught_at_its_first_release_only_with_its_case_s_live_
     assert _one(report, {"m::t1": ("a/b#1",)}, [first]).status == CAUGHT  # a Change: no live edge declared
     unchecked = _one(report, {"m::t1": ("a/b#1",)}, [first, _edge("m::t1", "unchecked", "live")])
     assert unchecked.status == NOT_CAUGHT and unchecked.why == "edge jaxlive of m::t1 is unchecked: w"
+
+
+def test_a_row_of_the_bounds_only_checker_waits_on_a_probe_inside_instead_of_catching() -> None:
+    catch = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=None)])
+    assert catch.status == BOUNDS_ONLY and catch.cases == ("m::t1",)
+    assert "no release inside its range judged yet" in catch.why
+
+
+def test_a_range_whose_inside_was_asked_but_never_judged_is_not_caught_and_one_judged_release_is_enough() -> None:
+    unjudged = "3 of 14 releases inside probed, 0 of them judged (the others not applicable or not installable)"
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=unjudged)]).status \
+        == BOUNDS_ONLY
+    judged = "3 of 14 releases inside probed, 1 of them judged (the others not applicable or not installable): 0.9.1"
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=judged)]).status == CAUGHT
+
+
+def test_the_inside_of_a_range_is_read_over_every_edge_of_its_declaration() -> None:
+    # `>=A,<B`: the `>=` edge owns the inside; the `<B` row says "no release inside" of its own.
+    owner = {"inside": "2 of 5 releases inside probed: 0.8.1, 0.8.2"}
+    assert inside_judged([owner, {"inside": "no release inside"}])
+    assert not inside_judged([{"inside": "0 of 7 releases inside probed"}, {"inside": "no release inside"}])
+    assert not inside_judged([owner, {}])  # one edge of the declaration from the bounds-only checker
+    assert not inside_judged([{"inside": "garbled"}]) and not inside_judged([])
+
+
+def test_the_summary_counts_the_reports_waiting_on_an_inside_probe_and_never_rounds_a_share_up() -> None:
+    census = {f"a/b#{n}": _report(f"a/b#{n}") for n in range(1, 4)}
+    rows = [_edge("m::t1", "confirmed"), _edge("m::t2", "confirmed", inside=None)]
+    found = catches(census, {"m::t1": ("a/b#1",), "m::t2": ("a/b#2",)}, rows, _declared(*rows))
+    assert summary(found) == ("1 of 3 reports a CPU cell can show are caught at their own transition (33 %); 1 more "
+                              "confirmed at their bounds only, waiting on a probe inside their range; 0 of 3 need "
+                              "more than a CPU")
+    caught = {f"a/b#{n}": _report(f"a/b#{n}") for n in range(1, 4)}
+    two = [_edge("m::t1", "confirmed")]
+    share = summary(catches(caught, {"m::t1": ("a/b#1", "a/b#2")}, two, _declared(*two)))
+    assert "(66 %)" in share  # 2 of 3 is 66.7 %: floored, not rounded up to 67

@@ -64,6 +64,17 @@ def test_a_fix_commit_is_a_report_named_by_its_commit(tmp_path: Path) -> None:
     assert read_census(path)["google/flax@1234abcd"].link.endswith("/commit/1234abcd99")
 
 
+def test_one_fix_commit_named_by_two_prefixes_of_its_hash_is_one_report_given_twice(tmp_path: Path) -> None:
+    def commit(prefix: str) -> str:
+        return ENTRY.replace("google/flax#5112", f"google/flax@{prefix}", 1).replace(
+            "https://github.com/google/flax/issues/5112", "https://github.com/google/flax/commit/1234abcd99")
+
+    path = tmp_path / "census.toml"
+    path.write_text("schema_version = 1\n" + commit("1234abcd") + commit("1234abcd9"))
+    with pytest.raises(CensusError, match=r"google/flax@1234abcd9 is given twice \(as google/flax@1234abcd\)"):
+        read_census(path)
+
+
 def test_a_schema_1_census_reads_as_only_read_and_records_no_search(tmp_path: Path) -> None:
     path = tmp_path / "census.toml"
     path.write_text(f"schema_version = 1\n{ENTRY}")
@@ -79,7 +90,9 @@ def test_the_search_is_read_so_it_can_be_repeated(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "fault"), [
     (SEARCH.replace('since = "2024-06-01"\n', ""), r"\[search\]: needs since"),
-    (SEARCH.replace("2024-06-01", "mid-2024"), "since 'mid-2024' is not YYYY-MM-DD"),
+    (SEARCH.replace("2024-06-01", "mid-2024"), "since 'mid-2024' is not a YYYY-MM-DD day"),
+    (SEARCH.replace("2024-06-01", "2024-13-45"), "since '2024-13-45' is not a YYYY-MM-DD day"),
+    (SEARCH.replace('since = "2024-06-01"', 'since = "2031-01-01"'), "since 2031-01-01 is after until"),
     (SEARCH.replace('["google/flax"]', '["flax"]'), "'flax': not owner/repo"),
     (SEARCH.replace('["nnx.scan sharding metadata"]', "[]"), "queries must be a non-empty list"),
     (SEARCH + 'seen = "x"\n', r"unknown key\(s\) seen"),
@@ -105,7 +118,14 @@ def test_the_shipped_census_records_its_search_and_how_each_report_was_checked()
     ("schema_version = 1\n" + ENTRY.replace("issues/5112", "issues/5113"), "is not that issue"),
     ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@12ab", 1), "not owner/repo#N or"),
     ("schema_version = 1\n" + ENTRY.replace("google/flax#5112", "google/flax@1234abcd", 1), "is not that issue"),
-    ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not YYYY-MM-DD"),
+    ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "Nov 2025"), "not a YYYY-MM-DD day"),
+    ("schema_version = 1\n" + ENTRY.replace('"optimizer state ignores the stacked axis"', '"a\\n## b"'),
+     "summary spans lines"),
+    ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "2031-02-30"), "'2031-02-30' is not a YYYY-MM-DD day"),
+    ("schema_version = 1\n" + ENTRY.replace('fixed = "live"', 'fixed = "flax==0.11.0"'),
+     r"fixed 'flax==0.11.0' is not after appeared 'flax==0.12.0' \(flax 0.11.0 <= 0.12.0\)"),
+    ("schema_version = 1\n" + ENTRY + ENTRY.replace("google/flax#5112", "Google/Flax#5112", 1).replace(
+        "google/flax/issues", "Google/Flax/issues"), r"Google/Flax#5112 is given twice \(as google/flax#5112\)"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
     ("schema_version = 1\n" + ENTRY + 'seen = "x"\n', r"unknown field\(s\) seen"),
     ("schema_version = 1\n" + ENTRY + 'cpu = "no"\n', "cpu must be true or false"),

@@ -20,7 +20,8 @@ summary = "a | b"
 """
 
 CONFIRMED = [{"case": "test_fam::test_x", "package": "jax", "declared": declared, "status": "confirmed",
-              "source": "known breakage jax<0.9.0,>=0.8.1", "found": None, "why": ""}
+              "source": "known breakage jax<0.9.0,>=0.8.1", "found": None, "why": "",
+              "inside": "no release inside"}
              for declared in (">=0.8.1", "<0.9.0")]
 KNOWN = """[[breakage]]
 case = "test_fam::test_x"
@@ -89,3 +90,12 @@ def test_a_census_that_records_no_search_says_so(tmp_path: Path) -> None:
     (folder / "census.toml").write_text((folder / "census.toml").read_text().replace(
         "schema_version = 2", "schema_version = 1").replace('checked = "cells"\n', "").replace('checked = "read"', ""))
     assert census_search(folder).startswith("The census records no search (schema 1)")
+
+
+def test_census_text_reaches_the_page_as_text_not_markup(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    census = folder / "census.toml"
+    text = census.read_text().replace('uncited = "needs a TPU"', 'uncited = "needs <script>x</script> `a<b`"')
+    census.write_text(text)
+    row = census_table("fam", CONFIRMED, folder).splitlines()[2]
+    assert "&lt;script>x&lt;/script>" in row and "<script>" not in row and "`a<b`" in row

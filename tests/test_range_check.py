@@ -381,3 +381,15 @@ def test_a_need_gone_with_no_change_is_kept_once_per_case_this_check_s_row_first
     other = {"case": "b::t", "held": "jax 0.6.2, flax 0.10.6", "unmet": "jax 0.9.0, flax 0.12.0", "reason": "needs y"}
     assert range_check.one_per_case([now], [before, other]) == [now, other]
     assert range_check.one_per_case([], [before, before]) == [before]
+
+
+def test_the_stored_check_holds_a_row_for_every_edge_the_corpus_declares_now_and_none_other() -> None:
+    # A declaration changed without a re-check leaves a stale row on the ranges page and the new range nowhere (A9).
+    from harness.host.corpus import BUILTIN
+
+    declared = range_check.declared_keys(range_check.corpus_edges([BUILTIN]))
+    rows = outputs.read_ranges(Path(__file__).resolve().parents[1] / "docs" / "data" / "ranges.json")["edges"]
+    stored = {(row["case"], row["package"], row["declared"], row.get("source")) for row in rows}
+    assert sorted(declared - stored) == [], "declared now, no stored row: re-check with `nox -s ranges -- --case`"
+    assert sorted(stored - declared) == [], "stored rows of a declaration the corpus no longer makes"
+    assert len(rows) == len(stored), "one declaration stored twice"

@@ -22,6 +22,13 @@ from packaging.version import InvalidVersion, Version
 from harness.census import LIVE, Report
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
+#: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
+#: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
+BOUNDS_ONLY = "bounds only"
+
+#: What a stored row says of its range's inside (harness.tools.ranges.EdgeResult.inside_said).
+NO_RELEASE_INSIDE = "no release inside"
+_INSIDE = re.compile(r"(\d+) of \d+ releases inside probed(?:, (\d+) of them judged)?")
 
 #: A release a census field names: 'jax==0.8.1', 'flax==0.12.0 and jax==0.8.0' (each pin a transition of its own).
 _PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
@@ -93,10 +100,14 @@ def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[M
     wanted = good if good and report.fixed != LIVE else bad | good
     if not wanted:
         return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
-    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted,
-                                                                  bad if report.fixed == LIVE else set())]
+    first = bad if report.fixed == LIVE else set()
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, inside=True)]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
+    at_bounds = [case for case in cases if _confirms(by_case.get(case, []), wanted, first)]
+    if at_bounds:
+        return Catch(report, BOUNDS_ONLY, tuple(at_bounds), "confirmed at its bound, but no release inside its range "
+                                                            "judged yet: re-check with `nox -s ranges`")
     said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
     rows = [row for case in cases for row in by_case.get(case, [])]
     wrong = [row for row in rows if row["status"] == "wrong"]
@@ -121,22 +132,48 @@ def _said(row: Mapping[str, Any]) -> str:
 
 
 def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
-              first: Collection[tuple[str, str]] = ()) -> bool:
-    """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong. For a live
-    report with a recorded first release (`first`): the edge there, and every live edge the case declares confirmed
-    (a live edge alone says only that the newest release fails, not where the report started)."""
+              first: Collection[tuple[str, str]] = (), inside: bool = False) -> bool:
+    """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong; with `inside`,
+    its range probed inside too (inside_judged). For a live report with a recorded first release (`first`): the edge
+    there, and every live edge the case declares confirmed (a live edge alone says only that the newest release
+    fails, not where the report started)."""
     if first:
         live = [row for row in rows if row["declared"] == LIVE]
-        return _confirms(rows, set(first)) and all(row["status"] == "confirmed" for row in live)
+        return _confirms(rows, set(first), inside=inside) and all(row["status"] == "confirmed" for row in live)
     at = [row for row in rows if (row["package"], row["declared"]) in wanted]
-    return (any(row["status"] == "confirmed" and not row.get("found") for row in at)
+    return (any(row["status"] == "confirmed" and not row.get("found")
+                and (not inside or inside_judged([other for other in rows if other.get("source") == row.get("source")]))
+                for row in at)
             and not any(row["status"] == "wrong" for row in rows))
+
+
+def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
+    """Whether the rows of one declaration (its edges) carry evidence from inside its range: every row written by the
+    inside-probing checker (a row without `inside` is the bounds-only checker's), and either no release lies inside
+    or at least one release inside was judged (asked releases that were all not applicable say nothing of holes)."""
+    texts = [row.get("inside") for row in declaration]
+    if not texts or not all(isinstance(text, str) for text in texts):
+        return False
+    owned = [_judged_inside(str(text)) for text in texts
+             if text != NO_RELEASE_INSIDE and not str(text).startswith("nothing inside probed")]
+    return not owned or any(count > 0 for count in owned)
+
+
+def _judged_inside(text: str) -> int:
+    match = _INSIDE.match(text)
+    if match is None:
+        return 0
+    return int(match.group(2) if match.group(2) is not None else match.group(1))
 
 
 def summary(found: list[Catch]) -> str:
     """One line: how many reports a CPU can show, how many of those are caught at their own transition, the share."""
     on_cpu = [catch for catch in found if catch.status != OFF_CPU]
     caught = sum(catch.status == CAUGHT for catch in on_cpu)
-    share = f" ({100 * caught / len(on_cpu):.0f} %)" if on_cpu else ""
-    return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught at their own transition{share}; "
-            f"{len(found) - len(on_cpu)} of {len(found)} need more than a CPU")
+    bounds = sum(catch.status == BOUNDS_ONLY for catch in on_cpu)
+    # Floor, not round: 79.7 % is not 80 %.
+    share = f" ({100 * caught // len(on_cpu)} %)" if on_cpu else ""
+    waiting = (f"; {bounds} more confirmed at their bounds only, waiting on a probe inside their range"
+               if bounds else "")
+    return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught at their own transition{share}"
+            f"{waiting}; {len(found) - len(on_cpu)} of {len(found)} need more than a CPU")

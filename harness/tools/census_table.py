@@ -6,6 +6,7 @@ The docs build calls `census_table(family, edges)` and `census_summary(edges)`; 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.tools.caught import CAUGHT, Catch, catches, summary
 from harness.tools.range_check import corpus_edges, declared_keys
 
+#: Where markup could open a tag (`<script`, `</b`, `<!--`); `jax<0.9.0` stays as written.
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")
 CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 
 
@@ -63,4 +66,11 @@ def _row(catch: Catch) -> str:
     checked = "in cells" if report.checked == CELLS else "read only"
     cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
              checked, catch.status, said]
-    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    return "| " + " | ".join(_text(cell) for cell in cells) + " |"
+
+
+def _text(cell: str) -> str:
+    """The census is text, not markup: no line break, tag or pipe of a field reaches the page as structure (a code
+    span shows its text as written, so `<` stays there)."""
+    parts = re.split(r"(`[^`\n]+`)", " ".join(cell.split("\n")))
+    return "".join(part if part.startswith("`") else _TAG.sub("&lt;", part) for part in parts).replace("|", "\\|")
