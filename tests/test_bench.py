@@ -166,7 +166,7 @@ def test_figure_11_is_printed_from_a_stored_range_check(tmp_path: Path, capsys: 
     assert bench.main(["--only", "11", "--ranges-from", str(tmp_path)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[1] == (f"11. the range checker, the range check in {tmp_path}: 1 declared edge: 1 confirmed, "
-                          "0 wrong, 0 unchecked (0 of them left by a spent budget)")
+                          "0 wrong, 0 unchecked (0 of them left by a spent budget), 0 bounded by the case's needs")
     assert printed[2].startswith("    -> 3 of 60 probes (within budget)")
 
 

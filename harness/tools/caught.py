@@ -26,7 +26,7 @@ CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
 #: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
 BOUNDS_ONLY = "bounds only"
 
-#: What a stored row says of its range's inside (harness.tools.ranges.EdgeResult.inside_said).
+#: What a stored row says of its range's inside (harness.tools.ranges.Finding.inside_said).
 NO_RELEASE_INSIDE = "no release inside"
 _INSIDE = re.compile(r"(\d+) of \d+ releases inside probed(?:, (\d+) of them judged)?")
 
