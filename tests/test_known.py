@@ -111,6 +111,12 @@ def test_another_exception_than_declared_is_named_with_what_was_expected(tmp_pat
     assert undeclared.unexpected(TypeError("bad")) is None
 
 
+def test_a_record_s_message_tells_another_exception_than_declared_from_any_other_failure(tmp_path: Path) -> None:
+    [entry] = known.load(write(tmp_path, GOOD + 'raises = "KeyError"\n'))
+    assert known.is_unexpected(entry.unexpected(TypeError("bad")))
+    assert not known.is_unexpected("expected the values to match") and not known.is_unexpected(None)
+
+
 KNOWN_CASES = """
 import sys, time
 from harness.case import case

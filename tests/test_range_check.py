@@ -158,7 +158,8 @@ def test_a_cell_probe_reads_each_case_s_record_and_builds_a_pair_once(monkeypatc
     assert cell_probe("m::test_passes", jax, flax) == ranges.PASS
     assert cell_probe("m::test_xfails", jax, flax) == ranges.FAIL
     assert cell_probe("m::test_warns", jax, flax) == ranges.WARNED
-    assert cell_probe("m::test_fails_warning", jax, flax) == ranges.FAIL  # a failure is not a warning
+    # A failure is not a warning; its class is kept for the edge to judge by its `raises`.
+    assert cell_probe("m::test_fails_warning", jax, flax) == ranges.failed_as("")
     # A change that names its warning is warned by that text only, not by another module's deprecation.
     assert cell_probe("m::test_other_warning", jax, flax) == ranges.PASS
     assert cell_probe("m::test_absent", jax, flax) == "not_applicable: jax.sharding.use_mesh is absent"
@@ -287,14 +288,37 @@ def test_a_case_that_timed_out_or_crashed_is_unjudged_and_one_that_failed_fails(
                                                                                 tmp_path: Path) -> None:
     finals = {"m::test_timeout": {"status": "timeout", "error_message": "Timeout (>60.0s)"},
               "m::test_crashed": {"status": "crashed", "reason": "signal 9"},
-              "m::test_failed": {"status": "failed", "error_message": "AttributeError: x"}}
+              "m::test_failed": {"status": "failed", "error_type": "AttributeError", "error_message": "x"}}
     monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
     opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
     cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
     jax, flax = Version("0.7.1"), Version("0.10.7")
     assert cell_probe("m::test_timeout", jax, flax) == "timeout: Timeout (>60.0s)"
     assert cell_probe("m::test_crashed", jax, flax) == "crashed: signal 9"
-    assert cell_probe("m::test_failed", jax, flax) == ranges.FAIL
+    assert cell_probe("m::test_failed", jax, flax) == ranges.failed_as("AttributeError", "x")
+
+
+def test_only_a_known_breakage_failing_as_declared_is_its_failure_and_another_exception_or_import_is_unjudged(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    unexpected = "expected AssertionError, got ImportError: cannot import name 'mutable_array' from 'jax._src.core'"
+    finals = {"m::test_xfailed": {"status": "xfailed", "error_type": "AssertionError", "known_breakage": True},
+              "m::test_other": {"status": "failed", "error_type": "ImportError", "error_message": unexpected,
+                                "known_breakage": True},
+              "m::test_other_error": {"status": "error", "error_type": "ImportError", "known_breakage": True,
+                                      "reason": "the case could not import a module it uses"},
+              "m::test_absent": {"status": "not_applicable", "reason": "flax.nnx is absent", "known_breakage": True},
+              "n::<collection>": {"status": "error", "error_message": "ImportError: cannot import name 'MainTrace'"}}
+    monkeypatch.setattr(range_check.cellrun, "probe", lambda cell, opts, paths, say: FakeRun(finals))
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    jax, flax = Version("0.10.0"), Version("0.10.7")
+    assert cell_probe("m::test_xfailed", jax, flax) == ranges.FAIL
+    for case in ("m::test_other", "m::test_other_error", "n::test_in_a_module_that_does_not_import"):
+        answer = cell_probe(case, jax, flax)
+        # Unjudged, and another pairing is tried: it may show the declared failure.
+        assert answer is not None and answer.startswith(ranges.NOT_DECLARED) and ranges.cannot_run(answer), case
+    assert cell_probe("m::test_other", jax, flax).endswith(unexpected)
+    assert cell_probe("m::test_absent", jax, flax) == "not_applicable: flax.nnx is absent"
 
 
 def test_a_cell_probe_pins_the_jaxlib_its_jax_release_requires_where_none_of_its_version_exists(

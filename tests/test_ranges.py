@@ -462,3 +462,55 @@ def test_a_declaration_the_checker_cannot_probe_is_refused_in_one_line_naming_th
 def test_a_declaration_of_lower_and_upper_bounds_makes_an_edge_of_each() -> None:
     entry = Breakage(USE_MESH, "x", "https://x", {"jax": SpecifierSet(">=0.7.0,<0.8.1")})
     assert [edge.text for edge in ranges.edges({}, [entry])] == [">=0.7.0", "<0.8.1"]
+
+
+def _change_edge(raises: str) -> ranges.Edge:
+    change = Change("jax>=0.7.1", "use_mesh is removed", raises=raises, kind="api", fix="jax.set_mesh")
+    [edge] = ranges.edges({USE_MESH: change}, [])
+    return edge
+
+
+def _failing_as(error_type: str, at_flax_0_12_0_only: bool = False) -> ranges.CaseProbe:
+    """use_mesh's truth, its failure raising `error_type` (only with flax 0.12.0 where asked; AttributeError else)."""
+    def answer(case: str, jax: Version, flax: Version) -> str | None:
+        if jax < Version("0.7.1"):
+            return ranges.PASS
+        odd = not at_flax_0_12_0_only or flax == Version("0.12.0")
+        return ranges.failed_as(error_type if odd else "AttributeError", "x")
+    return answer
+
+
+def test_a_change_edge_is_confirmed_only_by_a_failure_of_the_class_it_declares() -> None:
+    edge = _change_edge("AttributeError")
+    assert ranges.check(edge, RELEASES, partner, ranges.Budget(_failing_as("AttributeError"), 20)).status == (
+        ranges.CONFIRMED)
+    other = ranges.check(edge, RELEASES, partner, ranges.Budget(_failing_as("ImportError"), 20))
+    assert other.status == ranges.UNCHECKED and "not the declared failure: ImportError: x" in other.why
+    # A subclass's name is another class: ShardingTypeError is not TypeError (as the report's Changes view reads it).
+    assert ranges.check(_change_edge("TypeError"), RELEASES, partner,
+                        ranges.Budget(_failing_as("ShardingTypeError"), 20)).status == ranges.UNCHECKED
+
+
+def test_a_failure_of_another_class_at_one_pairing_is_unjudged_and_the_next_pairing_judges_the_edge() -> None:
+    edge = _change_edge("AttributeError")
+
+    def two(package: str, before: Version, bound: Version) -> list[Version]:
+        return [Version("0.12.0"), Version("0.11.2")]
+
+    finding = ranges.check(edge, RELEASES, two, ranges.Budget(_failing_as("ImportError", True), 20))
+    assert (finding.status, finding.held) == (ranges.CONFIRMED, Version("0.11.2"))
+
+
+def test_an_import_error_is_no_failure_of_an_edge_that_declares_no_class_but_a_removal_s_import_error_is() -> None:
+    plain = ranges.Edge("m::t", "jax", Version("0.7.1"), True, "known breakage jax>=0.7.1")
+    assert ranges.declared_failure(plain, ranges.failed_as("ValueError")) == ranges.FAIL
+    assert ranges.declared_failure(plain, ranges.failed_as("ImportError", "no MainTrace")).startswith(
+        ranges.NOT_DECLARED)
+    removal = ranges.Edge("m::t", "jax", Version("0.7.1"), True, "changed since jax>=0.7.1", raises=("ImportError",))
+    assert ranges.declared_failure(removal, ranges.failed_as("ImportError", "no shard_map")) == ranges.FAIL
+
+
+def test_a_breakage_s_raises_is_carried_by_each_of_its_edges() -> None:
+    entry = Breakage(EAGER, "r", "https://x", {"flax": SpecifierSet(">=0.12.0,<0.12.1")}, raises=("ValueError",))
+    live = Breakage(EAGER, "r", "https://x", {"flax": SpecifierSet(">=0.12.0")}, raises=("KeyError",))
+    assert [edge.raises for edge in ranges.edges({}, [entry, live])] == [("ValueError",)] * 2 + [("KeyError",)] * 2

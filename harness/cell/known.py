@@ -71,6 +71,12 @@ class Breakage:
         return f"expected {' or '.join(self.raises)}, got {got}"[:500]
 
 
+def is_unexpected(message: object) -> bool:
+    """Whether a record's error message is Breakage.unexpected's: a known breakage that raised another exception than
+    it declares, so its case failed and was not xfailed."""
+    return isinstance(message, str) and message.startswith("expected ") and ", got " in message
+
+
 def load(path: Path) -> list[Breakage]:
     """Read and validate a known-breakages file."""
     try:

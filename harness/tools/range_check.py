@@ -14,7 +14,7 @@ Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wro
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -187,19 +187,11 @@ class CellProbe:
         if unusable is not None:
             return f"{ranges.UNLOADABLE}{unusable}"
         record = bisect.probe_record(finals, case)
-        verdict = bisect.Probe(jax, str(record["status"]), "", "").verdict
-        why = record.get("reason") or record.get("error_message") or ""
-        if vocabulary.is_inconclusive(record["status"]):
-            # A timeout or a crash (a loaded machine, a dying process) found no bound: unjudged, never a failure.
-            return f"{record['status']}: {why}".rstrip(": ")
-        if verdict == "good":
-            # A change that names its warning's text is warned only by that; one that names none, by any warning,
-            # as the report's Changes view counts the cells that warned.
-            text = self.warnings.get(case, "")
-            carried = record.get("warnings")
-            said = [str(warning) for warning in carried] if isinstance(carried, list) else []
-            return ranges.WARNED if any(text in warning for warning in said) else ranges.PASS
-        return ranges.FAIL if verdict == "bad" else f"{record['status']}: {why}".rstrip(": ")
+        if case not in finals and record.get("status") == vocabulary.ERROR:
+            # The module did not import (flax's own import failing at an old jax, say): nothing of the case ran.
+            why = record.get("error_message") or record.get("reason") or "its collection failed"
+            return f"{ranges.NOT_DECLARED}the case's module does not import here ({why})"
+        return record_answer(record, self.warnings.get(case, ""))
 
     def seen(self) -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
         """{case: {pair: (passed there, why not applicable there or "")}} over every cell probed, for ranges.drift."""
@@ -212,6 +204,31 @@ class CellProbe:
                     continue  # too few devices says nothing about an API
                 found.setdefault(case, {})[pair] = (vocabulary.is_passing(record.get("status")), reason)
         return found
+
+
+def record_answer(record: Mapping[str, object], warning: str = "") -> str:
+    """What a case's record in a probe's cell answers: PASS or WARNED (a change that names its warning's text is
+    warned only by that; one that names none, by any warning, as the report's Changes view counts it); FAIL for a
+    known breakage that failed as declared (xfailed); `ranges.failed_as` its exception's class for any other failure,
+    which the edge judges by its own `raises`; else why the case cannot be judged there. A timeout or a crash found
+    no bound, and a known breakage that raised another exception than it declares ('expected X, got Y') is another
+    failure, not the breakage."""
+    status = record.get("status")
+    why = str(record.get("reason") or record.get("error_message") or "")
+    if vocabulary.is_inconclusive(status):
+        return f"{status}: {why}".rstrip(": ")
+    if vocabulary.is_passing(status):
+        carried = record.get("warnings")
+        said = [str(text) for text in carried] if isinstance(carried, list) else []
+        return ranges.WARNED if any(warning in text for text in said) else ranges.PASS
+    if bisect.Probe(Version("0"), str(status), "", "").verdict != "bad" or vocabulary.is_out_of_memory(why):
+        return f"{status}: {why}".rstrip(": ")  # not applicable, not recorded, out of memory: unjudged
+    if status == vocabulary.XFAILED:
+        return ranges.FAIL
+    error_type, message = str(record.get("error_type") or ""), str(record.get("error_message") or "")
+    if record.get("known_breakage") is True or known.is_unexpected(message):
+        return f"{ranges.NOT_DECLARED}{message or status}"
+    return ranges.failed_as(error_type, message)
 
 
 def declared_changes(cases: list[str]) -> dict[str, Change]:

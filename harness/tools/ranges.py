@@ -59,10 +59,45 @@ UNINSTALLABLE = INSTALL_ERROR
 UNLOADABLE = "the pair does not load: "
 
 
+#: How a probe's answer starts when the case failed outside any known breakage's range (its record is `failed` or
+#: `error`): 'fail: ValueError: text'. Whether that is the failure an edge declares, the edge decides (`raises`).
+FAILED_AS = "fail: "
+#: How an unjudged answer starts when the case failed otherwise than declared: a known breakage that raised another
+#: exception ('expected X, got Y'), a module that does not import, a failure of another class than the edge's
+#: `raises`. Such a failure confirms no bound; another pairing may show the declared one, so the next is tried.
+NOT_DECLARED = "not the declared failure: "
+
+
+def failed_as(error_type: str, message: str = "") -> str:
+    """A probe's answer for a case that failed with `error_type` (the class name its record keeps) outside any known
+    breakage's range."""
+    return f"{FAILED_AS}{error_type or 'no exception type'}" + (f": {message}" if message else "")
+
+
 def cannot_run(answer: str) -> bool:
-    """Whether a probe's answer says the pair itself could not run cases (not installed, or not importable): another
-    release of the other package may, so the next pairing is tried."""
-    return answer.startswith((UNINSTALLABLE, UNLOADABLE))
+    """Whether a probe's answer says the pair could not run the case as declared (not installed, not importable, or
+    failing otherwise than declared): another release of the other package may, so the next pairing is tried."""
+    return answer.startswith((UNINSTALLABLE, UNLOADABLE, NOT_DECLARED))
+
+
+#: Failures that say the case's code (or flax itself) does not import at a pair, not that it broke there: never the
+#: declared failure unless the edge declares that very class (a removal).
+IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+
+
+def declared_failure(edge: Edge, answer: str) -> str:
+    """FAIL where a probe's `failed_as` answer is the failure `edge` declares: its class is one of the edge's `raises`
+    (exactly, by class name, as reports.verdicts.documented compares), or, where the edge declares none, any class but
+    an import error; else why it is not (NOT_DECLARED)."""
+    error_type = answer[len(FAILED_AS):].partition(":")[0].strip()
+    name = error_type.rpartition(".")[2]
+    if edge.raises:
+        if name in {declared.rpartition(".")[2] for declared in edge.raises}:
+            return FAIL
+        return f"{NOT_DECLARED}{answer[len(FAILED_AS):]} (declared: {' or '.join(edge.raises)})"
+    if name in IMPORT_ERRORS:
+        return f"{NOT_DECLARED}{answer[len(FAILED_AS):]} (the case's code does not import here)"
+    return FAIL
 
 
 @dataclass(frozen=True)
@@ -87,6 +122,9 @@ class Edge:
     #: For a `warns` edge: the release from which its change declares the case broken. A failure there reads as "no
     #: longer warns" (the break replaced the warning); a failure anywhere else says nothing of a warning.
     broken_from: Version | None = None
+    #: The exception class names its declaration says the case fails with (a change's or a breakage's `raises`): a
+    #: failure of another class confirms nothing (declared_failure).
+    raises: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -156,7 +194,7 @@ PROBED_OPERATORS = (">=", "<")
 
 
 def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns: bool = False,
-            within: str = "", broken_from: Version | None = None) -> list[Edge]:
+            within: str = "", broken_from: Version | None = None, raises: tuple[str, ...] = ()) -> list[Edge]:
     requirement = Requirement(text)
     refused = [f"{spec.operator}{spec.version}" for spec in requirement.specifier
                if spec.operator not in PROBED_OPERATORS or (rising_only and spec.operator == "<")]
@@ -172,10 +210,10 @@ def _bounds(case: str, text: str, source: str, rising_only: bool = False, warns:
     for spec in sorted(requirement.specifier, key=lambda spec: spec.operator != ">="):
         if spec.operator == ">=":
             edges.append(Edge(case, requirement.name, Version(spec.version), True, source, min(upper, default=None),
-                              warns, within, broken_from=broken_from))
+                              warns, within, broken_from=broken_from, raises=raises))
         elif spec.operator == "<" and not rising_only:
             edges.append(Edge(case, requirement.name, Version(spec.version), False, source, max(lower, default=None),
-                              warns, within, broken_from=broken_from))
+                              warns, within, broken_from=broken_from, raises=raises))
     return edges
 
 
@@ -192,15 +230,18 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
     found: list[Edge] = []
     for case, change in sorted(changes.items()):
         if change.since is not None:
-            found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True)
+            found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True,
+                             raises=tuple(change.raises))
         if change.warned is not None:
             found += _bounds(case, change.warned, f"warned {change.warned}", warns=True,
-                             broken_from=_start(change.since, Requirement(change.warned).name))
+                             broken_from=_start(change.since, Requirement(change.warned).name),
+                             raises=tuple(change.raises))
     for entry in breakages:
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
                 within = str(entry.ranges.get("flax" if package == "jax" else "jax", ""))
-                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within)
+                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within,
+                                 raises=tuple(entry.raises))
         declared: dict[str, SpecifierSet] = {package: entry.ranges[package] for package in ("jax", "flax")
                                              if package in entry.ranges}
         if not any(spec.operator in ("<", "<=", "==") for ranges_ in declared.values() for spec in ranges_):
@@ -211,7 +252,8 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
             lower = [Version(spec.version) for spec in declared.get(package, ()) if spec.operator == ">="]
             found.append(Edge(entry.case, package, Version("0"), True, f"known breakage {said}, live",
                               other=min(lower, default=None),
-                              within=str(declared[other]) if other in declared else "", live=True))
+                              within=str(declared[other]) if other in declared else "", live=True,
+                              raises=tuple(entry.raises)))
     return found
 
 
@@ -268,6 +310,8 @@ def _check_live(edge: Edge, releases: Mapping[str, list[Version]], versions: lis
     for other in others:
         jax, flax = (newest, other) if edge.package == "jax" else (other, newest)
         answer = probe(edge.case, jax, flax)
+        if answer is not None and answer.startswith(FAILED_AS):
+            answer = declared_failure(edge, answer)
         held = f"{edge.package} {newest} with {'flax' if edge.package == 'jax' else 'jax'} {other}"
         if answer == FAIL:
             return Finding(edge, CONFIRMED, held=other)
@@ -332,6 +376,8 @@ def _state(edge: Edge, version: Version, other: Version, probe: Budget) -> tuple
     be judged, with why)."""
     jax, flax = (version, other) if edge.package == "jax" else (other, version)
     answer = probe(edge.case, jax, flax)
+    if answer is not None and answer.startswith(FAILED_AS):
+        answer = declared_failure(edge, answer)
     if answer == FAIL and edge.warns and (edge.broken_from is None or version < edge.broken_from):
         answer = "failed before its change's break, which says nothing of a warning"
     if answer not in (PASS, WARNED, FAIL):
