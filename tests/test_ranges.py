@@ -514,3 +514,25 @@ def test_a_breakage_s_raises_is_carried_by_each_of_its_edges() -> None:
     entry = Breakage(EAGER, "r", "https://x", {"flax": SpecifierSet(">=0.12.0,<0.12.1")}, raises=("ValueError",))
     live = Breakage(EAGER, "r", "https://x", {"flax": SpecifierSet(">=0.12.0")}, raises=("KeyError",))
     assert [edge.raises for edge in ranges.edges({}, [entry, live])] == [("ValueError",)] * 2 + [("KeyError",)] * 2
+
+
+@pytest.mark.parametrize("limit", [2, 3, 40])
+def test_an_edge_both_of_whose_sides_disagree_is_wrong_whether_or_not_the_budget_lets_the_search_end(
+        limit: int) -> None:
+    # Declared jax<0.8.0, but the case still fails at 0.8.0 and 0.8.1 (fixed in 0.8.2): both bound probes fail.
+    late = Breakage(USE_MESH, "r", "https://x", {"jax": SpecifierSet("<0.8.0")})
+    releases = {**RELEASES, "jax": [*RELEASES["jax"], Version("0.8.2"), Version("0.9.0")]}
+
+    def fixed_in_0_8_2(case: str, jax: Version, flax: Version) -> str | None:
+        return ranges.FAIL if jax < Version("0.8.2") else ranges.PASS
+
+    [finding], spent = ranges.run(ranges.edges({}, [late]), releases, partner, fixed_in_0_8_2, limit)
+    assert finding.status == ranges.WRONG and spent <= limit
+    assert finding.found == ("<0.8.2" if limit == 40 else "")
+    assert ("search not finished" in finding.why) == (limit < 40)
+
+
+def test_an_edge_whose_second_side_the_budget_never_reached_is_unchecked_not_wrong() -> None:
+    late = Breakage(USE_MESH, "r", "https://x", {"jax": SpecifierSet("<0.8.0")})
+    [finding], _ = ranges.run(ranges.edges({}, [late]), RELEASES, partner, lambda *asked: ranges.FAIL, 1)
+    assert finding.status == ranges.UNCHECKED and finding.unreached

@@ -357,11 +357,15 @@ def _check_at(edge: Edge, versions: list[Version], at: int, other: Version, prob
         low_end, high_end = -1, bisect.bisect_left(versions, edge.other)
     else:
         low_end, high_end = bisect.bisect_left(versions, edge.other) - 1, len(versions)
-    bound = _search(fails, edge.rising, at, above, low_end, high_end)
-    found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
     yes, no = ("warns", "does not warn") if edge.warns else ("fails", "passes")
     held = f" (with {'flax' if edge.package == 'jax' else 'jax'} {other})"
     why = f"{edge.package} {versions[at - 1]} {yes if below else no}, {versions[at]} {yes if above else no}{held}"
+    try:
+        bound = _search(fails, edge.rising, at, above, low_end, high_end)
+    except BudgetSpent:
+        # Both sides already disagree with the declaration: the edge is wrong whether or not the search ends.
+        return Finding(edge, WRONG, "", why + "; search not finished: the probe budget is spent")
+    found = f"{'>=' if edge.rising else '<'}{versions[bound]}" if bound is not None else ""
     return Finding(edge, WRONG, found, why + ("" if found else "; no flip found on this side"))
 
 
