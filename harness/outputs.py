@@ -481,7 +481,53 @@ def read_declarations(path: Path) -> list[tuple[str, Row]]:
 
 # --- the range checker (harness.tools.ranges) ------------------------------------------------------------------------
 
-RANGES_JSON = Format("ranges.json", 1, "range check")
+#: What a range check's document and its rows hold (harness.tools.ranges writes them): every reader may rely on it.
+RANGE_STATUSES = ("confirmed", "wrong", "unchecked", "bounded by the case's needs")
+RANGE_COUNTS = ("probes", "budget", "wrong", "unchecked")
+RANGE_EDGE_TEXT = ("case", "package", "declared", "source", "why")
+RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")
+#: The options of a run that change what a probe's cell answers and that `nox -s ranges` accepts: a document records
+#: those given (`options`), and checks run with other values are not merged.
+RANGE_OPTIONS = ("timeout", "devices", "suite_budget")
+
+#: How version 1 said how much of a range's inside was judged; read once, by the migration to version 2.
+_V1_INSIDE = re.compile(r"(\d+) of (\d+) releases inside probed(?:, (\d+) of them judged)?")
+_V1_NOTHING_OWNED = ("no release inside", "nothing inside probed")
+
+
+def _v1_inside(text: str) -> tuple[int, int] | None:
+    """(the releases inside the row owns, those judged), as a version 1 row's `inside` says it; None where it says it
+    in no known way."""
+    if text.startswith(_V1_NOTHING_OWNED):
+        return 0, 0
+    match = _V1_INSIDE.match(text)
+    if match is None:
+        return None
+    return int(match.group(2)), int(match.group(3) if match.group(3) is not None else match.group(1))
+
+
+def _ranges_update_to_2(document: Row) -> Row:
+    """Version 1 -> 2: each row that says how much of its inside was probed gets the number of releases inside it owns
+    (`inside_releases`) and of those judged (`inside_judged`), read from its `inside` text (the one place that text
+    is parsed); a row without `inside` (the bounds-only
+    checker's) stays without. The document gets no `options` given, no `commit` and no case digests (`cases`): a
+    check of version 1 recorded none, so none of its rows is known to speak for a case's current source
+    (harness.tools.range_stamp stamps them where git shows the case unchanged)."""
+    rows = document.get("edges")
+    if isinstance(rows, list):
+        document["edges"] = [_row_to_2(row) for row in rows]
+    return {**document, "options": document.get("options", {}), "commit": document.get("commit"),
+            "cases": document.get("cases", {})}
+
+
+def _row_to_2(row: Any) -> Any:
+    if not isinstance(row, dict) or not isinstance(row.get("inside"), str) or "inside_judged" in row:
+        return row
+    counts = _v1_inside(row["inside"])
+    return row if counts is None else {**row, "inside_releases": counts[0], "inside_judged": counts[1]}
+
+
+RANGES_JSON = Format("ranges.json", 2, "range check", {2: _ranges_update_to_2})
 
 
 def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
@@ -489,21 +535,15 @@ def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
     return write_document(Path(out) / RANGES_JSON.name, RANGES_JSON, content)
 
 
-#: What a range check's document and its rows hold (harness.tools.ranges writes them): every reader may rely on it.
-RANGE_STATUSES = ("confirmed", "wrong", "unchecked", "bounded by the case's needs")
-RANGE_COUNTS = ("probes", "budget", "wrong", "unchecked")
-RANGE_EDGE_TEXT = ("case", "package", "declared", "source", "why")
-RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")
-
-
 def read_ranges(path: Path) -> Row:
     """A range checker's document, migrated to the version this reader knows, and checked whole: its counts are
-    whole numbers, each edge has its texts, a known status and a `found` that is text or null, each need gone
-    undeclared its texts. One line naming the file and the first thing that is not so."""
+    whole numbers, each edge has its texts, a known status, a `found` that is text or null and, where it says what
+    was probed inside (`inside`), the count judged (`inside_judged`); each need gone undeclared its texts; the
+    options, commit and case digests it was checked with. One line naming the file and the first thing not so."""
     document = read_document(path, RANGES_JSON)
     for name in RANGE_COUNTS:
         value = document.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not _is_count(value):
             raise RANGES_JSON.error(path, f"range check: {name} is {value!r}, not a count")
     for key, texts in (("edges", RANGE_EDGE_TEXT), ("needs_without_change", RANGE_NEED_TEXT)):
         rows = document.get(key)
@@ -513,11 +553,42 @@ def read_ranges(path: Path) -> Row:
             missing = [name for name in texts if not isinstance(row, dict) or not isinstance(row.get(name), str)]
             if missing:
                 raise RANGES_JSON.error(path, f"range check: {key} row {number} has no text {missing[0]}")
-            if key == "edges" and (row.get("status") not in RANGE_STATUSES
-                                   or not isinstance(row.get("found"), str | None)):
-                raise RANGES_JSON.error(path, f"range check: edges row {number} has status {row.get('status')!r} "
-                                              f"and found {row.get('found')!r}")
+            if key == "edges":
+                _check_edge_row(path, number, row)
+    _check_provenance(path, document)
     return document
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_edge_row(path: Path, number: int, row: Row) -> None:
+    if row.get("status") not in RANGE_STATUSES or not isinstance(row.get("found"), str | None):
+        raise RANGES_JSON.error(path, f"range check: edges row {number} has status {row.get('status')!r} "
+                                      f"and found {row.get('found')!r}")
+    inside, owned, judged = row.get("inside"), row.get("inside_releases"), row.get("inside_judged")
+    if "inside" in row and not isinstance(inside, str):
+        raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, not text")
+    said = [name in row for name in ("inside", "inside_releases", "inside_judged")]
+    if any(said) and not (all(said) and _is_count(owned) and _is_count(judged) and judged <= owned):
+        raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, inside_releases "
+                                      f"{owned!r} and inside_judged {judged!r}: a row that says what it probed "
+                                      "inside counts the releases it owns there and those judged, no more")
+
+
+def _check_provenance(path: Path, document: Row) -> None:
+    options, commit, cases = document.get("options"), document.get("commit"), document.get("cases")
+    if not isinstance(options, dict) or any(name not in RANGE_OPTIONS or not isinstance(value, int | float)
+                                            or isinstance(value, bool) for name, value in options.items()):
+        raise RANGES_JSON.error(path, f"range check: options {options!r} are not {', '.join(RANGE_OPTIONS)} "
+                                      "with numbers")
+    if not isinstance(commit, str | None):
+        raise RANGES_JSON.error(path, f"range check: commit {commit!r} is not text or null")
+    if not isinstance(cases, dict) or not all(
+            isinstance(stamp, dict) and isinstance(stamp.get("digest"), str)
+            and isinstance(stamp.get("commit"), str | None) for stamp in cases.values()):
+        raise RANGES_JSON.error(path, "range check: cases is not {case id: {digest, commit}}")
 
 
 # --- the ecosystem run (shardmatrix.ecosystem, reports/ecosystem_report.py) -------------------------------------------

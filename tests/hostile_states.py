@@ -130,7 +130,7 @@ def write_state(path: Path, state: State) -> None:
 #: What can be wrong with a stored range check: each makes it evidence of nothing the docs may state.
 RANGE_DEFECTS = ("missing", "not_json", "not_object", "newer_schema", "older_schema", "edges_not_list",
                  "edge_not_object", "edge_without_status", "edge_mistyped", "unknown_status", "counts_disagree",
-                 "no_probes")
+                 "no_probes", "inside_uncounted", "options_mistyped", VERSION_1 := "version_1")
 STATUSES = ("confirmed", WRONG := "wrong", "unchecked", "bounded by the case's needs")
 
 
@@ -143,8 +143,9 @@ class RangeCheck:
 
     @property
     def sound(self) -> bool:
-        """Whether the file is a range check whose rows and counts agree."""
-        return self.defect is None
+        """Whether the file is a range check whose rows and counts agree (one of version 1, the bounds-only and the
+        first inside-probing checker's, is read through its migration)."""
+        return self.defect in (None, VERSION_1)
 
 
 range_checks = st.builds(RangeCheck, statuses=st.lists(st.sampled_from(STATUSES), max_size=4).map(tuple),
@@ -165,7 +166,8 @@ def write_range_check(path: Path, check: RangeCheck) -> None:
     rows = [edge(number, status) for number, status in enumerate(check.statuses)]
     content: dict[str, Any] = {"probes": 3, "budget": 10, "wrong": check.statuses.count("wrong"),
                                "unchecked": check.statuses.count("unchecked"), "edges": rows,
-                               "needs_without_change": []}
+                               "needs_without_change": [], "options": {}, "commit": "9a59988",
+                               "cases": {row["case"]: {"digest": "ab12", "commit": "9a59988"} for row in rows}}
     defect = check.defect
     if defect == "edges_not_list":
         content["edges"] = {"0": rows}
@@ -181,6 +183,10 @@ def write_range_check(path: Path, check: RangeCheck) -> None:
         content["wrong"] = content["wrong"] + 1
     elif defect == "no_probes":
         del content["probes"]
+    elif defect == "inside_uncounted":
+        content["edges"] = [*rows, {**edge(9, "confirmed"), "inside": "1 of 2 releases inside probed: 0.9.1"}]
+    elif defect == "options_mistyped":
+        content["options"] = {"override": "flax==0.12.4"}
     path.parent.mkdir(parents=True, exist_ok=True)
     outputs.write_ranges(path.parent, content)
     written = path.parent / outputs.RANGES_JSON.name
@@ -192,8 +198,13 @@ def write_range_check(path: Path, check: RangeCheck) -> None:
     elif defect == "not_object":
         path.write_text(json.dumps([data]), encoding="utf-8")
     elif defect in ("newer_schema", "older_schema"):
-        step = 1 if defect == "newer_schema" else -1
-        path.write_text(json.dumps({**data, "schema_version": outputs.RANGES_JSON.version + step}), encoding="utf-8")
+        # Older than any version: 0.
+        version = outputs.RANGES_JSON.version + 1 if defect == "newer_schema" else 0
+        path.write_text(json.dumps({**data, "schema_version": version}), encoding="utf-8")
+    elif defect == VERSION_1:
+        old = {k: v for k, v in data.items() if k not in ("options", "commit", "cases")}
+        old["edges"] = [{**row, "inside": "1 of 2 releases inside probed: 0.9.1"} for row in data["edges"]]
+        path.write_text(json.dumps({**old, "schema_version": 1}), encoding="utf-8")
 
 
 # --- the command line's pins -----------------------------------------------------------------------------------------

@@ -162,7 +162,8 @@ def test_figure_11_is_printed_from_a_stored_range_check(tmp_path: Path, capsys: 
     outputs.write_ranges(tmp_path / "report", {"probes": 3, "budget": 60, "wrong": 0, "unchecked": 0,
                                                "edges": [{"case": "fam::a", "package": "jax", "declared": ">=0.8.0",
                                                           "source": "change", "status": "confirmed", "found": None,
-                                                          "why": ""}], "needs_without_change": []})
+                                                          "why": ""}], "needs_without_change": [],
+                                               "options": {}, "commit": None, "cases": {}})
     assert bench.main(["--only", "11", "--ranges-from", str(tmp_path)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[1] == (f"11. the range checker, the range check in {tmp_path}: 1 declared edge: 1 confirmed, "

@@ -125,7 +125,8 @@ def ranges_document(out: Path, edges: list[dict[str, Any]], probes: int, budget:
 
     need = {"case": "fam::x", "held": "jax>=0.5.0", "unmet": "jax<0.5.0", "reason": ""}
     outputs.write_ranges(out / "report", {"probes": probes, "budget": budget, "wrong": 0, "unchecked": 0,
-                                          "edges": edges, "needs_without_change": [need]})
+                                          "edges": edges, "needs_without_change": [need], "options": {},
+                                          "commit": None, "cases": {}})
 
 
 def edge(status: str, why: str = "") -> dict[str, Any]:

@@ -52,7 +52,14 @@ def test_a_sound_range_check_reads_back_with_counts_that_agree(tmp_path: Path) -
     assert (document["wrong"], document["unchecked"]) == (1, 1)
 
 
-@pytest.mark.parametrize("defect", [d for d in RANGE_DEFECTS if d not in ("missing", "counts_disagree")])
+def test_a_range_check_of_version_1_reads_back_with_its_inside_counted(tmp_path: Path) -> None:
+    write_range_check(tmp_path / "ranges.json", RangeCheck(("confirmed", "wrong"), "version_1"))
+    document = outputs.read_ranges(tmp_path / "ranges.json")
+    assert [(row["inside_releases"], row["inside_judged"]) for row in document["edges"]] == [(2, 1), (2, 1)]
+    assert (document["commit"], document["cases"]) == (None, {})
+
+
+@pytest.mark.parametrize("defect", [d for d in RANGE_DEFECTS if d not in ("missing", "counts_disagree", "version_1")])
 def test_each_range_check_defect_is_refused_by_its_reader(tmp_path: Path, defect: str) -> None:
     write_range_check(tmp_path / "ranges.json", RangeCheck(("confirmed",), defect))
     with pytest.raises(outputs.OutputFileError):

@@ -246,11 +246,13 @@ def test_a_compare_json_of_version_1_counts_no_regression_by_kind() -> None:
 
 
 RANGE_EDGE = {"case": "m::t", "package": "jax", "declared": ">=0.9.0", "source": "changed since jax>=0.9.0",
-              "status": "confirmed", "found": None, "why": ""}
+              "status": "confirmed", "found": None, "why": "", "inside": "1 of 3 releases inside probed: 0.9.1",
+              "inside_releases": 3, "inside_judged": 1}
 
 
 def range_check(**changed: object) -> dict[str, object]:
     return {"probes": 3, "budget": 10, "wrong": 0, "unchecked": 0, "edges": [RANGE_EDGE], "needs_without_change": [],
+            "options": {"timeout": 60.0}, "commit": "9a59988", "cases": {"m::t": {"digest": "ab12", "commit": None}},
             **changed}
 
 
@@ -266,6 +268,12 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [{**RANGE_EDGE, "status": "fine"}]}, "status 'fine'"),
     ({"edges": [{**RANGE_EDGE, "found": 1}]}, "found 1"),
     ({"needs_without_change": [{"case": "m::t"}]}, "needs_without_change row 1 has no text held"),
+    ({"edges": [{**RANGE_EDGE, "inside_judged": "1"}]}, "inside_judged '1'"),
+    ({"edges": [{k: v for k, v in RANGE_EDGE.items() if k != "inside_judged"}]}, "inside_judged None"),
+    ({"edges": [{**RANGE_EDGE, "inside_judged": 4}]}, "inside_releases 3 and inside_judged 4"),
+    ({"options": {"override": 1}}, "options {'override': 1}"), ({"options": {"timeout": "5"}}, "options"),
+    ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
+    ({"cases": {"m::t": {"commit": None}}}, "cases is not"),
 ])
 def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, changed: dict[str, object],
                                                                  fault: str) -> None:
@@ -273,6 +281,32 @@ def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, 
     with pytest.raises(outputs.OutputFileError, match=f"^{path}: range check: ") as caught:
         outputs.read_ranges(path)
     assert fault in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_range_check_of_version_1_is_read_with_the_counts_its_inside_text_says() -> None:
+    def v1(*insides: str) -> dict[str, object]:
+        edges = [{k: v for k, v in RANGE_EDGE.items() if not k.startswith("inside")}]
+        edges += [{**edges[0], "inside": inside} for inside in insides]
+        return {"schema_version": 1, "probes": 3, "budget": 10, "wrong": 0, "unchecked": 0, "edges": edges,
+                "needs_without_change": []}
+
+    document = outputs.RANGES_JSON.migrate(v1("no release inside", "nothing inside probed: the edge is not confirmed",
+                                              "2 of 5 releases inside probed: 0.7.1, 0.8.0",
+                                              "3 of 19 releases inside probed, 1 of them judged (the others not "
+                                              "applicable or not installable): 0.10.7"), "ranges.json")
+    # The bounds-only checker's row stays without: it says nothing of its inside.
+    assert [(row.get("inside_releases"), row.get("inside_judged")) for row in document["edges"]] == [
+        (None, None), (0, 0), (0, 0), (5, 2), (19, 1)]
+    assert (document["options"], document["commit"], document["cases"]) == ({}, None, {})
+
+
+def test_a_range_check_of_version_1_whose_inside_says_nothing_known_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ranges.json"
+    path.write_text(json.dumps({"schema_version": 1, "probes": 3, "budget": 10, "wrong": 0, "unchecked": 0,
+                                "edges": [{**RANGE_EDGE, "inside": "some releases"}], "needs_without_change": []}))
+    path.write_text(path.read_text().replace('"inside_releases": 3, ', "").replace(', "inside_judged": 1', ""))
+    with pytest.raises(outputs.OutputFileError, match="inside 'some releases', inside_releases None"):
+        outputs.read_ranges(path)
 
 
 def test_a_stored_range_check_of_the_right_shape_reads_and_its_statuses_are_the_checkers() -> None:

@@ -109,7 +109,7 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
         ">=0.12.0,<0.12.1", "<0.12.1"]
     assert any(line.startswith("wrong: test_toy::test_eager flax<0.12.3") and "releases show <0.12.1" in line
                for line in said)
-    assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 1
+    assert json.loads((out / "report" / "ranges.json").read_text())["schema_version"] == 2
     # The report test_eager cites has one edge wrong: a citation whose range the releases contradict catches nothing.
     assert ("census of cases: 0 of 1 reports a CPU cell can show are caught at their own transition (0 %); "
             "0 of 1 need more than a CPU") in said

@@ -154,7 +154,8 @@ class Finding:
         """The edge's row in the stored document, with what was probed inside its range."""
         return {"case": self.edge.case, "package": self.edge.package, "declared": self.edge.text,
                 "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why,
-                "inside": self.inside_said()}
+                "inside": self.inside_said(), "inside_releases": len(self.inside_of),
+                "inside_judged": len(self.inside_judged)}
 
     def inside_said(self) -> str:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
@@ -625,15 +626,29 @@ def drift(seen: Seen, changed: Iterable[str]) -> list[dict[str, str]]:
     return found
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """What a stored check was checked with: the options of the run that change a probe's answer where given
+    (harness.outputs.RANGE_OPTIONS), the checkout's commit, and {case id: {digest, commit}} of each case whose rows
+    it holds (harness.tools.case_digest): a later --merge tells a row of a case changed since from one that stands."""
+
+    options: Mapping[str, float] = field(default_factory=dict)
+    commit: str | None = None
+    cases: Mapping[str, Mapping[str, str | None]] = field(default_factory=dict)
+
+
 def store(out: Path, findings: list[Finding], spent: int, limit: int,
-          drifted: list[dict[str, str]] | None = None, kept: list[dict[str, Any]] | None = None) -> Path:
-    """Write the findings through harness.outputs (ranges.json), with the budget they were found in; `kept` are
-    rows of an earlier check (of other cases) stored beside them."""
+          drifted: list[dict[str, str]] | None = None, kept: list[dict[str, Any]] | None = None,
+          provenance: Provenance = Provenance()) -> Path:
+    """Write the findings through harness.outputs (ranges.json), with the budget they were found in and what they
+    were checked with; `kept` are rows of an earlier check (of other cases) stored beside them."""
     rows = [*(kept or []), *(finding.as_row() for finding in findings)]
     return outputs.write_ranges(out, {"probes": spent, "budget": limit,
                                       "wrong": sum(row["status"] == WRONG for row in rows),
                                       "unchecked": sum(row["status"] == UNCHECKED for row in rows),
-                                      "edges": rows, "needs_without_change": drifted or []})
+                                      "edges": rows, "needs_without_change": drifted or [],
+                                      "options": dict(provenance.options), "commit": provenance.commit,
+                                      "cases": {case: dict(stamp) for case, stamp in sorted(provenance.cases.items())}})
 
 
 def describe(findings: list[Finding], drifted: list[dict[str, str]], spent: int, limit: int,
