@@ -571,7 +571,8 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
     if "inside" in row and not isinstance(inside, str):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, not text")
     said = [name in row for name in ("inside", "inside_releases", "inside_judged")]
-    if any(said) and not (all(said) and _is_count(owned) and _is_count(judged) and judged <= owned):
+    counted = _is_count(owned) and _is_count(judged) and int(str(judged)) <= int(str(owned))
+    if any(said) and not (all(said) and counted):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, inside_releases "
                                       f"{owned!r} and inside_judged {judged!r}: a row that says what it probed "
                                       "inside counts the releases it owns there and those judged, no more")
