@@ -192,19 +192,20 @@ def _with_a_foreign_row(first: Path) -> Path:
     return outputs.write_ranges(first / "merged", document)
 
 
-def test_a_merge_from_a_narrow_folder_keeps_the_rows_of_cases_it_does_not_hold(corpus: Path, tmp_path: Path) -> None:
+def test_a_merge_drops_the_rows_of_cases_the_corpus_does_not_hold_and_says_so(corpus: Path, tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
     earlier = _with_a_foreign_row(first)
+    said: list[str] = []
     range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_use_mesh", "--merge",
-                     str(earlier)], CELLS, fetch, print, probe=probe)
+                     str(earlier)], CELLS, fetch, said.append, probe=probe)
     merged = outputs.read_ranges(second / "report" / "ranges.json")
-    assert ("elsewhere::test_other", ">=0.9.0") in {(row["case"], row["declared"]) for row in merged["edges"]}
+    assert "elsewhere::test_other" not in {row["case"] for row in merged["edges"]}
+    assert any("not in the corpus; their rows are dropped: elsewhere::test_other" in line for line in said)
     assert [row["case"] for row in merged["edges"]].count("test_toy::test_use_mesh") == 1
 
 
-def test_a_merge_without_case_replaces_the_rows_of_every_case_it_probed_and_keeps_the_others(
-        corpus: Path, tmp_path: Path) -> None:
+def test_a_merge_without_case_replaces_the_rows_of_every_case_it_probed(corpus: Path, tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
     earlier = _with_a_foreign_row(first)
@@ -212,8 +213,42 @@ def test_a_merge_without_case_replaces_the_rows_of_every_case_it_probed_and_keep
                     probe=probe)
     merged = outputs.read_ranges(second / "report" / "ranges.json")
     rows = sorted((row["case"], row["declared"]) for row in merged["edges"])
-    assert rows == sorted([("elsewhere::test_other", ">=0.9.0"), ("test_toy::test_use_mesh", ">=0.7.1"),
-                           ("test_toy::test_eager", ">=0.12.0"), ("test_toy::test_eager", "<0.12.3")])
+    assert rows == sorted([("test_toy::test_use_mesh", ">=0.7.1"), ("test_toy::test_eager", ">=0.12.0"),
+                           ("test_toy::test_eager", "<0.12.3")])
+
+
+def test_a_check_records_each_probed_case_s_digest_and_the_commit(corpus: Path, tmp_path: Path) -> None:
+    range_check.run(["--cases", str(corpus), "--out", str(tmp_path)], CELLS, fetch, print, probe=probe)
+    stored = outputs.read_ranges(tmp_path / "report" / "ranges.json")
+    assert stored["cases"] == {case: {"digest": digest, "commit": None}  # the toy corpus is in no git checkout
+                               for case, digest in range_check.corpus_digests([str(corpus)]).items()}
+
+
+def test_a_merge_keeps_a_row_of_a_case_changed_since_only_as_stale_and_unchecked(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    (corpus / "test_toy.py").write_text(CASES.replace("def test_use_mesh():\n    pass",
+                                                      "def test_use_mesh():\n    assert True"))
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_eager", "--merge",
+                     str(first / "report" / "ranges.json")], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    [use_mesh] = [row for row in merged["edges"] if row["case"] == "test_toy::test_use_mesh"]
+    assert use_mesh["status"] == ranges.UNCHECKED and use_mesh["why"].startswith(
+        "stale: the case's source or declaration changed since it was checked at an unrecorded commit (it was "
+        "confirmed)")
+    assert "inside" not in use_mesh and "test_toy::test_use_mesh" not in merged["cases"]
+
+
+def test_a_merged_row_of_a_check_that_recorded_no_digest_is_stale(corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    document = dict(outputs.read_ranges(first / "report" / "ranges.json"))
+    outputs.write_ranges(first / "old", {**document, "cases": {}})
+    range_check.run(["--cases", str(corpus), "--out", str(second), "--case", "test_toy::test_eager", "--merge",
+                     str(first / "old" / "ranges.json")], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(second / "report" / "ranges.json")
+    [use_mesh] = [row for row in merged["edges"] if row["case"] == "test_toy::test_use_mesh"]
+    assert use_mesh["status"] == ranges.UNCHECKED and "recorded no digest of the case" in use_mesh["why"]
 
 
 def test_a_change_declared_in_a_module_the_folder_s_pytest_collects_is_read(corpus: Path, tmp_path: Path) -> None:
@@ -417,3 +452,46 @@ def test_the_stored_check_holds_a_row_for_every_edge_the_corpus_declares_now_and
     assert sorted(declared - stored) == [], "declared now, no stored row: re-check with `nox -s ranges -- --case`"
     assert sorted(stored - declared) == [], "stored rows of a declaration the corpus no longer makes"
     assert len(rows) == len(stored), "one declaration stored twice"
+
+
+@pytest.mark.parametrize("given", [["--override", "flax==0.12.4"], ["--with", "optax==0.2.8"],
+                                   ["--index", "https://example.org/simple"], ["--project", "."], ["--pre"],
+                                   ["--env", "KERAS_BACKEND=jax"], ["--cells", "jax0.8*"]])
+def test_an_option_that_changes_the_cell_behind_a_probe_or_is_ignored_is_refused_in_one_line(
+        corpus: Path, given: list[str]) -> None:
+    with pytest.raises(range_check.RangeCheckError, match=f"^{given[0]}: a range check probes the pairs it names"):
+        range_check.run(["--cases", str(corpus), *given], CELLS, fetch, print, probe=probe)
+
+
+def test_the_options_that_change_a_probe_s_answer_are_recorded_and_checks_run_otherwise_are_not_merged(
+        corpus: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    range_check.run(["--cases", str(corpus), "--out", str(first), "--timeout", "5", "--devices", "4"], CELLS, fetch,
+                    print, probe=probe)
+    assert outputs.read_ranges(first / "report" / "ranges.json")["options"] == {"timeout": 5.0, "devices": 4}
+    with pytest.raises(range_check.RangeCheckError, match=r"checked with options .*'timeout': 5.0.*, this check with "
+                                                          r"none: merge only checks run alike"):
+        range_check.run(["--cases", str(corpus), "--out", str(second), "--merge",
+                         str(first / "report" / "ranges.json")], CELLS, fetch, print, probe=probe)
+
+
+def test_only_answers_from_cells_built_in_this_run_are_counted_as_its_probes(monkeypatch: pytest.MonkeyPatch,
+                                                                             tmp_path: Path) -> None:
+    def ran(cell: Any, opts: Any, paths: Any, say: Any) -> FakeRun:
+        done = FakeRun({"m::test_a": {"status": "passed"}, "m::test_b": {"status": "passed"}})
+        done.reused_from = "an earlier run" if cell.jax == "0.7.1" else None
+        return done
+
+    monkeypatch.setattr(range_check.cellrun, "probe", ran)
+    opts = range_check.options.from_namespace(range_check.parser().parse_strictly(["--out", str(tmp_path)]))
+    cell_probe = range_check.CellProbe(opts, range_check.cellenv.Additions(), lambda line: None)
+    for jax in ("0.7.1", "0.7.2"):
+        for case in ("m::test_a", "m::test_b"):
+            cell_probe(case, Version(jax), Version("0.10.7"))
+    assert cell_probe.built == 2  # jax 0.7.2's two answers; 0.7.1's came from the results cache
+
+
+def test_a_stamp_without_its_commit_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
+    with pytest.raises(range_check.RangeCheckError, match="--stamp and --checked-at: give both"):
+        range_check.run(["--cases", str(corpus), "--stamp", str(tmp_path / "ranges.json")], CELLS, fetch, print,
+                        probe=probe)

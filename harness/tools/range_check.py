@@ -14,7 +14,8 @@ Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import argparse
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from harness.change import Change, declared
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
-from harness.tools import bisect, caught, index, pins, ranges
+from harness.tools import bisect, case_digest, caught, index, pins, ranges
 
 #: Probes one check may build (each a cell); an edge past it is listed as unchecked.
 DEFAULT_BUDGET = 40
@@ -38,9 +39,20 @@ class RangeCheckError(ShardmatrixError, ValueError):
     """A range check that cannot be asked as given; one line."""
 
 
+class RangeParser(options.Parser):
+    """A run's parser that refuses the options a range check cannot honour (REFUSED_OPTIONS)."""
+
+    def parse_strictly(self, argv: Sequence[str]) -> argparse.Namespace:
+        """Every argument, refused as options.Parser refuses, and as refuse_cell_changes does."""
+        namespace = super().parse_strictly(argv)
+        refuse_cell_changes(namespace)
+        return namespace
+
+
 def parser(prog: str = "nox -s ranges --") -> options.Parser:
-    """Arguments of `nox -s ranges --`: the probe budget and the shared options of a run."""
-    p = options.Parser(prog=prog, parents=[options.parser(add_help=False)])
+    """Arguments of `nox -s ranges --`: the probe budget and the shared options of a run, but those that change the
+    cell behind a probe."""
+    p = RangeParser(prog=prog, parents=[options.parser(add_help=False)])
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N",
                    help=f"the most probes (cells) to build (default {DEFAULT_BUDGET})")
     p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
@@ -49,7 +61,37 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                    help="an earlier check whose rows are kept but for those of the cases probed now (with --case, "
                         "those; else every case of --cases that declares a range) and of ranges the corpus no longer "
                         "declares; the stored document says how many probes both spent")
+    p.add_argument("--stamp", type=Path, default=None, metavar="RANGES_JSON",
+                   help="probe nothing: store this earlier check with a digest of each of its cases whose source and "
+                        "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1)")
+    p.add_argument("--checked-at", default=None, metavar="COMMIT",
+                   help="with --stamp: the commit the check ran at (docs/data/runs.toml names it)")
     return p
+
+
+#: (option, its namespace field) of a run's options that change the cell behind a probe (its packages, its index,
+#: its project, its variables) while the row still names the pair the checker asked about, or that the check ignores
+#: (--cells: it builds the cells of the pairs it asks): refused, one line each.
+REFUSED_OPTIONS = (("--override", "override"), ("--with", "extras"), ("--index", "indexes"), ("--project", "project"),
+                   ("--pre", "pre"), ("--env", "env"), ("--cells", "cells"))
+#: (option, its namespace field, its default) of those that change what a probe's cell answers and are recorded in
+#: the stored document where given (harness.outputs.RANGE_OPTIONS names them there).
+RECORDED_OPTIONS = (("--timeout", "timeout", 300.0), ("--devices", "devices", None),
+                    ("--suite-budget", "suite_budget", 0.0))
+
+
+def refuse_cell_changes(namespace: Any) -> None:
+    """RangeCheckError naming the first option given that the range check cannot honour as its rows say."""
+    for option, name in REFUSED_OPTIONS:
+        if getattr(namespace, name, None):
+            raise RangeCheckError(f"{option}: a range check probes the pairs it names, as released; it cannot "
+                                  f"{'choose cells' if option == '--cells' else 'change the cell behind a probe'}")
+
+
+def options_given(namespace: Any) -> dict[str, float]:
+    """{name: value} of the recorded options given other values than their defaults."""
+    return {name: getattr(namespace, name) for _, name, default in RECORDED_OPTIONS
+            if getattr(namespace, name, default) != default}
 
 
 def partner_from(cells: list[Cell]) -> ranges.Partner:
@@ -168,6 +210,10 @@ class CellProbe:
         #: The jaxlib a cell of a jax release pins (JaxlibPins; jaxlib == jax by default).
         self.jaxlib = jaxlib
         self.finals: dict[tuple[Version, Version], dict[str, dict[str, object]] | None] = {}
+        #: The pairs whose cell the results cache answered (built by an earlier run), and how many answers came from
+        #: cells built in this run: only those are this check's probes.
+        self.reused: set[tuple[Version, Version]] = set()
+        self.built = 0
 
     def _cell(self, jax: Version, flax: Version) -> dict[str, dict[str, object]] | None:
         if (jax, flax) not in self.finals:
@@ -175,11 +221,14 @@ class CellProbe:
             cell = cellenv.apply(made, self.additions)
             ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
             self.finals[jax, flax] = None if ran.interrupted else ran.finals()
+            if ran.reused_from:
+                self.reused.add((jax, flax))
             self.say(f"  probed {cell.id}{' (reused)' if ran.reused_from else ''}")
         return self.finals[jax, flax]
 
     def __call__(self, case: str, jax: Version, flax: Version) -> str | None:
         finals = self._cell(jax, flax)
+        self.built += (jax, flax) not in self.reused
         if finals is None:
             return "the probe's cell stopped before it finished"
         unusable = next((str(record["reason"]) for record in finals.values()
@@ -256,14 +305,33 @@ def corpus_cases(cases: list[str]) -> set[str]:
 
 def kept_rows(rows: list[dict[str, Any]], probed: set[str], current: set[caught.Declared],
               held: set[str]) -> list[dict[str, Any]]:
-    """The rows of an earlier check that --merge keeps: every row of a case not probed now, but where the corpus holds
-    the case (`held`) and no longer makes the row's declaration (since changed or dropped). A case the corpus does not
-    hold (a --cases folder of one module) keeps its rows: this check cannot see its declarations, so it says nothing
-    of them."""
+    """The rows of an earlier check that --merge keeps: every row of a case not probed now that the corpus holds
+    (`held`) and still declares as the row says. A row of a case the corpus does not hold (gone, or of another
+    corpus) or of a declaration since changed or dropped speaks for nothing here."""
     def declared_now(row: dict[str, Any]) -> bool:
         return (row["case"], row["package"], row["declared"], row.get("source")) in current
 
-    return [row for row in rows if row["case"] not in probed and (row["case"] not in held or declared_now(row))]
+    return [row for row in rows if row["case"] not in probed and row["case"] in held and declared_now(row)]
+
+
+def fresh(rows: list[dict[str, Any]], stamps: Mapping[str, Mapping[str, Any]], now: Mapping[str, str]
+          ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(the kept rows as they stand now, the stamps of their cases): a row whose case's digest when it was checked
+    (`stamps`, the earlier document's `cases`) differs from its digest `now`, or was never recorded, is stale: it is
+    kept unchecked, saying why, and its case unstamped, so no later merge takes it for a check of the case as it is."""
+    kept, stood = [], {}
+    for row in rows:
+        stamp, digest = stamps.get(row["case"]), now.get(row["case"])
+        if stamp is not None and stamp.get("digest") == digest:
+            kept.append(row)
+            stood[row["case"]] = dict(stamp)
+            continue
+        why = ("stale: the check that stored it recorded no digest of the case (stamp it: --stamp) "
+               if stamp is None else f"stale: the case's source or declaration changed since it was checked at "
+                                     f"{stamp.get('commit') or 'an unrecorded commit'} ")
+        kept.append({**{key: value for key, value in row.items() if not key.startswith("inside")},
+                     "status": ranges.UNCHECKED, "found": None, "why": why + f"(it was {row['status']}): re-check it"})
+    return kept, stood
 
 
 def standing(findings: list[ranges.Finding], earlier: list[dict[str, Any]]
@@ -291,33 +359,41 @@ def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -
     return list(found.values())
 
 
-def _earlier(path: Path | None) -> dict[str, Any]:
-    """The earlier check --merge names ({} without one)."""
+def _earlier(path: Path | None, given: dict[str, float] | None) -> dict[str, Any]:
+    """The earlier check --merge names ({} without one); with `given`, refused where it was run with other options
+    that change a probe's answer (--timeout, --devices, --suite-budget): its rows are not this check's kind."""
     if path is None:
         return {}
     try:
-        return dict(outputs.read_ranges(path))
+        document = dict(outputs.read_ranges(path))
     except (OSError, ShardmatrixError) as exc:
         raise RangeCheckError(f"--merge {path}: {exc}") from None
+    if given is not None and document["options"] != given:
+        raise RangeCheckError(f"--merge {path}: checked with options {document['options'] or 'none'}, this check "
+                              f"with {given or 'none'}: merge only checks run alike")
+    return document
 
 
 def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_json,
         say: Callable[[str], object] = print, prog: str = "nox -s ranges --",
         probe: ranges.CaseProbe | None = None) -> list[ranges.Finding]:
-    """`nox -s ranges --`: list the declared edges, probe them within the budget, store and print the findings."""
+    """`nox -s ranges --`: list the declared edges, probe them within the budget, store and print the findings (with
+    --stamp: store an earlier check with its cases' digests, probing nothing)."""
     namespace = parser(prog).parse_strictly(argv)
     if namespace.budget < 1:
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
+    if namespace.stamp is not None or namespace.checked_at is not None:
+        stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say)
+        return []
     changes = declared_changes(opts.cases)
     edges = corpus_edges(opts.cases)
-    current = declared_keys(edges)
-    earlier = _earlier(namespace.merge)
+    earlier = _earlier(namespace.merge, options_given(namespace))
     if namespace.case:
         unknown = sorted(set(namespace.case) - {edge.case for edge in edges})
         if unknown:
             raise RangeCheckError(f"--case {unknown[0]}: the corpus declares no range for it")
-        edges = [edge for edge in edges if edge.case in namespace.case]
+    asked = [edge for edge in edges if not namespace.case or edge.case in namespace.case]
     releases = {package: index.releases(package, fetch) for package in ("jax", "flax")}
     cell_probe = None
     if probe is None:
@@ -325,29 +401,82 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
                                {case: change.warning for case, change in changes.items() if change.warning},
                                JaxlibPins(fetch))
         probe = cell_probe
-    say(f"ranges: {len(edges)} declared edge(s), budget {namespace.budget} probe(s)")
+    say(f"ranges: {len(asked)} declared edge(s), budget {namespace.budget} probe(s)")
     # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
     floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
              } if cells else None
     partner = with_contemporaries(partner_from(cells), release_dates(fetch), own_time_floor(cells))
-    findings, spent = ranges.run(edges, releases, partner, probe, namespace.budget, floor)
+    findings, spent = ranges.run(asked, releases, partner, probe, namespace.budget, floor)
+    # Only answers from cells built now are this check's probes: one the results cache gave was counted where built.
+    spent = cell_probe.built if cell_probe is not None else spent
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    kept = kept_rows(earlier.get("edges", []), {edge.case for edge in edges}, current, corpus_cases(opts.cases))
-    findings, unreached = standing(findings, earlier.get("edges", []))
-    kept += unreached
+    _store_and_say(namespace, opts, findings, earlier, spent, drifted, edges, say)
+    return findings
+
+
+def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.Finding], earlier: dict[str, Any],
+                   spent: int, drifted: list[dict[str, str]], edges: list[ranges.Edge],
+                   say: Callable[[str], object]) -> None:
+    """Merge the findings with what the earlier check says that still stands, store them, and print them."""
+    current, held = declared_keys(edges), corpus_cases(opts.cases)
+    probed = {finding.edge.case for finding in findings}
+    now = corpus_digests(opts.cases)
+    rows = earlier.get("edges", [])
+    dropped = sorted({row["case"] for row in rows if row["case"] not in held})
+    if dropped:
+        say(f"ranges: {len(dropped)} case(s) of the earlier check are not in the corpus; their rows are dropped: "
+            + ", ".join(dropped[:5]) + (" ..." if len(dropped) > 5 else ""))
+    findings, unreached = standing(findings, [row for row in rows if row["case"] in held])
+    kept, stood = fresh(kept_rows(rows, probed, current, held) + unreached, earlier.get("cases", {}), now)
     drifted = one_per_case(drifted, earlier.get("needs_without_change", []))
+    commit = next((case_digest.head_commit(root) for root in corpus.case_roots(opts.cases)), None)
+    stamps = {**stood, **{case: {"digest": now[case], "commit": commit} for case in probed if case in now}}
+    provenance = ranges.Provenance(options_given(namespace), commit, stamps)
     stored = ranges.store(Path(opts.out) / "report", findings, spent + earlier.get("probes", 0),
-                          namespace.budget + earlier.get("budget", 0), drifted, kept)
+                          namespace.budget + earlier.get("budget", 0), drifted, kept, provenance)
     for line in ranges.describe(findings, drifted, spent, namespace.budget, kept):
         say(line)
-    rows = kept + [finding.as_row() for finding in findings]
+    all_rows = kept + [finding.as_row() for finding in findings]
     for root in corpus.case_roots(opts.cases):
         if census.census_path(root).is_file():
-            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows,
-                                   current)
+            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root),
+                                   all_rows, current)
             say(f"census of {root.name}: {caught.summary(found)}")
     say(f"ranges: {stored}")
-    return findings
+
+
+def corpus_files(cases: list[str]) -> list[Path]:
+    """The case modules of the corpus asked for."""
+    paths = corpus.case_paths(cases)
+    return [file for path in paths for file in ([path] if path.is_file() else case_files(path, False))]
+
+
+def corpus_digests(cases: list[str]) -> dict[str, str]:
+    """{case id: digest of its source and declaration} of the corpus asked for (harness.tools.case_digest)."""
+    return case_digest.digests(corpus_files(cases), corpus.known_breakage_files(cases))
+
+
+def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: Path,
+                  say: Callable[[str], object]) -> Path:
+    """--stamp: the earlier check at `path`, checked at `commit`, stored under `out` with a digest of each of its
+    cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed."""
+    if path is None or commit is None:
+        raise RangeCheckError("--stamp and --checked-at: give both (the check, and the commit it ran at)")
+    document = _earlier(path, None)
+    roots = corpus.case_roots(cases)
+    if len(roots) != 1:
+        raise RangeCheckError("--stamp: give one --cases folder (the corpus the check was of)")
+    files, breakages = corpus_files(cases), corpus.known_breakage_files(cases)
+    try:
+        then = case_digest.digests_at(commit, roots[0], files, breakages)
+    except case_digest.DigestError as exc:
+        raise RangeCheckError(f"--checked-at {commit}: {exc}") from None
+    stamped, left = case_digest.stamp(document, case_digest.digests(files, breakages), then, commit)
+    stored = outputs.write_ranges(out, stamped)
+    say(f"ranges: {len(stamped['cases'])} case(s) stamped as unchanged since {commit}; {len(left)} left unstamped "
+        f"(changed since, or gone: a --merge keeps their rows unchecked)" + (": " + ", ".join(left) if left else ""))
+    say(f"ranges: {stored}")
+    return stored
 
 
 def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:

@@ -1,0 +1,106 @@
+"""A case's digest follows its source and declaration; a stored check is stamped only where git shows its case
+unchanged since the commit it ran at."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import outputs
+from harness.tools import case_digest, range_check
+
+CASES = '''
+from harness.case import Change, case
+
+WORDING = "use_mesh is removed"
+
+
+@case("toy")
+def test_a():
+    assert 1 + 1 == 2
+
+
+@case("toy", changed=Change("jax>=0.7.1", WORDING, raises="AttributeError", kind="api", fix="jax.set_mesh"))
+def test_b():
+    pass
+'''
+KNOWN = '''
+[[breakage]]
+case = "test_toy::test_a"
+jax = "<0.8.0"
+reason = "fails"
+link = "https://github.com/jax-ml/jax/issues/1"
+'''
+
+
+def folder(tmp_path: Path, cases: str = CASES, known: str = KNOWN) -> Path:
+    root = tmp_path / "cases"
+    root.mkdir(exist_ok=True)
+    (root / "test_toy.py").write_text(cases)
+    (root / "known_breakages.toml").write_text(known)
+    return root
+
+
+def digests(root: Path) -> dict[str, str]:
+    return case_digest.digests([root / "test_toy.py"], [root / "known_breakages.toml"])
+
+
+def test_a_digest_is_the_same_for_the_same_case_and_moves_with_its_body_change_or_breakage(tmp_path: Path) -> None:
+    before = digests(folder(tmp_path))
+    assert set(before) == {"test_toy::test_a", "test_toy::test_b"} and before == digests(folder(tmp_path))
+    body = digests(folder(tmp_path, CASES.replace("1 + 1 == 2", "2 + 2 == 4")))
+    assert body["test_toy::test_a"] != before["test_toy::test_a"] and body["test_toy::test_b"] == before[
+        "test_toy::test_b"]
+    # The Change as read from source: a module-level wording counts though the function's text is the same.
+    wording = digests(folder(tmp_path, CASES.replace('"use_mesh is removed"', '"use_mesh is gone"')))
+    assert wording["test_toy::test_b"] != before["test_toy::test_b"]
+    breakage = digests(folder(tmp_path, CASES, KNOWN.replace("<0.8.0", "<0.8.1")))
+    assert breakage["test_toy::test_a"] != before["test_toy::test_a"]
+
+
+def test_stamping_gives_a_digest_only_to_the_cases_of_its_rows_unchanged_since() -> None:
+    document = {"edges": [{"case": "m::a"}, {"case": "m::b"}, {"case": "m::gone"}, {"case": "m::kept"}],
+                "cases": {"m::kept": {"digest": "k", "commit": "c0"}}}
+    stamped, left = case_digest.stamp(document, {"m::a": "1", "m::b": "2", "m::kept": "k2"}, {"m::a": "1", "m::b": "3"},
+                                       "c1")
+    assert stamped["cases"] == {"m::a": {"digest": "1", "commit": "c1"}, "m::kept": {"digest": "k", "commit": "c0"}}
+    assert left == ["m::b", "m::gone"]
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_stamp_step_reads_the_cases_at_the_check_s_commit_with_git(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "empty")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "cases")
+    checked_at = git(tmp_path, "rev-parse", "HEAD")
+    row = {"package": "jax", "declared": "<0.8.0", "source": "x", "status": "confirmed", "found": None, "why": ""}
+    old = {"probes": 1, "budget": 1, "wrong": 0, "unchecked": 0, "needs_without_change": [],
+           "edges": [{**row, "case": "test_toy::test_a"}, {**row, "case": "test_toy::test_b"}]}
+    check = outputs.write_ranges(tmp_path / "old", {**old, "options": {}, "commit": None, "cases": {}})
+    (root / "test_toy.py").write_text(CASES.replace("1 + 1 == 2", "2 + 2 == 4"))  # test_a changed since
+    said: list[str] = []
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out"), "--stamp", str(check), "--checked-at", checked_at]
+    assert range_check.run(argv, [], say=said.append) == []
+    stamped = outputs.read_ranges(tmp_path / "out" / "report" / "ranges.json")
+    assert stamped["cases"] == {"test_toy::test_b": {"digest": digests(root)["test_toy::test_b"],
+                                                     "commit": checked_at}}
+    assert stamped["edges"] == outputs.read_ranges(check)["edges"]
+    assert "1 case(s) stamped as unchanged since" in said[0] and said[0].endswith("left unstamped (changed since, "
+                                                                                  "or gone: a --merge keeps their "
+                                                                                  "rows unchecked): test_toy::test_a")
+    # Before the cases were committed, git has none of them: every case is left.
+    first = git(tmp_path, "rev-list", "--max-parents=0", "HEAD")
+    with pytest.raises(range_check.RangeCheckError, match=f"--checked-at {first}: commit {first}: git cannot read"):
+        range_check.run([*argv[:-1], first], [], say=said.append)
+    with pytest.raises(range_check.RangeCheckError, match="--checked-at nosuch: "):
+        range_check.run([*argv[:-1], "nosuch"], [], say=said.append)
