@@ -495,3 +495,28 @@ def test_a_stamp_without_its_commit_is_refused_in_one_line(corpus: Path, tmp_pat
     with pytest.raises(range_check.RangeCheckError, match="--stamp and --checked-at: give both"):
         range_check.run(["--cases", str(corpus), "--stamp", str(tmp_path / "ranges.json")], CELLS, fetch, print,
                         probe=probe)
+
+
+def test_a_kept_need_gone_with_no_change_is_dropped_once_its_case_declares_one_is_gone_or_was_probed_now() -> None:
+    def need(case: str) -> dict[str, str]:
+        return {"case": case, "held": "jax 0.6.2, flax 0.11.2", "unmet": "jax 0.9.0, flax 0.12.4", "reason": "x"}
+
+    rows = [need("m::test_stands"), need("m::test_now_declared"), need("gone::test_x"), need("m::test_probed")]
+    kept = range_check.kept_needs(rows, held={"m::test_stands", "m::test_now_declared", "m::test_probed"},
+                                  changed={"m::test_now_declared"}, probed={"m::test_probed"})
+    assert kept == [need("m::test_stands")]
+
+
+def test_a_merge_keeps_an_earlier_need_gone_with_no_change_of_a_case_that_still_lacks_its_change(
+        corpus: Path, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    document = dict(outputs.read_ranges(first / "report" / "ranges.json"))
+    needs = [{"case": case, "held": "jax 0.6.2, flax 0.11.2", "unmet": "jax 0.8.1, flax 0.12.0", "reason": "x"}
+             for case in ("test_toy::test_eager", "test_toy::test_use_mesh", "gone::test_x")]
+    earlier = outputs.write_ranges(first / "old", {**document, "needs_without_change": needs})
+    range_check.run(["--cases", str(corpus), "--out", str(tmp_path / "second"), "--case", "test_toy::test_use_mesh",
+                     "--merge", str(earlier)], CELLS, fetch, print, probe=probe)
+    merged = outputs.read_ranges(tmp_path / "second" / "report" / "ranges.json")
+    # test_use_mesh declares its change; gone::test_x is no case of the corpus.
+    assert [row["case"] for row in merged["needs_without_change"]] == ["test_toy::test_eager"]

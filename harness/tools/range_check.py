@@ -350,6 +350,13 @@ def standing(findings: list[ranges.Finding], earlier: list[dict[str, Any]]
     return reached, kept
 
 
+def kept_needs(rows: list[dict[str, str]], held: set[str], changed: set[str], probed: set[str]) -> list[dict[str, str]]:
+    """The needs gone with no change an earlier check listed that --merge keeps: those of a case the corpus still
+    holds, that declares no Change now (the change it lacked is declared) and that this check did not probe (its own
+    reading replaces the earlier one)."""
+    return [row for row in rows if row["case"] in held and row["case"] not in changed and row["case"] not in probed]
+
+
 def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -> list[dict[str, str]]:
     """The needs gone with no change, one row per case: this check's, else the earlier check's first (a case probed
     at another pair now would otherwise be listed once per pair)."""
@@ -428,7 +435,8 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
             + ", ".join(dropped[:5]) + (" ..." if len(dropped) > 5 else ""))
     findings, unreached = standing(findings, [row for row in rows if row["case"] in held])
     kept, stood = fresh(kept_rows(rows, probed, current, held) + unreached, earlier.get("cases", {}), now)
-    drifted = one_per_case(drifted, earlier.get("needs_without_change", []))
+    changed = set(declared_changes(opts.cases))
+    drifted = one_per_case(drifted, kept_needs(earlier.get("needs_without_change", []), held, changed, probed))
     commit = next((case_digest.head_commit(root) for root in corpus.case_roots(opts.cases)), None)
     stamps = {**stood, **{case: {"digest": now[case], "commit": commit} for case in probed if case in now}}
     provenance = ranges.Provenance(options_given(namespace), commit, stamps)
