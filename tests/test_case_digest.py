@@ -67,7 +67,7 @@ def test_stamping_gives_a_digest_only_to_the_cases_of_its_rows_unchanged_since()
     stamped, left = case_digest.stamp(document, {"m::a": "1", "m::b": "2", "m::kept": "k2"}, {"m::a": "1", "m::b": "3"},
                                        "c1")
     assert stamped["cases"] == {"m::a": {"digest": "1", "commit": "c1"}, "m::kept": {"digest": "k", "commit": "c0"}}
-    assert left == ["m::b", "m::gone"]
+    assert left == ["m::b", "m::gone"] and stamped["commit"] == "c1"
 
 
 def git(repo: Path, *args: str) -> str:

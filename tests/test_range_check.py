@@ -520,3 +520,10 @@ def test_a_merge_keeps_an_earlier_need_gone_with_no_change_of_a_case_that_still_
     merged = outputs.read_ranges(tmp_path / "second" / "report" / "ranges.json")
     # test_use_mesh declares its change; gone::test_x is no case of the corpus.
     assert [row["case"] for row in merged["needs_without_change"]] == ["test_toy::test_eager"]
+
+
+@pytest.mark.parametrize("with_", [["--merge", "x.json"], ["--case", "test_toy::test_eager"]])
+def test_a_stamp_that_would_also_merge_or_probe_is_refused_in_one_line(corpus: Path, with_: list[str]) -> None:
+    with pytest.raises(range_check.RangeCheckError, match=f"--stamp with {with_[0]}: a stamp probes and merges"):
+        range_check.run(["--cases", str(corpus), "--stamp", "r.json", "--checked-at", "abc", *with_], CELLS, fetch,
+                        print, probe=probe)

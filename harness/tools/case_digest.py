@@ -107,7 +107,8 @@ def digests_at(commit: str, folder: Path, files: Iterable[Path], breakage_files:
 def stamp(document: Mapping[str, Any], now: Mapping[str, str], then: Mapping[str, str],
           commit: str) -> tuple[dict[str, Any], list[str]]:
     """(the document with a digest for each case of its rows that had none and whose digest at `commit` equals its
-    digest now, the cases left unstamped: changed since, or gone). A case already stamped keeps its stamp."""
+    digest now, and `commit` as its own where it recorded none; the cases left unstamped: changed since, or gone). A
+    case already stamped keeps its stamp."""
     cases = {case: dict(stamp_) for case, stamp_ in document.get("cases", {}).items()}
     left = []
     for case in sorted({str(row["case"]) for row in document.get("edges", [])} - set(cases)):
@@ -115,4 +116,5 @@ def stamp(document: Mapping[str, Any], now: Mapping[str, str], then: Mapping[str
             cases[case] = {"digest": now[case], "commit": commit}
         else:
             left.append(case)
-    return {**document, "cases": cases}, left
+    # A check that recorded no commit of its own ran at the one it is stamped at.
+    return {**document, "cases": cases, "commit": document.get("commit") or commit}, left

@@ -391,7 +391,8 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
     if namespace.stamp is not None or namespace.checked_at is not None:
-        stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say)
+        stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
+                      namespace.merge, namespace.case)
         return []
     changes = declared_changes(opts.cases)
     edges = corpus_edges(opts.cases)
@@ -465,11 +466,13 @@ def corpus_digests(cases: list[str]) -> dict[str, str]:
 
 
 def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: Path,
-                  say: Callable[[str], object]) -> Path:
+                  say: Callable[[str], object], merge: Path | None = None, asked: Sequence[str] = ()) -> Path:
     """--stamp: the earlier check at `path`, checked at `commit`, stored under `out` with a digest of each of its
     cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed."""
     if path is None or commit is None:
         raise RangeCheckError("--stamp and --checked-at: give both (the check, and the commit it ran at)")
+    if merge or asked:
+        raise RangeCheckError(f"--stamp with {'--merge' if merge else '--case'}: a stamp probes and merges nothing")
     document = _earlier(path, None)
     roots = corpus.case_roots(cases)
     if len(roots) != 1:
