@@ -527,3 +527,25 @@ def test_a_stamp_that_would_also_merge_or_probe_is_refused_in_one_line(corpus: P
     with pytest.raises(range_check.RangeCheckError, match=f"--stamp with {with_[0]}: a stamp probes and merges"):
         range_check.run(["--cases", str(corpus), "--stamp", "r.json", "--checked-at", "abc", *with_], CELLS, fetch,
                         print, probe=probe)
+
+
+def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_the_check(corpus: Path,
+                                                                                        tmp_path: Path) -> None:
+    from harness import results
+    from harness.cellrecord import make_record
+
+    def records(status: str) -> Path:
+        out = tmp_path / status
+        cell, run = "jax0.8.1-flax0.12.1-py3.11", "20261128T000000Z-a"
+        results.write_records(out / "results" / run / f"{cell}.jsonl", [make_record(
+            run_id=run, cell_id=cell, case_id="test_toy::test_eager", status=status, jax="0.8.1", flax="0.12.1",
+            attempt=1, known_breakage=True)])
+        return out
+
+    said: list[str] = []
+    argv = ["--cases", str(corpus), "--records", str(records("xpassed"))]
+    assert range_check.run(argv, CELLS, fetch, said.append, probe=probe) == []
+    assert said[0].startswith("hole: test_toy::test_eager passed at 20261128T000000Z-a/jax0.8.1-flax0.12.1-py3.11, "
+                              "inside its known breakage flax")
+    assert range_check.stored_status(argv) == 1
+    assert range_check.stored_status(["--cases", str(corpus), "--records", str(records("xfailed"))]) == 0

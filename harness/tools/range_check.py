@@ -29,7 +29,7 @@ from harness.change import Change, declared
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
-from harness.tools import bisect, case_digest, caught, index, pins, ranges
+from harness.tools import bisect, case_digest, caught, index, pins, range_records, ranges
 
 #: Probes one check may build (each a cell); an edge past it is listed as unchecked.
 DEFAULT_BUDGET = 40
@@ -64,6 +64,9 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     p.add_argument("--stamp", type=Path, default=None, metavar="RANGES_JSON",
                    help="probe nothing: store this earlier check with a digest of each of its cases whose source and "
                         "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1)")
+    p.add_argument("--records", type=Path, action="append", default=[], metavar="OUT",
+                   help="probe nothing: list where the cell records under OUT/results (repeatable) contradict the "
+                        "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any")
     p.add_argument("--checked-at", default=None, metavar="COMMIT",
                    help="with --stamp: the commit the check ran at (docs/data/runs.toml names it)")
     return p
@@ -394,6 +397,10 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
                       namespace.merge, namespace.case)
         return []
+    if namespace.records:
+        for line in contradicted(namespace.records, opts.cases, namespace.case):
+            say(line)
+        return []
     changes = declared_changes(opts.cases)
     edges = corpus_edges(opts.cases)
     earlier = _earlier(namespace.merge, options_given(namespace))
@@ -490,9 +497,26 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
     return stored
 
 
+def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> list[str]:
+    """--records: the lines where the records under `folders` contradict the ranges the corpus declares now (of the
+    cases asked, else every case), then how many (harness.tools.range_records)."""
+    missing = next((folder for folder in folders if not (folder / "results").is_dir()), None)
+    if missing is not None:
+        raise RangeCheckError(f"--records {missing}: no results folder in it")
+    changes = declared_changes(cases)
+    breakages = [entry for path in corpus.known_breakage_files(cases) for entry in known.load(path)]
+    records = [record for record in range_records.read_finals(folders)
+               if not asked or str(record.get("case_id", "")).partition("[")[0] in asked]
+    lines = range_records.contradictions(records, changes, breakages, record_answer)
+    return [*lines, f"ranges: {len(lines)} contradiction(s) in {len(records)} record(s) of {len(folders)} folder(s)"]
+
+
 def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
     """The exit status of a check: 1 when the document it stored holds a wrong edge, kept by --merge or found now,
-    else 0."""
-    opts = options.from_namespace(parser(prog).parse_strictly(argv))
+    else 0; with --records, 1 when a record contradicts a declared range."""
+    namespace = parser(prog).parse_strictly(argv)
+    opts = options.from_namespace(namespace)
+    if namespace.records:
+        return 1 if len(contradicted(namespace.records, opts.cases, namespace.case)) > 1 else 0
     stored = outputs.read_ranges(Path(opts.out) / "report" / outputs.RANGES_JSON.name)
     return 1 if any(row["status"] == ranges.WRONG for row in stored["edges"]) else 0
