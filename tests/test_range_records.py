@@ -37,6 +37,13 @@ def test_a_pass_inside_a_declared_breakage_or_change_is_a_hole_naming_its_run_an
         f"hole: {REMOVED} passed at r1/jax0.8.0-flax0.12.0-py3.11, inside its change since jax>=0.7.1"]
 
 
+def test_a_pass_anywhere_is_a_hole_in_a_breakage_declared_at_every_release() -> None:
+    every = Breakage(SCAN, "r", "https://x", {}, raises=("AssertionError",))
+    assert range_records.contradictions([record(SCAN, "xpassed", "0.4.25", "0.8.1")], {}, [every],
+                                        range_check.record_answer) == [
+        f"hole: {SCAN} passed at r1/jax0.4.25-flax0.8.1-py3.11, inside its known breakage of every release"]
+
+
 def test_a_record_that_agrees_with_its_declaration_or_lies_outside_it_says_nothing() -> None:
     assert said(record(SCAN, "xfailed", "0.4.26", "0.8.1", known_breakage=True),
                 record(SCAN, "passed", "0.4.26", "0.10.2"), record(REMOVED, "passed", "0.7.0", "0.12.0"),

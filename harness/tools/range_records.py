@@ -76,8 +76,7 @@ def _declared_failing(record: Mapping[str, Any], entries: list[Breakage], change
     """The declarations under which the record's case is declared to fail at the record's versions."""
     installed = {name: str(record.get(name)) if record.get(name) is not None else None
                  for name in ("jax", "jaxlib", "flax", "python")}
-    found = [f"its known breakage {', '.join(f'{name}{spec}' for name, spec in entry.ranges.items())}"
-             for entry in entries if entry.ranges and entry.applies(installed)]
+    found = [f"its known breakage {_said(entry)}" for entry in entries if entry.applies(installed)]
     if change is not None and change.since is not None:
         requirement = Requirement(change.since)
         try:
@@ -87,3 +86,8 @@ def _declared_failing(record: Mapping[str, Any], entries: list[Breakage], change
         if requirement.specifier.contains(version, prereleases=True):
             found.append(f"its change since {change.since}")
     return found
+
+
+def _said(entry: Breakage) -> str:
+    """A breakage's ranges as declared, or that it declares none (every release)."""
+    return ", ".join(f"{name}{spec}" for name, spec in entry.ranges.items()) or "of every release"
