@@ -9,7 +9,10 @@ pairs it with that jax release (the matrix cell with the newest jax not after it
 
     python -m shardmatrix.command ranges [--budget N] [--out DIR]   (`nox -s ranges`)
 
-Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked.
+Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked. Two modes probe
+nothing: `--stamp CHECK --checked-at COMMIT` stores an earlier check with the digests of its cases unchanged since
+(harness.tools.case_digest), and `--records OUT` lists where stored cell records contradict the declared ranges
+(harness.tools.range_records).
 """
 
 from __future__ import annotations
@@ -59,8 +62,9 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                    help="check only the edges of this case (repeatable; default: every case)")
     p.add_argument("--merge", type=Path, default=None, metavar="RANGES_JSON",
                    help="an earlier check whose rows are kept but for those of the cases probed now (with --case, "
-                        "those; else every case of --cases that declares a range) and of ranges the corpus no longer "
-                        "declares; the stored document says how many probes both spent")
+                        "those; else every case of --cases that declares a range), of ranges the corpus no longer "
+                        "declares and of cases it does not hold; a kept row of a case changed since (its digest) is "
+                        "kept unchecked, stale; the stored document says how many probes both built")
     p.add_argument("--stamp", type=Path, default=None, metavar="RANGES_JSON",
                    help="probe nothing: store this earlier check with a digest of each of its cases whose source and "
                         "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1)")
