@@ -131,3 +131,32 @@ def test_bytecode_beside_the_sources_is_shared_too(tmp_path: Path) -> None:
     assert bytecode.keep_shared(first, {}, tmp_path / "store") == 1
     assert bytecode.share(second, {}, tmp_path / "store") == 1
     assert next((second / "lib").glob("python3*/site-packages/pkg/__pycache__/mod.*.pyc")).stat().st_nlink == 3
+
+
+def test_bytecode_kept_in_one_checkout_is_found_by_another_through_the_users_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    first, second = _venv(tmp_path / "clone-a" / "venv", cache), _venv(tmp_path / "clone-b" / "venv", cache)
+    # Each clone has a bytecode folder of its own; only the store by identity is the user's.
+    compiled = _import(first, tmp_path / "clone-a" / "bytecode")
+    assert bytecode.keep_shared(first, {bytecode.BYTECODE_FOLDER: str(tmp_path / "clone-a" / "bytecode")}) == 1
+    assert list((tmp_path / "cache" / "shardmatrix" / bytecode.SHARED).rglob("mod.*.pyc"))
+    assert bytecode.share(second, {bytecode.BYTECODE_FOLDER: str(tmp_path / "clone-b" / "bytecode")}) == 1
+    assert _import(second, tmp_path / "clone-b" / "bytecode").stat().st_ino == compiled.stat().st_ino
+
+
+def test_the_store_is_walked_only_where_the_venv_has_the_folder(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    venv, store = _venv(tmp_path / "a", cache), tmp_path / "store"
+    tag = sys.implementation.cache_tag
+    # Bytecode of a package this venv lacks, and of another release of its own file: neither is linked.
+    (store / bytecode.SHARED / tag / "absent").mkdir(parents=True)
+    (store / bytecode.SHARED / tag / "absent" / f"mod.1-2-3-4.{tag}.pyc").write_bytes(b"")
+    (store / bytecode.SHARED / tag / "pkg").mkdir()
+    (store / bytecode.SHARED / tag / "pkg" / f"mod.1-2-3-4.{tag}.pyc").write_bytes(b"")
+    env = {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}
+    assert bytecode.share(venv, env, store) == 0
+    assert not (tmp_path / "bytecode").exists()
