@@ -160,3 +160,27 @@ def test_the_store_is_walked_only_where_the_venv_has_the_folder(tmp_path: Path) 
     env = {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}
     assert bytecode.share(venv, env, store) == 0
     assert not (tmp_path / "bytecode").exists()
+
+
+def test_a_session_venv_sharing_gets_the_bytecode_before_and_keeps_its_own_after(tmp_path: Path) -> None:
+    cache, other = tmp_path / "uv-cache-mod.py", tmp_path / "uv-cache-other.py"
+    cache.write_text("VALUE = 42\n")
+    other.write_text("VALUE = 43\n")
+    prefix, store = tmp_path / "bytecode", tmp_path / "store"
+    env = {bytecode.BYTECODE_FOLDER: str(prefix)}
+    cell, session = _venv(tmp_path / "cell", cache), _venv(tmp_path / "session", cache)
+    os.link(other, next((session / "lib").glob("python3*/site-packages/pkg")) / "other.py")
+    compiled = _import(cell, prefix)
+    bytecode.keep_shared(cell, env, store)
+    with bytecode.sharing(session, env, store):
+        assert _import(session, prefix).stat().st_ino == compiled.stat().st_ino  # linked before the run
+        subprocess.run([sys.executable, "-c", "import pkg.other"], check=True, env={
+            **os.environ, "PYTHONPATH": str(next((session / "lib").glob("python3*/site-packages")).resolve()),
+            "PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""})
+    assert list(store.rglob(f"other.*.{sys.implementation.cache_tag}.pyc"))  # what it compiled is kept after
+
+
+def test_no_venv_of_its_own_shares_nothing(tmp_path: Path) -> None:
+    with bytecode.sharing(None, {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}, tmp_path / "store"):
+        pass
+    assert not (tmp_path / "store").exists() and not (tmp_path / "bytecode").exists()

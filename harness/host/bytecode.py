@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.host.shipped import user_cache, workspace
@@ -89,6 +90,21 @@ def keep_shared(venv: Path, env: Mapping[str, str], where: Path | None = None) -
         if identity is not None and not kept.exists():
             kept_now += _link(place, kept)
     return kept_now
+
+
+@contextmanager
+def sharing(venv: Path | None, env: Mapping[str, str], where: Path | None = None) -> Iterator[None]:
+    """Around the run of a process of `venv` (a nox session's: the report, upgrade): the bytecode kept for its files
+    linked in before, what it compiled kept after. The matrix's report imports pandas and jinja2 in a session venv
+    made anew in a fresh clone: 3.9 s of CPU compiling, 1.4 s with the bytecode (measured 2026-11-28). None: no
+    venv of its own (nox's `none` backend), nothing to share."""
+    if venv is not None:
+        share(venv, env, where)
+    try:
+        yield
+    finally:
+        if venv is not None:
+            keep_shared(venv, env, where)
 
 
 def _layout(venv: Path, env: Mapping[str, str], where: Path | None) -> tuple[Path, str, Path, Path] | None:
