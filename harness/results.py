@@ -150,6 +150,23 @@ def read_timeline(results_file: Path) -> list[dict[str, Any]]:
             and isinstance(found.get("mark"), str) and isinstance(found.get("at"), (int, float))]
 
 
+def write_inflight(path: Path, nodeid: str) -> None:
+    """Name the case a cell's own pytest process starts now, so that a death can be pinned on it: one node id a line,
+    appended (read_inflight reads the last); a killed process leaves it for the host.
+
+    Appended, never rewritten: a file truncated and written again is flushed to disk when closed (ext4's
+    auto_da_alloc), and truncating it again waits for that write. Rewritten at each case's start it took a median of
+    6 ms, and up to 2 s, on a busy disk (measured 2026-11-28, cases 50 ms apart); appended, 0.2 ms at most."""
+    with path.open("a", encoding="utf-8") as sink:
+        sink.write(nodeid.replace("\n", " ") + "\n")
+
+
+def read_inflight(path: Path) -> str:
+    """The node id of the case a dead cell process was running (write_inflight's last line); '' when none."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")
+
+
 #: Version 1: {"schema_version", "cell_id", "jax": {backend, devices: [{kind, compute_capability, memory_stats}],
 #: distributions: {name: version} of jax, jaxlib and every plugin or pjrt, mismatched: [names whose version is not
 #: jaxlib's]}, "nvidia_smi": [{name, driver_version, memory_total, compute_cap}] or null, "settings": {XLA_FLAGS,

@@ -317,3 +317,17 @@ def test_a_machine_file_naming_a_plugin_the_freeze_pins_otherwise_makes_the_cell
                for line in results.read_cell(path).mismatches)
 
 
+
+
+def test_the_case_in_flight_is_the_last_one_named(tmp_path: Path) -> None:
+    path = tmp_path / "cell.inflight"
+    results.write_inflight(path, "cases/a.py::test_one")
+    results.write_inflight(path, "cases/a.py::test_two[x\ny]")
+    assert results.read_inflight(path) == "cases/a.py::test_two[x y]"
+    assert path.read_text(encoding="utf-8").count("\n") == 2  # appended, never rewritten
+
+
+def test_an_inflight_file_naming_no_case_reads_empty(tmp_path: Path) -> None:
+    path = tmp_path / "cell.inflight"
+    path.write_text("\n\n", encoding="utf-8")
+    assert results.read_inflight(path) == ""

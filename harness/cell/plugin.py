@@ -40,7 +40,7 @@ from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import IN_PROCESS, case_id_from_nodeid, first_line
 from harness.cell.timing import CompileClock, median_timing, split
 from harness.cellrecord import CellFiles
-from harness.results import JsonlWriter, recorded_case_ids, write_collection, write_machine
+from harness.results import JsonlWriter, recorded_case_ids, write_collection, write_inflight, write_machine
 
 CLOCK = pytest.StashKey[CompileClock]()
 #: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
@@ -242,7 +242,7 @@ class CellPlugin:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         inflight = item.config.stash.get(INFLIGHT, None)
         if inflight is not None:
-            inflight.write_text(item.nodeid, encoding="utf-8")
+            write_inflight(inflight, item.nodeid)
         handle = item.config.stash.get(FAULT_LOG, None)
         limit = declared.time_limit(item)
         if handle is None or not limit:
