@@ -509,10 +509,9 @@ def _v1_inside(text: str) -> tuple[int, int] | None:
 def _ranges_update_to_2(document: Row) -> Row:
     """Version 1 -> 2: each row that says how much of its inside was probed gets the number of releases inside it owns
     (`inside_releases`) and of those judged (`inside_judged`), read from its `inside` text (the one place that text
-    is parsed); a row without `inside` (the bounds-only
-    checker's) stays without. The document gets no `options` given, no `commit` and no case digests (`cases`): a
+    is parsed); a row without `inside` (the bounds-only checker's) stays without. The document gets no `options` given, no `commit` and no case digests (`cases`): a
     check of version 1 recorded none, so none of its rows is known to speak for a case's current source
-    (harness.tools.range_stamp stamps them where git shows the case unchanged)."""
+    (harness.tools.case_digest stamps them where git shows the case unchanged)."""
     rows = document.get("edges")
     if isinstance(rows, list):
         document["edges"] = [_row_to_2(row) for row in rows]
