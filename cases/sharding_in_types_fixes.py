@@ -98,3 +98,44 @@ def test_own_jaxpr_interpreter_of_a_cast() -> None:
     closed = jax.make_jaxpr(lambda x: x.astype(jnp.float16) * 2)(np.ones(4, np.float32))
     (out,) = _interpret(closed, np.ones(4, np.float32))
     np.testing.assert_array_equal(np.asarray(out), np.full(4, 2.0, np.float16))
+
+
+def _masked_blend(mesh: Any, reshard_mask: bool) -> tuple[jax.Array, np.ndarray]:
+    """A jitted jnp.where of a replicated (4, 2) mask between two row-split operands; with `reshard_mask`, the mask
+    is first resharded like the operands (the report's workaround)."""
+    a, b = np.arange(8.0).reshape(4, 2), -np.arange(8.0).reshape(4, 2)
+    mask = np.array([[True, False]] * 4)
+    split = NamedSharding(mesh, P("x", None))
+
+    def blend(m: jax.Array, x: jax.Array, y: jax.Array) -> jax.Array:
+        if reshard_mask:
+            m = jax.sharding.reshard(m, P("x", None))
+        return jnp.where(m, x, y)
+
+    with ambient_mesh(mesh):
+        out = jax.jit(blend)(jnp.asarray(mask), jax.device_put(a, split), jax.device_put(b, split))
+    assert out.sharding.is_equivalent_to(split, 2)
+    return out, np.where(mask, a, b)
+
+
+@case(FAMILY, devices=2, needs=EXPLICIT, cites=("jax-ml/jax#37853",))
+def test_where_with_a_replicated_mask_between_explicit_split_operands() -> None:
+    """A jitted three-argument jnp.where with a replicated mask between two operands split on their rows over an
+    Explicit axis gives the blend split like the operands, as jnp.add combines the same three.
+
+    Cells: passes 0.5.3 to 0.10.0, fails 0.10.1 to 0.12.0.1 ("select `which` must be scalar or have the same
+    sharding as cases"; jax releases, measured): no release fixes it yet (jax-ml/jax#37853).
+    """
+    out, expected = _masked_blend(explicit_mesh((2,), ("x",)), reshard_mask=False)
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+@case(FAMILY, devices=2, needs=[*EXPLICIT, api("jax.sharding.reshard")], cites=("jax-ml/jax#37853",))
+def test_where_with_a_mask_resharded_like_its_explicit_split_operands() -> None:
+    """The twin of the replicated-mask jnp.where: the mask resharded like the operands first (the workaround), the
+    jitted blend is split like them.
+
+    Cells: passes wherever jax.sharding.reshard exists (0.7.0 on; jax releases, measured).
+    """
+    out, expected = _masked_blend(explicit_mesh((2,), ("x",)), reshard_mask=True)
+    np.testing.assert_array_equal(np.asarray(out), expected)
