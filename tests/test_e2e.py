@@ -74,13 +74,14 @@ class AccuracyTest(unittest.TestCase):
 
 # Every case of the shipped corpus and its status in the real cell (jax 0.4.38, flax 0.10.2, Python 3.11, 8 CPU
 # devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26; explicit_mesh_ops, explicit_mesh_arrays,
-# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch and three lifted-transform cases on
-# 2026-11-28, some in this pair's range-check cells) and checked against each case's declaration: an API this jax or
-# flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map, nnx.Rngs.fork,
-# nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
-# not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added, removed
-# or changing status in this cell must be pinned again here.
+# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, explicit_mesh_fixes and three
+# lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked against each case's
+# declaration: an API this jax or flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map,
+# nnx.Rngs.fork, nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4)
+# is not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added,
+# removed or changing status in this cell must be pinned again here.
 PASSED = [
+    "explicit_mesh_fixes::test_jnp_array_placed_by_device_inside_jit",
     "explicit_mesh_ops::test_device_put_of_a_scalar_on_a_replicated_positional_sharding",
     "explicit_mesh_ops::test_jacobian_of_frexp_on_a_sharded_vector",
     "nnx_lifted_axes::test_integer_vmap_axes_prepend_the_stack_name_to_a_partitioned_kernel",
@@ -181,6 +182,8 @@ NOT_APPLICABLE = [
     "explicit_mesh_arrays::test_reduce_sum_into_an_unreduced_output",
     "explicit_mesh_arrays::test_scatter_set_under_two_vmaps_of_an_explicit_sharded_batch",
     "explicit_mesh_arrays::test_top_k_along_an_explicit_sharded_axis",
+    "explicit_mesh_fixes::test_gradient_through_argsort_of_an_explicit_sharded_batch",
+    "explicit_mesh_fixes::test_where_of_a_mask_made_under_the_mesh_and_an_explicit_sharded_vector",
     "explicit_mesh_ops::test_complex_numbers_under_jit_on_an_explicit_mesh",
     "explicit_mesh_ops::test_conv1d_and_max_pool_of_explicit_sharded_sequences",
     "explicit_mesh_ops::test_cumsum_along_a_new_axis_of_an_explicit_sharded_vector",
