@@ -1,5 +1,5 @@
 """More jax fixes of array operations on sharded arrays, as model code calls them: the census's sharded_gathers rows
-that branch c_gather measured in cells but left without a case (a sort's gradient, an array placed by `device=`).
+that branch c_gather measured in cells but left without a case (a sort's gradient, a select's condition).
 
 Each case is the fix's own reproducer written the way a user's code is (a jitted step, the mesh its code builds),
 asserts values and output shardings, and cites the report; its range is a known breakage
@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding
+from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from cases._support import ambient_mesh, explicit_mesh
@@ -55,17 +55,3 @@ def test_where_of_a_mask_made_under_the_mesh_and_an_explicit_sharded_vector() ->
         out = jax.jit(lambda keep, v: jnp.where(keep, v, -v))(jnp.asarray(mask), x)
     np.testing.assert_array_equal(np.asarray(out), np.where(mask, values, -values))
 
-
-@case(FAMILY, devices=4, cites=("jax-ml/jax@0426388d31",))
-def test_jnp_array_placed_by_device_inside_jit() -> None:
-    """A jitted jnp.array(numpy data, dtype=float32, device=NamedSharding) builds the array on that sharding (jnp.array
-    took no `device=` before jax 0.4.31, a TypeError; jax-ml/jax#17422).
-
-    Cells: fails 0.4.30, passes 0.4.31 (jax releases, measured).
-    """
-    mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
-    sharding = NamedSharding(mesh, P("x", "y"))
-    data = np.arange(16).reshape(8, 2)
-    out = jax.jit(lambda: jnp.array(data, dtype=np.float32, device=sharding))()
-    np.testing.assert_array_equal(np.asarray(out), data.astype(np.float32))
-    assert out.sharding.is_equivalent_to(sharding, 2)

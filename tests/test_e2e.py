@@ -74,14 +74,13 @@ class AccuracyTest(unittest.TestCase):
 
 # Every case of the shipped corpus and its status in the real cell (jax 0.4.38, flax 0.10.2, Python 3.11, 8 CPU
 # devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26; explicit_mesh_ops, explicit_mesh_arrays,
-# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, explicit_mesh_fixes, custom_interpreters
-# and three lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked against each case's
+# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, explicit_mesh_fixes and
+# three lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked against each case's
 # declaration: an API this jax or flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map,
 # nnx.Rngs.fork, nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
 # not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added, removed
 # or changing status in this cell must be pinned again here.
 PASSED = [
-    "explicit_mesh_fixes::test_jnp_array_placed_by_device_inside_jit",
     "explicit_mesh_ops::test_device_put_of_a_scalar_on_a_replicated_positional_sharding",
     "explicit_mesh_ops::test_jacobian_of_frexp_on_a_sharded_vector",
     "nnx_lifted_axes::test_integer_vmap_axes_prepend_the_stack_name_to_a_partitioned_kernel",
@@ -309,7 +308,6 @@ XFAILED = [
 ]
 #: Cases that fail in the real cell as their declared change says (documented, not a regression).
 FAILED_AS_DECLARED = [
-    "custom_interpreters::test_custom_rule_for_convert_element_type_with_its_params_spelled_out",
     "nnx_lifted_axes::test_vmap_of_a_constructor_from_rngs_stacks_layers_for_lax_scan",
 ]
 EXPECTED = {**dict.fromkeys(PASSED, "passed"), **dict.fromkeys(NOT_APPLICABLE, "not_applicable"),
