@@ -1,5 +1,5 @@
 """The `sharding` jax put into its primitives and types, as user code meets it: the census's sharded_gathers rows
-on convert_element_type's new `sharding` parameter (jax 0.4.31) and sort's gradient on an Explicit mesh.
+on convert_element_type's new `sharding` parameter (jax 0.4.31) and jnp.where between Explicit-split operands.
 
 Each case is the report's code written the way a user's is (a jitted step, a jaxpr interpreter of their own),
 asserts values and shardings, and cites the report; its range is a known breakage (cases/known_breakages.toml) or a
@@ -23,23 +23,6 @@ from harness.case import Change, accepts, api, case
 FAMILY = "sharded_gathers"
 
 EXPLICIT = [api("jax.sharding.AxisType"), accepts("jax.make_mesh", "axis_types")]
-
-
-@case(FAMILY, devices=2, needs=EXPLICIT, cites=("jax-ml/jax@e50b7439e7",))
-def test_gradient_of_a_sort_along_the_unsharded_axis_of_explicit_rows() -> None:
-    """A jitted jax.grad through jnp.sort along the columns of rows split over an Explicit axis gives each entry
-    the weight of its rank, split like the rows (sort's JVP built its iota with no sharding before jax 0.11.0).
-
-    Cells: fails 0.5.3 (a gather with no out_sharding) and 0.6.2 to 0.10.2 ('Arguments to sort must have equal
-    shardings'), passes 0.11.0 (jax releases, measured).
-    """
-    mesh = explicit_mesh((2,), ("x",))
-    rows = np.array([[3.0, 1.0, 2.0, 0.0], [5.0, 4.0, 7.0, 6.0]] * 2, np.float32)
-    with ambient_mesh(mesh):
-        x = jax.device_put(rows, NamedSharding(mesh, P("x", None)))
-        grad = jax.jit(jax.grad(lambda v: jnp.sum(jnp.sort(v, axis=-1) * jnp.arange(4.0))))(x)
-    assert grad.sharding.is_equivalent_to(NamedSharding(mesh, P("x", None)), 2)
-    np.testing.assert_array_equal(np.asarray(grad), np.argsort(np.argsort(rows, axis=-1), axis=-1))
 
 
 @case(FAMILY, devices=2, cites=("jax-ml/jax@0426388d31",))

@@ -74,8 +74,9 @@ class AccuracyTest(unittest.TestCase):
 
 # Every case of the shipped corpus and its status in the real cell (jax 0.4.38, flax 0.10.2, Python 3.11, 8 CPU
 # devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26; explicit_mesh_ops, explicit_mesh_arrays,
-# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, sharding_in_types_fixes and three
-# lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked against each case's
+# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, sharding_in_types_fixes,
+# explicit_mesh_fixes and three lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked
+# against each case's
 # declaration: an API this jax or flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map,
 # nnx.Rngs.fork, nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
 # not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added, removed
@@ -182,6 +183,8 @@ NOT_APPLICABLE = [
     "explicit_mesh_arrays::test_reduce_sum_into_an_unreduced_output",
     "explicit_mesh_arrays::test_scatter_set_under_two_vmaps_of_an_explicit_sharded_batch",
     "explicit_mesh_arrays::test_top_k_along_an_explicit_sharded_axis",
+    "explicit_mesh_fixes::test_gradient_through_argsort_of_an_explicit_sharded_batch",
+    "explicit_mesh_fixes::test_where_of_a_mask_made_under_the_mesh_and_an_explicit_sharded_vector",
     "explicit_mesh_ops::test_complex_numbers_under_jit_on_an_explicit_mesh",
     "explicit_mesh_ops::test_conv1d_and_max_pool_of_explicit_sharded_sequences",
     "explicit_mesh_ops::test_cumsum_along_a_new_axis_of_an_explicit_sharded_vector",
@@ -280,7 +283,6 @@ NOT_APPLICABLE = [
     "sharded_gathers_user::test_vmapped_categorical_sampling_with_keys_split_on_an_explicit_axis",
     "sharded_gathers_user::test_vmapped_lax_switch_drawing_a_random_scalar_on_an_explicit_mesh",
     "sharded_gathers_user::test_vmapped_lax_switch_over_explicit_sharded_branch_indices",
-    "sharding_in_types_fixes::test_gradient_of_a_sort_along_the_unsharded_axis_of_explicit_rows",
     "sharding_in_types_fixes::test_where_with_a_mask_resharded_like_its_explicit_split_operands",
     "sharding_in_types_fixes::test_where_with_a_replicated_mask_between_explicit_split_operands",
     "sharding_metadata_fixes::test_adam_state_sharded_apart_from_a_replicated_kernel",
