@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
@@ -38,21 +37,7 @@ def declared_jax(flax: Version, document: dict[str, Any], fetch: index.Fetch = i
         lines = index.requires_dist("flax", flax, document, fetch, download)
     except index.IndexError_ as error:
         raise ReleaseError(str(error)) from None
-    return jax_requirement(lines)
-
-
-def jax_requirement(lines: list[str]) -> SpecifierSet:
-    """The jax requirement of Requires-Dist lines (unconditional ones only)."""
-    found = SpecifierSet()
-    for line in lines:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.name.lower() == "jax" and (requirement.marker is None
-                                                  or requirement.marker.evaluate({"extra": ""})):
-            found &= requirement.specifier
-    return found
+    return index.requirement_of(lines, "jax") or SpecifierSet()
 
 
 def contemporary(flax_date: datetime | None, jax_dates: dict[Version, datetime],

@@ -7,6 +7,7 @@ import zipfile
 from typing import Any
 
 import pytest
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness.tools import index
@@ -117,3 +118,13 @@ def test_a_release_with_no_wheel_to_read_is_named_in_one_line() -> None:
 
     with pytest.raises(index.IndexError_, match=r"jax 0\.5\.2: no wheel on the index"):
         index.requires_dist("jax", Version("0.5.2"), {"releases": {"0.5.2": []}}, no_release_json, lambda url: b"")
+
+
+def test_a_requirement_joins_the_unconditional_lines_naming_the_package() -> None:
+    lines = ["jaxlib>=0.5.1", "jaxlib<=0.5.2", "jax>=0.5", "not a requirement ((", 'jaxlib==0.6; extra == "cuda"']
+    assert index.requirement_of(lines, "jaxlib") == SpecifierSet(">=0.5.1,<=0.5.2")
+    assert index.requirement_of(lines, "jax") == SpecifierSet(">=0.5")
+
+
+def test_a_requirement_no_unconditional_line_names_is_none() -> None:
+    assert index.requirement_of(['jaxlib>=0.6; extra == "minimum-jaxlib"', "numpy"], "jaxlib") is None

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -143,6 +145,21 @@ def requires_dist(name: str, version: Version, document: dict[str, Any], fetch: 
         return [str(line) for line in lines or []]
     except (OSError, ValueError, KeyError, TypeError):
         return _wheel_requires(name, version, document, download or get)
+
+
+def requirement_of(lines: list[str], name: str) -> SpecifierSet | None:
+    """The requirement on `name` of Requires-Dist lines, unconditional ones only (not an extra's: cuda,
+    minimum-jaxlib), several lines joined; None where no such line names it."""
+    found: SpecifierSet | None = None
+    for line in lines:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == name and (requirement.marker is None
+                                                 or requirement.marker.evaluate({"extra": ""})):
+            found = requirement.specifier if found is None else found & requirement.specifier
+    return found
 
 
 def _wheel_requires(name: str, version: Version, document: dict[str, Any], download: Download) -> list[str]:
