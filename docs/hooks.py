@@ -462,7 +462,7 @@ def upgrade_check_inputs() -> str:
 def ecosystem_replay() -> str:
     """The stored ecosystem runs (runs.toml entries named ecosystem-*), each as the tool wrote its ecosystem.json:
     per release, what each project's own tests said, and what it flagged."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
 
     parts = []
     for name, run in stored_runs().items():
@@ -492,7 +492,7 @@ FIXES = DATA / "ecosystem-fixes.toml"
 def ecosystem_fixes() -> str:
     """Each stored replay's projects beside their own later fixes (docs/data/ecosystem-fixes.toml), every row's verdict
     checked against its stored run, and every kind counted (a kind with no row says 0)."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
 
     try:
         rows = tomllib.loads(FIXES.read_text(encoding="utf-8"))["row"]

@@ -527,7 +527,7 @@ def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() 
 
 
 def test_the_stored_ecosystem_runs_are_shown_per_release_with_each_projects_verdict_and_provenance() -> None:
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
 
     shown = hooks.ecosystem_replay()
     for name, run in hooks.stored_runs().items():
@@ -551,7 +551,7 @@ def test_the_stored_ecosystem_runs_name_their_files_relative_to_their_output_fol
 
 def test_each_stored_replay_that_names_a_list_ran_only_projects_that_list_holds() -> None:
     """A replay's --list is data beside it (docs/data/ecosystem-replay.toml): it reads, and holds what the run ran."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
     from shardmatrix import ecosystem_list
 
     named = {name: run for name, run in hooks.stored_runs().items()

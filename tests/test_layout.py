@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
                   ROOT / "harness" / "cellrecord.py", ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py",
-                  ROOT / "harness" / "cellidentity.py", ROOT / "harness" / "runs.py"])
+                  ROOT / "harness" / "ecosystem_summary.py", ROOT / "harness" / "cellidentity.py",
+                  ROOT / "harness" / "runs.py"])
 HARNESS = sorted((ROOT / "harness").rglob("*.py"))
 #: The commands: the top floor, above harness/ and reports/.
 COMMANDS = "shardmatrix"
@@ -33,7 +34,7 @@ REPORTS = sorted((ROOT / "reports").rglob("*.py"))
 #: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
 #: the cell record and its paths; how a file is read and written; the results files' reader).
 DEPENDENCY_FREE = ("harness.vocabulary", "harness.cellrecord", "harness.formats", "harness.results", "harness.runs",
-                   "harness.outputs")
+                   "harness.outputs", "harness.ecosystem_summary")
 
 
 def imports_of(path: Path) -> set[str]:
