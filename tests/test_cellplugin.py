@@ -54,6 +54,13 @@ def test_a_cell_gets_the_plugins_dependencies_and_none_of_what_only_the_command_
     assert not re.search(r'"(uv|pandas|jinja2)\b', text), text
 
 
+def test_a_pyproject_that_is_not_toml_stops_the_staging_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "pyproject.toml"
+    broken.write_text("[project\n")
+    with pytest.raises(StagingError, match=rf"^{broken}: malformed TOML \("):
+        cellplugin.dependencies(broken)
+
+
 def test_a_pyproject_that_declares_no_floor_for_what_the_plugin_runs_with_is_refused(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["pytest>=8.2", "pytest-xdist>=3.5", '
                                              '"pytest-timeout>=2.4", "packaging>=23", "tomli>=2", "pandas>=2.1"]\n',

@@ -16,21 +16,16 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from harness.formats import read_toml
 from harness.host import renaming
 from harness.host.shipped import shipped, workspace
 from harness.host.uv import installer_message, uv_command
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the floor's interpreter
-    import tomli as tomllib
 
 #: The distribution a cell gets; its one package is the in-cell part of `harness`.
 NAME = "shardmatrix-cell"
@@ -57,8 +52,7 @@ def dependencies(pyproject: Path | None = None) -> list[str]:
     """What the plugin needs in a cell besides the cell's pins: the lines of pyproject's [project] dependencies that
     name a distribution of RUNS_WITH (one source of floors); StagingError for one that pyproject does not declare."""
     path = pyproject or shipped("pyproject.toml")
-    with path.open("rb") as handle:
-        lines = list(tomllib.load(handle)["project"]["dependencies"])
+    lines = list(read_toml(path, renaming.StagingError)["project"]["dependencies"])
     chosen = [line for line in lines if canonicalize_name(Requirement(line).name) in RUNS_WITH]
     missing = [name for name in RUNS_WITH if name not in {canonicalize_name(Requirement(line).name) for line in chosen}]
     if missing:
