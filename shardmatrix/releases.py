@@ -21,7 +21,6 @@ from packaging.version import Version
 from harness.formats import ShardmatrixError
 from harness.tools import index
 
-RELEASE_API = index.RELEASE_API
 upload_dates = index.upload_dates
 
 
@@ -128,9 +127,10 @@ class Releases:
 
 
 def releases(flax_spec: SpecifierSet, jax_spec: SpecifierSet, fetch: index.Fetch = index.fetch_json) -> Releases:
-    """Read the three packages' releases from PyPI's JSON API; ReleaseError when a spec selects none."""
+    """Read the three packages' releases from the JSON API ($SHARDMATRIX_JSON_API's, else PyPI's); ReleaseError when a
+    spec selects none."""
     try:
-        documents = {name: fetch(index.JSON_API.format(name=name), "application/json")
+        documents = {name: fetch(index.json_api(name), "application/json")
                      for name in ("flax", "jax", "jaxlib")}
         flax_dates = upload_dates(documents["flax"])
         jax_dates = upload_dates(documents["jax"])

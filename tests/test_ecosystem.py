@@ -519,9 +519,10 @@ def test_no_candidate_is_refused_in_one_line(tmp_path: Path) -> None:
         ecosystem.run(["optax==0.2.5"], CELLS, never, never, fetch=jax_index())
 
 
-def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_report_names_the_first_bad(
-    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def bisect_finding(monkeypatch: pytest.MonkeyPatch, status: str, message: str, absent_is_bad: bool = False
+                   ) -> list[list[str]]:
+    """bisect.run faked to find jax 0.9.0 the first bad release (its probe `status` with `message`) between 0.8.3 and
+    0.9.0; the argv of every search asked, in order."""
     from packaging.version import Version
 
     from harness.tools import bisect
@@ -531,9 +532,16 @@ def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_repor
     def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
         asked.append(argv)
         return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(
-            Version("0.9.0"), "failed", ERROR[1], "jax0.9.0-flax0.12.3-py3.11"))
+            Version("0.9.0"), status, message, "jax0.9.0-flax0.12.3-py3.11", absent_is_bad=absent_is_bad))
 
     monkeypatch.setattr(bisect, "run", search)
+    return asked
+
+
+def test_bisect_searches_each_cause_once_from_the_baseline_release_and_the_report_names_the_first_bad(
+    tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = bisect_finding(monkeypatch, "failed", ERROR[1])
     code, _ = run_list(tmp_path, ["alpha", "beta"], "--bisect")
     assert code == formats.UNSAFE_EXIT
     (argv,) = asked  # one cause in two projects: one search, from its first project
@@ -803,18 +811,7 @@ def test_an_as_of_day_after_today_is_refused() -> None:
 def test_a_removal_is_bisected_to_where_its_test_stops_passing_in_the_verdicts_world(
     tmp_path: Path, cells: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from packaging.version import Version
-
-    from harness.tools import bisect
-
-    asked: list[list[str]] = []
-
-    def search(argv: list[str], cells: list[Cell], **kwargs: Any) -> bisect.Outcome:
-        asked.append(argv)
-        return bisect.Outcome([Version("0.8.3"), Version("0.9.0")], first_bad=bisect.Probe(
-            Version("0.9.0"), NA, GONE, "jax0.9.0-flax0.12.3-py3.11", absent_is_bad=True))
-
-    monkeypatch.setattr(bisect, "run", search)
+    asked = bisect_finding(monkeypatch, NA, GONE, absent_is_bad=True)
     code, _ = run_list(tmp_path, ["gone"], "--only", "gone", "--bisect", "--pre", "--index", "https://nightly.example")
     assert code == formats.UNSAFE_EXIT
     (argv,) = asked

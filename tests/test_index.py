@@ -86,6 +86,20 @@ def test_the_json_api_is_pypis_unless_the_variable_names_another(monkeypatch: py
     assert asked == ["https://pypi.org/pypi/jax/json", "http://127.0.0.1:8000/pypi/jax/json"]
 
 
+def test_a_release_s_json_is_pypis_unless_the_variable_names_another_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append(url)
+        return {"info": {"requires_dist": ["jaxlib>=0.5.1"]}}
+
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    assert asked == ["https://pypi.org/pypi/jax/0.5.2/json", "http://127.0.0.1:8000/pypi/jax/0.5.2/json"]
+
+
 def _wheel(requires: list[str]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as wheel:

@@ -53,6 +53,15 @@ def json_api(name: str) -> str:
     return (os.environ.get(JSON_API_ENV) or JSON_API).format(name=name)
 
 
+def release_api(name: str, version: Version | str) -> str:
+    """The JSON API address of one release: beside $SHARDMATRIX_JSON_API's project address, laid out as PyPI lays
+    them (`/pypi/{name}/json`, `/pypi/{name}/{version}/json`), else PyPI's."""
+    template = os.environ.get(JSON_API_ENV)
+    if not template:
+        return RELEASE_API.format(name=name, version=version)
+    return template.replace("{name}", "{name}/{version}", 1).format(name=name, version=version)
+
+
 def releases(name: str, fetch: Fetch = fetch_json, pre: bool = False) -> list[Version]:
     """Final, non-yanked releases of `name` that have files, oldest first (with `pre`, pre-releases and dev
     releases too)."""
@@ -141,7 +150,7 @@ def requires_dist(name: str, version: Version, document: dict[str, Any], fetch: 
     """The Requires-Dist lines of a release: from PyPI's JSON of that release, else from its wheel's METADATA
     (`document` is the project's JSON, which lists the wheel; a mirror may serve no per-release JSON)."""
     try:
-        lines = fetch(RELEASE_API.format(name=name, version=version), "application/json")["info"]["requires_dist"]
+        lines = fetch(release_api(name, version), "application/json")["info"]["requires_dist"]
         return [str(line) for line in lines or []]
     except (OSError, ValueError, KeyError, TypeError):
         return _wheel_requires(name, version, document, download or get)
