@@ -115,7 +115,8 @@ PARSERS: dict[str, str] = {
     "harness/tools/index.py": "PyPI's JSON answer",
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
-    "harness/results.py": "a cell's own files: results, collection",
+    "harness/results.py": "a cell's own files: results",
+    "harness/celldocuments.py": "a cell's own files: collection, machine, precision re-run",
     "shardmatrix/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).

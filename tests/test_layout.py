@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
                   ROOT / "harness" / "cellrecord.py", ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py",
+                  ROOT / "harness" / "celldocuments.py",
                   ROOT / "harness" / "cellidentity.py", ROOT / "harness" / "runs.py"])
 HARNESS = sorted((ROOT / "harness").rglob("*.py"))
 #: The commands: the top floor, above harness/ and reports/.
@@ -35,7 +36,7 @@ REPORTS = sorted((ROOT / "reports").rglob("*.py"))
 #: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
 #: the cell record and its paths; how a file is read and written; the results files' reader).
 DEPENDENCY_FREE = ("harness.vocabulary", "harness.cellrecord", "harness.formats", "harness.results", "harness.runs",
-                   "harness.outputs", "harness.ecosystem_summary")
+                   "harness.celldocuments", "harness.outputs", "harness.ecosystem_summary")
 
 
 def imports_of(path: Path) -> set[str]:

@@ -2,10 +2,10 @@
 
 A cell used to install this checkout editable, whose .pth put the whole checkout on the cell's sys.path, so a project's
 own `reports`, `tests`, `cases` or `benchmarks` were answered by ours. Instead the in-cell part of the harness
-(harness/cell, case, change, formats, vocabulary, cellrecord, results, cellidentity, runs, outputs: the modules
-tests/test_layout.py keeps free of the host) is staged as a distribution of its own, `shardmatrix-cell`, and installed
-into the cell non-editable. Its one package is named `shardmatrix_cell` (its imports of `harness` rewritten when
-staged), so a project's own top-level `harness` is its own too. The corpus's cases import the case API as
+(harness/cell, case, change, formats, vocabulary, cellrecord, results, celldocuments, cellidentity, runs, outputs: the
+modules tests/test_layout.py keeps free of the host) is staged as a distribution of its own, `shardmatrix-cell`, and
+installed into the cell non-editable. Its one package is named `shardmatrix_cell` (its imports of `harness` rewritten
+when staged), so a project's own top-level `harness` is its own too. The corpus's cases import the case API as
 `harness.case`: the plugin binds that name only when the runner says the cases do (harness.cell.caseapi). It is staged
 from the running harness, so a cell is built the same way from a checkout or from an installed wheel.
 """
@@ -43,8 +43,8 @@ RUNS_WITH = ("pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures",
 #: `shardmatrix.harness` in the installed wheel (hatch_build.py).
 _OURS = __name__.removesuffix(".host.cellplugin")
 #: The in-cell modules, relative to the harness package.
-IN_CELL = ("__init__.py", "case.py", "cellidentity.py", "cellrecord.py", "change.py", "formats.py", "outputs.py",
-           "results.py", "runs.py", "vocabulary.py", "cell")
+IN_CELL = ("__init__.py", "case.py", "celldocuments.py", "cellidentity.py", "cellrecord.py", "change.py", "formats.py",
+           "outputs.py", "results.py", "runs.py", "vocabulary.py", "cell")
 _HARNESS = Path(__file__).resolve().parents[1]
 
 
