@@ -22,7 +22,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from harness.formats import read_toml
+from harness.formats import Refusal, read_toml
 from harness.host import renaming
 from harness.host.shipped import shipped, workspace
 from harness.host.uv import installer_message, uv_command
@@ -48,11 +48,21 @@ IN_CELL = ("__init__.py", "case.py", "celldocuments.py", "cellidentity.py", "cel
 _HARNESS = Path(__file__).resolve().parents[1]
 
 
+def project_dependencies(pyproject: Path, refuse: Refusal) -> list[str]:
+    """The lines of pyproject's [project] dependencies, the one source of the harness's floors (what installed mode
+    checks, what a cell's plugin runs with); `refuse(line)` naming the file where it holds none."""
+    project = read_toml(pyproject, refuse).get("project")
+    lines = project.get("dependencies") if isinstance(project, dict) else None
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        raise refuse(f"{pyproject}: no [project] dependencies (a list of requirements)")
+    return lines
+
+
 def dependencies(pyproject: Path | None = None) -> list[str]:
     """What the plugin needs in a cell besides the cell's pins: the lines of pyproject's [project] dependencies that
     name a distribution of RUNS_WITH (one source of floors); StagingError for one that pyproject does not declare."""
     path = pyproject or shipped("pyproject.toml")
-    lines = list(read_toml(path, renaming.StagingError)["project"]["dependencies"])
+    lines = project_dependencies(path, renaming.StagingError)
     chosen = [line for line in lines if canonicalize_name(Requirement(line).name) in RUNS_WITH]
     missing = [name for name in RUNS_WITH if name not in {canonicalize_name(Requirement(line).name) for line in chosen}]
     if missing:

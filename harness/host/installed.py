@@ -17,8 +17,8 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from harness.cellrecord import CellFiles
-from harness.formats import ShardmatrixError, command, read_toml
-from harness.host import cellrun, corpus, envbuild, matrix
+from harness.formats import ShardmatrixError, command
+from harness.host import cellplugin, cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
 from harness.host.options import Options
 from harness.host.shipped import shipped
@@ -47,7 +47,7 @@ PYPROJECT = shipped("pyproject.toml")
 
 def floors(pyproject: Path = PYPROJECT) -> dict[str, SpecifierSet]:
     """The harness's own requirements on what a cell's interpreter needs (pyproject's dependencies: one source)."""
-    lines = read_toml(pyproject, InstalledError)["project"]["dependencies"]
+    lines = cellplugin.project_dependencies(pyproject, InstalledError)
     found = {}
     for line in lines:
         requirement = Requirement(line)
