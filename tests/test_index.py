@@ -7,6 +7,7 @@ import zipfile
 from typing import Any
 
 import pytest
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness.tools import index
@@ -85,6 +86,20 @@ def test_the_json_api_is_pypis_unless_the_variable_names_another(monkeypatch: py
     assert asked == ["https://pypi.org/pypi/jax/json", "http://127.0.0.1:8000/pypi/jax/json"]
 
 
+def test_a_release_s_json_is_pypis_unless_the_variable_names_another_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append(url)
+        return {"info": {"requires_dist": ["jaxlib>=0.5.1"]}}
+
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    assert asked == ["https://pypi.org/pypi/jax/0.5.2/json", "http://127.0.0.1:8000/pypi/jax/0.5.2/json"]
+
+
 def _wheel(requires: list[str]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as wheel:
@@ -117,3 +132,13 @@ def test_a_release_with_no_wheel_to_read_is_named_in_one_line() -> None:
 
     with pytest.raises(index.IndexError_, match=r"jax 0\.5\.2: no wheel on the index"):
         index.requires_dist("jax", Version("0.5.2"), {"releases": {"0.5.2": []}}, no_release_json, lambda url: b"")
+
+
+def test_a_requirement_joins_the_unconditional_lines_naming_the_package() -> None:
+    lines = ["jaxlib>=0.5.1", "jaxlib<=0.5.2", "jax>=0.5", "not a requirement ((", 'jaxlib==0.6; extra == "cuda"']
+    assert index.requirement_of(lines, "jaxlib") == SpecifierSet(">=0.5.1,<=0.5.2")
+    assert index.requirement_of(lines, "jax") == SpecifierSet(">=0.5")
+
+
+def test_a_requirement_no_unconditional_line_names_is_none() -> None:
+    assert index.requirement_of(['jaxlib>=0.6; extra == "minimum-jaxlib"', "numpy"], "jaxlib") is None

@@ -39,8 +39,9 @@ from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import IN_PROCESS, case_id_from_nodeid, first_line
 from harness.cell.timing import CompileClock, median_timing, split
+from harness.celldocuments import write_collection, write_machine
 from harness.cellrecord import CellFiles
-from harness.results import JsonlWriter, recorded_case_ids, write_collection, write_inflight, write_machine
+from harness.results import JsonlWriter, recorded_case_ids, write_inflight
 
 CLOCK = pytest.StashKey[CompileClock]()
 #: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
@@ -155,7 +156,7 @@ class Machine:
 
 
 class Collection:
-    """Records the cases the cell was expected to run (harness.results.write_collection): what pytest collected after
+    """Records the cases the cell was expected to run (harness.celldocuments.write_collection): what pytest collected after
     deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected (each
     worker collects the same cases, and its deselection has run)."""
 

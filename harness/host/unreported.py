@@ -15,11 +15,12 @@ from typing import Any
 from harness import cellrecord, vocabulary
 from harness.cell.outcomes import crash_verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid
+from harness.celldocuments import write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.host.corpus import answered, expected_cases, qualified_names
 from harness.host.matrix import Cell
 from harness.host.selection import left_in
-from harness.results import JsonlWriter, read_inflight, read_records, recorded_case_ids, write_collection
+from harness.results import JsonlWriter, read_inflight, read_records, recorded_case_ids
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
 RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
