@@ -37,8 +37,9 @@ _SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries"
 # or a fix's own record, where no thread is the report).
 REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-#: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0'.
-_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*[0-9A-Za-z+])")
+#: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0' (each pin a transition
+#: of its own); `jaxlib==` is not jax's.
+_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
 _OPTIONAL = ("uncited", "cpu", "checked")
 
@@ -181,15 +182,26 @@ def _real_date(text: str) -> bool:
     return bool(DATE.match(text))
 
 
-def _fixed_before_appeared(appeared: str, fixed: str) -> str | None:
-    """'jax 0.8.1 <= 0.9.0' where the release a report names for its fix is not after its first bad one."""
-    first = dict(_PIN.findall(appeared))
-    for package, release in _PIN.findall(fixed):
+def pins(text: str) -> list[tuple[str, Version]]:
+    """The (package, release) pins a census field names, in order: 'flax==0.12.1 with jax==0.8.2' gives both. A
+    development or release-candidate pin keeps its full version (0.6.1.dev20250505), a trailing dot is dropped, and
+    text that is no version is skipped: the one reading of a census field's releases (harness.tools.caught reads
+    the transitions from it)."""
+    found = []
+    for package, release in _PIN.findall(text):
         try:
-            if package in first and Version(release) <= Version(first[package]):
-                return f"{package} {release} <= {first[package]}"
+            found.append((package, Version(release.rstrip("."))))
         except InvalidVersion:
             continue
+    return found
+
+
+def _fixed_before_appeared(appeared: str, fixed: str) -> str | None:
+    """'jax 0.8.1 <= 0.9.0' where the release a report names for its fix is not after its first bad one."""
+    first = dict(pins(appeared))
+    for package, release in pins(fixed):
+        if package in first and release <= first[package]:
+            return f"{package} {release} <= {first[package]}"
     return None
 
 

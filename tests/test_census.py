@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from harness.census import (
     CELLS,
@@ -15,6 +16,7 @@ from harness.census import (
     census_path,
     cited,
     corpus_citations,
+    pins,
     problems,
     read_census,
     read_search,
@@ -124,6 +126,8 @@ def test_the_shipped_census_records_its_search_and_how_each_report_was_checked()
     ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "2031-02-30"), "'2031-02-30' is not a YYYY-MM-DD day"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"', 'fixed = "flax==0.11.0"'),
      r"fixed 'flax==0.11.0' is not after appeared 'flax==0.12.0' \(flax 0.11.0 <= 0.12.0\)"),
+    ("schema_version = 1\n" + ENTRY.replace('fixed = "live"', 'fixed = "flax==0.12.0.dev20251101"'),
+     r"\(flax 0.12.0.dev20251101 <= 0.12.0\)"),
     ("schema_version = 1\n" + ENTRY + ENTRY.replace("google/flax#5112", "Google/Flax#5112", 1).replace(
         "google/flax/issues", "Google/Flax/issues"), r"Google/Flax#5112 is given twice \(as google/flax#5112\)"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
@@ -140,6 +144,20 @@ def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: P
     path.write_text(text)
     with pytest.raises(CensusError, match=fault):
         read_census(path)
+
+
+def test_a_census_field_s_pins_are_read_once_with_their_development_releases_kept() -> None:
+    both = [("flax", Version("0.12.1")), ("jax", Version("0.8.2"))]
+    assert pins("flax==0.12.1 with jax==0.8.2 (jaxlib==0.8.2)") == both
+    assert pins("jax==0.6.1.dev20250505") == [("jax", Version("0.6.1.dev20250505"))]
+    assert pins("jax==0.9.0.") == [("jax", Version("0.9.0"))] and pins("jax==0.x, unrecorded, live") == []
+
+
+def test_a_report_filed_on_a_development_release_and_fixed_in_that_release_is_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text("schema_version = 1\n" + ENTRY.replace("flax==0.12.0", "flax==0.12.1.dev20251101").replace(
+        'fixed = "live"', 'fixed = "flax==0.12.1"'))
+    assert read_census(path)["google/flax#5112"].fixed == "flax==0.12.1"
 
 
 def test_a_census_that_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:

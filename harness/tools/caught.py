@@ -17,9 +17,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
-from harness.census import LIVE, Report
+from harness.census import LIVE, Report, pins
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
 #: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
@@ -29,9 +27,6 @@ BOUNDS_ONLY = "bounds only"
 #: What a stored row says of its range's inside (harness.tools.ranges.Finding.inside_said).
 NO_RELEASE_INSIDE = "no release inside"
 _INSIDE = re.compile(r"(\d+) of \d+ releases inside probed(?:, (\d+) of them judged)?")
-
-#: A release a census field names: 'jax==0.8.1', 'flax==0.12.0 and jax==0.8.0' (each pin a transition of its own).
-_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 
 #: (case id, package, declared bound as ranges.Edge.text, the declaration it comes from as ranges.Edge.source): one
 #: edge the corpus declares. The source holds the whole range, so a row of `>=A,<B` speaks not for `>=A,<C`.
@@ -59,13 +54,8 @@ def transitions(report: Report) -> tuple[set[tuple[str, str]], set[tuple[str, st
 
 
 def _pins(text: str) -> list[tuple[str, str]]:
-    found = []
-    for package, release in _PIN.findall(text):
-        try:
-            found.append((package, Version(release.rstrip(".")).base_version))
-        except InvalidVersion:
-            continue
-    return found
+    # A development or candidate release leads to its release: the bound a range can name.
+    return [(package, release.base_version) for package, release in pins(text)]
 
 
 def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...]],
