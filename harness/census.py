@@ -69,6 +69,12 @@ class Report:
     checked: str = READ
 
 
+def is_deprecation(report: Report) -> bool:
+    """Whether a report is of a deprecation (its summary says so: 'deprecated', 'a deprecation'), which a case shows
+    by warning; every other report is of a breakage (an error, a wrong value), which a case shows only by failing."""
+    return "deprecat" in report.summary.lower()
+
+
 @dataclass(frozen=True)
 class Search:
     """How the census was searched, so the next search can repeat it and diff: when, over which window of report

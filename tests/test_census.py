@@ -16,6 +16,7 @@ from harness.census import (
     census_path,
     cited,
     corpus_citations,
+    is_deprecation,
     pins,
     problems,
     read_census,
@@ -151,6 +152,11 @@ def test_a_census_field_s_pins_are_read_once_with_their_development_releases_kep
     assert pins("flax==0.12.1 with jax==0.8.2 (jaxlib==0.8.2)") == both
     assert pins("jax==0.6.1.dev20250505") == [("jax", Version("0.6.1.dev20250505"))]
     assert pins("jax==0.9.0.") == [("jax", Version("0.9.0"))] and pins("jax==0.x, unrecorded, live") == []
+
+
+def test_a_report_whose_summary_names_a_deprecation_is_one_and_any_other_is_of_a_breakage() -> None:
+    assert is_deprecation(Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "jax 0.8.0 Deprecated it"))
+    assert not is_deprecation(Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "grad raises TypeError"))
 
 
 def test_a_report_filed_on_a_development_release_and_fixed_in_that_release_is_in_order(tmp_path: Path) -> None:

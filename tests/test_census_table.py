@@ -99,3 +99,25 @@ def test_census_text_reaches_the_page_as_text_not_markup(tmp_path: Path) -> None
     census.write_text(text)
     row = census_table("fam", CONFIRMED, folder).splitlines()[2]
     assert "&lt;script>x&lt;/script>" in row and "<script>" not in row and "`a<b`" in row
+
+
+def _deprecation(tmp_path: Path, warning: str) -> tuple[Path, list[dict[str, object]]]:
+    """A deprecation report cited by a case whose change warns in jax 0.8.1 (with or without its warning's text)."""
+    tmp_path.mkdir()
+    (tmp_path / "census.toml").write_text("schema_version = 2\n" + ENTRY.format(
+        id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra='checked = "cells"').replace(
+        '"a | b"', '"jax 0.8.1 deprecated x"').replace('fixed = "jax==0.9.0"', 'fixed = "live"'))
+    (tmp_path / "test_fam.py").write_text(
+        "from harness.case import Change, case\n\n"
+        f"@case('fam', changed=Change(None, 'x goes', fix='use y', kind='deprecation', warned='jax>=0.8.1'{warning}),"
+        " cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
+    rows = [{**CONFIRMED[0], "source": "warned jax>=0.8.1"}]
+    return tmp_path, rows
+
+
+def test_a_warned_edge_catches_a_deprecation_only_where_its_change_names_the_warning_s_text(tmp_path: Path) -> None:
+    folder, rows = _deprecation(tmp_path / "named", ", warning='x is deprecated'")
+    assert census_summary(rows, folder).startswith("1 of 1 reports a CPU cell can show are caught")
+    folder, rows = _deprecation(tmp_path / "silent", "")
+    row = census_table("fam", rows, folder).splitlines()[2]
+    assert "| not caught |" in row and "its change names no warning text" in row

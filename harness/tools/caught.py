@@ -17,9 +17,12 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.census import LIVE, Report, pins
+from harness.census import LIVE, Report, is_deprecation, pins
+from harness.tools.ranges import BOUNDED, CONFIRMED, UNCHECKED, WRONG
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
+#: How a warned edge's declaration reads (harness.tools.ranges.edges: "warned jax>=0.8.0").
+WARNED_SOURCE = "warned "
 #: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
 #: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
 BOUNDS_ONLY = "bounds only"
@@ -59,14 +62,19 @@ def _pins(text: str) -> list[tuple[str, str]]:
 
 
 def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...]],
-            edges: Iterable[Mapping[str, Any]], declared: Collection[Declared]) -> list[Catch]:
+            edges: Iterable[Mapping[str, Any]], declared: Collection[Declared],
+            unvouched: Collection[str] = ()) -> list[Catch]:
     """Each report's Catch, in census order. `edges` are a stored range check's rows (case, status, declared,
     package, found, why); `declared` the edges the corpus declares now: a stored row of a declaration the corpus no
-    longer makes vouches for nothing."""
-    current = set(declared)
+    longer makes vouches for nothing. `unvouched`: the cases whose change is `warned` without naming its warning's
+    text, whose warned edges any warning would have confirmed: those rows judge nothing."""
+    current, silent = set(declared), set(unvouched)
     by_case: dict[str, list[Mapping[str, Any]]] = {}
     for row in edges:
         if (str(row["case"]), str(row["package"]), str(row["declared"]), str(row.get("source"))) in current:
+            if str(row["case"]) in silent and _warned(row) and row["status"] == CONFIRMED:
+                row = {**row, "status": UNCHECKED, "why": "its change names no warning text, so any warning of the "
+                                                          "case would have read as its own"}
             by_case.setdefault(str(row["case"]), []).append(row)
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -80,40 +88,68 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
         elif not cases:
             found.append(Catch(report, NOT_CAUGHT, cases, f"no case cites it: {report.uncited}"))
         else:
-            found.append(_judged(report, cases, by_case))
+            found.append(_judged(report, cases, _counting(report, cases, by_case)))
     return found
+
+
+def _warned(row: Mapping[str, Any]) -> bool:
+    return str(row.get("source", "")).startswith(WARNED_SOURCE)
+
+
+def _counting(report: Report, cases: tuple[str, ...],
+              by_case: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The rows of each citing case that may speak for the report: a warning shows a deprecation, so a report of a
+    breakage (an error, a wrong value) is caught only by a case that fails there, never by one that warns; a wrong
+    row spoils its case whatever it is."""
+    if is_deprecation(report):
+        return {case: by_case.get(case, []) for case in cases}
+    return {case: [row for row in by_case.get(case, []) if not _warned(row) or row["status"] == WRONG]
+            for case in cases}
 
 
 def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> Catch:
     bad, good = transitions(report)
-    # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix.
-    wanted = good if good and report.fixed != LIVE else bad | good
+    # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix,
+    # in a range that starts where the report appeared (where the census names it), so the case did not fail before.
+    fixed = bool(good) and report.fixed != LIVE
+    wanted = good if fixed else bad | good
     if not wanted:
         return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
-    first = bad if report.fixed == LIVE else set()
-    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, inside=True)]
+    first, start = (set(), bad) if fixed else (bad if report.fixed == LIVE else set(), set())
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, True, start)]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
-    at_bounds = [case for case in cases if _confirms(by_case.get(case, []), wanted, first)]
+    at_bounds = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, start=start)]
     if at_bounds:
         return Catch(report, BOUNDS_ONLY, tuple(at_bounds), "confirmed at its bound, but no release inside its range "
                                                             "judged yet: re-check with `nox -s ranges`")
+    return Catch(report, NOT_CAUGHT, cases, _why_not(report, cases, by_case, wanted, start))
+
+
+def _why_not(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]],
+             wanted: set[tuple[str, str]], start: set[tuple[str, str]]) -> str:
+    bad, _ = transitions(report)
     said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
     rows = [row for case in cases for row in by_case.get(case, [])]
-    wrong = [row for row in rows if row["status"] == "wrong"]
-    at = [row for row in rows if (row["package"], row["declared"]) in wanted and row["status"] != "confirmed"]
+    wrong = [row for row in rows if row["status"] == WRONG]
+    at = [row for row in rows if (row["package"], row["declared"]) in wanted and row["status"] != CONFIRMED]
     at += [row for row in rows if (row["package"], row["declared"]) in wanted]
     if wrong:
-        return Catch(report, NOT_CAUGHT, cases, _said(wrong[0]))
+        return _said(wrong[0])
     if not rows:
-        return Catch(report, NOT_CAUGHT, cases, f"its cases declare no checked edge (its transition: {said})")
+        return f"its cases declare no checked edge (its transition: {said})"
     if report.fixed == LIVE and bad and not any((row["package"], row["declared"]) in bad for row in rows):
         at_first = " or ".join(f"{package}{bound}" for package, bound in sorted(bad))
-        return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its first release ({at_first}): a live "
-                                                f"edge says only that the newest release fails")
+        return f"no edge of its cases at its first release ({at_first}): a live edge says only that the newest " \
+               f"release fails"
+    fix = [row for row in at if row["status"] == CONFIRMED and not row.get("found")]
+    if start and fix:
+        from_ = " or ".join(f"{package}{bound}" for package, bound in sorted(start))
+        return f"{fix[0]['source']} of {fix[0]['case']} does not start where the report appeared ({from_}): its " \
+               f"case may fail before the report for another reason; declare the range from there"
     if at:
-        return Catch(report, NOT_CAUGHT, cases, _said(at[0]))
-    return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its transition ({said})")
+        return _said(at[0])
+    return f"no edge of its cases at its transition ({said})"
 
 
 def _said(row: Mapping[str, Any]) -> str:
@@ -122,19 +158,32 @@ def _said(row: Mapping[str, Any]) -> str:
 
 
 def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
-              first: Collection[tuple[str, str]] = (), inside: bool = False) -> bool:
+              first: Collection[tuple[str, str]] = (), inside: bool = False,
+              start: Collection[tuple[str, str]] = ()) -> bool:
     """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong; with `inside`,
     its range probed inside too (inside_judged). For a live report with a recorded first release (`first`): the edge
     there, and every live edge the case declares confirmed (a live edge alone says only that the newest release
-    fails, not where the report started)."""
+    fails, not where the report started). With `start` (a fixed report's first bad release): the confirmed edge's
+    range starts there too, confirmed or bounded by the case's needs (the case did not fail before the report)."""
     if first:
         live = [row for row in rows if row["declared"] == LIVE]
-        return _confirms(rows, set(first), inside=inside) and all(row["status"] == "confirmed" for row in live)
+        return _confirms(rows, set(first), inside=inside) and all(row["status"] == CONFIRMED for row in live)
     at = [row for row in rows if (row["package"], row["declared"]) in wanted]
-    return (any(row["status"] == "confirmed" and not row.get("found")
-                and (not inside or inside_judged([other for other in rows if other.get("source") == row.get("source")]))
+    return (any(row["status"] == CONFIRMED and not row.get("found")
+                and (not inside or inside_judged(_declaration(rows, row)))
+                and (not start or _starts(_declaration(rows, row), start))
                 for row in at)
-            and not any(row["status"] == "wrong" for row in rows))
+            and not any(row["status"] == WRONG for row in rows))
+
+
+def _declaration(rows: list[Mapping[str, Any]], row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The rows of the declaration `row` is an edge of (`>=A,<B`: both)."""
+    return [other for other in rows if other.get("source") == row.get("source")]
+
+
+def _starts(declaration: list[Mapping[str, Any]], start: Collection[tuple[str, str]]) -> bool:
+    return any((row["package"], row["declared"]) in start and row["status"] in (CONFIRMED, BOUNDED)
+               and not row.get("found") for row in declaration)
 
 
 def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
