@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -300,9 +301,12 @@ def corpus_citations(cases_dir: Path) -> dict[str, tuple[str, ...]]:
 # --- the one verdict ------------------------------------------------------------------------------------------------
 
 
-def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]]) -> list[str]:
+def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]],
+             releases: Mapping[str, Collection[Version]] | None = None) -> list[str]:
     """One line per disagreement between the census and the corpus's citations: a cited report the census lacks,
-    a report no case cites that gives no reason, and a report a case cites that still says why none does."""
+    a report no case cites that gives no reason, and a report a case cites that still says why none does; with the
+    `releases` of jax and flax known (the index's, or those a stored check names), a pin that is none of them (a
+    development pin, by the release it leads to)."""
     found: list[str] = []
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -316,4 +320,13 @@ def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]]) -
         if report_id in citing and report.uncited:
             found.append(f"{report_id}: cited by {', '.join(citing[report_id])}, but the census still says why "
                          f"not ({report.uncited!r}); drop `uncited`")
+        found += [f"{report_id}: {field} {package}=={release} is not a {package} release{_known(releases[package])}"
+                  for field, text in (("appeared", report.appeared), ("fixed", report.fixed))
+                  for package, release in pins(text)
+                  if releases is not None and package in releases
+                  and Version(release.base_version) not in set(releases[package])]
     return found
+
+
+def _known(releases: Collection[Version]) -> str:
+    return f" (of {len(releases)} known, {min(releases)} to {max(releases)})" if releases else " (none known)"

@@ -227,3 +227,13 @@ def test_the_shipped_census_and_the_corpus_agree() -> None:
     census = read_census(census_path(CASES))
     assert problems(census, corpus_citations(CASES)) == []
     assert len(census) >= 45
+
+
+def test_a_pin_that_is_no_known_release_is_named_and_a_development_pin_by_the_release_it_leads_to() -> None:
+    releases = {"jax": [Version("0.6.1"), Version("0.8.2")], "flax": [Version("0.12.0")]}
+    fine = Report("a/b#1", "https://x", "fam", "2025-01-01", "jax==0.6.1.dev20250505", "jax==0.8.2", "s", "why")
+    assert problems({"a/b#1": fine}, {}, releases) == []
+    off = Report("a/b#1", "https://x", "fam", "2025-01-01", "flax==0.12.0", "jax==0.8.15", "s", "why")
+    assert problems({"a/b#1": off}, {}, releases) == [
+        "a/b#1: fixed jax==0.8.15 is not a jax release (of 2 known, 0.6.1 to 0.8.2)"]
+    assert problems({"a/b#1": off}, {}) == []  # with no releases known, pins are not judged

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.tools.census_table import census_search, census_summary, census_table
+from packaging.version import Version
+
+from harness.tools.census_table import census_problems, census_search, census_summary, census_table, stored_releases
 
 ENTRY = """
 [[report]]
@@ -121,3 +123,20 @@ def test_a_warned_edge_catches_a_deprecation_only_where_its_change_names_the_war
     folder, rows = _deprecation(tmp_path / "silent", "")
     row = census_table("fam", rows, folder).splitlines()[2]
     assert "| not caught |" in row and "its change names no warning text" in row
+
+
+def test_the_releases_a_stored_check_names_are_its_bounds_inside_probes_and_the_pairs_its_reasons_name() -> None:
+    rows = [{**CONFIRMED[0], "inside": "2 of 5 releases inside probed: 0.8.2, 0.9.0.1"},
+            {**CONFIRMED[1], "status": "unchecked", "why": "jax 0.9.1 with flax 0.12.10 cannot be probed"}]
+    assert stored_releases(rows) == {"jax": {Version(v) for v in ("0.8.1", "0.8.2", "0.9.0.1", "0.9.0", "0.9.1")},
+                                     "flax": {Version("0.12.10")}}
+
+
+def test_a_census_pin_no_stored_check_or_matrix_cell_names_is_a_problem(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    assert census_problems(CONFIRMED, folder) == []
+    (folder / "census.toml").write_text((folder / "census.toml").read_text().replace("jax==0.9.0", "jax==0.9.15"))
+    found = census_problems(CONFIRMED, folder)
+    # Known: the rows' 0.8.1 and 0.9.0 and the shipped matrix's cells, whatever they are by then.
+    assert [line.split(" (of ")[0] for line in found] == [
+        f"jax-ml/jax#{number}: fixed jax==0.9.15 is not a jax release" for number in (1, 2)]

@@ -329,6 +329,9 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
             found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root), rows,
                                    current)
             say(f"census of {root.name}: {caught.summary(found)}")
+            for problem in census.problems(census.read_census(census.census_path(root)),
+                                           census.corpus_citations(root), releases):
+                say(f"census of {root.name}: {problem}")
     say(f"ranges: {stored}")
     return findings
 
