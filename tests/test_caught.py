@@ -224,3 +224,21 @@ def test_a_warned_edge_of_a_change_naming_no_warning_text_judges_nothing() -> No
                          "the case would have read as its own")
     (named,) = catches({"a/b#1": deprecation}, {"m::t1": ("a/b#1",)}, [warned], _declared(warned), {"m::t9"})
     assert named.status == CAUGHT
+
+
+def test_checked_in_cells_is_backed_only_by_a_confirmed_edge_at_each_release_the_report_names() -> None:
+    def cells(appeared: str, fixed: str) -> Report:
+        return Report("a/b#1", "https://x", "fam", "2025-01-01", appeared, fixed, "s", checked="cells")
+
+    both = [_from("m::t1", ">=0.6.1"), _from("m::t1", "<0.7.0")]
+    assert not _one(cells("jax==0.6.1", "jax==0.7.0"), {"m::t1": ("a/b#1",)}, both).unbacked
+    start_only = [_from("m::t1", ">=0.6.1"), _from("m::t1", "<0.7.0", "unchecked")]
+    assert _one(cells("jax==0.6.1", "jax==0.7.0"), {"m::t1": ("a/b#1",)}, start_only).unbacked
+    # A live report with no recorded start names only its newest release; one that names none backs nothing.
+    assert not _one(cells("unrecorded", "live"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", "live")]).unbacked
+    found = catches({"a/b#1": cells("unrecorded", "unrecorded")}, {"m::t1": ("a/b#1",)}, both, _declared(*both))
+    assert found[0].unbacked
+    assert summary(found).endswith("; 1 of 1 that say their releases were checked in cells have no confirmed edge at "
+                                   "each release they name")
+    read = Report("a/b#1", "https://x", "fam", "2025-01-01", "unrecorded", "unrecorded", "s")
+    assert not _one(read, {"m::t1": ("a/b#1",)}, both).unbacked  # "read" claims nothing of cells

@@ -140,3 +140,11 @@ def test_a_census_pin_no_stored_check_or_matrix_cell_names_is_a_problem(tmp_path
     # Known: the rows' 0.8.1 and 0.9.0 and the shipped matrix's cells, whatever they are by then.
     assert [line.split(" (of ")[0] for line in found] == [
         f"jax-ml/jax#{number}: fixed jax==0.9.15 is not a jax release" for number in (1, 2)]
+
+
+def test_a_row_that_says_checked_in_cells_without_a_confirmed_edge_at_each_side_says_so(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    assert "| in cells | caught |" in census_table("fam", CONFIRMED, folder).splitlines()[3]
+    unchecked = [CONFIRMED[0], {**CONFIRMED[1], "status": "unchecked", "why": "w"}]
+    row = census_table("fam", unchecked, folder).splitlines()[3]
+    assert "| in cells (the range check confirms no edge at each release it names) | not caught |" in row

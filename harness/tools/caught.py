@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.census import LIVE, Report, is_deprecation, pins
+from harness.census import CELLS, LIVE, Report, is_deprecation, pins
 from harness.tools.ranges import BOUNDED, CONFIRMED, UNCHECKED, WRONG
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
@@ -44,6 +44,9 @@ class Catch:
     status: str
     cases: tuple[str, ...] = ()
     why: str = ""
+    #: The census says `checked = "cells"`, but the stored check confirms no edge of a citing case at some release
+    #: the report names (or it names none): the claim is not backed by the check.
+    unbacked: bool = False
 
 
 def transitions(report: Report) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
@@ -88,8 +91,20 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
         elif not cases:
             found.append(Catch(report, NOT_CAUGHT, cases, f"no case cites it: {report.uncited}"))
         else:
-            found.append(_judged(report, cases, _counting(report, cases, by_case)))
+            counting = _counting(report, cases, by_case)
+            catch = _judged(report, cases, counting)
+            found.append(replace(catch, unbacked=report.checked == CELLS and not _measured(report, cases, counting)))
     return found
+
+
+def _measured(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> bool:
+    """Whether the stored check backs `checked = "cells"`: a confirmed edge of a citing case at each release the
+    report names (where it appeared; where it was fixed, or the newest release for a live one), and at least one."""
+    bad, good = transitions(report)
+    sides = [side for side in (bad, good) if side]
+    confirmed = {(row["package"], row["declared"]) for case in cases for row in by_case.get(case, [])
+                 if row["status"] == CONFIRMED and not row.get("found")}
+    return bool(sides) and all(side & confirmed for side in sides)
 
 
 def _warned(row: Mapping[str, Any]) -> bool:
@@ -214,5 +229,8 @@ def summary(found: list[Catch]) -> str:
     share = f" ({100 * caught // len(on_cpu)} %)" if on_cpu else ""
     waiting = (f"; {bounds} more confirmed at their bounds only, waiting on a probe inside their range"
                if bounds else "")
+    unbacked = sum(catch.unbacked for catch in found)
+    claims = (f"; {unbacked} of {sum(catch.report.checked == CELLS for catch in found)} that say their releases were "
+              f"checked in cells have no confirmed edge at each release they name" if unbacked else "")
     return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught at their own transition{share}"
-            f"{waiting}; {len(found) - len(on_cpu)} of {len(found)} need more than a CPU")
+            f"{waiting}; {len(found) - len(on_cpu)} of {len(found)} need more than a CPU{claims}")

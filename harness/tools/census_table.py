@@ -98,6 +98,8 @@ def _row(catch: Catch) -> str:
     cases = ", ".join(f"`{case_id}`" for case_id in catch.cases)
     said = cases if catch.status == CAUGHT else "; ".join(part for part in (cases, catch.why) if part)
     checked = "in cells" if report.checked == CELLS else "read only"
+    if catch.unbacked:
+        checked += " (the range check confirms no edge at each release it names)"
     cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
              checked, catch.status, said]
     return "| " + " | ".join(_text(cell) for cell in cells) + " |"
