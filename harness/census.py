@@ -26,7 +26,8 @@ from harness.formats import ShardmatrixError
 
 CENSUS_FILE = "census.toml"
 #: 2: each report says how its releases were checked (`checked`), and the file says how it was searched (`[search]`).
-CENSUS_VERSION = 2
+#: 3: a report may name the report whose failure its own sits behind in every release (`behind`).
+CENSUS_VERSION = 3
 LIVE = "live"
 UNRECORDED = "unrecorded"
 #: How a report's releases were checked: both sides measured in cells, or only read (thread, changelog, fix commit).
@@ -42,7 +43,7 @@ DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: of its own); `jaxlib==` is not jax's.
 _PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
-_OPTIONAL = ("uncited", "cpu", "checked")
+_OPTIONAL = ("uncited", "cpu", "checked", "behind")
 
 
 class CensusError(ShardmatrixError, ValueError):
@@ -68,6 +69,9 @@ class Report:
     cpu: bool = True
     #: CELLS where both sides of its releases were measured in cells, READ where they were only read.
     checked: str = READ
+    #: The report whose failure its own sits behind in every release (the case fails on that one first), or "": no
+    #: probe sees it apart, so it is not caught in its own right.
+    behind: str = ""
 
 
 def is_deprecation(report: Report) -> bool:
@@ -113,13 +117,20 @@ def _document(path: Path) -> dict[str, Any]:
             if isinstance(row, dict) and "checked" not in row:
                 raise CensusError(f"{source.name} report {index + 1} ({row.get('id')}): needs checked "
                                   f"({' or '.join(CHECKED)}: how its releases were checked)")
-    return update_to_2(data) if version < 2 else data
+    if version < 2:
+        data = update_to_2(data)
+    return update_to_3(data) if version < 3 else data
 
 
 def update_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """A schema 1 census as schema 2: no report was checked in cells as far as it says, and no search recorded."""
     return {**data, "schema_version": 2,
             "report": [{**row, "checked": READ} if isinstance(row, dict) else row for row in data.get("report", [])]}
+
+
+def update_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 2 census as schema 3: no report sits behind another as far as it says."""
+    return {**data, "schema_version": 3}
 
 
 def read_search(path: Path) -> Search | None:
@@ -253,7 +264,12 @@ def _report(row: object, where: str) -> Report:
     if checked not in CHECKED:
         raise CensusError(f"{where} ({row['id']}): checked {checked!r} is not {' or '.join(CHECKED)} (both sides "
                           "measured in cells, or only read)")
-    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu, checked=checked)
+    behind = row.get("behind", "")
+    if not isinstance(behind, str) or (behind and (not REPORT_ID.match(behind) or _same_report(behind, row["id"]))):
+        raise CensusError(f"{where} ({row['id']}): behind {behind!r} is not another report's id (owner/repo#N or "
+                          "owner/repo@commit)")
+    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu, checked=checked,
+                  behind=behind)
 
 
 # --- read from source -----------------------------------------------------------------------------------------------
@@ -320,6 +336,8 @@ def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]],
         if report_id in citing and report.uncited:
             found.append(f"{report_id}: cited by {', '.join(citing[report_id])}, but the census still says why "
                          f"not ({report.uncited!r}); drop `uncited`")
+        if report.behind and not any(_same_report(report.behind, other) for other in census):
+            found.append(f"{report_id}: behind {report.behind}, which the census does not list")
         found += [f"{report_id}: {field} {package}=={release} is not a {package} release{_known(releases[package])}"
                   for field, text in (("appeared", report.appeared), ("fixed", report.fixed))
                   for package, release in pins(text)

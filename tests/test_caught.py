@@ -242,3 +242,12 @@ def test_checked_in_cells_is_backed_only_by_a_confirmed_edge_at_each_release_the
                                    "each release they name")
     read = Report("a/b#1", "https://x", "fam", "2025-01-01", "unrecorded", "unrecorded", "s")
     assert not _one(read, {"m::t1": ("a/b#1",)}, both).unbacked  # "read" claims nothing of cells
+
+
+def test_a_report_whose_failure_sits_behind_another_s_is_not_caught_through_their_one_edge() -> None:
+    rows = [_edge("m::t1", "confirmed")]
+    first = _report("a/b#1")
+    behind = Report("a/b#2", "https://x", "fam", "2025-01-01", "jax==0.9.0", "live", "s", behind="a/b#1")
+    found = catches({"a/b#1": first, "a/b#2": behind}, {"m::t1": ("a/b#1", "a/b#2")}, rows, _declared(*rows))
+    assert [catch.status for catch in found] == [CAUGHT, NOT_CAUGHT]
+    assert found[1].why.startswith("its failure sits behind a/b#1's in every release, so no probe sees it apart")

@@ -237,3 +237,21 @@ def test_a_pin_that_is_no_known_release_is_named_and_a_development_pin_by_the_re
     assert problems({"a/b#1": off}, {}, releases) == [
         "a/b#1: fixed jax==0.8.15 is not a jax release (of 2 known, 0.6.1 to 0.8.2)"]
     assert problems({"a/b#1": off}, {}) == []  # with no releases known, pins are not judged
+
+
+def test_a_report_may_name_the_report_its_failure_sits_behind_and_only_another_s_id(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = 3\n{SEARCH}{ENTRY}checked = \"cells\"\nbehind = \"google/flax@437bb82b39\"\n")
+    assert read_census(path)["google/flax#5112"].behind == "google/flax@437bb82b39"
+    path.write_text(f"schema_version = 3\n{SEARCH}{ENTRY}checked = \"cells\"\nbehind = \"Google/Flax#5112\"\n")
+    with pytest.raises(CensusError, match=r"behind 'Google/Flax#5112' is not another report's id"):
+        read_census(path)
+    path.write_text(f"schema_version = 2\n{SEARCH}{ENTRY}checked = \"cells\"\n")
+    assert read_census(path)["google/flax#5112"].behind == ""  # a schema 2 census names none
+
+
+def test_a_report_behind_one_the_census_lacks_is_named() -> None:
+    behind = Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "s", "why", behind="a/b#9")
+    assert problems({"a/b#1": behind}, {}) == ["a/b#1: behind a/b#9, which the census does not list"]
+    other = Report("a/b#9", "https://x", "fam", "2025-01-01", "x", "live", "s", "why")
+    assert problems({"a/b#1": behind, "a/b#9": other}, {}) == []

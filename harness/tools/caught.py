@@ -123,6 +123,10 @@ def _counting(report: Report, cases: tuple[str, ...],
 
 
 def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> Catch:
+    if report.behind:
+        # One failure counts one report: the case fails on the other's bug first, wherever this one is in a release.
+        return Catch(report, NOT_CAUGHT, cases, f"its failure sits behind {report.behind}'s in every release, so no "
+                                                f"probe sees it apart; a case that reaches it alone would catch it")
     bad, good = transitions(report)
     # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix,
     # in a range that starts where the report appeared (where the census names it), so the case did not fail before.
