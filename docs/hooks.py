@@ -361,12 +361,18 @@ def ranges() -> str:
 
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
-    cases' `cites=` and the stored range check), after the line that says how many are caught."""
+    cases' `cites=` and the stored range check), after the line that says how many are caught; DocsError where the
+    census and the corpus disagree (a citation the census lacks, a pin that is no release the stored check or the
+    matrix names: harness.census.problems)."""
     from harness.census import census_path, read_census
-    from harness.tools.census_table import CASES_DIR, census_search, census_summary, census_table
+    from harness.tools.census_table import CASES_DIR, census_problems, census_search, census_summary, census_table
 
     run, document = stored_range_check()
     edges = document["edges"]
+    problems = census_problems(edges)
+    if problems:
+        more = f" (and {len(problems) - 1} more: `shardmatrix ranges` prints them)" if len(problems) > 1 else ""
+        raise DocsError(f"cases/census.toml: {problems[0]}{more}")
     # Every family the census counts gets its table: a report of a family spelt otherwise is shown, not dropped.
     families = sorted({report.family for report in read_census(census_path(CASES_DIR)).values()})
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)

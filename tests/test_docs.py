@@ -603,6 +603,18 @@ def test_a_long_provenance_folds_its_command_and_note_so_the_page_opens_with_whe
     assert "Commit `abc1234`, on a laptop: `nox -s ranges -- --budget 40`" in rest and rest.endswith("</details>")
 
 
+def test_a_census_that_disagrees_with_the_corpus_stops_the_docs_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tools import census_table
+
+    lines = ["a/b#1: fixed jax==0.8.15 is not a jax release (of 30 known, 0.4.26 to 0.12.0.1)", "m::t cites a/b#2, ..."]
+    monkeypatch.setattr(census_table, "census_problems", lambda edges: lines)
+    with pytest.raises(hooks.DocsError, match=r"^cases/census.toml: a/b#1: fixed jax==0.8.15 is not a jax release "
+                                              r"\(of 30 known, 0.4.26 to 0.12.0.1\) \(and 1 more"):
+        hooks.census()
+    monkeypatch.setattr(census_table, "census_problems", lambda edges: [])
+    assert "### " in hooks.census()
+
+
 def test_the_stored_range_check_folds_its_provenance_before_the_census_tables() -> None:
     shown = hooks.census()
     assert shown.index("</details>") < shown.index("### ")

@@ -462,6 +462,9 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
             found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root),
                                    all_rows, current)
             say(f"census of {root.name}: {caught.summary(found)}")
+            for problem in census.problems(census.read_census(census.census_path(root)),
+                                           census.corpus_citations(root), releases):
+                say(f"census of {root.name}: {problem}")
     say(f"ranges: {stored}")
 
 
