@@ -156,9 +156,9 @@ class Machine:
 
 
 class Collection:
-    """Records the cases the cell was expected to run (harness.celldocuments.write_collection): what pytest collected after
-    deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected (each
-    worker collects the same cases, and its deselection has run)."""
+    """Records the cases the cell was expected to run (harness.celldocuments.write_collection): what pytest collected
+    after deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected
+    (each worker collects the same cases, and its deselection has run)."""
 
     def __init__(self, results: Path, cell: str, qualified: Sequence[str] = ()) -> None:
         self._results, self._cell, self._qualified = results, cell, tuple(qualified)

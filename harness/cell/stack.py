@@ -78,7 +78,8 @@ def _device(device: Any) -> dict[str, Any]:
 
 
 def describe() -> dict[str, Any]:
-    """The stack, as machine.json holds it (harness.celldocuments.MACHINE_SCHEMA_VERSION); what cannot be asked is null."""
+    """The stack, as machine.json holds it (harness.celldocuments.MACHINE_SCHEMA_VERSION); what cannot be asked is
+    null."""
     found = distributions()
     stack: dict[str, Any] = {
         "jax": {"backend": None, "devices": [], "distributions": found, "mismatched": mismatched(found)},
