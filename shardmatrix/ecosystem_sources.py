@@ -3,7 +3,8 @@
 The revision is the project's release on the index on that day (its newest final release uploaded by the end of
 it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in a small wrapper project that
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
-tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
+tag, or when the list says `at = "date"` at the commit its default branch pointed at by the day's end (its
+first-parent history: a branch merged later is not yet there) (`"git"`). Each is fetched once into the
 workspace (`.nox/.shardmatrix-ecosystem/`) and reused (a tag by the commit it names now, so a tag moved upstream
 is fetched again, and offline the tag's clone fetched last is taken "from cache"); its lockfiles are set aside, as
 the day's index decides its other packages (`upgrade --exclude-newer`). A source that needs the network beyond the
@@ -15,6 +16,7 @@ from its repository as before.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -234,16 +236,20 @@ def tag_commit(entry: Entry, tag: str) -> str:
 
 
 def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
-    clone = folder / entry.name / "git-clone"
+    source = mirror_of(entry.repository)
+    # Kept by the address cloned, not the project's name: a list whose entry now names another repository (or a run
+    # with or without SHARDMATRIX_GIT_MIRROR) must never be judged from the clone of the one before.
+    clone = folder / entry.name / f"git-clone-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
     if not (clone / ".git").is_dir():
         part = _part(clone)
-        _git(entry, ["clone", "--quiet", "--no-checkout", "--", mirror_of(entry.repository), str(part)],
-             mirror_of(entry.repository))
+        _git(entry, ["clone", "--quiet", "--no-checkout", "--", source, str(part)], source)
         _done(part, clone)
     else:
         _git(entry, ["-C", str(clone), "fetch", "--quiet", "origin"], entry.repository)
+    # The default branch's own history (--first-parent): what it pointed at by the day's end, never a commit of a
+    # branch merged into it later, however early that commit was made. (A branch force-pushed since is not seen.)
     before = end_of(day).isoformat()
-    commit = _git(entry, ["-C", str(clone), "rev-list", "-1", f"--before={before}", "origin/HEAD"
+    commit = _git(entry, ["-C", str(clone), "rev-list", "-1", "--first-parent", f"--before={before}", "origin/HEAD"
                           if _has_origin_head(clone) else "HEAD"], "rev-list").strip()
     if not commit:
         raise SourceError(f"{entry.name}: {entry.repository} has no commit by {day.isoformat()}")

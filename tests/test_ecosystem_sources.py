@@ -330,3 +330,39 @@ def test_a_package_the_index_does_not_know_is_named_so_and_one_it_cannot_serve_i
     with pytest.raises(ecosystem_sources.SourceError) as refused:
         ecosystem_sources.release_on("ghost", date(2026, 1, 20), refusing)
     assert str(refused.value) == said
+
+
+def test_a_git_source_at_a_date_is_what_its_default_branch_held_never_a_branch_merged_later(tmp_path: Path,
+                                                                                             repository: Path) -> None:
+    """Attack 39b's B5: a fix made on a branch before the day and merged after it is not yet on the default branch on
+    the day, although its commit is older than the day's end."""
+    main = git(repository, "rev-parse", "HEAD~1")  # 1.0, 2026-01-10
+    git(repository, "checkout", "--quiet", "-b", "fix", main)
+    (repository / "tests" / "test_fix.py").write_text(TEST)
+    git(repository, "add", "-A")
+    git(repository, "commit", "--quiet", "-m", "fix", when="2026-01-18T12:00:00Z")
+    git(repository, "checkout", "--quiet", "main")
+    git(repository, "merge", "--quiet", "--no-ff", "-m", "merge fix", "fix", when="2026-02-20T12:00:00Z")
+    got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 20),
+                                  index({}), into=tmp_path / "fetched")
+    assert got.revision == f"{main[:12]} (git, committed 2026-01-10)"
+    assert not (got.root / "tests" / "test_fix.py").exists()
+
+
+def test_a_git_source_at_a_date_is_never_read_from_the_clone_of_another_repository(tmp_path: Path,
+                                                                                    repository: Path) -> None:
+    """Attack 39b's B9: the same name listed with another repository (or another mirror) is cloned from it."""
+    other = tmp_path / "other.git"
+    (other / "tests").mkdir(parents=True)
+    git(other, "init", "--quiet", "--initial-branch", "main")
+    (other / "tests" / "test_other.py").write_text(TEST)
+    git(other, "add", "-A")
+    git(other, "commit", "--quiet", "-m", "other")
+    fetched = tmp_path / "fetched"
+    first = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 20),
+                                    index({}), into=fetched)
+    second = ecosystem_sources.fetch(entry("git", repository=str(other), at="date"), date(2026, 1, 20),
+                                     index({}), into=fetched)
+    assert (first.root / "tests" / "test_mesh.py").is_file() and not (first.root / "tests" / "test_other.py").exists()
+    assert (second.root / "tests" / "test_other.py").is_file() and not (second.root / "tests" / "test_mesh.py").exists()
+    assert second.revision.startswith(git(other, "rev-parse", "HEAD")[:12])
