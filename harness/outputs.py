@@ -596,7 +596,23 @@ def _check_provenance(path: Path, document: Row) -> None:
 
 #: An ecosystem run's summary for programs: the candidate, baseline and day, each project's verdict, revision, pins
 #: and causes, and the causes grouped across projects.
-ECOSYSTEM_JSON = Format("ecosystem.json", 1, "ecosystem summary")
+#: The schema version of a summary whose SAFE carries its evidence (its `coverage` says how many tests could show a
+#: regression when not every one could: attack 39's F1/F2). Version 1 wrote SAFE by the rules before.
+_OLDER_SAFE = 1
+
+
+def _ecosystem_update_to_2(document: Row) -> Row:
+    """Version 1 -> 2: each SAFE project marked `judged_by_schema` 1, its coverage silent on the tests skipped or
+    failing on both sides, so a merge does not take it for a SAFE of today's rules (ecosystem_merge.evidenced)."""
+    projects = document.get("projects")
+    if isinstance(projects, list):
+        document = {**document, "projects": [
+            {**project, "judged_by_schema": _OLDER_SAFE}
+            if isinstance(project, dict) and project.get("verdict") == "SAFE" else project for project in projects]}
+    return document
+
+
+ECOSYSTEM_JSON = Format("ecosystem.json", 2, "ecosystem summary", {2: _ecosystem_update_to_2})
 #: Its views: the whole report (Markdown and HTML), and a body short enough for a pull-request comment.
 ECOSYSTEM_MD, ECOSYSTEM_HTML, ECOSYSTEM_COMMENT_MD = "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"
 

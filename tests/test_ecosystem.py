@@ -733,7 +733,7 @@ def test_merge_refuses_a_project_the_list_does_not_hold(tmp_path: Path, cells: l
         merge(tmp_path, [tmp_path / "beta" / "out"])
 
 
-HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
+HEAD = '"schema_version": 2, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
 
 
 RUN_UNSAID = r"ecosystem summary does not say its candidate, baseline, day \(YYYY-MM-DD\) and whole_suite"
@@ -778,6 +778,22 @@ def test_merge_reads_a_safe_part_without_the_evidence_a_run_writes_as_inconclusi
     found = ecosystem_merge.merged([tmp_path / "bare", tmp_path / "earned"], say=lambda line: None)
     assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
         ("bare", "INCONCLUSIVE", ecosystem_merge.NO_EVIDENCE), ("earned", "SAFE", "")]
+
+
+def test_merge_reads_a_safe_part_of_summary_schema_1_as_judged_by_older_rules_and_keeps_its_unsafe(
+        tmp_path: Path) -> None:
+    """Attack 39b's B1: a SAFE written before a SAFE had to count the tests skipped or failing on both sides (schema
+    1) merged as a plain SAFE, though it carried every evidence a run writes."""
+    older = HEAD.replace('"schema_version": 2', '"schema_version": 1')
+    part = tmp_path / "old" / "report"
+    part.mkdir(parents=True)
+    (part / outputs.ECOSYSTEM_JSON.name).write_text(
+        f'{{{older}, "projects": [{{"name": "fewskip", "verdict": "SAFE", "causes": [], {EVIDENCE}}}, '
+        f'{{"name": "gone", "verdict": "UNSAFE", "causes": [], {EVIDENCE}}}]}}')
+    found = ecosystem_merge.merged([tmp_path / "old"], say=lambda line: None)
+    assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
+        ("fewskip", "INCONCLUSIVE", ecosystem_merge.OLDER_RULES), ("gone", "UNSAFE", "")]
+    assert found["projects"][0]["reason"].startswith("judged by an older shardmatrix (summary schema 1)")
 
 
 def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_is_fetched() -> None:
