@@ -687,8 +687,9 @@ def read_ecosystem(path: Path) -> Row:
         if wrong:
             named = project["name"] if isinstance(project, dict) and isinstance(project.get("name"), str) else number
             raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {named}: {wrong}")
-    if not isinstance(document.get("pending", []), list):
-        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of projects")
+    pending = document.get("pending", [])
+    if not (isinstance(pending, list) and all(isinstance(name, str) for name in pending)):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of project names")
     return document
 
 
@@ -713,6 +714,11 @@ def _ecosystem_project_problem(project: object) -> str:
         wrong.append("pins")
     if wrong:
         return f"{', '.join(wrong)} not of the type a run writes (text; tests a number; pins tables of text)"
+    excluded = project.get("excluded", [])
+    if not (isinstance(excluded, list) and all(
+            isinstance(e, dict) and isinstance(e.get("what"), str) and isinstance(e.get("reason"), str)
+            for e in excluded)):
+        return "its excluded is not a list of tests left out, each with its what and reason as text"
     causes = project.get("causes", [])
     if not (isinstance(causes, list) and all(
             isinstance(c, dict) and isinstance(c.get("signature"), str)

@@ -760,6 +760,12 @@ EVIDENCE = '"revision": "1.0", "baseline": "b", "candidate": "c", "tests": 3'
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "revision": 5, "tests": "3", "causes": []}]}',
      r"project alpha: revision, tests not of the type a run writes"),
     ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not valid JSON"),  # cut short
+    # Attack 39b's B2: each crashed the merge (exit 3), or printed `1`: None as a test left out on purpose.
+    ('{HEAD, "projects": [], "pending": [1]}', r"ecosystem summary: pending is not a list of project names"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "excluded": 5, "causes": []}]}',
+     r"project alpha: its excluded is not a list of tests left out, each with its what and reason as text"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "excluded": [{"what": 1, "reason": null}]}]}',
+     r"project alpha: its excluded is not a list of tests left out"),
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"
