@@ -94,6 +94,12 @@ def index_document(package: str, fetch: index.Fetch = index.fetch_json) -> dict[
         raise SourceError(f"{package}: the index does not answer ({exc})") from None
     except (OSError, ValueError) as exc:
         raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    # One odd answer makes this project unjudged, never the whole run an internal error.
+    releases_of = document.get("releases") if isinstance(document, dict) else None
+    if not (isinstance(releases_of, dict) and all(isinstance(files, list) and all(isinstance(f, dict) for f in files)
+                                                  for files in releases_of.values())):
+        raise SourceError(f"{package}: the index's answer for {package} is not a JSON API document (no 'releases' "
+                          "table of file lists)")
     return document
 
 
@@ -327,15 +333,30 @@ def _download(entry: Entry, file: dict[str, Any], dest: Path) -> Path:
     file cannot be had (the project is then unjudged, never skipped: the index is what this machine reaches)."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    target = dest / str(file["filename"])
+    if not (isinstance(file.get("filename"), str) and isinstance(file.get("url"), str)):
+        raise SourceError(f"{entry.name}: the index lists a file of {entry.package} without a filename and url")
+    target = dest / file["filename"]
     # An index may answer with addresses relative to its JSON API (a mirror of PyPI does).
-    url = urllib.parse.urljoin(index.json_api(file.get("package", "")), str(file["url"]))
+    url = urllib.parse.urljoin(index.json_api(file.get("package", "")), file["url"])
     try:
         with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)
     except (OSError, ValueError) as exc:
         raise SourceError(f"{entry.name}: {file['filename']} cannot be downloaded from the index ({exc})") from None
+    _check_download(entry, file, target)
     return target
+
+
+def _check_download(entry: Entry, file: dict[str, Any], target: Path) -> None:
+    """SourceError when the file is not the one the index describes: a connection closed early is no error to
+    urllib, and a cut archive would otherwise fail only as it unpacks."""
+    size, digests = file.get("size"), file.get("digests")
+    got = target.stat().st_size
+    if isinstance(size, int) and not isinstance(size, bool) and got != size:
+        raise SourceError(f"{entry.name}: {file['filename']}: downloaded {got} of {size} bytes")
+    expected = digests.get("sha256") if isinstance(digests, dict) else None
+    if isinstance(expected, str) and hashlib.sha256(target.read_bytes()).hexdigest() != expected.lower():
+        raise SourceError(f"{entry.name}: {file['filename']}: its sha256 differs from the index's")
 
 
 def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
@@ -349,9 +370,10 @@ def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
         else:
             with tarfile.open(archive) as opened:
                 opened.extractall(dest, filter="data")
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, ValueError) as exc:
+    except Exception as exc:  # any archive's fault (a cut gzip: EOFError, zlib.error, ...) is this one
         shutil.rmtree(dest, ignore_errors=True)
-        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {exc})") from None
+        said = " ".join(str(exc).split())  # tarfile's ReadError spans lines
+        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {said})") from None
     finally:
         shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
 

@@ -117,3 +117,12 @@ def test_a_release_with_no_wheel_to_read_is_named_in_one_line() -> None:
 
     with pytest.raises(index.IndexError_, match=r"jax 0\.5\.2: no wheel on the index"):
         index.requires_dist("jax", Version("0.5.2"), {"releases": {"0.5.2": []}}, no_release_json, lambda url: b"")
+
+
+def test_upload_dates_pass_over_a_legacy_version_and_an_unreadable_time() -> None:
+    """A legacy key (old projects' documents carry them) crashed every caller with InvalidVersion (attack 39b's B10)."""
+    def file(when: object) -> dict[str, Any]:
+        return {"filename": "x", "upload_time_iso_8601": when}
+    document = {"releases": {"0.8.2": [file("2026-01-10T12:00:00Z")], "1.0-legacy_build!": [file("2026-01-11")],
+                             "0.9.0": [file("yesterday"), file(None)], "0.9.1": [file("2026-02-01T00:00:00Z")]}}
+    assert sorted(map(str, index.upload_dates(document))) == ["0.8.2", "0.9.1"]
