@@ -129,7 +129,7 @@ def held_jax(before: Version, bumped: Version, preferred: list[Version], out: se
     jax_days = releases.upload_dates(fetch(index.json_api("jax"), "application/json"))
     by_then = [(jax, partner) for jax, partner in admitted
                if made is not None and jax in jax_days and jax_days[jax].date() <= made.date()]
-    if by_then:
+    if by_then and made is not None:
         jax, partner = by_then[0]
         chosen = "the matrix's partner of flax " + str(bumped) if partner else "the newest jax"
         return jax, f"{chosen} out by flax {before}'s own day ({made.date().isoformat()}) admitted by {both}"

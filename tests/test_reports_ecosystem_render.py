@@ -159,3 +159,12 @@ def test_a_safe_project_on_part_of_its_tests_shows_its_coverage_in_the_comment_a
     body = ecosystem_render.comment(SUMMARY, [], [partial, whole])
     assert "- **SAFE** gamma 1.0 (sdist alpha-1.0.tar.gz): 1 of 10 tests could show a regression (9 skipped" in body
     assert "delta" not in body
+
+
+def test_the_comments_causes_come_before_any_number_of_unsafe_projects() -> None:
+    """Attack 39b's B7: 60 UNSAFE rows filled the comment to its cut before the first cause."""
+    rows = [{**ROWS[0], "project": f"p{n:02d}-{'y' * 60}"} for n in range(60)]
+    body = ecosystem_render.comment(SUMMARY, [cause(1), cause(2), cause(3)], rows)
+    assert len(body) <= ecosystem_render.COMMENT_LIMIT and "cut here" in body
+    assert all(f"`E{n}: broke` in 1 project(s)" in body for n in (1, 2, 3))
+    assert body.index("`E3: broke`") < body.index("- **UNSAFE** p00")

@@ -134,16 +134,17 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 
 
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
-    """A body for a pull-request comment: the headline, which package the baseline held, the breaking projects, the
-    first causes, then the projects without an answer and the SAFE ones whose coverage is partial (so a long list of
-    either never pushes the causes out); cut to COMMENT_LIMIT characters with a line saying where the rest is."""
+    """A body for a pull-request comment: the headline, which package the baseline held, the first causes, then the
+    breaking projects, the projects without an answer and the SAFE ones whose coverage is partial (so a long list of
+    any never pushes the causes out); cut to COMMENT_LIMIT characters with a line saying where the rest is."""
     lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), "",
              *([_cell(held(summary)), ""] if held(summary) else [])]
-    lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
         lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {outputs.ECOSYSTEM_MD}")
+    # The breaking projects after the causes: a widespread break (many rows) must not push the causes out.
+    lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     lines += [_comment_row(row, row["reason"]) for row in rows if row["verdict"] == "INCONCLUSIVE"]
     # A SAFE that stands on part of its tests says so, or the comment would count it among those that held.
     lines += [_comment_row(row, row["coverage"]) for row in rows if row["verdict"] == "SAFE" and row["coverage"]]
