@@ -93,6 +93,12 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
      r"steers pytest itself \(tests are left out with exclude"),
     ('env = { LD_PRELOAD = "/tmp/x.so" }', r"env LD_PRELOAD is shardmatrix's or steers pytest itself"),
     ("env = { KERAS_BACKEND = 1 }", r"env KERAS_BACKEND must be text, got 1"),
+    # Attack 39b's B8: each passed, and JAX_DISABLE_JIT made a SAFE of tests that never reached jit's sharding.
+    ('env = { JAX_DISABLE_JIT = "1" }', r"env JAX_DISABLE_JIT is a jax setting: it changes what the candidate is "
+     r"judged on"),
+    ('env = { JAX_ENABLE_CHECKS = "1" }', r"env JAX_ENABLE_CHECKS is a jax setting"),
+    ('env = { PYTEST_DEBUG = "1" }', r"env PYTEST_DEBUG is shardmatrix's or steers pytest itself"),
+    ('env = { PYTHONWARNINGS = "ignore" }', r"env PYTHONWARNINGS is shardmatrix's or steers pytest itself"),
 ])
 def test_a_bad_value_is_refused_naming_the_key(tmp_path: Path, line: str, message: str) -> None:
     text = GOOD.replace('source = "git"', line) if line.startswith("source") else GOOD + line + "\n"
