@@ -714,6 +714,9 @@ def _ecosystem_project_problem(project: object) -> str:
         wrong.append("pins")
     if wrong:
         return f"{', '.join(wrong)} not of the type a run writes (text; tests a number; pins tables of text)"
+    env = project.get("env", {})
+    if not (isinstance(env, dict) and all(isinstance(value, str) for value in env.values())):
+        return "its env is not a table of variables set to text"
     excluded = project.get("excluded", [])
     if not (isinstance(excluded, list) and all(
             isinstance(e, dict) and isinstance(e.get("what"), str) and isinstance(e.get("reason"), str)

@@ -282,7 +282,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                             "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": [],
-                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude]}
+                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude],
+                            "env": dict(entry.env)}
     say(f"--- {entry.name}")
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)

@@ -766,6 +766,8 @@ EVIDENCE = '"revision": "1.0", "baseline": "b", "candidate": "c", "tests": 3'
      r"project alpha: its excluded is not a list of tests left out, each with its what and reason as text"),
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "excluded": [{"what": 1, "reason": null}]}]}',
      r"project alpha: its excluded is not a list of tests left out"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "env": {"X": 1}}]}',
+     r"project alpha: its env is not a table of variables set to text"),
 ])
 def test_merge_refuses_a_summary_it_cannot_read_in_one_line(tmp_path: Path, document: str, message: str) -> None:
     part = tmp_path / "part" / "report"

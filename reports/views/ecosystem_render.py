@@ -90,6 +90,14 @@ def excluded(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             for e in p.get("excluded") or [] if isinstance(e, Mapping)]
 
 
+def settings(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(project, `NAME=value`) of every variable a project that ran had its list set for its tests: a reader weighs a
+    SAFE by what its tests ran under."""
+    return [(str(p.get("name", "")), f"{name}={value}")
+            for p in summary["projects"] if p.get("verdict") != SKIPPED and isinstance(p.get("env"), Mapping)
+            for name, value in sorted(p["env"].items())]
+
+
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
@@ -111,6 +119,9 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
     if excluded(summary):
         lines += ["", "## Left out on purpose", ""] + [f"- {_cell(name)}: {_code(what)}: {_cell(reason)}"
                                                        for name, what, reason in excluded(summary)]
+    if settings(summary):
+        lines += ["", "## Set for its tests (the list's env)", ""] + [f"- {_cell(name)}: {_code(setting)}"
+                                                                      for name, setting in settings(summary)]
     lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
     return "\n".join(lines) + "\n"
 
@@ -197,4 +208,7 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
             + (("<h2>Left out on purpose</h2><ul>" + "".join(
                 f"<li>{escape(name)}: <code>{escape(what)}</code>: {escape(reason)}</li>"
                 for name, what, reason in excluded(summary)) + "</ul>") if excluded(summary) else "")
+            + (("<h2>Set for its tests (the list's env)</h2><ul>" + "".join(
+                f"<li>{escape(name)}: <code>{escape(setting)}</code></li>" for name, setting in settings(summary))
+                + "</ul>") if settings(summary) else "")
             + "</body></html>\n")
