@@ -695,7 +695,8 @@ def read_ecosystem(path: Path) -> Row:
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: A project's fields of text, and its causes', when present (a run writes them all; a skipped project few).
-_PROJECT_TEXT = ("why", "source", "revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from")
+_PROJECT_TEXT = ("why", "source", "revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from",
+                 "selection")
 _CAUSE_TEXT = ("change", "example", "reproducer", "first_bad", "bisect")
 
 

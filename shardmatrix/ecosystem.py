@@ -283,7 +283,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                             "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": [],
                             "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude],
-                            "env": dict(entry.env)}
+                            "env": dict(entry.env), "selection": entry.selection()}
     say(f"--- {entry.name}")
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)

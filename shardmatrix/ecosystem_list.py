@@ -10,9 +10,11 @@ unknown key, a missing one or a value of the wrong kind is refused in one line n
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +110,12 @@ class Entry:
     env: tuple[tuple[str, str], ...] = ()
     #: Tests left out on purpose, each with its reason, in the list's order.
     exclude: tuple[Exclusion, ...] = ()
+
+    def selection(self) -> str:
+        """A digest of what decides which tests ran and how (everything but `why`): two summaries of one project
+        judged under lists that differ in it are of two selections, never one (attack 39b's B11)."""
+        chosen = {key: value for key, value in asdict(self).items() if key != "why"}
+        return hashlib.sha256(json.dumps(chosen, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""

@@ -175,13 +175,18 @@ def evidenced(project: dict[str, Any]) -> dict[str, Any]:
 def refuse_project(project: Mapping[str, Any], folder: Path, taken: Sequence[Mapping[str, Any]],
                    planned: Sequence[ecosystem_list.Entry]) -> None:
     """MergeError for a project taken already (checked against this folder's too: one summary may name a project
-    twice), or one the selection does not hold."""
+    twice), one the selection does not hold, or one judged under another entry of that name (`Entry.selection`)."""
     if project["name"] in {one["name"] for one in taken}:
         raise MergeError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or twice in "
                          "this one")
     if planned and project["name"] not in {entry.name for entry in planned}:
         raise MergeError(f"--merge {folder}: project {project['name']} is not in the list's selection "
                          f"({', '.join(entry.name for entry in planned)}): give the --list and --only its run had")
+    listed = next((entry for entry in planned if entry.name == project["name"]), None)
+    if listed is not None and project.get("selection") and project["selection"] != listed.selection():
+        raise MergeError(f"--merge {folder}: project {project['name']} was judged under another entry than the "
+                         "list's (its tests, keywords, markers, exclude, env, devices or source differ): give the "
+                         "--list its run had")
 
 
 def current_only(project: dict[str, Any], folder: Path, run: Mapping[str, Any],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,11 @@ def test_a_repository_that_is_no_address_is_refused_before_git_sees_it(tmp_path:
 def test_an_address_or_an_absolute_path_is_a_repository(tmp_path: Path, repository: str) -> None:
     (alpha,) = ecosystem_list.load(write(tmp_path, GOOD.replace("https://example.org/alpha", repository)))
     assert alpha.repository == repository
+
+
+def test_an_entrys_selection_changes_with_what_runs_and_not_with_why(tmp_path: Path) -> None:
+    (entry,) = ecosystem_list.load(write(tmp_path, GOOD))
+    assert replace(entry, why="another sentence").selection() == entry.selection()
+    for changed in (replace(entry, keywords="trivial"), replace(entry, devices=4), replace(entry, env=(("A", "1"),)),
+                    replace(entry, repository="https://example.org/other")):
+        assert changed.selection() != entry.selection()
