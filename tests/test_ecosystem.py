@@ -646,6 +646,17 @@ def test_plan_prints_the_projects_as_a_matrix_include_list_and_runs_nothing(tmp_
     assert json.loads(said[-1]) == [{"project": "remote"}]
 
 
+@pytest.mark.parametrize(("given", "flag"), [(["--bisect"], "--bisect"), (["--force"], "--force"),
+                                             (["--whole-suite"], "--whole-suite"), (["--out", "/tmp/zz"], "--out")])
+def test_plan_refuses_what_only_a_run_can_use_never_ignores_it(tmp_path: Path, given: list[str], flag: str) -> None:
+    """Attack 39's F15 leftover: `--plan --bisect --force --whole-suite --out DIR` ran nothing and said nothing."""
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
+    with pytest.raises(ecosystem.EcosystemError, match=rf"^{flag} means nothing for --plan, which runs and writes "
+                                                       r"nothing"):
+        ecosystem.run(["--plan", "--list", str(listed), *given], CELLS, never, never, say=lambda line: None)
+
+
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
     from reports.ecosystem_report import write
 
