@@ -32,6 +32,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harness.formats import ShardmatrixError
@@ -131,7 +132,8 @@ def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     chosen = [f for f in files if f.get("packagetype") == "sdist"]
     if not chosen:
         raise SourceError(f"{entry.name}: {entry.package} {version} has no sdist on the index")
-    dest = folder / entry.name / f"sdist-{version}"
+    # Kept by the package as well: the same name listed for another package is never read from this one's folder.
+    dest = folder / entry.name / f"sdist-{canonicalize_name(entry.package)}-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         _unpack(entry, _download(entry, chosen[0], dest.with_name(dest.name + ".part")), dest)
@@ -148,7 +150,7 @@ def _wheel(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
                     key=lambda f: not str(f["filename"]).endswith("-none-any.whl"))
     if not wheels:
         raise SourceError(f"{entry.name}: {entry.package} {version} has no wheel on the index")
-    dest = folder / entry.name / f"wheel-{version}"
+    dest = folder / entry.name / f"wheel-{canonicalize_name(entry.package)}-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         unpacked = dest / "unpacked"

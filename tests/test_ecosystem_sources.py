@@ -428,3 +428,17 @@ def test_a_legacy_version_or_an_unreadable_upload_time_on_the_index_is_passed_ov
     del without_url("https://pypi.org/pypi/alpha/json", "")["releases"]["1.0"][0]["url"]
     with pytest.raises(SourceError, match=r"^alpha: the index lists a file of alpha without a filename and url"):
         ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), without_url, into=tmp_path / "fetched")
+
+
+def test_an_sdist_is_never_read_from_the_folder_of_another_package_listed_under_the_same_name(tmp_path: Path
+                                                                                              ) -> None:
+    """Attack 39b's B9, smaller: the folder was keyed by name and version only."""
+    first = ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1),
+                                    index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))}), into=tmp_path / "fetched")
+    other = tmp_path / "other"
+    other.mkdir()
+    answer = index({"1.0": ("2026-01-10", sdist(other, "1.0"))})
+    renamed = Entry(name="alpha", why="shards", source="sdist", tests=("tests",), package="beta")
+    second = ecosystem_sources.fetch(renamed, date(2026, 3, 1), lambda url, accept: answer(
+        url.replace("/beta/", "/alpha/"), accept), into=tmp_path / "fetched")
+    assert second.root != first.root
