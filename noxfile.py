@@ -9,6 +9,7 @@ Session arguments go after `--` (see `nox -s matrix -- --help`), e.g. `nox -s ma
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.cellrecord import CellFiles  # noqa: E402
 from harness.formats import INCONCLUSIVE_EXIT, INTERNAL_ERROR_EXIT, USAGE_EXIT, ShardmatrixError  # noqa: E402
-from harness.host import cellrun, invocation  # noqa: E402
+from harness.host import bytecode, cellrun, invocation  # noqa: E402
 from shardmatrix import command  # noqa: E402
 
 nox.needs_version = ">=2026.10.20"
@@ -58,8 +59,11 @@ def _shardmatrix(session: nox.Session, name: str, *argv: str) -> None:
         # What the command needs (pyproject's dependencies), not the command: the harness runs from the checkout, so
         # no wheel is rebuilt on every run.
         session.install(*nox.project.load_toml(ROOT / "pyproject.toml")["project"]["dependencies"])
-    _run_keeping_exit_code(session, "python", "-m", "shardmatrix.command", name, *argv,
-                           env={"PYTHONPATH": str(ROOT), command.PROG_ENV: prog})
+    # Bytecode another session, cell or checkout compiled for the same package files (harness.host.bytecode).
+    venv = Path(session.virtualenv.location) if session.venv_backend != "none" else None
+    with bytecode.sharing(venv, os.environ):
+        _run_keeping_exit_code(session, "python", "-m", "shardmatrix.command", name, *argv,
+                               env={"PYTHONPATH": str(ROOT), command.PROG_ENV: prog})
 
 
 def _run_keeping_exit_code(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:

@@ -47,9 +47,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import corpus_growth, ecosystem_cost, time_budget  # noqa: E402
 from harness import cellrecord, outputs, vocabulary  # noqa: E402
+from harness.celldocuments import write_collection  # noqa: E402
 from harness.cellrecord import RESULTS_SUFFIX, CellFiles, make_record, write_done  # noqa: E402
 from harness.host import envbuild, matrix, runner  # noqa: E402
-from harness.results import read_records, write_collection, write_records  # noqa: E402
+from harness.results import read_records, write_records  # noqa: E402
 from harness.runs import new_run_id  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from harness import outputs
+from harness import ecosystem_summary
 
 #: The command one project's job runs, less its --only and --out (a subprocess: each is the process a job is).
 Runner = Callable[[str, Path, bool], tuple[float, str]]
@@ -30,10 +30,10 @@ def run_project(root: Path, candidate: Sequence[str], extra: Sequence[str] = ())
         started = time.perf_counter()
         subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-        summary = out / "report" / outputs.ECOSYSTEM_JSON.name
+        summary = out / "report" / ecosystem_summary.ECOSYSTEM_JSON.name
         if not summary.is_file():
             return seconds, "no report"
-        (project,) = outputs.read_ecosystem(summary)["projects"]
+        (project,) = ecosystem_summary.read_ecosystem(summary)["projects"]
         return seconds, str(project["verdict"])
 
     return runner

@@ -13,15 +13,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "docs" / "data"
@@ -197,10 +191,9 @@ def changes() -> str:
 
 def stored_runs() -> dict[str, dict[str, Any]]:
     """docs/data/runs.toml: for each stored run, its file, date, commit, machine and command."""
-    try:
-        runs = tomllib.loads(RUNS.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise DocsError(f"{RUNS}: cannot read the stored runs ({exc})") from None
+    from harness.formats import read_toml
+
+    runs = read_toml(RUNS, DocsError)
     for name, run in runs.items():
         missing = [key for key in ("file", "date", "commit", "machine", "command") if not run.get(key)]
         if missing:
@@ -368,12 +361,18 @@ def ranges() -> str:
 
 def census() -> str:
     """The census of public reports, one table per family (harness.tools.census_table, from cases/census.toml, the
-    cases' `cites=` and the stored range check), after the line that says how many are caught."""
+    cases' `cites=` and the stored range check), after the line that says how many are caught; DocsError where the
+    census and the corpus disagree (a citation the census lacks, a pin that is no release the stored check or the
+    matrix names: harness.census.problems)."""
     from harness.census import census_path, read_census
-    from harness.tools.census_table import CASES_DIR, census_search, census_summary, census_table
+    from harness.tools.census_table import CASES_DIR, census_problems, census_search, census_summary, census_table
 
     run, document = stored_range_check()
     edges = document["edges"]
+    problems = census_problems(edges)
+    if problems:
+        more = f" (and {len(problems) - 1} more: `shardmatrix ranges` prints them)" if len(problems) > 1 else ""
+        raise DocsError(f"cases/census.toml: {problems[0]}{more}")
     # Every family the census counts gets its table: a report of a family spelt otherwise is shown, not dropped.
     families = sorted({report.family for report in read_census(census_path(CASES_DIR)).values()})
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
@@ -387,6 +386,7 @@ ACCELERATOR_RUNS = ROOT / "tests" / "data"
 def accelerator_runs() -> str:
     """Every stored accelerator run: per cell, what ran of what was collected, the outcomes, the wall, the compile
     and execute split and jax's memory and precision settings; then each accelerator cell against its CPU twin."""
+    from harness.formats import read_toml
     from harness.results import read_cell
     from harness.runs import results_files
     from reports.data.load import cells_frame, records_frame
@@ -396,7 +396,7 @@ def accelerator_runs() -> str:
 
     parts = []
     for folder in sorted(ACCELERATOR_RUNS.glob("*/provenance.toml")):
-        about = tomllib.loads(folder.read_text(encoding="utf-8"))
+        about = read_toml(folder, DocsError)
         readings = [read_cell(path, run.name) for run in sorted((folder.parent / "results").iterdir())
                     for path in results_files(run)]
         matrix = build_matrix(records_frame([r for reading in readings for r in reading.records]),
@@ -462,7 +462,7 @@ def upgrade_check_inputs() -> str:
 def ecosystem_replay() -> str:
     """The stored ecosystem runs (runs.toml entries named ecosystem-*), each as the tool wrote its ecosystem.json:
     per release, what each project's own tests said, and what it flagged."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
 
     parts = []
     for name, run in stored_runs().items():
@@ -492,12 +492,12 @@ FIXES = DATA / "ecosystem-fixes.toml"
 def ecosystem_fixes() -> str:
     """Each stored replay's projects beside their own later fixes (docs/data/ecosystem-fixes.toml), every row's verdict
     checked against its stored run, and every kind counted (a kind with no row says 0)."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
+    from harness.formats import read_toml
 
-    try:
-        rows = tomllib.loads(FIXES.read_text(encoding="utf-8"))["row"]
-    except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
-        raise DocsError(f"{FIXES}: cannot read its rows ({exc})") from None
+    rows = read_toml(FIXES, DocsError).get("row")
+    if not isinstance(rows, list):
+        raise DocsError(f"{FIXES}: no [[row]] tables")
     runs = stored_runs()
     shown = []
     for row in rows:

@@ -258,14 +258,14 @@ def read_done(path: Path) -> dict[str, Any] | None:
 RESULTS_SUFFIX = ".jsonl"
 #: <cell id>.done.json, written atomically once a cell finished (write_done).
 DONE_SUFFIX = ".done.json"
-#: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), COLLECTION_SCHEMA_VERSION.
+#: <cell id>.collected.json: the case ids the cell's pytest collected (after deselection), harness.celldocuments.
 COLLECTION_SUFFIX = ".collected.json"
 INSTALL_LOG_SUFFIX = ".install.log"
 LOG_SUFFIX = ".log"
 INFLIGHT_SUFFIX = ".inflight"
 #: <cell id>.freeze.txt: the cell's `uv pip freeze` after its source lines (harness.formats.parse_sources reads them).
 FREEZE_SUFFIX = ".freeze.txt"
-#: The stack a cell ran on, written once per cell (asv's machine.json): see write_machine.
+#: The stack a cell ran on, written once per cell (asv's machine.json): harness.celldocuments.
 MACHINE_SUFFIX = ".machine.json"
 #: <cell id>.precision.json: the highest-precision re-run of an accelerator cell's failed assertions.
 PRECISION_SUFFIX = ".precision.json"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -25,7 +26,8 @@ from harness.formats import ShardmatrixError
 
 CENSUS_FILE = "census.toml"
 #: 2: each report says how its releases were checked (`checked`), and the file says how it was searched (`[search]`).
-CENSUS_VERSION = 2
+#: 3: a report may name the report whose failure its own sits behind in every release (`behind`).
+CENSUS_VERSION = 3
 LIVE = "live"
 UNRECORDED = "unrecorded"
 #: How a report's releases were checked: both sides measured in cells, or only read (thread, changelog, fix commit).
@@ -37,10 +39,11 @@ _SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries"
 # or a fix's own record, where no thread is the report).
 REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-#: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0'.
-_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*[0-9A-Za-z+])")
+#: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0' (each pin a transition
+#: of its own); `jaxlib==` is not jax's.
+_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
-_OPTIONAL = ("uncited", "cpu", "checked")
+_OPTIONAL = ("uncited", "cpu", "checked", "behind")
 
 
 class CensusError(ShardmatrixError, ValueError):
@@ -66,6 +69,15 @@ class Report:
     cpu: bool = True
     #: CELLS where both sides of its releases were measured in cells, READ where they were only read.
     checked: str = READ
+    #: The report whose failure its own sits behind in every release (the case fails on that one first), or "": no
+    #: probe sees it apart, so it is not caught in its own right.
+    behind: str = ""
+
+
+def is_deprecation(report: Report) -> bool:
+    """Whether a report is of a deprecation (its summary says so: 'deprecated', 'a deprecation'), which a case shows
+    by warning; every other report is of a breakage (an error, a wrong value), which a case shows only by failing."""
+    return "deprecat" in report.summary.lower()
 
 
 @dataclass(frozen=True)
@@ -105,13 +117,20 @@ def _document(path: Path) -> dict[str, Any]:
             if isinstance(row, dict) and "checked" not in row:
                 raise CensusError(f"{source.name} report {index + 1} ({row.get('id')}): needs checked "
                                   f"({' or '.join(CHECKED)}: how its releases were checked)")
-    return update_to_2(data) if version < 2 else data
+    if version < 2:
+        data = update_to_2(data)
+    return update_to_3(data) if version < 3 else data
 
 
 def update_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """A schema 1 census as schema 2: no report was checked in cells as far as it says, and no search recorded."""
     return {**data, "schema_version": 2,
             "report": [{**row, "checked": READ} if isinstance(row, dict) else row for row in data.get("report", [])]}
+
+
+def update_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 2 census as schema 3: no report sits behind another as far as it says."""
+    return {**data, "schema_version": 3}
 
 
 def read_search(path: Path) -> Search | None:
@@ -181,15 +200,26 @@ def _real_date(text: str) -> bool:
     return bool(DATE.match(text))
 
 
-def _fixed_before_appeared(appeared: str, fixed: str) -> str | None:
-    """'jax 0.8.1 <= 0.9.0' where the release a report names for its fix is not after its first bad one."""
-    first = dict(_PIN.findall(appeared))
-    for package, release in _PIN.findall(fixed):
+def pins(text: str) -> list[tuple[str, Version]]:
+    """The (package, release) pins a census field names, in order: 'flax==0.12.1 with jax==0.8.2' gives both. A
+    development or release-candidate pin keeps its full version (0.6.1.dev20250505), a trailing dot is dropped, and
+    text that is no version is skipped: the one reading of a census field's releases (harness.tools.caught reads
+    the transitions from it)."""
+    found = []
+    for package, release in _PIN.findall(text):
         try:
-            if package in first and Version(release) <= Version(first[package]):
-                return f"{package} {release} <= {first[package]}"
+            found.append((package, Version(release.rstrip("."))))
         except InvalidVersion:
             continue
+    return found
+
+
+def _fixed_before_appeared(appeared: str, fixed: str) -> str | None:
+    """'jax 0.8.1 <= 0.9.0' where the release a report names for its fix is not after its first bad one."""
+    first = dict(pins(appeared))
+    for package, release in pins(fixed):
+        if package in first and release <= first[package]:
+            return f"{package} {release} <= {first[package]}"
     return None
 
 
@@ -234,7 +264,12 @@ def _report(row: object, where: str) -> Report:
     if checked not in CHECKED:
         raise CensusError(f"{where} ({row['id']}): checked {checked!r} is not {' or '.join(CHECKED)} (both sides "
                           "measured in cells, or only read)")
-    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu, checked=checked)
+    behind = row.get("behind", "")
+    if not isinstance(behind, str) or (behind and (not REPORT_ID.match(behind) or _same_report(behind, row["id"]))):
+        raise CensusError(f"{where} ({row['id']}): behind {behind!r} is not another report's id (owner/repo#N or "
+                          "owner/repo@commit)")
+    return Report(**{key: row[key] for key in _REQUIRED}, uncited=uncited.strip(), cpu=cpu, checked=checked,
+                  behind=behind)
 
 
 # --- read from source -----------------------------------------------------------------------------------------------
@@ -282,9 +317,12 @@ def corpus_citations(cases_dir: Path) -> dict[str, tuple[str, ...]]:
 # --- the one verdict ------------------------------------------------------------------------------------------------
 
 
-def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]]) -> list[str]:
+def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]],
+             releases: Mapping[str, Collection[Version]] | None = None) -> list[str]:
     """One line per disagreement between the census and the corpus's citations: a cited report the census lacks,
-    a report no case cites that gives no reason, and a report a case cites that still says why none does."""
+    a report no case cites that gives no reason, and a report a case cites that still says why none does; with the
+    `releases` of jax and flax known (the index's, or those a stored check names), a pin that is none of them (a
+    development pin, by the release it leads to)."""
     found: list[str] = []
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -298,4 +336,15 @@ def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]]) -
         if report_id in citing and report.uncited:
             found.append(f"{report_id}: cited by {', '.join(citing[report_id])}, but the census still says why "
                          f"not ({report.uncited!r}); drop `uncited`")
+        if report.behind and not any(_same_report(report.behind, other) for other in census):
+            found.append(f"{report_id}: behind {report.behind}, which the census does not list")
+        found += [f"{report_id}: {field} {package}=={release} is not a {package} release{_known(releases[package])}"
+                  for field, text in (("appeared", report.appeared), ("fixed", report.fixed))
+                  for package, release in pins(text)
+                  if releases is not None and package in releases
+                  and Version(release.base_version) not in set(releases[package])]
     return found
+
+
+def _known(releases: Collection[Version]) -> str:
+    return f" (of {len(releases)} known, {min(releases)} to {max(releases)})" if releases else " (none known)"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import outputs
+from harness.ecosystem_summary import ECOSYSTEM_COMMENT_MD, ECOSYSTEM_HTML, ECOSYSTEM_MD, write_ecosystem
 from reports.verdicts import documented_upgrade
 from reports.verdicts.ecosystem_judge import grid, group, worst
 from reports.views.ecosystem_render import comment, html_page, page
@@ -26,8 +27,8 @@ def write(out: Path, outcomes: Mapping[str, Any]) -> tuple[str, list[Path]]:
     summary = {**outcomes, "verdict": worst([p["verdict"] for p in projects], len(outcomes.get("pending", [])))}
     target = Path(out) / "report"
     target.mkdir(parents=True, exist_ok=True)
-    written = [outputs.write_ecosystem(target, {**summary, "causes": [g.as_dict() for g in groups]}),
-               outputs.write_atomically(target / outputs.ECOSYSTEM_MD, page(summary, groups, rows)),
-               outputs.write_atomically(target / outputs.ECOSYSTEM_HTML, html_page(summary, groups, rows)),
-               outputs.write_atomically(target / outputs.ECOSYSTEM_COMMENT_MD, comment(summary, groups, rows))]
+    written = [write_ecosystem(target, {**summary, "causes": [g.as_dict() for g in groups]}),
+               outputs.write_atomically(target / ECOSYSTEM_MD, page(summary, groups, rows)),
+               outputs.write_atomically(target / ECOSYSTEM_HTML, html_page(summary, groups, rows)),
+               outputs.write_atomically(target / ECOSYSTEM_COMMENT_MD, comment(summary, groups, rows))]
     return summary["verdict"], written

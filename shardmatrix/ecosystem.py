@@ -25,7 +25,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from harness import outputs
+from harness import ecosystem_summary
 from harness.formats import INCONCLUSIVE_EXIT, SAFE_EXIT, UNSAFE_EXIT, ShardmatrixError
 from harness.host import hang, options
 from harness.host.cellrun import CellRun
@@ -69,8 +69,8 @@ def parser(prog: str = "nox -s ecosystem --") -> options.Parser:
                           "...]) and run nothing: the fan-out of one job per project")
     fan.add_argument("--merge", nargs="+", type=Path, default=[], metavar="DIR",
                      help="the fan-in: one report from the output folders of runs of one candidate, baseline and "
-                          f"day (each DIR/report/{outputs.ECOSYSTEM_JSON.name}), written under --out; a selected "
-                          "project no folder judged is INCONCLUSIVE; nothing is run")
+                          f"day (each DIR/report/{ecosystem_summary.ECOSYSTEM_JSON.name}), written under --out; a "
+                          "selected project no folder judged is INCONCLUSIVE; nothing is run")
     p.add_argument("--whole-suite", action="store_true",
                    help="run every test of each project's folders, not only the sharding-related ones")
     p.add_argument("--out", type=Path, default=Path("out"), metavar="DIR", help="output folder (default: out)")
@@ -322,7 +322,7 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     if comparison.verdict == INCONCLUSIVE:
         reason = why_unjudged(reason, before, after, entry, opts.left_out.describe())
     # The project's own report names its run: one left in the folder by an earlier run is told apart from it.
-    saved = outputs.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
+    saved = ecosystem_summary.write_ecosystem_project_report(Path(opts.out) / "report", entry.name,
                                                    Path(judged.written).read_text(encoding="utf-8"), head or {})
     out = Path(opts.out)
     # What the verdict stands on: of the tests compared, those that could show a regression (not skipped or failing

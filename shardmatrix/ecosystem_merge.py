@@ -1,11 +1,11 @@
 """The fan-in of `shardmatrix ecosystem` (`--merge`): one run's summary from the summaries of one job per project,
 and which run a summary or a project's own report is of.
 
-A run is named by its candidate, baseline, day and whether it ran whole suites (harness.outputs.ECOSYSTEM_RUN_FIELDS).
-Two jobs of one run may spell its pins in another order or case (`flax==0.12.6 jax==0.9.0`), so runs are compared
-by `run_key`: the pins normalised and taken as sets. A project's own report names its run on its first line
-(harness.outputs.ecosystem_project_run); one of another run, lingering in an output folder from an earlier run, is
-left out in one line, never merged or shown as this run's.
+A run is named by its candidate, baseline, day and whether it ran whole suites
+(harness.ecosystem_summary.ECOSYSTEM_RUN_FIELDS). Two jobs of one run may spell its pins in another order or case
+(`flax==0.12.6 jax==0.9.0`), so runs are compared by `run_key`: the pins normalised and taken as sets. A project's own
+report names its run on its first line (harness.ecosystem_summary.ecosystem_project_run); one of another run,
+lingering in an output folder from an earlier run, is left out in one line, never merged or shown as this run's.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from harness import outputs
+from harness import ecosystem_summary
 from harness.formats import ShardmatrixError
 from shardmatrix import ecosystem_list
 
@@ -64,7 +64,7 @@ def _version(text: str) -> str:
 
 def run_of(document: Mapping[str, Any]) -> dict[str, Any]:
     """The fields that name a summary's run, as it wrote them."""
-    return {key: document.get(key) for key in outputs.ECOSYSTEM_RUN_FIELDS}
+    return {key: document.get(key) for key in ecosystem_summary.ECOSYSTEM_RUN_FIELDS}
 
 
 def run_key(run: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str], str, bool]:
@@ -81,7 +81,7 @@ def unlike(run: Mapping[str, Any], asked: Mapping[str, Any]) -> str:
     """How `run` differs from the fields of a run `asked` names ("its candidate X, not the asked Y"); "" when in
     none (a field `asked` leaves out is anyone's)."""
     mine, wanted = run_key(run), run_key({**run, **asked})
-    for number, key in enumerate(outputs.ECOSYSTEM_RUN_FIELDS):
+    for number, key in enumerate(ecosystem_summary.ECOSYSTEM_RUN_FIELDS):
         if key in asked and mine[number] != wanted[number]:
             return f"its {key} {_shown(run.get(key))}, not the {_shown(asked[key])} asked"
     return ""
@@ -93,7 +93,7 @@ def _shown(value: Any) -> str:
 
 def stale_report(path: Path, run: Mapping[str, Any]) -> str:
     """Why a project's own report is not of `run` ("" when it is): it names another run, or none."""
-    named = outputs.ecosystem_project_run(path)
+    named = ecosystem_summary.ecosystem_project_run(path)
     if named is None:
         return "it names no run"
     if run_key(named) != run_key(run):
@@ -105,7 +105,7 @@ def stale_report(path: Path, run: Mapping[str, Any]) -> str:
 def stale_reports(out: Path, run: Mapping[str, Any], say: Callable[[str], object]) -> list[Path]:
     """The project reports under OUT/report/ecosystem/ that are not of `run` (an earlier run's), each named in one
     line as left out of this run's report."""
-    folder = outputs.ecosystem_project_report(Path(out) / "report", "x").parent
+    folder = ecosystem_summary.ecosystem_project_report(Path(out) / "report", "x").parent
     found = []
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         why = stale_report(path, run)
@@ -129,11 +129,11 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
     head: dict[str, Any] = {}
     projects: list[dict[str, Any]] = []
     for folder in folders:
-        path = Path(folder) / "report" / outputs.ECOSYSTEM_JSON.name
+        path = Path(folder) / "report" / ecosystem_summary.ECOSYSTEM_JSON.name
         if not path.is_file():
-            say(f"--merge {folder}: no {outputs.ECOSYSTEM_JSON.name} under its report/: left out")
+            say(f"--merge {folder}: no {ecosystem_summary.ECOSYSTEM_JSON.name} under its report/: left out")
             continue
-        document = outputs.read_ecosystem(path)
+        document = ecosystem_summary.read_ecosystem(path)
         run = run_of(document)
         if head and run_key(run) != run_key(head):
             raise MergeError(f"--merge {folder}: another run ({run}) than the first's ({head})")
@@ -149,7 +149,7 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
             projects.append(rebased(current_only(evidenced(project), Path(folder), run, say), Path(folder), out))
     if not head:
         raise MergeError(f"--merge: none of the {len(folders)} folder(s) holds a report/"
-                         f"{outputs.ECOSYSTEM_JSON.name}: nothing to merge")
+                         f"{ecosystem_summary.ECOSYSTEM_JSON.name}: nothing to merge")
     judged = {project["name"] for project in projects}
     for entry in planned:
         if entry.name not in judged:

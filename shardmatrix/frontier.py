@@ -187,7 +187,7 @@ def run(argv: list[str], fetch: index.Fetch = index.fetch_json, say: Callable[[s
         # One flax, from its source: named by version and build, its declared jax read from what was built.
         found.flax = [Version(source.tag)]
         additions = replace(additions, origins=(*additions.origins, source))
-        declared[found.flax[0]] = releases.jax_requirement(unreleased.requires(source))
+        declared[found.flax[0]] = index.requirement_of(unreleased.requires(source), "jax") or SpecifierSet()
     pythons = interpreters.available() if pythons is None else pythons
     say(f"frontier: {len(found.flax)} flax release(s) x {len(found.jax)} jax release(s) "
         f"({found.jax[0]} to {found.jax[-1]}), Python {', '.join(pythons) or '(none found)'}, {namespace.jobs} at "

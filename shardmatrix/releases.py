@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
@@ -22,7 +21,6 @@ from packaging.version import Version
 from harness.formats import ShardmatrixError
 from harness.tools import index
 
-RELEASE_API = index.RELEASE_API
 upload_dates = index.upload_dates
 
 
@@ -38,21 +36,7 @@ def declared_jax(flax: Version, document: dict[str, Any], fetch: index.Fetch = i
         lines = index.requires_dist("flax", flax, document, fetch, download)
     except index.IndexError_ as error:
         raise ReleaseError(str(error)) from None
-    return jax_requirement(lines)
-
-
-def jax_requirement(lines: list[str]) -> SpecifierSet:
-    """The jax requirement of Requires-Dist lines (unconditional ones only)."""
-    found = SpecifierSet()
-    for line in lines:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.name.lower() == "jax" and (requirement.marker is None
-                                                  or requirement.marker.evaluate({"extra": ""})):
-            found &= requirement.specifier
-    return found
+    return index.requirement_of(lines, "jax") or SpecifierSet()
 
 
 def contemporary(flax_date: datetime | None, jax_dates: dict[Version, datetime],
@@ -143,9 +127,10 @@ class Releases:
 
 
 def releases(flax_spec: SpecifierSet, jax_spec: SpecifierSet, fetch: index.Fetch = index.fetch_json) -> Releases:
-    """Read the three packages' releases from PyPI's JSON API; ReleaseError when a spec selects none."""
+    """Read the three packages' releases from the JSON API ($SHARDMATRIX_JSON_API's, else PyPI's); ReleaseError when a
+    spec selects none."""
     try:
-        documents = {name: fetch(index.JSON_API.format(name=name), "application/json")
+        documents = {name: fetch(index.json_api(name), "application/json")
                      for name in ("flax", "jax", "jaxlib")}
         flax_dates = upload_dates(documents["flax"])
         jax_dates = upload_dates(documents["jax"])

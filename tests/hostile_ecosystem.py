@@ -1,6 +1,6 @@
-"""Hostile inputs for the property test (tests/test_no_verdict_better_than_evidence.py): the parts an ecosystem
-fan-in merges (`shardmatrix ecosystem --merge`, each DIR/report/ecosystem.json written by harness.outputs), with the
-defects real parts have: a job that died and left none, a cut or non-JSON file, another file's document, a newer
+"""Hostile inputs for the property test (tests/test_no_verdict_better_than_evidence.py): the parts an ecosystem fan-in
+merges (`shardmatrix ecosystem --merge`, each DIR/report/ecosystem.json written by harness.ecosystem_summary), with
+the defects real parts have: a job that died and left none, a cut or non-JSON file, another file's document, a newer
 schema, a project that is not an object, a verdict no reader knows, a run stopped part way, another candidate's run,
 the same run's candidate spelt otherwise (sound: one run), a project the list does not hold, or one in two parts.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness import outputs
+from harness import ecosystem_summary
 
 #: The list the merge is given, and a project it does not hold.
 LISTED = ("alpha", "beta", "gamma")
@@ -65,8 +65,8 @@ def write_part(folder: Path, part: Part) -> None:
     if part.defect == "missing":
         return
     report.mkdir(parents=True)
-    path = report / outputs.ECOSYSTEM_JSON.name
-    text = json.dumps({"schema_version": outputs.ECOSYSTEM_JSON.version, **part.document()})
+    path = report / ecosystem_summary.ECOSYSTEM_JSON.name
+    text = json.dumps({"schema_version": ecosystem_summary.ECOSYSTEM_JSON.version, **part.document()})
     if part.defect == "not_json":
         text = "not json at all"
     elif part.defect == "cut":
@@ -74,7 +74,7 @@ def write_part(folder: Path, part: Part) -> None:
     elif part.defect == "foreign":
         text = json.dumps({"schema_version": 1, "cells": [], "verdict": "SAFE"})
     elif part.defect == "newer_schema":
-        text = json.dumps({**json.loads(text), "schema_version": outputs.ECOSYSTEM_JSON.version + 1})
+        text = json.dumps({**json.loads(text), "schema_version": ecosystem_summary.ECOSYSTEM_JSON.version + 1})
     elif part.defect == "not_object":
         text = json.dumps({**json.loads(text), "projects": ["alpha"]})
     path.write_text(text, encoding="utf-8")

@@ -3,11 +3,11 @@ or one with a defect a skeptical maintainer would craft (missing, malformed, a n
 contradicting the records), so the property "no verdict better than its evidence" (tests/test_no_verdict_better_
 than_evidence.py) can state over them what it states over results trees.
 
-- precision_files: `<cell>.precision.json` (harness.results.write_precision), the accelerator's re-run at the highest
-  matmul precision. Only a sound file may label a divergence "default matmul precision".
-- machine_files: `<cell>.machine.json` (harness.results.write_machine), the stack the cell ran on. A defective one
+- precision_files: `<cell>.precision.json` (harness.celldocuments.write_precision), the accelerator's re-run at the
+  highest matmul precision. Only a sound file may label a divergence "default matmul precision".
+- machine_files: `<cell>.machine.json` (harness.celldocuments.write_machine), the stack the cell ran on. A defective one
   leaves no cell reading a works tier and no compare SAFE.
-- collection_files: `<cell>.collected.json` (harness.results.write_collection), the cases the cell was to run.
+- collection_files: `<cell>.collected.json` (harness.celldocuments.write_collection), the cases the cell was to run.
 - one_sided_sides and strict_xpass_sides: the two sides of a compare, across device counts or runs, where a case
   could not run on one side and fails on the other (never a plain SAFE, never silent), or a project's strict xfail
   that passes on the candidate (a regression).
@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness import cellrecord, results, vocabulary
+from harness import celldocuments, cellrecord, vocabulary
 
 #: A cell id no file of the cell under test names.
 OTHER_CELL = "jax0.9.2-flax0.12.8-py3.11"
@@ -78,12 +78,12 @@ def precision_files(cell_id: str, cases: Sequence[str]) -> st.SearchStrategy[Hos
     records: only a case whose default-precision failure was a failed assertion was re-run."""
     setting, value = vocabulary.MATMUL_PRECISION_SETTING
     document: dict[str, Any] = {
-        "schema_version": results.PRECISION_SCHEMA_VERSION, "cell_id": cell_id, "settings": {setting: value},
+        "schema_version": celldocuments.PRECISION_SCHEMA_VERSION, "cell_id": cell_id, "settings": {setting: value},
         "cases": {case: {"status": vocabulary.PASSED, "error_type": None, "error_message": None} for case in cases}}
     suffix = cellrecord.PRECISION_SUFFIX
     defects = {
         "": Hostile(suffix, json.dumps(document)),
-        **_broken(suffix, document, results.PRECISION_SCHEMA_VERSION),
+        **_broken(suffix, document, celldocuments.PRECISION_SCHEMA_VERSION),
         "no_setting": Hostile(suffix, json.dumps({**document, "settings": {}}), "no_setting"),
         "other_precision": Hostile(suffix, json.dumps({**document, "settings": {setting: "default"}}),
                                    "other_precision"),
@@ -103,14 +103,14 @@ def machine_files(cell_id: str, jax: str, jaxlib: str, backend: str = "cpu",
         asked = {"backend": backend, "devices": [{"kind": device_kind, "compute_capability": None,
                                                   "memory_stats": None}],
                  "distributions": {"jax": jax, "jaxlib": jaxlib}, "mismatched": [], **jax_fields}
-        return {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": cell_id, "jax": asked,
+        return {"schema_version": celldocuments.MACHINE_SCHEMA_VERSION, "cell_id": cell_id, "jax": asked,
                 "nvidia_smi": None, "settings": {}, "x64": False, "matmul_precision": None}
 
     suffix = cellrecord.MACHINE_SUFFIX
     document = stack()
     defects = {
         "": Hostile(suffix, json.dumps(document)),
-        **_broken(suffix, document, results.MACHINE_SCHEMA_VERSION),
+        **_broken(suffix, document, celldocuments.MACHINE_SCHEMA_VERSION),
         "other_jax": Hostile(suffix, json.dumps(stack(distributions={"jax": "0.0.1", "jaxlib": jaxlib})),
                              "other_jax"),
         "other_jaxlib": Hostile(suffix, json.dumps(stack(distributions={"jax": jax, "jaxlib": "0.0.1"})),
@@ -131,9 +131,9 @@ def collection_files(cell_id: str, recorded: Sequence[str]) -> st.SearchStrategy
     missing collection is a defect here: which cases the cell was to run is unknown), a case id that is not text,
     cases that are not a list, or a case the records do not hold (contradicting them)."""
     suffix = cellrecord.COLLECTION_SUFFIX
-    document: dict[str, Any] = {"schema_version": results.COLLECTION_SCHEMA_VERSION, "cell_id": cell_id,
+    document: dict[str, Any] = {"schema_version": celldocuments.COLLECTION_SCHEMA_VERSION, "cell_id": cell_id,
                                 "cases": list(recorded)}
-    broken = _broken(suffix, document, results.COLLECTION_SCHEMA_VERSION)
+    broken = _broken(suffix, document, celldocuments.COLLECTION_SCHEMA_VERSION)
     defects = {
         "": Hostile(suffix, json.dumps(document)),
         **{name: found for name, found in broken.items() if name != "older_schema"},

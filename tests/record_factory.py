@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.celldocuments import write_collection
 from harness.cellrecord import FIELDS, SCHEMA_VERSION
-from harness.results import write_collection
 from reports.data.load import SOURCE_FIELDS, records_frame
 from reports.data.tables import Matrix, build_matrix
 
@@ -46,7 +46,7 @@ def record(jax: str | None = "0.10.2", flax: str | None = "0.12.8", python: str 
 
 
 def collected(results_file: Path, cases: Iterable[str] | None = None) -> Path:
-    """Write the collection a cell's pytest records beside `results_file` (harness.results.write_collection): the
+    """Write the collection a cell's pytest records beside `results_file` (harness.celldocuments.write_collection): the
     case ids of the records it holds (lines that are not records left out), or `cases`; returns the results file."""
     if cases is None:
         found = []

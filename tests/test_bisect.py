@@ -218,6 +218,13 @@ def test_an_unknown_option_is_refused_in_one_line() -> None:
         bisect.parser().parse_strictly(["--case", "m::t", "--good", "jax==1", "--bad", "jax==2", "--trust-end"])
 
 
+def test_exclude_newer_is_read_as_upgrade_reads_it_and_a_non_day_refused_in_one_line() -> None:
+    args = ["--case", "m::t", "--good", "jax==1", "--bad", "jax==2", "--exclude-newer"]
+    assert bisect.parser().parse_strictly([*args, "2026-01-21"]).exclude_newer == "2026-01-21"
+    with pytest.raises(options.OptionsError, match=r"argument --exclude-newer: '2026-01' is not a YYYY-MM-DD day$"):
+        bisect.parser().parse_strictly([*args, "2026-01"])
+
+
 def test_a_probe_whose_case_history_has_a_gap_is_skipped_and_a_whole_one_stands(tmp_path: Path) -> None:
     from record_factory import collected, record
 

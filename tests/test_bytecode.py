@@ -131,3 +131,56 @@ def test_bytecode_beside_the_sources_is_shared_too(tmp_path: Path) -> None:
     assert bytecode.keep_shared(first, {}, tmp_path / "store") == 1
     assert bytecode.share(second, {}, tmp_path / "store") == 1
     assert next((second / "lib").glob("python3*/site-packages/pkg/__pycache__/mod.*.pyc")).stat().st_nlink == 3
+
+
+def test_bytecode_kept_in_one_checkout_is_found_by_another_through_the_users_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    first, second = _venv(tmp_path / "clone-a" / "venv", cache), _venv(tmp_path / "clone-b" / "venv", cache)
+    # Each clone has a bytecode folder of its own; only the store by identity is the user's.
+    compiled = _import(first, tmp_path / "clone-a" / "bytecode")
+    assert bytecode.keep_shared(first, {bytecode.BYTECODE_FOLDER: str(tmp_path / "clone-a" / "bytecode")}) == 1
+    assert list((tmp_path / "cache" / "shardmatrix" / bytecode.SHARED).rglob("mod.*.pyc"))
+    assert bytecode.share(second, {bytecode.BYTECODE_FOLDER: str(tmp_path / "clone-b" / "bytecode")}) == 1
+    assert _import(second, tmp_path / "clone-b" / "bytecode").stat().st_ino == compiled.stat().st_ino
+
+
+def test_the_store_is_walked_only_where_the_venv_has_the_folder(tmp_path: Path) -> None:
+    cache = tmp_path / "uv-cache-mod.py"
+    cache.write_text("VALUE = 42\n")
+    venv, store = _venv(tmp_path / "a", cache), tmp_path / "store"
+    tag = sys.implementation.cache_tag
+    # Bytecode of a package this venv lacks, and of another release of its own file: neither is linked.
+    (store / bytecode.SHARED / tag / "absent").mkdir(parents=True)
+    (store / bytecode.SHARED / tag / "absent" / f"mod.1-2-3-4.{tag}.pyc").write_bytes(b"")
+    (store / bytecode.SHARED / tag / "pkg").mkdir()
+    (store / bytecode.SHARED / tag / "pkg" / f"mod.1-2-3-4.{tag}.pyc").write_bytes(b"")
+    env = {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}
+    assert bytecode.share(venv, env, store) == 0
+    assert not (tmp_path / "bytecode").exists()
+
+
+def test_a_session_venv_sharing_gets_the_bytecode_before_and_keeps_its_own_after(tmp_path: Path) -> None:
+    cache, other = tmp_path / "uv-cache-mod.py", tmp_path / "uv-cache-other.py"
+    cache.write_text("VALUE = 42\n")
+    other.write_text("VALUE = 43\n")
+    prefix, store = tmp_path / "bytecode", tmp_path / "store"
+    env = {bytecode.BYTECODE_FOLDER: str(prefix)}
+    cell, session = _venv(tmp_path / "cell", cache), _venv(tmp_path / "session", cache)
+    os.link(other, next((session / "lib").glob("python3*/site-packages/pkg")) / "other.py")
+    compiled = _import(cell, prefix)
+    bytecode.keep_shared(cell, env, store)
+    with bytecode.sharing(session, env, store):
+        assert _import(session, prefix).stat().st_ino == compiled.stat().st_ino  # linked before the run
+        subprocess.run([sys.executable, "-c", "import pkg.other"], check=True, env={
+            **os.environ, "PYTHONPATH": str(next((session / "lib").glob("python3*/site-packages")).resolve()),
+            "PYTHONPYCACHEPREFIX": str(prefix), "PYTHONDONTWRITEBYTECODE": ""})
+    assert list(store.rglob(f"other.*.{sys.implementation.cache_tag}.pyc"))  # what it compiled is kept after
+
+
+def test_no_venv_of_its_own_shares_nothing(tmp_path: Path) -> None:
+    with bytecode.sharing(None, {bytecode.BYTECODE_FOLDER: str(tmp_path / "bytecode")}, tmp_path / "store"):
+        pass
+    assert not (tmp_path / "store").exists() and not (tmp_path / "bytecode").exists()

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from matrix_factory import case_folder, cell_toml
 
+from harness.celldocuments import read_collection, write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.host import cache, matrix
-from harness.results import read_cell, read_collection, write_collection
+from harness.results import read_cell
 
 SETTINGS = cache.Settings(devices=8, backend="cpu", timeout=300.0, reruns=1, hard_grace=10.0, repeats=1)
 CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]

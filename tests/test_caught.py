@@ -175,3 +175,79 @@ def test_the_summary_counts_the_reports_waiting_on_an_inside_probe_and_never_rou
     two = [_edge("m::t1", "confirmed")]
     share = summary(catches(caught, {"m::t1": ("a/b#1", "a/b#2")}, two, _declared(*two)))
     assert "(66 %)" in share  # 2 of 3 is 66.7 %: floored, not rounded up to 67
+
+
+def _from(case: str, declared: str, status: str = "confirmed", source: str = "known breakage jax>=0.6.1,<0.7.0",
+          inside: str = "no release inside") -> dict[str, object]:
+    return {**_edge(case, status, declared, inside=inside), "source": source}
+
+
+def test_a_fixed_report_is_caught_through_a_range_that_starts_where_it_appeared() -> None:
+    report = _report("a/b#1", appeared="jax==0.6.1", fixed="jax==0.7.0")
+    rows = [_from("m::t1", ">=0.6.1"), _from("m::t1", "<0.7.0")]
+    assert _one(report, {"m::t1": ("a/b#1",)}, rows).status == CAUGHT
+    # Where the case's needs begin at that release, the start reads bounded: the case could not fail before it.
+    bounded = [_from("m::t1", ">=0.6.1", "bounded by the case's needs"), _from("m::t1", "<0.7.0")]
+    assert _one(report, {"m::t1": ("a/b#1",)}, bounded).status == CAUGHT
+
+
+def test_a_fixed_report_is_not_caught_through_a_range_open_below_where_it_appeared() -> None:
+    # The case is declared broken before the report appeared: its failure there is another bug's, or the census's
+    # start is wrong; either way the report's own transition is not shown.
+    report = _report("a/b#1", appeared="jax==0.6.1", fixed="jax==0.7.0")
+    rows = [_from("m::t1", "<0.7.0", source="known breakage jax<0.7.0")]
+    catch = _one(report, {"m::t1": ("a/b#1",)}, rows)
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == ("known breakage jax<0.7.0 of m::t1 does not start where the report appeared (jax>=0.6.1): "
+                         "its case may fail before the report for another reason; declare the range from there")
+    unchecked = [_from("m::t1", ">=0.6.1", "unchecked"), _from("m::t1", "<0.7.0")]
+    assert _one(report, {"m::t1": ("a/b#1",)}, unchecked).status == NOT_CAUGHT
+    # No recorded start: the fix edge alone is the transition.
+    assert _one(_report("a/b#1", appeared="unrecorded", fixed="jax==0.7.0"), {"m::t1": ("a/b#1",)}, rows).status \
+        == CAUGHT
+
+
+def test_a_report_of_a_breakage_is_not_caught_by_a_case_that_only_warns_there() -> None:
+    warned = _from("m::t1", ">=0.9.0", source="warned jax>=0.9.0")
+    breakage = _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [warned])
+    assert breakage.status == NOT_CAUGHT and "declare no checked edge" in breakage.why
+    deprecation = Report("a/b#1", "https://x", "fam", "2025-01-01", "jax==0.9.0", "live", "jax 0.9.0 deprecated x")
+    assert _one(deprecation, {"m::t1": ("a/b#1",)}, [warned]).status == CAUGHT
+
+
+def test_a_warned_edge_of_a_change_naming_no_warning_text_judges_nothing() -> None:
+    deprecation = Report("a/b#1", "https://x", "fam", "2025-01-01", "jax==0.9.0", "live", "jax 0.9.0 deprecated x")
+    warned = _from("m::t1", ">=0.9.0", source="warned jax>=0.9.0")
+    (catch,) = catches({"a/b#1": deprecation}, {"m::t1": ("a/b#1",)}, [warned], _declared(warned), {"m::t1"})
+    assert catch.status == NOT_CAUGHT
+    assert catch.why == ("edge jax>=0.9.0 of m::t1 is unchecked: its change names no warning text, so any warning of "
+                         "the case would have read as its own")
+    (named,) = catches({"a/b#1": deprecation}, {"m::t1": ("a/b#1",)}, [warned], _declared(warned), {"m::t9"})
+    assert named.status == CAUGHT
+
+
+def test_checked_in_cells_is_backed_only_by_a_confirmed_edge_at_each_release_the_report_names() -> None:
+    def cells(appeared: str, fixed: str) -> Report:
+        return Report("a/b#1", "https://x", "fam", "2025-01-01", appeared, fixed, "s", checked="cells")
+
+    both = [_from("m::t1", ">=0.6.1"), _from("m::t1", "<0.7.0")]
+    assert not _one(cells("jax==0.6.1", "jax==0.7.0"), {"m::t1": ("a/b#1",)}, both).unbacked
+    start_only = [_from("m::t1", ">=0.6.1"), _from("m::t1", "<0.7.0", "unchecked")]
+    assert _one(cells("jax==0.6.1", "jax==0.7.0"), {"m::t1": ("a/b#1",)}, start_only).unbacked
+    # A live report with no recorded start names only its newest release; one that names none backs nothing.
+    assert not _one(cells("unrecorded", "live"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", "live")]).unbacked
+    found = catches({"a/b#1": cells("unrecorded", "unrecorded")}, {"m::t1": ("a/b#1",)}, both, _declared(*both))
+    assert found[0].unbacked
+    assert summary(found).endswith("; 1 of 1 that say their releases were checked in cells have no confirmed edge at "
+                                   "each release they name")
+    read = Report("a/b#1", "https://x", "fam", "2025-01-01", "unrecorded", "unrecorded", "s")
+    assert not _one(read, {"m::t1": ("a/b#1",)}, both).unbacked  # "read" claims nothing of cells
+
+
+def test_a_report_whose_failure_sits_behind_another_s_is_not_caught_through_their_one_edge() -> None:
+    rows = [_edge("m::t1", "confirmed")]
+    first = _report("a/b#1")
+    behind = Report("a/b#2", "https://x", "fam", "2025-01-01", "jax==0.9.0", "live", "s", behind="a/b#1")
+    found = catches({"a/b#1": first, "a/b#2": behind}, {"m::t1": ("a/b#1", "a/b#2")}, rows, _declared(*rows))
+    assert [catch.status for catch in found] == [CAUGHT, NOT_CAUGHT]
+    assert found[1].why.startswith("its failure sits behind a/b#1's in every release, so no probe sees it apart")

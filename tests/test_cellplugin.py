@@ -18,6 +18,7 @@ from test_layout import IN_CELL
 
 from harness.host import cellplugin
 from harness.host.renaming import StagingError
+from harness.host.shipped import shipped
 from harness.host.uv import uv_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +53,13 @@ def test_a_cell_gets_the_plugins_dependencies_and_none_of_what_only_the_command_
     assert sorted(names) == sorted(cellplugin.RUNS_WITH)
     text = (cellplugin.staged(tmp_path) / "pyproject.toml").read_text(encoding="utf-8")
     assert not re.search(r'"(uv|pandas|jinja2)\b', text), text
+
+
+def test_a_pyproject_that_is_not_toml_stops_the_staging_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "pyproject.toml"
+    broken.write_text("[project\n")
+    with pytest.raises(StagingError, match=rf"^{broken}: malformed TOML \("):
+        cellplugin.dependencies(broken)
 
 
 def test_a_pyproject_that_declares_no_floor_for_what_the_plugin_runs_with_is_refused(tmp_path: Path) -> None:
@@ -226,3 +234,19 @@ def test_a_plugin_that_does_not_build_names_its_folder_and_leaves_no_wheel(tmp_p
         cellplugin.wheel(folder)
     assert not folder.with_name(f"{folder.name}-wheel").exists()
     assert [p.name for p in tmp_path.iterdir()] == [folder.name]  # no scratch build left behind
+
+
+def test_pyprojects_dependencies_are_its_project_tables_list(tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\ndependencies = ["pytest>=8.2", "packaging"]\n')
+    assert cellplugin.project_dependencies(pyproject, ValueError) == ["pytest>=8.2", "packaging"]
+    assert "pytest-timeout>=2.4" in cellplugin.project_dependencies(shipped("pyproject.toml"), ValueError)
+
+
+@pytest.mark.parametrize("text", ['[tool.x]\na = 1\n', '[project]\nname = "x"\n',
+                                  '[project]\ndependencies = "pytest"\n'])
+def test_a_pyproject_without_a_list_of_dependencies_is_refused_in_one_line(tmp_path: Path, text: str) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(text)
+    with pytest.raises(ValueError, match=rf"^{pyproject}: no \[project\] dependencies \(a list of requirements\)$"):
+        cellplugin.project_dependencies(pyproject, ValueError)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.celldocuments import write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.host import adhoc, cellrun, matrix
 from harness.host.options import Options
 from harness.host.runner import Job
-from harness.results import write_collection
 from tests.collision_project import OWN, add_own_packages
 
 CELL = matrix.parse('[[cell]]\njax="0.4.38"\njaxlib="0.4.38"\nflax="0.10.2"\npython="3.11"\n')[0]

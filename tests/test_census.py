@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from harness.census import (
     CELLS,
@@ -15,6 +16,8 @@ from harness.census import (
     census_path,
     cited,
     corpus_citations,
+    is_deprecation,
+    pins,
     problems,
     read_census,
     read_search,
@@ -124,6 +127,8 @@ def test_the_shipped_census_records_its_search_and_how_each_report_was_checked()
     ("schema_version = 1\n" + ENTRY.replace("2025-11-24", "2031-02-30"), "'2031-02-30' is not a YYYY-MM-DD day"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"', 'fixed = "flax==0.11.0"'),
      r"fixed 'flax==0.11.0' is not after appeared 'flax==0.12.0' \(flax 0.11.0 <= 0.12.0\)"),
+    ("schema_version = 1\n" + ENTRY.replace('fixed = "live"', 'fixed = "flax==0.12.0.dev20251101"'),
+     r"\(flax 0.12.0.dev20251101 <= 0.12.0\)"),
     ("schema_version = 1\n" + ENTRY + ENTRY.replace("google/flax#5112", "Google/Flax#5112", 1).replace(
         "google/flax/issues", "Google/Flax/issues"), r"Google/Flax#5112 is given twice \(as google/flax#5112\)"),
     ("schema_version = 1\n" + ENTRY.replace('fixed = "live"\n', ""), "needs fixed"),
@@ -140,6 +145,25 @@ def test_a_census_that_does_not_hold_together_is_refused_in_one_line(tmp_path: P
     path.write_text(text)
     with pytest.raises(CensusError, match=fault):
         read_census(path)
+
+
+def test_a_census_field_s_pins_are_read_once_with_their_development_releases_kept() -> None:
+    both = [("flax", Version("0.12.1")), ("jax", Version("0.8.2"))]
+    assert pins("flax==0.12.1 with jax==0.8.2 (jaxlib==0.8.2)") == both
+    assert pins("jax==0.6.1.dev20250505") == [("jax", Version("0.6.1.dev20250505"))]
+    assert pins("jax==0.9.0.") == [("jax", Version("0.9.0"))] and pins("jax==0.x, unrecorded, live") == []
+
+
+def test_a_report_whose_summary_names_a_deprecation_is_one_and_any_other_is_of_a_breakage() -> None:
+    assert is_deprecation(Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "jax 0.8.0 Deprecated it"))
+    assert not is_deprecation(Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "grad raises TypeError"))
+
+
+def test_a_report_filed_on_a_development_release_and_fixed_in_that_release_is_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text("schema_version = 1\n" + ENTRY.replace("flax==0.12.0", "flax==0.12.1.dev20251101").replace(
+        'fixed = "live"', 'fixed = "flax==0.12.1"'))
+    assert read_census(path)["google/flax#5112"].fixed == "flax==0.12.1"
 
 
 def test_a_census_that_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -203,3 +227,31 @@ def test_the_shipped_census_and_the_corpus_agree() -> None:
     census = read_census(census_path(CASES))
     assert problems(census, corpus_citations(CASES)) == []
     assert len(census) >= 45
+
+
+def test_a_pin_that_is_no_known_release_is_named_and_a_development_pin_by_the_release_it_leads_to() -> None:
+    releases = {"jax": [Version("0.6.1"), Version("0.8.2")], "flax": [Version("0.12.0")]}
+    fine = Report("a/b#1", "https://x", "fam", "2025-01-01", "jax==0.6.1.dev20250505", "jax==0.8.2", "s", "why")
+    assert problems({"a/b#1": fine}, {}, releases) == []
+    off = Report("a/b#1", "https://x", "fam", "2025-01-01", "flax==0.12.0", "jax==0.8.15", "s", "why")
+    assert problems({"a/b#1": off}, {}, releases) == [
+        "a/b#1: fixed jax==0.8.15 is not a jax release (of 2 known, 0.6.1 to 0.8.2)"]
+    assert problems({"a/b#1": off}, {}) == []  # with no releases known, pins are not judged
+
+
+def test_a_report_may_name_the_report_its_failure_sits_behind_and_only_another_s_id(tmp_path: Path) -> None:
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = 3\n{SEARCH}{ENTRY}checked = \"cells\"\nbehind = \"google/flax@437bb82b39\"\n")
+    assert read_census(path)["google/flax#5112"].behind == "google/flax@437bb82b39"
+    path.write_text(f"schema_version = 3\n{SEARCH}{ENTRY}checked = \"cells\"\nbehind = \"Google/Flax#5112\"\n")
+    with pytest.raises(CensusError, match=r"behind 'Google/Flax#5112' is not another report's id"):
+        read_census(path)
+    path.write_text(f"schema_version = 2\n{SEARCH}{ENTRY}checked = \"cells\"\n")
+    assert read_census(path)["google/flax#5112"].behind == ""  # a schema 2 census names none
+
+
+def test_a_report_behind_one_the_census_lacks_is_named() -> None:
+    behind = Report("a/b#1", "https://x", "fam", "2025-01-01", "x", "live", "s", "why", behind="a/b#9")
+    assert problems({"a/b#1": behind}, {}) == ["a/b#1: behind a/b#9, which the census does not list"]
+    other = Report("a/b#9", "https://x", "fam", "2025-01-01", "x", "live", "s", "why")
+    assert problems({"a/b#1": behind, "a/b#9": other}, {}) == []

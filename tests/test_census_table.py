@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.tools.census_table import census_search, census_summary, census_table
+from packaging.version import Version
+
+from harness.tools.census_table import census_problems, census_search, census_summary, census_table, stored_releases
 
 ENTRY = """
 [[report]]
@@ -99,3 +101,50 @@ def test_census_text_reaches_the_page_as_text_not_markup(tmp_path: Path) -> None
     census.write_text(text)
     row = census_table("fam", CONFIRMED, folder).splitlines()[2]
     assert "&lt;script>x&lt;/script>" in row and "<script>" not in row and "`a<b`" in row
+
+
+def _deprecation(tmp_path: Path, warning: str) -> tuple[Path, list[dict[str, object]]]:
+    """A deprecation report cited by a case whose change warns in jax 0.8.1 (with or without its warning's text)."""
+    tmp_path.mkdir()
+    (tmp_path / "census.toml").write_text("schema_version = 2\n" + ENTRY.format(
+        id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra='checked = "cells"').replace(
+        '"a | b"', '"jax 0.8.1 deprecated x"').replace('fixed = "jax==0.9.0"', 'fixed = "live"'))
+    (tmp_path / "test_fam.py").write_text(
+        "from harness.case import Change, case\n\n"
+        f"@case('fam', changed=Change(None, 'x goes', fix='use y', kind='deprecation', warned='jax>=0.8.1'{warning}),"
+        " cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n")
+    rows = [{**CONFIRMED[0], "source": "warned jax>=0.8.1"}]
+    return tmp_path, rows
+
+
+def test_a_warned_edge_catches_a_deprecation_only_where_its_change_names_the_warning_s_text(tmp_path: Path) -> None:
+    folder, rows = _deprecation(tmp_path / "named", ", warning='x is deprecated'")
+    assert census_summary(rows, folder).startswith("1 of 1 reports a CPU cell can show are caught")
+    folder, rows = _deprecation(tmp_path / "silent", "")
+    row = census_table("fam", rows, folder).splitlines()[2]
+    assert "| not caught |" in row and "its change names no warning text" in row
+
+
+def test_the_releases_a_stored_check_names_are_its_bounds_inside_probes_and_the_pairs_its_reasons_name() -> None:
+    rows = [{**CONFIRMED[0], "inside": "2 of 5 releases inside probed: 0.8.2, 0.9.0.1"},
+            {**CONFIRMED[1], "status": "unchecked", "why": "jax 0.9.1 with flax 0.12.10 cannot be probed"}]
+    assert stored_releases(rows) == {"jax": {Version(v) for v in ("0.8.1", "0.8.2", "0.9.0.1", "0.9.0", "0.9.1")},
+                                     "flax": {Version("0.12.10")}}
+
+
+def test_a_census_pin_no_stored_check_or_matrix_cell_names_is_a_problem(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    assert census_problems(CONFIRMED, folder) == []
+    (folder / "census.toml").write_text((folder / "census.toml").read_text().replace("jax==0.9.0", "jax==0.9.15"))
+    found = census_problems(CONFIRMED, folder)
+    # Known: the rows' 0.8.1 and 0.9.0 and the shipped matrix's cells, whatever they are by then.
+    assert [line.split(" (of ")[0] for line in found] == [
+        f"jax-ml/jax#{number}: fixed jax==0.9.15 is not a jax release" for number in (1, 2)]
+
+
+def test_a_row_that_says_checked_in_cells_without_a_confirmed_edge_at_each_side_says_so(tmp_path: Path) -> None:
+    folder = _census(tmp_path)
+    assert "| in cells | caught |" in census_table("fam", CONFIRMED, folder).splitlines()[3]
+    unchecked = [CONFIRMED[0], {**CONFIRMED[1], "status": "unchecked", "why": "w"}]
+    row = census_table("fam", unchecked, folder).splitlines()[3]
+    assert "| in cells (the range check confirms no edge at each release it names) | not caught |" in row

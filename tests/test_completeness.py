@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.celldocuments import write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.host import completeness
-from harness.results import write_collection
 
 
 def cell(tmp_path: Path, attempts: list[tuple[str, str]], done: bool = True) -> CellFiles:

@@ -17,6 +17,7 @@ import yaml
 from benchmarks import corpus_growth, time_budget
 from harness import cellrecord, outputs, vocabulary
 from harness.cell import known
+from harness.formats import read_toml
 from harness.host import corpus, matrix
 from harness.host.options import BUILTIN
 from harness.tools import pins, upgrade
@@ -465,7 +466,7 @@ def test_the_inputs_table_has_one_row_per_input_of_the_reusable_workflow_and_no_
 def test_the_gpu_page_shows_every_stored_accelerator_run_with_its_provenance_and_figures() -> None:
     shown = hooks.accelerator_runs()
     for folder in sorted(hooks.ACCELERATOR_RUNS.glob("*/provenance.toml")):
-        about = hooks.tomllib.loads(folder.read_text(encoding="utf-8"))
+        about = read_toml(folder, hooks.DocsError)
         assert about["title"] in shown and f"commit `{about['commit']}`" in shown and about["date"] in shown
     # The first run before cases scaled, and the second after, as the records say.
     assert "19 of 103 (80 need 8 devices, 4 need an API this cell lacks)" in shown
@@ -527,7 +528,7 @@ def test_the_ecosystem_table_lists_every_project_of_the_shipped_list_with_why() 
 
 
 def test_the_stored_ecosystem_runs_are_shown_per_release_with_each_projects_verdict_and_provenance() -> None:
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
 
     shown = hooks.ecosystem_replay()
     for name, run in hooks.stored_runs().items():
@@ -551,7 +552,7 @@ def test_the_stored_ecosystem_runs_name_their_files_relative_to_their_output_fol
 
 def test_each_stored_replay_that_names_a_list_ran_only_projects_that_list_holds() -> None:
     """A replay's --list is data beside it (docs/data/ecosystem-replay.toml): it reads, and holds what the run ran."""
-    from harness.outputs import read_ecosystem
+    from harness.ecosystem_summary import read_ecosystem
     from shardmatrix import ecosystem_list
 
     named = {name: run for name, run in hooks.stored_runs().items()
@@ -600,6 +601,18 @@ def test_a_long_provenance_folds_its_command_and_note_so_the_page_opens_with_whe
     assert first == "*Generated from `docs/data/f.json` on 2026-11-27.*"
     assert rest.startswith(f'<details markdown="1">\n<summary>{hooks.PROVENANCE_SUMMARY}</summary>')
     assert "Commit `abc1234`, on a laptop: `nox -s ranges -- --budget 40`" in rest and rest.endswith("</details>")
+
+
+def test_a_census_that_disagrees_with_the_corpus_stops_the_docs_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tools import census_table
+
+    lines = ["a/b#1: fixed jax==0.8.15 is not a jax release (of 30 known, 0.4.26 to 0.12.0.1)", "m::t cites a/b#2, ..."]
+    monkeypatch.setattr(census_table, "census_problems", lambda edges: lines)
+    with pytest.raises(hooks.DocsError, match=r"^cases/census.toml: a/b#1: fixed jax==0.8.15 is not a jax release "
+                                              r"\(of 30 known, 0.4.26 to 0.12.0.1\) \(and 1 more"):
+        hooks.census()
+    monkeypatch.setattr(census_table, "census_problems", lambda edges: [])
+    assert "### " in hooks.census()
 
 
 def test_the_stored_range_check_folds_its_provenance_before_the_census_tables() -> None:

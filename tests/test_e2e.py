@@ -74,10 +74,11 @@ class AccuracyTest(unittest.TestCase):
 
 # Every case of the shipped corpus and its status in the real cell (jax 0.4.38, flax 0.10.2, Python 3.11, 8 CPU
 # devices), as measured on 2026-11-24 (the census2 cases on 2026-11-26; explicit_mesh_ops, explicit_mesh_arrays,
-# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch and three lifted-transform cases on
-# 2026-11-28, some in this pair's range-check cells) and checked against each case's declaration: an API this jax or
-# flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map, nnx.Rngs.fork,
-# nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
+# placement_fixes, sharding_metadata_fixes, shard_map_rules, jit_key_dispatch, sharding_in_types_fixes,
+# explicit_mesh_fixes and three lifted-transform cases on 2026-11-28, some in this pair's range-check cells) and checked
+# against each case's
+# declaration: an API this jax or flax lacks (jax.shard_map, jax.set_mesh, jax.sharding.AxisType, flax.nnx.shard_map,
+# nnx.Rngs.fork, nnx.transform_metadata, nnx.Pytree, flax.config.flax_always_shard_variable, flax>=0.11.2 / 0.12.4) is
 # not_applicable; the known breakages whose ranges hold 0.4.38 (live ones included) are xfailed. A case added, removed
 # or changing status in this cell must be pinned again here.
 PASSED = [
@@ -157,6 +158,7 @@ PASSED = [
     "sharded_gathers_user::test_lookup_with_positional_sharding",
     "sharded_gathers_user::test_optimizer_moments_follow_table_with_tree_map",
     "sharded_gathers_user::test_sharded_init_matches_checkpoint",
+    "sharding_in_types_fixes::test_jnp_array_onto_a_sharding_inside_jit",
     "sharding_metadata_fixes::test_logical_spec_compared_with_a_tuple",
     "vmap_param_shapes::test_broadcast_params_have_no_batch_axis",
     "vmap_param_shapes::test_in_axes_one_maps_over_columns",
@@ -181,6 +183,8 @@ NOT_APPLICABLE = [
     "explicit_mesh_arrays::test_reduce_sum_into_an_unreduced_output",
     "explicit_mesh_arrays::test_scatter_set_under_two_vmaps_of_an_explicit_sharded_batch",
     "explicit_mesh_arrays::test_top_k_along_an_explicit_sharded_axis",
+    "explicit_mesh_fixes::test_gradient_through_argsort_of_an_explicit_sharded_batch",
+    "explicit_mesh_fixes::test_where_of_a_mask_made_under_the_mesh_and_an_explicit_sharded_vector",
     "explicit_mesh_ops::test_complex_numbers_under_jit_on_an_explicit_mesh",
     "explicit_mesh_ops::test_conv1d_and_max_pool_of_explicit_sharded_sequences",
     "explicit_mesh_ops::test_cumsum_along_a_new_axis_of_an_explicit_sharded_vector",
@@ -279,6 +283,8 @@ NOT_APPLICABLE = [
     "sharded_gathers_user::test_vmapped_categorical_sampling_with_keys_split_on_an_explicit_axis",
     "sharded_gathers_user::test_vmapped_lax_switch_drawing_a_random_scalar_on_an_explicit_mesh",
     "sharded_gathers_user::test_vmapped_lax_switch_over_explicit_sharded_branch_indices",
+    "sharding_in_types_fixes::test_where_with_a_mask_resharded_like_its_explicit_split_operands",
+    "sharding_in_types_fixes::test_where_with_a_replicated_mask_between_explicit_split_operands",
     "sharding_metadata_fixes::test_adam_state_sharded_apart_from_a_replicated_kernel",
     "vmap_param_shapes::test_vmap_of_grad_through_astype_of_an_explicit_sharded_batch",
     "vmap_param_shapes_user::test_ensemble_from_forked_rngs_placed_per_member",
@@ -292,6 +298,7 @@ XFAILED = [
     "partitioned_metadata::test_sharding_constraint_on_a_python_scalar",
     "placement_fixes::test_per_example_random_keys_constrained_to_a_two_axis_mesh",
     "shard_map_modes::test_experimental_shard_map_partial_manual_auto",
+    "shard_map_loops::test_linen_scan_with_a_zeros_carry_inside_a_checked_shard_map",
     "shard_map_rules::test_checkify_index_checks_of_a_jitted_shard_map",
     "shard_map_rules::test_inspect_array_sharding_inside_shard_map",
     "shard_map_rules::test_jit_vmap_spmd_axis_name_of_shard_map_times_a_scalar",
@@ -307,6 +314,7 @@ XFAILED = [
 #: Cases that fail in the real cell as their declared change says (documented, not a regression).
 FAILED_AS_DECLARED = [
     "nnx_lifted_axes::test_vmap_of_a_constructor_from_rngs_stacks_layers_for_lax_scan",
+    "sharding_in_types_fixes::test_own_jaxpr_interpreter_of_a_cast",
 ]
 EXPECTED = {**dict.fromkeys(PASSED, "passed"), **dict.fromkeys(NOT_APPLICABLE, "not_applicable"),
             **dict.fromkeys(XFAILED, "xfailed"), **dict.fromkeys(FAILED_AS_DECLARED, "failed")}

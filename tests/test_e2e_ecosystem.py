@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness import formats, outputs
+from harness import ecosystem_summary, formats
 from harness.host import matrix
 from shardmatrix import ecosystem, ecosystem_sources
 
@@ -74,13 +74,13 @@ def test_one_cause_in_two_real_projects_is_one_row_naming_both(tmp_path: Path,
                           str(listed), "--out", str(tmp_path / "out")], matrix.load(ROOT / "matrix.toml"), judge,
                          write, fetch=fetch, say=said.append)
     assert code == formats.UNSAFE_EXIT, "\n".join(said)
-    summary = outputs.read_ecosystem(tmp_path / "out" / "report" / outputs.ECOSYSTEM_JSON.name)
+    summary = ecosystem_summary.read_ecosystem(tmp_path / "out" / "report" / ecosystem_summary.ECOSYSTEM_JSON.name)
     assert [p["verdict"] for p in summary["projects"]] == ["UNSAFE", "UNSAFE"]
     (cause,) = summary["causes"]
     assert cause["projects"] == ["trainer-a", "trainer-b"]
     assert cause["example"].startswith("ShardingTypeError")
     assert [r["case_id"] for r in cause["reproducers"]] == ["test_embed::TestEmbedding::test_lookup_gives_the_rows"] * 2
     assert all(Path(r["script"]).is_file() for r in cause["reproducers"])
-    page = (tmp_path / "out" / "report" / outputs.ECOSYSTEM_MD).read_text()
+    page = (tmp_path / "out" / "report" / ecosystem_summary.ECOSYSTEM_MD).read_text()
     assert "in 2 project(s): trainer-a, trainer-b" in page
     shutil.rmtree(tmp_path / "fetched")

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from test_ecosystem import cells, merge, run_list  # noqa: F401 - `cells` is the fixture the runs take
 
-from harness import formats, outputs
+from harness import formats
+from harness.ecosystem_summary import (
+    ECOSYSTEM_JSON,
+    ecosystem_project_report,
+    read_ecosystem,
+    write_ecosystem,
+    write_ecosystem_project_report,
+)
 from shardmatrix import ecosystem_merge
 
 RUN = {"candidate": ["jax==0.9.0", "flax==0.12.6"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-03-01",
@@ -33,7 +40,7 @@ def test_a_run_of_another_candidate_baseline_day_or_suite_is_another_run(other: 
 
 def reorder(part: Path, candidate: list[str]) -> None:
     """The part's summary as a job that was handed the candidate's pins in another order wrote it."""
-    path = part / "report" / outputs.ECOSYSTEM_JSON.name
+    path = part / "report" / ECOSYSTEM_JSON.name
     document = json.loads(path.read_text())
     path.write_text(json.dumps({**document, "candidate": candidate}))
 
@@ -55,36 +62,36 @@ def test_a_projects_report_of_an_earlier_run_is_left_out_of_the_merge_in_one_lin
                                                                                   cells: list[str]  # noqa: F811
                                                                                   ) -> None:
     run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
-    report = outputs.ecosystem_project_report(tmp_path / "gamma" / "out" / "report", "gamma")
+    report = ecosystem_project_report(tmp_path / "gamma" / "out" / "report", "gamma")
     assert ecosystem_merge.stale_report(report, {**RUN, "candidate": ["jax==0.9.0"],
                                                  "baseline": "jax==0.8.3,flax==0.12.3"}) == ""
     assert report.read_text().splitlines()[1] == ("Ecosystem run: jax==0.9.0 against jax==0.8.3,flax==0.12.3, as of "
                                                   "2026-03-01.")
-    outputs.write_ecosystem_project_report(report.parent.parent, "gamma", "old\n", {**RUN, "as_of": "2025-01-01"})
+    write_ecosystem_project_report(report.parent.parent, "gamma", "old\n", {**RUN, "as_of": "2025-01-01"})
     code, said = merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")
     assert code == formats.SAFE_EXIT
     assert any(line.endswith("gamma's report report/ecosystem/gamma.md left out: it is of another run (jax==0.9.0 "
                              "flax==0.12.6 against jax==0.8.3,flax==0.12.3, as of 2025-01-01)") for line in said)
-    (gamma,) = outputs.read_ecosystem(tmp_path / "all" / "report" / outputs.ECOSYSTEM_JSON.name)["projects"]
+    (gamma,) = read_ecosystem(tmp_path / "all" / "report" / ECOSYSTEM_JSON.name)["projects"]
     assert "report" not in gamma and gamma["verdict"] == "SAFE"
 
 
 def test_a_run_names_the_reports_an_earlier_run_left_in_its_folder(tmp_path: Path,
                                                                    cells: list[str]) -> None:  # noqa: F811
     folder = tmp_path / "out" / "report"
-    outputs.write_ecosystem_project_report(folder, "old", "old\n", {**RUN, "as_of": "2025-01-01"})
-    unnamed = outputs.ecosystem_project_report(folder, "older")
+    write_ecosystem_project_report(folder, "old", "old\n", {**RUN, "as_of": "2025-01-01"})
+    unnamed = ecosystem_project_report(folder, "older")
     unnamed.write_text("# a report written before reports named their run\n")
     _, said = run_list(tmp_path, ["gamma"], "--only", "gamma")
     stale = [line for line in said if "left out of this run's report" in line]
-    assert stale == [f"{outputs.ecosystem_project_report(folder, 'old')}: left out of this run's report: it is of "
+    assert stale == [f"{ecosystem_project_report(folder, 'old')}: left out of this run's report: it is of "
                      "another run (jax==0.9.0 flax==0.12.6 against jax==0.8.3,flax==0.12.3, as of 2025-01-01)",
                      f"{unnamed}: left out of this run's report: it names no run"]
 
 
 def test_the_merged_report_says_which_package_the_baseline_held_and_why(tmp_path: Path) -> None:
     for name in ("alpha", "beta"):
-        outputs.write_ecosystem(tmp_path / name / "report", {
+        write_ecosystem(tmp_path / name / "report", {
             **RUN, "held": "flax 0.12.3 held on both sides: as --baseline gives it", "pending": [],
             "projects": [{"name": name, "verdict": "SAFE", "causes": []}]})
     merged = ecosystem_merge.merged([tmp_path / "alpha", tmp_path / "beta"], say=lambda line: None)
@@ -97,7 +104,7 @@ def test_a_part_judged_under_another_entry_of_the_same_name_is_refused_naming_it
                                                                                  ) -> None:
     """Attack 39b's B11: a part run with `keywords = "trivial"` merged as the list's project of that name."""
     run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
-    path = tmp_path / "gamma" / "out" / "report" / outputs.ECOSYSTEM_JSON.name
+    path = tmp_path / "gamma" / "out" / "report" / ECOSYSTEM_JSON.name
     document = json.loads(path.read_text())
     assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT  # the same list
     (gamma,) = document["projects"]

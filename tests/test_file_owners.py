@@ -21,13 +21,16 @@ SOURCES = [*(path for package in ("harness", "reports", "shardmatrix", "benchmar
              for path in sorted((ROOT / package).rglob("*.py"))), ROOT / "noxfile.py"]
 
 OUTPUTS = "harness/outputs.py"
-#: Every file besides a cell's own, and its owner (name, schema, reader and writer: harness.outputs).
+ECOSYSTEM = "harness/ecosystem_summary.py"
+#: Every file besides a cell's own, and its owner (name, schema, reader and writer: harness.outputs, an ecosystem
+#: run's harness.ecosystem_summary).
 OWNERS: dict[str, str] = {
     "results.csv": OUTPUTS, "compat.csv": OUTPUTS, "compat.json": OUTPUTS, "changes.csv": OUTPUTS,
     "matrix.md": OUTPUTS, "matrix.html": OUTPUTS, "compare.md": OUTPUTS,
     "frontier.json": OUTPUTS, "frontier.csv": OUTPUTS, "frontier_cases.csv": OUTPUTS, "frontier.md": OUTPUTS,
     "flax-{flax}.json": OUTPUTS, ".shardmatrix-durations": OUTPUTS, "upgrade-changes-": OUTPUTS,
-    "ecosystem.json": OUTPUTS, "ecosystem.md": OUTPUTS, "ecosystem.html": OUTPUTS, "ecosystem-comment.md": OUTPUTS,
+    "ecosystem.json": ECOSYSTEM, "ecosystem.md": ECOSYSTEM, "ecosystem.html": ECOSYSTEM,
+    "ecosystem-comment.md": ECOSYSTEM,
 }
 
 RECORD = "harness/cellrecord.py"
@@ -107,11 +110,13 @@ def test_every_cell_file_is_spelled_by_its_owner_or_a_known_exception() -> None:
 #: answered (never a file of ours). AT MERGE: the results reader's module joins, and load.py and bench.py leave.
 PARSERS: dict[str, str] = {
     OUTPUTS: "every file besides a cell's own",
+    ECOSYSTEM: "the run a project's own ecosystem report names on its first line",
     "harness/formats.py": "a cell's own files",
     "harness/tools/index.py": "PyPI's JSON answer",
     "harness/host/nightly.py": "the gh CLI's answers",
     "harness/host/installed.py": "a subprocess's answer on stdout",
-    "harness/results.py": "a cell's own files: results, collection",
+    "harness/results.py": "a cell's own files: results",
+    "harness/celldocuments.py": "a cell's own files: collection, machine, precision re-run",
     "shardmatrix/watch_files.py": "the watcher's state and summary",
 }
 #: The calls that parse JSON or CSV, as (module name, function).
@@ -234,6 +239,7 @@ RECORD_DEFINITION = {"SCHEMA_VERSION", "FIELDS", "TEXT_FIELDS", "NUMBER_FIELDS",
 #: Names another module defines for something else of its own, as data with the reason; a stale entry fails.
 KNOWN_NAMESAKES: dict[tuple[str, str], str] = {
     ("harness/census.py", "update_to_2"): "the census file's own migration",
+    ("harness/census.py", "update_to_3"): "the census file's own migration",
     ("harness/host/celllog.py", "final_records"): "a results file's final records, through the record's",
     ("reports/data/load.py", "read_done"): "the done marker as read_cell holds it, with a warning",
     ("reports/views/hover.py", "FIELDS"): "the fields a hover shows",

@@ -7,6 +7,7 @@ import zipfile
 from typing import Any
 
 import pytest
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from harness.tools import index
@@ -85,6 +86,20 @@ def test_the_json_api_is_pypis_unless_the_variable_names_another(monkeypatch: py
     assert asked == ["https://pypi.org/pypi/jax/json", "http://127.0.0.1:8000/pypi/jax/json"]
 
 
+def test_a_release_s_json_is_pypis_unless_the_variable_names_another_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append(url)
+        return {"info": {"requires_dist": ["jaxlib>=0.5.1"]}}
+
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
+    assert index.requires_dist("jax", Version("0.5.2"), {}, fetch) == ["jaxlib>=0.5.1"]
+    assert asked == ["https://pypi.org/pypi/jax/0.5.2/json", "http://127.0.0.1:8000/pypi/jax/0.5.2/json"]
+
+
 def _wheel(requires: list[str]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as wheel:
@@ -126,3 +141,13 @@ def test_upload_dates_pass_over_a_legacy_version_and_an_unreadable_time() -> Non
     document = {"releases": {"0.8.2": [file("2026-01-10T12:00:00Z")], "1.0-legacy_build!": [file("2026-01-11")],
                              "0.9.0": [file("yesterday"), file(None)], "0.9.1": [file("2026-02-01T00:00:00Z")]}}
     assert sorted(map(str, index.upload_dates(document))) == ["0.8.2", "0.9.1"]
+
+
+def test_a_requirement_joins_the_unconditional_lines_naming_the_package() -> None:
+    lines = ["jaxlib>=0.5.1", "jaxlib<=0.5.2", "jax>=0.5", "not a requirement ((", 'jaxlib==0.6; extra == "cuda"']
+    assert index.requirement_of(lines, "jaxlib") == SpecifierSet(">=0.5.1,<=0.5.2")
+    assert index.requirement_of(lines, "jax") == SpecifierSet(">=0.5")
+
+
+def test_a_requirement_no_unconditional_line_names_is_none() -> None:
+    assert index.requirement_of(['jaxlib>=0.6; extra == "minimum-jaxlib"', "numpy"], "jaxlib") is None

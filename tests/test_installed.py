@@ -52,6 +52,13 @@ def test_plugins_older_than_the_harness_needs_are_named_with_the_floor_from_pypr
         installed.cell_of({"python": "3.11", "dists": old})
 
 
+def test_a_pyproject_that_is_not_toml_is_named_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "pyproject.toml"
+    broken.write_text("[project\n")
+    with pytest.raises(installed.InstalledError, match=rf"^{broken}: malformed TOML \("):
+        installed.floors(broken)
+
+
 def test_probe_lists_this_interpreters_packages() -> None:
     found = installed.probe(sys.executable)
     assert found["python"] == f"{sys.version_info[0]}.{sys.version_info[1]}"

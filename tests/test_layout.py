@@ -5,6 +5,8 @@
 - harness-below-reports: no module of harness/ imports reports/ or the commands (shardmatrix/), anywhere in it;
 - reports-alone: reports/ imports nothing of the harness but its dependency-free modules (DEPENDENCY_FREE), and
   nothing of the commands;
+- dependency-free: those modules import, as in-cell code does, nothing of the host side, the tools, the commands or
+  pandas (most of them run in cells too; harness.ecosystem_summary is read by reports/ only);
 - floors: reports/ is data < verdicts < views < the entry points (reports/*.py), each floor a folder: no module imports
   one on a floor above its own (so no data or verdicts module imports a view), but the edges in UPWARD, each with its
   reason and checked to be still needed;
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 IN_CELL = sorted([*(ROOT / "harness" / "cell").glob("*.py"), ROOT / "harness" / "case.py",
                   ROOT / "harness" / "change.py", ROOT / "harness" / "vocabulary.py", ROOT / "harness" / "formats.py",
                   ROOT / "harness" / "cellrecord.py", ROOT / "harness" / "results.py", ROOT / "harness" / "outputs.py",
+                  ROOT / "harness" / "celldocuments.py",
                   ROOT / "harness" / "cellidentity.py", ROOT / "harness" / "runs.py"])
 HARNESS = sorted((ROOT / "harness").rglob("*.py"))
 #: The commands: the top floor, above harness/ and reports/.
@@ -33,7 +36,7 @@ REPORTS = sorted((ROOT / "reports").rglob("*.py"))
 #: What reports/ may import of the harness: the modules that import nothing but the standard library (statuses,
 #: the cell record and its paths; how a file is read and written; the results files' reader).
 DEPENDENCY_FREE = ("harness.vocabulary", "harness.cellrecord", "harness.formats", "harness.results", "harness.runs",
-                   "harness.outputs")
+                   "harness.celldocuments", "harness.outputs", "harness.ecosystem_summary")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -135,6 +138,7 @@ def drawing(path: Path) -> list[str]:
 #: rule: the files it covers, and what it finds wrong in one file.
 RULES: dict[str, tuple[list[Path], Callable[[Path], list[str]]]] = {
     "in-cell": (IN_CELL, forbidden_in_cell),
+    "dependency-free": ([ROOT / f"{name.replace('.', '/')}.py" for name in DEPENDENCY_FREE], forbidden_in_cell),
     "harness-below-reports": (HARNESS, above_the_harness),
     "reports-alone": (REPORTS, harness_beyond_dependency_free),
     "floors": (REPORTS, upward),

@@ -51,7 +51,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from record_factory import cell_id, record
 
-from harness import cellrecord, formats, results, vocabulary
+from harness import celldocuments, cellrecord, formats, vocabulary
 from harness.host import completeness, matrix
 from harness.tools import index, pins, upgrade
 from reports import regressions
@@ -161,7 +161,7 @@ def write_cell(out: Path, run: str, cell: Cell) -> None:
     files.results.parent.mkdir(parents=True, exist_ok=True)
     files.results.write_bytes(text)
     if "no_collection" not in cell.defects:
-        results.write_collection(files.results, CELL, CASES)
+        celldocuments.write_collection(files.results, CELL, CASES)
     files.freeze.write_text(FREEZE.replace("0.10.2", "0.9.2") if "freeze_other_jax" in cell.defects else FREEZE,
                             encoding="utf-8")
     if "bad_done" in cell.defects:
@@ -267,7 +267,7 @@ def write_side(out: Path, run: str, fields: dict[str, Any], devices: int, steady
     lines.append(record(run_id=run, case_id="fam::x", **{"device_count": devices, **fields}))
     files.results.parent.mkdir(parents=True, exist_ok=True)
     files.results.write_text("".join(formats.dump_jsonl_line(line) for line in lines), encoding="utf-8")
-    results.write_collection(files.results, CELL, [*steady, "fam::x"])
+    celldocuments.write_collection(files.results, CELL, [*steady, "fam::x"])
     files.freeze.write_text(FREEZE, encoding="utf-8")
     cellrecord.write_done(files.done, cell_id=CELL, finished="2026-11-26T00:00:00+00:00", returncode=0,
                        fingerprint=None, reused_from=None, seconds=1.0)

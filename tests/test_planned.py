@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from matrix_factory import cell_toml, matrix_toml
 
+from harness.celldocuments import write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.formats import write_json_atomically
 from harness.host import matrix, planned
-from harness.results import write_collection
 from reports.data.load import load_results
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.celldocuments import read_machine
 from harness.cellrecord import SCHEMA_VERSION
-from harness.results import read_machine
 
 CASES = '''
 import warnings
@@ -785,8 +785,8 @@ def test_test_files_of_one_name_are_recorded_under_the_ids_the_host_names_them_b
     settings import them (importlib: no module of one name shadows the other): the cell names
     each by the end of its path the host gives it (--shardmatrix-module), in its records and its collection, and the
     host's source scan names the same ids, so its records for a cell that never ran stand for the same cases."""
+    from harness.celldocuments import read_collection
     from harness.host import corpus
-    from harness.results import read_collection
 
     tests = tmp_path / "tests"
     for folder, body in (("core", "def test_x():\n    pass\n"), ("deprecated/v1", "def test_x():\n    assert 0\n")):

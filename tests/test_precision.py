@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.celldocuments import read_precision, write_collection
 from harness.cellrecord import CellFiles
 from harness.host import cache, cellrun, matrix, precision
 from harness.host.runner import Job
-from harness.results import read_cell, read_precision, write_collection
+from harness.results import read_cell
 from tests.record_factory import record
 
 GPU_CELL = matrix.parse('[[cell]]\njax="0.11.2"\njaxlib="0.11.2"\nflax="0.12.10"\npython="3.12"\nbackend="cuda13"\n')[0]

@@ -549,3 +549,16 @@ def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_th
                               "inside its known breakage flax")
     assert range_check.stored_status(argv) == 1
     assert range_check.stored_status(["--cases", str(corpus), "--records", str(records("xfailed"))]) == 0
+
+
+def test_the_census_s_problems_are_printed_one_line_each_its_pins_held_to_the_index(corpus: Path,
+                                                                                     tmp_path: Path) -> None:
+    (corpus / "census.toml").write_text(CENSUS.replace('fixed = "flax==0.12.3"', 'fixed = "flax==0.12.15"'))
+    (corpus / "test_toy.py").write_text(CASES.replace('cites=("google/flax#5070",)',
+                                                      'cites=("google/flax#5070", "google/flax#9")'))
+    said: list[str] = []
+    range_check.run(["--cases", str(corpus), "--out", str(tmp_path / "out"), "--budget", "12"], CELLS, fetch,
+                    said.append, probe=probe)
+    assert "census of cases: test_toy::test_eager cites google/flax#9, which the census does not list" in said
+    assert ("census of cases: google/flax#5070: fixed flax==0.12.15 is not a flax release (of 5 known, 0.11.2 to "
+            "0.12.3)") in said

@@ -11,6 +11,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from harness.tools import index
 from shardmatrix import releases
 
 FLAX = Version("0.10.2")
@@ -84,6 +85,23 @@ def test_releases_keep_only_jax_with_a_jaxlib_of_the_same_version_and_refuse_an_
     assert found.flax == [Version("0.10.2")] and found.jax == [Version("0.4.36")]
     with pytest.raises(releases.ReleaseError, match="--flax >1 selects no flax release"):
         releases.releases(SpecifierSet(">1"), SpecifierSet(), fetch)
+
+
+def test_releases_are_read_from_the_index_the_variable_names_else_pypi(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = {"flax": document({"0.10.2": "2024-11-20"}), "jax": document({"0.4.36": "2024-12-05"}),
+            "jaxlib": document({"0.4.36": "2024-12-05"})}
+    asked: list[str] = []
+
+    def fetch(url: str, accept: str) -> Any:
+        asked.append(url)
+        return docs[url.split("/")[-2]]
+
+    monkeypatch.delenv(index.JSON_API_ENV, raising=False)
+    releases.releases(SpecifierSet(), SpecifierSet(), fetch)
+    monkeypatch.setenv(index.JSON_API_ENV, "http://127.0.0.1:8000/pypi/{name}/json")
+    releases.releases(SpecifierSet(), SpecifierSet(), fetch)
+    assert asked == [*(f"https://pypi.org/pypi/{name}/json" for name in ("flax", "jax", "jaxlib")),
+                     *(f"http://127.0.0.1:8000/pypi/{name}/json" for name in ("flax", "jax", "jaxlib"))]
 
 
 # --- which Pythons a pair installs on ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from compare_fakes import case_record, cases, compare, finished, frame
 from record_factory import collected, record
 
-from harness import cellrecord, results, vocabulary
+from harness import celldocuments, cellrecord, vocabulary
 from reports.data.load import load, records_frame
 from reports.data.tables import build_matrix
 from reports.verdicts import compare as compare_module
@@ -629,7 +629,7 @@ def test_a_machine_file_that_disagrees_keeps_the_compare_from_safe_and_the_cell_
         collected(path)
         cellrecord.CellFiles.of(path).done.write_text(json.dumps({"cell_id": "jax0.10.2-flax0.12.8-py3.11"}))
         stack = {"backend": "gpu" if run.endswith("bbbb") else "cpu", "devices": [], "distributions": {}}
-        results.write_machine(path, "jax0.10.2-flax0.12.8-py3.11", {"jax": stack})
+        celldocuments.write_machine(path, "jax0.10.2-flax0.12.8-py3.11", {"jax": stack})
     loaded = load(tmp_path / "results", all_runs=True)
     found = compare_module.compare(loaded.records, "20260101T000000Z-aaaa", "20260102T000000Z-bbbb", loaded.cells)
     assert found.verdict == INCONCLUSIVE and "backend gpu, but the records ran on cpu" in found.reason

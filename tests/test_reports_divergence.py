@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.celldocuments import write_precision
 from harness.cellrecord import CellFiles
-from harness.results import write_precision
 from reports.build import build_report
 from reports.data.load import load
 from reports.data.tables import Matrix, build_matrix

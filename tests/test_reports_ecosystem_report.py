@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import outputs
+from harness import ecosystem_summary
 from reports import ecosystem_report
 
 
@@ -17,7 +17,7 @@ def test_the_summary_and_both_views_are_written_and_the_worst_project_decides(tm
     verdict, written = ecosystem_report.write(tmp_path, outcomes)
     assert verdict == "UNSAFE"
     assert [p.name for p in written] == ["ecosystem.json", "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"]
-    summary = outputs.read_ecosystem(tmp_path / "report" / "ecosystem.json")
+    summary = ecosystem_summary.read_ecosystem(tmp_path / "report" / "ecosystem.json")
     assert summary["schema_version"] == 2 and summary["verdict"] == "UNSAFE"
     assert summary["causes"][0]["projects"] == ["alpha"]
     comment = (tmp_path / "report" / "ecosystem-comment.md").read_text()

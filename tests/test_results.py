@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from record_factory import RUN, cell_id, collected, record
 
-from harness import cellrecord, results
+from harness import celldocuments, cellrecord, results
 from harness.cellrecord import SCHEMA_VERSION
 
 CELL = cell_id()
@@ -167,22 +167,12 @@ def test_a_done_marker_naming_another_cell_makes_it_unusable(tmp_path: Path) -> 
 # --- the collection -------------------------------------------------------------------------------------------------
 
 
-def test_a_resumed_run_adds_to_the_collection_and_a_newer_one_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "c.jsonl"
-    results.write_collection(path, "c", ["m::a", "m::b"])
-    results.write_collection(path, "c", ["m::c"])
-    assert results.read_collection(path) == ("m::a", "m::b", "m::c")
-    cellrecord.CellFiles.of(path).collection.write_text('{"schema_version": 2, "cases": []}')
-    with pytest.raises(results.formats.FormatError, match="collection schema 2"):
-        results.read_collection(path)
-
-
 def test_another_cells_collection_is_refused_and_leaves_the_cell_unaccounted(tmp_path: Path) -> None:
     path = good(tmp_path)
     assert results.read_cell(path).accounted  # its own collection: every expected case recorded
-    results.write_collection(path, "jax0.9.2-flax0.12.8-py3.11", [])  # another's, empty: nothing would be missing
+    celldocuments.write_collection(path, "jax0.9.2-flax0.12.8-py3.11", [])  # another's, empty: nothing would be missing
     with pytest.raises(results.formats.FormatError, match=r"the collection of cell 'jax0\.9\.2-flax0\.12\.8-py3\.11'"):
-        results.read_collection(path)
+        celldocuments.read_collection(path)
     reading = results.read_cell(path)
     assert not reading.accounted and reading.expected is None
 
@@ -195,7 +185,7 @@ def test_the_results_module_imports_nothing_but_the_standard_library_and_its_sib
     found |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert {name for name in found if name.split(".")[0] not in {"__future__", "json", "os", "re", "collections",
                                                                  "dataclasses", "datetime", "pathlib", "typing"}} \
-        == {"harness", "harness.cellidentity", "harness.cellrecord", "harness.vocabulary"}
+        == {"harness", "harness.celldocuments", "harness.cellidentity", "harness.cellrecord", "harness.vocabulary"}
 
 
 def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another(tmp_path: Path) -> None:
@@ -210,32 +200,13 @@ def test_a_source_built_cell_agrees_with_its_freeze_s_build_and_not_with_another
         "0.12.6+tree.5a0b5832",)
 
 
-def test_the_machine_file_is_named_beside_the_results_and_reads_back(tmp_path: Path) -> None:
-    path = tmp_path / "r" / "c.jsonl"
-    results.write_machine(path, "c", {"settings": {"JAX_ENABLE_X64": "1"}})
-    assert cellrecord.CellFiles.of(path).machine == tmp_path / "r" / "c.machine.json"
-    assert cellrecord.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").machine.name == "c.machine.json"
-    assert results.read_machine(path) == {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": "c",
-                                          "settings": {"JAX_ENABLE_X64": "1"}}
-    assert results.read_machine(tmp_path / "r" / "other.jsonl") is None
-
-
 def test_a_newer_machine_file_is_refused_and_its_cell_reads_unaccounted(tmp_path: Path) -> None:
     path = tmp_path / "r" / "c.jsonl"
-    results.write_machine(path, "c", {})
+    celldocuments.write_machine(path, "c", {})
     cellrecord.CellFiles.of(path).machine.write_text('{"schema_version": 99}', encoding="utf-8")
     with pytest.raises(results.formats.FormatError, match="machine schema 99"):
-        results.read_machine(path)
+        celldocuments.read_machine(path)
     assert any("machine schema 99" in line for line in results.read_cell(path).problems)
-
-
-def test_the_precision_re_run_reads_back_beside_the_results(tmp_path: Path) -> None:
-    path = tmp_path / "r" / "c.jsonl"
-    results.write_precision(path, "c", {"JAX_DEFAULT_MATMUL_PRECISION": "highest"},
-                            {"m::t": {"status": "passed", "error_type": None, "attempt": 1}})
-    assert cellrecord.CellFiles.of(tmp_path / "results" / "r" / "c.jsonl").precision.name == "c.precision.json"
-    assert results.read_precision(path) == {"m::t": {"status": "passed", "error_type": None, "error_message": None}}
-    assert results.read_precision(tmp_path / "r" / "other.jsonl") is None
 
 
 @pytest.mark.parametrize(("text", "said"), [
@@ -257,7 +228,7 @@ def test_a_precision_file_that_does_not_read_leaves_its_cell_unaccounted(tmp_pat
     cellrecord.CellFiles.of(path).precision.parent.mkdir(parents=True)
     cellrecord.CellFiles.of(path).precision.write_text(text, encoding="utf-8")
     with pytest.raises(results.formats.FormatError, match=said):
-        results.read_precision(path)
+        celldocuments.read_precision(path)
     reading = results.read_cell(path)
     assert not reading.accounted and reading.precision is None
 
@@ -266,7 +237,7 @@ def machine_of(cell: str = CELL, **jax: object) -> dict[str, object]:
     """The machine file of a CPU cell of jax 0.10.2, as harness.cell.stack writes it, with `jax` overriding."""
     asked = {"backend": "cpu", "devices": [{"kind": "cpu"}], "distributions": {"jax": "0.10.2", "jaxlib": "0.10.2"},
              "mismatched": [], **jax}
-    return {"schema_version": results.MACHINE_SCHEMA_VERSION, "cell_id": cell, "jax": asked, "nvidia_smi": None,
+    return {"schema_version": celldocuments.MACHINE_SCHEMA_VERSION, "cell_id": cell, "jax": asked, "nvidia_smi": None,
             "settings": {}, "x64": False, "matmul_precision": None}
 
 
@@ -304,7 +275,7 @@ def test_a_machine_file_not_shaped_as_written_is_one_line_and_its_cell_unaccount
     path = good(tmp_path)
     cellrecord.CellFiles.of(path).machine.write_text(f'{{"schema_version": 1, "cell_id": "{CELL}", "jax": {jax}}}')
     with pytest.raises(results.formats.FormatError, match="not a machine file"):
-        results.read_machine(path)
+        celldocuments.read_machine(path)
     assert not results.read_cell(path).accounted
 
 
@@ -317,3 +288,17 @@ def test_a_machine_file_naming_a_plugin_the_freeze_pins_otherwise_makes_the_cell
                for line in results.read_cell(path).mismatches)
 
 
+
+
+def test_the_case_in_flight_is_the_last_one_named(tmp_path: Path) -> None:
+    path = tmp_path / "cell.inflight"
+    results.write_inflight(path, "cases/a.py::test_one")
+    results.write_inflight(path, "cases/a.py::test_two[x\ny]")
+    assert results.read_inflight(path) == "cases/a.py::test_two[x y]"
+    assert path.read_text(encoding="utf-8").count("\n") == 2  # appended, never rewritten
+
+
+def test_an_inflight_file_naming_no_case_reads_empty(tmp_path: Path) -> None:
+    path = tmp_path / "cell.inflight"
+    path.write_text("\n\n", encoding="utf-8")
+    assert results.read_inflight(path) == ""

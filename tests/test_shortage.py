@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.cell import shortage
+from harness.formats import ShardmatrixError
 
 #: (jax version, message) of make_mesh asked for more devices than there are.
 MAKE_MESH = [
@@ -78,6 +79,13 @@ def test_the_patterns_are_one_data_file_with_a_count_in_each() -> None:
     assert {p.name for p in loaded} == {"make_mesh", "create_device_mesh", "pmap"}
     assert all({"asked", "shape"} & set(p.regex.groupindex) for p in loaded)
     assert shortage.PATTERNS == Path(shortage.__file__).with_name("shortage.toml")
+
+
+def test_a_patterns_file_that_is_not_toml_is_named_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "shortage.toml"
+    broken.write_text("[[pattern]\n")
+    with pytest.raises(ShardmatrixError, match=rf"^{broken}: malformed TOML \("):
+        shortage.patterns(broken)
 
 
 @pytest.mark.parametrize("message", [

@@ -9,6 +9,7 @@ from matrix_factory import case_folder, cell_toml
 
 from harness.cellrecord import CellFiles, make_record
 from harness.host import matrix, unreported
+from harness.results import write_inflight
 
 CELL = matrix.parse(cell_toml("0.4.38", "0.10.2", "3.11"))[0]
 
@@ -50,7 +51,8 @@ def died_during(tmp_path: Path, recorded: list[dict], reruns: int) -> tuple[bool
     files.results.parent.mkdir(parents=True)
     files.results.write_text("".join(json.dumps(make_record(case_id="test_one::test_a", **r)) + "\n" for r in recorded))
     folder = case_folder(tmp_path)
-    files.inflight.write_text(f"{folder / 'test_one.py'}::test_a")
+    write_inflight(files.inflight, f"{folder / 'test_one.py'}::test_before")  # ended: an earlier line names it
+    write_inflight(files.inflight, f"{folder / 'test_one.py'}::test_a")
     return unreported.record_death(CELL, files, tmp_path / "no-fault-log", [folder], reruns), read(files.results)
 
 

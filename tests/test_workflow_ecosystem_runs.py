@@ -14,7 +14,7 @@ from test_ecosystem_baseline import DAYS
 from test_workflow_matrix_runs import WORKFLOWS, copy_repository
 from workflow_driver import Driver, GitHub, Run
 
-from harness import outputs
+from harness.ecosystem_summary import ECOSYSTEM_JSON, read_ecosystem
 from shardmatrix import ecosystem_merge
 
 #: The baseline is named: the default one reads each flax release's own JSON, which the folder index does not serve.
@@ -50,7 +50,7 @@ def run(driver: Driver, projects: dict[str, Any] | None = None, previous: Run | 
 
 def report(driver: Driver) -> dict[str, tuple[str, str]]:
     """The merged report's projects: name -> (verdict, reason)."""
-    summary = outputs.read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / outputs.ECOSYSTEM_JSON.name)
+    summary = read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / ECOSYSTEM_JSON.name)
     return {p["name"]: (p["verdict"], p["reason"]) for p in summary["projects"]}
 
 
@@ -117,7 +117,7 @@ def test_the_merge_is_told_the_run_and_takes_the_parts_of_that_run(driver: Drive
     done = run(driver, inputs={"as-of": "2026-01-20"})
     assert done.colours() == {"plan": "success", "haliax": "success", "penzai": "success", "merge": "success"}
     assert report(driver) == {"haliax": ("SAFE", ""), "penzai": ("SAFE", "")}
-    merged = outputs.read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / outputs.ECOSYSTEM_JSON.name)
+    merged = read_ecosystem(driver.github.artifact_dir(5, "ecosystem-report") / ECOSYSTEM_JSON.name)
     assert (merged["candidate"], merged["baseline"], merged["as_of"]) == (["jax==0.9.0"], RUN[2], "2026-01-20")
 
 

@@ -225,9 +225,9 @@ def behaviour(kind: str, name: str) -> str:
 
 
 def run_cell(cell_id: str, out: Path, run_id: str, named: str | None = None) -> int:
+    from harness.celldocuments import write_collection
     from harness.cellrecord import CellFiles, make_record
     from harness.host import matrix
-    from harness.results import write_collection
 
     if cell_id not in {c.id for c in matrix.select(matrix.load(Path("matrix.toml")), [named] if named else [])}:
         print(f"fake nox: cell {cell_id}: skipped, as the noxfile skips a cell --cells does not select")

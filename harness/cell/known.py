@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.formats import ShardmatrixError
-from harness.vocabulary import breakage_reason
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from harness.formats import ShardmatrixError, read_toml
+from harness.vocabulary import breakage_reason
 
 FILENAME = "known_breakages.toml"
 RANGED = ("jax", "jaxlib", "flax", "python")
@@ -79,10 +73,7 @@ def is_unexpected(message: object) -> bool:
 
 def load(path: Path) -> list[Breakage]:
     """Read and validate a known-breakages file."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise KnownBreakageError(f"{path}: malformed TOML: {exc}") from None
+    data = read_toml(Path(path), KnownBreakageError)
     entries = []
     for index, table in enumerate(data.get("breakage", []), start=1):
         where = f"{path}: breakage #{index}"

@@ -39,8 +39,9 @@ from harness.cell.outcomes import TIMEOUT_MARK
 from harness.cell.recording import Recorder, collection_record
 from harness.cell.records import IN_PROCESS, case_id_from_nodeid, first_line
 from harness.cell.timing import CompileClock, median_timing, split
+from harness.celldocuments import write_collection, write_machine
 from harness.cellrecord import CellFiles
-from harness.results import JsonlWriter, recorded_case_ids, write_collection, write_machine
+from harness.results import JsonlWriter, recorded_case_ids, write_inflight
 
 CLOCK = pytest.StashKey[CompileClock]()
 #: The timing of each run of a case's body (--shardmatrix-repeats of them), each as timing.split gives it.
@@ -155,9 +156,9 @@ class Machine:
 
 
 class Collection:
-    """Records the cases the cell was expected to run (harness.results.write_collection): what pytest collected after
-    deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected (each
-    worker collects the same cases, and its deselection has run)."""
+    """Records the cases the cell was expected to run (harness.celldocuments.write_collection): what pytest collected
+    after deselection, on the controller only. Without xdist the session's items; with it, the ids a worker collected
+    (each worker collects the same cases, and its deselection has run)."""
 
     def __init__(self, results: Path, cell: str, qualified: Sequence[str] = ()) -> None:
         self._results, self._cell, self._qualified = results, cell, tuple(qualified)
@@ -242,7 +243,7 @@ class CellPlugin:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         inflight = item.config.stash.get(INFLIGHT, None)
         if inflight is not None:
-            inflight.write_text(item.nodeid, encoding="utf-8")
+            write_inflight(inflight, item.nodeid)
         handle = item.config.stash.get(FAULT_LOG, None)
         limit = declared.time_limit(item)
         if handle is None or not limit:

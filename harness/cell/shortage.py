@@ -12,14 +12,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from harness.formats import ShardmatrixError, read_toml
 
 PATTERNS = Path(__file__).with_name("shortage.toml")
 
@@ -53,7 +49,7 @@ class Pattern:
 @functools.cache
 def patterns(path: Path = PATTERNS) -> tuple[Pattern, ...]:
     """The patterns of the data file, each regex compiled once."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = read_toml(path, ShardmatrixError)
     return tuple(Pattern(entry["name"], entry["error_type"], re.compile(entry["regex"])) for entry in data["pattern"])
 
 

@@ -1,6 +1,6 @@
 """The stack a cell runs on, asked once per cell: jax first (devices, their compute capability and memory, the plugin
 and pjrt distributions against jaxlib), nvidia-smi second (driver, model), and the settings that change what jax
-computes (XLA_FLAGS, XLA_PYTHON_CLIENT_*, JAX_*, x64, the default matmul precision). harness.results writes it."""
+computes (XLA_FLAGS, XLA_PYTHON_CLIENT_*, JAX_*, x64, the default matmul precision). harness.celldocuments writes it."""
 
 from __future__ import annotations
 
@@ -78,7 +78,8 @@ def _device(device: Any) -> dict[str, Any]:
 
 
 def describe() -> dict[str, Any]:
-    """The stack, as machine.json holds it (harness.results.MACHINE_SCHEMA_VERSION); what cannot be asked is null."""
+    """The stack, as machine.json holds it (harness.celldocuments.MACHINE_SCHEMA_VERSION); what cannot be asked is
+    null."""
     found = distributions()
     stack: dict[str, Any] = {
         "jax": {"backend": None, "devices": [], "distributions": found, "mismatched": mismatched(found)},

@@ -2,10 +2,10 @@
 
 A cell used to install this checkout editable, whose .pth put the whole checkout on the cell's sys.path, so a project's
 own `reports`, `tests`, `cases` or `benchmarks` were answered by ours. Instead the in-cell part of the harness
-(harness/cell, case, change, formats, vocabulary, cellrecord, results, cellidentity, runs, outputs: the modules
-tests/test_layout.py keeps free of the host) is staged as a distribution of its own, `shardmatrix-cell`, and installed
-into the cell non-editable. Its one package is named `shardmatrix_cell` (its imports of `harness` rewritten when
-staged), so a project's own top-level `harness` is its own too. The corpus's cases import the case API as
+(harness/cell, case, change, formats, vocabulary, cellrecord, results, celldocuments, cellidentity, runs, outputs: the
+modules tests/test_layout.py keeps free of the host) is staged as a distribution of its own, `shardmatrix-cell`, and
+installed into the cell non-editable. Its one package is named `shardmatrix_cell` (its imports of `harness` rewritten
+when staged), so a project's own top-level `harness` is its own too. The corpus's cases import the case API as
 `harness.case`: the plugin binds that name only when the runner says the cases do (harness.cell.caseapi). It is staged
 from the running harness, so a cell is built the same way from a checkout or from an installed wheel.
 """
@@ -16,21 +16,16 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from harness.formats import Refusal, read_toml
 from harness.host import renaming
 from harness.host.shipped import shipped, workspace
 from harness.host.uv import installer_message, uv_command
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the floor's interpreter
-    import tomli as tomllib
 
 #: The distribution a cell gets; its one package is the in-cell part of `harness`.
 NAME = "shardmatrix-cell"
@@ -48,17 +43,26 @@ RUNS_WITH = ("pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures",
 #: `shardmatrix.harness` in the installed wheel (hatch_build.py).
 _OURS = __name__.removesuffix(".host.cellplugin")
 #: The in-cell modules, relative to the harness package.
-IN_CELL = ("__init__.py", "case.py", "cellidentity.py", "cellrecord.py", "change.py", "formats.py", "outputs.py",
-           "results.py", "runs.py", "vocabulary.py", "cell")
+IN_CELL = ("__init__.py", "case.py", "celldocuments.py", "cellidentity.py", "cellrecord.py", "change.py", "formats.py",
+           "outputs.py", "results.py", "runs.py", "vocabulary.py", "cell")
 _HARNESS = Path(__file__).resolve().parents[1]
+
+
+def project_dependencies(pyproject: Path, refuse: Refusal) -> list[str]:
+    """The lines of pyproject's [project] dependencies, the one source of the harness's floors (what installed mode
+    checks, what a cell's plugin runs with); `refuse(line)` naming the file where it holds none."""
+    project = read_toml(pyproject, refuse).get("project")
+    lines = project.get("dependencies") if isinstance(project, dict) else None
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        raise refuse(f"{pyproject}: no [project] dependencies (a list of requirements)")
+    return lines
 
 
 def dependencies(pyproject: Path | None = None) -> list[str]:
     """What the plugin needs in a cell besides the cell's pins: the lines of pyproject's [project] dependencies that
     name a distribution of RUNS_WITH (one source of floors); StagingError for one that pyproject does not declare."""
     path = pyproject or shipped("pyproject.toml")
-    with path.open("rb") as handle:
-        lines = list(tomllib.load(handle)["project"]["dependencies"])
+    lines = project_dependencies(path, renaming.StagingError)
     chosen = [line for line in lines if canonicalize_name(Requirement(line).name) in RUNS_WITH]
     missing = [name for name in RUNS_WITH if name not in {canonicalize_name(Requirement(line).name) for line in chosen}]
     if missing:

@@ -16,16 +16,9 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from harness.formats import ShardmatrixError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the host runs nox on 3.11+
-    import tomli as tomllib
-
 from harness.cellrecord import CellFiles
-from harness.formats import command
-from harness.host import cellrun, corpus, envbuild, matrix
+from harness.formats import ShardmatrixError, command
+from harness.host import cellplugin, cellrun, corpus, envbuild, matrix
 from harness.host import options as session_options
 from harness.host.options import Options
 from harness.host.shipped import shipped
@@ -54,8 +47,7 @@ PYPROJECT = shipped("pyproject.toml")
 
 def floors(pyproject: Path = PYPROJECT) -> dict[str, SpecifierSet]:
     """The harness's own requirements on what a cell's interpreter needs (pyproject's dependencies: one source)."""
-    with pyproject.open("rb") as handle:
-        lines = tomllib.load(handle)["project"]["dependencies"]
+    lines = cellplugin.project_dependencies(pyproject, InstalledError)
     found = {}
     for line in lines:
         requirement = Requirement(line)

@@ -4,7 +4,7 @@ On a GPU, jax multiplies float32 matrices at the device's default precision (TF3
 that compares with a float32 reference at a tight tolerance can fail there and pass on the CPU: measured on an H200,
 a LoRA trainer's two logits tests failed with 28-33 % of elements off by up to 0.02 at rtol = atol = 1e-3, and passed
 with JAX_DEFAULT_MATMUL_PRECISION=highest. The re-run runs in a fresh pytest process, after the cell's own run, and
-is recorded apart (harness.results.write_precision): never as an attempt, so the case keeps the status the default
+is recorded apart (harness.celldocuments.write_precision): never as an attempt, so the case keeps the status the default
 precision gave it. The report reads it to name a divergence from the CPU "default matmul precision"
 (reports.verdicts.divergence).
 """
@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from harness import cellrecord, vocabulary
+from harness.celldocuments import write_precision
 from harness.cellrecord import CellFiles
 from harness.host import celllog
 from harness.host.matrix import Cell
 from harness.host.runner import Job, run_pytest
-from harness.results import read_records, write_precision
+from harness.results import read_records
 
 #: The setting the re-run makes, over the cell's environment.
 HIGHEST = (vocabulary.MATMUL_PRECISION_SETTING,)

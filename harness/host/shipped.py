@@ -31,7 +31,13 @@ def in_checkout() -> bool:
 
 def workspace() -> Path:
     """Where venvs, locks, built sources and durations are kept: the checkout's .nox (beside nox's own venvs),
-    else the user's cache ($XDG_CACHE_HOME/shardmatrix, default ~/.cache/shardmatrix)."""
+    else the user's cache (user_cache())."""
     if in_checkout():
         return _PACKAGE.parent / ".nox"
+    return user_cache()
+
+
+def user_cache() -> Path:
+    """The user's cache of shardmatrix, shared by every checkout and the installed command: $XDG_CACHE_HOME/shardmatrix
+    (default ~/.cache/shardmatrix), beside uv's own cache (~/.cache/uv)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shardmatrix"

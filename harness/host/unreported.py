@@ -15,11 +15,12 @@ from typing import Any
 from harness import cellrecord, vocabulary
 from harness.cell.outcomes import crash_verdict
 from harness.cell.records import case_id_from_nodeid, family_from_nodeid
+from harness.celldocuments import write_collection
 from harness.cellrecord import CellFiles, make_record
 from harness.host.corpus import answered, expected_cases, qualified_names
 from harness.host.matrix import Cell
 from harness.host.selection import left_in
-from harness.results import JsonlWriter, read_records, recorded_case_ids, write_collection
+from harness.results import JsonlWriter, read_inflight, read_records, recorded_case_ids
 
 #: The statuses of an attempt pytest-rerunfailures retries (a failed or erroring phase), while retries remain.
 RETRIED = (vocabulary.FAILED, vocabulary.ERROR)
@@ -76,7 +77,7 @@ def record_unrun(
 def record_death(cell: Cell, files: CellFiles, fault_log: Path, paths: list[Path], reruns: int) -> bool:
     """Record the case a dead cell process was running, named by faulthandler's log, as its next attempt; False if
     there is none (the process died outside a case, or after the case's last attempt was recorded)."""
-    nodeid = files.inflight.read_text(encoding="utf-8").strip()
+    nodeid = read_inflight(files.inflight)
     files.inflight.unlink(missing_ok=True)
     case_id = case_id_from_nodeid(nodeid, tuple(qualified_names(paths).values()))
     if not nodeid:

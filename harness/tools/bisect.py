@@ -39,7 +39,7 @@ from harness.host import cellenv, cellrun, corpus, homes, options
 from harness.host.matrix import Cell
 from harness.results import CellReading, read_cell
 from harness.runs import new_run_id
-from harness.tools import index, pins
+from harness.tools import index, pins, upgrade
 
 #: A probe's status when its cell wrote no record of the case, or stopped before it finished: it cannot be
 #: judged, so it is skipped.
@@ -221,7 +221,7 @@ def parser(prog: str = "nox -s bisect --") -> options.Parser:
     p.add_argument("--bad", required=True, metavar="PKG==B", help="a release where it does not")
     p.add_argument("--jax", metavar="==X", help="hold jax at this pin while bisecting flax")
     p.add_argument("--flax", metavar="==Y", help="hold flax at this pin while bisecting jax")
-    p.add_argument("--exclude-newer", type=_day, default=None, metavar="YYYY-MM-DD",
+    p.add_argument("--exclude-newer", type=upgrade.day_argument, default=None, metavar="YYYY-MM-DD",
                    help="probe only releases uploaded before that day, each cell's other packages resolved as the "
                         "index stood then (uv --exclude-newer), as a run of that day saw them")
     p.add_argument("--stops-passing", action="store_true",
@@ -231,14 +231,6 @@ def parser(prog: str = "nox -s bisect --") -> options.Parser:
                    help="take --good as passing and --bad as failing without probing them first (default: probe "
                         "both, and refuse when they do not)")
     return p
-
-
-def _day(text: str) -> str:
-    """A YYYY-MM-DD day, as uv's --exclude-newer takes it; argparse names the option otherwise."""
-    try:
-        return date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD day") from None
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
-from harness.census import LIVE, Report
+from harness.census import CELLS, LIVE, Report, is_deprecation, pins
+from harness.tools.ranges import BOUNDED, CONFIRMED, UNCHECKED, WRONG
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
+#: How a warned edge's declaration reads (harness.tools.ranges.edges: "warned jax>=0.8.0").
+WARNED_SOURCE = "warned "
 #: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
 #: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
 BOUNDS_ONLY = "bounds only"
@@ -29,9 +30,6 @@ BOUNDS_ONLY = "bounds only"
 #: What a stored row says of its range's inside (harness.tools.ranges.Finding.inside_said).
 NO_RELEASE_INSIDE = "no release inside"
 _INSIDE = re.compile(r"(\d+) of \d+ releases inside probed(?:, (\d+) of them judged)?")
-
-#: A release a census field names: 'jax==0.8.1', 'flax==0.12.0 and jax==0.8.0' (each pin a transition of its own).
-_PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 
 #: (case id, package, declared bound as ranges.Edge.text, the declaration it comes from as ranges.Edge.source): one
 #: edge the corpus declares. The source holds the whole range, so a row of `>=A,<B` speaks not for `>=A,<C`.
@@ -46,6 +44,9 @@ class Catch:
     status: str
     cases: tuple[str, ...] = ()
     why: str = ""
+    #: The census says `checked = "cells"`, but the stored check confirms no edge of a citing case at some release
+    #: the report names (or it names none): the claim is not backed by the check.
+    unbacked: bool = False
 
 
 def transitions(report: Report) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
@@ -59,24 +60,24 @@ def transitions(report: Report) -> tuple[set[tuple[str, str]], set[tuple[str, st
 
 
 def _pins(text: str) -> list[tuple[str, str]]:
-    found = []
-    for package, release in _PIN.findall(text):
-        try:
-            found.append((package, Version(release.rstrip(".")).base_version))
-        except InvalidVersion:
-            continue
-    return found
+    # A development or candidate release leads to its release: the bound a range can name.
+    return [(package, release.base_version) for package, release in pins(text)]
 
 
 def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...]],
-            edges: Iterable[Mapping[str, Any]], declared: Collection[Declared]) -> list[Catch]:
+            edges: Iterable[Mapping[str, Any]], declared: Collection[Declared],
+            unvouched: Collection[str] = ()) -> list[Catch]:
     """Each report's Catch, in census order. `edges` are a stored range check's rows (case, status, declared,
     package, found, why); `declared` the edges the corpus declares now: a stored row of a declaration the corpus no
-    longer makes vouches for nothing."""
-    current = set(declared)
+    longer makes vouches for nothing. `unvouched`: the cases whose change is `warned` without naming its warning's
+    text, whose warned edges any warning would have confirmed: those rows judge nothing."""
+    current, silent = set(declared), set(unvouched)
     by_case: dict[str, list[Mapping[str, Any]]] = {}
     for row in edges:
         if (str(row["case"]), str(row["package"]), str(row["declared"]), str(row.get("source"))) in current:
+            if str(row["case"]) in silent and _warned(row) and row["status"] == CONFIRMED:
+                row = {**row, "status": UNCHECKED, "why": "its change names no warning text, so any warning of the "
+                                                          "case would have read as its own"}
             by_case.setdefault(str(row["case"]), []).append(row)
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -90,40 +91,84 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
         elif not cases:
             found.append(Catch(report, NOT_CAUGHT, cases, f"no case cites it: {report.uncited}"))
         else:
-            found.append(_judged(report, cases, by_case))
+            counting = _counting(report, cases, by_case)
+            catch = _judged(report, cases, counting)
+            found.append(replace(catch, unbacked=report.checked == CELLS and not _measured(report, cases, counting)))
     return found
 
 
-def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> Catch:
+def _measured(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> bool:
+    """Whether the stored check backs `checked = "cells"`: a confirmed edge of a citing case at each release the
+    report names (where it appeared; where it was fixed, or the newest release for a live one), and at least one."""
     bad, good = transitions(report)
-    # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix.
-    wanted = good if good and report.fixed != LIVE else bad | good
+    sides = [side for side in (bad, good) if side]
+    confirmed = {(row["package"], row["declared"]) for case in cases for row in by_case.get(case, [])
+                 if row["status"] == CONFIRMED and not row.get("found")}
+    return bool(sides) and all(side & confirmed for side in sides)
+
+
+def _warned(row: Mapping[str, Any]) -> bool:
+    return str(row.get("source", "")).startswith(WARNED_SOURCE)
+
+
+def _counting(report: Report, cases: tuple[str, ...],
+              by_case: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The rows of each citing case that may speak for the report: a warning shows a deprecation, so a report of a
+    breakage (an error, a wrong value) is caught only by a case that fails there, never by one that warns; a wrong
+    row spoils its case whatever it is."""
+    if is_deprecation(report):
+        return {case: by_case.get(case, []) for case in cases}
+    return {case: [row for row in by_case.get(case, []) if not _warned(row) or row["status"] == WRONG]
+            for case in cases}
+
+
+def _judged(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> Catch:
+    if report.behind:
+        # One failure counts one report: the case fails on the other's bug first, wherever this one is in a release.
+        return Catch(report, NOT_CAUGHT, cases, f"its failure sits behind {report.behind}'s in every release, so no "
+                                                f"probe sees it apart; a case that reaches it alone would catch it")
+    bad, good = transitions(report)
+    # A report fixed in a release is caught only where its case passes from that release on: the edge at the fix,
+    # in a range that starts where the report appeared (where the census names it), so the case did not fail before.
+    fixed = bool(good) and report.fixed != LIVE
+    wanted = good if fixed else bad | good
     if not wanted:
         return Catch(report, NOT_CAUGHT, cases, "the census names no release where it appeared or was fixed")
-    first = bad if report.fixed == LIVE else set()
-    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, inside=True)]
+    first, start = (set(), bad) if fixed else (bad if report.fixed == LIVE else set(), set())
+    confirming = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, True, start)]
     if confirming:
         return Catch(report, CAUGHT, tuple(confirming))
-    at_bounds = [case for case in cases if _confirms(by_case.get(case, []), wanted, first)]
+    at_bounds = [case for case in cases if _confirms(by_case.get(case, []), wanted, first, start=start)]
     if at_bounds:
         return Catch(report, BOUNDS_ONLY, tuple(at_bounds), "confirmed at its bound, but no release inside its range "
                                                             "judged yet: re-check with `nox -s ranges`")
+    return Catch(report, NOT_CAUGHT, cases, _why_not(report, cases, by_case, wanted, start))
+
+
+def _why_not(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]],
+             wanted: set[tuple[str, str]], start: set[tuple[str, str]]) -> str:
+    bad, _ = transitions(report)
     said = " or ".join(f"{package}{bound}" if bound != LIVE else f"{package} live" for package, bound in sorted(wanted))
     rows = [row for case in cases for row in by_case.get(case, [])]
-    wrong = [row for row in rows if row["status"] == "wrong"]
-    at = [row for row in rows if (row["package"], row["declared"]) in wanted and row["status"] != "confirmed"]
+    wrong = [row for row in rows if row["status"] == WRONG]
+    at = [row for row in rows if (row["package"], row["declared"]) in wanted and row["status"] != CONFIRMED]
     at += [row for row in rows if (row["package"], row["declared"]) in wanted]
     if wrong:
-        return Catch(report, NOT_CAUGHT, cases, _said(wrong[0]))
+        return _said(wrong[0])
     if not rows:
-        return Catch(report, NOT_CAUGHT, cases, f"its cases declare no checked edge (its transition: {said})")
+        return f"its cases declare no checked edge (its transition: {said})"
     if report.fixed == LIVE and bad and not any((row["package"], row["declared"]) in bad for row in rows):
         at_first = " or ".join(f"{package}{bound}" for package, bound in sorted(bad))
-        return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its first release ({at_first}): a live "
-                                                f"edge says only that the newest release fails")
+        return f"no edge of its cases at its first release ({at_first}): a live edge says only that the newest " \
+               f"release fails"
+    fix = [row for row in at if row["status"] == CONFIRMED and not row.get("found")]
+    if start and fix:
+        from_ = " or ".join(f"{package}{bound}" for package, bound in sorted(start))
+        return f"{fix[0]['source']} of {fix[0]['case']} does not start where the report appeared ({from_}): its " \
+               f"case may fail before the report for another reason; declare the range from there"
     if at:
-        return Catch(report, NOT_CAUGHT, cases, _said(at[0]))
-    return Catch(report, NOT_CAUGHT, cases, f"no edge of its cases at its transition ({said})")
+        return _said(at[0])
+    return f"no edge of its cases at its transition ({said})"
 
 
 def _said(row: Mapping[str, Any]) -> str:
@@ -132,19 +177,32 @@ def _said(row: Mapping[str, Any]) -> str:
 
 
 def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
-              first: Collection[tuple[str, str]] = (), inside: bool = False) -> bool:
+              first: Collection[tuple[str, str]] = (), inside: bool = False,
+              start: Collection[tuple[str, str]] = ()) -> bool:
     """A confirmed edge at the transition, found at its declared bound, and no edge of the case wrong; with `inside`,
     its range probed inside too (inside_judged). For a live report with a recorded first release (`first`): the edge
     there, and every live edge the case declares confirmed (a live edge alone says only that the newest release
-    fails, not where the report started)."""
+    fails, not where the report started). With `start` (a fixed report's first bad release): the confirmed edge's
+    range starts there too, confirmed or bounded by the case's needs (the case did not fail before the report)."""
     if first:
         live = [row for row in rows if row["declared"] == LIVE]
-        return _confirms(rows, set(first), inside=inside) and all(row["status"] == "confirmed" for row in live)
+        return _confirms(rows, set(first), inside=inside) and all(row["status"] == CONFIRMED for row in live)
     at = [row for row in rows if (row["package"], row["declared"]) in wanted]
-    return (any(row["status"] == "confirmed" and not row.get("found")
-                and (not inside or inside_judged([other for other in rows if other.get("source") == row.get("source")]))
+    return (any(row["status"] == CONFIRMED and not row.get("found")
+                and (not inside or inside_judged(_declaration(rows, row)))
+                and (not start or _starts(_declaration(rows, row), start))
                 for row in at)
-            and not any(row["status"] == "wrong" for row in rows))
+            and not any(row["status"] == WRONG for row in rows))
+
+
+def _declaration(rows: list[Mapping[str, Any]], row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The rows of the declaration `row` is an edge of (`>=A,<B`: both)."""
+    return [other for other in rows if other.get("source") == row.get("source")]
+
+
+def _starts(declaration: list[Mapping[str, Any]], start: Collection[tuple[str, str]]) -> bool:
+    return any((row["package"], row["declared"]) in start and row["status"] in (CONFIRMED, BOUNDED)
+               and not row.get("found") for row in declaration)
 
 
 def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
@@ -175,5 +233,8 @@ def summary(found: list[Catch]) -> str:
     share = f" ({100 * caught // len(on_cpu)} %)" if on_cpu else ""
     waiting = (f"; {bounds} more confirmed at their bounds only, waiting on a probe inside their range"
                if bounds else "")
+    unbacked = sum(catch.unbacked for catch in found)
+    claims = (f"; {unbacked} of {sum(catch.report.checked == CELLS for catch in found)} that say their releases were "
+              f"checked in cells have no confirmed edge at each release they name" if unbacked else "")
     return (f"{caught} of {len(on_cpu)} reports a CPU cell can show are caught at their own transition{share}"
-            f"{waiting}; {len(found) - len(on_cpu)} of {len(found)} need more than a CPU")
+            f"{waiting}; {len(found) - len(on_cpu)} of {len(found)} need more than a CPU{claims}")

@@ -11,19 +11,29 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.census import CELLS, census_path, corpus_citations, read_census, read_search
+from packaging.version import Version
+
+from harness.census import CELLS, census_path, corpus_citations, problems, read_census, read_search
+from harness.host import matrix
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
+from harness.host.plan import default_matrix
 from harness.tools.caught import CAUGHT, Catch, catches, summary
-from harness.tools.range_check import corpus_edges, declared_keys
+from harness.tools.range_check import corpus_edges, declared_changes, declared_keys
 
 #: Where markup could open a tag (`<script`, `</b`, `<!--`); `jax<0.9.0` stays as written.
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
+#: A release as a row writes it (0.9.0.1 included), alone or after its package's name.
+_RELEASE = re.compile(r"(?<![0-9.])([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9.]*[0-9])")
+_NAMED = re.compile(r"\b(jax|flax) ([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)?)\b")
 CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 
 
 def _catches(edges: Iterable[Mapping[str, Any]], cases_dir: Path) -> list[Catch]:
+    entry = [_entry(cases_dir)]
+    # A change warned with no text of its warning was confirmed by whatever warned: its warned edges judge nothing.
+    unvouched = {case for case, change in declared_changes(entry).items() if change.warned and not change.warning}
     return catches(read_census(census_path(cases_dir)), corpus_citations(cases_dir), edges,
-                   declared_keys(corpus_edges([_entry(cases_dir)])))
+                   declared_keys(corpus_edges(entry)), unvouched)
 
 
 def _entry(cases_dir: Path) -> str:
@@ -46,6 +56,30 @@ def census_summary(edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_D
     return summary(_catches(edges, cases_dir))
 
 
+def census_problems(edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_DIR) -> list[str]:
+    """harness.census.problems of the corpus, its pins held to the releases the stored check and the shipped matrix
+    name (the docs build has no index to ask): one line each."""
+    releases = stored_releases(edges)
+    for cell in matrix.load(default_matrix()):
+        releases["jax"].add(Version(cell.jax))
+        releases["flax"].add(Version(cell.flax))
+    return problems(read_census(census_path(cases_dir)), corpus_citations(cases_dir), releases)
+
+
+def stored_releases(edges: Iterable[Mapping[str, Any]]) -> dict[str, set[Version]]:
+    """The jax and flax releases a stored check names: its bounds, the releases it shows and probed inside, and the
+    pairs its reasons name ("jax 0.6.2 with flax 0.10.6")."""
+    found: dict[str, set[Version]] = {"jax": set(), "flax": set()}
+    for row in edges:
+        own = " ".join(str(row.get(key) or "") for key in ("declared", "found", "inside"))
+        named = [(str(row["package"]), release) for release in _RELEASE.findall(own)]
+        named += _NAMED.findall(str(row.get("why") or ""))
+        for package, release in named:
+            if package in found:
+                found[package].add(Version(release))
+    return found
+
+
 def census_search(cases_dir: Path = CASES_DIR) -> str:
     """The census's line on how it was searched (its `[search]` table), so a reader can repeat the search."""
     search = read_search(census_path(cases_dir))
@@ -64,6 +98,8 @@ def _row(catch: Catch) -> str:
     cases = ", ".join(f"`{case_id}`" for case_id in catch.cases)
     said = cases if catch.status == CAUGHT else "; ".join(part for part in (cases, catch.why) if part)
     checked = "in cells" if report.checked == CELLS else "read only"
+    if catch.unbacked:
+        checked += " (the range check confirms no edge at each release it names)"
     cells = [f"[{report.id}]({report.link}): {report.summary}", report.date, report.appeared, report.fixed,
              checked, catch.status, said]
     return "| " + " | ".join(_text(cell) for cell in cells) + " |"

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -49,6 +51,15 @@ def fetch_json(url: str, accept: str = "application/json") -> Any:
 def json_api(name: str) -> str:
     """The JSON API address of a package's releases: $SHARDMATRIX_JSON_API's, else PyPI's."""
     return (os.environ.get(JSON_API_ENV) or JSON_API).format(name=name)
+
+
+def release_api(name: str, version: Version | str) -> str:
+    """The JSON API address of one release: beside $SHARDMATRIX_JSON_API's project address, laid out as PyPI lays
+    them (`/pypi/{name}/json`, `/pypi/{name}/{version}/json`), else PyPI's."""
+    template = os.environ.get(JSON_API_ENV)
+    if not template:
+        return RELEASE_API.format(name=name, version=version)
+    return template.replace("{name}", "{name}/{version}", 1).format(name=name, version=version)
 
 
 def releases(name: str, fetch: Fetch = fetch_json, pre: bool = False) -> list[Version]:
@@ -147,10 +158,25 @@ def requires_dist(name: str, version: Version, document: dict[str, Any], fetch: 
     """The Requires-Dist lines of a release: from PyPI's JSON of that release, else from its wheel's METADATA
     (`document` is the project's JSON, which lists the wheel; a mirror may serve no per-release JSON)."""
     try:
-        lines = fetch(RELEASE_API.format(name=name, version=version), "application/json")["info"]["requires_dist"]
+        lines = fetch(release_api(name, version), "application/json")["info"]["requires_dist"]
         return [str(line) for line in lines or []]
     except (OSError, ValueError, KeyError, TypeError):
         return _wheel_requires(name, version, document, download or get)
+
+
+def requirement_of(lines: list[str], name: str) -> SpecifierSet | None:
+    """The requirement on `name` of Requires-Dist lines, unconditional ones only (not an extra's: cuda,
+    minimum-jaxlib), several lines joined; None where no such line names it."""
+    found: SpecifierSet | None = None
+    for line in lines:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == name and (requirement.marker is None
+                                                 or requirement.marker.evaluate({"extra": ""})):
+            found = requirement.specifier if found is None else found & requirement.specifier
+    return found
 
 
 def _wheel_requires(name: str, version: Version, document: dict[str, Any], download: Download) -> list[str]:

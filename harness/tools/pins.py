@@ -20,6 +20,7 @@ from harness.formats import ShardmatrixError
 from harness.host import cellenv, unreleased
 from harness.host.matrix import Cell, Origin, default_id
 from harness.host.project import Project
+from harness.tools import index
 
 #: The packages a pin set may name; jaxlib is accepted and must equal jax.
 PACKAGES = ("jax", "jaxlib", "flax")
@@ -194,25 +195,10 @@ def jaxlib_for(jax: Version, jaxlibs: Collection[Version], requires: list[str]) 
     jaxlib>=0.5.1,<=0.5.2 and no jaxlib 0.5.2 was released, so 0.5.1. None where no released jaxlib meets it."""
     if jax in jaxlibs:
         return jax
-    required = jaxlib_requirement(requires)
+    required = index.requirement_of(requires, "jaxlib")
     if required is None:  # a jax that names no jaxlib says nothing of which one it runs with
         return None
     return max((version for version in jaxlibs if version in required), default=None)
-
-
-def jaxlib_requirement(lines: list[str]) -> SpecifierSet | None:
-    """The jaxlib requirement of Requires-Dist lines, unconditional ones only (not an extra's: cuda, minimum-jaxlib);
-    None where no such line names jaxlib."""
-    found: SpecifierSet | None = None
-    for line in lines:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.name.lower() == "jaxlib" and (requirement.marker is None
-                                                     or requirement.marker.evaluate({"extra": ""})):
-            found = requirement.specifier if found is None else found & requirement.specifier
-    return found
 
 
 def baseline_cell(cells: list[Cell], pins: dict[str, str] | None = None) -> Cell:

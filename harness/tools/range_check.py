@@ -429,13 +429,13 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     # Only answers from cells built now are this check's probes: one the results cache gave was counted where built.
     spent = cell_probe.built if cell_probe is not None else spent
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []
-    _store_and_say(namespace, opts, findings, earlier, spent, drifted, edges, say)
+    _store_and_say(namespace, opts, findings, earlier, spent, drifted, edges, releases, say)
     return findings
 
 
 def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.Finding], earlier: dict[str, Any],
                    spent: int, drifted: list[dict[str, str]], edges: list[ranges.Edge],
-                   say: Callable[[str], object]) -> None:
+                   releases: Mapping[str, list[Version]], say: Callable[[str], object]) -> None:
     """Merge the findings with what the earlier check says that still stands, store them, and print them."""
     current, held = declared_keys(edges), corpus_cases(opts.cases)
     probed = {finding.edge.case for finding in findings}
@@ -447,7 +447,8 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
             + ", ".join(dropped[:5]) + (" ..." if len(dropped) > 5 else ""))
     findings, unreached = standing(findings, [row for row in rows if row["case"] in held])
     kept, stood = fresh(kept_rows(rows, probed, current, held) + unreached, earlier.get("cases", {}), now)
-    changed = set(declared_changes(opts.cases))
+    changes = declared_changes(opts.cases)
+    changed = set(changes)
     drifted = one_per_case(drifted, kept_needs(earlier.get("needs_without_change", []), held, changed, probed))
     commit = next((case_digest.head_commit(root) for root in corpus.case_roots(opts.cases)), None)
     stamps = {**stood, **{case: {"digest": now[case], "commit": commit} for case in probed if case in now}}
@@ -459,9 +460,14 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
     all_rows = kept + [finding.as_row() for finding in findings]
     for root in corpus.case_roots(opts.cases):
         if census.census_path(root).is_file():
+            # A change warned with no text of its warning was confirmed by whatever warned: it vouches for nothing.
+            unvouched = {case for case, change in changes.items() if change.warned and not change.warning}
             found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root),
-                                   all_rows, current)
+                                   all_rows, current, unvouched)
             say(f"census of {root.name}: {caught.summary(found)}")
+            for problem in census.problems(census.read_census(census.census_path(root)),
+                                           census.corpus_citations(root), releases):
+                say(f"census of {root.name}: {problem}")
     say(f"ranges: {stored}")
 
 

@@ -43,13 +43,14 @@ def parser(prog: str = "nox -s upgrade --") -> options.Parser:
                                "diagonal cell)")
     baseline.add_argument("--baseline-from", type=Path, metavar="FILE",
                           help="read the baseline pins from a project's uv.lock, pyproject.toml or requirements file")
-    p.add_argument("--exclude-newer", type=_day, default=None, metavar="YYYY-MM-DD",
+    p.add_argument("--exclude-newer", type=day_argument, default=None, metavar="YYYY-MM-DD",
                    help="resolve both cells' other packages as the index stood before that day (uv --exclude-newer)")
     return p
 
 
-def _day(text: str) -> str:
-    """A YYYY-MM-DD day, as matrix.toml's exclude_newer takes it; argparse names the option otherwise."""
+def day_argument(text: str) -> str:
+    """A YYYY-MM-DD day, as matrix.toml's exclude_newer and uv's --exclude-newer take it (upgrade's and bisect's
+    --exclude-newer); argparse names the option otherwise."""
     try:
         return date.fromisoformat(text).isoformat()
     except ValueError:

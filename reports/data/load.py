@@ -32,8 +32,8 @@ TIMINGS: tuple[str, ...] = ("duration_s", "compile_s", "execute_s")
 #: where it came from (harness.formats.Source, read from its freeze), {} for a cell of releases only;
 #: `unaccounted` lists what the reading of the cell could not account for, one line each (empty: everything was);
 #: `collected` the case ids its pytest collected (None: no collection recorded); `machine` the stack it ran on
-#: (harness.results.read_machine; None: not recorded); `precision` its failed assertions' re-run at the highest
-#: matmul precision (harness.results.read_precision; None: no re-run).
+#: (harness.celldocuments.read_machine; None: not recorded); `precision` its failed assertions' re-run at the highest
+#: matmul precision (harness.celldocuments.read_precision; None: no re-run).
 CELL_FIELDS: tuple[str, ...] = ("run_id", "cell_id", "complete", "reused_from", "sources", "unaccounted",
                                 "collected", "machine", "precision")
 

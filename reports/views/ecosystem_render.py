@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from harness import outputs
+from harness import ecosystem_summary
 from reports.verdicts.ecosystem_judge import SKIPPED, CauseGroup
 from reports.views._page import CSS
 
@@ -122,7 +122,8 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
     if settings(summary):
         lines += ["", "## Set for its tests (the list's env)", ""] + [f"- {_cell(name)}: {_code(setting)}"
                                                                       for name, setting in settings(summary)]
-    lines += ["", f"Each project's own comparison: `{outputs.ecosystem_project_report(Path('report'), '<project>')}`."]
+    own = ecosystem_summary.ecosystem_project_report(Path("report"), "<project>")
+    lines += ["", f"Each project's own comparison: `{own}`."]
     return "\n".join(lines) + "\n"
 
 
@@ -153,7 +154,7 @@ def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequ
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
-        lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {outputs.ECOSYSTEM_MD}")
+        lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {ecosystem_summary.ECOSYSTEM_MD}")
     # The breaking projects after the causes: a widespread break (many rows) must not push the causes out.
     lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     lines += [_comment_row(row, row["reason"]) for row in rows if row["verdict"] == "INCONCLUSIVE"]
@@ -162,7 +163,7 @@ def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequ
     body = "\n".join(lines) + "\n"
     if len(body) <= COMMENT_LIMIT:
         return body
-    tail = f"\n... cut here: the whole report is {outputs.ECOSYSTEM_MD}\n"
+    tail = f"\n... cut here: the whole report is {ecosystem_summary.ECOSYSTEM_MD}\n"
     return body[:COMMENT_LIMIT - len(tail)].rsplit("\n", 1)[0] + tail
 
 
