@@ -18,7 +18,23 @@ from harness.outputs import VERSION_KEY, Format, Row, read_document, read_json, 
 
 #: An ecosystem run's summary for programs: the candidate, baseline and day, each project's verdict, revision, pins
 #: and causes, and the causes grouped across projects.
-ECOSYSTEM_JSON = Format("ecosystem.json", 1, "ecosystem summary")
+#: The schema version of a summary whose SAFE carries its evidence (its `coverage` says how many tests could show a
+#: regression when not every one could: attack 39's F1/F2). Version 1 wrote SAFE by the rules before.
+_OLDER_SAFE = 1
+
+
+def _ecosystem_update_to_2(document: Row) -> Row:
+    """Version 1 -> 2: each SAFE project marked `judged_by_schema` 1, its coverage silent on the tests skipped or
+    failing on both sides, so a merge does not take it for a SAFE of today's rules (ecosystem_merge.evidenced)."""
+    projects = document.get("projects")
+    if isinstance(projects, list):
+        document = {**document, "projects": [
+            {**project, "judged_by_schema": _OLDER_SAFE}
+            if isinstance(project, dict) and project.get("verdict") == "SAFE" else project for project in projects]}
+    return document
+
+
+ECOSYSTEM_JSON = Format("ecosystem.json", 2, "ecosystem summary", {2: _ecosystem_update_to_2})
 #: Its views: the whole report (Markdown and HTML), and a body short enough for a pull-request comment.
 ECOSYSTEM_MD, ECOSYSTEM_HTML, ECOSYSTEM_COMMENT_MD = "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"
 
@@ -93,14 +109,16 @@ def read_ecosystem(path: Path) -> Row:
         if wrong:
             named = project["name"] if isinstance(project, dict) and isinstance(project.get("name"), str) else number
             raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {named}: {wrong}")
-    if not isinstance(document.get("pending", []), list):
-        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of projects")
+    pending = document.get("pending", [])
+    if not (isinstance(pending, list) and all(isinstance(name, str) for name in pending)):
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of project names")
     return document
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: A project's fields of text, and its causes', when present (a run writes them all; a skipped project few).
-_PROJECT_TEXT = ("why", "source", "revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from")
+_PROJECT_TEXT = ("why", "source", "revision", "reason", "coverage", "baseline", "candidate", "report", "changes_from",
+                 "selection")
 _CAUSE_TEXT = ("change", "example", "reproducer", "first_bad", "bisect")
 
 
@@ -119,6 +137,14 @@ def _ecosystem_project_problem(project: object) -> str:
         wrong.append("pins")
     if wrong:
         return f"{', '.join(wrong)} not of the type a run writes (text; tests a number; pins tables of text)"
+    env = project.get("env", {})
+    if not (isinstance(env, dict) and all(isinstance(value, str) for value in env.values())):
+        return "its env is not a table of variables set to text"
+    excluded = project.get("excluded", [])
+    if not (isinstance(excluded, list) and all(
+            isinstance(e, dict) and isinstance(e.get("what"), str) and isinstance(e.get("reason"), str)
+            for e in excluded)):
+        return "its excluded is not a list of tests left out, each with its what and reason as text"
     causes = project.get("causes", [])
     if not (isinstance(causes, list) and all(
             isinstance(c, dict) and isinstance(c.get("signature"), str)

@@ -140,6 +140,11 @@ def plan(namespace: argparse.Namespace, entries: list[ecosystem_list.Entry], cel
          say: Callable[[str], object]) -> int:
     """`--plan`: the selected projects as a GitHub matrix's include list, run nothing. A candidate, baseline or day
     given is checked as a run checks it, so that a typo fails once here rather than in every project's job."""
+    given = [flag for dest, flag in NOT_FOR_PLAN if getattr(namespace, dest)]
+    given += ["--out"] if Path(namespace.out) != Path("out") else []
+    if given:
+        raise EcosystemError(f"{given[0]} means nothing for --plan, which runs and writes nothing: give it to the "
+                             "projects' runs")
     if namespace.candidate:
         sides(namespace, cells, fetch)
     elif namespace.baseline or namespace.as_of:
@@ -149,6 +154,10 @@ def plan(namespace: argparse.Namespace, entries: list[ecosystem_list.Entry], cel
     return SAFE_EXIT
 
 
+#: Options of a run that mean nothing for a plan, which runs nothing and writes nothing (refused beside --plan, with
+#: an --out other than the default): dest, flag. --pre and --index still steer its check of the candidate.
+NOT_FOR_PLAN = (("bisect", "--bisect"), ("force", "--force"), ("whole_suite", "--whole-suite"),
+                ("verbose", "--verbose"))
 #: Options of a run that mean nothing for a fan-in, which runs nothing (refused beside --merge): dest, flag.
 NOT_FOR_MERGE = (("bisect", "--bisect"), ("force", "--force"), ("indexes", "--index"), ("verbose", "--verbose"))
 
@@ -282,7 +291,8 @@ def project_outcome(entry: ecosystem_list.Entry, day: date, common: list[str], c
     report is written naming the run (`head`: candidate, baseline, day)."""
     made: dict[str, Any] = {"name": entry.name, "why": entry.why, "source": entry.source, "revision": "",
                             "verdict": INCONCLUSIVE, "reason": "", "coverage": "", "causes": [],
-                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude]}
+                            "excluded": [{"what": e.describe(), "reason": e.reason} for e in entry.exclude],
+                            "env": dict(entry.env), "selection": entry.selection()}
     say(f"--- {entry.name}")
     try:
         fetched = ecosystem_sources.fetch(entry, day, fetch)

@@ -8,8 +8,11 @@ requirement (shardmatrix.releases.declared_jax) admits the baseline jax and the 
 the jax both flax releases' declared requirements admit. The matrix's own partner of the candidate (a cell at the
 candidate's release) is preferred when it was out that day and qualifies; otherwise the newest release out that
 day that qualifies. flax declares lower bounds only, so an older flax always "admits" a newer jax on paper: the
-newest qualifying release is the one made against the newest jax (flax 0.12.0 admits jax 0.9.0 on paper, yet
-cannot load on it; 0.12.2, out on 0.9.0's day, can). None qualifying is one line naming the pair.
+newest qualifying flax is the one made against the newest jax (flax 0.12.0 admits jax 0.9.0 on paper, yet
+cannot load on it; 0.12.2, out on 0.9.0's day, can), and for a flax bump the held jax is one out by the baseline
+flax's own upload day (else the oldest qualifying, the nearest after it), never the newest jax of the day, which
+the older flax was never made against. Declared ranges alone cannot prove a pairing loads: the report says the
+pairing and why. None qualifying is one line naming the pair.
 """
 
 from __future__ import annotations
@@ -108,18 +111,31 @@ def held_flax(before: Version, bumped: Version, preferred: list[Version], out: s
 
 def held_jax(before: Version, bumped: Version, preferred: list[Version], out: set[Version],
              fetch: index.Fetch) -> tuple[Version | None, str]:
-    """The jax both flax releases' declared requirements admit, and why (or None, and what was looked at)."""
+    """The jax both flax releases' declared requirements admit, and why (or None, and what was looked at): of those,
+    the matrix's partner or the newest out by the baseline flax's own upload day, else the oldest after it. flax
+    declares lower bounds only, so the newest jax admitted on paper is the one most likely to break the older flax
+    (flax 0.12.0 admits jax 0.9.0, yet cannot `import flax.nnx` on it)."""
     document = fetch(index.json_api("flax"), "application/json")
     ranges = [_declared(flax, document, fetch) for flax in (before, bumped)]
     if any(spec is None for spec in ranges):
         return None, f"flax {before} or {bumped} declares no jax requirement the index can tell"
     both = " and ".join(f"flax {flax}'s jax{spec or ' (any)'}"
                         for flax, spec in zip((before, bumped), ranges, strict=True))
-    for jax, partner in _order(preferred, out):
-        if all(spec is not None and spec.contains(jax, prereleases=True) for spec in ranges):
-            chosen = "the matrix's partner of flax " + str(bumped) if partner else "the newest jax"
-            return jax, f"{chosen} admitted by {both}"
-    return None, f"no jax admitted by {both}"
+    admitted = [(jax, partner) for jax, partner in _order(preferred, out)
+                if all(spec is not None and spec.contains(jax, prereleases=True) for spec in ranges)]
+    if not admitted:
+        return None, f"no jax admitted by {both}"
+    made = releases.upload_dates(document).get(before)
+    jax_days = releases.upload_dates(fetch(index.json_api("jax"), "application/json"))
+    by_then = [(jax, partner) for jax, partner in admitted
+               if made is not None and jax in jax_days and jax_days[jax].date() <= made.date()]
+    if by_then and made is not None:
+        jax, partner = by_then[0]
+        chosen = "the matrix's partner of flax " + str(bumped) if partner else "the newest jax"
+        return jax, f"{chosen} out by flax {before}'s own day ({made.date().isoformat()}) admitted by {both}"
+    jax = min(jax for jax, _ in admitted)
+    since = f" (none was out by its own day, {made.date().isoformat()})" if made is not None else ""
+    return jax, f"the oldest jax admitted by {both}, the nearest to flax {before}'s own day{since}"
 
 
 def _declared(flax: Version, document: dict[str, Any], fetch: index.Fetch) -> SpecifierSet | None:

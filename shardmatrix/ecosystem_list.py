@@ -10,9 +10,11 @@ unknown key, a missing one or a value of the wrong kind is refused in one line n
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,11 @@ DEFAULT_SUITE_BUDGET_S = 1200.0
 #: PYTEST_ADDOPTS would be left out unreported: `exclude` is the way, with its reason in the report).
 RESERVED_ENV = (*options.RESERVED_ENV, "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
                 "LD_PRELOAD", "LD_LIBRARY_PATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "JAX_PLATFORM_NAME")
+#: Prefixes of the same: pytest's own variables (PYTEST_DEBUG, PYTEST_THEME, ...) and Python's warning filters.
+RESERVED_ENV_PREFIXES = ("PYTEST_", "PYTHONWARNINGS")
+#: jax's configuration variables (JAX_DISABLE_JIT, JAX_ENABLE_CHECKS, JAX_DEBUG_NANS, ...): a project's SAFE would be
+#: of a jax configured unlike its users' (attack 39b's B8).
+JAX_ENV_PREFIX = "JAX_"
 #: A repository's address: a scheme git fetches from, then no white space.
 ADDRESS = re.compile(r"(https?|ssh|git|file)://[^\s]+")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -103,6 +110,12 @@ class Entry:
     env: tuple[tuple[str, str], ...] = ()
     #: Tests left out on purpose, each with its reason, in the list's order.
     exclude: tuple[Exclusion, ...] = ()
+
+    def selection(self) -> str:
+        """A digest of what decides which tests ran and how (everything but `why`): two summaries of one project
+        judged under lists that differ in it are of two selections, never one (attack 39b's B11)."""
+        chosen = {key: value for key, value in asdict(self).items() if key != "why"}
+        return hashlib.sha256(json.dumps(chosen, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def keyword_expression(self, whole_suite: bool = False) -> str:
         """The `-k` its tests run with: none for the whole suite (asked here or on the command line)."""
@@ -350,9 +363,12 @@ def _env(table: dict[str, Any], where: str) -> tuple[tuple[str, str], ...]:
     for name, setting in value.items():
         if not ENV_NAME.fullmatch(name):
             raise EcosystemListError(f"{where}: env {name!r} is not a variable name")
-        if name in RESERVED_ENV:
+        if name in RESERVED_ENV or name.startswith(RESERVED_ENV_PREFIXES):
             raise EcosystemListError(f"{where}: env {name} is shardmatrix's or steers pytest itself (tests are left "
                                      "out with exclude, which the report lists)")
+        if name.startswith(JAX_ENV_PREFIX):
+            raise EcosystemListError(f"{where}: env {name} is a jax setting: it changes what the candidate is judged "
+                                     "on (JAX_DISABLE_JIT would never reach jit's sharding), so the list cannot set it")
         if not isinstance(setting, str):
             raise EcosystemListError(f"{where}: env {name} must be text, got {setting!r}")
     return tuple(value.items())

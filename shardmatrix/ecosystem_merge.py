@@ -30,6 +30,10 @@ NO_REPORT = "its job left no report (it stopped, timed out or could not start): 
 #: tests and the revision it ran; a part without them (written by hand, or cut) proves nothing.
 NO_EVIDENCE = ("its summary carries no evidence for its SAFE (no baseline and candidate cells, no tests compared or "
                "no revision): re-run it")
+#: Why a SAFE part of summary schema 1 is not taken as one: its SAFE was judged before a SAFE had to say how many of
+#: its tests could show a regression (harness.outputs' update_to_2 marks it).
+OLDER_RULES = ("judged by an older shardmatrix (summary schema 1), whose SAFE did not count the tests skipped or "
+               "failing on both sides: re-run it")
 #: The fields of a project's outcome that name a file under the output folder.
 PATHS = ("report", "changes_from")
 
@@ -156,9 +160,14 @@ def merged(folders: Sequence[Path], planned: Sequence[ecosystem_list.Entry] = ()
 
 
 def evidenced(project: dict[str, Any]) -> dict[str, Any]:
-    """The project's outcome; a SAFE one without the evidence a run writes for it (NO_EVIDENCE) as INCONCLUSIVE."""
-    if project["verdict"] != "SAFE" or (project.get("baseline") and project.get("candidate")
-                                         and project.get("tests", 0) > 0 and project.get("revision")):
+    """The project's outcome; a SAFE one without the evidence a run writes for it (NO_EVIDENCE), or judged by the rules
+    of summary schema 1 (OLDER_RULES), as INCONCLUSIVE."""
+    if project["verdict"] != "SAFE":
+        return project
+    if "judged_by_schema" in project:
+        return {**project, "verdict": INCONCLUSIVE, "reason": OLDER_RULES, "coverage": ""}
+    if (project.get("baseline") and project.get("candidate") and project.get("tests", 0) > 0
+            and project.get("revision")):
         return project
     return {**project, "verdict": INCONCLUSIVE, "reason": NO_EVIDENCE, "coverage": ""}
 
@@ -166,13 +175,18 @@ def evidenced(project: dict[str, Any]) -> dict[str, Any]:
 def refuse_project(project: Mapping[str, Any], folder: Path, taken: Sequence[Mapping[str, Any]],
                    planned: Sequence[ecosystem_list.Entry]) -> None:
     """MergeError for a project taken already (checked against this folder's too: one summary may name a project
-    twice), or one the selection does not hold."""
+    twice), one the selection does not hold, or one judged under another entry of that name (`Entry.selection`)."""
     if project["name"] in {one["name"] for one in taken}:
         raise MergeError(f"--merge {folder}: project {project['name']} is in an earlier folder too, or twice in "
                          "this one")
     if planned and project["name"] not in {entry.name for entry in planned}:
         raise MergeError(f"--merge {folder}: project {project['name']} is not in the list's selection "
                          f"({', '.join(entry.name for entry in planned)}): give the --list and --only its run had")
+    listed = next((entry for entry in planned if entry.name == project["name"]), None)
+    if listed is not None and project.get("selection") and project["selection"] != listed.selection():
+        raise MergeError(f"--merge {folder}: project {project['name']} was judged under another entry than the "
+                         "list's (its tests, keywords, markers, exclude, env, devices or source differ): give the "
+                         "--list its run had")
 
 
 def current_only(project: dict[str, Any], folder: Path, run: Mapping[str, Any],

@@ -3,7 +3,8 @@
 The revision is the project's release on the index on that day (its newest final release uploaded by the end of
 it), then: its sdist unpacked (`source = "sdist"`); its wheel's test folders in a small wrapper project that
 requires that release (`"wheel"`: a wheel holds no pyproject of its own); or its git repository at the release's
-tag, or at the last commit of the day when the list says `at = "date"` (`"git"`). Each is fetched once into the
+tag, or when the list says `at = "date"` at the commit its default branch pointed at by the day's end (its
+first-parent history: a branch merged later is not yet there) (`"git"`). Each is fetched once into the
 workspace (`.nox/.shardmatrix-ecosystem/`) and reused (a tag by the commit it names now, so a tag moved upstream
 is fetched again, and offline the tag's clone fetched last is taken "from cache"); its lockfiles are set aside, as
 the day's index decides its other packages (`upgrade --exclude-newer`). A source that needs the network beyond the
@@ -15,6 +16,7 @@ from its repository as before.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -30,6 +32,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from harness.formats import ShardmatrixError
@@ -92,6 +95,12 @@ def index_document(package: str, fetch: index.Fetch = index.fetch_json) -> dict[
         raise SourceError(f"{package}: the index does not answer ({exc})") from None
     except (OSError, ValueError) as exc:
         raise SourceError(f"{package}: the index does not answer ({exc})") from None
+    # One odd answer makes this project unjudged, never the whole run an internal error.
+    releases_of = document.get("releases") if isinstance(document, dict) else None
+    if not (isinstance(releases_of, dict) and all(isinstance(files, list) and all(isinstance(f, dict) for f in files)
+                                                  for files in releases_of.values())):
+        raise SourceError(f"{package}: the index's answer for {package} is not a JSON API document (no 'releases' "
+                          "table of file lists)")
     return document
 
 
@@ -123,7 +132,8 @@ def _sdist(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
     chosen = [f for f in files if f.get("packagetype") == "sdist"]
     if not chosen:
         raise SourceError(f"{entry.name}: {entry.package} {version} has no sdist on the index")
-    dest = folder / entry.name / f"sdist-{version}"
+    # Kept by the package as well: the same name listed for another package is never read from this one's folder.
+    dest = folder / entry.name / f"sdist-{canonicalize_name(entry.package)}-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         _unpack(entry, _download(entry, chosen[0], dest.with_name(dest.name + ".part")), dest)
@@ -140,7 +150,7 @@ def _wheel(entry: Entry, version: str, files: list[dict[str, Any]], folder: Path
                     key=lambda f: not str(f["filename"]).endswith("-none-any.whl"))
     if not wheels:
         raise SourceError(f"{entry.name}: {entry.package} {version} has no wheel on the index")
-    dest = folder / entry.name / f"wheel-{version}"
+    dest = folder / entry.name / f"wheel-{canonicalize_name(entry.package)}-{version}"
     if not (dest / ".fetched").is_file():
         shutil.rmtree(dest, ignore_errors=True)
         unpacked = dest / "unpacked"
@@ -234,16 +244,20 @@ def tag_commit(entry: Entry, tag: str) -> str:
 
 
 def _git_on(entry: Entry, day: date, folder: Path) -> Fetched:
-    clone = folder / entry.name / "git-clone"
+    source = mirror_of(entry.repository)
+    # Kept by the address cloned, not the project's name: a list whose entry now names another repository (or a run
+    # with or without SHARDMATRIX_GIT_MIRROR) must never be judged from the clone of the one before.
+    clone = folder / entry.name / f"git-clone-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
     if not (clone / ".git").is_dir():
         part = _part(clone)
-        _git(entry, ["clone", "--quiet", "--no-checkout", "--", mirror_of(entry.repository), str(part)],
-             mirror_of(entry.repository))
+        _git(entry, ["clone", "--quiet", "--no-checkout", "--", source, str(part)], source)
         _done(part, clone)
     else:
         _git(entry, ["-C", str(clone), "fetch", "--quiet", "origin"], entry.repository)
+    # The default branch's own history (--first-parent): what it pointed at by the day's end, never a commit of a
+    # branch merged into it later, however early that commit was made. (A branch force-pushed since is not seen.)
     before = end_of(day).isoformat()
-    commit = _git(entry, ["-C", str(clone), "rev-list", "-1", f"--before={before}", "origin/HEAD"
+    commit = _git(entry, ["-C", str(clone), "rev-list", "-1", "--first-parent", f"--before={before}", "origin/HEAD"
                           if _has_origin_head(clone) else "HEAD"], "rev-list").strip()
     if not commit:
         raise SourceError(f"{entry.name}: {entry.repository} has no commit by {day.isoformat()}")
@@ -321,15 +335,30 @@ def _download(entry: Entry, file: dict[str, Any], dest: Path) -> Path:
     file cannot be had (the project is then unjudged, never skipped: the index is what this machine reaches)."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    target = dest / str(file["filename"])
+    if not (isinstance(file.get("filename"), str) and isinstance(file.get("url"), str)):
+        raise SourceError(f"{entry.name}: the index lists a file of {entry.package} without a filename and url")
+    target = dest / file["filename"]
     # An index may answer with addresses relative to its JSON API (a mirror of PyPI does).
-    url = urllib.parse.urljoin(index.json_api(file.get("package", "")), str(file["url"]))
+    url = urllib.parse.urljoin(index.json_api(file.get("package", "")), file["url"])
     try:
         with urllib.request.urlopen(url, timeout=120) as response, target.open("wb") as out:
             shutil.copyfileobj(response, out)
     except (OSError, ValueError) as exc:
         raise SourceError(f"{entry.name}: {file['filename']} cannot be downloaded from the index ({exc})") from None
+    _check_download(entry, file, target)
     return target
+
+
+def _check_download(entry: Entry, file: dict[str, Any], target: Path) -> None:
+    """SourceError when the file is not the one the index describes: a connection closed early is no error to
+    urllib, and a cut archive would otherwise fail only as it unpacks."""
+    size, digests = file.get("size"), file.get("digests")
+    got = target.stat().st_size
+    if isinstance(size, int) and not isinstance(size, bool) and got != size:
+        raise SourceError(f"{entry.name}: {file['filename']}: downloaded {got} of {size} bytes")
+    expected = digests.get("sha256") if isinstance(digests, dict) else None
+    if isinstance(expected, str) and hashlib.sha256(target.read_bytes()).hexdigest() != expected.lower():
+        raise SourceError(f"{entry.name}: {file['filename']}: its sha256 differs from the index's")
 
 
 def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
@@ -343,9 +372,10 @@ def _unpack(entry: Entry, archive: Path, dest: Path) -> None:
         else:
             with tarfile.open(archive) as opened:
                 opened.extractall(dest, filter="data")
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, ValueError) as exc:
+    except Exception as exc:  # any archive's fault (a cut gzip: EOFError, zlib.error, ...) is this one
         shutil.rmtree(dest, ignore_errors=True)
-        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {exc})") from None
+        said = " ".join(str(exc).split())  # tarfile's ReadError spans lines
+        raise SourceError(f"{entry.name}: {archive.name} cannot be unpacked ({type(exc).__name__}: {said})") from None
     finally:
         shutil.rmtree(archive.parent, ignore_errors=True)  # the download's own folder (_download)
 

@@ -662,6 +662,17 @@ def test_plan_prints_the_projects_as_a_matrix_include_list_and_runs_nothing(tmp_
     assert json.loads(said[-1]) == [{"project": "remote"}]
 
 
+@pytest.mark.parametrize(("given", "flag"), [(["--bisect"], "--bisect"), (["--force"], "--force"),
+                                             (["--whole-suite"], "--whole-suite"), (["--out", "/tmp/zz"], "--out")])
+def test_plan_refuses_what_only_a_run_can_use_never_ignores_it(tmp_path: Path, given: list[str], flag: str) -> None:
+    """Attack 39's F15 leftover: `--plan --bisect --force --whole-suite --out DIR` ran nothing and said nothing."""
+    listed = tmp_path / "ecosystem.toml"
+    listed.write_text(LIST.format(projects=PROJECT.format(name="alpha")))
+    with pytest.raises(ecosystem.EcosystemError, match=rf"^{flag} means nothing for --plan, which runs and writes "
+                                                       r"nothing"):
+        ecosystem.run(["--plan", "--list", str(listed), *given], CELLS, never, never, say=lambda line: None)
+
+
 def test_merge_fans_in_one_report_from_one_job_per_project(tmp_path: Path, cells: list[str]) -> None:
     from reports.ecosystem_report import write
 
@@ -770,6 +781,22 @@ def test_merge_reads_a_safe_part_without_the_evidence_a_run_writes_as_inconclusi
     found = ecosystem_merge.merged([tmp_path / "bare", tmp_path / "earned"], say=lambda line: None)
     assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
         ("bare", "INCONCLUSIVE", ecosystem_merge.NO_EVIDENCE), ("earned", "SAFE", "")]
+
+
+def test_merge_reads_a_safe_part_of_summary_schema_1_as_judged_by_older_rules_and_keeps_its_unsafe(
+        tmp_path: Path) -> None:
+    """Attack 39b's B1: a SAFE written before a SAFE had to count the tests skipped or failing on both sides (schema
+    1) merged as a plain SAFE, though it carried every evidence a run writes."""
+    older = HEAD.replace('"schema_version": 2', '"schema_version": 1')
+    part = tmp_path / "old" / "report"
+    part.mkdir(parents=True)
+    (part / ECOSYSTEM_JSON.name).write_text(
+        f'{{{older}, "projects": [{{"name": "fewskip", "verdict": "SAFE", "causes": [], {EVIDENCE}}}, '
+        f'{{"name": "gone", "verdict": "UNSAFE", "causes": [], {EVIDENCE}}}]}}')
+    found = ecosystem_merge.merged([tmp_path / "old"], say=lambda line: None)
+    assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
+        ("fewskip", "INCONCLUSIVE", ecosystem_merge.OLDER_RULES), ("gone", "UNSAFE", "")]
+    assert found["projects"][0]["reason"].startswith("judged by an older shardmatrix (summary schema 1)")
 
 
 def test_a_baseline_not_older_than_the_candidate_is_refused_before_any_project_is_fetched() -> None:

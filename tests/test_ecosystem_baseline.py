@@ -104,3 +104,16 @@ def test_a_jaxlib_alone_is_named_as_such_not_called_a_source() -> None:
     with pytest.raises(ecosystem_baseline.BaselineError, match=r"^jaxlib==0.9.0: jaxlib follows jax, so name "
                        r"jax==0.9.0 \(or give --baseline jax==A,flax==B\)$"):
         ecosystem_baseline.default({"jaxlib": "0.9.0"}, CELLS, jax_index(), date(2026, 1, 20))
+
+
+def test_a_flax_bump_holds_a_jax_of_the_baseline_flaxs_own_day_never_the_newest_of_the_candidates() -> None:
+    """Attack 39b's B3: flax==0.12.3 as of 2026-02-01 held jax 0.9.0 with flax 0.12.2 on paper-only grounds; a jax
+    out by the baseline flax's own day that both admit is held instead."""
+    chosen = ecosystem_baseline.default({"flax": "0.12.3"}, CELLS, jax_index(), date(2026, 2, 1))
+    assert chosen.pins == "flax==0.12.2,jax==0.8.2"
+    assert "out by flax 0.12.2's own day (2025-12-18)" in chosen.held
+    # Were 0.12.3 to need jax>=0.9.0, no jax out by 0.12.2's day qualifies: the oldest that does, said so.
+    chosen = ecosystem_baseline.default({"flax": "0.12.3"}, CELLS, jax_index(declared={"0.12.3": ">=0.9.0"}),
+                                        date(2026, 2, 1))
+    assert chosen.pins == "flax==0.12.2,jax==0.9.0"
+    assert "the oldest jax admitted by" in chosen.held and "none was out by its own day, 2025-12-18" in chosen.held

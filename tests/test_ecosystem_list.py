@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,12 @@ def test_a_missing_required_key_is_named(tmp_path: Path) -> None:
      r"steers pytest itself \(tests are left out with exclude"),
     ('env = { LD_PRELOAD = "/tmp/x.so" }', r"env LD_PRELOAD is shardmatrix's or steers pytest itself"),
     ("env = { KERAS_BACKEND = 1 }", r"env KERAS_BACKEND must be text, got 1"),
+    # Attack 39b's B8: each passed, and JAX_DISABLE_JIT made a SAFE of tests that never reached jit's sharding.
+    ('env = { JAX_DISABLE_JIT = "1" }', r"env JAX_DISABLE_JIT is a jax setting: it changes what the candidate is "
+     r"judged on"),
+    ('env = { JAX_ENABLE_CHECKS = "1" }', r"env JAX_ENABLE_CHECKS is a jax setting"),
+    ('env = { PYTEST_DEBUG = "1" }', r"env PYTEST_DEBUG is shardmatrix's or steers pytest itself"),
+    ('env = { PYTHONWARNINGS = "ignore" }', r"env PYTHONWARNINGS is shardmatrix's or steers pytest itself"),
 ])
 def test_a_bad_value_is_refused_naming_the_key(tmp_path: Path, line: str, message: str) -> None:
     text = GOOD.replace('source = "git"', line) if line.startswith("source") else GOOD + line + "\n"
@@ -258,3 +265,11 @@ def test_a_repository_that_is_no_address_is_refused_before_git_sees_it(tmp_path:
 def test_an_address_or_an_absolute_path_is_a_repository(tmp_path: Path, repository: str) -> None:
     (alpha,) = ecosystem_list.load(write(tmp_path, GOOD.replace("https://example.org/alpha", repository)))
     assert alpha.repository == repository
+
+
+def test_an_entrys_selection_changes_with_what_runs_and_not_with_why(tmp_path: Path) -> None:
+    (entry,) = ecosystem_list.load(write(tmp_path, GOOD))
+    assert replace(entry, why="another sentence").selection() == entry.selection()
+    for changed in (replace(entry, keywords="trivial"), replace(entry, devices=4), replace(entry, env=(("A", "1"),)),
+                    replace(entry, repository="https://example.org/other")):
+        assert changed.selection() != entry.selection()

@@ -97,3 +97,18 @@ def test_the_merged_report_says_which_package_the_baseline_held_and_why(tmp_path
     merged = ecosystem_merge.merged([tmp_path / "alpha", tmp_path / "beta"], say=lambda line: None)
     assert merged["held"] == "flax 0.12.3 held on both sides: as --baseline gives it"
     assert [p["name"] for p in merged["projects"]] == ["alpha", "beta"]
+
+
+def test_a_part_judged_under_another_entry_of_the_same_name_is_refused_naming_it(tmp_path: Path,
+                                                                                 cells: list[str]  # noqa: F811
+                                                                                 ) -> None:
+    """Attack 39b's B11: a part run with `keywords = "trivial"` merged as the list's project of that name."""
+    run_list(tmp_path / "gamma", ["gamma"], "--only", "gamma")
+    path = tmp_path / "gamma" / "out" / "report" / ECOSYSTEM_JSON.name
+    document = json.loads(path.read_text())
+    assert merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")[0] == formats.SAFE_EXIT  # the same list
+    (gamma,) = document["projects"]
+    path.write_text(json.dumps({**document, "projects": [{**gamma, "selection": "0" * 16}]}))
+    with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/gamma/out: project gamma was judged under "
+                                                         r"another entry than the list's"):
+        merge(tmp_path, [tmp_path / "gamma" / "out"], "--only", "gamma")

@@ -330,3 +330,115 @@ def test_a_package_the_index_does_not_know_is_named_so_and_one_it_cannot_serve_i
     with pytest.raises(ecosystem_sources.SourceError) as refused:
         ecosystem_sources.release_on("ghost", date(2026, 1, 20), refusing)
     assert str(refused.value) == said
+
+
+def test_a_git_source_at_a_date_is_what_its_default_branch_held_never_a_branch_merged_later(tmp_path: Path,
+                                                                                             repository: Path) -> None:
+    """Attack 39b's B5: a fix made on a branch before the day and merged after it is not yet on the default branch on
+    the day, although its commit is older than the day's end."""
+    main = git(repository, "rev-parse", "HEAD~1")  # 1.0, 2026-01-10
+    git(repository, "checkout", "--quiet", "-b", "fix", main)
+    (repository / "tests" / "test_fix.py").write_text(TEST)
+    git(repository, "add", "-A")
+    git(repository, "commit", "--quiet", "-m", "fix", when="2026-01-18T12:00:00Z")
+    git(repository, "checkout", "--quiet", "main")
+    git(repository, "merge", "--quiet", "--no-ff", "-m", "merge fix", "fix", when="2026-02-20T12:00:00Z")
+    got = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 20),
+                                  index({}), into=tmp_path / "fetched")
+    assert got.revision == f"{main[:12]} (git, committed 2026-01-10)"
+    assert not (got.root / "tests" / "test_fix.py").exists()
+
+
+def test_a_git_source_at_a_date_is_never_read_from_the_clone_of_another_repository(tmp_path: Path,
+                                                                                    repository: Path) -> None:
+    """Attack 39b's B9: the same name listed with another repository (or another mirror) is cloned from it."""
+    other = tmp_path / "other.git"
+    (other / "tests").mkdir(parents=True)
+    git(other, "init", "--quiet", "--initial-branch", "main")
+    (other / "tests" / "test_other.py").write_text(TEST)
+    git(other, "add", "-A")
+    git(other, "commit", "--quiet", "-m", "other")
+    fetched = tmp_path / "fetched"
+    first = ecosystem_sources.fetch(entry("git", repository=str(repository), at="date"), date(2026, 1, 20),
+                                    index({}), into=fetched)
+    second = ecosystem_sources.fetch(entry("git", repository=str(other), at="date"), date(2026, 1, 20),
+                                     index({}), into=fetched)
+    assert (first.root / "tests" / "test_mesh.py").is_file() and not (first.root / "tests" / "test_other.py").exists()
+    assert (second.root / "tests" / "test_other.py").is_file() and not (second.root / "tests" / "test_mesh.py").exists()
+    assert second.revision.startswith(git(other, "rev-parse", "HEAD")[:12])
+
+
+def cut_sdist(folder: Path) -> Path:
+    """alpha-1.0.tar.gz cut short, as a connection closed early leaves it: gzip raises EOFError, no TarError."""
+    whole = sdist(folder, "1.0")
+    whole.write_bytes(whole.read_bytes()[:len(whole.read_bytes()) // 2])
+    return whole
+
+
+def stored_zip(folder: Path) -> Path:
+    """A wheel whose member names a compression method zipfile does not support (NotImplementedError)."""
+    path = wheel(folder, "1.0")
+    data = bytearray(path.read_bytes())
+    for marker in (b"PK\x03\x04", b"PK\x01\x02"):  # each header's compression method: 99, unknown
+        at = data.find(marker)
+        while at != -1:
+            offset = at + (8 if marker == b"PK\x03\x04" else 10)
+            data[offset:offset + 2] = (99).to_bytes(2, "little")
+            at = data.find(marker, at + 4)
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("made", [cut_sdist, stored_zip])
+def test_any_fault_of_an_archive_is_a_one_line_source_error_never_an_internal_error(tmp_path: Path, made: Any
+                                                                                    ) -> None:
+    """Attack 39b's B6: EOFError, NotImplementedError, RuntimeError, zlib.error each ended the run (exit 3)."""
+    (tmp_path / "index").mkdir()
+    path = made(tmp_path / "index")
+    source = "sdist" if path.name.endswith(".tar.gz") else "wheel"
+    with pytest.raises(SourceError, match=rf"^alpha: {path.name} cannot be unpacked \([^\n]*\)$"):
+        ecosystem_sources.fetch(entry(source), date(2026, 3, 1), index({"1.0": ("2026-01-10", path)}),
+                                into=tmp_path / "fetched")
+
+
+def test_a_download_unlike_the_index_s_size_or_sha256_is_named_before_it_is_unpacked(tmp_path: Path) -> None:
+    path = sdist(tmp_path, "1.0")
+    for described, said in (({"size": 100000}, rf"downloaded {path.stat().st_size} of 100000 bytes"),
+                            ({"digests": {"sha256": "0" * 64}}, r"its sha256 differs from the index's")):
+        fetch = index({"1.0": ("2026-01-10", path)})
+        fetch("https://pypi.org/pypi/alpha/json", "")["releases"]["1.0"][0].update(described)
+        with pytest.raises(SourceError, match=rf"^alpha: alpha-1.0.tar.gz: {said}"):
+            ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), fetch, into=tmp_path / "fetched")
+
+
+@pytest.mark.parametrize("answer", [
+    [], {"info": {}}, {"releases": []}, {"releases": {"1.0": None}}, {"releases": {"1.0": ["x"]}}])
+def test_an_index_answer_of_the_wrong_shape_is_a_source_error_naming_the_package(answer: Any) -> None:
+    """Attack 39b's B10: KeyError, TypeError, AttributeError ended the run (exit 3); now the project is unjudged."""
+    with pytest.raises(SourceError, match=r"^alpha: the index's answer for alpha is not a JSON API document"):
+        ecosystem_sources.release_on("alpha", date(2026, 3, 1), lambda url, accept: answer)
+
+
+def test_a_legacy_version_or_an_unreadable_upload_time_on_the_index_is_passed_over(tmp_path: Path) -> None:
+    fetch = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0")), "1.1": ("yesterday", sdist(tmp_path, "1.1")),
+                   "1.0-legacy_build!": ("2026-01-11", sdist(tmp_path, "1.0"))})
+    assert ecosystem_sources.release_on("alpha", date(2026, 3, 1), fetch)[0] == "1.0"
+    assert ecosystem_sources.upload_day("alpha", "1.0", fetch) == date(2026, 1, 10)
+    without_url = index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))})
+    del without_url("https://pypi.org/pypi/alpha/json", "")["releases"]["1.0"][0]["url"]
+    with pytest.raises(SourceError, match=r"^alpha: the index lists a file of alpha without a filename and url"):
+        ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1), without_url, into=tmp_path / "fetched")
+
+
+def test_an_sdist_is_never_read_from_the_folder_of_another_package_listed_under_the_same_name(tmp_path: Path
+                                                                                              ) -> None:
+    """Attack 39b's B9, smaller: the folder was keyed by name and version only."""
+    first = ecosystem_sources.fetch(entry("sdist"), date(2026, 3, 1),
+                                    index({"1.0": ("2026-01-10", sdist(tmp_path, "1.0"))}), into=tmp_path / "fetched")
+    other = tmp_path / "other"
+    other.mkdir()
+    answer = index({"1.0": ("2026-01-10", sdist(other, "1.0"))})
+    renamed = Entry(name="alpha", why="shards", source="sdist", tests=("tests",), package="beta")
+    second = ecosystem_sources.fetch(renamed, date(2026, 3, 1), lambda url, accept: answer(
+        url.replace("/beta/", "/alpha/"), accept), into=tmp_path / "fetched")
+    assert second.root != first.root

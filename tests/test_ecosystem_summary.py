@@ -17,7 +17,7 @@ from harness.ecosystem_summary import (
     write_ecosystem_project_report,
 )
 
-HEAD = '"schema_version": 1, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
+HEAD = '"schema_version": 2, "candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20"'
 RUN_UNSAID = r"ecosystem summary does not say its candidate, baseline, day \(YYYY-MM-DD\) and whole_suite"
 RUN = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_of": "2026-01-20",
        "whole_suite": False}
@@ -50,7 +50,15 @@ def test_a_summary_as_a_run_writes_it_reads_back(tmp_path: Path) -> None:
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "SAFE", "revision": 5, "tests": "3", "causes": []}]}',
      r"project alpha: revision, tests not of the type a run writes"),
     ('{HEAD, "projects": [{"name": "al', r"ecosystem summary is not valid JSON"),  # cut short
-    ('{HEAD, "projects": [], "pending": "alpha"}', r"ecosystem summary: pending is not a list of projects"),
+    ('{HEAD, "projects": [], "pending": "alpha"}', r"ecosystem summary: pending is not a list of project names"),
+    # Attack 39b's B2: each crashed the merge (exit 3), or printed `1`: None as a test left out on purpose.
+    ('{HEAD, "projects": [], "pending": [1]}', r"ecosystem summary: pending is not a list of project names"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "excluded": 5, "causes": []}]}',
+     r"project alpha: its excluded is not a list of tests left out, each with its what and reason as text"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "excluded": [{"what": 1, "reason": null}]}]}',
+     r"project alpha: its excluded is not a list of tests left out"),
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "env": {"X": 1}}]}',
+     r"project alpha: its env is not a table of variables set to text"),
 ])
 def test_a_summary_no_run_wrote_is_refused_in_one_line_naming_the_file(tmp_path: Path, document: str,
                                                                          message: str) -> None:

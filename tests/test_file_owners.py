@@ -239,6 +239,7 @@ RECORD_DEFINITION = {"SCHEMA_VERSION", "FIELDS", "TEXT_FIELDS", "NUMBER_FIELDS",
 #: Names another module defines for something else of its own, as data with the reason; a stale entry fails.
 KNOWN_NAMESAKES: dict[tuple[str, str], str] = {
     ("harness/census.py", "update_to_2"): "the census file's own migration",
+    ("harness/census.py", "update_to_3"): "the census file's own migration",
     ("harness/host/celllog.py", "final_records"): "a results file's final records, through the record's",
     ("reports/data/load.py", "read_done"): "the done marker as read_cell holds it, with a warning",
     ("reports/views/hover.py", "FIELDS"): "the fields a hover shows",

@@ -134,6 +134,15 @@ def test_a_release_with_no_wheel_to_read_is_named_in_one_line() -> None:
         index.requires_dist("jax", Version("0.5.2"), {"releases": {"0.5.2": []}}, no_release_json, lambda url: b"")
 
 
+def test_upload_dates_pass_over_a_legacy_version_and_an_unreadable_time() -> None:
+    """A legacy key (old projects' documents carry them) crashed every caller with InvalidVersion (attack 39b's B10)."""
+    def file(when: object) -> dict[str, Any]:
+        return {"filename": "x", "upload_time_iso_8601": when}
+    document = {"releases": {"0.8.2": [file("2026-01-10T12:00:00Z")], "1.0-legacy_build!": [file("2026-01-11")],
+                             "0.9.0": [file("yesterday"), file(None)], "0.9.1": [file("2026-02-01T00:00:00Z")]}}
+    assert sorted(map(str, index.upload_dates(document))) == ["0.8.2", "0.9.1"]
+
+
 def test_a_requirement_joins_the_unconditional_lines_naming_the_package() -> None:
     lines = ["jaxlib>=0.5.1", "jaxlib<=0.5.2", "jax>=0.5", "not a requirement ((", 'jaxlib==0.6; extra == "cuda"']
     assert index.requirement_of(lines, "jaxlib") == SpecifierSet(">=0.5.1,<=0.5.2")

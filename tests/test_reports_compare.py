@@ -642,3 +642,18 @@ def test_a_candidate_whose_devices_leave_every_case_out_judged_nothing_and_is_in
     found = compare(frame(cases("a", "b"), short_of(8, "a", "b")), "r1", "r2")
     assert found.verdict == INCONCLUSIVE and "nothing was judged" in found.reason
     assert found.coverage == "0 of 2 tests judged (2 could not run in the candidate: need 8 devices)"
+
+
+def test_a_pass_short_of_devices_on_the_candidate_in_as_large_a_cell_is_a_removal_never_left_out() -> None:
+    # Both cells have 8 devices and the baseline passed the case on them: only the candidate changed, so its asking
+    # for 16 is the candidate's doing (attack 39b's B4), not a fact about the cell.
+    asks_more = ("b", "not_applicable", {"reason": vocabulary.devices_reason(16, 8), "devices_needed": 16,
+                                         "device_count": 8})
+    found = compare(frame(cases("a", "b"), [*cases("a"), asks_more]), "r1", "r2")
+    assert found.verdict == UNSAFE and list(found.removed["case_id"]) == ["fam::b"]
+    assert found.left_out.empty and found.coverage == "" and found.one_sided == {}
+    # The same shortage in a smaller candidate cell says nothing of its code: left out, as before.
+    smaller = ("b", "not_applicable", {"reason": vocabulary.devices_reason(16, 4), "devices_needed": 16,
+                                       "device_count": 4})
+    found = compare(frame(cases("a", "b"), [*cases("a"), smaller]), "r1", "r2")
+    assert found.removed.empty and list(found.left_out["case_id"]) == ["fam::b"] and found.verdict == SAFE

@@ -159,3 +159,23 @@ def test_a_safe_project_on_part_of_its_tests_shows_its_coverage_in_the_comment_a
     body = ecosystem_render.comment(SUMMARY, [], [partial, whole])
     assert "- **SAFE** gamma 1.0 (sdist alpha-1.0.tar.gz): 1 of 10 tests could show a regression (9 skipped" in body
     assert "delta" not in body
+
+
+def test_the_comments_causes_come_before_any_number_of_unsafe_projects() -> None:
+    """Attack 39b's B7: 60 UNSAFE rows filled the comment to its cut before the first cause."""
+    rows = [{**ROWS[0], "project": f"p{n:02d}-{'y' * 60}"} for n in range(60)]
+    body = ecosystem_render.comment(SUMMARY, [cause(1), cause(2), cause(3)], rows)
+    assert len(body) <= ecosystem_render.COMMENT_LIMIT and "cut here" in body
+    assert all(f"`E{n}: broke` in 1 project(s)" in body for n in (1, 2, 3))
+    assert body.index("`E3: broke`") < body.index("- **UNSAFE** p00")
+
+
+def test_the_variables_a_list_set_for_a_projects_tests_are_shown_on_the_page_and_the_html() -> None:
+    """Attack 39b's B8: an entry's env was shown nowhere, so a reader could not weigh a SAFE by it."""
+    summary = {**SUMMARY, "projects": [{"name": "keras", "verdict": "SAFE", "env": {"KERAS_BACKEND": "jax"}},
+                                       {"name": "remote", "verdict": "SKIPPED", "env": {"X": "1"}},
+                                       {"name": "plain", "verdict": "SAFE", "env": {}}]}
+    page = ecosystem_render.page(summary, [], ROWS)
+    assert "## Set for its tests (the list's env)\n\n- keras: `KERAS_BACKEND=jax`\n" in page and "X=1" not in page
+    assert "<li>keras: <code>KERAS_BACKEND=jax</code></li>" in ecosystem_render.html_page(summary, [], ROWS)
+    assert "Set for its tests" not in ecosystem_render.page(SUMMARY, [], ROWS)

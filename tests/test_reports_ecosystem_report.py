@@ -18,9 +18,9 @@ def test_the_summary_and_both_views_are_written_and_the_worst_project_decides(tm
     assert verdict == "UNSAFE"
     assert [p.name for p in written] == ["ecosystem.json", "ecosystem.md", "ecosystem.html", "ecosystem-comment.md"]
     summary = ecosystem_summary.read_ecosystem(tmp_path / "report" / "ecosystem.json")
-    assert summary["schema_version"] == 1 and summary["verdict"] == "UNSAFE"
+    assert summary["schema_version"] == 2 and summary["verdict"] == "UNSAFE"
     assert summary["causes"][0]["projects"] == ["alpha"]
     comment = (tmp_path / "report" / "ecosystem-comment.md").read_text()
     # The causes come before the projects without an answer, whose list may be long.
-    assert ("- **UNSAFE** alpha\n1. `E: x` in 1 project(s): alpha (1 test(s))\n"
+    assert ("1. `E: x` in 1 project(s): alpha (1 test(s))\n- **UNSAFE** alpha\n"
             "- **INCONCLUSIVE** beta: a cell did not finish\n") in comment

@@ -138,11 +138,19 @@ def upload_dates(document: dict[str, Any]) -> dict[Version, datetime]:
     dates: dict[Version, datetime] = {}
     versions = set(from_json_api(document))
     for text, files in document["releases"].items():
-        times = [datetime.fromisoformat(f["upload_time_iso_8601"].replace("Z", "+00:00")) for f in files
-                 if f.get("upload_time_iso_8601")]
-        if times and Version(text) in versions:
-            dates[Version(text)] = min(times)
+        # A legacy version (from_json_api skips it) or a time that does not parse dates nothing: skipped alike.
+        version = _final(text)
+        times = [when for when in map(_uploaded, files) if when is not None]
+        if times and version in versions:
+            dates[version] = min(times)
     return dates
+
+
+def _uploaded(file: dict[str, Any]) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(file["upload_time_iso_8601"]).replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return None
 
 
 def requires_dist(name: str, version: Version, document: dict[str, Any], fetch: Fetch = fetch_json,

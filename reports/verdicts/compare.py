@@ -42,7 +42,8 @@ Three verdicts, each an exit code of `python -m reports --compare` (harness.form
 A not_applicable case is an answer on either side: passing -> not applicable is a removal (UNSAFE above), not
 applicable -> ran is an API that arrived (nothing the baseline's code did can be lost), and not applicable on both
 sides agrees. But a case not applicable on one side that fails on the other was judged by neither side, and so is
-a passing case the candidate's devices left out (not a removal: its API is there): each is listed (`left_out`, or
+a passing case the candidate's devices left out in a cell with fewer devices than the baseline's (not a removal: its API
+is there; with as many devices, the candidate made it ask for more: a removal): each is listed (`left_out`, or
 newly not applicable) and counted out of the coverage, so the verdict is never a plain SAFE ('SAFE: 6 of 7 tests
 judged (1 could not run in the baseline: needs an API it lacks)'). Flaky cases on either side (attempts that
 disagreed) are always listed, whether or not they decide.
@@ -268,7 +269,7 @@ def compare(records: pd.DataFrame, before: str, after: str, cells: pd.DataFrame,
     was_passing = a_class == PASSING
     regressed = (was_passing & (b_class == BROKEN) | _strict_xpassed(both)) & ~_starved(both)
     # A case the candidate's devices left out says nothing of its code: never a removal, but left out (below).
-    short_b = (b_class == ABSENT) & _needed(both, "_b").notna()
+    short_b = _short_of_fewer_devices(both, b_class)
     removed = was_passing & (b_class == ABSENT) & ~short_b
     unjudged = a_class.isin(NO_ANSWER) | b_class.isin(NO_ANSWER)
     missing = (a_class == MISSING) | (b_class == MISSING)
@@ -394,6 +395,15 @@ def _short_on_both_sides(both: pd.DataFrame, a_class: pd.Series, b_class: pd.Ser
     for needed in needed_b[short].astype(int).tolist():
         counted[needed] = counted.get(needed, 0) + 1
     return dict(sorted(counted.items()))
+
+
+def _short_of_fewer_devices(both: pd.DataFrame, b_class: pd.Series) -> pd.Series:
+    """Short of devices on the candidate, in a cell with fewer devices than the baseline's. A shortage excuses a case
+    only when the cells differ: with as many devices as the baseline ran it on (or a count unknown), the candidate
+    itself made the case ask for more, so it is a removal like any other pass -> not applicable."""
+    fewer = (pd.to_numeric(_reasons(both, "device_count_b"), errors="coerce")
+             < pd.to_numeric(_reasons(both, "device_count_a"), errors="coerce"))
+    return (b_class == ABSENT) & _needed(both, "_b").notna() & fewer
 
 
 def _needed(both: pd.DataFrame, side: str) -> pd.Series:

@@ -90,6 +90,14 @@ def excluded(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             for e in p.get("excluded") or [] if isinstance(e, Mapping)]
 
 
+def settings(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(project, `NAME=value`) of every variable a project that ran had its list set for its tests: a reader weighs a
+    SAFE by what its tests ran under."""
+    return [(str(p.get("name", "")), f"{name}={value}")
+            for p in summary["projects"] if p.get("verdict") != SKIPPED and isinstance(p.get("env"), Mapping)
+            for name, value in sorted(p["env"].items())]
+
+
 def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
     """The whole Markdown report."""
     lines = [f"# {_cell(title(summary))}", "", headline(summary, groups), "",
@@ -111,6 +119,9 @@ def page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequenc
     if excluded(summary):
         lines += ["", "## Left out on purpose", ""] + [f"- {_cell(name)}: {_code(what)}: {_cell(reason)}"
                                                        for name, what, reason in excluded(summary)]
+    if settings(summary):
+        lines += ["", "## Set for its tests (the list's env)", ""] + [f"- {_cell(name)}: {_code(setting)}"
+                                                                      for name, setting in settings(summary)]
     own = ecosystem_summary.ecosystem_project_report(Path("report"), "<project>")
     lines += ["", f"Each project's own comparison: `{own}`."]
     return "\n".join(lines) + "\n"
@@ -135,16 +146,17 @@ def cause_lines(number: int, found: CauseGroup, reproducers: bool) -> list[str]:
 
 
 def comment(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Sequence[Mapping[str, str]]) -> str:
-    """A body for a pull-request comment: the headline, which package the baseline held, the breaking projects, the
-    first causes, then the projects without an answer and the SAFE ones whose coverage is partial (so a long list of
-    either never pushes the causes out); cut to COMMENT_LIMIT characters with a line saying where the rest is."""
+    """A body for a pull-request comment: the headline, which package the baseline held, the first causes, then the
+    breaking projects, the projects without an answer and the SAFE ones whose coverage is partial (so a long list of
+    any never pushes the causes out); cut to COMMENT_LIMIT characters with a line saying where the rest is."""
     lines = [f"### {_cell(title(summary))}", "", headline(summary, groups), "",
              *([_cell(held(summary)), ""] if held(summary) else [])]
-    lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     for number, found in enumerate(groups[:COMMENT_CAUSES], 1):
         lines += cause_lines(number, found, reproducers=False)
     if len(groups) > COMMENT_CAUSES:
         lines.append(f"... and {len(groups) - COMMENT_CAUSES} more cause(s) in {ecosystem_summary.ECOSYSTEM_MD}")
+    # The breaking projects after the causes: a widespread break (many rows) must not push the causes out.
+    lines += [_comment_row(row, "") for row in rows if row["verdict"] == "UNSAFE"]
     lines += [_comment_row(row, row["reason"]) for row in rows if row["verdict"] == "INCONCLUSIVE"]
     # A SAFE that stands on part of its tests says so, or the comment would count it among those that held.
     lines += [_comment_row(row, row["coverage"]) for row in rows if row["verdict"] == "SAFE" and row["coverage"]]
@@ -197,4 +209,7 @@ def html_page(summary: Mapping[str, Any], groups: Sequence[CauseGroup], rows: Se
             + (("<h2>Left out on purpose</h2><ul>" + "".join(
                 f"<li>{escape(name)}: <code>{escape(what)}</code>: {escape(reason)}</li>"
                 for name, what, reason in excluded(summary)) + "</ul>") if excluded(summary) else "")
+            + (("<h2>Set for its tests (the list's env)</h2><ul>" + "".join(
+                f"<li>{escape(name)}: <code>{escape(setting)}</code></li>" for name, setting in settings(summary))
+                + "</ul>") if settings(summary) else "")
             + "</body></html>\n")
