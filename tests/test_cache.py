@@ -4,6 +4,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from matrix_factory import case_folder, cell_toml
 
 from harness.celldocuments import read_collection, write_collection
@@ -115,3 +116,23 @@ def test_interrupted_run_is_never_a_hit(tmp_path: Path) -> None:
     assert cache.find(CellFiles(out, "r2", "c"), "k") is None  # no done marker: interrupted
     CellFiles(out, "r1", "c").done.write_text('{"fingerprint": "k", "returncode": 1, "schema_version": 99}')
     assert cache.find(CellFiles(out, "r2", "c"), "k") is None  # a marker nobody can read vouches for nothing
+
+
+def test_the_harness_s_release_tools_are_no_input_of_a_cell_but_its_cell_code_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    harness = tmp_path / "harness"
+    for module in ("cell/plugin.py", "tools/ranges.py", "vocabulary.py"):
+        (harness / module).parent.mkdir(parents=True, exist_ok=True)
+        (harness / module).write_text("X = 1\n")
+    monkeypatch.setattr(cache, "HARNESS", harness)
+    monkeypatch.setattr(cache, "_NOT_A_CELL_INPUT", harness / "tools")
+    folder = case_folder(tmp_path, "cases", "test_a.py", ("test_a",))
+
+    def now() -> str:
+        return cache.fingerprint("jax==0.4.38\n", "3.11.7", [folder], SETTINGS, cache.selection([folder]))
+
+    base = now()
+    (harness / "tools/ranges.py").write_text("X = 2\n")  # the range checker judges cells; it never runs in one
+    assert now() == base
+    (harness / "cell/plugin.py").write_text("X = 2\n")
+    assert now() != base

@@ -351,9 +351,39 @@ def test_an_inside_release_the_case_cannot_be_judged_at_is_asked_but_not_counted
     found, _ = ranges.run(ranges.edges({}, [broken("<0.8.1")]), RELEASES, partner, not_before_0_7_1, 40,
                           {"jax": Version("0.6.2")})
     assert found[0].status == ranges.CONFIRMED
-    # Inside <0.8.1 from the floor: 0.6.2, 0.7.0 (not applicable), 0.7.1, 0.7.2 (judged); 0.8.0 is the bound's side.
-    assert found[0].inside_said() == ("4 of 4 releases inside probed, 2 of them judged (the others not applicable or "
-                                      "not installable): 0.7.1, 0.7.2")
+    # Inside <0.8.1 from the floor, the middle first: 0.7.0 (not applicable), so 0.6.2 below it is not asked; 0.7.1
+    # and 0.7.2 are judged; 0.8.0 is the bound's side.
+    assert found[0].inside_said() == ("3 of 4 releases inside probed, 2 of them judged (the others not applicable or "
+                                      "not installable), 1 not asked (the case's needs are unmet at 0.7.0 and "
+                                      "beyond): 0.7.1, 0.7.2")
+
+
+def test_inside_a_range_open_below_the_probes_skip_what_lies_past_an_unmet_need_and_judge_the_rest() -> None:
+    releases = {**RELEASES, "jax": [Version(v) for v in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0", "0.6.1",
+                                                         "0.6.2", "0.7.0", "0.7.1")]}
+    asked: list[Version] = []
+
+    def needs_0_6_1(case: str, jax: Version, flax: Version) -> str | None:
+        asked.append(jax)
+        if jax < Version("0.6.1"):
+            return "not_applicable: jax.sharding.AxisType is absent"
+        return ranges.FAIL if jax < Version("0.7.1") else ranges.PASS
+
+    # <0.7.1 from 0.5.0: the middle 0.5.3 is not applicable, so 0.5.0 to 0.5.2 are never asked; the first pass goes on
+    # to 0.6.1 (the next middle past it) and judges it; the second asks 0.6.0 (not applicable) and judges 0.6.2.
+    found, _ = ranges.run(ranges.edges({}, [broken("<0.7.1")]), releases, partner, needs_0_6_1, 40,
+                          {"jax": Version("0.5.0")})
+    assert found[0].status == ranges.CONFIRMED and found[0].inside_unmet == Version("0.6.0")
+    assert found[0].inside_judged == (Version("0.6.1"), Version("0.6.2"))
+    assert not {Version("0.5.0"), Version("0.5.1"), Version("0.5.2")} & set(asked)
+
+
+def test_inside_a_range_open_above_a_need_unmet_later_skips_the_newer_releases() -> None:
+    edge = ranges.edges({}, [broken(">=0.6.2")])[0]
+    unmet = Version("0.7.2")
+    assert ranges.beyond_unmet(edge, Version("0.8.0"), unmet) and not ranges.beyond_unmet(edge, Version("0.7.1"), unmet)
+    live = ranges.edges({}, [broken("")])[0]
+    assert ranges.beyond_unmet(live, Version("0.6.2"), unmet) and not ranges.beyond_unmet(live, Version("0.8.0"), unmet)
 
 
 def test_an_inside_release_that_does_not_install_with_the_bound_s_pairing_is_tried_with_its_own() -> None:

@@ -2,9 +2,11 @@
 
 The one reuse path of every cell run (matrix cells, upgrade, bisect and frontier probes). A cell's inputs are its
 resolved environment (the `uv pip freeze` of its venv and its interpreter), the case sources and known-breakage
-data, which of them pytest is given (a probe of a few cases is not the whole corpus), the harness's own sources,
-and the settings that can change an outcome (`Settings`, the one list). Their hash is stored in the cell's done
-marker; a later run of the same cell with the same hash copies that run's records instead of running pytest.
+data, which of them pytest is given (a probe of a few cases is not the whole corpus), the harness's own sources but
+its release tools (harness/tools judge cells on the host and never run in one, so a change to the range checker
+does not rebuild every cell it probes), and the settings that can change an outcome (`Settings`, the one list).
+Their hash is stored in the cell's done marker; a later run of the same cell with the same hash copies that run's
+records instead of running pytest.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from harness.results import copy_records
 from harness.runs import run_start
 
 HARNESS = Path(__file__).resolve().parents[1]
+#: The harness's host-side judges: harness.cell never imports them (tests/test_layout.py), nor do they shape a run.
+_NOT_A_CELL_INPUT = HARNESS / "tools"
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,8 @@ def left_out(arguments: Sequence[str]) -> list[str]:
 def _sources(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
-    found = [p for pattern in ("*.py", "*.toml") for p in root.rglob(pattern) if "__pycache__" not in p.parts]
+    found = [p for pattern in ("*.py", "*.toml") for p in root.rglob(pattern)
+             if "__pycache__" not in p.parts and _NOT_A_CELL_INPUT not in p.parents]
     return sorted(found)
 
 

@@ -7,7 +7,9 @@ declared to fix (a live bug) is checked at the newest release, where it must sti
 Then inside: a confirmed edge's range is probed at the releases between its ends (`inside`), the middle first for
 every edge, then every other release while the budget lasts; a live bug at its first release too. A release inside
 that passes is a hole: the edge is wrong, and `found` names the part of the range that holds (split it there, or
-correct the declaration).
+correct the declaration). Where a release inside does not meet the case's own needs (an API not there yet), the
+releases beyond it, away from the bound, are not asked: a need unmet there is unmet further from the releases the
+case applies at, so the probes go where the case can be judged.
 
 Pure: a probe is a function from (case, jax, flax) to what the case did there (shardmatrix.frontier makes them
 cells, through its cache); `partner` gives the releases of the other package an edge may be held at, in the order
@@ -147,6 +149,9 @@ class Finding:
     inside_asked: tuple[Version, ...] = ()
     #: Those of the asked where the case could be judged (it applied and installed there).
     inside_judged: tuple[Version, ...] = ()
+    #: The release inside where the case's own needs were unmet, nearest the bound: the releases beyond it (away
+    #: from the bound) are not asked (`beyond_unmet`).
+    inside_unmet: Version | None = None
     #: The budget ran out before the edge was probed: the check says nothing of it, so an earlier row stands.
     unreached: bool = field(default=False, compare=False)
 
@@ -165,6 +170,10 @@ class Finding:
         said = f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed"
         if len(self.inside_judged) != len(self.inside_asked):
             said += f", {len(self.inside_judged)} of them judged (the others not applicable or not installable)"
+        skipped = [version for version in self.inside_of
+                   if version not in self.inside_asked and beyond_unmet(self.edge, version, self.inside_unmet)]
+        if skipped:
+            said += f", {len(skipped)} not asked (the case's needs are unmet at {self.inside_unmet} and beyond)"
         judged = ", ".join(str(version) for version in self.inside_judged)
         return said + (f": {judged}" if judged else "")
 
@@ -455,11 +464,11 @@ def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first
     if finding.status != CONFIRMED or other is None:
         return finding
     versions = sorted(versions)
-    asked, judged = list(finding.inside_asked), list(finding.inside_judged)
+    asked, judged, unmet = list(finding.inside_asked), list(finding.inside_judged), finding.inside_unmet
     tries = 0
     try:
         for version in finding.inside_of:
-            if version in asked:
+            if version in asked or beyond_unmet(edge, version, unmet):
                 continue
             if first_pass and tries >= FIRST_PASS_TRIES:
                 break
@@ -473,14 +482,25 @@ def probe_inside(finding: Finding, versions: list[Version], probe: Budget, first
             asked.append(version)
             if state is not None:
                 judged.append(version)
+            elif _unmet_need(said) and (unmet is None or beyond_unmet(edge, unmet, version)):
+                unmet = version
             if state is False:
-                return _hole(replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged)), versions,
-                             version, probe)
+                return _hole(replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged),
+                                     inside_unmet=unmet), versions, version, probe)
             if state is not None and first_pass:
                 break
     except BudgetSpent:
         pass
-    return replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged))
+    return replace(finding, inside_asked=tuple(asked), inside_judged=tuple(judged), inside_unmet=unmet)
+
+
+def beyond_unmet(edge: Edge, version: Version, unmet: Version | None) -> bool:
+    """Whether `version` lies at or past `unmet` (a release inside where the case's needs were unmet), away from the
+    releases the case was judged at (the bound's side): older for a `<B` range or a live bug, newer for a `>=A` one.
+    Needs are APIs and versions that come (or go) once, so a need unmet there is unmet beyond."""
+    if unmet is None:
+        return False
+    return version >= unmet if edge.rising and not edge.live else version <= unmet
 
 
 def _hole(finding: Finding, versions: list[Version], hole: Version, probe: Budget) -> Finding:
