@@ -210,8 +210,11 @@ class CellProbe:
     ranges.UNLOADABLE for every case: it is no evidence about any of them."""
 
     def __init__(self, opts: options.Options, additions: cellenv.Additions, say: Callable[[str], object],
-                 warnings: dict[str, str] | None = None, jaxlib: Callable[[Version], str] = str) -> None:
+                 warnings: dict[str, str] | None = None, jaxlib: Callable[[Version], str] = str,
+                 paths: Sequence[Path] | None = None) -> None:
         self.opts, self.additions, self.say = opts, additions, say
+        #: What each probe's cell runs: the whole corpus (None), or the node ids of the cases asked (`--case`).
+        self.paths = paths
         #: {case id: a part of the text its change warned with}: only that warning counts as the case's.
         self.warnings = warnings or {}
         #: The jaxlib a cell of a jax release pins (JaxlibPins; jaxlib == jax by default).
@@ -226,7 +229,7 @@ class CellProbe:
         if (jax, flax) not in self.finals:
             made = pins.make_cell(str(jax), str(flax), pins.python_for(str(jax), str(flax)), jaxlib=self.jaxlib(jax))
             cell = cellenv.apply(made, self.additions)
-            ran = cellrun.probe(cell, self.opts, None, say=lambda line: None)
+            ran = cellrun.probe(cell, self.opts, self.paths, say=lambda line: None)
             self.finals[jax, flax] = None if ran.interrupted else ran.finals()
             if ran.reused_from:
                 self.reused.add((jax, flax))
@@ -303,6 +306,21 @@ def corpus_edges(cases: list[str]) -> list[ranges.Edge]:
 def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
     """(case, package, declared bound, declaration) of each edge: what a stored row must match to speak for it."""
     return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
+
+
+def case_nodes(cases: list[str], ids: Sequence[str]) -> list[Path]:
+    """The pytest node ids (`<file>::<test>`) of the given case ids in the corpus asked for: a check of a few cases
+    runs only those in each probe's cell, not the whole corpus (a cell's drift is then seen for those cases only)."""
+    files = corpus_files(cases)
+    names = corpus.qualified_names(files)
+    by_module = {corpus.case_module(file, names): file for file in files}
+    nodes = []
+    for case_id in dict.fromkeys(ids):
+        module, _, test = case_id.partition("::")
+        if module not in by_module:
+            raise RangeCheckError(f"--case {case_id}: no module {module} in the corpus")
+        nodes.append(Path(f"{by_module[module]}::{test}"))
+    return nodes
 
 
 def corpus_cases(cases: list[str]) -> set[str]:
@@ -418,7 +436,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     if probe is None:
         cell_probe = CellProbe(opts, cellenv.prepare(opts), say,
                                {case: change.warning for case, change in changes.items() if change.warning},
-                               JaxlibPins(fetch))
+                               JaxlibPins(fetch), case_nodes(opts.cases, namespace.case) if namespace.case else None)
         probe = cell_probe
     say(f"ranges: {len(asked)} declared edge(s), budget {namespace.budget} probe(s)")
     # A range open below is probed inside from the oldest release the matrix holds, not from jax 0.1.
