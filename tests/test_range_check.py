@@ -562,3 +562,12 @@ def test_the_census_s_problems_are_printed_one_line_each_its_pins_held_to_the_in
     assert "census of cases: test_toy::test_eager cites google/flax#9, which the census does not list" in said
     assert ("census of cases: google/flax#5070: fixed flax==0.12.15 is not a flax release (of 5 known, 0.11.2 to "
             "0.12.3)") in said
+
+
+def test_a_check_of_named_cases_runs_only_their_node_ids_in_each_probe_s_cell(corpus: Path) -> None:
+    nodes = range_check.case_nodes([str(corpus)], ["test_toy::test_use_mesh", "test_toy::test_use_mesh"])
+    assert nodes == [Path(f"{corpus / 'test_toy.py'}::test_use_mesh")]
+    builtin = range_check.case_nodes(["builtin"], ["shard_map_rules::test_jnp_insert_inside_shard_map"])
+    assert [node.name for node in builtin] == ["shard_map_rules.py::test_jnp_insert_inside_shard_map"]
+    with pytest.raises(range_check.RangeCheckError, match="--case nowhere::test_x: no module nowhere"):
+        range_check.case_nodes([str(corpus)], ["nowhere::test_x"])
