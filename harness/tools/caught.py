@@ -205,16 +205,17 @@ def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
     releases inside it owns and those judged (`inside_releases`, `inside_judged`: a row without them is the
     bounds-only checker's), and either no row owns a release inside the range or a row that owns some judged at least
     one of them (asked releases that were all not applicable say nothing of holes)."""
-    counts = [(row.get("inside_releases"), row.get("inside_judged")) for row in declaration]
-    if not counts or not all(_count(owned) and _count(judged) for owned, judged in counts):
+    counts = [(_count(row, "inside_releases"), _count(row, "inside_judged")) for row in declaration]
+    if not counts or any(releases is None or judged is None for releases, judged in counts):
         return False
-    owned = [judged for releases, judged in counts if releases > 0]
-    return not owned or any(judged > 0 for judged in owned)
+    owned = [judged for releases, judged in counts if releases]
+    return not owned or any(owned)
 
 
-def _count(value: object) -> bool:
+def _count(row: Mapping[str, Any], key: str) -> int | None:
     # harness.outputs.read_ranges checks a stored row's counts; a row built in memory is held to the same.
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    value = row.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def summary(found: list[Catch]) -> str:
