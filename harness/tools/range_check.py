@@ -85,7 +85,6 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     return p
 
 
-
 #: (option, its namespace field) of a run's options that change the cell behind a probe (its packages, its index,
 #: its project, its variables) while the row still names the pair the checker asked about, or that the check ignores
 #: (--cells: it builds the cells of the pairs it asks): refused, one line each.
@@ -408,7 +407,8 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
     if namespace.take is not None:
-        take_check(namespace.take, namespace.ranges_from, opts.cases, say, namespace)
+        refuse_beside_take(namespace)
+        take_check(namespace.take, namespace.ranges_from, opts.cases, namespace.case, say)
         return []
     if namespace.stamp is not None or namespace.checked_at is not None:
         stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
@@ -511,21 +511,25 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
     return stored
 
 
-def take_check(folder: Path, stored_path: Path, cases: list[str], say: Callable[[str], object],
-               namespace: Any) -> Path:
-    """--take: the check in `folder` adopted case by case into the stored document at `stored_path`, rewritten in
-    place (harness.tools.range_take), then what was taken and the census's caught line."""
+def refuse_beside_take(namespace: Any) -> None:
+    """RangeCheckError naming the first mode given with --take: a take probes, merges and stamps nothing."""
     given = [option for option, name in (("--merge", "merge"), ("--stamp", "stamp"), ("--records", "records"),
                                          ("--checked-at", "checked_at")) if getattr(namespace, name)]
     if given:
         raise RangeCheckError(f"--take with {given[0]}: a take probes nothing and adopts one check into one document")
+
+
+def take_check(folder: Path, stored_path: Path, cases: list[str], asked: Sequence[str],
+               say: Callable[[str], object]) -> Path:
+    """--take: the check in `folder` adopted case by case (of `asked`, where given) into the stored document at
+    `stored_path`, rewritten in place (harness.tools.range_take), then what was taken and the census's caught line."""
     check = range_take.read_check(folder)
     try:
         stored = outputs.read_ranges(stored_path)
     except ShardmatrixError as exc:
         raise RangeCheckError(f"--ranges-from {exc}") from None
     current = declared_keys(corpus_edges(cases))
-    adopted = range_take.adopt(stored, check, current, corpus_digests(cases), namespace.case)
+    adopted = range_take.adopt(stored, check, current, corpus_digests(cases), asked)
     written = outputs.write_stored_ranges(stored_path, adopted.document)
     for line in range_take.describe(adopted, check, written):
         say(line)
