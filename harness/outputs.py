@@ -605,7 +605,7 @@ def _check_provenance(path: Path, document: Row) -> None:
         raise RANGES_JSON.error(path, f"range check: commit {commit!r} is not text or null")
     if not isinstance(cases, dict) or not all(
             isinstance(stamp, dict) and isinstance(stamp.get("digest"), str)
-            and isinstance(stamp.get("commit"), str | None) and isinstance(stamp.get("date", ""), str)
-            for stamp in cases.values()):
+            and isinstance(stamp.get("commit"), str | None)
+            and all(isinstance(stamp.get(key, ""), str) for key in ("run", "date")) for stamp in cases.values()):
         raise RANGES_JSON.error(path, "range check: cases is not {case id: {digest, commit, and where taken by "
-                                      "--take, date}}")
+                                      "--take, run and date}}")

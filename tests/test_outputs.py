@@ -275,6 +275,7 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
     ({"cases": {"m::t": {"commit": None}}}, "cases is not"),
     ({"cases": {"m::t": {"digest": "ab12", "commit": None, "date": 20261128}}}, "cases is not"),
+    ({"cases": {"m::t": {"digest": "ab12", "commit": None, "run": None}}}, "cases is not"),
 ])
 def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, changed: dict[str, object],
                                                                  fault: str) -> None:
@@ -284,9 +285,9 @@ def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, 
     assert fault in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_a_stored_range_check_is_written_under_its_own_name_and_a_stamp_may_carry_the_day_it_was_taken(
+def test_a_stored_range_check_is_written_under_its_own_name_and_a_stamp_may_carry_the_run_it_was_taken_from(
         tmp_path: Path) -> None:
-    stamped = {"m::t": {"digest": "ab12", "commit": "9a59988", "date": "2026-11-28"}}
+    stamped = {"m::t": {"digest": "ab12", "commit": "9a59988", "run": "20261128T124000Z-ab12", "date": "2026-11-28"}}
     path = outputs.write_stored_ranges(tmp_path / "data" / "stored.json", range_check(cases=stamped))
     assert path.name == "stored.json" and outputs.read_ranges(path)["cases"] == stamped
 

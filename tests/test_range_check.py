@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.host import matrix
-from harness.tools import range_check, ranges
+from harness.tools import range_check, range_take, ranges
 
 CASES = '''
 from harness.case import Change, api, case
@@ -595,10 +595,13 @@ def test_a_take_adopts_the_cases_a_finished_check_settled_into_the_stored_docume
     assert [row for row in after["edges"] if row["case"] == "test_toy::test_eager"] == [
         row for row in checked["edges"] if row["case"] == "test_toy::test_eager"]
     assert after["wrong"] == 0 and after["probes"] == before["probes"] + checked["probes"]
+    assert after["cases"]["test_toy::test_eager"]["run"] == "20261128T124000Z-ab12"
     assert after["cases"]["test_toy::test_eager"]["date"] == "2026-11-28"
     assert said[0].startswith("ranges: took 2 case(s) of the check at ")
     assert said[1].startswith("census of cases: 1 of 1 reports a CPU cell can show are caught")
     assert range_check.stored_status(argv) == 0
+    with pytest.raises(range_take.TakeError, match="was taken already"):
+        range_check.run(argv, CELLS, fetch, said.append)
 
 
 def test_a_take_of_one_case_leaves_the_others_stored_and_fails_on_a_wrong_edge_it_still_holds(

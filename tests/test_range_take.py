@@ -20,6 +20,7 @@ DECLARED = {(A, "jax", ">=0.7.0", "known breakage jax>=0.7.0,<0.8.0"),
             (A, "jax", "<0.8.0", "known breakage jax>=0.7.0,<0.8.0"),
             (B, "jax", ">=0.9.0", "changed since jax>=0.9.0"), (C, "flax", ">=0.12.0", "changed since flax>=0.12.0")}
 DIGESTS = {A: "a-now", B: "b-now", C: "c-now"}
+RUN = "20261128T124000Z-cd34"
 
 
 def _rows(case: str, status: str = "confirmed", why: str = "") -> list[dict[str, Any]]:
@@ -47,7 +48,7 @@ def _stored() -> dict[str, Any]:
 
 def _check(rows: list[dict[str, Any]], cases: tuple[str, ...] = (A, B), **more: Any) -> Check:
     stamps = {case: {"digest": DIGESTS[case], "commit": "c-check"} for case in cases}
-    return Check(_document(rows, stamps, **more), Path("check/report/ranges.json"), "2026-11-28")
+    return Check(_document(rows, stamps, **more), Path("check/report/ranges.json"), RUN, "2026-11-28")
 
 
 def test_a_case_whose_every_declared_edge_the_check_confirmed_replaces_its_stored_rows_and_stamp() -> None:
@@ -55,7 +56,7 @@ def test_a_case_whose_every_declared_edge_the_check_confirmed_replaces_its_store
     assert adopted.taken == (A,)
     edges = adopted.document["edges"]
     assert [(row["case"], row["status"]) for row in edges if row["case"] == A] == [(A, "confirmed"), (A, "confirmed")]
-    assert adopted.document["cases"][A] == {"digest": "a-now", "commit": "c-check", "date": "2026-11-28"}
+    assert adopted.document["cases"][A] == {"digest": "a-now", "commit": "c-check", "run": RUN, "date": "2026-11-28"}
     # A case with one edge wrong keeps what was stored of it, rows and stamp.
     assert [row["status"] for row in edges if row["case"] == B] == ["unchecked"]
     assert adopted.document["cases"][B] == {"digest": "b-old", "commit": "c-old"}
@@ -141,10 +142,20 @@ def test_a_check_that_recorded_no_digest_of_a_case_is_stale() -> None:
 def test_a_check_holding_rows_of_another_commit_than_its_own_was_merged_and_is_refused() -> None:
     check = _check([*_rows(A), *_rows(B)])
     stamps = {**check.document["cases"], A: {"digest": "a-now", "commit": "c-earlier"}}
-    merged = Check({**check.document, "cases": stamps}, check.path, check.date)
+    merged = Check({**check.document, "cases": stamps}, check.path, check.run, check.date)
     with pytest.raises(TakeError, match="it holds rows checked at c-earlier, not at its own commit c-check: a check "
                                         "run with --merge, whose probes would count twice"):
         adopt(_stored(), merged, DECLARED, DIGESTS)
+
+
+def test_a_check_taken_already_is_refused_and_another_run_of_it_is_taken() -> None:
+    check = _check([*_rows(A), *_rows(B)])
+    once = adopt(_stored(), check, DECLARED, DIGESTS).document
+    with pytest.raises(TakeError, match=f"its run {RUN} was taken already \\(the stored stamp of {A} names it\\): its "
+                                        "probes would count twice"):
+        adopt(once, check, DECLARED, DIGESTS)
+    again = Check(check.document, check.path, "20261129T080000Z-ef56", "2026-11-29")
+    assert adopt(once, again, DECLARED, DIGESTS).taken == (A, B)
 
 
 def test_a_check_run_with_other_options_than_the_stored_one_is_refused_in_one_line() -> None:
@@ -176,8 +187,8 @@ def _folder(tmp_path: Path, document: dict[str, Any] | str | None, runs: tuple[s
 
 def test_a_check_folder_is_read_with_the_day_its_newest_run_started(tmp_path: Path) -> None:
     document = _check(_rows(A)).document
-    check = read_check(_folder(tmp_path, document, ("20261127T230000Z-ab12", "20261128T124000Z-cd34")))
-    assert check.date == "2026-11-28" and check.document["edges"] == document["edges"]
+    check = read_check(_folder(tmp_path, document, ("20261127T230000Z-ab12", RUN)))
+    assert (check.run, check.date) == (RUN, "2026-11-28") and check.document["edges"] == document["edges"]
     assert check.path == tmp_path / "check" / "report" / "ranges.json"
 
 

@@ -1,11 +1,12 @@
 """`shardmatrix ranges --take CHECK`: adopt the rows of a finished range check into the stored one, case by case.
 
 A case is taken where the check confirmed, or found bounded by the case's needs, every edge the corpus declares for it
-now: its rows replace the stored ones, and its digest stamp comes from the check, with the check's date. Every other
+now: its rows replace the stored ones, and its digest stamp comes from the check, with the check's run and date. Every
+other
 case keeps its stored rows, so a check that ran out of budget or found an edge wrong spoils nothing stored. The
 check must speak for the corpus as it is (each of its cases' digests equal to the case's digest now), be run without
---merge (its probes and budget are its own, so they add up) and with the options the stored document was checked
-with.
+--merge (its probes and budget are its own, so they add up), not be taken already (its run in a stored stamp) and be
+run with the options the stored document was checked with.
 
 Pure but for reading the check's folder: `adopt` takes both documents and what the corpus declares now as values
 (harness.tools.range_check reads the corpus), so it is tested on small documents (tests/test_range_take.py).
@@ -33,10 +34,12 @@ class TakeError(ShardmatrixError, ValueError):
 
 @dataclass(frozen=True)
 class Check:
-    """A finished check: its document (read through harness.outputs), where it lies, and the day its run started."""
+    """A finished check: its document (read through harness.outputs), where it lies, its run (the newest under its
+    results/) and the day that run started."""
 
     document: Mapping[str, Any]
     path: Path
+    run: str
     date: str
 
 
@@ -67,11 +70,12 @@ def read_check(folder: Path) -> Check:
     if written != outputs.RANGES_JSON.version:
         raise TakeError(f"--take {path}: a range check of schema {written}, not {outputs.RANGES_JSON.version}: it "
                         f"recorded no digest of its cases, so none is known to be the case as it is now (--stamp it)")
-    started = [runs.run_start(run_id) for run_id in runs.list_runs(folder / "results").ids]
-    if not started or started[-1] is None:
+    ran = runs.list_runs(folder / "results").ids
+    started = runs.run_start(ran[-1]) if ran else None
+    if started is None:
         raise TakeError(f"--take {folder}: no run under results/, so the day the check ran is unknown (take the "
                         f"--out folder the check wrote, whole)")
-    return Check(document, path, f"{started[-1]:%Y-%m-%d}")
+    return Check(document, path, ran[-1], f"{started:%Y-%m-%d}")
 
 
 def adopt(stored: Mapping[str, Any], check: Check, declared: Collection[Declared], digests: Mapping[str, str],
@@ -86,7 +90,8 @@ def adopt(stored: Mapping[str, Any], check: Check, declared: Collection[Declared
     left = {case: why for case in cases if (why := unsettled(rows[case], _of(declared, case)))}
     taken = tuple(case for case in cases if case not in left)
     edges = replaced(stored["edges"], {case: _current(rows[case], declared) for case in taken})
-    stamps = {**stored["cases"], **{case: {**document["cases"][case], "date": check.date} for case in taken}}
+    taken_from = {"run": check.run, "date": check.date}
+    stamps = {**stored["cases"], **{case: {**document["cases"][case], **taken_from} for case in taken}}
     needs = [row for row in stored["needs_without_change"] if row["case"] not in taken]
     needs += [row for row in document["needs_without_change"] if row["case"] in taken]
     merged = {**stored, "probes": stored["probes"] + document["probes"],
@@ -100,8 +105,9 @@ def adopt(stored: Mapping[str, Any], check: Check, declared: Collection[Declared
 def _refused(stored: Mapping[str, Any], check: Check, cases: list[str], digests: Mapping[str, str],
              asked: Collection[str]) -> None:
     """TakeError for a check that speaks for another corpus than the one now (a case's digest differs, or it recorded
-    none), that kept rows of an earlier check (--merge: a stamp of another commit than its own), that was run with
-    other options than the stored one, or that holds no row of a case asked."""
+    none), that kept rows of an earlier check (--merge: a stamp of another commit than its own), that was taken
+    already (a stored stamp names its run), that was run with other options than the stored one, or that holds no
+    row of a case asked."""
     document, path = check.document, check.path
     missing = sorted(set(asked) - set(cases))
     if missing:
@@ -118,6 +124,10 @@ def _refused(stored: Mapping[str, Any], check: Check, cases: list[str], digests:
         raise TakeError(f"--take {path}: it holds rows checked at {kept[0]}, not at its own commit "
                         f"{document['commit']}: a check run with --merge, whose probes would count twice; take a "
                         f"check run without --merge")
+    again = sorted(case for case, stamp in stored["cases"].items() if stamp.get("run") == check.run)
+    if again:
+        raise TakeError(f"--take {path}: its run {check.run} was taken already (the stored stamp of {again[0]} names "
+                        f"it): its probes would count twice")
     if document["options"] != stored["options"]:
         raise TakeError(f"--take {path}: checked with options {document['options'] or 'none'}, the stored document "
                         f"with {stored['options'] or 'none'}: take only checks run alike")
