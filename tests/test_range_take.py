@@ -168,9 +168,9 @@ def test_what_was_taken_and_left_is_said_one_line_each() -> None:
     check = _check([*_rows(A), *_rows(B, "wrong", "0.9.1 passes")])
     lines = range_take.describe(adopt(_stored(), check, DECLARED, DIGESTS), check, Path("docs/data/ranges.json"))
     assert lines == [f"not taken: {B}: jax>=0.9.0 [changed since jax>=0.9.0] is wrong: 0.9.1 passes",
-                     "ranges: took 1 case(s) of the check at check/report/ranges.json (commit c-check, run "
-                     "2026-11-28); 1 left with their stored rows; docs/data/ranges.json now holds 4 edge(s), 0 wrong, "
-                     "1 unchecked; 104 of 310 probes"]
+                     f"ranges: took 1 case(s) of the check at check/report/ranges.json (commit c-check, run {RUN} "
+                     "of 2026-11-28); 1 left with their stored rows; docs/data/ranges.json now holds 4 edge(s), 0 "
+                     "wrong, 1 unchecked; 104 of 310 probes"]
 
 
 def _folder(tmp_path: Path, document: dict[str, Any] | str | None, runs: tuple[str, ...] = ()) -> Path:

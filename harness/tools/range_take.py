@@ -168,9 +168,10 @@ def describe(adopted: Adopted, check: Check, stored: Path) -> list[str]:
     lines = [f"not taken: {case}: {why}" for case, why in sorted(adopted.left.items())]
     document = adopted.document
     lines.append(f"ranges: took {len(adopted.taken)} case(s) of the check at {check.path} (commit "
-                 f"{check.document['commit'] or 'unrecorded'}, run {check.date}); {len(adopted.left)} left with their "
-                 f"stored rows; {stored} now holds {len(document['edges'])} edge(s), {document['wrong']} wrong, "
-                 f"{document['unchecked']} unchecked; {document['probes']} of {document['budget']} probes")
+                 f"{check.document['commit'] or 'unrecorded'}, run {check.run} of {check.date}); "
+                 f"{len(adopted.left)} left with their stored rows; {stored} now holds {len(document['edges'])} "
+                 f"edge(s), {document['wrong']} wrong, {document['unchecked']} unchecked; {document['probes']} of "
+                 f"{document['budget']} probes")
     return lines
 
 
