@@ -529,41 +529,6 @@ def test_a_stamp_that_would_also_merge_or_probe_is_refused_in_one_line(corpus: P
                         print, probe=probe)
 
 
-def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_the_check(corpus: Path,
-                                                                                        tmp_path: Path) -> None:
-    from harness import results
-    from harness.cellrecord import make_record
-
-    def records(status: str) -> Path:
-        out = tmp_path / status
-        cell, run = "jax0.8.1-flax0.12.1-py3.11", "20261128T000000Z-a"
-        results.write_records(out / "results" / run / f"{cell}.jsonl", [make_record(
-            run_id=run, cell_id=cell, case_id="test_toy::test_eager", status=status, jax="0.8.1", flax="0.12.1",
-            attempt=1, known_breakage=True)])
-        return out
-
-    said: list[str] = []
-    argv = ["--cases", str(corpus), "--records", str(records("xpassed"))]
-    assert range_check.run(argv, CELLS, fetch, said.append, probe=probe) == []
-    assert said[0].startswith("hole: test_toy::test_eager passed at 20261128T000000Z-a/jax0.8.1-flax0.12.1-py3.11, "
-                              "inside its known breakage flax")
-    assert range_check.stored_status(argv) == 1
-    assert range_check.stored_status(["--cases", str(corpus), "--records", str(records("xfailed"))]) == 0
-
-
-def test_the_census_s_problems_are_printed_one_line_each_its_pins_held_to_the_index(corpus: Path,
-                                                                                     tmp_path: Path) -> None:
-    (corpus / "census.toml").write_text(CENSUS.replace('fixed = "flax==0.12.3"', 'fixed = "flax==0.12.15"'))
-    (corpus / "test_toy.py").write_text(CASES.replace('cites=("google/flax#5070",)',
-                                                      'cites=("google/flax#5070", "google/flax#9")'))
-    said: list[str] = []
-    range_check.run(["--cases", str(corpus), "--out", str(tmp_path / "out"), "--budget", "12"], CELLS, fetch,
-                    said.append, probe=probe)
-    assert "census of cases: test_toy::test_eager cites google/flax#9, which the census does not list" in said
-    assert ("census of cases: google/flax#5070: fixed flax==0.12.15 is not a flax release (of 5 known, 0.11.2 to "
-            "0.12.3)") in said
-
-
 def declared_right(case: str, jax: Version, flax: Version) -> str:
     """A probe at which every range the toy corpus declares holds."""
     fails = Version("0.12.0") <= flax < Version("0.12.3") if case.endswith("eager") else jax >= Version("0.7.1")
@@ -629,3 +594,38 @@ def test_a_take_into_a_stored_document_that_is_not_there_is_refused_in_one_line(
                                                           "unreadable"):
         range_check.run(["--cases", str(corpus), "--take", str(check), "--ranges-from", str(tmp_path / "nope.json")],
                         CELLS, fetch, print)
+
+
+def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_the_check(corpus: Path,
+                                                                                        tmp_path: Path) -> None:
+    from harness import results
+    from harness.cellrecord import make_record
+
+    def records(status: str) -> Path:
+        out = tmp_path / status
+        cell, run = "jax0.8.1-flax0.12.1-py3.11", "20261128T000000Z-a"
+        results.write_records(out / "results" / run / f"{cell}.jsonl", [make_record(
+            run_id=run, cell_id=cell, case_id="test_toy::test_eager", status=status, jax="0.8.1", flax="0.12.1",
+            attempt=1, known_breakage=True)])
+        return out
+
+    said: list[str] = []
+    argv = ["--cases", str(corpus), "--records", str(records("xpassed"))]
+    assert range_check.run(argv, CELLS, fetch, said.append, probe=probe) == []
+    assert said[0].startswith("hole: test_toy::test_eager passed at 20261128T000000Z-a/jax0.8.1-flax0.12.1-py3.11, "
+                              "inside its known breakage flax")
+    assert range_check.stored_status(argv) == 1
+    assert range_check.stored_status(["--cases", str(corpus), "--records", str(records("xfailed"))]) == 0
+
+
+def test_the_census_s_problems_are_printed_one_line_each_its_pins_held_to_the_index(corpus: Path,
+                                                                                     tmp_path: Path) -> None:
+    (corpus / "census.toml").write_text(CENSUS.replace('fixed = "flax==0.12.3"', 'fixed = "flax==0.12.15"'))
+    (corpus / "test_toy.py").write_text(CASES.replace('cites=("google/flax#5070",)',
+                                                      'cites=("google/flax#5070", "google/flax#9")'))
+    said: list[str] = []
+    range_check.run(["--cases", str(corpus), "--out", str(tmp_path / "out"), "--budget", "12"], CELLS, fetch,
+                    said.append, probe=probe)
+    assert "census of cases: test_toy::test_eager cites google/flax#9, which the census does not list" in said
+    assert ("census of cases: google/flax#5070: fixed flax==0.12.15 is not a flax release (of 5 known, 0.11.2 to "
+            "0.12.3)") in said
