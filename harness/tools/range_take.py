@@ -1,12 +1,11 @@
 """`shardmatrix ranges --take CHECK`: adopt the rows of a finished range check into the stored one, case by case.
 
 A case is taken where the check confirmed, or found bounded by the case's needs, every edge the corpus declares for it
-now: its rows replace the stored ones, and its digest stamp comes from the check, with the check's run and date. Every
-other
-case keeps its stored rows, so a check that ran out of budget or found an edge wrong spoils nothing stored. The
-check must speak for the corpus as it is (each of its cases' digests equal to the case's digest now), be run without
---merge (its probes and budget are its own, so they add up), not be taken already (its run in a stored stamp) and be
-run with the options the stored document was checked with.
+now: its rows replace the stored ones, and its digest stamp comes from the check, with the check's run and date.
+Every other case keeps its stored rows, so a check that ran out of budget or found an edge wrong spoils nothing
+stored. The check must speak for the corpus as it is (each of its cases' digests equal to the case's digest now), be
+run without --merge (its probes and budget are its own, so they add up), not be taken already (its run in a stored
+stamp) and be run with the options the stored document was checked with.
 
 Pure but for reading the check's folder: `adopt` takes both documents and what the corpus declares now as values
 (harness.tools.range_check reads the corpus), so it is tested on small documents (tests/test_range_take.py).
