@@ -531,7 +531,25 @@ RANGES_JSON = Format("ranges.json", 2, "range check", {2: _ranges_update_to_2})
 
 def write_ranges(out: Path, content: Mapping[str, Any]) -> Path:
     """Write the range checker's document (`ranges.json` under `out`)."""
-    return write_document(Path(out) / RANGES_JSON.name, RANGES_JSON, content)
+    return write_stored_ranges(Path(out) / RANGES_JSON.name, content)
+
+
+def write_stored_ranges(path: Path, content: Mapping[str, Any]) -> Path:
+    """Write a range checker's document at `path`, whatever its name (a stored one: docs/data/ranges.json)."""
+    return write_document(Path(path), RANGES_JSON, content)
+
+
+def ranges_version(path: Path) -> int:
+    """The schema version a range checker's document was written with, before any migration (a document that says
+    none is version 1); one line naming the file where it is not a JSON object."""
+    data = read_json(path, RANGES_JSON)
+    if not isinstance(data, dict):
+        raise RANGES_JSON.error(path, f"{RANGES_JSON.what} is a JSON {type(data).__name__}, not an object")
+    found = data.get(VERSION_KEY, 1)
+    if isinstance(found, str) and found.strip().isdigit():  # as Format.migrate reads it
+        found = int(found)
+    # Not a version at all: 0, which read_ranges refuses in its own words.
+    return found if isinstance(found, int) and not isinstance(found, bool) else 0
 
 
 def read_ranges(path: Path) -> Row:
@@ -587,5 +605,7 @@ def _check_provenance(path: Path, document: Row) -> None:
         raise RANGES_JSON.error(path, f"range check: commit {commit!r} is not text or null")
     if not isinstance(cases, dict) or not all(
             isinstance(stamp, dict) and isinstance(stamp.get("digest"), str)
-            and isinstance(stamp.get("commit"), str | None) for stamp in cases.values()):
-        raise RANGES_JSON.error(path, "range check: cases is not {case id: {digest, commit}}")
+            and isinstance(stamp.get("commit"), str | None)
+            and all(isinstance(stamp.get(key, ""), str) for key in ("run", "date")) for stamp in cases.values()):
+        raise RANGES_JSON.error(path, "range check: cases is not {case id: {digest, commit, and where taken by "
+                                      "--take, run and date}}")

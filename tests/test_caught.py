@@ -13,11 +13,12 @@ def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", u
 
 
 def _edge(case: str, status: str, declared: str = ">=0.9.0", found: str | None = None,
-          package: str = "jax", inside: str | None = "no release inside") -> dict[str, object]:
+          package: str = "jax", inside: tuple[int, int] | None = (0, 0)) -> dict[str, object]:
+    """A stored row; `inside` is (the releases inside its range it owns, those of them judged)."""
     row: dict[str, object] = {"case": case, "package": package, "declared": declared, "source": "known breakage",
                               "status": status, "found": found, "why": "w"}
-    if inside is not None:  # a row of the bounds-only checker has none
-        row["inside"] = inside
+    if inside is not None:  # a row of the bounds-only checker has no counts
+        row["inside_releases"], row["inside_judged"] = inside
     return row
 
 
@@ -148,20 +149,27 @@ def test_a_row_of_the_bounds_only_checker_waits_on_a_probe_inside_instead_of_cat
 
 
 def test_a_range_whose_inside_was_asked_but_never_judged_is_not_caught_and_one_judged_release_is_enough() -> None:
-    unjudged = "3 of 14 releases inside probed, 0 of them judged (the others not applicable or not installable)"
-    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=unjudged)]).status \
+    # 3 of 14 releases inside asked, none of them judged (not applicable or not installable there), then one judged.
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=(14, 0))]).status \
         == BOUNDS_ONLY
-    judged = "3 of 14 releases inside probed, 1 of them judged (the others not applicable or not installable): 0.9.1"
-    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=judged)]).status == CAUGHT
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [_edge("m::t1", "confirmed", inside=(14, 1))]).status == CAUGHT
 
 
 def test_the_inside_of_a_range_is_read_over_every_edge_of_its_declaration() -> None:
-    # `>=A,<B`: the `>=` edge owns the inside; the `<B` row says "no release inside" of its own.
-    owner = {"inside": "2 of 5 releases inside probed: 0.8.1, 0.8.2"}
-    assert inside_judged([owner, {"inside": "no release inside"}])
-    assert not inside_judged([{"inside": "0 of 7 releases inside probed"}, {"inside": "no release inside"}])
+    # `>=A,<B`: the `>=` edge owns the inside; the `<B` row owns no release inside of its own.
+    owner, other = {"inside_releases": 5, "inside_judged": 2}, {"inside_releases": 0, "inside_judged": 0}
+    assert inside_judged([owner, other])
+    assert inside_judged([other, other])  # no release lies inside the range: nothing there to judge
+    assert not inside_judged([{"inside_releases": 7, "inside_judged": 0}, other])
     assert not inside_judged([owner, {}])  # one edge of the declaration from the bounds-only checker
-    assert not inside_judged([{"inside": "garbled"}]) and not inside_judged([])
+
+
+def test_the_inside_is_read_from_the_row_s_counts_never_from_its_text() -> None:
+    said = {"inside": "2 of 5 releases inside probed: 0.8.1, 0.8.2"}
+    assert not inside_judged([said])  # the text alone, with no counts, is no evidence
+    assert inside_judged([{**said, "inside_releases": 5, "inside_judged": 2}])
+    assert not inside_judged([{"inside_releases": "5", "inside_judged": 2}])  # a count that is not a number
+    assert not inside_judged([{"inside_releases": 5, "inside_judged": True}]) and not inside_judged([])
 
 
 def test_the_summary_counts_the_reports_waiting_on_an_inside_probe_and_never_rounds_a_share_up() -> None:
@@ -178,7 +186,7 @@ def test_the_summary_counts_the_reports_waiting_on_an_inside_probe_and_never_rou
 
 
 def _from(case: str, declared: str, status: str = "confirmed", source: str = "known breakage jax>=0.6.1,<0.7.0",
-          inside: str = "no release inside") -> dict[str, object]:
+          inside: tuple[int, int] = (0, 0)) -> dict[str, object]:
     return {**_edge(case, status, declared, inside=inside), "source": source}
 
 

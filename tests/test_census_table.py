@@ -23,7 +23,7 @@ summary = "a | b"
 
 CONFIRMED = [{"case": "test_fam::test_x", "package": "jax", "declared": declared, "status": "confirmed",
               "source": "known breakage jax<0.9.0,>=0.8.1", "found": None, "why": "",
-              "inside": "no release inside"}
+              "inside": "no release inside", "inside_releases": 0, "inside_judged": 0}
              for declared in (">=0.8.1", "<0.9.0")]
 KNOWN = """[[breakage]]
 case = "test_fam::test_x"
@@ -126,7 +126,8 @@ def test_a_warned_edge_catches_a_deprecation_only_where_its_change_names_the_war
 
 
 def test_the_releases_a_stored_check_names_are_its_bounds_inside_probes_and_the_pairs_its_reasons_name() -> None:
-    rows = [{**CONFIRMED[0], "inside": "2 of 5 releases inside probed: 0.8.2, 0.9.0.1"},
+    rows = [{**CONFIRMED[0], "inside": "2 of 5 releases inside probed: 0.8.2, 0.9.0.1",
+             "inside_releases": 5, "inside_judged": 2},
             {**CONFIRMED[1], "status": "unchecked", "why": "jax 0.9.1 with flax 0.12.10 cannot be probed"}]
     assert stored_releases(rows) == {"jax": {Version(v) for v in ("0.8.1", "0.8.2", "0.9.0.1", "0.9.0", "0.9.1")},
                                      "flax": {Version("0.12.10")}}

@@ -53,7 +53,7 @@ from record_factory import cell_id, record
 
 from harness import celldocuments, cellrecord, formats, vocabulary
 from harness.host import completeness, matrix
-from harness.tools import index, pins, upgrade
+from harness.tools import index, pins, range_take, upgrade
 from reports import regressions
 from reports.cli import compare_main
 from reports.data.load import ResultsError, load
@@ -437,6 +437,43 @@ def test_no_page_states_a_range_check_better_than_its_rows(check: hostile_states
                     counted = ", ".join(f"{check.statuses.count(status)} {status}"
                                         for status in hostile_states.STATUSES)
                     assert f"{len(check.statuses)} declared edges: {counted}" in text, text
+
+
+#: A case of the stored range check hostile_states writes, each with its one declaration and the digest it is stamped
+#: with there, as the corpus would declare and digest it now.
+HOSTILE_CASES = [f"sharded_gathers::test_{number}" for number in range(10)]
+
+
+@settings(max_examples=max(1, EXAMPLES // 15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(check=hostile_states.range_checks)
+def test_no_take_adopts_a_case_its_check_did_not_settle(check: hostile_states.RangeCheck) -> None:
+    """`ranges --take`: a check folder that is not a whole check of schema 2 is refused in one line; from a whole one,
+    exactly the cases whose every declared edge it confirmed or found bounded are taken, and the stored counts are
+    those of the rows the document then holds."""
+    with TemporaryDirectory() as folder:
+        root = Path(folder)
+        hostile_states.write_range_check(root / "check" / "report" / "ranges.json", check)
+        run = root / "check" / "results" / "20261128T124000Z-ab12"
+        run.mkdir(parents=True)
+        (run / "jax0.9.0-flax0.12.0-py3.11.jsonl").write_text("", encoding="utf-8")
+        rows = [hostile_states.edge(number, "unchecked") for number in range(len(HOSTILE_CASES))]
+        stored = {"probes": 0, "budget": 0, "wrong": 0, "unchecked": len(rows), "edges": rows,
+                  "needs_without_change": [], "options": {}, "commit": None, "cases": {}}
+        declared = {(case, "jax", ">=0.9.0", "changed since jax>=0.9.0") for case in HOSTILE_CASES}
+        try:
+            adopted = range_take.adopt(stored, range_take.read_check(root / "check"), declared,
+                                       {case: "ab12" for case in HOSTILE_CASES})
+        except formats.ShardmatrixError as refused:
+            assert "\n" not in str(refused)
+            return
+        # Counts that disagree with the rows are no harm here: a take recounts them.
+        assert check.defect in (None, "counts_disagree"), check
+        assert set(adopted.taken) == {HOSTILE_CASES[number] for number, status in enumerate(check.statuses)
+                                      if status in range_take.SETTLED}
+        held = adopted.document["edges"]
+        assert all(row["status"] in range_take.SETTLED for row in held if row["case"] in adopted.taken)
+        for status in ("wrong", "unchecked"):
+            assert adopted.document[status] == sum(row["status"] == status for row in held)
 
 
 # --- the ecosystem fan-in's parts ------------------------------------------------------------------------------------

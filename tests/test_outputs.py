@@ -274,6 +274,8 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"options": {"override": 1}}, "options {'override': 1}"), ({"options": {"timeout": "5"}}, "options"),
     ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
     ({"cases": {"m::t": {"commit": None}}}, "cases is not"),
+    ({"cases": {"m::t": {"digest": "ab12", "commit": None, "date": 20261128}}}, "cases is not"),
+    ({"cases": {"m::t": {"digest": "ab12", "commit": None, "run": None}}}, "cases is not"),
 ])
 def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, changed: dict[str, object],
                                                                  fault: str) -> None:
@@ -281,6 +283,25 @@ def test_a_range_check_that_is_not_whole_is_refused_in_one_line(tmp_path: Path, 
     with pytest.raises(outputs.OutputFileError, match=f"^{path}: range check: ") as caught:
         outputs.read_ranges(path)
     assert fault in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_stored_range_check_is_written_under_its_own_name_and_a_stamp_may_carry_the_run_it_was_taken_from(
+        tmp_path: Path) -> None:
+    stamped = {"m::t": {"digest": "ab12", "commit": "9a59988", "run": "20261128T124000Z-ab12", "date": "2026-11-28"}}
+    path = outputs.write_stored_ranges(tmp_path / "data" / "stored.json", range_check(cases=stamped))
+    assert path.name == "stored.json" and outputs.read_ranges(path)["cases"] == stamped
+
+
+def test_the_schema_a_range_check_was_written_with_is_read_before_any_migration(tmp_path: Path) -> None:
+    path = outputs.write_ranges(tmp_path, range_check())
+    assert outputs.ranges_version(path) == outputs.RANGES_JSON.version
+    path.write_text(json.dumps({k: v for k, v in range_check().items() if k != "schema_version"}))
+    assert outputs.ranges_version(path) == 1  # written before documents carried their version
+    path.write_text(json.dumps({**range_check(), "schema_version": "2"}))
+    assert outputs.ranges_version(path) == 2  # as the migration reads a version written as text
+    path.write_text("[]")
+    with pytest.raises(outputs.OutputFileError, match=f"^{path}: range check is a JSON list, not an object$"):
+        outputs.ranges_version(path)
 
 
 def test_a_range_check_of_version_1_is_read_with_the_counts_its_inside_text_says() -> None:

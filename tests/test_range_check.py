@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.host import matrix
-from harness.tools import range_check, ranges
+from harness.tools import range_check, range_take, ranges
 
 CASES = '''
 from harness.case import Change, api, case
@@ -527,6 +527,73 @@ def test_a_stamp_that_would_also_merge_or_probe_is_refused_in_one_line(corpus: P
     with pytest.raises(range_check.RangeCheckError, match=f"--stamp with {with_[0]}: a stamp probes and merges"):
         range_check.run(["--cases", str(corpus), "--stamp", "r.json", "--checked-at", "abc", *with_], CELLS, fetch,
                         print, probe=probe)
+
+
+def declared_right(case: str, jax: Version, flax: Version) -> str:
+    """A probe at which every range the toy corpus declares holds."""
+    fails = Version("0.12.0") <= flax < Version("0.12.3") if case.endswith("eager") else jax >= Version("0.7.1")
+    return ranges.FAIL if fails else ranges.PASS
+
+
+def _stored_and_check(corpus: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """(a stored document where test_eager's range is wrong, a finished check where every range holds)."""
+    first, check = tmp_path / "first", tmp_path / "check"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
+    stored = outputs.write_stored_ranges(tmp_path / "data" / "ranges.json",
+                                         outputs.read_ranges(first / "report" / "ranges.json"))
+    range_check.run(["--cases", str(corpus), "--out", str(check)], CELLS, fetch, print, probe=declared_right)
+    # The fake probes build no cell: the run folder a real check leaves under results/ says the day it ran.
+    run = check / "results" / "20261128T124000Z-ab12"
+    run.mkdir(parents=True)
+    (run / "jax0.8.1-flax0.12.1-py3.11.jsonl").write_text("")
+    return stored, check
+
+
+def test_a_take_adopts_the_cases_a_finished_check_settled_into_the_stored_document_in_place(corpus: Path,
+                                                                                            tmp_path: Path) -> None:
+    stored, check = _stored_and_check(corpus, tmp_path)
+    before, checked = outputs.read_ranges(stored), outputs.read_ranges(check / "report" / "ranges.json")
+    said: list[str] = []
+    argv = ["--cases", str(corpus), "--take", str(check), "--ranges-from", str(stored)]
+    assert range_check.run(argv, CELLS, fetch, said.append) == []
+    after = outputs.read_ranges(stored)
+    assert [row for row in after["edges"] if row["case"] == "test_toy::test_eager"] == [
+        row for row in checked["edges"] if row["case"] == "test_toy::test_eager"]
+    assert after["wrong"] == 0 and after["probes"] == before["probes"] + checked["probes"]
+    assert after["cases"]["test_toy::test_eager"]["run"] == "20261128T124000Z-ab12"
+    assert after["cases"]["test_toy::test_eager"]["date"] == "2026-11-28"
+    assert said[0].startswith("ranges: took 2 case(s) of the check at ")
+    assert said[1].startswith("census of cases: 1 of 1 reports a CPU cell can show are caught")
+    assert range_check.stored_status(argv) == 0
+    with pytest.raises(range_take.TakeError, match="was taken already"):
+        range_check.run(argv, CELLS, fetch, said.append)
+
+
+def test_a_take_of_one_case_leaves_the_others_stored_and_fails_on_a_wrong_edge_it_still_holds(
+        corpus: Path, tmp_path: Path) -> None:
+    stored, check = _stored_and_check(corpus, tmp_path)
+    argv = ["--cases", str(corpus), "--take", str(check), "--ranges-from", str(stored), "--case",
+            "test_toy::test_use_mesh"]
+    range_check.run(argv, CELLS, fetch, print)
+    after = outputs.read_ranges(stored)
+    assert after["wrong"] == 2 and "date" not in after["cases"]["test_toy::test_eager"]
+    assert range_check.stored_status(argv) == 1
+
+
+@pytest.mark.parametrize("with_", [["--merge", "r.json"], ["--stamp", "r.json"], ["--records", "out"],
+                                   ["--checked-at", "abc"]])
+def test_a_take_that_would_also_merge_stamp_or_read_records_is_refused_in_one_line(corpus: Path,
+                                                                                  with_: list[str]) -> None:
+    with pytest.raises(range_check.RangeCheckError, match=f"^--take with {with_[0]}: a take probes nothing"):
+        range_check.run(["--cases", str(corpus), "--take", "check", *with_], CELLS, fetch, print)
+
+
+def test_a_take_into_a_stored_document_that_is_not_there_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
+    _, check = _stored_and_check(corpus, tmp_path)
+    with pytest.raises(range_check.RangeCheckError, match=f"^--ranges-from {tmp_path / 'nope.json'}: range check "
+                                                          "unreadable"):
+        range_check.run(["--cases", str(corpus), "--take", str(check), "--ranges-from", str(tmp_path / "nope.json")],
+                        CELLS, fetch, print)
 
 
 def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_the_check(corpus: Path,

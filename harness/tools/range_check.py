@@ -9,10 +9,11 @@ pairs it with that jax release (the matrix cell with the newest jax not after it
 
     python -m shardmatrix.command ranges [--budget N] [--out DIR]   (`nox -s ranges`)
 
-Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked. Two modes probe
+Writes OUT/report/ranges.json (harness.outputs) and prints each edge that is wrong or unchecked. Three modes probe
 nothing: `--stamp CHECK --checked-at COMMIT` stores an earlier check with the digests of its cases unchanged since
-(harness.tools.case_digest), and `--records OUT` lists where stored cell records contradict the declared ranges
-(harness.tools.range_records).
+(harness.tools.case_digest), `--records OUT` lists where stored cell records contradict the declared ranges
+(harness.tools.range_records), and `--take CHECK_DIR` adopts the cases a finished check settled into the stored
+document (harness.tools.range_take).
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ from harness.change import Change, declared
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
-from harness.tools import bisect, case_digest, caught, index, pins, range_records, ranges
+from harness.tools import bisect, case_digest, caught, index, pins, range_records, range_take, ranges
 
 #: Probes one check may build (each a cell); an edge past it is listed as unchecked.
 DEFAULT_BUDGET = 40
+#: The stored range check the docs show, from the checkout's root: what --take adopts a check into by default.
+STORED_RANGES = Path("docs") / "data" / outputs.RANGES_JSON.name
 
 
 class RangeCheckError(ShardmatrixError, ValueError):
@@ -73,6 +76,12 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                         "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any")
     p.add_argument("--checked-at", default=None, metavar="COMMIT",
                    help="with --stamp: the commit the check ran at (docs/data/runs.toml names it)")
+    p.add_argument("--take", type=Path, default=None, metavar="CHECK_DIR",
+                   help="probe nothing: adopt into the stored document (--ranges-from) the rows of each case (of "
+                        "--case, where given) whose every declared edge the finished check in CHECK_DIR (an --out "
+                        "folder of a run without --merge) confirmed or found bounded; other cases keep theirs")
+    p.add_argument("--ranges-from", type=Path, default=STORED_RANGES, metavar="RANGES_JSON",
+                   help=f"with --take: the stored document, rewritten in place (default {STORED_RANGES})")
     return p
 
 
@@ -415,6 +424,10 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     if namespace.budget < 1:
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
+    if namespace.take is not None:
+        refuse_beside_take(namespace)
+        take_check(namespace.take, namespace.ranges_from, opts.cases, namespace.case, say)
+        return []
     if namespace.stamp is not None or namespace.checked_at is not None:
         stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
                       namespace.merge, namespace.case)
@@ -475,17 +488,8 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
                           namespace.budget + earlier.get("budget", 0), drifted, kept, provenance)
     for line in ranges.describe(findings, drifted, spent, namespace.budget, kept):
         say(line)
-    all_rows = kept + [finding.as_row() for finding in findings]
-    for root in corpus.case_roots(opts.cases):
-        if census.census_path(root).is_file():
-            # A change warned with no text of its warning was confirmed by whatever warned: it vouches for nothing.
-            unvouched = {case for case, change in changes.items() if change.warned and not change.warning}
-            found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root),
-                                   all_rows, current, unvouched)
-            say(f"census of {root.name}: {caught.summary(found)}")
-            for problem in census.problems(census.read_census(census.census_path(root)),
-                                           census.corpus_citations(root), releases):
-                say(f"census of {root.name}: {problem}")
+    for line in census_said(opts.cases, kept + [finding.as_row() for finding in findings], current, releases):
+        say(line)
     say(f"ranges: {stored}")
 
 
@@ -525,6 +529,52 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
     return stored
 
 
+def refuse_beside_take(namespace: Any) -> None:
+    """RangeCheckError naming the first mode given with --take: a take probes, merges and stamps nothing."""
+    given = [option for option, name in (("--merge", "merge"), ("--stamp", "stamp"), ("--records", "records"),
+                                         ("--checked-at", "checked_at")) if getattr(namespace, name)]
+    if given:
+        raise RangeCheckError(f"--take with {given[0]}: a take probes nothing and adopts one check into one document")
+
+
+def take_check(folder: Path, stored_path: Path, cases: list[str], asked: Sequence[str],
+               say: Callable[[str], object]) -> Path:
+    """--take: the check in `folder` adopted case by case (of `asked`, where given) into the stored document at
+    `stored_path`, rewritten in place (harness.tools.range_take), then what was taken and the census's caught line."""
+    check = range_take.read_check(folder)
+    try:
+        stored = outputs.read_ranges(stored_path)
+    except ShardmatrixError as exc:
+        raise RangeCheckError(f"--ranges-from {exc}") from None
+    current = declared_keys(corpus_edges(cases))
+    adopted = range_take.adopt(stored, check, current, corpus_digests(cases), asked)
+    written = outputs.write_stored_ranges(stored_path, adopted.document)
+    for line in range_take.describe(adopted, check, written):
+        say(line)
+    for line in census_said(cases, adopted.document["edges"], current):
+        say(line)
+    return written
+
+
+def census_said(cases: list[str], rows: list[dict[str, Any]], current: set[caught.Declared],
+                releases: Mapping[str, list[Version]] | None = None) -> list[str]:
+    """The census's caught line of each case folder that holds a census, judged on `rows`, and with `releases` its
+    pins checked against them."""
+    changes = declared_changes(cases)
+    # A change warned with no text of its warning was confirmed by whatever warned: it vouches for nothing.
+    unvouched = {case for case, change in changes.items() if change.warned and not change.warning}
+    lines = []
+    for root in corpus.case_roots(cases):
+        if census.census_path(root).is_file():
+            reports = census.read_census(census.census_path(root))
+            found = caught.catches(reports, census.corpus_citations(root), rows, current, unvouched)
+            lines.append(f"census of {root.name}: {caught.summary(found)}")
+            if releases is not None:
+                lines += [f"census of {root.name}: {problem}"
+                          for problem in census.problems(reports, census.corpus_citations(root), releases)]
+    return lines
+
+
 def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> list[str]:
     """--records: the lines where the records under `folders` contradict the ranges the corpus declares now (of the
     cases asked, else every case), then how many (harness.tools.range_records)."""
@@ -546,5 +596,7 @@ def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
     opts = options.from_namespace(namespace)
     if namespace.records:
         return 1 if len(contradicted(namespace.records, opts.cases, namespace.case)) > 1 else 0
-    stored = outputs.read_ranges(Path(opts.out) / "report" / outputs.RANGES_JSON.name)
+    # A take rewrote the stored document in place: a wrong edge it still holds (a case left as it was) fails it too.
+    report = Path(opts.out) / "report" / outputs.RANGES_JSON.name
+    stored = outputs.read_ranges(namespace.ranges_from if namespace.take is not None else report)
     return 1 if any(row["status"] == ranges.WRONG for row in stored["edges"]) else 0
