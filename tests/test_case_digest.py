@@ -104,3 +104,76 @@ def test_the_stamp_step_reads_the_cases_at_the_check_s_commit_with_git(tmp_path:
         range_check.run([*argv[:-1], first], [], say=said.append)
     with pytest.raises(range_check.RangeCheckError, match="--checked-at nosuch: "):
         range_check.run([*argv[:-1], "nosuch"], [], say=said.append)
+
+
+def _commit(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _check(tmp_path: Path, commit: str | None = None, cases: tuple[str, ...] = ("test_toy::test_b",)) -> Path:
+    """A stored check of `cases`, recording `commit` as the one it ran at (None: it recorded none)."""
+    row = {"package": "jax", "declared": "<0.8.0", "source": "x", "status": "confirmed", "found": None, "why": ""}
+    return outputs.write_ranges(tmp_path / "old" / "-".join(cases), {
+        "probes": 1, "budget": 1, "wrong": 0, "unchecked": 0, "needs_without_change": [], "options": {},
+        "edges": [{**row, "case": case} for case in cases], "commit": commit, "cases": {}})
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_stamp_names_the_full_commit_of_a_branch_or_short_hash_and_refuses_one_the_check_did_not_run_at(
+        tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    first = _commit(tmp_path, "cases")
+    (root / "notes.txt").write_text("later")
+    later = _commit(tmp_path, "later")
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out")]
+    range_check.run([*argv, "--stamp", str(_check(tmp_path)), "--checked-at", "main"], [], say=print)
+    stamped = outputs.read_ranges(tmp_path / "out" / "report" / "ranges.json")
+    assert stamped["commit"] == later and stamped["cases"]["test_toy::test_b"]["commit"] == later
+    # The check says it ran at the first commit: stamping it at another would read its cases where it never ran.
+    check = _check(tmp_path, commit=first[:9])
+    with pytest.raises(range_check.RangeCheckError, match=f"^--checked-at main: the check records that it ran at "
+                                                          f"{first[:9]}, not at {later}: stamp it at its own commit$"):
+        range_check.run([*argv[:-1], str(tmp_path / "out2"), "--stamp", str(check), "--checked-at", "main"], [],
+                        say=print)
+    range_check.run([*argv[:-1], str(tmp_path / "out2"), "--stamp", str(check), "--checked-at", first], [], say=print)
+    assert outputs.read_ranges(tmp_path / "out2" / "report" / "ranges.json")["commit"] == first[:9]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_stamp_replaces_no_other_check_stored_where_it_would_write(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    git(tmp_path, "init", "-q")
+    checked_at = _commit(tmp_path, "cases")
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out"), "--checked-at", checked_at]
+    fresh = _check(tmp_path, cases=("test_toy::test_a", "test_toy::test_b"))
+    target = outputs.write_ranges(tmp_path / "out" / "report", outputs.read_ranges(fresh))
+    before = target.read_bytes()
+    with pytest.raises(range_check.RangeCheckError, match=f"^--stamp: {target} holds another check \\(2 rows, not the "
+                                                          "1 of .*\\); a stamp would replace it: give another --out$"):
+        range_check.run([*argv, "--stamp", str(_check(tmp_path))], [], say=print)
+    assert target.read_bytes() == before
+    # The same check stamped again, or the stored file stamped in place, replaces only itself.
+    range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    range_check.run([*argv, "--stamp", str(target)], [], say=print)
+    assert len(outputs.read_ranges(target)["cases"]) == 2
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_case_file_that_today_s_reader_refuses_at_the_check_s_commit_is_named_as_git_names_it(
+        tmp_path: Path) -> None:
+    root = folder(tmp_path, known=KNOWN.replace('reason = "fails"', 'reason = "fails"\nsince = "0.7"'))
+    git(tmp_path, "init", "-q")
+    checked_at = _commit(tmp_path, "cases, with a key the known-breakages reader does not know")
+    folder(tmp_path)
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out"), "--stamp", str(_check(tmp_path)), "--checked-at",
+            checked_at]
+    with pytest.raises(range_check.RangeCheckError) as refused:
+        range_check.run(argv, [], say=print)
+    said = str(refused.value)
+    assert said.startswith(f"--checked-at {checked_at}: commit {checked_at}: a case file there cannot be read")
+    assert f"{checked_at}:cases/known_breakages.toml" in said and "\n" not in said
+    assert not (tmp_path / "out" / "report" / "ranges.json").exists()

@@ -3,6 +3,7 @@ now; a citation alone, an edge at another release or a stale stored row earns no
 
 from __future__ import annotations
 
+from harness import outputs
 from harness.census import Report
 from harness.tools.caught import BOUNDS_ONLY, CAUGHT, NOT_CAUGHT, OFF_CPU, catches, inside_judged, summary, transitions
 
@@ -17,8 +18,13 @@ def _edge(case: str, status: str, declared: str = ">=0.9.0", found: str | None =
     row: dict[str, object] = {"case": case, "package": package, "declared": declared, "source": "known breakage",
                               "status": status, "found": found, "why": "w"}
     if inside is not None:  # a row of the bounds-only checker has none
-        row["inside"] = inside
+        row = _counted({**row, "inside": inside})
     return row
+
+
+def _counted(row: dict[str, object]) -> dict[str, object]:
+    """A row with the counts its `inside` text says, as the reader gives them (harness.outputs' migration)."""
+    return dict(outputs.RANGES_JSON.migrate({"schema_version": 1, "edges": [row]}, "ranges.json")["edges"][0])
 
 
 def _declared(*rows: dict[str, object]) -> set[tuple[str, str, str, str]]:
@@ -157,11 +163,22 @@ def test_a_range_whose_inside_was_asked_but_never_judged_is_not_caught_and_one_j
 
 def test_the_inside_of_a_range_is_read_over_every_edge_of_its_declaration() -> None:
     # `>=A,<B`: the `>=` edge owns the inside; the `<B` row says "no release inside" of its own.
-    owner = {"inside": "2 of 5 releases inside probed: 0.8.1, 0.8.2"}
-    assert inside_judged([owner, {"inside": "no release inside"}])
-    assert not inside_judged([{"inside": "0 of 7 releases inside probed"}, {"inside": "no release inside"}])
+    owner = _counted({"inside": "2 of 5 releases inside probed: 0.8.1, 0.8.2"})
+    nothing = _counted({"inside": "no release inside"})
+    assert inside_judged([owner, nothing])
+    assert not inside_judged([_counted({"inside": "0 of 7 releases inside probed"}), nothing])
     assert not inside_judged([owner, {}])  # one edge of the declaration from the bounds-only checker
-    assert not inside_judged([{"inside": "garbled"}]) and not inside_judged([])
+    assert not inside_judged([_counted({"inside": "garbled"})]) and not inside_judged([])
+
+
+def test_the_inside_is_judged_by_the_row_s_counts_never_by_its_text() -> None:
+    # Text and counts that disagree (a row edited by hand): the reader refuses them; caught, handed such rows, goes
+    # by the counts the reader checks, so text saying "1 of them judged" cannot earn a catch the counts deny.
+    says_judged = "3 of 14 releases inside probed, 1 of them judged (the others not applicable or not installable)"
+    row = {**_edge("m::t1", "confirmed", inside=says_judged), "inside_judged": 0}
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [row]).status == BOUNDS_ONLY
+    counted = {**_edge("m::t1", "confirmed", inside="garbled"), "inside_releases": 14, "inside_judged": 1}
+    assert _one(_report("a/b#1"), {"m::t1": ("a/b#1",)}, [counted]).status == CAUGHT
 
 
 def test_the_summary_counts_the_reports_waiting_on_an_inside_probe_and_never_rounds_a_share_up() -> None:

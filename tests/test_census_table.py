@@ -23,7 +23,7 @@ summary = "a | b"
 
 CONFIRMED = [{"case": "test_fam::test_x", "package": "jax", "declared": declared, "status": "confirmed",
               "source": "known breakage jax<0.9.0,>=0.8.1", "found": None, "why": "",
-              "inside": "no release inside"}
+              "inside": "no release inside", "inside_releases": 0, "inside_judged": 0}
              for declared in (">=0.8.1", "<0.9.0")]
 KNOWN = """[[breakage]]
 case = "test_fam::test_x"

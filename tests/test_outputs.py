@@ -271,6 +271,13 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [{**RANGE_EDGE, "inside_judged": "1"}]}, "inside_judged '1'"),
     ({"edges": [{k: v for k, v in RANGE_EDGE.items() if k != "inside_judged"}]}, "inside_judged None"),
     ({"edges": [{**RANGE_EDGE, "inside_judged": 4}]}, "inside_releases 3 and inside_judged 4"),
+    # Its text and its counts disagree: a reader of either would be told another story.
+    ({"edges": [{**RANGE_EDGE, "inside_judged": 0}]}, "which says 3 releases inside and 1 judged, but "
+                                                      "inside_releases 3 and inside_judged 0"),
+    ({"edges": [{**RANGE_EDGE, "inside": "no release inside"}]}, "which says 0 releases inside"),
+    # Two rows of one edge, one confirmed and one wrong: whichever a reader met first would stand.
+    ({"edges": [RANGE_EDGE, {**RANGE_EDGE, "status": "wrong", "found": ">=0.9.1"}]},
+     "edges row 2 repeats row 1's edge (m::t jax>=0.9.0 [changed since jax>=0.9.0]): one row per edge"),
     ({"options": {"override": 1}}, "options {'override': 1}"), ({"options": {"timeout": "5"}}, "options"),
     ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
     ({"cases": {"m::t": {"commit": None}}}, "cases is not"),

@@ -12,7 +12,6 @@ Pure: it joins the census (harness.census), the corpus's `cites=`, the edges the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,10 +25,6 @@ WARNED_SOURCE = "warned "
 #: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
 #: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
 BOUNDS_ONLY = "bounds only"
-
-#: What a stored row says of its range's inside (harness.tools.ranges.Finding.inside_said).
-NO_RELEASE_INSIDE = "no release inside"
-_INSIDE = re.compile(r"(\d+) of \d+ releases inside probed(?:, (\d+) of them judged)?")
 
 #: (case id, package, declared bound as ranges.Edge.text, the declaration it comes from as ranges.Edge.source): one
 #: edge the corpus declares. The source holds the whole range, so a row of `>=A,<B` speaks not for `>=A,<C`.
@@ -207,21 +202,19 @@ def _starts(declaration: list[Mapping[str, Any]], start: Collection[tuple[str, s
 
 def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
     """Whether the rows of one declaration (its edges) carry evidence from inside its range: every row written by the
-    inside-probing checker (a row without `inside` is the bounds-only checker's), and either no release lies inside
-    or at least one release inside was judged (asked releases that were all not applicable say nothing of holes)."""
-    texts = [row.get("inside") for row in declaration]
-    if not texts or not all(isinstance(text, str) for text in texts):
+    inside-probing checker, which counts the releases inside it owns (`inside_releases`) and those judged
+    (`inside_judged`; a row without them is the bounds-only checker's), and either no release lies inside or at least
+    one release inside was judged (asked releases that were all not applicable say nothing of holes). The counts, not
+    the `inside` text: harness.outputs reads that text, once, and holds it to them."""
+    counts = [(row.get("inside_releases"), row.get("inside_judged")) for row in declaration]
+    if not counts or not all(_is_count(owned) and _is_count(judged) for owned, judged in counts):
         return False
-    owned = [_judged_inside(str(text)) for text in texts
-             if text != NO_RELEASE_INSIDE and not str(text).startswith("nothing inside probed")]
-    return not owned or any(count > 0 for count in owned)
+    owning = [int(str(judged)) for owned, judged in counts if int(str(owned)) > 0]
+    return not owning or any(judged > 0 for judged in owning)
 
 
-def _judged_inside(text: str) -> int:
-    match = _INSIDE.match(text)
-    if match is None:
-        return 0
-    return int(match.group(2) if match.group(2) is not None else match.group(1))
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def summary(found: list[Catch]) -> str:

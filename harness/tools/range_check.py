@@ -373,15 +373,16 @@ def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -
     return list(found.values())
 
 
-def _earlier(path: Path | None, given: dict[str, float] | None) -> dict[str, Any]:
-    """The earlier check --merge names ({} without one); with `given`, refused where it was run with other options
-    that change a probe's answer (--timeout, --devices, --suite-budget): its rows are not this check's kind."""
+def _earlier(path: Path | None, given: dict[str, float] | None, option: str = "--merge") -> dict[str, Any]:
+    """The earlier check `option` (--merge, --stamp) names ({} without one), a refusal naming that option; with
+    `given`, refused where it was run with other options that change a probe's answer (--timeout, --devices,
+    --suite-budget): its rows are not this check's kind."""
     if path is None:
         return {}
     try:
         document = dict(outputs.read_ranges(path))
     except (OSError, ShardmatrixError) as exc:
-        raise RangeCheckError(f"--merge {path}: {exc}") from None
+        raise RangeCheckError(f"{option} {path}: {exc}") from None
     if given is not None and document["options"] != given:
         raise RangeCheckError(f"--merge {path}: checked with options {document['options'] or 'none'}, this check "
                               f"with {given or 'none'}: merge only checks run alike")
@@ -397,12 +398,17 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     if namespace.budget < 1:
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
+    mixed = next((option for option, given in (("--merge", namespace.merge), ("--stamp", namespace.stamp),
+                                               ("--checked-at", namespace.checked_at)) if given), None)
+    if namespace.records and mixed:
+        raise RangeCheckError(f"--records with {mixed}: reading records probes, stores and merges nothing")
     if namespace.stamp is not None or namespace.checked_at is not None:
         stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
                       namespace.merge, namespace.case)
         return []
     if namespace.records:
-        for line in contradicted(namespace.records, opts.cases, namespace.case):
+        lines, said = contradicted(namespace.records, opts.cases, namespace.case)
+        for line in [*lines, *said]:
             say(line)
         return []
     changes = declared_changes(opts.cases)
@@ -485,20 +491,23 @@ def corpus_digests(cases: list[str]) -> dict[str, str]:
 def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: Path,
                   say: Callable[[str], object], merge: Path | None = None, asked: Sequence[str] = ()) -> Path:
     """--stamp: the earlier check at `path`, checked at `commit`, stored under `out` with a digest of each of its
-    cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed."""
+    cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed. Refused
+    where the check names another commit than `commit`, and where `out` holds another check, which it would replace."""
     if path is None or commit is None:
         raise RangeCheckError("--stamp and --checked-at: give both (the check, and the commit it ran at)")
     if merge or asked:
         raise RangeCheckError(f"--stamp with {'--merge' if merge else '--case'}: a stamp probes and merges nothing")
-    document = _earlier(path, None)
+    document = _earlier(path, None, "--stamp")
     roots = corpus.case_roots(cases)
     if len(roots) != 1:
         raise RangeCheckError("--stamp: give one --cases folder (the corpus the check was of)")
     files, breakages = corpus_files(cases), corpus.known_breakage_files(cases)
     try:
+        commit = _checked_at(commit, roots[0], document.get("commit"))
         then = case_digest.digests_at(commit, roots[0], files, breakages)
     except case_digest.DigestError as exc:
         raise RangeCheckError(f"--checked-at {commit}: {exc}") from None
+    _refuse_another_check(Path(out) / outputs.RANGES_JSON.name, path, document)
     stamped, left = case_digest.stamp(document, case_digest.digests(files, breakages), then, commit)
     stored = outputs.write_ranges(out, stamped)
     say(f"ranges: {len(stamped['cases'])} case(s) stamped as unchanged since {commit}; {len(left)} left unstamped "
@@ -507,18 +516,66 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
     return stored
 
 
-def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> list[str]:
-    """--records: the lines where the records under `folders` contradict the ranges the corpus declares now (of the
-    cases asked, else every case), then how many (harness.tools.range_records)."""
+def _checked_at(commit: str, root: Path, recorded: str | None) -> str:
+    """The commit --checked-at names, in full (a branch or a short hash moves or grows ambiguous; a stamp must name
+    the commit its digests were read at); DigestError where the check recorded a commit of its own and it is another,
+    or one git does not know here: the digests would be read at a commit the check never ran at."""
+    full = case_digest.resolve(commit, root)
+    if recorded is None:
+        return full
+    try:
+        own = case_digest.resolve(recorded, root)
+    except case_digest.DigestError:
+        raise case_digest.DigestError(f"the check records that it ran at {recorded}, which git does not know where "
+                                      f"{root} lies: stamp it in the checkout it ran in") from None
+    if own != full:
+        raise case_digest.DigestError(f"the check records that it ran at {recorded}, not at {full}: stamp it at its "
+                                      "own commit")
+    return full
+
+
+def _refuse_another_check(target: Path, path: Path, document: Mapping[str, Any]) -> None:
+    """RangeCheckError where the stamp's target already holds a check other than the one stamped (its rows differ, or
+    it cannot be read): writing would lose it. The stamped file itself, or an earlier stamp of it, may be replaced."""
+    if not target.exists() or (path.exists() and target.resolve() == path.resolve()):
+        return
+    try:
+        held = outputs.read_ranges(target)
+    except ShardmatrixError as exc:
+        raise RangeCheckError(f"--stamp: {target} is there and is no check this reader reads ({exc}); a stamp "
+                              "would replace it: move it aside or give another --out") from None
+    if held["edges"] != document.get("edges"):
+        raise RangeCheckError(f"--stamp: {target} holds another check ({len(held['edges'])} rows, not the "
+                              f"{len(document.get('edges', []))} of {path}); a stamp would replace it: give another "
+                              "--out")
+
+
+def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """--records: (the lines where the records under `folders` contradict the ranges the corpus declares now, of the
+    cases asked, else every case; what was left out, then how many) (harness.tools.range_records). RangeCheckError
+    for a folder without results, a case asked that declares no range, and records of no case that declares one:
+    "no contradiction" from no evidence would read as a clean bill."""
     missing = next((folder for folder in folders if not (folder / "results").is_dir()), None)
     if missing is not None:
         raise RangeCheckError(f"--records {missing}: no results folder in it")
     changes = declared_changes(cases)
     breakages = [entry for path in corpus.known_breakage_files(cases) for entry in known.load(path)]
-    records = [record for record in range_records.read_finals(folders)
-               if not asked or str(record.get("case_id", "")).partition("[")[0] in asked]
+    ranged = {edge.case for edge in ranges.edges(changes, breakages)}
+    unknown = sorted(set(asked) - ranged)
+    if unknown:
+        raise RangeCheckError(f"--case {unknown[0]}: the corpus declares no range for it")
+    read = range_records.read_finals(folders)
+    records = [record for record in read.records
+               if str(record.get("case_id", "")).partition("[")[0] in (set(asked) or ranged)]
+    if not records:
+        raise RangeCheckError(f"--records {' '.join(map(str, folders))}: no record of "
+                              f"{'the cases asked' if asked else 'a case that declares a range'} under results/ "
+                              f"({len(read.records)} record(s) read, {len(read.left)} cell(s) or folder(s) left out): "
+                              "nothing to hold against the ranges")
     lines = range_records.contradictions(records, changes, breakages, record_answer)
-    return [*lines, f"ranges: {len(lines)} contradiction(s) in {len(records)} record(s) of {len(folders)} folder(s)"]
+    counted = (f"ranges: {len(lines)} contradiction(s) in {len(records)} record(s) of cases that declare a range, of "
+               f"{len(folders)} folder(s)" + (f"; {len(read.left)} cell(s) or folder(s) left out" if read.left else ""))
+    return lines, [*read.left, counted]
 
 
 def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
@@ -527,6 +584,6 @@ def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
     namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     if namespace.records:
-        return 1 if len(contradicted(namespace.records, opts.cases, namespace.case)) > 1 else 0
+        return 1 if contradicted(namespace.records, opts.cases, namespace.case)[0] else 0
     stored = outputs.read_ranges(Path(opts.out) / "report" / outputs.RANGES_JSON.name)
     return 1 if any(row["status"] == ranges.WRONG for row in stored["edges"]) else 0
