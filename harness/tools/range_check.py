@@ -492,7 +492,7 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
                   say: Callable[[str], object], merge: Path | None = None, asked: Sequence[str] = ()) -> Path:
     """--stamp: the earlier check at `path`, checked at `commit`, stored under `out` with a digest of each of its
     cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed. Refused
-    where the check names another commit than `commit`, and where `out` holds another check, which it would replace."""
+    where `out` holds another check, which it would replace."""
     if path is None or commit is None:
         raise RangeCheckError("--stamp and --checked-at: give both (the check, and the commit it ran at)")
     if merge or asked:
@@ -503,7 +503,7 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
         raise RangeCheckError("--stamp: give one --cases folder (the corpus the check was of)")
     files, breakages = corpus_files(cases), corpus.known_breakage_files(cases)
     try:
-        commit = _checked_at(commit, roots[0], document.get("commit"))
+        commit = _checked_at(commit, roots[0])
         then = case_digest.digests_at(commit, roots[0], files, breakages)
     except case_digest.DigestError as exc:
         raise RangeCheckError(f"--checked-at {commit}: {exc}") from None
@@ -516,22 +516,11 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
     return stored
 
 
-def _checked_at(commit: str, root: Path, recorded: str | None) -> str:
-    """The commit --checked-at names, in full (a branch or a short hash moves or grows ambiguous; a stamp must name
-    the commit its digests were read at); DigestError where the check recorded a commit of its own and it is another,
-    or one git does not know here: the digests would be read at a commit the check never ran at."""
-    full = case_digest.resolve(commit, root)
-    if recorded is None:
-        return full
-    try:
-        own = case_digest.resolve(recorded, root)
-    except case_digest.DigestError:
-        raise case_digest.DigestError(f"the check records that it ran at {recorded}, which git does not know where "
-                                      f"{root} lies: stamp it in the checkout it ran in") from None
-    if own != full:
-        raise case_digest.DigestError(f"the check records that it ran at {recorded}, not at {full}: stamp it at its "
-                                      "own commit")
-    return full
+def _checked_at(commit: str, root: Path) -> str:
+    """The commit --checked-at names, in full: a branch moves and a short hash may grow ambiguous, and a stamp names
+    the commit its digests were read at. The check's own `commit` is not held against it: a document merged by hand
+    holds rows checked at several commits, each stamped in its turn (a row keeps the first stamp it gets)."""
+    return case_digest.resolve(commit, root)
 
 
 def _refuse_another_check(target: Path, path: Path, document: Mapping[str, Any]) -> None:
