@@ -363,8 +363,8 @@ def _named(census: Mapping[str, Report], spelt: str) -> Report | None:
 
 def _behind_problem(report_id: str, census: Mapping[str, Report]) -> str:
     """Why a report's `behind` cannot hold ("" when it can): the report it names is not in the census, sits behind
-    this one in turn (one of them must fail first), or fails over fewer releases than this one (where this one fails
-    alone, a probe sees it apart)."""
+    this one in turn (one of them must fail first), no CPU cell can show it while one can show this one, or it fails
+    over fewer releases than this one (where this one fails alone, a probe sees it apart)."""
     report = census[report_id]
     other = _named(census, report.behind)
     if other is None:
@@ -379,6 +379,9 @@ def _behind_problem(report_id: str, census: Mapping[str, Report]) -> str:
                     f"{report_id}): one of them fails first")
         chain.append(found.id)
         step = found
+    if report.cpu and not other.cpu:
+        return (f"{report_id}: behind {report.behind}, which no CPU cell can show: on a CPU this one fails alone, and "
+                "a probe sees it apart")
     first, fix = dict(pins(report.appeared)), dict(pins(report.fixed))
     later = [f"{package}=={release}" for package, release in pins(other.appeared)
              if package in first and release > first[package]]

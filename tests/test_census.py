@@ -308,3 +308,13 @@ def test_a_report_behind_one_that_fails_over_fewer_releases_is_named(other: Repo
     live = {"a/b#1": _behind("a/b#1", "a/b#2", fixed="live"), "a/b#2": _behind("a/b#2")}
     assert problems(live, {}) == ["a/b#1: behind a/b#2, which was fixed (flax==0.12.5) while this one is live: where "
                                   "this one fails alone, a probe sees it apart"]
+
+
+def test_a_report_a_cpu_can_show_behind_one_no_cpu_can_show_is_named() -> None:
+    off = Report("a/b#2", "https://x", "fam", "2025-01-01", "flax==0.12.3", "flax==0.12.5", "s", "needs a TPU",
+                 cpu=False)
+    assert problems({"a/b#1": _behind("a/b#1", "a/b#2"), "a/b#2": off}, {}) == [
+        "a/b#1: behind a/b#2, which no CPU cell can show: on a CPU this one fails alone, and a probe sees it apart"]
+    both_off = Report("a/b#1", "https://x", "fam", "2025-01-01", "flax==0.12.3", "flax==0.12.5", "s", "needs a TPU",
+                      cpu=False, behind="a/b#2")
+    assert problems({"a/b#1": both_off, "a/b#2": off}, {}) == []
