@@ -494,6 +494,8 @@ RANGE_OPTIONS = ("timeout", "devices", "suite_budget")
 #: the migration to version 2 and by the reader, which holds a version 2 row's text to its counts.
 _V1_INSIDE = re.compile(r"(\d+) of (\d+) releases inside probed(?:, (\d+) of them judged)?")
 _V1_NOTHING_OWNED = ("no release inside", "nothing inside probed")
+#: How a row that is not confirmed says it took no count of its inside (harness.tools.ranges.Finding.inside_said).
+_NOT_CONFIRMED_INSIDE = "nothing inside probed"
 
 
 def _inside_counts(text: str) -> tuple[int, int] | None:
@@ -590,6 +592,9 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, inside_releases "
                                       f"{owned!r} and inside_judged {judged!r}: a row that says what it probed "
                                       "inside counts the releases it owns there and those judged, no more")
+    if row["status"] == "confirmed" and isinstance(inside, str) and inside.startswith(_NOT_CONFIRMED_INSIDE):
+        # Its counts (none inside) were never taken: a confirmed edge counts the releases inside its range.
+        raise RANGES_JSON.error(path, f"range check: edges row {number} is confirmed, but its inside says {inside!r}")
     told = _inside_counts(inside) if isinstance(inside, str) else None
     if told is not None and told != (owned, judged):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, which says "

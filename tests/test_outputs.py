@@ -275,6 +275,9 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [{**RANGE_EDGE, "inside_judged": 0}]}, "which says 3 releases inside and 1 judged, but "
                                                       "inside_releases 3 and inside_judged 0"),
     ({"edges": [{**RANGE_EDGE, "inside": "no release inside"}]}, "which says 0 releases inside"),
+    # A row flipped to confirmed by hand keeps the text of an edge whose inside was never counted.
+    ({"edges": [{**RANGE_EDGE, "inside": "nothing inside probed: the edge is not confirmed", "inside_releases": 0,
+                 "inside_judged": 0}]}, "edges row 1 is confirmed, but its inside says 'nothing inside probed"),
     # Two rows of one edge, one confirmed and one wrong: whichever a reader met first would stand.
     ({"edges": [RANGE_EDGE, {**RANGE_EDGE, "status": "wrong", "found": ">=0.9.1"}]},
      "edges row 2 repeats row 1's edge (m::t jax>=0.9.0 [changed since jax>=0.9.0]): one row per edge"),
