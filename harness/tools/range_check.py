@@ -67,12 +67,15 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                         "kept unchecked, stale; the stored document says how many probes both built")
     p.add_argument("--stamp", type=Path, default=None, metavar="RANGES_JSON",
                    help="probe nothing: store this earlier check with a digest of each of its cases whose source and "
-                        "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1)")
+                        "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1; a "
+                        "row keeps its first stamp, so stamp a document merged by hand once per commit its rows were "
+                        "checked at, oldest first); never over another check stored under --out")
     p.add_argument("--records", type=Path, action="append", default=[], metavar="OUT",
                    help="probe nothing: list where the cell records under OUT/results (repeatable) contradict the "
-                        "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any")
+                        "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any, refused "
+                        "where no record is of a case that declares a range")
     p.add_argument("--checked-at", default=None, metavar="COMMIT",
-                   help="with --stamp: the commit the check ran at (docs/data/runs.toml names it)")
+                   help="with --stamp: the commit the check ran at (docs/data/runs.toml names it), stored in full")
     return p
 
 
