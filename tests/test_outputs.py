@@ -325,3 +325,11 @@ def test_a_stored_range_check_of_the_right_shape_reads_and_its_statuses_are_the_
     assert set(outputs.RANGE_STATUSES) == set(ranges.STATUSES)
     stored = outputs.read_ranges(Path(__file__).resolve().parents[1] / "docs" / "data" / "ranges.json")
     assert stored["edges"] and all(row["status"] in outputs.RANGE_STATUSES for row in stored["edges"])
+
+
+def test_a_range_check_of_version_1_keeps_no_digest_or_commit_it_holds_for_no_version_1_checker_wrote_one() -> None:
+    v1 = {"schema_version": 1, "probes": 3, "budget": 10, "wrong": 0, "unchecked": 0, "needs_without_change": [],
+          "edges": [{k: v for k, v in RANGE_EDGE.items() if not k.startswith("inside")}], "options": {"timeout": 5.0},
+          "commit": "9a59988", "cases": {"m::t": {"digest": "ab12", "commit": "9a59988"}}}
+    document = outputs.RANGES_JSON.migrate(v1, "ranges.json")
+    assert (document["options"], document["commit"], document["cases"]) == ({}, None, {})
