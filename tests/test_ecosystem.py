@@ -723,7 +723,8 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
     other = tmp_path / "b" / "out" / "report"
     other.mkdir(parents=True)
     document = read_ecosystem(tmp_path / "a" / "out" / "report" / ECOSYSTEM_JSON.name)
-    write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
+    # A run that judged no project says INCONCLUSIVE (reports.verdicts.ecosystem_judge.worst), never SAFE.
+    write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "verdict": "INCONCLUSIVE", "projects": []})
     with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/b/out: another run"):
         ecosystem_merge.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
 
