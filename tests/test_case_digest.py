@@ -153,11 +153,17 @@ def test_a_stamp_replaces_no_other_check_stored_where_it_would_write(tmp_path: P
                                                           "1 of .*\\); a stamp would replace it: give another --out$"):
         range_check.run([*argv, "--stamp", str(_check(tmp_path))], [], say=print)
     assert target.read_bytes() == before
-    # The same check stamped again, or the stored file stamped in place, replaces only itself.
-    range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    # The same check, unstamped there, may be stamped over it; the stored file stamped in place replaces only itself.
     range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
     range_check.run([*argv, "--stamp", str(target)], [], say=print)
+    stamped = target.read_bytes()
     assert len(outputs.read_ranges(target)["cases"]) == 2
+    # The source stamped again over its earlier stamp would drop the digests that stamp added.
+    with pytest.raises(range_check.RangeCheckError, match=f"^--stamp: {target} holds digests of 2 case\\(s\\) that "
+                                                          f"{fresh} lacks \\(test_toy::test_a, ...: an earlier "
+                                                          f"stamp's\\); stamp {target} itself, or give another --out$"):
+        range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    assert target.read_bytes() == stamped
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -528,7 +528,8 @@ def _checked_at(commit: str, root: Path) -> str:
 
 def _refuse_another_check(target: Path, path: Path, document: Mapping[str, Any]) -> None:
     """RangeCheckError where the stamp's target already holds a check other than the one stamped (its rows differ, or
-    it cannot be read): writing would lose it. The stamped file itself, or an earlier stamp of it, may be replaced."""
+    it cannot be read), or the digests an earlier stamp of it added: writing would lose them. The stamped file itself,
+    or an earlier stamp of it from which this one starts, may be replaced."""
     if not target.exists() or (path.exists() and target.resolve() == path.resolve()):
         return
     try:
@@ -540,6 +541,12 @@ def _refuse_another_check(target: Path, path: Path, document: Mapping[str, Any])
         raise RangeCheckError(f"--stamp: {target} holds another check ({len(held['edges'])} rows, not the "
                               f"{len(document.get('edges', []))} of {path}); a stamp would replace it: give another "
                               "--out")
+    # The same check, stamped before from the same source: restamping the source would drop what that stamp added.
+    dropped = sorted(set(held["cases"]) - set(document.get("cases", {})))
+    if dropped:
+        more = ", ..." if len(dropped) > 1 else ""
+        raise RangeCheckError(f"--stamp: {target} holds digests of {len(dropped)} case(s) that {path} lacks "
+                              f"({dropped[0]}{more}: an earlier stamp's); stamp {target} itself, or give another --out")
 
 
 def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> tuple[list[str], list[str]]:
