@@ -81,3 +81,11 @@ def test_a_folder_under_results_that_is_no_run_is_left_out_in_a_line(tmp_path: P
 def test_a_records_folder_without_results_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match=f"--records {tmp_path}: no results folder in it"):
         range_check.contradicted([tmp_path], ["builtin"])
+
+
+def test_a_results_file_that_cannot_be_read_is_left_out_in_a_line(tmp_path: Path) -> None:
+    folder = tmp_path / "results" / "20261128T000000Z-a" / "jax0.4.26-flax0.8.1-py3.11.jsonl"
+    folder.mkdir(parents=True)  # a folder where the cell's results file should be
+    read = range_records.read_finals([tmp_path])
+    assert read.records == [] and len(read.left) == 1
+    assert read.left[0].startswith(f"{folder}: left out, nothing in it could be read (")

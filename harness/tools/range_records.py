@@ -49,6 +49,9 @@ def read_finals(folders: Iterable[Path]) -> Finals:
                 if reading.unusable:  # a cell whose identity is in doubt says nothing of its pair
                     left.append(f"{path}: left out, its identity is in doubt ({reading.mismatches[0]})")
                     continue
+                if not reading.records and reading.problems:  # a folder named as a results file, an unreadable one
+                    left.append(f"{path}: left out, nothing in it could be read ({reading.problems[0]})")
+                    continue
                 found += [{**record, "run_id": run_id, "cell_id": reading.cell_id}
                           for record in reading.finals().values()]
     return Finals(found, left)
