@@ -117,7 +117,7 @@ def read_ecosystem(path: Path) -> Row:
     if twice is not None:
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {twice} is listed twice (a run judges each "
                                          "project once)")
-    wrong = _verdict_problem(document.get("verdict"), projects, pending) if "verdict" in document else ""
+    wrong = _verdict_problem(document.get("verdict"), projects, pending)
     if wrong:
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: {wrong}")
     return document
@@ -127,6 +127,8 @@ def _verdict_problem(stated: object, projects: list[Row], pending: list[str]) ->
     """Why a summary's own verdict is not the one its projects allow ("" when it is): a run states the worst of them
     (reports.verdicts.ecosystem_judge.worst), so SAFE only where every project is SAFE and none is still to run, and
     UNSAFE wherever one is UNSAFE."""
+    if stated is None:
+        return "it states no verdict (a run states the worst of its projects')"
     if not isinstance(stated, str):
         return f"its verdict {stated!r} is not text"
     unsafe = next((project["name"] for project in projects if project["verdict"] == "UNSAFE"), None)

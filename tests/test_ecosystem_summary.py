@@ -26,7 +26,7 @@ RUN = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_o
 def test_a_summary_as_a_run_writes_it_reads_back(tmp_path: Path) -> None:
     project = {"name": "alpha", "verdict": "UNSAFE", "tests": 3, "pins": {"baseline": {"jax": "0.8.3"}},
                "causes": [{"signature": "s", "change": "c", "cases": ["tests/test_a.py::test_a"]}]}
-    path = write_ecosystem(tmp_path, {**RUN, "projects": [project]})
+    path = write_ecosystem(tmp_path, {**RUN, "verdict": "UNSAFE", "projects": [project]})
     assert path == tmp_path / ECOSYSTEM_JSON.name
     assert read_ecosystem(path)["projects"] == [project]
 
@@ -67,7 +67,8 @@ def test_a_summary_as_a_run_writes_it_reads_back(tmp_path: Path) -> None:
     ('{HEAD, "verdict": "SAFE", "projects": [{"name": "alpha", "verdict": "SAFE"}], "pending": ["beta"]}',
      r"ecosystem summary: it says SAFE, but beta did not run$"),
     ('{HEAD, "verdict": "SAFE", "projects": []}', r"ecosystem summary: it says SAFE, but it judged no project$"),
-    ('{HEAD, "verdict": null, "projects": []}', r"ecosystem summary: its verdict None is not text$"),
+    ('{HEAD, "verdict": 5, "projects": []}', r"ecosystem summary: its verdict 5 is not text$"),
+    ('{HEAD, "projects": []}', r"ecosystem summary: it states no verdict \(a run states the worst of its projects'\)$"),
     # One project twice, SAFE and UNSAFE: a reader keyed by name keeps whichever came last.
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE"}, {"name": "alpha", "verdict": "SAFE"}]}',
      r"ecosystem summary: project alpha is listed twice \(a run judges each project once\)$"),
