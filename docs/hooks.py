@@ -365,18 +365,30 @@ def census() -> str:
     census and the corpus disagree (a citation the census lacks, a pin that is no release the stored check or the
     matrix names: harness.census.problems)."""
     from harness.census import census_path, read_census
-    from harness.tools.census_table import CASES_DIR, census_problems, census_search, census_summary, census_table
+    from harness.tools.census_table import (
+        CASES_DIR,
+        census_problems,
+        census_search,
+        census_summary,
+        census_table,
+        standing_rows,
+    )
 
     run, document = stored_range_check()
-    edges = document["edges"]
-    problems = census_problems(edges)
+    problems = census_problems(document["edges"])
     if problems:
         more = f" (and {len(problems) - 1} more: `shardmatrix ranges` prints them)" if len(problems) > 1 else ""
         raise DocsError(f"cases/census.toml: {problems[0]}{more}")
     # Every family the census counts gets its table: a report of a family spelt otherwise is shown, not dropped.
     families = sorted({report.family for report in read_census(census_path(CASES_DIR)).values()})
+    # A row of a case changed since its check, or never stamped, catches nothing (standing_rows).
+    edges = standing_rows(document)
+    stale = sum(str(row["why"]).startswith("stale") for row in edges)
+    held = (f" {stale} of the {len(edges)} stored rows are of cases changed since they were checked, or whose check "
+            "recorded no digest of them: they catch nothing until re-checked or stamped (`shardmatrix ranges --stamp`)."
+            if stale else "")
     tables = "\n\n".join(f"### {family}\n\n{census_table(family, edges)}" for family in families)
-    return f"{provenance(run)}\n\n**{census_summary(edges)}.** {census_search()}\n\n{tables}"
+    return f"{provenance(run)}\n\n**{census_summary(edges)}.**{held} {census_search()}\n\n{tables}"
 
 
 #: Runs recorded on accelerator machines, kept as test data (CI has no GPU): one folder each, with provenance.toml.

@@ -37,13 +37,15 @@ _SEARCH_KEYS = {"date": str, "since": str, "until": str, "tools": str, "queries"
 
 # "owner/repo#N", as GitHub names an issue or pull request, or "owner/repo@abcdef1", a fix commit (a changelog's
 # or a fix's own record, where no thread is the report).
-REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})$")
+REPORT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(#[1-9][0-9]*|@[0-9a-f]{7,40})\Z")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 #: A release a report's `appeared`/`fixed` names: 'jax==0.8.1', 'flax==0.12.0 with jax==0.8.0' (each pin a transition
 #: of its own); `jaxlib==` is not jax's.
 _PIN = re.compile(r"\b(jax|flax)==([0-9][0-9A-Za-z.+]*)")
 _REQUIRED = ("id", "link", "family", "date", "appeared", "fixed", "summary")
 _OPTIONAL = ("uncited", "cpu", "checked", "behind")
+#: The report fields a schema brought, and the schema that brought them.
+NEWER_FIELDS = {"checked": 2, "behind": 3}
 
 
 class CensusError(ShardmatrixError, ValueError):
@@ -117,6 +119,14 @@ def _document(path: Path) -> dict[str, Any]:
             if isinstance(row, dict) and "checked" not in row:
                 raise CensusError(f"{source.name} report {index + 1} ({row.get('id')}): needs checked "
                                   f"({' or '.join(CHECKED)}: how its releases were checked)")
+    # A field of a newer schema in a file that says an older one (written by hand, or the version not raised with it):
+    # a migration would overwrite it or read it under rules it was not written for.
+    for field, since in NEWER_FIELDS.items():
+        newer = next((index for index, row in enumerate(data.get("report", []))
+                      if isinstance(row, dict) and field in row), None) if version < since else None
+        if newer is not None:
+            raise CensusError(f"{source.name} report {newer + 1} ({data['report'][newer].get('id')}): {field} needs "
+                              f"schema_version {since} (the file says {version})")
     if version < 2:
         data = update_to_2(data)
     return update_to_3(data) if version < 3 else data
@@ -159,7 +169,7 @@ def read_search(path: Path) -> Search | None:
             raise CensusError(f"{where}: {key} {table[key]!r} is not a YYYY-MM-DD day")
     if table["since"] > table["until"]:
         raise CensusError(f"{where}: since {table['since']} is after until {table['until']}")
-    bad = [repo for repo in table["repositories"] if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$",
+    bad = [repo for repo in table["repositories"] if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+\Z",
                                                                   repo)]
     if bad:
         raise CensusError(f"{where}: repositories {', '.join(map(repr, bad))}: not owner/repo")
@@ -320,9 +330,9 @@ def corpus_citations(cases_dir: Path) -> dict[str, tuple[str, ...]]:
 def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]],
              releases: Mapping[str, Collection[Version]] | None = None) -> list[str]:
     """One line per disagreement between the census and the corpus's citations: a cited report the census lacks,
-    a report no case cites that gives no reason, and a report a case cites that still says why none does; with the
-    `releases` of jax and flax known (the index's, or those a stored check names), a pin that is none of them (a
-    development pin, by the release it leads to)."""
+    a report no case cites that gives no reason, a report a case cites that still says why none does, and a
+    `behind` that cannot hold (_behind_problem); with the `releases` of jax and flax known (the index's, or those a
+    stored check names), a pin that is none of them (a development pin, by the release it leads to)."""
     found: list[str] = []
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -336,14 +346,52 @@ def problems(census: dict[str, Report], citations: dict[str, tuple[str, ...]],
         if report_id in citing and report.uncited:
             found.append(f"{report_id}: cited by {', '.join(citing[report_id])}, but the census still says why "
                          f"not ({report.uncited!r}); drop `uncited`")
-        if report.behind and not any(_same_report(report.behind, other) for other in census):
-            found.append(f"{report_id}: behind {report.behind}, which the census does not list")
+        if report.behind and (why := _behind_problem(report_id, census)):
+            found.append(why)
         found += [f"{report_id}: {field} {package}=={release} is not a {package} release{_known(releases[package])}"
                   for field, text in (("appeared", report.appeared), ("fixed", report.fixed))
                   for package, release in pins(text)
                   if releases is not None and package in releases
                   and Version(release.base_version) not in set(releases[package])]
     return found
+
+
+def _named(census: Mapping[str, Report], spelt: str) -> Report | None:
+    """The report of the census an id names, however spelt (_same_report); None where it names none."""
+    return next((census[key] for key in census if _same_report(spelt, key)), None)
+
+
+def _behind_problem(report_id: str, census: Mapping[str, Report]) -> str:
+    """Why a report's `behind` cannot hold ("" when it can): the report it names is not in the census, sits behind
+    this one in turn (one of them must fail first), no CPU cell can show it while one can show this one, or it fails
+    over fewer releases than this one (where this one fails alone, a probe sees it apart)."""
+    report = census[report_id]
+    other = _named(census, report.behind)
+    if other is None:
+        return f"{report_id}: behind {report.behind}, which the census does not list"
+    chain, step = [report_id, other.id], other
+    while step.behind:
+        found = _named(census, step.behind)
+        if found is None or found.id in chain[1:]:
+            break  # a chain that ends, or a loop not through this report: its own members say it
+        if found.id == report_id:
+            return (f"{report_id}: behind {report.behind}, which sits behind it in turn ({' -> '.join(chain)} -> "
+                    f"{report_id}): one of them fails first")
+        chain.append(found.id)
+        step = found
+    if report.cpu and not other.cpu:
+        return (f"{report_id}: behind {report.behind}, which no CPU cell can show: on a CPU this one fails alone, and "
+                "a probe sees it apart")
+    first, fix = dict(pins(report.appeared)), dict(pins(report.fixed))
+    later = [f"{package}=={release}" for package, release in pins(other.appeared)
+             if package in first and release > first[package]]
+    earlier = [f"{package}=={release}" for package, release in pins(other.fixed)
+               if package in fix and release < fix[package]]
+    if later or earlier or (report.fixed == LIVE and other.fixed not in (LIVE, UNRECORDED)):
+        said = (f"appeared at {later[0]}, after this one" if later else f"was fixed at {earlier[0]}, before this one"
+                if earlier else f"was fixed ({other.fixed}) while this one is live")
+        return f"{report_id}: behind {report.behind}, which {said}: where this one fails alone, a probe sees it apart"
+    return ""
 
 
 def _known(releases: Collection[Version]) -> str:

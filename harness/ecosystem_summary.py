@@ -112,7 +112,34 @@ def read_ecosystem(path: Path) -> Row:
     pending = document.get("pending", [])
     if not (isinstance(pending, list) and all(isinstance(name, str) for name in pending)):
         raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: pending is not a list of project names")
+    names = [project["name"] for project in projects]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: project {twice} is listed twice (a run judges each "
+                                         "project once)")
+    wrong = _verdict_problem(document.get("verdict"), projects, pending)
+    if wrong:
+        raise ECOSYSTEM_JSON.error(path, f"{ECOSYSTEM_JSON.what}: {wrong}")
     return document
+
+
+def _verdict_problem(stated: object, projects: list[Row], pending: list[str]) -> str:
+    """Why a summary's own verdict is not the one its projects allow ("" when it is): a run states the worst of them
+    (reports.verdicts.ecosystem_judge.worst), so SAFE only where every project is SAFE and none is still to run, and
+    UNSAFE wherever one is UNSAFE."""
+    if stated is None:
+        return "it states no verdict (a run states the worst of its projects')"
+    if not isinstance(stated, str):
+        return f"its verdict {stated!r} is not text"
+    unsafe = next((project["name"] for project in projects if project["verdict"] == "UNSAFE"), None)
+    if unsafe is not None and stated != "UNSAFE":
+        return f"it says {stated}, but project {unsafe} is UNSAFE"
+    short = next((project for project in projects if project["verdict"] != "SAFE"), None)
+    if stated == "SAFE" and (short is not None or pending or not projects):
+        why = (f"project {short['name']} is {short['verdict']}" if short is not None
+               else f"{', '.join(pending)} did not run" if pending else "it judged no project")
+        return f"it says SAFE, but {why}"
+    return ""
 
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -490,14 +490,17 @@ RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")
 #: those given (`options`), and checks run with other values are not merged.
 RANGE_OPTIONS = ("timeout", "devices", "suite_budget")
 
-#: How version 1 said how much of a range's inside was judged; read once, by the migration to version 2.
+#: How a row's `inside` says how much of a range's inside was judged (version 1 said it only so): read here alone, by
+#: the migration to version 2 and by the reader, which holds a version 2 row's text to its counts.
 _V1_INSIDE = re.compile(r"(\d+) of (\d+) releases inside probed(?:, (\d+) of them judged)?")
 _V1_NOTHING_OWNED = ("no release inside", "nothing inside probed")
+#: How a row that is not confirmed says it took no count of its inside (harness.tools.ranges.Finding.inside_said).
+_NOT_CONFIRMED_INSIDE = "nothing inside probed"
 
 
-def _v1_inside(text: str) -> tuple[int, int] | None:
-    """(the releases inside the row owns, those judged), as a version 1 row's `inside` says it; None where it says it
-    in no known way."""
+def _inside_counts(text: str) -> tuple[int, int] | None:
+    """(the releases inside the row owns, those judged), as a row's `inside` text says it; None where it says it in no
+    known way."""
     if text.startswith(_V1_NOTHING_OWNED):
         return 0, 0
     match = _V1_INSIDE.match(text)
@@ -515,14 +518,15 @@ def _ranges_update_to_2(document: Row) -> Row:
     rows = document.get("edges")
     if isinstance(rows, list):
         document["edges"] = [_row_to_2(row) for row in rows]
-    return {**document, "options": document.get("options", {}), "commit": document.get("commit"),
-            "cases": document.get("cases", {})}
+    # Whatever a version 1 file holds under those keys no version 1 checker wrote: digests there would pass its rows
+    # off as checks of the cases as they are.
+    return {**document, "options": {}, "commit": None, "cases": {}}
 
 
 def _row_to_2(row: Any) -> Any:
     if not isinstance(row, dict) or not isinstance(row.get("inside"), str) or "inside_judged" in row:
         return row
-    counts = _v1_inside(row["inside"])
+    counts = _inside_counts(row["inside"])
     return row if counts is None else {**row, "inside_releases": counts[0], "inside_judged": counts[1]}
 
 
@@ -572,8 +576,22 @@ def read_ranges(path: Path) -> Row:
                 raise RANGES_JSON.error(path, f"range check: {key} row {number} has no text {missing[0]}")
             if key == "edges":
                 _check_edge_row(path, number, row)
+    _check_one_row_per_edge(path, document["edges"])
     _check_provenance(path, document)
     return document
+
+
+def _check_one_row_per_edge(path: Path, rows: list[Row]) -> None:
+    # The checker writes one row per declared edge; a second one (two documents pasted together) could say the
+    # opposite, and a reader would take whichever it met first.
+    seen: dict[tuple[Any, ...], int] = {}
+    for number, row in enumerate(rows, 1):
+        key = tuple(row.get(name) for name in ("case", "package", "declared", "source"))
+        if key in seen:
+            raise RANGES_JSON.error(path, f"range check: edges row {number} repeats row {seen[key]}'s edge "
+                                          f"({row['case']} {row['package']}{row['declared']} [{row['source']}]): "
+                                          "one row per edge")
+        seen[key] = number
 
 
 def _is_count(value: object) -> bool:
@@ -593,6 +611,14 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, inside_releases "
                                       f"{owned!r} and inside_judged {judged!r}: a row that says what it probed "
                                       "inside counts the releases it owns there and those judged, no more")
+    if row["status"] == "confirmed" and isinstance(inside, str) and inside.startswith(_NOT_CONFIRMED_INSIDE):
+        # Its counts (none inside) were never taken: a confirmed edge counts the releases inside its range.
+        raise RANGES_JSON.error(path, f"range check: edges row {number} is confirmed, but its inside says {inside!r}")
+    told = _inside_counts(inside) if isinstance(inside, str) else None
+    if told is not None and told != (owned, judged):
+        raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, which says "
+                                      f"{told[0]} releases inside and {told[1]} judged, but inside_releases {owned!r} "
+                                      f"and inside_judged {judged!r}")
 
 
 def _check_provenance(path: Path, document: Row) -> None:

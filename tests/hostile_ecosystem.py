@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from harness import ecosystem_summary
+from reports.verdicts.ecosystem_judge import worst
 
 #: The list the merge is given, and a project it does not hold.
 LISTED = ("alpha", "beta", "gamma")
@@ -51,7 +52,10 @@ class Part:
             for name, verdict in self.projects]
         head = {**HEAD, "candidate": ["jax==0.9.1"]} if self.defect == "other_candidate" else HEAD
         head = {**head, **RESPELT} if self.defect == "respelt" else head
-        return {**head, "projects": projects, "pending": ["gamma"] if self.defect == "pending" else []}
+        pending = ["gamma"] if self.defect == "pending" else []
+        # A run states the worst of its projects (reports.verdicts.ecosystem_judge.worst), as its report writes it.
+        verdict = worst([verdict for _, verdict in self.projects], len(pending))
+        return {**head, "verdict": verdict, "projects": projects, "pending": pending}
 
 
 parts = st.builds(Part, projects=st.lists(st.tuples(st.sampled_from((*LISTED, UNLISTED)), st.sampled_from(VERDICTS)),

@@ -130,7 +130,8 @@ def write_state(path: Path, state: State) -> None:
 #: What can be wrong with a stored range check: each makes it evidence of nothing the docs may state.
 RANGE_DEFECTS = ("missing", "not_json", "not_object", "newer_schema", "older_schema", "edges_not_list",
                  "edge_not_object", "edge_without_status", "edge_mistyped", "unknown_status", "counts_disagree",
-                 "no_probes", "inside_uncounted", "options_mistyped", VERSION_1 := "version_1")
+                 "no_probes", "inside_uncounted", "options_mistyped", "edge_twice", "inside_contradicted",
+                 VERSION_1 := "version_1")
 STATUSES = ("confirmed", WRONG := "wrong", "unchecked", "bounded by the case's needs")
 
 
@@ -187,6 +188,12 @@ def write_range_check(path: Path, check: RangeCheck) -> None:
         content["edges"] = [*rows, {**edge(9, "confirmed"), "inside": "1 of 2 releases inside probed: 0.9.1"}]
     elif defect == "options_mistyped":
         content["options"] = {"override": "flax==0.12.4"}
+    elif defect == "edge_twice":  # two documents pasted together: one edge confirmed and wrong
+        content["edges"] = [*rows, edge(9, "confirmed"), edge(9, "wrong")]
+        content["wrong"] = content["wrong"] + 1
+    elif defect == "inside_contradicted":  # its text says a release inside was judged, its counts none
+        content["edges"] = [*rows, {**edge(9, "confirmed"), "inside": "1 of 2 releases inside probed: 0.9.1",
+                                    "inside_releases": 2, "inside_judged": 0}]
     path.parent.mkdir(parents=True, exist_ok=True)
     outputs.write_ranges(path.parent, content)
     written = path.parent / outputs.RANGES_JSON.name

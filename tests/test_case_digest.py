@@ -104,3 +104,80 @@ def test_the_stamp_step_reads_the_cases_at_the_check_s_commit_with_git(tmp_path:
         range_check.run([*argv[:-1], first], [], say=said.append)
     with pytest.raises(range_check.RangeCheckError, match="--checked-at nosuch: "):
         range_check.run([*argv[:-1], "nosuch"], [], say=said.append)
+
+
+def _commit(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _check(tmp_path: Path, commit: str | None = None, cases: tuple[str, ...] = ("test_toy::test_b",)) -> Path:
+    """A stored check of `cases`, recording `commit` as the one it ran at (None: it recorded none)."""
+    row = {"package": "jax", "declared": "<0.8.0", "source": "x", "status": "confirmed", "found": None, "why": ""}
+    return outputs.write_ranges(tmp_path / "old" / "-".join(cases), {
+        "probes": 1, "budget": 1, "wrong": 0, "unchecked": 0, "needs_without_change": [], "options": {},
+        "edges": [{**row, "case": case} for case in cases], "commit": commit, "cases": {}})
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_stamp_names_the_full_commit_of_a_branch_or_short_hash_and_a_row_keeps_its_first_stamp(
+        tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    first = _commit(tmp_path, "cases")
+    (root / "test_toy.py").write_text(CASES.replace("1 + 1 == 2", "2 + 2 == 4"))  # test_a changed
+    later = _commit(tmp_path, "later")
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out")]
+    # Rows checked at two commits, merged by hand: each stamped at its own, test_b at the first (unchanged since).
+    check = _check(tmp_path, cases=("test_toy::test_a", "test_toy::test_b"))
+    range_check.run([*argv, "--stamp", str(check), "--checked-at", first[:9]], [], say=print)
+    stored = tmp_path / "out" / "report" / "ranges.json"
+    range_check.run([*argv, "--stamp", str(stored), "--checked-at", "main"], [], say=print)
+    stamped = outputs.read_ranges(stored)
+    assert {case: stamp["commit"] for case, stamp in stamped["cases"].items()} == {
+        "test_toy::test_b": first, "test_toy::test_a": later}
+    assert stamped["commit"] == first
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_stamp_replaces_no_other_check_stored_where_it_would_write(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    git(tmp_path, "init", "-q")
+    checked_at = _commit(tmp_path, "cases")
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out"), "--checked-at", checked_at]
+    fresh = _check(tmp_path, cases=("test_toy::test_a", "test_toy::test_b"))
+    target = outputs.write_ranges(tmp_path / "out" / "report", outputs.read_ranges(fresh))
+    before = target.read_bytes()
+    with pytest.raises(range_check.RangeCheckError, match=f"^--stamp: {target} holds another check \\(2 rows, not the "
+                                                          "1 of .*\\); a stamp would replace it: give another --out$"):
+        range_check.run([*argv, "--stamp", str(_check(tmp_path))], [], say=print)
+    assert target.read_bytes() == before
+    # The same check, unstamped there, may be stamped over it; the stored file stamped in place replaces only itself.
+    range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    range_check.run([*argv, "--stamp", str(target)], [], say=print)
+    stamped = target.read_bytes()
+    assert len(outputs.read_ranges(target)["cases"]) == 2
+    # The source stamped again over its earlier stamp would drop the digests that stamp added.
+    with pytest.raises(range_check.RangeCheckError, match=f"^--stamp: {target} holds digests of 2 case\\(s\\) that "
+                                                          f"{fresh} lacks \\(test_toy::test_a, ...: an earlier "
+                                                          f"stamp's\\); stamp {target} itself, or give another --out$"):
+        range_check.run([*argv, "--stamp", str(fresh)], [], say=print)
+    assert target.read_bytes() == stamped
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_case_file_that_today_s_reader_refuses_at_the_check_s_commit_is_named_as_git_names_it(
+        tmp_path: Path) -> None:
+    root = folder(tmp_path, known=KNOWN.replace('reason = "fails"', 'reason = "fails"\nsince = "0.7"'))
+    git(tmp_path, "init", "-q")
+    checked_at = _commit(tmp_path, "cases, with a key the known-breakages reader does not know")
+    folder(tmp_path)
+    argv = ["--cases", str(root), "--out", str(tmp_path / "out"), "--stamp", str(_check(tmp_path)), "--checked-at",
+            checked_at]
+    with pytest.raises(range_check.RangeCheckError) as refused:
+        range_check.run(argv, [], say=print)
+    said = str(refused.value)
+    assert said.startswith(f"--checked-at {checked_at}: commit {checked_at}: a case file there cannot be read")
+    assert f"{checked_at}:cases/known_breakages.toml" in said and "\n" not in said
+    assert not (tmp_path / "out" / "report" / "ranges.json").exists()

@@ -3,6 +3,9 @@ now; a citation alone, an edge at another release or a stale stored row earns no
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from harness.census import Report
 from harness.tools.caught import BOUNDS_ONLY, CAUGHT, NOT_CAUGHT, OFF_CPU, catches, inside_judged, summary, transitions
 
@@ -259,3 +262,37 @@ def test_a_report_whose_failure_sits_behind_another_s_is_not_caught_through_thei
     found = catches({"a/b#1": first, "a/b#2": behind}, {"m::t1": ("a/b#1", "a/b#2")}, rows, _declared(*rows))
     assert [catch.status for catch in found] == [CAUGHT, NOT_CAUGHT]
     assert found[1].why.startswith("its failure sits behind a/b#1's in every release, so no probe sees it apart")
+
+
+#: What a stored row may say, as harness.outputs' reader lets it through: bounds, statuses, what releases showed, and
+#: the inside counts (None: the bounds-only checker's row).
+_BOUNDS = (">=0.9.0", "<0.9.2", ">=0.8.0", "live")
+_INSIDE = st.one_of(st.none(), st.tuples(st.integers(0, 3), st.integers(0, 3)).map(lambda c: (c[0], min(c))))
+_ROWS = st.lists(st.tuples(st.sampled_from(_BOUNDS), st.sampled_from(("confirmed", "wrong", "unchecked")),
+                           st.sampled_from((None, ">=0.9.1")), _INSIDE, st.sampled_from(("decl a", "decl b"))),
+                 max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=_ROWS, fixed=st.sampled_from(("live", "jax==0.9.2")))
+def test_no_report_is_caught_without_a_confirmed_row_at_its_transition_judged_inside(
+        rows: list[tuple[str, str, str | None, tuple[int, int] | None, str]], fixed: str) -> None:
+    # Whatever the stored rows say, CAUGHT needs a confirmed row found at its bound at the report's transition, a
+    # declaration whose inside was judged (or holds no release), and no wrong row of the case.
+    stored = []
+    for declared, status, found, inside, source in rows:
+        row: dict[str, object] = {"case": "m::t1", "package": "jax", "declared": declared, "source": source,
+                                  "status": status, "found": found, "why": "w"}
+        if inside is not None:
+            row.update(inside="counted", inside_releases=inside[0], inside_judged=inside[1])
+        stored.append(row)
+    report = _report("a/b#1", fixed=fixed)
+    (catch,) = catches({report.id: report}, {"m::t1": ("a/b#1",)}, stored, _declared(*stored))
+    if catch.status != CAUGHT:
+        return
+    bad, good = transitions(report)
+    wanted = good if fixed != "live" else bad | good
+    assert not any(row["status"] == "wrong" for row in stored)
+    assert any(row["status"] == "confirmed" and row["found"] is None and (row["package"], row["declared"]) in wanted
+               and inside_judged([other for other in stored if other["source"] == row["source"]])
+               for row in stored)

@@ -195,7 +195,9 @@ def test_citations_are_read_from_source_literals(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("argument", "fault"), [("CITES", "string literals"), ("('flax 5112',)", "owner/repo#N"),
-                                                 ("()", "string literals")])
+                                                 ("()", "string literals"),
+                                                 # `$` matches before a last line break: the id would carry it.
+                                                 ("('google/flax#5112\\n',)", "not owner/repo#N")])
 def test_a_citation_the_host_cannot_read_is_named(tmp_path: Path, argument: str, fault: str) -> None:
     path = tmp_path / "fam.py"
     path.write_text(f"@case('fam', cites={argument})\ndef test_x():\n    pass\n")
@@ -255,3 +257,64 @@ def test_a_report_behind_one_the_census_lacks_is_named() -> None:
     assert problems({"a/b#1": behind}, {}) == ["a/b#1: behind a/b#9, which the census does not list"]
     other = Report("a/b#9", "https://x", "fam", "2025-01-01", "x", "live", "s", "why")
     assert problems({"a/b#1": behind, "a/b#9": other}, {}) == []
+
+
+@pytest.mark.parametrize(("version", "field"), [(1, 'checked = "cells"'), (2, 'behind = "google/flax#1"'),
+                                                 (1, 'behind = "google/flax#1"')])
+def test_a_field_of_a_newer_schema_in_a_census_that_says_an_older_one_is_refused(tmp_path: Path, version: int,
+                                                                                 field: str) -> None:
+    # A schema 1 `checked = "cells"` would be overwritten "read" by the migration; a `behind` read under rules its file
+    # does not say it was written for.
+    path = tmp_path / "census.toml"
+    path.write_text(f"schema_version = {version}\n{SEARCH if version > 1 else ''}{ENTRY}"
+                    + ('checked = "read"\n' if version > 1 else "") + field + "\n")
+    name = field.split(" ")[0]
+    since = {"checked": 2, "behind": 3}[name]
+    with pytest.raises(CensusError, match=rf"^census.toml report 1 \(google/flax#5112\): {name} needs schema_version "
+                                          rf"{since} \(the file says {version}\)$"):
+        read_census(path)
+
+
+def _behind(report_id: str, behind: str = "", appeared: str = "flax==0.12.3", fixed: str = "flax==0.12.5") -> Report:
+    return Report(report_id, "https://x", "fam", "2025-01-01", appeared, fixed, "s", "why", behind=behind)
+
+
+def test_a_report_behind_one_that_fails_over_every_release_it_fails_is_no_problem() -> None:
+    census = {"a/b#1": _behind("a/b#1", "a/b#2"), "a/b#2": _behind("a/b#2", appeared="flax==0.12.0")}
+    assert problems(census, {}) == []
+    live = {"a/b#1": _behind("a/b#1", "a/b#2", fixed="live"), "a/b#2": _behind("a/b#2", fixed="live")}
+    assert problems(live, {}) == []
+
+
+def test_a_report_behind_one_that_sits_behind_it_in_turn_is_named() -> None:
+    census = {"a/b#1": _behind("a/b#1", "a/b#2"), "a/b#2": _behind("a/b#2", "A/B#3"),
+              "a/b#3": _behind("a/b#3", "a/b#1")}
+    assert problems(census, {}) == [
+        f"a/b#{n}: behind {behind}, which sits behind it in turn ({chain}): one of them fails first"
+        for n, behind, chain in ((1, "a/b#2", "a/b#1 -> a/b#2 -> a/b#3 -> a/b#1"),
+                                 (2, "A/B#3", "a/b#2 -> a/b#3 -> a/b#1 -> a/b#2"),
+                                 (3, "a/b#1", "a/b#3 -> a/b#1 -> a/b#2 -> a/b#3"))]
+
+
+@pytest.mark.parametrize(("other", "said"), [
+    (_behind("a/b#2", appeared="flax==0.12.4"), "appeared at flax==0.12.4, after this one"),
+    (_behind("a/b#2", fixed="flax==0.12.4"), "was fixed at flax==0.12.4, before this one"),
+])
+def test_a_report_behind_one_that_fails_over_fewer_releases_is_named(other: Report, said: str) -> None:
+    # Where this one fails and the other does not, a probe sees this one apart: it is not behind the other there.
+    census = {"a/b#1": _behind("a/b#1", "a/b#2"), "a/b#2": other}
+    assert problems(census, {}) == [f"a/b#1: behind a/b#2, which {said}: where this one fails alone, a probe sees it "
+                                    "apart"]
+    live = {"a/b#1": _behind("a/b#1", "a/b#2", fixed="live"), "a/b#2": _behind("a/b#2")}
+    assert problems(live, {}) == ["a/b#1: behind a/b#2, which was fixed (flax==0.12.5) while this one is live: where "
+                                  "this one fails alone, a probe sees it apart"]
+
+
+def test_a_report_a_cpu_can_show_behind_one_no_cpu_can_show_is_named() -> None:
+    off = Report("a/b#2", "https://x", "fam", "2025-01-01", "flax==0.12.3", "flax==0.12.5", "s", "needs a TPU",
+                 cpu=False)
+    assert problems({"a/b#1": _behind("a/b#1", "a/b#2"), "a/b#2": off}, {}) == [
+        "a/b#1: behind a/b#2, which no CPU cell can show: on a CPU this one fails alone, and a probe sees it apart"]
+    both_off = Report("a/b#1", "https://x", "fam", "2025-01-01", "flax==0.12.3", "flax==0.12.5", "s", "needs a TPU",
+                      cpu=False, behind="a/b#2")
+    assert problems({"a/b#1": both_off, "a/b#2": off}, {}) == []

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from harness.tools.census_table import census_problems, census_search, census_summary, census_table, stored_releases
+from harness.tools.census_table import (
+    census_problems,
+    census_search,
+    census_summary,
+    census_table,
+    standing_rows,
+    stored_releases,
+)
 
 ENTRY = """
 [[report]]
@@ -64,6 +71,22 @@ def test_a_stored_row_of_a_range_the_corpus_has_since_changed_does_not_catch(tmp
 
 def test_the_summary_counts_only_what_a_cpu_can_show(tmp_path: Path) -> None:
     assert census_summary(CONFIRMED, _census(tmp_path)).startswith("1 of 1 reports a CPU cell can show are caught")
+
+
+def test_a_row_of_a_case_changed_since_its_check_or_never_stamped_catches_nothing(tmp_path: Path) -> None:
+    from harness.tools.range_check import corpus_digests
+
+    folder = _census(tmp_path)
+    digest = corpus_digests([str(folder)])["test_fam::test_x"]
+    stamped = {"edges": CONFIRMED, "cases": {"test_fam::test_x": {"digest": digest, "commit": "abc1234"}}}
+    assert census_summary(standing_rows(stamped, folder), folder).startswith("1 of 1 reports a CPU cell can show are "
+                                                                               "caught")
+    # The check recorded no digest of it, or the case's body changed since: the row stands for another case.
+    (folder / "test_fam.py").write_text("@case('fam', cites=('jax-ml/jax#2',))\ndef test_x():\n    assert True\n")
+    for document in ({**stamped, "cases": {}}, stamped):
+        rows = standing_rows(document, folder)
+        assert [row["status"] for row in rows] == ["unchecked", "unchecked"] and rows[0]["why"].startswith("stale")
+        assert census_summary(rows, folder).startswith("0 of 1 reports a CPU cell can show are caught")
 
 
 def test_another_family_gets_only_the_header(tmp_path: Path) -> None:

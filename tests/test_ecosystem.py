@@ -723,7 +723,8 @@ def test_merge_refuses_runs_of_another_candidate(tmp_path: Path, cells: list[str
     other = tmp_path / "b" / "out" / "report"
     other.mkdir(parents=True)
     document = read_ecosystem(tmp_path / "a" / "out" / "report" / ECOSYSTEM_JSON.name)
-    write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "projects": []})
+    # A run that judged no project says INCONCLUSIVE (reports.verdicts.ecosystem_judge.worst), never SAFE.
+    write_ecosystem(other, {**document, "candidate": ["jax==0.9.1"], "verdict": "INCONCLUSIVE", "projects": []})
     with pytest.raises(ecosystem_merge.MergeError, match=r"--merge .*/b/out: another run"):
         ecosystem_merge.merged([tmp_path / "a" / "out", tmp_path / "b" / "out"])
 
@@ -777,7 +778,8 @@ def test_merge_reads_a_safe_part_without_the_evidence_a_run_writes_as_inconclusi
         part = tmp_path / name / "report"
         part.mkdir(parents=True)
         (part / ECOSYSTEM_JSON.name).write_text(
-            f'{{{HEAD}, "projects": [{{"name": "{name}", "verdict": "SAFE", "causes": []{evidence}}}]}}')
+            f'{{{HEAD}, "verdict": "SAFE", '
+            f'"projects": [{{"name": "{name}", "verdict": "SAFE", "causes": []{evidence}}}]}}')
     found = ecosystem_merge.merged([tmp_path / "bare", tmp_path / "earned"], say=lambda line: None)
     assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [
         ("bare", "INCONCLUSIVE", ecosystem_merge.NO_EVIDENCE), ("earned", "SAFE", "")]
@@ -791,7 +793,8 @@ def test_merge_reads_a_safe_part_of_summary_schema_1_as_judged_by_older_rules_an
     part = tmp_path / "old" / "report"
     part.mkdir(parents=True)
     (part / ECOSYSTEM_JSON.name).write_text(
-        f'{{{older}, "projects": [{{"name": "fewskip", "verdict": "SAFE", "causes": [], {EVIDENCE}}}, '
+        f'{{{older}, "verdict": "UNSAFE", '
+        f'"projects": [{{"name": "fewskip", "verdict": "SAFE", "causes": [], {EVIDENCE}}}, '
         f'{{"name": "gone", "verdict": "UNSAFE", "causes": [], {EVIDENCE}}}]}}')
     found = ecosystem_merge.merged([tmp_path / "old"], say=lambda line: None)
     assert [(p["name"], p["verdict"], p.get("reason", "")) for p in found["projects"]] == [

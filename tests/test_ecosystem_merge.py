@@ -92,7 +92,7 @@ def test_a_run_names_the_reports_an_earlier_run_left_in_its_folder(tmp_path: Pat
 def test_the_merged_report_says_which_package_the_baseline_held_and_why(tmp_path: Path) -> None:
     for name in ("alpha", "beta"):
         write_ecosystem(tmp_path / name / "report", {
-            **RUN, "held": "flax 0.12.3 held on both sides: as --baseline gives it", "pending": [],
+            **RUN, "held": "flax 0.12.3 held on both sides: as --baseline gives it", "pending": [], "verdict": "SAFE",
             "projects": [{"name": name, "verdict": "SAFE", "causes": []}]})
     merged = ecosystem_merge.merged([tmp_path / "alpha", tmp_path / "beta"], say=lambda line: None)
     assert merged["held"] == "flax 0.12.3 held on both sides: as --baseline gives it"

@@ -26,7 +26,7 @@ RUN = {"candidate": ["jax==0.9.0"], "baseline": "jax==0.8.3,flax==0.12.3", "as_o
 def test_a_summary_as_a_run_writes_it_reads_back(tmp_path: Path) -> None:
     project = {"name": "alpha", "verdict": "UNSAFE", "tests": 3, "pins": {"baseline": {"jax": "0.8.3"}},
                "causes": [{"signature": "s", "change": "c", "cases": ["tests/test_a.py::test_a"]}]}
-    path = write_ecosystem(tmp_path, {**RUN, "projects": [project]})
+    path = write_ecosystem(tmp_path, {**RUN, "verdict": "UNSAFE", "projects": [project]})
     assert path == tmp_path / ECOSYSTEM_JSON.name
     assert read_ecosystem(path)["projects"] == [project]
 
@@ -59,6 +59,19 @@ def test_a_summary_as_a_run_writes_it_reads_back(tmp_path: Path) -> None:
      r"project alpha: its excluded is not a list of tests left out"),
     ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE", "env": {"X": 1}}]}',
      r"project alpha: its env is not a table of variables set to text"),
+    # A summary whose own verdict is better than its projects: the docs' replay shows the stated one.
+    ('{HEAD, "verdict": "SAFE", "projects": [{"name": "alpha", "verdict": "SAFE"}, {"name": "beta", "verdict": '
+     '"INCONCLUSIVE"}]}', r"ecosystem summary: it says SAFE, but project beta is INCONCLUSIVE$"),
+    ('{HEAD, "verdict": "INCONCLUSIVE", "projects": [{"name": "alpha", "verdict": "UNSAFE"}]}',
+     r"ecosystem summary: it says INCONCLUSIVE, but project alpha is UNSAFE$"),
+    ('{HEAD, "verdict": "SAFE", "projects": [{"name": "alpha", "verdict": "SAFE"}], "pending": ["beta"]}',
+     r"ecosystem summary: it says SAFE, but beta did not run$"),
+    ('{HEAD, "verdict": "SAFE", "projects": []}', r"ecosystem summary: it says SAFE, but it judged no project$"),
+    ('{HEAD, "verdict": 5, "projects": []}', r"ecosystem summary: its verdict 5 is not text$"),
+    ('{HEAD, "projects": []}', r"ecosystem summary: it states no verdict \(a run states the worst of its projects'\)$"),
+    # One project twice, SAFE and UNSAFE: a reader keyed by name keeps whichever came last.
+    ('{HEAD, "projects": [{"name": "alpha", "verdict": "UNSAFE"}, {"name": "alpha", "verdict": "SAFE"}]}',
+     r"ecosystem summary: project alpha is listed twice \(a run judges each project once\)$"),
 ])
 def test_a_summary_no_run_wrote_is_refused_in_one_line_naming_the_file(tmp_path: Path, document: str,
                                                                          message: str) -> None:
@@ -83,3 +96,14 @@ def test_a_project_report_that_names_no_run_is_none(tmp_path: Path, first: str) 
     path.write_text(f"{first}\nthe rest\n")
     assert ecosystem_project_run(path) is None
     assert ecosystem_project_run(tmp_path / "missing.md") is None
+
+
+@pytest.mark.parametrize(("verdict", "projects"), [
+    ("SAFE", ["SAFE", "SAFE"]), ("UNSAFE", ["SAFE", "UNSAFE"]), ("INCONCLUSIVE", ["SAFE", "SKIPPED"]),
+    ("INCONCLUSIVE", ["SAFE"]),  # worse than its projects is no lie about them: only a better verdict is refused
+])
+def test_a_summary_whose_verdict_its_projects_allow_reads_back(tmp_path: Path, verdict: str,
+                                                                projects: list[str]) -> None:
+    named = [{"name": f"p{number}", "verdict": said} for number, said in enumerate(projects)]
+    path = write_ecosystem(tmp_path, {**RUN, "verdict": verdict, "projects": named})
+    assert read_ecosystem(path)["verdict"] == verdict

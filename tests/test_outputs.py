@@ -271,6 +271,16 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [{**RANGE_EDGE, "inside_judged": "1"}]}, "inside_judged '1'"),
     ({"edges": [{k: v for k, v in RANGE_EDGE.items() if k != "inside_judged"}]}, "inside_judged None"),
     ({"edges": [{**RANGE_EDGE, "inside_judged": 4}]}, "inside_releases 3 and inside_judged 4"),
+    # Its text and its counts disagree: a reader of either would be told another story.
+    ({"edges": [{**RANGE_EDGE, "inside_judged": 0}]}, "which says 3 releases inside and 1 judged, but "
+                                                      "inside_releases 3 and inside_judged 0"),
+    ({"edges": [{**RANGE_EDGE, "inside": "no release inside"}]}, "which says 0 releases inside"),
+    # A row flipped to confirmed by hand keeps the text of an edge whose inside was never counted.
+    ({"edges": [{**RANGE_EDGE, "inside": "nothing inside probed: the edge is not confirmed", "inside_releases": 0,
+                 "inside_judged": 0}]}, "edges row 1 is confirmed, but its inside says 'nothing inside probed"),
+    # Two rows of one edge, one confirmed and one wrong: whichever a reader met first would stand.
+    ({"edges": [RANGE_EDGE, {**RANGE_EDGE, "status": "wrong", "found": ">=0.9.1"}]},
+     "edges row 2 repeats row 1's edge (m::t jax>=0.9.0 [changed since jax>=0.9.0]): one row per edge"),
     ({"options": {"override": 1}}, "options {'override': 1}"), ({"options": {"timeout": "5"}}, "options"),
     ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
     ({"cases": {"m::t": {"commit": None}}}, "cases is not"),
@@ -336,3 +346,11 @@ def test_a_stored_range_check_of_the_right_shape_reads_and_its_statuses_are_the_
     assert set(outputs.RANGE_STATUSES) == set(ranges.STATUSES)
     stored = outputs.read_ranges(Path(__file__).resolve().parents[1] / "docs" / "data" / "ranges.json")
     assert stored["edges"] and all(row["status"] in outputs.RANGE_STATUSES for row in stored["edges"])
+
+
+def test_a_range_check_of_version_1_keeps_no_digest_or_commit_it_holds_for_no_version_1_checker_wrote_one() -> None:
+    v1 = {"schema_version": 1, "probes": 3, "budget": 10, "wrong": 0, "unchecked": 0, "needs_without_change": [],
+          "edges": [{k: v for k, v in RANGE_EDGE.items() if not k.startswith("inside")}], "options": {"timeout": 5.0},
+          "commit": "9a59988", "cases": {"m::t": {"digest": "ab12", "commit": "9a59988"}}}
+    document = outputs.RANGES_JSON.migrate(v1, "ranges.json")
+    assert (document["options"], document["commit"], document["cases"]) == ({}, None, {})

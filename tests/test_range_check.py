@@ -497,6 +497,16 @@ def test_a_stamp_without_its_commit_is_refused_in_one_line(corpus: Path, tmp_pat
                         probe=probe)
 
 
+def test_a_stamp_of_a_file_that_is_no_check_is_refused_naming_stamp_not_merge(corpus: Path, tmp_path: Path) -> None:
+    foreign = tmp_path / "ecosystem.json"  # another tool's JSON, of a schema this reader knows
+    foreign.write_text('{"schema_version": 2, "candidate": ["jax==0.9.0"], "projects": []}')
+    for path, fault in ((tmp_path / "missing.json", "range check unreadable"),
+                        (foreign, "range check: probes is None, not a count")):
+        with pytest.raises(range_check.RangeCheckError, match=f"^--stamp {path}: {path}: {fault}"):
+            range_check.run(["--cases", str(corpus), "--stamp", str(path), "--checked-at", "abc"], CELLS, fetch,
+                            print, probe=probe)
+
+
 def test_a_kept_need_gone_with_no_change_is_dropped_once_its_case_declares_one_is_gone_or_was_probed_now() -> None:
     def need(case: str) -> dict[str, str]:
         return {"case": case, "held": "jax 0.6.2, flax 0.11.2", "unmet": "jax 0.9.0, flax 0.12.4", "reason": "x"}
@@ -616,6 +626,58 @@ def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_th
                               "inside its known breakage flax")
     assert range_check.stored_status(argv) == 1
     assert range_check.stored_status(["--cases", str(corpus), "--records", str(records("xfailed"))]) == 0
+
+
+def _stored_records(out: Path, case: str = "test_toy::test_eager", status: str = "xfailed",
+                    cell: str = "jax0.8.1-flax0.12.1-py3.11", jax: str = "0.8.1") -> Path:
+    """OUT with one cell's record of `case` under results/ (its cell id naming the versions it ran on, or not)."""
+    from harness import results
+    from harness.cellrecord import make_record
+
+    run = "20261128T000000Z-a"
+    results.write_records(out / "results" / run / f"{cell}.jsonl", [make_record(
+        run_id=run, cell_id=cell, case_id=case, status=status, jax=jax, flax="0.12.1", attempt=1,
+        known_breakage=True)])
+    return out
+
+
+@pytest.mark.parametrize(("given", "refusal"), [
+    (["--case", "test_toy::test_typo"], "--case test_toy::test_typo: the corpus declares no range for it"),
+    (["--merge", "r.json"], "--records with --merge: reading records probes, stores and merges nothing"),
+    (["--stamp", "r.json", "--checked-at", "abc"], "--records with --stamp: "),
+])
+def test_records_asked_of_a_case_with_no_range_or_beside_a_merge_or_stamp_are_refused_in_one_line(
+        corpus: Path, tmp_path: Path, given: list[str], refusal: str) -> None:
+    argv = ["--cases", str(corpus), "--records", str(_stored_records(tmp_path / "out")), *given]
+    with pytest.raises(range_check.RangeCheckError, match=f"^{refusal}"):
+        range_check.run(argv, CELLS, fetch, print, probe=probe)
+
+
+def test_records_of_no_case_that_declares_a_range_are_no_evidence_and_refused(corpus: Path, tmp_path: Path) -> None:
+    # A typo in --records' folder, an empty run, or only cases that declare nothing: "0 contradictions" would pass.
+    (tmp_path / "empty" / "results").mkdir(parents=True)
+    unranged = _stored_records(tmp_path / "other", case="test_toy::test_absent", status="passed")
+    for folder in (tmp_path / "empty", unranged):
+        argv = ["--cases", str(corpus), "--records", str(folder)]
+        with pytest.raises(range_check.RangeCheckError, match=f"^--records {folder}: no record of a case that "
+                                                              "declares a range under results/"):
+            range_check.run(argv, CELLS, fetch, print, probe=probe)
+        with pytest.raises(range_check.RangeCheckError):
+            range_check.stored_status(argv)
+
+
+def test_records_of_a_cell_whose_identity_is_in_doubt_are_left_out_in_a_line_that_does_not_fail(
+        corpus: Path, tmp_path: Path) -> None:
+    out = _stored_records(tmp_path / "out")
+    _stored_records(out, status="xpassed", cell="jax0.9.0-flax0.12.1-py3.11", jax="0.8.1")  # named 0.9.0, ran 0.8.1
+    said: list[str] = []
+    argv = ["--cases", str(corpus), "--records", str(out)]
+    range_check.run(argv, CELLS, fetch, said.append, probe=probe)
+    assert not any(line.startswith("hole:") for line in said)
+    assert any("jax0.9.0-flax0.12.1-py3.11.jsonl: left out, its identity is in doubt" in line for line in said)
+    assert said[-1] == ("ranges: 0 contradiction(s) in 1 record(s) of cases that declare a range, of 1 folder(s); 1 "
+                        "cell(s) or folder(s) left out")
+    assert range_check.stored_status(argv) == 0
 
 
 def test_the_census_s_problems_are_printed_one_line_each_its_pins_held_to_the_index(corpus: Path,

@@ -65,10 +65,27 @@ def test_the_records_are_read_from_every_run_of_each_folder(tmp_path: Path) -> N
     results.write_records(tmp_path / "results" / "20261128T000000Z-a" / f"{cell}.jsonl", [make_record(
         run_id="20261128T000000Z-a", cell_id=cell, case_id=SCAN, status="xpassed", jax="0.4.26", flax="0.8.1",
         attempt=1)])
-    [found] = range_records.read_finals([tmp_path])
+    [found] = range_records.read_finals([tmp_path]).records
     assert (found["case_id"], found["run_id"], found["cell_id"]) == (SCAN, "20261128T000000Z-a", cell)
+
+
+def test_a_folder_under_results_that_is_no_run_is_left_out_in_a_line(tmp_path: Path) -> None:
+    cell = "jax0.4.26-flax0.8.1-py3.11"
+    results.write_records(tmp_path / "results" / "latest" / f"{cell}.jsonl", [make_record(
+        run_id="latest", cell_id=cell, case_id=SCAN, status="xpassed", jax="0.4.26", flax="0.8.1", attempt=1)])
+    read = range_records.read_finals([tmp_path])
+    assert read.records == [] and read.left == [f"{tmp_path / 'results' / 'latest'}: ignored, not a run (a run's "
+                                                 "folder is named YYYYmmddTHHMMSSZ-<tag>)"]
 
 
 def test_a_records_folder_without_results_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match=f"--records {tmp_path}: no results folder in it"):
         range_check.contradicted([tmp_path], ["builtin"])
+
+
+def test_a_results_file_that_cannot_be_read_is_left_out_in_a_line(tmp_path: Path) -> None:
+    folder = tmp_path / "results" / "20261128T000000Z-a" / "jax0.4.26-flax0.8.1-py3.11.jsonl"
+    folder.mkdir(parents=True)  # a folder where the cell's results file should be
+    read = range_records.read_finals([tmp_path])
+    assert read.records == [] and len(read.left) == 1
+    assert read.left[0].startswith(f"{folder}: left out, nothing in it could be read (")

@@ -73,6 +73,16 @@ def head_commit(folder: Path) -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
+def resolve(commit: str, folder: Path) -> str:
+    """The full hash of the commit `commit` names (a hash, a short one, a branch, a tag) in the git checkout where
+    `folder` lies; DigestError for one git does not know there, or outside a checkout."""
+    done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise DigestError(f"commit {commit}: git knows no such commit where {folder} lies")
+    return done.stdout.strip()
+
+
 def digests_at(commit: str, folder: Path, files: Iterable[Path], breakage_files: Iterable[Path]) -> dict[str, str]:
     """digests() of the same files (paths under `folder`, a case folder of a git checkout) as they were at `commit`;
     a file the commit lacks is left out. DigestError for a commit git does not know."""
@@ -101,7 +111,13 @@ def digests_at(commit: str, folder: Path, files: Iterable[Path], breakage_files:
             moved = [then / Path(path).resolve().relative_to(folder.resolve()) for path in paths]
             return [path for path in moved if path.is_file()]
 
-        return digests(there(files), there(breakage_files))
+        try:
+            return digests(there(files), there(breakage_files))
+        except (ShardmatrixError, SyntaxError, UnicodeDecodeError) as exc:
+            # A file as it was then that today's reader refuses: name it as git does, not by the scratch copy.
+            told = " ".join(str(exc).replace(str(then), f"{commit}:{inside}").split())
+            raise DigestError(f"commit {commit}: a case file there cannot be read as today's shardmatrix reads it "
+                              f"({told})") from None
 
 
 def stamp(document: Mapping[str, Any], now: Mapping[str, str], then: Mapping[str, str],

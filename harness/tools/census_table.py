@@ -1,7 +1,8 @@
 """The census stated: one markdown table per family, generated from cases/census.toml, the cases' `cites=` and a
 stored range check, and the line that says how many reports are caught (harness.tools.caught).
 
-The docs build calls `census_table(family, edges)` and `census_summary(edges)`; nothing here is copied by hand.
+The docs build calls `census_table(family, edges)` and `census_summary(edges)` with `standing_rows(document)`, the
+stored check's rows as they stand for the cases now; nothing here is copied by hand.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from harness.host import matrix
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.host.plan import default_matrix
 from harness.tools.caught import CAUGHT, Catch, catches, summary
-from harness.tools.range_check import corpus_edges, declared_changes, declared_keys
+from harness.tools.range_check import corpus_digests, corpus_edges, declared_changes, declared_keys, fresh
 
 #: Where markup could open a tag (`<script`, `</b`, `<!--`); `jax<0.9.0` stays as written.
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
@@ -39,6 +40,14 @@ def _catches(edges: Iterable[Mapping[str, Any]], cases_dir: Path) -> list[Catch]
 def _entry(cases_dir: Path) -> str:
     """The `--cases` entry of a folder: the shipped corpus is 'builtin' (its modules are not named test_*.py)."""
     return BUILTIN if Path(cases_dir).resolve() == BUILTIN_CASES.resolve() else str(cases_dir)
+
+
+def standing_rows(document: Mapping[str, Any], cases_dir: Path = CASES_DIR) -> list[dict[str, Any]]:
+    """The rows of a stored check (harness.outputs.read_ranges) as they stand for the corpus now: a row of a case whose
+    source or declaration changed since it was checked, or whose check recorded no digest of it, is stale and
+    unchecked (range_check.fresh, as `--merge` keeps it): it catches nothing until it is re-checked or stamped."""
+    now = corpus_digests([_entry(cases_dir)])
+    return fresh([dict(row) for row in document["edges"]], document["cases"], now)[0]
 
 
 def census_table(family: str, edges: Iterable[Mapping[str, Any]], cases_dir: Path = CASES_DIR) -> str:

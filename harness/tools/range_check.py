@@ -70,12 +70,15 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
                         "kept unchecked, stale; the stored document says how many probes both built")
     p.add_argument("--stamp", type=Path, default=None, metavar="RANGES_JSON",
                    help="probe nothing: store this earlier check with a digest of each of its cases whose source and "
-                        "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1)")
+                        "declaration git shows unchanged since --checked-at (a check that recorded none, schema 1; a "
+                        "row keeps its first stamp, so stamp a document merged by hand once per commit its rows were "
+                        "checked at, oldest first); never over another check stored under --out")
     p.add_argument("--records", type=Path, action="append", default=[], metavar="OUT",
                    help="probe nothing: list where the cell records under OUT/results (repeatable) contradict the "
-                        "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any")
+                        "ranges declared now (a pass inside one, a pair answered both ways); exit 1 if any, refused "
+                        "where no record is of a case that declares a range")
     p.add_argument("--checked-at", default=None, metavar="COMMIT",
-                   help="with --stamp: the commit the check ran at (docs/data/runs.toml names it)")
+                   help="with --stamp: the commit the check ran at (docs/data/runs.toml names it), stored in full")
     p.add_argument("--take", type=Path, default=None, metavar="CHECK_DIR",
                    help="probe nothing: adopt into the stored document (--ranges-from) the rows of each case (of "
                         "--case, where given) whose every declared edge the finished check in CHECK_DIR (an --out "
@@ -400,15 +403,16 @@ def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -
     return list(found.values())
 
 
-def _earlier(path: Path | None, given: dict[str, float] | None) -> dict[str, Any]:
-    """The earlier check --merge names ({} without one); with `given`, refused where it was run with other options
-    that change a probe's answer (--timeout, --devices, --suite-budget): its rows are not this check's kind."""
+def _earlier(path: Path | None, given: dict[str, float] | None, option: str = "--merge") -> dict[str, Any]:
+    """The earlier check `option` (--merge, --stamp) names ({} without one), a refusal naming that option; with
+    `given`, refused where it was run with other options that change a probe's answer (--timeout, --devices,
+    --suite-budget): its rows are not this check's kind."""
     if path is None:
         return {}
     try:
         document = dict(outputs.read_ranges(path))
     except (OSError, ShardmatrixError) as exc:
-        raise RangeCheckError(f"--merge {path}: {exc}") from None
+        raise RangeCheckError(f"{option} {path}: {exc}") from None
     if given is not None and document["options"] != given:
         raise RangeCheckError(f"--merge {path}: checked with options {document['options'] or 'none'}, this check "
                               f"with {given or 'none'}: merge only checks run alike")
@@ -428,12 +432,17 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
         refuse_beside_take(namespace)
         take_check(namespace.take, namespace.ranges_from, opts.cases, namespace.case, say)
         return []
+    mixed = next((option for option, given in (("--merge", namespace.merge), ("--stamp", namespace.stamp),
+                                               ("--checked-at", namespace.checked_at)) if given), None)
+    if namespace.records and mixed:
+        raise RangeCheckError(f"--records with {mixed}: reading records probes, stores and merges nothing")
     if namespace.stamp is not None or namespace.checked_at is not None:
         stamp_earlier(namespace.stamp, namespace.checked_at, opts.cases, Path(opts.out) / "report", say,
                       namespace.merge, namespace.case)
         return []
     if namespace.records:
-        for line in contradicted(namespace.records, opts.cases, namespace.case):
+        lines, said = contradicted(namespace.records, opts.cases, namespace.case)
+        for line in [*lines, *said]:
             say(line)
         return []
     changes = declared_changes(opts.cases)
@@ -507,20 +516,23 @@ def corpus_digests(cases: list[str]) -> dict[str, str]:
 def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: Path,
                   say: Callable[[str], object], merge: Path | None = None, asked: Sequence[str] = ()) -> Path:
     """--stamp: the earlier check at `path`, checked at `commit`, stored under `out` with a digest of each of its
-    cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed."""
+    cases whose digest at that commit equals its digest now (case_digest.stamp); those left are printed. Refused
+    where `out` holds another check, which it would replace."""
     if path is None or commit is None:
         raise RangeCheckError("--stamp and --checked-at: give both (the check, and the commit it ran at)")
     if merge or asked:
         raise RangeCheckError(f"--stamp with {'--merge' if merge else '--case'}: a stamp probes and merges nothing")
-    document = _earlier(path, None)
+    document = _earlier(path, None, "--stamp")
     roots = corpus.case_roots(cases)
     if len(roots) != 1:
         raise RangeCheckError("--stamp: give one --cases folder (the corpus the check was of)")
     files, breakages = corpus_files(cases), corpus.known_breakage_files(cases)
     try:
+        commit = _checked_at(commit, roots[0])
         then = case_digest.digests_at(commit, roots[0], files, breakages)
     except case_digest.DigestError as exc:
         raise RangeCheckError(f"--checked-at {commit}: {exc}") from None
+    _refuse_another_check(Path(out) / outputs.RANGES_JSON.name, path, document)
     stamped, left = case_digest.stamp(document, case_digest.digests(files, breakages), then, commit)
     stored = outputs.write_ranges(out, stamped)
     say(f"ranges: {len(stamped['cases'])} case(s) stamped as unchanged since {commit}; {len(left)} left unstamped "
@@ -575,18 +587,62 @@ def census_said(cases: list[str], rows: list[dict[str, Any]], current: set[caugh
     return lines
 
 
-def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> list[str]:
-    """--records: the lines where the records under `folders` contradict the ranges the corpus declares now (of the
-    cases asked, else every case), then how many (harness.tools.range_records)."""
+def _checked_at(commit: str, root: Path) -> str:
+    """The commit --checked-at names, in full: a branch moves and a short hash may grow ambiguous, and a stamp names
+    the commit its digests were read at. The check's own `commit` is not held against it: a document merged by hand
+    holds rows checked at several commits, each stamped in its turn (a row keeps the first stamp it gets)."""
+    return case_digest.resolve(commit, root)
+
+
+def _refuse_another_check(target: Path, path: Path, document: Mapping[str, Any]) -> None:
+    """RangeCheckError where the stamp's target already holds a check other than the one stamped (its rows differ, or
+    it cannot be read), or the digests an earlier stamp of it added: writing would lose them. The stamped file itself,
+    or an earlier stamp of it from which this one starts, may be replaced."""
+    if not target.exists() or (path.exists() and target.resolve() == path.resolve()):
+        return
+    try:
+        held = outputs.read_ranges(target)
+    except ShardmatrixError as exc:
+        raise RangeCheckError(f"--stamp: {target} is there and is no check this reader reads ({exc}); a stamp "
+                              "would replace it: move it aside or give another --out") from None
+    if held["edges"] != document.get("edges"):
+        raise RangeCheckError(f"--stamp: {target} holds another check ({len(held['edges'])} rows, not the "
+                              f"{len(document.get('edges', []))} of {path}); a stamp would replace it: give another "
+                              "--out")
+    # The same check, stamped before from the same source: restamping the source would drop what that stamp added.
+    dropped = sorted(set(held["cases"]) - set(document.get("cases", {})))
+    if dropped:
+        more = ", ..." if len(dropped) > 1 else ""
+        raise RangeCheckError(f"--stamp: {target} holds digests of {len(dropped)} case(s) that {path} lacks "
+                              f"({dropped[0]}{more}: an earlier stamp's); stamp {target} itself, or give another --out")
+
+
+def contradicted(folders: list[Path], cases: list[str], asked: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """--records: (the lines where the records under `folders` contradict the ranges the corpus declares now, of the
+    cases asked, else every case; what was left out, then how many) (harness.tools.range_records). RangeCheckError
+    for a folder without results, a case asked that declares no range, and records of no case that declares one:
+    "no contradiction" from no evidence would read as a clean bill."""
     missing = next((folder for folder in folders if not (folder / "results").is_dir()), None)
     if missing is not None:
         raise RangeCheckError(f"--records {missing}: no results folder in it")
     changes = declared_changes(cases)
     breakages = [entry for path in corpus.known_breakage_files(cases) for entry in known.load(path)]
-    records = [record for record in range_records.read_finals(folders)
-               if not asked or str(record.get("case_id", "")).partition("[")[0] in asked]
+    ranged = {edge.case for edge in ranges.edges(changes, breakages)}
+    unknown = sorted(set(asked) - ranged)
+    if unknown:
+        raise RangeCheckError(f"--case {unknown[0]}: the corpus declares no range for it")
+    read = range_records.read_finals(folders)
+    records = [record for record in read.records
+               if str(record.get("case_id", "")).partition("[")[0] in (set(asked) or ranged)]
+    if not records:
+        raise RangeCheckError(f"--records {' '.join(map(str, folders))}: no record of "
+                              f"{'the cases asked' if asked else 'a case that declares a range'} under results/ "
+                              f"({len(read.records)} record(s) read, {len(read.left)} cell(s) or folder(s) left out): "
+                              "nothing to hold against the ranges")
     lines = range_records.contradictions(records, changes, breakages, record_answer)
-    return [*lines, f"ranges: {len(lines)} contradiction(s) in {len(records)} record(s) of {len(folders)} folder(s)"]
+    counted = (f"ranges: {len(lines)} contradiction(s) in {len(records)} record(s) of cases that declare a range, of "
+               f"{len(folders)} folder(s)" + (f"; {len(read.left)} cell(s) or folder(s) left out" if read.left else ""))
+    return lines, [*read.left, counted]
 
 
 def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
@@ -595,7 +651,7 @@ def stored_status(argv: list[str], prog: str = "nox -s ranges --") -> int:
     namespace = parser(prog).parse_strictly(argv)
     opts = options.from_namespace(namespace)
     if namespace.records:
-        return 1 if len(contradicted(namespace.records, opts.cases, namespace.case)) > 1 else 0
+        return 1 if contradicted(namespace.records, opts.cases, namespace.case)[0] else 0
     # A take rewrote the stored document in place: a wrong edge it still holds (a case left as it was) fails it too.
     report = Path(opts.out) / "report" / outputs.RANGES_JSON.name
     stored = outputs.read_ranges(namespace.ranges_from if namespace.take is not None else report)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.requirements import Requirement
 from packaging.version import InvalidVersion, Version
@@ -26,20 +26,35 @@ from harness.tools import ranges
 Answer = Callable[[Mapping[str, Any]], str]
 
 
-def read_finals(folders: Iterable[Path]) -> list[dict[str, Any]]:
+class Finals(NamedTuple):
+    """The final records read, and one line per folder or cell left out (not a run; a cell whose identity is in
+    doubt): what the records say is only as wide as what was read."""
+
+    records: list[dict[str, Any]]
+    left: list[str]
+
+
+def read_finals(folders: Iterable[Path]) -> Finals:
     """Each case's final record in every cell of every run under each folder's results/ (harness.results' reader),
-    with the run and cell it came from."""
+    with the run and cell it came from, and what was left out."""
     found: list[dict[str, Any]] = []
+    left: list[str] = []
     for folder in folders:
         root = Path(folder) / "results"
-        for run_id in runs.list_runs(root).ids:
+        listed = runs.list_runs(root)
+        left += [f"{root / note}" for note in listed.notes]
+        for run_id in listed.ids:
             for path in runs.results_files(root / run_id):
                 reading = results.read_cell(path, run_id)
-                if reading.unusable:
-                    continue  # a cell whose identity is in doubt says nothing of its pair
+                if reading.unusable:  # a cell whose identity is in doubt says nothing of its pair
+                    left.append(f"{path}: left out, its identity is in doubt ({reading.mismatches[0]})")
+                    continue
+                if not reading.records and reading.problems:  # a folder named as a results file, an unreadable one
+                    left.append(f"{path}: left out, nothing in it could be read ({reading.problems[0]})")
+                    continue
                 found += [{**record, "run_id": run_id, "cell_id": reading.cell_id}
                           for record in reading.finals().values()]
-    return found
+    return Finals(found, left)
 
 
 def contradictions(records: Iterable[Mapping[str, Any]], changes: Mapping[str, Change],
