@@ -305,6 +305,12 @@ def declared_keys(edges: list[ranges.Edge]) -> set[caught.Declared]:
     return {(edge.case, edge.package, edge.text, edge.source) for edge in edges}
 
 
+def joined_sources(edges: list[ranges.Edge]) -> dict[tuple[str, str], str]:
+    """{(case, source): the whole declaration} of each edge whose source is one part of it (a breakage on jax and
+    flax), for caught.catches."""
+    return {(edge.case, edge.source): edge.entry for edge in edges if edge.entry}
+
+
 def corpus_cases(cases: list[str]) -> set[str]:
     """The ids of every case the corpus asked for holds, read from source."""
     return {case for case, _ in corpus.expected_cases(corpus.case_paths(cases))}
@@ -463,7 +469,7 @@ def _store_and_say(namespace: Any, opts: options.Options, findings: list[ranges.
             # A change warned with no text of its warning was confirmed by whatever warned: it vouches for nothing.
             unvouched = {case for case, change in changes.items() if change.warned and not change.warning}
             found = caught.catches(census.read_census(census.census_path(root)), census.corpus_citations(root),
-                                   all_rows, current, unvouched)
+                                   all_rows, current, unvouched, joined_sources(edges))
             say(f"census of {root.name}: {caught.summary(found)}")
             for problem in census.problems(census.read_census(census.census_path(root)),
                                            census.corpus_citations(root), releases):
