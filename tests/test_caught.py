@@ -296,3 +296,17 @@ def test_no_report_is_caught_without_a_confirmed_row_at_its_transition_judged_in
     assert any(row["status"] == "confirmed" and row["found"] is None and (row["package"], row["declared"]) in wanted
                and inside_judged([other for other in stored if other["source"] == row["source"]])
                for row in stored)
+
+
+def test_a_fixed_report_is_caught_through_a_breakage_whose_other_package_s_range_starts_where_it_appeared() -> None:
+    # jax 0.8.2 broke it with every flax before 0.12.2, which fixed it: one entry, jax>=0.8.2 and flax<0.12.2.
+    report = _report("a/b#1", appeared="jax==0.8.2", fixed="flax==0.12.2")
+    start = _from("m::t1", ">=0.8.2", source="known breakage jax>=0.8.2")
+    fix = {**_from("m::t1", "<0.12.2", source="known breakage flax<0.12.2"), "package": "flax"}
+    whole = "known breakage jax>=0.8.2, flax<0.12.2"
+    joined = {("m::t1", "known breakage jax>=0.8.2"): whole, ("m::t1", "known breakage flax<0.12.2"): whole}
+    (catch,) = catches({report.id: report}, {"m::t1": ("a/b#1",)}, [start, fix], _declared(start, fix), (), joined)
+    assert catch.status == CAUGHT
+    # Two entries of the case, each on one package, are two declarations: the flax range starts nowhere.
+    (apart,) = catches({report.id: report}, {"m::t1": ("a/b#1",)}, [start, fix], _declared(start, fix))
+    assert apart.status == NOT_CAUGHT and "does not start where the report appeared (jax>=0.8.2)" in apart.why

@@ -222,6 +222,18 @@ def test_a_wrong_jax_edge_of_a_two_package_breakage_is_still_reported_wrong() ->
     assert (found["jax>=0.7.0"].status, found["jax>=0.7.0"].found) == (ranges.WRONG, ">=0.7.1")
 
 
+def test_the_bounds_of_a_breakage_on_both_packages_name_the_whole_entry_they_are_part_of() -> None:
+    # Each bound keeps its own package's range as its source (what a stored row matches); the entry joins them.
+    two = Breakage(TWO_PACKAGES, "r", "https://example.org",
+                   {"jax": SpecifierSet(">=0.8.2"), "flax": SpecifierSet("<0.12.2")})
+    one = Breakage(TWO_PACKAGES, "r", "https://example.org", {"flax": SpecifierSet("<0.12.1")})
+    found = ranges.edges({}, [two, one])
+    assert [(edge.source, edge.entry) for edge in found] == [
+        ("known breakage jax>=0.8.2", "known breakage jax>=0.8.2, flax<0.12.2"),
+        ("known breakage flax<0.12.2", "known breakage jax>=0.8.2, flax<0.12.2"),
+        ("known breakage flax<0.12.1", "")]
+
+
 def test_a_side_that_does_not_install_with_the_first_pairing_is_probed_with_the_next() -> None:
     # flax 0.12.3 needs jax >= 0.7.1: the edge at 0.7.1 cannot be probed there, and is with flax 0.12.0.
     def needs_new_jax(case: str, jax: Version, flax: Version) -> str:

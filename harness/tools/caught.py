@@ -22,6 +22,8 @@ from harness.tools.ranges import BOUNDED, CONFIRMED, UNCHECKED, WRONG
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
 #: How a warned edge's declaration reads (harness.tools.ranges.edges: "warned jax>=0.8.0").
 WARNED_SOURCE = "warned "
+#: Where a row read here keeps the whole declaration its source is one part of (a breakage on jax and flax).
+DECLARATION = "declaration"
 #: Confirmed at its bound, but nothing inside its range judged (a row of the bounds-only checker, or every release
 #: inside unjudged): a hole inside is not ruled out, so it waits on a re-check instead of counting as caught.
 BOUNDS_ONLY = "bounds only"
@@ -61,18 +63,23 @@ def _pins(text: str) -> list[tuple[str, str]]:
 
 def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...]],
             edges: Iterable[Mapping[str, Any]], declared: Collection[Declared],
-            unvouched: Collection[str] = ()) -> list[Catch]:
+            unvouched: Collection[str] = (), joined: Mapping[tuple[str, str], str] | None = None) -> list[Catch]:
     """Each report's Catch, in census order. `edges` are a stored range check's rows (case, status, declared,
     package, found, why); `declared` the edges the corpus declares now: a stored row of a declaration the corpus no
     longer makes vouches for nothing. `unvouched`: the cases whose change is `warned` without naming its warning's
-    text, whose warned edges any warning would have confirmed: those rows judge nothing."""
-    current, silent = set(declared), set(unvouched)
+    text, whose warned edges any warning would have confirmed: those rows judge nothing. `joined`: {(case, source):
+    the whole declaration} of each edge whose source is one part of it (a known breakage on jax and flax:
+    ranges.Edge.entry), so that its bounds on both packages are read as one range."""
+    current, silent, whole = set(declared), set(unvouched), joined or {}
     by_case: dict[str, list[Mapping[str, Any]]] = {}
     for row in edges:
         if (str(row["case"]), str(row["package"]), str(row["declared"]), str(row.get("source"))) in current:
             if str(row["case"]) in silent and _warned(row) and row["status"] == CONFIRMED:
                 row = {**row, "status": UNCHECKED, "why": "its change names no warning text, so any warning of the "
                                                           "case would have read as its own"}
+            key = (str(row["case"]), str(row.get("source")))
+            if key in whole:
+                row = {**row, DECLARATION: whole[key]}
             by_case.setdefault(str(row["case"]), []).append(row)
     citing: dict[str, list[str]] = {}
     for case_id, ids in sorted(citations.items()):
@@ -191,8 +198,13 @@ def _confirms(rows: list[Mapping[str, Any]], wanted: set[tuple[str, str]],
 
 
 def _declaration(rows: list[Mapping[str, Any]], row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The rows of the declaration `row` is an edge of (`>=A,<B`: both)."""
-    return [other for other in rows if other.get("source") == row.get("source")]
+    """The rows of the declaration `row` is an edge of (`>=A,<B`: both; a breakage on jax and flax: its bounds on
+    both, so a flax fix's range starts where its jax range does)."""
+    return [other for other in rows if _whole(other) == _whole(row)]
+
+
+def _whole(row: Mapping[str, Any]) -> object:
+    return row.get(DECLARATION, row.get("source"))
 
 
 def _starts(declaration: list[Mapping[str, Any]], start: Collection[tuple[str, str]]) -> bool:

@@ -19,7 +19,14 @@ from harness.host import matrix
 from harness.host.corpus import BUILTIN, BUILTIN_CASES
 from harness.host.plan import default_matrix
 from harness.tools.caught import CAUGHT, Catch, catches, summary
-from harness.tools.range_check import corpus_digests, corpus_edges, declared_changes, declared_keys, fresh
+from harness.tools.range_check import (
+    corpus_digests,
+    corpus_edges,
+    declared_changes,
+    declared_keys,
+    fresh,
+    joined_sources,
+)
 
 #: Where markup could open a tag (`<script`, `</b`, `<!--`); `jax<0.9.0` stays as written.
 _TAG = re.compile(r"<(?=[A-Za-z/!?])")
@@ -33,8 +40,9 @@ def _catches(edges: Iterable[Mapping[str, Any]], cases_dir: Path) -> list[Catch]
     entry = [_entry(cases_dir)]
     # A change warned with no text of its warning was confirmed by whatever warned: its warned edges judge nothing.
     unvouched = {case for case, change in declared_changes(entry).items() if change.warned and not change.warning}
-    return catches(read_census(census_path(cases_dir)), corpus_citations(cases_dir), edges,
-                   declared_keys(corpus_edges(entry)), unvouched)
+    declared = corpus_edges(entry)
+    return catches(read_census(census_path(cases_dir)), corpus_citations(cases_dir), edges, declared_keys(declared),
+                   unvouched, joined_sources(declared))
 
 
 def _entry(cases_dir: Path) -> str:

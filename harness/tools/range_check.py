@@ -335,6 +335,12 @@ def case_nodes(cases: list[str], ids: Sequence[str]) -> list[Path]:
     return nodes
 
 
+def joined_sources(edges: list[ranges.Edge]) -> dict[tuple[str, str], str]:
+    """{(case, source): the whole declaration} of each edge whose source is one part of it (a breakage on jax and
+    flax), for caught.catches."""
+    return {(edge.case, edge.source): edge.entry for edge in edges if edge.entry}
+
+
 def corpus_cases(cases: list[str]) -> set[str]:
     """The ids of every case the corpus asked for holds, read from source."""
     return {case for case, _ in corpus.expected_cases(corpus.case_paths(cases))}
@@ -579,7 +585,8 @@ def census_said(cases: list[str], rows: list[dict[str, Any]], current: set[caugh
     for root in corpus.case_roots(cases):
         if census.census_path(root).is_file():
             reports = census.read_census(census.census_path(root))
-            found = caught.catches(reports, census.corpus_citations(root), rows, current, unvouched)
+            found = caught.catches(reports, census.corpus_citations(root), rows, current, unvouched,
+                                   joined_sources(corpus_edges(cases)))
             lines.append(f"census of {root.name}: {caught.summary(found)}")
             if releases is not None:
                 lines += [f"census of {root.name}: {problem}"

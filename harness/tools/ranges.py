@@ -127,6 +127,9 @@ class Edge:
     #: The exception class names its declaration says the case fails with (a change's or a breakage's `raises`): a
     #: failure of another class confirms nothing (declared_failure).
     raises: tuple[str, ...] = ()
+    #: A breakage declared on both packages, whole ("known breakage jax>=0.8.2, flax<0.12.2"): its jax and flax bounds
+    #: are one declaration (harness.tools.caught), though each names its own range as its `source`.
+    entry: str = ""
 
     @property
     def text(self) -> str:
@@ -247,13 +250,16 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
                              broken_from=_start(change.since, Requirement(change.warned).name),
                              raises=tuple(change.raises))
     for entry in breakages:
+        declared: dict[str, SpecifierSet] = {package: entry.ranges[package] for package in ("jax", "flax")
+                                             if package in entry.ranges}
+        whole = f"known breakage {', '.join(f'{name}{spec}' for name, spec in declared.items())}" \
+            if len(declared) > 1 else ""
         for package, spec in entry.ranges.items():
             if package in ("jax", "flax"):
                 within = str(entry.ranges.get("flax" if package == "jax" else "jax", ""))
-                found += _bounds(entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within,
-                                 raises=tuple(entry.raises))
-        declared: dict[str, SpecifierSet] = {package: entry.ranges[package] for package in ("jax", "flax")
-                                             if package in entry.ranges}
+                found += [replace(edge, entry=whole) for edge in _bounds(
+                    entry.case, f"{package}{spec}", f"known breakage {package}{spec}", within=within,
+                    raises=tuple(entry.raises))]
         if not any(spec.operator in ("<", "<=", "==") for ranges_ in declared.values() for spec in ranges_):
             # No release is declared to fix it: the newest must still fail (of flax, for a flax-only range).
             package = "flax" if list(declared) == ["flax"] else "jax"
@@ -263,7 +269,7 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
             found.append(Edge(entry.case, package, Version("0"), True, f"known breakage {said}, live",
                               other=min(lower, default=None),
                               within=str(declared[other]) if other in declared else "", live=True,
-                              raises=tuple(entry.raises)))
+                              raises=tuple(entry.raises), entry=whole))
     return found
 
 
