@@ -614,6 +614,12 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
     if row["status"] == "confirmed" and isinstance(inside, str) and inside.startswith(_NOT_CONFIRMED_INSIDE):
         # Its counts (none inside) were never taken: a confirmed edge counts the releases inside its range.
         raise RANGES_JSON.error(path, f"range check: edges row {number} is confirmed, but its inside says {inside!r}")
+    unmet = row.get("inside_unmet", 0)
+    if not _is_count(unmet) or ("inside_unmet" in row and not counted) or (
+            counted and int(str(unmet)) + int(str(judged)) > int(str(owned))):
+        raise RANGES_JSON.error(path, f"range check: edges row {number} has inside_unmet {unmet!r}: the releases "
+                                      f"inside where the case's needs are unmet, no more than the {owned!r} it owns "
+                                      f"less the {judged!r} judged")
     told = _inside_counts(inside) if isinstance(inside, str) else None
     if told is not None and told != (owned, judged):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, which says "

@@ -310,3 +310,12 @@ def test_a_fixed_report_is_caught_through_a_breakage_whose_other_package_s_range
     # Two entries of the case, each on one package, are two declarations: the flax range starts nowhere.
     (apart,) = catches({report.id: report}, {"m::t1": ("a/b#1",)}, [start, fix], _declared(start, fix))
     assert apart.status == NOT_CAUGHT and "does not start where the report appeared (jax>=0.8.2)" in apart.why
+
+
+def test_a_range_whose_every_release_inside_lacks_the_case_s_needs_is_judged_inside_and_no_other() -> None:
+    # `<0.6.0` of a case that needs an API first in 0.5.3 (the bound's failing side): 11 releases inside, none where
+    # the case runs, so no hole can be there; one release inside that did not install leaves the range unjudged.
+    every = {"inside_releases": 11, "inside_judged": 0, "inside_unmet": 11}
+    assert inside_judged([every])
+    assert not inside_judged([{**every, "inside_unmet": 10}])
+    assert not inside_judged([{"inside_releases": 11, "inside_judged": 0}])  # a row of a checker that did not count

@@ -275,6 +275,9 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [{**RANGE_EDGE, "inside_judged": 0}]}, "which says 3 releases inside and 1 judged, but "
                                                       "inside_releases 3 and inside_judged 0"),
     ({"edges": [{**RANGE_EDGE, "inside": "no release inside"}]}, "which says 0 releases inside"),
+    # More releases inside where the case cannot run than it owns beside those it judged: an unearned "judged inside".
+    ({"edges": [{**RANGE_EDGE, "inside_unmet": 3}]}, "inside_unmet 3"),
+    ({"edges": [{**RANGE_EDGE, "inside_unmet": True}]}, "inside_unmet True"),
     # A row flipped to confirmed by hand keeps the text of an edge whose inside was never counted.
     ({"edges": [{**RANGE_EDGE, "inside": "nothing inside probed: the edge is not confirmed", "inside_releases": 0,
                  "inside_judged": 0}]}, "edges row 1 is confirmed, but its inside says 'nothing inside probed"),

@@ -578,3 +578,18 @@ def test_an_edge_whose_second_side_the_budget_never_reached_is_unchecked_not_wro
     late = Breakage(USE_MESH, "r", "https://x", {"jax": SpecifierSet("<0.8.0")})
     [finding], _ = ranges.run(ranges.edges({}, [late]), RELEASES, partner, lambda *asked: ranges.FAIL, 1)
     assert finding.status == ranges.UNCHECKED and finding.unreached
+
+
+def test_a_row_counts_the_releases_inside_where_the_case_s_needs_are_unmet() -> None:
+    releases = {**RELEASES, "jax": [Version(v) for v in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0")]}
+
+    def needs_0_5_3(case: str, jax: Version, flax: Version) -> str | None:
+        if jax < Version("0.5.3"):
+            return "not_applicable: jax.sharding.AxisType is absent"
+        return ranges.FAIL if jax < Version("0.6.0") else ranges.PASS
+
+    found, _ = ranges.run(ranges.edges({}, [broken("<0.6.0")]), releases, partner, needs_0_5_3, 40,
+                          {"jax": Version("0.5.0")})
+    row = found[0].as_row()
+    assert (row["status"], row["inside_releases"], row["inside_judged"], row["inside_unmet"]) == (
+        ranges.CONFIRMED, 3, 0, 3)

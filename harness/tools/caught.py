@@ -215,12 +215,15 @@ def _starts(declaration: list[Mapping[str, Any]], start: Collection[tuple[str, s
 def inside_judged(declaration: list[Mapping[str, Any]]) -> bool:
     """Whether the rows of one declaration (its edges) carry evidence from inside its range: every row counts the
     releases inside it owns and those judged (`inside_releases`, `inside_judged`: a row without them is the
-    bounds-only checker's), and either no row owns a release inside the range or a row that owns some judged at least
-    one of them (asked releases that were all not applicable say nothing of holes)."""
+    bounds-only checker's), and either no row owns a release inside the range where the case can run (its needs met:
+    `inside_unmet` counts those where they are not) or a row that owns some judged at least one of them (asked
+    releases that were all not applicable or not installable say nothing of holes)."""
     counts = [(_count(row, "inside_releases"), _count(row, "inside_judged")) for row in declaration]
     if not counts or any(releases is None or judged is None for releases, judged in counts):
         return False
-    owned = [judged for releases, judged in counts if releases]
+    # Releases inside where the case's own needs are unmet (`inside_unmet`) hold no hole: it runs at none of them.
+    owned = [judged for (releases, judged), row in zip(counts, declaration, strict=True)
+             if releases and releases != _count(row, "inside_unmet")]
     return not owned or any(owned)
 
 

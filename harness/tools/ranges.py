@@ -163,7 +163,12 @@ class Finding:
         return {"case": self.edge.case, "package": self.edge.package, "declared": self.edge.text,
                 "source": self.edge.source, "status": self.status, "found": self.found or None, "why": self.why,
                 "inside": self.inside_said(), "inside_releases": len(self.inside_of),
-                "inside_judged": len(self.inside_judged)}
+                "inside_judged": len(self.inside_judged), "inside_unmet": len(self.unmet_inside())}
+
+    def unmet_inside(self) -> list[Version]:
+        """The releases inside where the case's own needs are unmet: the one found so and those beyond it (away from
+        the bound). Where they are every release inside, no hole can be there: the case runs at none of them."""
+        return [version for version in self.inside_of if beyond_unmet(self.edge, version, self.inside_unmet)]
 
     def inside_said(self) -> str:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
