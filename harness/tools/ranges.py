@@ -178,8 +178,7 @@ class Finding:
         said = f"{len(self.inside_asked)} of {len(self.inside_of)} releases inside probed"
         if len(self.inside_judged) != len(self.inside_asked):
             said += f", {len(self.inside_judged)} of them judged (the others not applicable or not installable)"
-        skipped = [version for version in self.inside_of
-                   if version not in self.inside_asked and beyond_unmet(self.edge, version, self.inside_unmet)]
+        skipped = [version for version in self.unmet_inside() if version not in self.inside_asked]
         if skipped:
             said += f", {len(skipped)} not asked (the case's needs are unmet at {self.inside_unmet} and beyond)"
         judged = ", ".join(str(version) for version in self.inside_judged)
