@@ -20,7 +20,10 @@
     home of their own: the baseline cells and candidate cells run against the target (the baseline once, at most one
     candidate cell a release), the bisects, and whether the project's tree was left as it was;
 13. `shardmatrix ecosystem`: each project's cost (baseline and candidate cells, warm cache), the list's total, and the
-    wall with J projects at a time (benchmarks/ecosystem_cost.py).
+    wall with J projects at a time (benchmarks/ecosystem_cost.py);
+14. the range checker's inside probes: the same cases (`--ranges-case`) checked with `--inside every`, `middle` and
+    `none` (the bounds only), side by side: probes, cells built, wall, and each wall's ratio to the bounds only's
+    (benchmarks/range_cost.py).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import corpus_growth, ecosystem_cost, time_budget  # noqa: E402
+from benchmarks import corpus_growth, ecosystem_cost, range_cost, time_budget  # noqa: E402
 from harness import cellrecord, outputs, vocabulary  # noqa: E402
 from harness.celldocuments import write_collection  # noqa: E402
 from harness.cellrecord import RESULTS_SUFFIX, CellFiles, make_record, write_done  # noqa: E402
@@ -504,12 +507,15 @@ def main(argv: list[str] | None = None) -> int:
                         "out of reach skipped)")
     parser.add_argument("--ecosystem-jobs", default="1,2", metavar="J,J",
                         help="figure 13's parallel jobs to compare (default 1,2)")
-    parser.add_argument("--only", type=int, action="append", choices=range(1, 14), metavar="N",
+    parser.add_argument("--ranges-case", action="append", default=[], metavar="CASE_ID",
+                        help="figure 14 on this case's declared ranges (repeatable; default: "
+                        f"{len(range_cost.DEFAULT_CASES)} cases, one of each kind of range)")
+    parser.add_argument("--only", type=int, action="append", choices=range(1, 15), metavar="N",
                         help="measure only figure N (repeatable), e.g. --only 5 for the report build alone")
     parser.add_argument("--watch-release", default="0.9.0", metavar="X",
                         help="figure 8's new jax release for tests/downstream, locked at 0.8.3 (default 0.9.0)")
     args = parser.parse_args(argv)
-    wanted = set(args.only or range(1, 14))
+    wanted = set(args.only or range(1, 15))
     if args.skip_matrix:
         wanted -= {2, 3, 9, 10}
     if args.only and 11 in wanted and args.ranges_from is None:
@@ -583,6 +589,10 @@ def main(argv: list[str] | None = None) -> int:
             jobs = [int(count) for count in args.ecosystem_jobs.split(",")]
             print(ecosystem_cost.figure(ecosystem_cost.measure(names, runner, scratch / "ecosystem", jobs),
                                         f"{args.ecosystem_candidate} on {len(names)} project(s)"))
+        if 14 in wanted:
+            cases = args.ranges_case or list(range_cost.DEFAULT_CASES)
+            sides = range_cost.cost_runs(ROOT, args.out or scratch, cases, run, timed)
+            print(range_cost.cost_figure(sides, f"{len(cases)} case(s): {', '.join(cases)}"))
     return 0
 
 

@@ -12,6 +12,7 @@ from packaging.version import Version
 
 from harness import outputs
 from harness.host import matrix
+from harness.host.options import OptionsError
 from harness.tools import range_check, range_take, ranges
 
 CASES = '''
@@ -124,6 +125,23 @@ def test_only_the_edges_of_the_cases_asked_for_are_checked(corpus: Path, tmp_pat
     findings = range_check.run(["--cases", str(corpus), "--out", str(tmp_path), "--case", "test_toy::test_use_mesh"],
                                CELLS, fetch, print, probe=probe)
     assert [(f.edge.case, f.edge.text) for f in findings] == [("test_toy::test_use_mesh", ">=0.7.1")]
+
+
+def test_the_inside_reach_asked_for_is_how_far_the_stored_rows_were_probed_inside(corpus: Path,
+                                                                                  tmp_path: Path) -> None:
+    asked = ["--cases", str(corpus), "--case", "test_toy::test_use_mesh", "--budget", "40"]
+    [every] = range_check.run([*asked, "--out", str(tmp_path / "every")], CELLS, fetch, print, probe=probe)
+    [bounds] = range_check.run([*asked, "--out", str(tmp_path / "none"), "--inside", "none"], CELLS, fetch, print,
+                               probe=probe)
+    assert every.status == bounds.status == ranges.CONFIRMED
+    assert every.inside_judged and not bounds.inside_asked
+    stored = outputs.read_ranges(tmp_path / "none" / "report" / "ranges.json")["edges"]
+    assert [row["inside_judged"] for row in stored] == [0]
+
+
+def test_an_inside_reach_it_does_not_know_is_refused_naming_it(corpus: Path) -> None:
+    with pytest.raises(OptionsError, match=r"nox -s ranges: argument --inside: invalid choice: 'halfway'"):
+        range_check.run(["--cases", str(corpus), "--inside", "halfway"], CELLS, fetch, print, probe=probe)
 
 
 def test_a_case_with_no_declared_range_is_refused_in_one_line(corpus: Path) -> None:

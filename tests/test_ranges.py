@@ -318,6 +318,31 @@ def test_a_range_that_fails_at_every_release_inside_is_confirmed_and_says_what_w
     assert found["<0.8.1"].inside_said() == "no release inside"  # the lower end owns a two-ended range's inside
 
 
+def test_the_inside_reach_asks_the_middle_alone_or_nothing_inside_and_never_a_release_past_it() -> None:
+    edges = ranges.edges({}, [broken(">=0.7.0,<0.8.1")])
+    failing = probe_failing_at("0.7.0", "0.7.1", "0.7.2", "0.8.0")
+    every, spent_every = ranges.run(edges, RELEASES, partner, failing, 40)
+    middle, spent_middle = ranges.run(edges, RELEASES, partner, failing, 40, reach=ranges.INSIDE_MIDDLE)
+    bounds, spent_bounds = ranges.run(edges, RELEASES, partner, failing, 40, reach=ranges.INSIDE_NONE)
+    assert [f.status for f in middle] == [f.status for f in bounds] == [ranges.CONFIRMED] * 2
+    assert middle[0].inside_said() == "1 of 3 releases inside probed: 0.7.2"
+    assert bounds[0].inside_said() == "0 of 3 releases inside probed" and not bounds[0].inside_judged
+    assert every[0].inside_said() == "3 of 3 releases inside probed: 0.7.2, 0.7.1, 0.8.0"
+    # 0.8.0 is also the upper bound's failing side: asked once, counted once.
+    assert (spent_bounds, spent_middle, spent_every) == (4, 5, 6)
+
+
+def test_a_hole_at_the_middle_is_found_by_the_middle_reach_and_one_past_it_only_by_every() -> None:
+    edges = ranges.edges({}, [broken(">=0.7.0,<0.8.1")])
+    hole_in_middle = probe_failing_at("0.7.0", "0.7.1", "0.8.0")
+    hole_past_it = probe_failing_at("0.7.0", "0.7.2", "0.8.0")
+    assert ranges.run(edges, RELEASES, partner, hole_in_middle, 40, reach=ranges.INSIDE_MIDDLE)[0][0].status \
+        == ranges.WRONG
+    assert ranges.run(edges, RELEASES, partner, hole_past_it, 40, reach=ranges.INSIDE_MIDDLE)[0][0].status \
+        == ranges.CONFIRMED
+    assert ranges.run(edges, RELEASES, partner, hole_past_it, 40)[0][0].status == ranges.WRONG
+
+
 def test_a_release_inside_the_range_that_passes_is_a_hole_and_the_part_that_holds_is_named() -> None:
     # Confirmed at both bounds (0.6.2 passes, 0.7.0 fails; 0.8.0 fails, 0.8.1 passes), but 0.7.2 passes.
     found = by_text(">=0.7.0,<0.8.1", ("0.7.0", "0.7.1", "0.8.0"))

@@ -61,6 +61,10 @@ def parser(prog: str = "nox -s ranges --") -> options.Parser:
     p = RangeParser(prog=prog, parents=[options.parser(add_help=False)])
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="N",
                    help=f"the most probes (cells) to build (default {DEFAULT_BUDGET})")
+    p.add_argument("--inside", choices=ranges.INSIDE, default=ranges.INSIDE_EVERY,
+                   help="how far inside its range each confirmed edge is probed: every release the budget allows "
+                        "(default), the middle release alone (a live bug's first), or none (the bounds only: such "
+                        "rows read 'bounds only' in the census, never caught)")
     p.add_argument("--case", action="append", default=[], metavar="CASE_ID",
                    help="check only the edges of this case (repeatable; default: every case)")
     p.add_argument("--merge", type=Path, default=None, metavar="RANGES_JSON",
@@ -471,7 +475,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     floor = {package: min(Version(getattr(cell, package)) for cell in cells) for package in ("jax", "flax")
              } if cells else None
     partner = with_contemporaries(partner_from(cells), release_dates(fetch), own_time_floor(cells))
-    findings, spent = ranges.run(asked, releases, partner, probe, namespace.budget, floor)
+    findings, spent = ranges.run(asked, releases, partner, probe, namespace.budget, floor, namespace.inside)
     # Only answers from cells built now are this check's probes: one the results cache gave was counted where built.
     spent = cell_probe.built if cell_probe is not None else spent
     drifted = ranges.drift(cell_probe.seen(), changes) if cell_probe is not None else []

@@ -588,11 +588,20 @@ def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: b
     return high if high < high_end else None
 
 
+#: How far inside its range each confirmed edge is probed (`--inside`): not at all (the bounds only, as the checker was
+#: before the inside probes: a row of it reads "bounds only" in the census, never caught), the middle release alone
+#: (and a live bug's first release: the least that rules a hole in), or every release the budget allows.
+INSIDE_NONE, INSIDE_MIDDLE, INSIDE_EVERY = "none", "middle", "every"
+INSIDE = (INSIDE_NONE, INSIDE_MIDDLE, INSIDE_EVERY)
+
+
 def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
-        limit: int, floor: Mapping[str, Version] | None = None) -> tuple[list[Finding], int]:
+        limit: int, floor: Mapping[str, Version] | None = None,
+        reach: str = INSIDE_EVERY) -> tuple[list[Finding], int]:
     """Check every edge within `limit` probes; (findings, probes spent). First each edge's bound and one release
-    inside its range (the middle); then, with the budget left, every other release inside. Edges past the budget
-    are unchecked; a confirmed edge says how much of its inside was probed."""
+    inside its range (the middle); then, with the budget left, every other release inside (as far as `reach`, one
+    of INSIDE, allows). Edges past the budget are unchecked; a confirmed edge says how much of its inside was
+    probed."""
     budget = Budget(probe, limit)
     findings: list[Finding] = []
     for edge in edges_:
@@ -604,8 +613,11 @@ def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Part
         if finding.status == CONFIRMED:
             owned = inside(edge, versions, (floor or {}).get(edge.package), owner(edge, findings))
             finding = replace(finding, inside_of=tuple(owned))
-            finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
+            if reach != INSIDE_NONE:
+                finding = probe_inside(finding, versions, budget, True, _inside_pairings(edge, releases, partner))
         findings.append(finding)
+    if reach != INSIDE_EVERY:
+        return findings, len(budget.asked)
     # Past the budget, an inside release another edge already asked is still answered (free), so no early stop.
     for i, finding in enumerate(findings):
         findings[i] = probe_inside(finding, sorted(releases[finding.edge.package]), budget, False,
