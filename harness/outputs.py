@@ -489,6 +489,10 @@ RANGE_NEED_TEXT = ("case", "held", "unmet", "reason")
 #: The options of a run that change what a probe's cell answers and that `nox -s ranges` accepts: a document records
 #: those given (`options`), and checks run with other values are not merged.
 RANGE_OPTIONS = ("timeout", "devices", "suite_budget")
+#: How far inside its ranges a check probed (`--inside`, harness.tools.ranges.INSIDE): recorded as the option
+#: `inside` where it was not every release, so a check of less evidence is never merged into, or taken over, one of
+#: more.
+RANGE_INSIDE = ("none", "middle", "every")
 
 #: How a row's `inside` says how much of a range's inside was judged (version 1 said it only so): read here alone, by
 #: the migration to version 2 and by the reader, which holds a version 2 row's text to its counts.
@@ -627,12 +631,17 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
                                       f"and inside_judged {judged!r}")
 
 
+def _range_option(name: object, value: object) -> bool:
+    if name == "inside":
+        return value in RANGE_INSIDE[:-1]  # every release inside is the default, recorded as no option
+    return name in RANGE_OPTIONS and isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _check_provenance(path: Path, document: Row) -> None:
     options, commit, cases = document.get("options"), document.get("commit"), document.get("cases")
-    if not isinstance(options, dict) or any(name not in RANGE_OPTIONS or not isinstance(value, int | float)
-                                            or isinstance(value, bool) for name, value in options.items()):
+    if not isinstance(options, dict) or any(not _range_option(name, value) for name, value in options.items()):
         raise RANGES_JSON.error(path, f"range check: options {options!r} are not {', '.join(RANGE_OPTIONS)} "
-                                      "with numbers")
+                                      f"with numbers, or inside as one of {', '.join(RANGE_INSIDE[:-1])}")
     if not isinstance(commit, str | None):
         raise RANGES_JSON.error(path, f"range check: commit {commit!r} is not text or null")
     if not isinstance(cases, dict) or not all(

@@ -261,6 +261,11 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     assert outputs.read_ranges(path)["edges"] == [RANGE_EDGE]
 
 
+def test_a_range_check_that_probed_less_inside_says_how_far(tmp_path: Path) -> None:
+    path = outputs.write_ranges(tmp_path, range_check(options={"inside": "middle", "timeout": 60.0}))
+    assert outputs.read_ranges(path)["options"] == {"inside": "middle", "timeout": 60.0}
+
+
 @pytest.mark.parametrize(("changed", "fault"), [
     ({"probes": "3"}, "probes is '3', not a count"), ({"budget": None}, "budget is None"),
     ({"edges": {"0": RANGE_EDGE}}, "edges is dict, not a list of rows"), ({"edges": ["confirmed"]}, "no text case"),
@@ -285,6 +290,9 @@ def test_a_range_check_as_the_checker_writes_it_reads_back(tmp_path: Path) -> No
     ({"edges": [RANGE_EDGE, {**RANGE_EDGE, "status": "wrong", "found": ">=0.9.1"}]},
      "edges row 2 repeats row 1's edge (m::t jax>=0.9.0 [changed since jax>=0.9.0]): one row per edge"),
     ({"options": {"override": 1}}, "options {'override': 1}"), ({"options": {"timeout": "5"}}, "options"),
+    # Every release inside is the default, never recorded: a document that says so was not written by the checker.
+    ({"options": {"inside": "every"}}, "inside as one of none, middle"),
+    ({"options": {"inside": "halfway"}}, "options {'inside': 'halfway'}"), ({"options": {"inside": 1}}, "options"),
     ({"commit": 5}, "commit 5"), ({"cases": {"m::t": "ab12"}}, "cases is not"),
     ({"cases": {"m::t": {"commit": None}}}, "cases is not"),
     ({"cases": {"m::t": {"digest": "ab12", "commit": None, "date": 20261128}}}, "cases is not"),

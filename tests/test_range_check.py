@@ -135,8 +135,13 @@ def test_the_inside_reach_asked_for_is_how_far_the_stored_rows_were_probed_insid
                                probe=probe)
     assert every.status == bounds.status == ranges.CONFIRMED
     assert every.inside_judged and not bounds.inside_asked
-    stored = outputs.read_ranges(tmp_path / "none" / "report" / "ranges.json")["edges"]
-    assert [row["inside_judged"] for row in stored] == [0]
+    stored = outputs.read_ranges(tmp_path / "none" / "report" / "ranges.json")
+    assert [row["inside_judged"] for row in stored["edges"]] == [0] and stored["options"] == {"inside": "none"}
+    # A check of less evidence inside is never merged into one of more: its rows would replace theirs.
+    with pytest.raises(range_check.RangeCheckError, match=r"checked with options none, this check with "
+                                                          r"\{'inside': 'middle'\}: merge only checks run alike"):
+        range_check.run([*asked, "--inside", "middle", "--merge", str(tmp_path / "every" / "report" / "ranges.json"),
+                         "--out", str(tmp_path / "merged")], CELLS, fetch, print, probe=probe)
 
 
 def test_an_inside_reach_it_does_not_know_is_refused_naming_it(corpus: Path) -> None:

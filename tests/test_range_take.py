@@ -164,6 +164,12 @@ def test_a_check_run_with_other_options_than_the_stored_one_is_refused_in_one_li
         adopt(_stored(), check, DECLARED, DIGESTS)
 
 
+def test_a_check_that_probed_less_inside_than_the_stored_one_is_refused_in_one_line() -> None:
+    check = _check([*_rows(A), *_rows(B)], options={"inside": "none"})
+    with pytest.raises(TakeError, match=r"checked with options \{'inside': 'none'\}, the stored document with none"):
+        adopt(_stored(), check, DECLARED, DIGESTS)
+
+
 def test_what_was_taken_and_left_is_said_one_line_each() -> None:
     check = _check([*_rows(A), *_rows(B, "wrong", "0.9.1 passes")])
     lines = range_take.describe(adopt(_stored(), check, DECLARED, DIGESTS), check, Path("docs/data/ranges.json"))

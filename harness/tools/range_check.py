@@ -111,10 +111,13 @@ def refuse_cell_changes(namespace: Any) -> None:
                                   f"{'choose cells' if option == '--cells' else 'change the cell behind a probe'}")
 
 
-def options_given(namespace: Any) -> dict[str, float]:
-    """{name: value} of the recorded options given other values than their defaults."""
-    return {name: getattr(namespace, name) for _, name, default in RECORDED_OPTIONS
-            if getattr(namespace, name, default) != default}
+def options_given(namespace: Any) -> dict[str, float | str]:
+    """{name: value} of the recorded options given other values than their defaults; `inside` where it was not every
+    release (a check of less evidence inside is not merged with, or taken into, one of more)."""
+    given: dict[str, float | str] = {name: getattr(namespace, name) for _, name, default in RECORDED_OPTIONS
+                                     if getattr(namespace, name, default) != default}
+    reach = getattr(namespace, "inside", ranges.INSIDE_EVERY)
+    return given if reach == ranges.INSIDE_EVERY else {**given, "inside": reach}
 
 
 def partner_from(cells: list[Cell]) -> ranges.Partner:
@@ -413,7 +416,7 @@ def one_per_case(drifted: list[dict[str, str]], earlier: list[dict[str, str]]) -
     return list(found.values())
 
 
-def _earlier(path: Path | None, given: dict[str, float] | None, option: str = "--merge") -> dict[str, Any]:
+def _earlier(path: Path | None, given: dict[str, float | str] | None, option: str = "--merge") -> dict[str, Any]:
     """The earlier check `option` (--merge, --stamp) names ({} without one), a refusal naming that option; with
     `given`, refused where it was run with other options that change a probe's answer (--timeout, --devices,
     --suite-budget): its rows are not this check's kind."""

@@ -591,8 +591,8 @@ def _search(fails: Callable[[int], bool | None], rising: bool, at: int, above: b
 #: How far inside its range each confirmed edge is probed (`--inside`): not at all (the bounds only, as the checker was
 #: before the inside probes: a row of it reads "bounds only" in the census, never caught), the middle release alone
 #: (and a live bug's first release: the least that rules a hole in), or every release the budget allows.
-INSIDE_NONE, INSIDE_MIDDLE, INSIDE_EVERY = "none", "middle", "every"
-INSIDE = (INSIDE_NONE, INSIDE_MIDDLE, INSIDE_EVERY)
+INSIDE = outputs.RANGE_INSIDE
+INSIDE_NONE, INSIDE_MIDDLE, INSIDE_EVERY = INSIDE
 
 
 def run(edges_: list[Edge], releases: Mapping[str, list[Version]], partner: Partner, probe: CaseProbe,
@@ -674,7 +674,7 @@ class Provenance:
     (harness.outputs.RANGE_OPTIONS), the checkout's commit, and {case id: {digest, commit}} of each case whose rows
     it holds (harness.tools.case_digest): a later --merge tells a row of a case changed since from one that stands."""
 
-    options: Mapping[str, float] = field(default_factory=dict)
+    options: Mapping[str, float | str] = field(default_factory=dict)
     commit: str | None = None
     cases: Mapping[str, Mapping[str, str | None]] = field(default_factory=dict)
 
