@@ -1,41 +1,51 @@
 """Figure 14 of `nox -s bench`: what the range checker's inside probes cost, side by side in one run.
 
-The same cases are checked three times from this checkout, each run in an --out of its own (so no run reuses
-another's cells), differing only in `--inside`: `every` (the default: every release inside each confirmed range that
-the budget allows), `middle` (the middle release alone, a live bug's first: the least that rules a hole in) and
-`none` (the bounds only, the checker as it was when issue 40 was filed). Each side's edges, probes, cells built, the
-cells' own seconds and the wall; the ratio of each wall to the bounds only. `every` runs first and builds the
-cells' venvs (on uv's warm cache), which only raises its ratio; the other two find them built.
+The same cases are checked four times, each run in an --out of its own (so no run reuses another's cells): by this
+checkout's checker with `--inside every` (the default: every release inside each confirmed range that the budget
+allows), `middle` (the middle release alone, a live bug's first: the least that rules a hole in) and `none` (the
+bounds only), and by the checker as it was when issue 40 was filed (FILED_AT, exported with `git archive` and
+installed in a venv of its own), which probed the bounds only, each probe a cell of its whole corpus. Each side's
+edges, probes, cells built, the cells' own seconds and the wall; then each side's wall per edge against the filed
+checker's (the cases' declarations may have gained edges since). `every` runs first and builds the cells' venvs (on
+uv's warm cache), which only raises its ratio; the filed checker builds its own in one untimed run first.
 
-The measuring function runs the command; the figure's text is a pure function of what it measured, tested on fakes
-(tests/test_range_cost.py).
+The measuring functions run the commands; the figure's text is a pure function of what they measured, tested on
+fakes (tests/test_range_cost.py).
 """
 
 from __future__ import annotations
 
 import functools
+import io
+import subprocess
 import sys
+import tarfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness import outputs
 from harness.cellrecord import DONE_SUFFIX, read_done
+from harness.host.uv import uv_command
 from harness.tools.ranges import INSIDE_EVERY, INSIDE_MIDDLE, INSIDE_NONE
 
-#: The sample checked by default: one case of each kind of range the corpus declares, on both packages: a jax bug
-#: with two fixed ends and a live one, a jax change beside a flax fix, a flax change open above, and a jax bug whose
-#: range holds 17 releases inside.
+#: The sample checked by default: cases whose ranges the checker at FILED_AT knew too, one of each kind of range on
+#: both packages: a jax bug with two fixed ends and a live one (a live bug alone then), a jax change beside a flax
+#: fix, a flax change open above, and a jax change with 15 releases inside beside a bug with 7.
 DEFAULT_CASES = (
     "sharded_gathers::test_gradient_through_gather_with_sharded_indices",
     "shard_map_modes::test_nnx_shard_map_graph_mode_matches_unsharded",
     "partitioned_metadata::test_nnx_param_sharding_attribute",
-    "vmap_param_shapes::test_vmap_refuses_inputs_split_differently_in_either_order",
+    "shard_map_modes::test_experimental_shard_map_partial_manual_auto",
 )
-#: Each side's `--inside`, in the order run (`every` first: see the module's docstring).
+#: The commit of the stored whole-corpus range check issue 40 was filed against (107 edges, 306 probes): its checker
+#: probed each edge at its bounds only, each probe a cell of its whole corpus (149 cases).
+FILED_AT = "1cc7260"
+FILED = "filed"
+#: This checkout's sides, by `--inside`, in the order run (`every` first: see the module's docstring); the filed
+#: checker's side runs last.
 SIDES = (INSIDE_EVERY, INSIDE_MIDDLE, INSIDE_NONE)
-#: Issue 40: the range check's cost stays within +40 % of the bounds-only checker's, for the inside probes it asks
-#: (the middle of each range at least); `every` spends what the budget allows beyond that.
+#: Issue 40: the range check's budget stays within +40 % of the checker's when it was filed, per edge.
 COST_TARGET = 1.40
 #: Large enough that no side stops for its budget: every side asks all it would.
 BUDGET = 5000
@@ -75,8 +85,9 @@ def side_of(inside: str, out: Path, wall_s: float) -> Side:
 
 
 def cost_runs(root: Path, scratch: Path, cases: Iterable[str], run: Callable[..., object],
-              timed: Callable[[Callable[[], object]], float]) -> list[Side]:
-    """Check `cases` once per side of SIDES, each in scratch/<inside>, timed; the sides in SIDES's order."""
+              timed: Callable[[Callable[[], object]], float], filed_at: str = FILED_AT) -> list[Side]:
+    """Check `cases` once per side of SIDES, each in scratch/ranges-<inside>, then with the checker at `filed_at`
+    (after one untimed run that builds its cells' venvs), timed; the sides in that order."""
     asked = [argument for case in cases for argument in ("--case", case)]
     sides = []
     for inside in SIDES:
@@ -86,33 +97,60 @@ def cost_runs(root: Path, scratch: Path, cases: Iterable[str], run: Callable[...
                    str(BUDGET), "--force", "--out", str(out)]
         wall = timed(functools.partial(run, *command, cwd=root))
         sides.append(side_of(inside, out, wall))
+    checker, checkout = filed_checker(root, filed_at, scratch, run)
+    filed = [str(checker), "ranges", *asked, "--budget", str(BUDGET), "--force"]
+    run(*filed, "--out", str(scratch / "ranges-filed-warm"), cwd=checkout)
+    out = scratch / f"ranges-{FILED}"
+    wall = timed(functools.partial(run, *filed, "--out", str(out), cwd=checkout))
+    sides.append(side_of(FILED, out, wall))
     return sides
 
 
-def cost_figure(sides: Iterable[Side], what: str) -> str:
-    """Figure 14's lines: each side's edges, probes, cells, cell seconds and wall side by side, then each wall's
-    ratio to the bounds only's against COST_TARGET (the middle's) or as what the budget buys (every's)."""
+def filed_checker(root: Path, ref: str, scratch: Path, run: Callable[..., object]) -> tuple[Path, Path]:
+    """(its `shardmatrix` command, its checkout): the project at `ref` (git archive) installed in a venv of its own;
+    SystemExit naming the ref when git cannot give it."""
+    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", ref], capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: the range checker at {ref}: git archive failed: "
+                         f"{done.stderr.decode(errors='replace').strip()}")
+    checkout = scratch / f"checker-{ref}"
+    checkout.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        archive.extractall(checkout, filter="data")
+    venv = checkout / ".venv"
+    run(*uv_command(), "venv", "-q", "-p", f"{sys.version_info.major}.{sys.version_info.minor}", str(venv))
+    run(*uv_command(), "pip", "install", "-q", "-p", str(venv / "bin" / "python"), "-e", str(checkout))
+    return venv / "bin" / "shardmatrix", checkout
+
+
+def cost_figure(sides: Iterable[Side], what: str, filed_at: str = FILED_AT) -> str:
+    """Figure 14's lines: each side's edges, probes, cells, cell seconds, wall and wall per edge side by side, then
+    each of this checkout's sides per edge against the filed checker's, the default's (`every`) against COST_TARGET."""
     by = {side.inside: side for side in sides}
-    columns = [by[inside] for inside in SIDES if inside in by]
-    head = "".join(f"{side.inside:>10}" for side in columns)
+    columns = [by[name] for name in (*SIDES, FILED) if name in by]
     rows: list[tuple[str, Callable[[Side], str]]] = [
         ("edges (confirmed)", lambda side: f"{side.edges} ({side.confirmed})"),
         ("probes", lambda side: str(side.probes)),
         ("cells built", lambda side: str(side.cells)),
         ("cells' seconds", lambda side: f"{side.cell_s:.0f}"),
-        ("wall (s)", lambda side: f"{side.wall_s:.0f}")]
-    lines = [f"14. the range checker's inside probes, {what}: --inside every, middle and none (the bounds only, as "
-             "when issue 40 was filed)", f"    {'':<22}{head}"]
+        ("wall (s)", lambda side: f"{side.wall_s:.0f}"),
+        ("wall per edge (s)", lambda side: f"{_per_edge(side):.1f}")]
+    lines = [f"14. the range checker's inside probes, {what}: this checkout's with --inside every, middle and none, "
+             f"and the checker at {filed_at} ({FILED}: issue 40's filing; the bounds only, each probe a whole-corpus "
+             "cell)", "    " + " " * 22 + "".join(f"{side.inside:>10}" for side in columns)]
     lines += [f"    {label:<22}" + "".join(f"{value(side):>10}" for side in columns) for label, value in rows]
-    bounds = by.get(INSIDE_NONE)
-    if bounds is None or not bounds.wall_s:
-        return "\n".join([*lines, "    -> no bounds-only side to compare with"])
-    for side, target in ((by.get(INSIDE_MIDDLE), COST_TARGET), (by.get(INSIDE_EVERY), None)):
-        if side is None:
-            continue
-        ratio = side.wall_s / bounds.wall_s
-        judged = (f"{'within' if ratio <= target else 'OVER'} the target <= {target:.2f}x" if target
-                  else "what a budget that allows every release inside buys")
-        lines.append(f"    -> --inside {side.inside}: wall {ratio:.2f}x the bounds only's ({judged})")
+    filed = by.get(FILED)
+    if filed is None or not _per_edge(filed):
+        return "\n".join([*lines, "    -> no filed checker's side to compare with"])
+    ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in columns if side.inside != FILED}
+    said = ", ".join(f"{inside} {ratio:.2f}x" for inside, ratio in ratios.items())
+    lines.append(f"    -> wall per edge against the filed checker's: {said}")
+    if INSIDE_EVERY in ratios:
+        ratio = ratios[INSIDE_EVERY]
+        lines.append(f"    -> the default (--inside every): {ratio:.2f}x "
+                     f"({'within' if ratio <= COST_TARGET else 'OVER'} the target <= {COST_TARGET:.2f}x)")
     return "\n".join(lines)
 
+
+def _per_edge(side: Side) -> float:
+    return side.wall_s / side.edges if side.edges else 0.0

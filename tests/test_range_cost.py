@@ -47,34 +47,36 @@ def test_a_side_whose_check_stored_nothing_is_refused_naming_the_folder(tmp_path
         range_cost.side_of("none", tmp_path / "ranges-none", 1.0)
 
 
-def test_the_figure_puts_the_three_reaches_side_by_side_and_judges_the_middle_against_its_target() -> None:
-    sides = [Side("every", 300.0, 9, 9, 80, 40, 280.0), Side("middle", 130.0, 9, 9, 30, 16, 120.0),
-             Side("none", 100.0, 9, 9, 24, 13, 90.0)]
-    assert range_cost.cost_figure(sides, "4 case(s)").splitlines() == [
-        "14. the range checker's inside probes, 4 case(s): --inside every, middle and none (the bounds only, as when "
-        "issue 40 was filed)",
-        "                               every    middle      none",
-        "    edges (confirmed)          9 (9)     9 (9)     9 (9)",
-        "    probes                        80        30        24",
-        "    cells built                   40        16        13",
-        "    cells' seconds               280       120        90",
-        "    wall (s)                     300       130       100",
-        "    -> --inside middle: wall 1.30x the bounds only's (within the target <= 1.40x)",
-        "    -> --inside every: wall 3.00x the bounds only's (what a budget that allows every release inside buys)"]
+def test_the_figure_puts_the_four_sides_side_by_side_and_judges_the_default_per_edge_against_the_filed() -> None:
+    sides = [Side("every", 300.0, 10, 10, 80, 40, 280.0), Side("middle", 60.0, 10, 10, 30, 16, 55.0),
+             Side("none", 40.0, 10, 10, 24, 13, 36.0), Side("filed", 250.0, 8, 8, 20, 10, 240.0)]
+    assert range_cost.cost_figure(sides, "4 case(s)", "abc1234").splitlines() == [
+        "14. the range checker's inside probes, 4 case(s): this checkout's with --inside every, middle and none, and "
+        "the checker at abc1234 (filed: issue 40's filing; the bounds only, each probe a whole-corpus cell)",
+        "                               every    middle      none     filed",
+        "    edges (confirmed)        10 (10)   10 (10)   10 (10)     8 (8)",
+        "    probes                        80        30        24        20",
+        "    cells built                   40        16        13        10",
+        "    cells' seconds               280        55        36       240",
+        "    wall (s)                     300        60        40       250",
+        "    wall per edge (s)           30.0       6.0       4.0      31.2",
+        "    -> wall per edge against the filed checker's: every 0.96x, middle 0.19x, none 0.13x",
+        "    -> the default (--inside every): 0.96x (within the target <= 1.40x)"]
 
 
-def test_the_figure_flags_a_middle_over_its_target_and_says_when_there_is_nothing_to_compare_with() -> None:
-    over = [Side("middle", 150.0, 1, 1, 5, 5, 140.0), Side("none", 100.0, 1, 1, 3, 3, 90.0)]
-    assert "wall 1.50x the bounds only's (OVER the target <= 1.40x)" in range_cost.cost_figure(over, "x")
+def test_the_figure_flags_a_default_over_its_target_and_says_when_there_is_nothing_to_compare_with() -> None:
+    over = [Side("every", 150.0, 1, 1, 5, 5, 140.0), Side("filed", 100.0, 1, 1, 3, 3, 90.0)]
+    assert "    -> the default (--inside every): 1.50x (OVER the target <= 1.40x)" in range_cost.cost_figure(over, "x")
     alone = range_cost.cost_figure([Side("every", 10.0, 1, 1, 3, 3, 9.0)], "x")
-    assert alone.splitlines()[-1] == "    -> no bounds-only side to compare with"
+    assert alone.splitlines()[-1] == "    -> no filed checker's side to compare with"
 
 
-def test_the_runs_check_the_same_cases_once_per_reach_each_in_its_own_folder_every_first(tmp_path: Path) -> None:
-    commands: list[list[str]] = []
+def test_the_runs_check_the_same_cases_once_per_reach_then_with_the_filed_checker_warmed_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    commands: list[tuple[list[str], Path]] = []
 
     def run(*command: str, cwd: Path) -> None:
-        commands.append(list(command))
+        commands.append((list(command), cwd))
         out = Path(command[command.index("--out") + 1])
         check_folder(out, [row()], 2, [("a", 5.0, None)])
 
@@ -82,10 +84,21 @@ def test_the_runs_check_the_same_cases_once_per_reach_each_in_its_own_folder_eve
         action()
         return 42.0
 
-    sides = range_cost.cost_runs(tmp_path, tmp_path, ["fam::a", "fam::b"], run, timed)
-    assert [side.inside for side in sides] == ["every", "middle", "none"]
-    assert [command[command.index("--inside") + 1] for command in commands] == ["every", "middle", "none"]
+    checker = tmp_path / "checker-abc" / ".venv" / "bin" / "shardmatrix"
+    monkeypatch.setattr(range_cost, "filed_checker", lambda root, ref, scratch, run: (checker, tmp_path / "abc"))
+    sides = range_cost.cost_runs(tmp_path, tmp_path, ["fam::a", "fam::b"], run, timed, "abc")
+    assert [side.inside for side in sides] == ["every", "middle", "none", "filed"]
+    ours = [command for command, cwd in commands if cwd == tmp_path]
+    assert [command[command.index("--inside") + 1] for command in ours] == ["every", "middle", "none"]
     assert all(command[command.index("--case") + 1:command.index("--case") + 4] == ["fam::a", "--case", "fam::b"]
-               and "--force" in command for command in commands)
-    assert len({command[command.index("--out") + 1] for command in commands}) == 3
+               and "--force" in command for command, _ in commands)
+    filed = [command for command, cwd in commands if cwd == tmp_path / "abc"]
+    assert [command[0] for command in filed] == [str(checker)] * 2 and all("--inside" not in c for c in filed)
+    assert [Path(command[command.index("--out") + 1]).name for command, _ in commands] == [
+        "ranges-every", "ranges-middle", "ranges-none", "ranges-filed-warm", "ranges-filed"]
     assert sides[0] == Side("every", 42.0, 1, 1, 2, 1, 5.0)
+
+
+def test_a_filed_checker_at_a_ref_git_cannot_give_is_refused_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"the range checker at no-such-ref: git archive failed"):
+        range_cost.filed_checker(Path(__file__).resolve().parents[1], "no-such-ref", tmp_path, print)
