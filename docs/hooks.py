@@ -270,10 +270,10 @@ def _text_block(name: str) -> str:
 
 
 #: Stored runs shown as the tool printed them, after their provenance: the figures of `nox -s bench` (all of them;
-#: figure 6 for the default frontier and rerun after the census's cases; figures 8 to 11, each on its own; figure 2
-#: with its time budget).
+#: figure 6 for the default frontier and rerun after the census's cases; figures 8 to 11 and 14, each on its own;
+#: figure 2 with its time budget).
 TEXT_BLOCKS = ("bench", "bench-frontier", "bench-frontier-rerun", "bench-devices", "bench-watch", "bench-corpus",
-               "bench-budget")
+               "bench-budget", "bench-range-cost")
 
 
 #: How figure 10's list of changed cells opens (benchmarks/corpus_growth.changes_markdown): a stored file that does

@@ -178,7 +178,7 @@ def test_every_stored_run_names_its_file_date_commit_machine_and_command() -> No
     runs = hooks.stored_runs()
     assert set(runs) == {"frontier", "bench", "bench-frontier", "bench-devices", "bench-watch", "bench-corpus",
                          "corpus-changes", "ranges", "bench-ranges", "bench-frontier-rerun", "bench-budget",
-                         *(name for name in runs if name.startswith("ecosystem-"))}
+                         "bench-range-cost", *(name for name in runs if name.startswith("ecosystem-"))}
     assert any(name.startswith("ecosystem-") for name in runs)
     for run in runs.values():
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", run["date"])
@@ -265,6 +265,14 @@ def test_the_stored_corpus_growth_is_figure_10_with_its_changed_cells() -> None:
     assert [line.split()[0] for line in lines[2:5]] == ["cases", "wall", "case"]
     changed = (hooks.DATA / hooks.stored_runs()["corpus-changes"]["file"]).read_text()
     assert hooks.corpus_changes().endswith(changed.rstrip("\n"))
+
+
+def test_the_stored_range_cost_is_figure_14_with_its_four_sides_and_the_default_judged() -> None:
+    lines = (hooks.DATA / hooks.stored_runs()["bench-range-cost"]["file"]).read_text().splitlines()
+    assert lines[0].startswith("14. the range checker's inside probes")
+    assert lines[1].split() == ["every", "middle", "none", "filed"]
+    assert lines[-2].startswith("    -> wall per edge against the filed checker's: every ")
+    assert lines[-1].startswith("    -> the default (--inside every): ")
 
 
 def stored_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, file: str, text: str) -> None:
