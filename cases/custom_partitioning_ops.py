@@ -8,8 +8,7 @@ measured on both sides. The ops are built inside the cases: def_partition takes 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -17,7 +16,7 @@ import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import explicit_mesh, line_mesh
+from cases._support import config_on, explicit_mesh, line_mesh
 from harness.case import accepts, api, case
 
 FAMILY = "sharded_gathers"
@@ -26,18 +25,6 @@ SHARDING_RULE = accepts("jax.experimental.custom_partitioning.custom_partitionin
 EXPLICIT = [api("jax.sharding.AxisType"), accepts("jax.make_mesh", "axis_types")]
 
 ROWS, COLUMNS = 8, 32
-
-
-@contextmanager
-def _shardy() -> Iterator[None]:
-    """Shardy on for the block, as code moving to it sets it (the default from jax 0.7.0), then back as it was: the
-    flag is process-wide and the cell's other cases run after this one."""
-    before = jax.config.jax_use_shardy_partitioner
-    jax.config.update("jax_use_shardy_partitioner", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_use_shardy_partitioner", before)
 
 
 def _partitioned(body: Callable[[jax.Array], jax.Array], rule: str, seen: list[Any] | None = None) -> Any:
@@ -70,7 +57,8 @@ def test_shardy_rule_naming_one_factor_for_two_sizes() -> None:
     split over a mesh, gives each row's pairwise column sums, still split by rows."""
     mesh = line_mesh("rows")
     x = np.arange(ROWS * COLUMNS, dtype=np.float32).reshape(ROWS, COLUMNS)
-    with _shardy():
+    # Shardy on, as code moving to it sets it (the default from jax 0.7.0).
+    with config_on("jax_use_shardy_partitioner"):
         out = jax.jit(_partitioned(_pair_sums, "i k -> i k"))(jax.device_put(x, NamedSharding(mesh, P("rows", None))))
     np.testing.assert_array_equal(np.asarray(out), x[:, ::2] + x[:, 1::2])
     assert out.sharding.is_equivalent_to(NamedSharding(mesh, P("rows", None)), 2)
@@ -85,7 +73,8 @@ def test_partition_callback_is_handed_the_explicit_mesh() -> None:
     mesh = explicit_mesh((2,), ("x",))
     x = np.arange(4 * 4, dtype=np.float32).reshape(4, 4)
     seen: list[Any] = []
-    with _shardy():
+    # Shardy on, as code moving to it sets it (the default from jax 0.7.0).
+    with config_on("jax_use_shardy_partitioner"):
         out = jax.jit(_partitioned(lambda block: 2 * block, "i j -> i j", seen))(
             jax.device_put(x, NamedSharding(mesh, P("x", None))))
     np.testing.assert_array_equal(np.asarray(out), 2 * x)

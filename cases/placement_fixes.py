@@ -14,6 +14,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, SingleDeviceSharding
 from jax.sharding import PartitionSpec as P
 
+from cases._support import USE_MESH_REMOVED
 from harness.case import api, case
 
 FAMILY = "partitioned_metadata"
@@ -46,12 +47,14 @@ def test_per_example_random_keys_constrained_to_a_two_axis_mesh() -> None:
     np.testing.assert_array_equal(np.asarray(jax.random.key_data(keys)[1, 1]), np.asarray(expected))
 
 
-@case(FAMILY, devices=4, needs=[api("jax.sharding.use_mesh")], cites=("jax-ml/jax@8bcbf585df",))
+@case(FAMILY, devices=4, needs=[api("jax.sharding.use_mesh")], changed=USE_MESH_REMOVED,
+      cites=("jax-ml/jax@8bcbf585df",))
 def test_device_put_reshards_under_use_mesh() -> None:
     """Under jax.sharding.use_mesh, device_put of an array onto a NamedSharding, then onto another, lands on each.
 
     Fails on jax 0.5.0, the first with use_mesh (AttributeError: 'ShapedArray' object has no attribute 'sharding');
-    fixed by commit 8bcbf585, first in jax 0.5.1. use_mesh is gone from jax 0.7.1 (not applicable there).
+    fixed by commit 8bcbf585, first in jax 0.5.1. use_mesh is removed in jax 0.7.1 (commit 93f7bd0c; 0.7.0 exports it
+    with no warning): the cells from there run the case and fail with AttributeError, as declared.
     """
     mesh = _grid_mesh()
     values = jnp.arange(16, dtype=jnp.int32).reshape(4, 4)

@@ -5,12 +5,12 @@ linear solves, checkify, custom derivatives, vmap and grad of shard_map, loops, 
 # known breakage (cases/known_breakages.toml) spans exactly the releases that have the bug, measured on both sides.
 # Version facts (probed on every release from jax 0.4.30 to 0.10.2):
 # - jax.shard_map: from jax 0.6.1; before it the cases call jax.experimental.shard_map.shard_map (check_rep=).
-# - jax.experimental.shard_map.shard_map's auto= (partial manual): up to jax 0.7.2.
+# - jax.experimental.shard_map.shard_map's auto= (partial manual): up to jax 0.7.2, removed in 0.8.0
+#   (EXPERIMENTAL_AUTO_REMOVED, cases/_support.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -19,7 +19,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import ambient_mesh, data_model_shape, line_mesh, mesh_size
+from cases._support import EXPERIMENTAL_AUTO_REMOVED, ambient_mesh, config_on, data_model_shape, line_mesh, mesh_size
 from harness.case import accepts, api, case, version
 
 FAMILY = "shard_map_modes"
@@ -42,17 +42,6 @@ def _shard_map(body: Callable[..., Any], mesh: Mesh, in_specs: Any, out_specs: A
 
 def _mesh() -> Mesh:
     return line_mesh("i")
-
-
-@contextmanager
-def _direct_linearize() -> Iterator[None]:
-    """jax_use_direct_linearize on for the block (the default from jax 0.7.0; an opt-in flag before)."""
-    before = jax.config.jax_use_direct_linearize
-    jax.config.update("jax_use_direct_linearize", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_use_direct_linearize", before)
 
 
 @case(FAMILY, devices=2, cites=("jax-ml/jax@f7cef92ed7",))
@@ -131,9 +120,12 @@ def test_checkify_index_checks_of_a_jitted_shard_map() -> None:
     np.testing.assert_allclose(np.asarray(y), np.concatenate([np.sort(b) for b in blocks]))
 
 
-@case(FAMILY, devices=8, needs=[EXPERIMENTAL_AUTO], cites=("jax-ml/jax@97b1faacdd",))
+@case(FAMILY, devices=8, needs=[EXPERIMENTAL_AUTO], changed=EXPERIMENTAL_AUTO_REMOVED, cites=("jax-ml/jax@97b1faacdd",))
 def test_random_keys_through_a_partial_auto_shard_map() -> None:
-    """Typed random keys pass through a jitted partial-auto shard_map (manual over 'i', auto over 'j') unchanged."""
+    """Typed random keys pass through a jitted partial-auto shard_map (manual over 'i', auto over 'j') unchanged.
+
+    auto= is removed in jax 0.8.0 (commit dfadef7e; 0.7.2 takes it with no warning): the cells from there run the
+    case and fail with TypeError, as declared."""
     from jax.experimental.shard_map import shard_map
 
     mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("i", "j"))
@@ -214,7 +206,8 @@ def test_grad_of_shard_map_with_direct_linearize() -> None:
     """grad of a shard_map whose residuals are its own inputs (x * w) is right with direct linearize on."""
     x, w = jnp.arange(8.0), jnp.float32(2.0)
     loss = _shard_map(lambda x, w: jax.lax.psum(jnp.sum(x * w), "i"), _mesh(), (P("i"), P()), P())
-    with _direct_linearize():
+    # Direct linearize on, as code opting in sets it (the default from jax 0.7.0; an opt-in flag before).
+    with config_on("jax_use_direct_linearize"):
         grad_x, grad_w = jax.grad(loss, argnums=(0, 1))(x, w)
     np.testing.assert_allclose(np.asarray(grad_x), np.full(8, 2.0))
     np.testing.assert_allclose(float(grad_w), float(np.arange(8.0).sum()))

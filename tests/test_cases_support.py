@@ -1,5 +1,6 @@
-"""cases/_support.py and the corpus's device declarations: meshes scale to the devices a cell has, and every
-family's smoke case applies on one device (read from source; jax is faked, the tests' venv has none)."""
+"""cases/_support.py and the corpus's device declarations: meshes scale to the devices a cell has, a jax flag
+turned on for a block is back as it was after it, and every family's smoke case applies on one device (read from
+source; jax is faked, the tests' venv has none)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,16 @@ class _FakeMesh:
         self.devices, self.axis_names = devices, names
 
 
+class _FakeConfig:
+    """jax.config as the cases use it: flags read as attributes, set with update()."""
+
+    def __init__(self) -> None:
+        self.jax_use_shardy_partitioner = False
+
+    def update(self, name: str, value: object) -> None:
+        setattr(self, name, value)
+
+
 def _support(monkeypatch: pytest.MonkeyPatch, count: int) -> types.ModuleType:
     """cases._support imported afresh against a fake jax with `count` devices."""
     jax = types.ModuleType("jax")
@@ -29,6 +40,7 @@ def _support(monkeypatch: pytest.MonkeyPatch, count: int) -> types.ModuleType:
     sharding.Mesh = _FakeMesh  # type: ignore[attr-defined]
     jax.sharding = sharding  # type: ignore[attr-defined]
     jax.Device = object  # type: ignore[attr-defined]
+    jax.config = _FakeConfig()  # type: ignore[attr-defined]
     jax.devices = lambda: [f"d{i}" for i in range(count)]  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "jax", jax)
     monkeypatch.setitem(sys.modules, "jax.sharding", sharding)
@@ -59,6 +71,23 @@ def test_the_data_model_mesh_is_2x4_on_8_devices_and_keeps_model_split_on_fewer(
     mesh = support.data_model_mesh()
     assert support.data_model_shape() == shape and mesh.devices.shape == shape
     assert mesh.axis_names == ("data", "model")
+
+
+def test_a_flag_turned_on_for_a_block_is_back_as_it_was_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    support = _support(monkeypatch, 1)
+    config = sys.modules["jax"].config
+    with support.config_on("jax_use_shardy_partitioner"):
+        assert config.jax_use_shardy_partitioner is True
+    assert config.jax_use_shardy_partitioner is False
+
+
+def test_a_flag_turned_on_for_a_block_that_raises_is_back_as_it_was_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The cell's next case must not run under a flag a failed case left on.
+    support = _support(monkeypatch, 1)
+    config = sys.modules["jax"].config
+    with pytest.raises(ValueError, match="the case failed"), support.config_on("jax_use_shardy_partitioner"):
+        raise ValueError("the case failed")
+    assert config.jax_use_shardy_partitioner is False
 
 
 def _declared(source: str) -> list[tuple[str, int, bool]]:

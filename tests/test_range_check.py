@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
 from packaging.version import Version
 
 from harness import outputs
@@ -723,3 +724,34 @@ def test_a_check_of_named_cases_runs_only_their_node_ids_in_each_probe_s_cell(co
     assert [node.name for node in builtin] == ["shard_map_rules.py::test_jnp_insert_inside_shard_map"]
     with pytest.raises(range_check.RangeCheckError, match="--case nowhere::test_x: no module nowhere"):
         range_check.case_nodes([str(corpus)], ["nowhere::test_x"])
+
+
+#: The two needs the stored check found gone with no change (docs/data/ranges.json, 2026-11-28), shaped as its probed
+#: cells saw them: {case: (the pair it passed at, the later pair where its need was unmet, why)}.
+GONE_UNDECLARED = {
+    "placement_fixes::test_device_put_reshards_under_use_mesh":
+        (("0.7.0", "0.10.7"), ("0.7.1", "0.10.7"), "jax.sharding.use_mesh is absent"),
+    "shard_map_rules::test_random_keys_through_a_partial_auto_shard_map":
+        (("0.7.2", "0.10.7"), ("0.8.0", "0.10.7"), "jax.experimental.shard_map.shard_map does not accept 'auto'"),
+}
+
+
+def _seen_as_stored() -> dict[str, dict[tuple[Version, Version], tuple[bool, str]]]:
+    def pair(jax: str, flax: str) -> tuple[Version, Version]:
+        return Version(jax), Version(flax)
+
+    return {case: {pair(*held): (True, ""), pair(*unmet): (False, why)}
+            for case, (held, unmet, why) in GONE_UNDECLARED.items()}
+
+
+def test_a_need_gone_from_a_case_that_declares_no_change_is_listed() -> None:
+    assert [row["case"] for row in ranges.drift(_seen_as_stored(), [])] == sorted(GONE_UNDECLARED)
+
+
+def test_the_shipped_corpus_declares_each_removal_the_stored_check_found_at_the_release_it_went() -> None:
+    declared = range_check.declared_changes(["builtin"])
+    assert ranges.drift(_seen_as_stored(), declared) == []
+    for case, (held, unmet, _) in GONE_UNDECLARED.items():
+        since = Requirement(str(declared[case].since))
+        # In effect from the release the need went, not at the one before it: the release it was removed in.
+        assert since.name == "jax" and unmet[0] in since.specifier and held[0] not in since.specifier, (case, since)
