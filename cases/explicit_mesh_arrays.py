@@ -15,7 +15,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from cases._support import ambient_mesh, explicit_mesh
+from cases._support import ambient_mesh, config_on, explicit_mesh
 from harness.case import Change, accepts, api, case
 
 FAMILY = "sharded_gathers"
@@ -117,14 +117,9 @@ def test_random_key_resharded_inside_jit_under_shardy() -> None:
         from jax.experimental.shard import reshard
 
     mesh = explicit_mesh((2,), ("x",))
-    was_on = jax.config.jax_use_shardy_partitioner  # type: ignore[attr-defined]
-    jax.config.update("jax_use_shardy_partitioner", True)
-    try:
-        with ambient_mesh(mesh):
-            key = jax.random.key(12)
-            out = jax.jit(lambda: reshard(key, P()))()
-    finally:
-        jax.config.update("jax_use_shardy_partitioner", was_on)
+    with config_on("jax_use_shardy_partitioner"), ambient_mesh(mesh):
+        key = jax.random.key(12)
+        out = jax.jit(lambda: reshard(key, P()))()
     assert out.sharding.is_equivalent_to(NamedSharding(mesh, P()), 0)
 
 
