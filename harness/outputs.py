@@ -570,6 +570,10 @@ def read_ranges(path: Path) -> Row:
         value = document.get(name)
         if not _is_count(value):
             raise RANGES_JSON.error(path, f"range check: {name} is {value!r}, not a count")
+    if document["probes"] > document["budget"]:
+        # A probe is built only within the budget, and a merge or a take adds up both: more is no check's count.
+        raise RANGES_JSON.error(path, f"range check: probes {document['probes']} exceed its budget "
+                                      f"{document['budget']}: a check builds no more probes than its budget")
     for key, texts in (("edges", RANGE_EDGE_TEXT), ("needs_without_change", RANGE_NEED_TEXT)):
         rows = document.get(key)
         if not isinstance(rows, list):
@@ -606,6 +610,10 @@ def _check_edge_row(path: Path, number: int, row: Row) -> None:
     if row.get("status") not in RANGE_STATUSES or not isinstance(row.get("found"), str | None):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has status {row.get('status')!r} "
                                       f"and found {row.get('found')!r}")
+    if row["status"] == "confirmed" and row.get("found") is not None:
+        # Only a wrong edge names the bound the releases show: a confirmed one found the declared bound.
+        raise RANGES_JSON.error(path, f"range check: edges row {number} is confirmed, but found {row.get('found')!r}: "
+                                      "only a wrong edge names the bound the releases show")
     inside, owned, judged = row.get("inside"), row.get("inside_releases"), row.get("inside_judged")
     if "inside" in row and not isinstance(inside, str):
         raise RANGES_JSON.error(path, f"range check: edges row {number} has inside {inside!r}, not text")

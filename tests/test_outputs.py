@@ -266,6 +266,12 @@ def test_a_range_check_that_probed_less_inside_says_how_far(tmp_path: Path) -> N
     assert outputs.read_ranges(path)["options"] == {"inside": "middle", "timeout": 60.0}
 
 
+def test_a_wrong_edge_names_the_bound_releases_show_and_a_check_may_spend_its_whole_budget(tmp_path: Path) -> None:
+    wrong = {**RANGE_EDGE, "status": "wrong", "found": ">=0.9.1", "why": "jax 0.9.0 passes"}
+    path = outputs.write_ranges(tmp_path, range_check(edges=[wrong], wrong=1, probes=10))
+    assert outputs.read_ranges(path)["edges"] == [wrong]
+
+
 @pytest.mark.parametrize(("changed", "fault"), [
     ({"probes": "3"}, "probes is '3', not a count"), ({"budget": None}, "budget is None"),
     ({"edges": {"0": RANGE_EDGE}}, "edges is dict, not a list of rows"), ({"edges": ["confirmed"]}, "no text case"),
@@ -283,6 +289,14 @@ def test_a_range_check_that_probed_less_inside_says_how_far(tmp_path: Path) -> N
     # More releases inside where the case cannot run than it owns beside those it judged: an unearned "judged inside".
     ({"edges": [{**RANGE_EDGE, "inside_unmet": 3}]}, "inside_unmet 3"),
     ({"edges": [{**RANGE_EDGE, "inside_unmet": True}]}, "inside_unmet True"),
+    ({"edges": [{**RANGE_EDGE, "inside_unmet": -1}]}, "inside_unmet -1"),
+    ({"edges": [{**RANGE_EDGE, "inside_unmet": 1.0}]}, "inside_unmet 1.0"),
+    ({"edges": [{**RANGE_EDGE, "inside_unmet": None}]}, "inside_unmet None"),
+    # A confirmed edge found its declared bound: a bound the releases show belongs to a wrong one.
+    ({"edges": [{**RANGE_EDGE, "found": ">=0.9.1"}]}, "edges row 1 is confirmed, but found '>=0.9.1'"),
+    # More probes than the budget they were built in: no check, merge or take adds up so.
+    ({"probes": 11}, "probes 11 exceed its budget 10"), ({"probes": -1}, "probes is -1, not a count"),
+    ({"budget": 10.0}, "budget is 10.0, not a count"),
     # A row flipped to confirmed by hand keeps the text of an edge whose inside was never counted.
     ({"edges": [{**RANGE_EDGE, "inside": "nothing inside probed: the edge is not confirmed", "inside_releases": 0,
                  "inside_judged": 0}]}, "edges row 1 is confirmed, but its inside says 'nothing inside probed"),

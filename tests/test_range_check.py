@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from harness import outputs
+from harness.formats import ShardmatrixError
 from harness.host import matrix
 from harness.host.options import OptionsError
 from harness.tools import range_check, range_take, ranges
@@ -569,18 +573,26 @@ def declared_right(case: str, jax: Version, flax: Version) -> str:
     return ranges.FAIL if fails else ranges.PASS
 
 
+def _ran(check: Path, run_id: str = "20261128T124000Z-ab12") -> Path:
+    """`check` with the run folder a real check leaves under results/ (the fake probes build no cell): it says the
+    day the check ran."""
+    run = check / "results" / run_id
+    run.mkdir(parents=True)
+    (run / "jax0.8.1-flax0.12.1-py3.11.jsonl").write_text("")
+    return check
+
+
 def _stored_and_check(corpus: Path, tmp_path: Path) -> tuple[Path, Path]:
     """(a stored document where test_eager's range is wrong, a finished check where every range holds)."""
     first, check = tmp_path / "first", tmp_path / "check"
     range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=probe)
-    stored = outputs.write_stored_ranges(tmp_path / "data" / "ranges.json",
-                                         outputs.read_ranges(first / "report" / "ranges.json"))
+    document = outputs.read_ranges(first / "report" / "ranges.json")
+    # Stored at an earlier commit: the check's rows that say what the stored ones say are still a new check's.
+    for stamp in document["cases"].values():
+        stamp["commit"] = "an earlier commit"
+    stored = outputs.write_stored_ranges(tmp_path / "data" / "ranges.json", document)
     range_check.run(["--cases", str(corpus), "--out", str(check)], CELLS, fetch, print, probe=declared_right)
-    # The fake probes build no cell: the run folder a real check leaves under results/ says the day it ran.
-    run = check / "results" / "20261128T124000Z-ab12"
-    run.mkdir(parents=True)
-    (run / "jax0.8.1-flax0.12.1-py3.11.jsonl").write_text("")
-    return stored, check
+    return stored, _ran(check)
 
 
 def test_a_take_adopts_the_cases_a_finished_check_settled_into_the_stored_document_in_place(corpus: Path,
@@ -628,6 +640,95 @@ def test_a_take_into_a_stored_document_that_is_not_there_is_refused_in_one_line(
                                                           "unreadable"):
         range_check.run(["--cases", str(corpus), "--take", str(check), "--ranges-from", str(tmp_path / "nope.json")],
                         CELLS, fetch, print)
+
+
+def _take(corpus: Path, check: Path, stored: Path, *more: str) -> list[str]:
+    """`ranges --take check --ranges-from stored`, and what it said."""
+    said: list[str] = []
+    range_check.run(["--cases", str(corpus), "--take", str(check), "--ranges-from", str(stored), *more], CELLS, fetch,
+                    said.append)
+    return said
+
+
+def test_a_take_s_census_line_counts_no_stored_row_of_a_case_changed_since(corpus: Path, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    range_check.run(["--cases", str(corpus), "--out", str(first)], CELLS, fetch, print, probe=declared_right)
+    document = outputs.read_ranges(_ran(first) / "report" / "ranges.json")
+    # test_use_mesh's stored stamp is of an earlier commit, so the check's rows of it are a new check's to take.
+    document["cases"]["test_toy::test_use_mesh"]["commit"] = "an earlier commit"
+    stored = outputs.write_stored_ranges(tmp_path / "data" / "ranges.json", document)
+    assert _take(corpus, first, stored, "--case", "test_toy::test_use_mesh")[-1].startswith(
+        "census of cases: 1 of 1 reports a CPU cell can show are caught")
+    # test_eager, which the report's catch stands on, changes: its stored rows stand for it no more.
+    (corpus / "test_toy.py").write_text(CASES.replace("def test_eager():\n    pass", "def test_eager():\n    assert 1"))
+    outputs.write_stored_ranges(stored, document)
+    assert _take(corpus, first, stored, "--case", "test_toy::test_use_mesh")[-1].startswith(
+        "census of cases: 0 of 1 reports a CPU cell can show are caught")
+
+
+def test_a_take_that_takes_nothing_leaves_the_stored_file_as_it_was_however_often_it_runs(corpus: Path,
+                                                                                          tmp_path: Path) -> None:
+    stored = _stored_and_check(corpus, tmp_path)[0]
+    wrong = tmp_path / "wrong"
+    range_check.run(["--cases", str(corpus), "--out", str(wrong)], CELLS, fetch, print, probe=probe)
+    _ran(wrong)
+    before = stored.read_bytes()
+    for _ in range(2):  # not refused as taken already: no stamp names a run that took nothing
+        said = _take(corpus, wrong, stored, "--case", "test_toy::test_eager")
+        assert stored.read_bytes() == before
+        assert said[0].startswith("not taken: test_toy::test_eager: flax<0.12.3 [known breakage") and "wrong" in said[0]
+
+
+def test_a_take_into_a_link_rewrites_the_file_it_names_and_leaves_the_link(corpus: Path, tmp_path: Path) -> None:
+    stored, check = _stored_and_check(corpus, tmp_path)
+    link = tmp_path / "link.json"
+    link.symlink_to(stored)
+    _take(corpus, check, link)
+    assert link.is_symlink() and outputs.read_ranges(stored)["wrong"] == 0
+
+
+def test_a_take_interrupted_while_it_writes_leaves_the_stored_file_whole(corpus: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    stored, check = _stored_and_check(corpus, tmp_path)
+    before = stored.read_bytes()
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(outputs.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _take(corpus, check, stored)
+    assert stored.read_bytes() == before and [path.name for path in stored.parent.iterdir()] == ["ranges.json"]
+
+
+def test_a_take_whose_census_cannot_be_read_is_refused_before_it_writes(corpus: Path, tmp_path: Path) -> None:
+    stored, check = _stored_and_check(corpus, tmp_path)
+    before = stored.read_bytes()
+    (corpus / "census.toml").write_text(CENSUS + "[[report\n")  # cut off mid-table: not TOML
+    with pytest.raises(ShardmatrixError, match="census"):
+        _take(corpus, check, stored)
+    assert stored.read_bytes() == before
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_take_of_a_check_whose_commit_git_does_not_know_here_is_refused_in_one_line(corpus: Path,
+                                                                                       tmp_path: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m",
+                                                 "cases"]):
+        subprocess.run(["git", "-C", str(corpus), *args], check=True, capture_output=True)
+    stored, check = _stored_and_check(corpus, tmp_path)
+    path = check / "report" / "ranges.json"
+    document = outputs.read_ranges(path)
+    assert document["commit"] is not None  # the check ran in the checkout, and says at which commit
+    for commit, why in (("f" * 40, f"git knows no commit {'f' * 40} where "),
+                        (None, "it records no commit")):
+        stamps = {case: {**stamp, "commit": commit} for case, stamp in document["cases"].items()}
+        outputs.write_ranges(path.parent, {**document, "commit": commit, "cases": stamps})
+        with pytest.raises(range_check.RangeCheckError, match=f"^--take {re.escape(str(path))}: {re.escape(why)}"):
+            _take(corpus, check, stored)
+    outputs.write_ranges(path.parent, document)
+    _take(corpus, check, stored)
+    assert outputs.read_ranges(stored)["commit"] == document["commit"]
 
 
 def test_records_on_disk_that_contradict_a_declared_range_are_listed_and_fail_the_check(corpus: Path,

@@ -5,6 +5,8 @@ check or ran otherwise is refused in one line."""
 from __future__ import annotations
 
 import json
+import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +156,13 @@ def test_a_check_taken_already_is_refused_and_another_run_of_it_is_taken() -> No
     with pytest.raises(TakeError, match=f"its run {RUN} was taken already \\(the stored stamp of {A} names it\\): its "
                                         "probes would count twice"):
         adopt(once, check, DECLARED, DIGESTS)
-    again = Check(check.document, check.path, "20261129T080000Z-ef56", "2026-11-29")
-    assert adopt(once, again, DECLARED, DIGESTS).taken == (A, B)
+    # A later run at a later commit is another check; one that says the same at the same commit brings nothing new.
+    later = {**check.document, "commit": "c-later",
+             "cases": {case: {**stamp, "commit": "c-later"} for case, stamp in check.document["cases"].items()}}
+    assert adopt(once, Check(later, check.path, "20261129T080000Z-ef56", "2026-11-29"), DECLARED, DIGESTS).taken == (
+        A, B)
+    same = adopt(once, Check(check.document, check.path, "20261129T080000Z-ef56", "2026-11-29"), DECLARED, DIGESTS)
+    assert same.taken == () and same.document == once
 
 
 def test_a_check_run_with_other_options_than_the_stored_one_is_refused_in_one_line() -> None:
@@ -224,3 +231,103 @@ def test_an_adopted_document_reads_back_whole(tmp_path: Path) -> None:
     adopted = adopt(_stored(), _check([*_rows(A), *_rows(B)]), DECLARED, DIGESTS)
     path = outputs.write_stored_ranges(tmp_path / "ranges.json", adopted.document)
     assert outputs.read_ranges(path)["edges"] == adopted.document["edges"]
+
+
+def test_a_case_a_later_check_took_keeps_its_stored_rows_and_an_earlier_one_s_are_replaced() -> None:
+    stored = _stored()
+    stored["cases"][A] = {"digest": "a-now", "commit": "c-new", "run": "20261129T080000Z-ef56", "date": "2026-11-29"}
+    stored["cases"][B] = {"digest": "b-now", "commit": "c-old", "run": "20261127T080000Z-ef56", "date": "2026-11-27"}
+    check = _check([*_rows(A), *_rows(B)])
+    adopted = adopt(stored, check, DECLARED, DIGESTS)
+    assert adopted.taken == (B,)
+    assert adopted.left == {A: "its stored rows are of a later check (run 20261129T080000Z-ef56 of 2026-11-29) than "
+                               "this one: a take never replaces newer rows with older ones"}
+    assert [row["status"] for row in adopted.document["edges"] if row["case"] == A] == ["unchecked", "unchecked"]
+    assert adopted.document["cases"][A]["run"] == "20261129T080000Z-ef56"
+    # A later check of the case as it was before (another digest) speaks for it no more: this one's rows replace it.
+    stored["cases"][A]["digest"] = "a-old"
+    assert adopt(stored, check, DECLARED, DIGESTS).taken == (A, B)
+
+
+def test_a_stored_stamp_whose_run_is_no_run_id_is_never_taken_for_older() -> None:
+    stored = _stored()
+    stored["cases"][A] = {"digest": "a-now", "commit": "c-old", "run": "by hand", "date": "2026-11-28"}
+    assert adopt(stored, _check([*_rows(A), *_rows(B)]), DECLARED, DIGESTS).taken == (B,)
+
+
+def test_a_check_copied_into_the_stored_document_takes_nothing_and_leaves_it_as_it_was() -> None:
+    check = _check([*_rows(A), *_rows(B)])
+    copied = {**check.document, "cases": {case: dict(stamp) for case, stamp in check.document["cases"].items()}}
+    adopted = adopt(copied, check, DECLARED, DIGESTS)
+    assert adopted.taken == () and adopted.document == copied
+    assert adopted.left[A] == ("its stored rows are the check's already (the same rows, digest and commit): nothing "
+                               "new to take")
+    # The same rows at another commit are a new check that agrees: taken, its probes added.
+    elsewhere = {**copied, "cases": {**copied["cases"], A: {"digest": "a-now", "commit": "c-earlier"}}}
+    assert adopt(elsewhere, check, DECLARED, DIGESTS).taken == (A,)
+
+
+def test_a_take_that_takes_nothing_adds_no_probes_and_taking_it_again_adds_none_either() -> None:
+    check = _check([*_rows(A, "wrong", "0.7.1 passes"), *_rows(B, "unchecked", "budget spent")], probes=9, budget=9)
+    once = adopt(_stored(), check, DECLARED, DIGESTS)
+    assert once.taken == () and once.document == _stored()
+    assert adopt(once.document, check, DECLARED, DIGESTS).document == _stored()
+    said = range_take.describe(once, check, Path("docs/data/ranges.json"))[-1]
+    assert "took 0 case(s)" in said and "docs/data/ranges.json is left as it was, and holds 4 edge(s)" in said
+    assert "100 of 300 probes" in said
+
+
+def test_a_check_whose_document_is_the_stored_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, _check(_rows(A)).document, (RUN,))
+    check = read_check(folder)
+    link = tmp_path / "link.json"
+    link.symlink_to(check.path)
+    for stored in (check.path, link):
+        with pytest.raises(TakeError, match=f"^--take {folder}: its report/ranges.json is the stored document "
+                                            f"{stored} itself: take a check into another document$"):
+            range_take.refuse_itself(check, stored)
+    copy = tmp_path / "copy.json"
+    copy.write_text(check.path.read_text())
+    range_take.refuse_itself(check, copy)  # a copy is another file: adopt leaves each case the check already holds
+    range_take.refuse_itself(check, tmp_path / "not-yet.json")
+
+
+def test_a_check_whose_report_was_written_before_its_newest_run_started_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, _check(_rows(A)).document, ("20261127T230000Z-ab12", RUN))
+    report = folder / "report" / "ranges.json"
+    before = datetime(2026, 11, 28, 12, 39, tzinfo=timezone.utc).timestamp()  # the newest run started at 12:40
+    os.utime(report, (before, before))
+    with pytest.raises(TakeError, match=f"^--take {folder}: its report/ranges.json was written at 2026-11-28 "
+                                        f"12:39:00 UTC, before its newest run {RUN} started: take the check once "
+                                        "that run has finished$"):
+        read_check(folder)
+    after = datetime(2026, 11, 28, 13, 5, tzinfo=timezone.utc).timestamp()
+    os.utime(report, (after, after))
+    assert read_check(folder).run == RUN
+
+
+def test_a_take_of_a_file_instead_of_a_check_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    stored = outputs.write_stored_ranges(tmp_path / "ranges.json", _stored())
+    with pytest.raises(TakeError, match=f"^--take {stored}: a file, not a folder: give the --out folder of a finished "
+                                        "`ranges` run, whose report/ranges.json it takes"):
+        read_check(stored)
+
+
+def _inside_of_a(judged: int) -> list[dict[str, Any]]:
+    """A's rows, its lower edge owning one release inside, `judged` of it judged."""
+    said = "1 of 1 releases inside probed: 0.7.1" if judged else "0 of 1 releases inside probed"
+    return [{**row, "inside": said, "inside_releases": 1, "inside_judged": judged} if row["declared"] == ">=0.7.0"
+            else row for row in _rows(A)]
+
+
+def test_a_check_that_judged_nothing_inside_never_replaces_stored_rows_that_did() -> None:
+    stored = _stored()
+    stored["edges"] = [*_inside_of_a(1), *(row for row in stored["edges"] if row["case"] != A)]
+    stored["cases"][A] = {"digest": "a-now", "commit": "c-old"}
+    adopted = adopt(stored, _check([*_inside_of_a(0), *_rows(B)]), DECLARED, DIGESTS)
+    assert adopted.taken == (B,)
+    assert adopted.left == {A: "its stored rows judged releases inside its ranges, and the check's did not (its "
+                               "budget spent at the bounds, say): a take never replaces evidence with less"}
+    # More evidence replaces less.
+    stored["edges"] = [*_inside_of_a(0), *(row for row in stored["edges"] if row["case"] != A)]
+    assert adopt(stored, _check([*_inside_of_a(1), *_rows(B)]), DECLARED, DIGESTS).taken == (A, B)

@@ -618,3 +618,23 @@ def test_a_row_counts_the_releases_inside_where_the_case_s_needs_are_unmet() -> 
     row = found[0].as_row()
     assert (row["status"], row["inside_releases"], row["inside_judged"], row["inside_unmet"]) == (
         ranges.CONFIRMED, 3, 0, 3)
+
+
+def test_a_release_judged_before_a_nearer_one_was_found_unmet_is_not_counted_unmet(tmp_path: Path) -> None:
+    releases = {**RELEASES, "jax": [Version(v) for v in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.5.4", "0.6.0")]}
+
+    def unmet_at_0_5_2(case: str, jax: Version, flax: Version) -> str | None:
+        # A need unmet at one release between two that meet it (its pairing lacks an API there, say).
+        if jax == Version("0.5.2"):
+            return "not_applicable: jax.sharding.AxisType is absent"
+        return ranges.FAIL if jax < Version("0.6.0") else ranges.PASS
+
+    # <0.6.0 from 0.5.0, the middle first: 0.5.1 and 0.5.0 judged, then 0.5.2 unmet, which lies nearer the bound.
+    found, spent = ranges.run(ranges.edges({}, [broken("<0.6.0")]), releases, partner, unmet_at_0_5_2, 40,
+                              {"jax": Version("0.5.0")})
+    row = found[0].as_row()
+    assert (row["status"], row["inside_releases"], row["inside_judged"], row["inside_unmet"]) == (
+        ranges.CONFIRMED, 4, 3, 1)
+    # The checker's own row reads back: its unmet and judged releases are told apart, never more than it owns.
+    stored = ranges.store(tmp_path, found, spent, 40)
+    assert outputs.read_ranges(stored)["edges"] == [row]

@@ -565,20 +565,44 @@ def refuse_beside_take(namespace: Any) -> None:
 def take_check(folder: Path, stored_path: Path, cases: list[str], asked: Sequence[str],
                say: Callable[[str], object]) -> Path:
     """--take: the check in `folder` adopted case by case (of `asked`, where given) into the stored document at
-    `stored_path`, rewritten in place (harness.tools.range_take), then what was taken and the census's caught line."""
+    `stored_path`, rewritten in place (harness.tools.range_take; through a link, the file it names; not at all where
+    no case is taken), then what was taken and the census's caught line."""
     check = range_take.read_check(folder)
+    range_take.refuse_itself(check, stored_path)
     try:
         stored = outputs.read_ranges(stored_path)
     except ShardmatrixError as exc:
         raise RangeCheckError(f"--ranges-from {exc}") from None
-    current = declared_keys(corpus_edges(cases))
-    adopted = range_take.adopt(stored, check, current, corpus_digests(cases), asked)
-    written = outputs.write_stored_ranges(stored_path, adopted.document)
-    for line in range_take.describe(adopted, check, written):
+    refuse_unknown_commit(check, cases)
+    current, now = declared_keys(corpus_edges(cases)), corpus_digests(cases)
+    adopted = range_take.adopt(stored, check, current, now, asked)
+    # Only rows that stand for their case now catch a report, as in the docs' census (a stale row catches nothing);
+    # read before writing, so a census that cannot be read leaves the stored document as it was.
+    standing_rows = fresh([dict(row) for row in adopted.document["edges"]], adopted.document["cases"], now)[0]
+    said = census_said(cases, standing_rows, current)
+    if adopted.taken:
+        outputs.write_stored_ranges(Path(stored_path).resolve(), adopted.document)
+    for line in [*range_take.describe(adopted, check, stored_path), *said]:
         say(line)
-    for line in census_said(cases, adopted.document["edges"], current):
-        say(line)
-    return written
+    return Path(stored_path)
+
+
+def refuse_unknown_commit(check: range_take.Check, cases: list[str]) -> None:
+    """RangeCheckError where the corpus lies in a git checkout and the check names no commit git knows there (none,
+    another repository's, one not fetched): the stored document would name a commit no one can check out."""
+    commit = check.document["commit"]
+    for root in corpus.case_roots(cases):
+        if case_digest.head_commit(root) is None:
+            continue  # an installed corpus: no git to ask, and a check of it records no commit
+        why = "it records no commit" if commit is None else ""
+        if commit is not None:
+            try:
+                case_digest.resolve(str(commit), root)
+            except case_digest.DigestError:
+                why = f"git knows no commit {commit} where {root} lies (another repository's, or not fetched)"
+        if why:
+            raise RangeCheckError(f"--take {check.path}: {why}: the stored document would name a commit no one can "
+                                  "check out; take a check run in this checkout")
 
 
 def census_said(cases: list[str], rows: list[dict[str, Any]], current: set[caught.Declared],

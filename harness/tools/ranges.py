@@ -167,8 +167,11 @@ class Finding:
 
     def unmet_inside(self) -> list[Version]:
         """The releases inside where the case's own needs are unmet: the one found so and those beyond it (away from
-        the bound). Where they are every release inside, no hole can be there: the case runs at none of them."""
-        return [version for version in self.inside_of if beyond_unmet(self.edge, version, self.inside_unmet)]
+        the bound), but those judged: a release judged before a nearer one was found unmet met the case's needs (a
+        need unmet at one pairing and met at the next), and counted twice it would outnumber the releases inside.
+        Where they are every release inside, no hole can be there: the case runs at none of them."""
+        return [version for version in self.inside_of if version not in self.inside_judged
+                and beyond_unmet(self.edge, version, self.inside_unmet)]
 
     def inside_said(self) -> str:
         """'2 of 5 releases inside probed: 0.7.1, 0.8.0', or why nothing inside was (no release is inside)."""
