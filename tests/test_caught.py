@@ -358,7 +358,7 @@ def test_a_change_s_edge_whose_releases_show_another_bound_backs_nothing() -> No
 
 
 def test_a_change_s_edge_never_probed_inside_does_not_stand_for_the_newest_release() -> None:
-    cites = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
+    cites: dict[str, tuple[str, ...]] = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
     bounds_only = _change_rows()
     del bounds_only[0]["inside_releases"], bounds_only[0]["inside_judged"]
     assert _one(_measured_in_cells(), cites, bounds_only).unbacked
@@ -388,7 +388,7 @@ def test_another_case_s_change_backs_nothing() -> None:
 def test_a_bug_s_edge_at_the_first_release_backs_a_live_report_only_with_its_live_edge_confirmed() -> None:
     # A known breakage may be fixed: its `>=` edge alone says nothing of the newest release, its live edge does.
     start = _from(_ENSEMBLE, ">=0.9.0", source="known breakage jax>=0.9.0", inside=(11, 11))
-    cites = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
+    cites: dict[str, tuple[str, ...]] = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
     live = _from(_ENSEMBLE, "live", "unchecked", source="known breakage jax>=0.9.0, live")
     assert _one(_measured_in_cells(), cites, [start]).unbacked
     assert _one(_measured_in_cells(), cites, [start, live]).unbacked
