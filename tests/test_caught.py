@@ -3,11 +3,13 @@ now; a citation alone, an edge at another release or a stale stored row earns no
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.census import Report
 from harness.tools.caught import BOUNDS_ONLY, CAUGHT, NOT_CAUGHT, OFF_CPU, catches, inside_judged, summary, transitions
+from harness.tools.ranges import BOUNDED
 
 
 def _report(report_id: str, appeared: str = "jax==0.9.0", fixed: str = "live", uncited: str = "",
@@ -319,3 +321,82 @@ def test_a_range_whose_every_release_inside_lacks_the_case_s_needs_is_judged_ins
     assert inside_judged([every])
     assert not inside_judged([{**every, "inside_unmet": 10}])
     assert not inside_judged([{"inside_releases": 11, "inside_judged": 0}])  # a row of a checker that did not count
+
+
+#: blackjax-devs/blackjax#932 and its case as the stored check holds them: the change `jax>=0.9.0` confirmed with
+#: every release inside judged (0.9.0.1 to 0.12.0.1, the newest), and the change's warned range; no live edge, since
+#: a change declares none.
+_ENSEMBLE = "shard_map_modes_user::test_ensemble_step_closing_over_signs_from_the_last_step"
+_CHANGE = "changed since jax>=0.9.0"
+
+
+def _measured_in_cells(appeared: str = "jax==0.9.0", fixed: str = "live", summary_: str = "s") -> Report:
+    return Report("blackjax-devs/blackjax#932", "https://x", "shard_map_modes", "2026-05-30", appeared, fixed,
+                  summary_, checked="cells")
+
+
+def _change_rows(**since: object) -> list[dict[str, object]]:
+    warned = "warned jax>=0.8.1,<0.9.0"
+    return [{**_from(_ENSEMBLE, ">=0.9.0", source=_CHANGE, inside=(11, 11)), **since},
+            _from(_ENSEMBLE, ">=0.8.1", source=warned, inside=(2, 2)), _from(_ENSEMBLE, "<0.9.0", source=warned)]
+
+
+def test_a_live_report_of_a_documented_change_is_backed_by_the_change_s_confirmed_edge_at_its_first_release() -> None:
+    catch = _one(_measured_in_cells(), {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, _change_rows())
+    assert catch.status == CAUGHT and not catch.unbacked
+
+
+@pytest.mark.parametrize("status", ["unchecked", "wrong", BOUNDED])
+def test_a_change_s_edge_that_is_not_confirmed_backs_nothing(status: str) -> None:
+    rows = _change_rows(status=status)
+    assert _one(_measured_in_cells(), {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, rows).unbacked
+
+
+def test_a_change_s_edge_whose_releases_show_another_bound_backs_nothing() -> None:
+    rows = _change_rows(found=">=0.9.1")
+    assert _one(_measured_in_cells(), {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, rows).unbacked
+
+
+def test_a_change_s_edge_never_probed_inside_does_not_stand_for_the_newest_release() -> None:
+    cites: dict[str, tuple[str, ...]] = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
+    bounds_only = _change_rows()
+    del bounds_only[0]["inside_releases"], bounds_only[0]["inside_judged"]
+    assert _one(_measured_in_cells(), cites, bounds_only).unbacked
+    assert _one(_measured_in_cells(), cites, _change_rows(inside_judged=0)).unbacked
+    # A change at the newest release has nothing inside: its bound's failing side is the newest release.
+    assert not _one(_measured_in_cells(), cites, _change_rows(inside_releases=0, inside_judged=0)).unbacked
+
+
+@pytest.mark.parametrize("appeared", ["jax==0.8.1", "flax==0.9.0", "unrecorded"])
+def test_a_change_at_another_release_than_the_report_s_first_backs_nothing(appeared: str) -> None:
+    report = _measured_in_cells(appeared=appeared)
+    assert _one(report, {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, _change_rows()).unbacked
+
+
+def test_a_change_does_not_back_a_report_fixed_in_a_release() -> None:
+    # The report says a release fixed it: only a confirmed edge at that fix backs that side, never a change.
+    report = _measured_in_cells(fixed="jax==0.10.0")
+    assert _one(report, {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, _change_rows()).unbacked
+
+
+def test_another_case_s_change_backs_nothing() -> None:
+    other = "shard_map_modes_user::test_another_case"
+    rows = [{**row, "case": other} for row in _change_rows()]
+    assert _one(_measured_in_cells(), {_ENSEMBLE: ("blackjax-devs/blackjax#932",), other: ()}, rows).unbacked
+
+
+def test_a_bug_s_edge_at_the_first_release_backs_a_live_report_only_with_its_live_edge_confirmed() -> None:
+    # A known breakage may be fixed: its `>=` edge alone says nothing of the newest release, its live edge does.
+    start = _from(_ENSEMBLE, ">=0.9.0", source="known breakage jax>=0.9.0", inside=(11, 11))
+    cites: dict[str, tuple[str, ...]] = {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}
+    live = _from(_ENSEMBLE, "live", "unchecked", source="known breakage jax>=0.9.0, live")
+    assert _one(_measured_in_cells(), cites, [start]).unbacked
+    assert _one(_measured_in_cells(), cites, [start, live]).unbacked
+    assert not _one(_measured_in_cells(), cites, [start, {**live, "status": "confirmed"}]).unbacked
+
+
+def test_a_warned_edge_at_the_first_release_is_no_change_that_backs_a_live_report() -> None:
+    # A deprecation keeps its warned rows, but a warning's start is not where the change breaks the case.
+    report = _measured_in_cells(summary_="jax 0.9.0 deprecated x")
+    warned = _from(_ENSEMBLE, ">=0.9.0", source="warned jax>=0.9.0", inside=(11, 11))
+    assert _one(report, {_ENSEMBLE: ("blackjax-devs/blackjax#932",)}, [warned]).unbacked

@@ -172,3 +172,22 @@ def test_a_row_that_says_checked_in_cells_without_a_confirmed_edge_at_each_side_
     unchecked = [CONFIRMED[0], {**CONFIRMED[1], "status": "unchecked", "why": "w"}]
     row = census_table("fam", unchecked, folder).splitlines()[3]
     assert "| in cells (the range check confirms no edge at each release it names) | not caught |" in row
+
+
+def test_a_live_report_of_a_documented_change_is_backed_by_the_change_s_edge_and_no_other_case_s(
+        tmp_path: Path) -> None:
+    # blackjax#932's shape: a live report from jax 0.9.0, measured in cells, cited by a case whose change starts there
+    # (the corpus declares it, so the stored row's source is the one ranges.edges spells); no live edge exists.
+    (tmp_path / "census.toml").write_text("schema_version = 2\n" + ENTRY.format(
+        id="jax-ml/jax#2", repo="jax-ml/jax", number=2, date="2026-01-02", extra='checked = "cells"').replace(
+        'appeared = "jax==0.8.1"', 'appeared = "jax==0.9.0"').replace('fixed = "jax==0.9.0"', 'fixed = "live"'))
+    declaration = "changed=Change('jax>=0.9.0', 'x changed', raises='ValueError', fix='use y', kind='default')"
+    (tmp_path / "test_fam.py").write_text(
+        "from harness.case import Change, case\n\n"
+        f"@case('fam', {declaration}, cites=('jax-ml/jax#2',))\ndef test_x():\n    pass\n\n"
+        f"@case('fam', {declaration})\ndef test_y():\n    pass\n")
+    since = {**CONFIRMED[0], "declared": ">=0.9.0", "source": "changed since jax>=0.9.0",
+             "inside": "11 of 11 releases inside probed", "inside_releases": 11, "inside_judged": 11}
+    assert "| in cells | caught | `test_fam::test_x` |" in census_table("fam", [since], tmp_path)
+    unbacked = "| in cells (the range check confirms no edge at each release it names) | not caught |"
+    assert unbacked in census_table("fam", [{**since, "case": "test_fam::test_y"}], tmp_path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.census import CELLS, LIVE, Report, is_deprecation, pins
-from harness.tools.ranges import BOUNDED, CONFIRMED, UNCHECKED, WRONG
+from harness.tools.ranges import BOUNDED, CHANGED_SINCE, CONFIRMED, UNCHECKED, WRONG
 
 CAUGHT, NOT_CAUGHT, OFF_CPU = "caught", "not caught", "off CPU"
 #: How a warned edge's declaration reads (harness.tools.ranges.edges: "warned jax>=0.8.0").
@@ -101,12 +101,24 @@ def catches(census: Mapping[str, Report], citations: Mapping[str, tuple[str, ...
 
 def _measured(report: Report, cases: tuple[str, ...], by_case: Mapping[str, list[Mapping[str, Any]]]) -> bool:
     """Whether the stored check backs `checked = "cells"`: a confirmed edge of a citing case at each release the
-    report names (where it appeared; where it was fixed, or the newest release for a live one), and at least one."""
+    report names (where it appeared; where it was fixed, or the newest release for a live one), and at least one. A
+    live report whose transition is a documented change is backed by the change's edge at its first release alone."""
     bad, good = transitions(report)
     sides = [side for side in (bad, good) if side]
-    confirmed = {(row["package"], row["declared"]) for case in cases for row in by_case.get(case, [])
-                 if row["status"] == CONFIRMED and not row.get("found")}
+    rows = [row for case in cases for row in by_case.get(case, [])
+            if row["status"] == CONFIRMED and not row.get("found")]
+    if report.fixed == LIVE and any(_standing_change(row, bad, by_case[str(row["case"])]) for row in rows):
+        return True
+    confirmed = {(row["package"], row["declared"]) for row in rows}
     return bool(sides) and all(side & confirmed for side in sides)
+
+
+def _standing_change(row: Mapping[str, Any], bad: set[tuple[str, str]], rows: list[Mapping[str, Any]]) -> bool:
+    """A change's `since` at the report's first release, its range probed inside: a change has no fix, and the probes
+    inside its range run up to the newest release, so no live edge is declared, or needed, to say the newest fails.
+    A breakage's `>=` edge is not one: a bug may be fixed, so its live edge must say so."""
+    return (str(row.get("source", "")).startswith(CHANGED_SINCE) and (row["package"], row["declared"]) in bad
+            and inside_judged(_declaration(rows, row)))
 
 
 def _warned(row: Mapping[str, Any]) -> bool:

@@ -47,6 +47,9 @@ CONFIRMED, WRONG, UNCHECKED = "confirmed", "wrong", "unchecked"
 BOUNDED = "bounded by the case's needs"
 #: Every status an edge's row may hold, in the order counts are said.
 STATUSES = (CONFIRMED, WRONG, UNCHECKED, BOUNDED)
+#: How the source of a change's `since` edge starts ("changed since jax>=0.9.0"): a change is never fixed, so the
+#: census reads this edge as standing for a live report's newest release too (harness.tools.caught).
+CHANGED_SINCE = "changed since "
 
 #: (case id, jax, flax) -> PASS, WARNED or FAIL, or why the case cannot be judged there (the pair does not install,
 #: the case is not applicable there), or None.
@@ -250,7 +253,7 @@ def edges(changes: Mapping[str, Change], breakages: Iterable[Breakage]) -> list[
     found: list[Edge] = []
     for case, change in sorted(changes.items()):
         if change.since is not None:
-            found += _bounds(case, change.since, f"changed since {change.since}", rising_only=True,
+            found += _bounds(case, change.since, f"{CHANGED_SINCE}{change.since}", rising_only=True,
                              raises=tuple(change.raises))
         if change.warned is not None:
             found += _bounds(case, change.warned, f"warned {change.warned}", warns=True,
