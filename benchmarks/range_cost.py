@@ -64,22 +64,32 @@ class Side:
     cell_s: float
 
 
-def built_cells(out: Path) -> tuple[int, float]:
-    """(cells built, their summed seconds) from the done markers under OUT/results; a cell the results cache gave
-    (`reused_from`) was not built by this check."""
-    markers = [read_done(path) for path in sorted((out / "results").rglob(f"*{DONE_SUFFIX}"))]
+def run_folders(out: Path) -> frozenset[str]:
+    """The run ids under OUT/results now: taken before a check, so its count leaves out an earlier bench's runs."""
+    root = out / "results"
+    return frozenset(path.name for path in root.iterdir() if path.is_dir()) if root.is_dir() else frozenset()
+
+
+def built_cells(out: Path, before: frozenset[str] = frozenset()) -> tuple[int, float]:
+    """(cells built, their summed seconds) from the done markers under OUT/results but in the runs of `before`; a
+    cell the results cache gave (`reused_from`) was not built by this check."""
+    root = out / "results"
+    # --force does not clear an --out kept from an earlier bench: its runs' markers stay beside this check's.
+    markers = [read_done(path) for path in sorted(root.rglob(f"*{DONE_SUFFIX}"))
+               if path.relative_to(root).parts[0] not in before]
     built = [marker for marker in markers if marker is not None and not marker.get("reused_from")]
     return len(built), sum(float(marker.get("seconds") or 0.0) for marker in built)
 
 
-def side_of(inside: str, out: Path, wall_s: float) -> Side:
-    """What one check under OUT measured, from its stored document and its cells' done markers."""
+def side_of(inside: str, out: Path, wall_s: float, before: frozenset[str] = frozenset()) -> Side:
+    """What one check under OUT measured, from its stored document and the done markers of its cells (those in a
+    run of `before`, there before it ran, left out)."""
     path = out / "report" / outputs.RANGES_JSON.name
     if not path.is_file():
         raise SystemExit(f"bench: {path} does not exist: the range check under {out} stored nothing")
     document = outputs.read_ranges(path)
     rows = list(document["edges"])
-    cells, cell_s = built_cells(out)
+    cells, cell_s = built_cells(out, before)
     return Side(inside, wall_s, len(rows), sum(row["status"] == "confirmed" for row in rows),
                 int(document["probes"]), cells, cell_s)
 
@@ -95,14 +105,16 @@ def cost_runs(root: Path, scratch: Path, cases: Iterable[str], run: Callable[...
         # --force: a folder kept from an earlier bench must not answer from its cache.
         command = [sys.executable, "-m", "shardmatrix", "ranges", *asked, "--inside", inside, "--budget",
                    str(BUDGET), "--force", "--out", str(out)]
+        before = run_folders(out)
         wall = timed(functools.partial(run, *command, cwd=root))
-        sides.append(side_of(inside, out, wall))
+        sides.append(side_of(inside, out, wall, before))
     checker, checkout = filed_checker(root, filed_at, scratch, run)
     filed = [str(checker), "ranges", *asked, "--budget", str(BUDGET), "--force"]
     run(*filed, "--out", str(scratch / "ranges-filed-warm"), cwd=checkout)
     out = scratch / f"ranges-{FILED}"
+    before = run_folders(out)
     wall = timed(functools.partial(run, *filed, "--out", str(out), cwd=checkout))
-    sides.append(side_of(FILED, out, wall))
+    sides.append(side_of(FILED, out, wall, before))
     return sides
 
 

@@ -19,14 +19,14 @@ def row(status: str = "confirmed", case: str = "fam::a") -> dict[str, Any]:
             "found": None, "why": ""}
 
 
-def check_folder(out: Path, rows: list[dict[str, Any]], probes: int, cells: list[tuple[str, float, str | None]]
-                 ) -> None:
+def check_folder(out: Path, rows: list[dict[str, Any]], probes: int, cells: list[tuple[str, float, str | None]],
+                 run_id: str = "20261128T150000Z-abcd") -> None:
     """A range check's --out folder: its document and one done marker per (cell id, seconds, reused from)."""
     outputs.write_ranges(out / "report", {"probes": probes, "budget": 5000, "wrong": 0, "unchecked": 0,
                                           "edges": rows, "needs_without_change": [], "options": {},
                                           "commit": None, "cases": {}})
     for cell_id, seconds, reused in cells:
-        files = CellFiles(out, "20261128T150000Z-abcd", cell_id)
+        files = CellFiles(out, run_id, cell_id)
         files.results.parent.mkdir(parents=True, exist_ok=True)
         write_done(files.done, cell_id=cell_id, finished="2026-11-28T15:00:00Z", returncode=0, fingerprint="f",
                    reused_from=reused, seconds=seconds)
@@ -40,6 +40,15 @@ def test_the_cells_a_check_built_are_counted_with_their_seconds_and_a_reused_one
 def test_a_side_reads_its_edges_probes_and_cells_from_the_check_s_folder(tmp_path: Path) -> None:
     check_folder(tmp_path, [row(), row("wrong", "fam::b"), row(case="fam::c")], 7, [("a", 10.0, None)])
     assert range_cost.side_of("middle", tmp_path, 61.0) == Side("middle", 61.0, 3, 2, 7, 1, 10.0)
+
+
+def test_an_out_kept_from_an_earlier_bench_counts_only_the_cells_of_the_runs_made_since(tmp_path: Path) -> None:
+    check_folder(tmp_path, [row()], 3, [("a", 10.0, None), ("b", 12.5, None)], "20261127T150000Z-0000")
+    before = range_cost.run_folders(tmp_path)
+    check_folder(tmp_path, [row()], 1, [("a", 4.0, None)])
+    assert before == {"20261127T150000Z-0000"}
+    assert range_cost.built_cells(tmp_path, before) == (1, 4.0)
+    assert range_cost.side_of("every", tmp_path, 9.0, before).cells == 1
 
 
 def test_a_side_whose_check_stored_nothing_is_refused_naming_the_folder(tmp_path: Path) -> None:
@@ -97,6 +106,23 @@ def test_the_runs_check_the_same_cases_once_per_reach_then_with_the_filed_checke
     assert [Path(command[command.index("--out") + 1]).name for command, _ in commands] == [
         "ranges-every", "ranges-middle", "ranges-none", "ranges-filed-warm", "ranges-filed"]
     assert sides[0] == Side("every", 42.0, 1, 1, 2, 1, 5.0)
+
+
+def test_runs_into_folders_kept_from_an_earlier_bench_count_none_of_its_cells(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ranges-every", "ranges-middle", "ranges-none", "ranges-filed"):
+        check_folder(tmp_path / name, [row()], 9, [("old", 300.0, None)], "20261127T150000Z-0000")
+
+    def run(*command: str, cwd: Path) -> None:
+        check_folder(Path(command[command.index("--out") + 1]), [row()], 2, [("a", 5.0, None)])
+
+    def timed(action: Callable[[], object]) -> float:
+        action()
+        return 1.0
+
+    monkeypatch.setattr(range_cost, "filed_checker", lambda root, ref, scratch, run: (tmp_path, tmp_path))
+    sides = range_cost.cost_runs(tmp_path, tmp_path, ["fam::a"], run, timed, "abc")
+    assert [(side.cells, side.cell_s) for side in sides] == [(1, 5.0)] * 4
 
 
 def test_a_filed_checker_at_a_ref_git_cannot_give_is_refused_naming_it(tmp_path: Path) -> None:
