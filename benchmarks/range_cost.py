@@ -154,9 +154,15 @@ def cost_figure(sides: Iterable[Side], what: str, filed_at: str = FILED_AT) -> s
     filed = by.get(FILED)
     if filed is None or not _per_edge(filed):
         return "\n".join([*lines, "    -> no filed checker's side to compare with"])
-    ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in columns if side.inside != FILED}
-    said = ", ".join(f"{inside} {ratio:.2f}x" for inside, ratio in ratios.items())
+    ours = [side for side in columns if side.inside != FILED]
+    # A side with no edges has no wall per edge: 0.0 would read as far within the target.
+    ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in ours if side.edges}
+    said = ", ".join([*(f"{inside} {ratio:.2f}x" for inside, ratio in ratios.items()),
+                      *(f"{side.inside} no edges" for side in ours if not side.edges)])
     lines.append(f"    -> wall per edge against the filed checker's: {said}")
+    lines += [f"    -> edges differ: --inside {side.inside} checked {side.edges}, the filed checker {filed.edges} (a "
+              "range it did not declare, or one it declared otherwise): per edge compares different edge sets"
+              for side in ours[:1] if side.edges != filed.edges]
     if INSIDE_EVERY in ratios:
         ratio = ratios[INSIDE_EVERY]
         lines.append(f"    -> the default (--inside every): {ratio:.2f}x "

@@ -70,7 +70,21 @@ def test_the_figure_puts_the_four_sides_side_by_side_and_judges_the_default_per_
         "    wall (s)                     300        60        40       250",
         "    wall per edge (s)           30.0       6.0       4.0      31.2",
         "    -> wall per edge against the filed checker's: every 0.96x, middle 0.19x, none 0.13x",
+        "    -> edges differ: --inside every checked 10, the filed checker 8 (a range it did not declare, or one it "
+        "declared otherwise): per edge compares different edge sets",
         "    -> the default (--inside every): 0.96x (within the target <= 1.40x)"]
+
+
+def test_the_figure_says_nothing_of_edge_sets_when_both_checked_as_many_edges() -> None:
+    same = [Side("every", 10.0, 2, 2, 6, 6, 9.0), Side("filed", 10.0, 2, 2, 4, 4, 9.0)]
+    assert not any("edges differ" in line for line in range_cost.cost_figure(same, "x").splitlines())
+
+
+def test_a_side_with_no_edges_is_not_judged_within_the_target() -> None:
+    empty = [Side("every", 30.0, 0, 0, 0, 0, 0.0), Side("filed", 10.0, 2, 2, 4, 4, 9.0)]
+    lines = range_cost.cost_figure(empty, "x").splitlines()
+    assert "    -> wall per edge against the filed checker's: every no edges" in lines
+    assert not any("within" in line for line in lines)
 
 
 def test_the_figure_flags_a_default_over_its_target_and_says_when_there_is_nothing_to_compare_with() -> None:
