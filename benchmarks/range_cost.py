@@ -152,8 +152,10 @@ def cost_figure(sides: Iterable[Side], what: str, filed_at: str = FILED_AT) -> s
              "cell)", "    " + " " * 22 + "".join(f"{side.inside:>10}" for side in columns)]
     lines += [f"    {label:<22}" + "".join(f"{value(side):>10}" for side in columns) for label, value in rows]
     filed = by.get(FILED)
-    if filed is None or not _per_edge(filed):
+    if filed is None:
         return "\n".join([*lines, "    -> no filed checker's side to compare with"])
+    if not filed.edges:
+        return "\n".join([*lines, "    -> the filed checker checked no edge of these cases: nothing to compare with"])
     ours = [side for side in columns if side.inside != FILED]
     # A side with no edges has no wall per edge: 0.0 would read as far within the target.
     ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in ours if side.edges}

@@ -80,6 +80,13 @@ def test_the_figure_says_nothing_of_edge_sets_when_both_checked_as_many_edges() 
     assert not any("edges differ" in line for line in range_cost.cost_figure(same, "x").splitlines())
 
 
+def test_a_filed_side_with_no_edges_says_so_and_judges_nothing() -> None:
+    empty = [Side("every", 30.0, 2, 2, 6, 6, 20.0), Side("filed", 10.0, 0, 0, 0, 0, 0.0)]
+    lines = range_cost.cost_figure(empty, "x").splitlines()
+    assert lines[-1] == "    -> the filed checker checked no edge of these cases: nothing to compare with"
+    assert not any("within" in line or "OVER" in line for line in lines)
+
+
 def test_a_side_with_no_edges_is_not_judged_within_the_target() -> None:
     empty = [Side("every", 30.0, 0, 0, 0, 0, 0.0), Side("filed", 10.0, 2, 2, 4, 4, 9.0)]
     lines = range_cost.cost_figure(empty, "x").splitlines()
