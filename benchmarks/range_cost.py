@@ -26,6 +26,7 @@ from pathlib import Path
 
 from harness import outputs
 from harness.cellrecord import DONE_SUFFIX, read_done
+from harness.formats import FormatError
 from harness.host.uv import uv_command
 from harness.tools.ranges import INSIDE_EVERY, INSIDE_MIDDLE, INSIDE_NONE
 
@@ -75,10 +76,24 @@ def built_cells(out: Path, before: frozenset[str] = frozenset()) -> tuple[int, f
     cell the results cache gave (`reused_from`) was not built by this check."""
     root = out / "results"
     # --force does not clear an --out kept from an earlier bench: its runs' markers stay beside this check's.
-    markers = [read_done(path) for path in sorted(root.rglob(f"*{DONE_SUFFIX}"))
-               if path.relative_to(root).parts[0] not in before]
-    built = [marker for marker in markers if marker is not None and not marker.get("reused_from")]
-    return len(built), sum(float(marker.get("seconds") or 0.0) for marker in built)
+    paths = [path for path in sorted(root.rglob(f"*{DONE_SUFFIX}")) if path.relative_to(root).parts[0] not in before]
+    built = [seconds for seconds in map(_built_seconds, paths) if seconds is not None]
+    return len(built), sum(built)
+
+
+def _built_seconds(path: Path) -> float | None:
+    """A done marker's seconds where this check built its cell, None where the results cache gave it; SystemExit
+    naming the marker where it cannot be read (a cell's count would be a guess)."""
+    try:
+        marker = read_done(path)
+    except FormatError as error:
+        raise SystemExit(f"bench: {error}") from None
+    if marker is None or marker.get("reused_from"):
+        return None
+    seconds = marker.get("seconds") or 0.0
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        raise SystemExit(f"bench: {path}: seconds {seconds!r} is not a number")
+    return float(seconds)
 
 
 def side_of(inside: str, out: Path, wall_s: float, before: frozenset[str] = frozenset()) -> Side:

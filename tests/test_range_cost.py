@@ -51,6 +51,17 @@ def test_an_out_kept_from_an_earlier_bench_counts_only_the_cells_of_the_runs_mad
     assert range_cost.side_of("every", tmp_path, 9.0, before).cells == 1
 
 
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"cell_id": "a", "seconds"', "a.done.json: "),
+    ('{"cell_id": "a", "seconds": "ten"}', r"a.done.json: seconds 'ten' is not")])
+def test_a_done_marker_that_cannot_be_read_is_refused_naming_it(tmp_path: Path, text: str, why: str) -> None:
+    check_folder(tmp_path, [row()], 1, [("a", 1.0, None)])
+    marker = next((tmp_path / "results").rglob("a.done.json"))
+    marker.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit, match=f"^bench: .*{why}"):
+        range_cost.built_cells(tmp_path)
+
+
 def test_a_side_whose_check_stored_nothing_is_refused_naming_the_folder(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"ranges-none.*stored nothing"):
         range_cost.side_of("none", tmp_path / "ranges-none", 1.0)
