@@ -26,6 +26,7 @@ from pathlib import Path
 
 from harness import outputs
 from harness.cellrecord import DONE_SUFFIX, read_done
+from harness.formats import FormatError
 from harness.host.uv import uv_command
 from harness.tools.ranges import INSIDE_EVERY, INSIDE_MIDDLE, INSIDE_NONE
 
@@ -64,22 +65,46 @@ class Side:
     cell_s: float
 
 
-def built_cells(out: Path) -> tuple[int, float]:
-    """(cells built, their summed seconds) from the done markers under OUT/results; a cell the results cache gave
-    (`reused_from`) was not built by this check."""
-    markers = [read_done(path) for path in sorted((out / "results").rglob(f"*{DONE_SUFFIX}"))]
-    built = [marker for marker in markers if marker is not None and not marker.get("reused_from")]
-    return len(built), sum(float(marker.get("seconds") or 0.0) for marker in built)
+def run_folders(out: Path) -> frozenset[str]:
+    """The run ids under OUT/results now: taken before a check, so its count leaves out an earlier bench's runs."""
+    root = out / "results"
+    return frozenset(path.name for path in root.iterdir() if path.is_dir()) if root.is_dir() else frozenset()
 
 
-def side_of(inside: str, out: Path, wall_s: float) -> Side:
-    """What one check under OUT measured, from its stored document and its cells' done markers."""
+def built_cells(out: Path, before: frozenset[str] = frozenset()) -> tuple[int, float]:
+    """(cells built, their summed seconds) from the done markers under OUT/results but in the runs of `before`; a
+    cell the results cache gave (`reused_from`) was not built by this check."""
+    root = out / "results"
+    # --force does not clear an --out kept from an earlier bench: its runs' markers stay beside this check's.
+    paths = [path for path in sorted(root.rglob(f"*{DONE_SUFFIX}")) if path.relative_to(root).parts[0] not in before]
+    built = [seconds for seconds in map(_built_seconds, paths) if seconds is not None]
+    return len(built), sum(built)
+
+
+def _built_seconds(path: Path) -> float | None:
+    """A done marker's seconds where this check built its cell, None where the results cache gave it; SystemExit
+    naming the marker where it cannot be read (a cell's count would be a guess)."""
+    try:
+        marker = read_done(path)
+    except FormatError as error:
+        raise SystemExit(f"bench: {error}") from None
+    if marker is None or marker.get("reused_from"):
+        return None
+    seconds = marker.get("seconds") or 0.0
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        raise SystemExit(f"bench: {path}: seconds {seconds!r} is not a number")
+    return float(seconds)
+
+
+def side_of(inside: str, out: Path, wall_s: float, before: frozenset[str] = frozenset()) -> Side:
+    """What one check under OUT measured, from its stored document and the done markers of its cells (those in a
+    run of `before`, there before it ran, left out)."""
     path = out / "report" / outputs.RANGES_JSON.name
     if not path.is_file():
         raise SystemExit(f"bench: {path} does not exist: the range check under {out} stored nothing")
     document = outputs.read_ranges(path)
     rows = list(document["edges"])
-    cells, cell_s = built_cells(out)
+    cells, cell_s = built_cells(out, before)
     return Side(inside, wall_s, len(rows), sum(row["status"] == "confirmed" for row in rows),
                 int(document["probes"]), cells, cell_s)
 
@@ -95,14 +120,16 @@ def cost_runs(root: Path, scratch: Path, cases: Iterable[str], run: Callable[...
         # --force: a folder kept from an earlier bench must not answer from its cache.
         command = [sys.executable, "-m", "shardmatrix", "ranges", *asked, "--inside", inside, "--budget",
                    str(BUDGET), "--force", "--out", str(out)]
+        before = run_folders(out)
         wall = timed(functools.partial(run, *command, cwd=root))
-        sides.append(side_of(inside, out, wall))
+        sides.append(side_of(inside, out, wall, before))
     checker, checkout = filed_checker(root, filed_at, scratch, run)
     filed = [str(checker), "ranges", *asked, "--budget", str(BUDGET), "--force"]
     run(*filed, "--out", str(scratch / "ranges-filed-warm"), cwd=checkout)
     out = scratch / f"ranges-{FILED}"
+    before = run_folders(out)
     wall = timed(functools.partial(run, *filed, "--out", str(out), cwd=checkout))
-    sides.append(side_of(FILED, out, wall))
+    sides.append(side_of(FILED, out, wall, before))
     return sides
 
 
@@ -140,11 +167,19 @@ def cost_figure(sides: Iterable[Side], what: str, filed_at: str = FILED_AT) -> s
              "cell)", "    " + " " * 22 + "".join(f"{side.inside:>10}" for side in columns)]
     lines += [f"    {label:<22}" + "".join(f"{value(side):>10}" for side in columns) for label, value in rows]
     filed = by.get(FILED)
-    if filed is None or not _per_edge(filed):
+    if filed is None:
         return "\n".join([*lines, "    -> no filed checker's side to compare with"])
-    ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in columns if side.inside != FILED}
-    said = ", ".join(f"{inside} {ratio:.2f}x" for inside, ratio in ratios.items())
+    if not filed.edges:
+        return "\n".join([*lines, "    -> the filed checker checked no edge of these cases: nothing to compare with"])
+    ours = [side for side in columns if side.inside != FILED]
+    # A side with no edges has no wall per edge: 0.0 would read as far within the target.
+    ratios = {side.inside: _per_edge(side) / _per_edge(filed) for side in ours if side.edges}
+    said = ", ".join([*(f"{inside} {ratio:.2f}x" for inside, ratio in ratios.items()),
+                      *(f"{side.inside} no edges" for side in ours if not side.edges)])
     lines.append(f"    -> wall per edge against the filed checker's: {said}")
+    lines += [f"    -> edges differ: --inside {side.inside} checked {side.edges}, the filed checker {filed.edges} (a "
+              "range it did not declare, or one it declared otherwise): per edge compares different edge sets"
+              for side in ours[:1] if side.edges != filed.edges]
     if INSIDE_EVERY in ratios:
         ratio = ratios[INSIDE_EVERY]
         lines.append(f"    -> the default (--inside every): {ratio:.2f}x "

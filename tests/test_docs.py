@@ -271,7 +271,9 @@ def test_the_stored_range_cost_is_figure_14_with_its_four_sides_and_the_default_
     lines = (hooks.DATA / hooks.stored_runs()["bench-range-cost"]["file"]).read_text().splitlines()
     assert lines[0].startswith("14. the range checker's inside probes")
     assert lines[1].split() == ["every", "middle", "none", "filed"]
-    assert lines[-2].startswith("    -> wall per edge against the filed checker's: every ")
+    assert lines[-3].startswith("    -> wall per edge against the filed checker's: every ")
+    # Its sides checked 8 edges and the filed checker 6: the figure must say its per-edge ratio spans both.
+    assert lines[-2].startswith("    -> edges differ: --inside every checked 8, the filed checker 6 ")
     assert lines[-1].startswith("    -> the default (--inside every): ")
 
 

@@ -154,6 +154,22 @@ def test_an_inside_reach_it_does_not_know_is_refused_naming_it(corpus: Path) -> 
         range_check.run(["--cases", str(corpus), "--inside", "halfway"], CELLS, fetch, print, probe=probe)
 
 
+@pytest.mark.parametrize("mode", [["--take", "check"], ["--stamp", "r.json", "--checked-at", "abc"],
+                                  ["--records", "out"]])
+@pytest.mark.parametrize("reach", ["middle", "none"])
+def test_an_inside_reach_with_a_mode_that_probes_nothing_is_refused_naming_both(corpus: Path, mode: list[str],
+                                                                                reach: str) -> None:
+    with pytest.raises(range_check.RangeCheckError, match=f"^--inside {reach} with {mode[0]}: {mode[0]} probes "):
+        range_check.run(["--cases", str(corpus), *mode, "--inside", reach], CELLS, fetch, print, probe=probe)
+
+
+def test_the_default_reach_with_a_take_is_no_refusal_of_the_reach(corpus: Path, tmp_path: Path) -> None:
+    # It gets as far as the take itself, which refuses the folder that is not there.
+    with pytest.raises(range_take.TakeError, match=r"^--take \S*absent: no such folder"):
+        range_check.run(["--cases", str(corpus), "--take", str(tmp_path / "absent"), "--inside", "every",
+                         "--ranges-from", str(tmp_path / "absent.json")], CELLS, fetch, print, probe=probe)
+
+
 def test_a_case_with_no_declared_range_is_refused_in_one_line(corpus: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match="--case test_toy::test_nope: the corpus declares no range"):
         range_check.run(["--cases", str(corpus), "--case", "test_toy::test_nope"], CELLS, fetch, print, probe=probe)

@@ -441,6 +441,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     if namespace.budget < 1:
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
+    refuse_inside_without_probes(namespace)
     if namespace.take is not None:
         refuse_beside_take(namespace)
         take_check(namespace.take, namespace.ranges_from, opts.cases, namespace.case, say)
@@ -552,6 +553,18 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
         f"(changed since, or gone: a --merge keeps their rows unchecked)" + (": " + ", ".join(left) if left else ""))
     say(f"ranges: {stored}")
     return stored
+
+
+def refuse_inside_without_probes(namespace: Any) -> None:
+    """RangeCheckError naming the mode given with `--inside` other than every: --take, --stamp and --records probe
+    nothing, so a reach there would be ignored (the check taken or stamped keeps the one it was run with)."""
+    if namespace.inside == ranges.INSIDE_EVERY:
+        return
+    given = next((option for option, name in (("--take", "take"), ("--stamp", "stamp"), ("--records", "records"))
+                  if getattr(namespace, name)), None)
+    if given:
+        raise RangeCheckError(f"--inside {namespace.inside} with {given}: {given} probes nothing, so it reaches "
+                              "nowhere inside (a check keeps the --inside it was run with)")
 
 
 def refuse_beside_take(namespace: Any) -> None:
