@@ -650,6 +650,14 @@ def test_a_take_that_would_also_merge_stamp_or_read_records_is_refused_in_one_li
         range_check.run(["--cases", str(corpus), "--take", "check", *with_], CELLS, fetch, print)
 
 
+@pytest.mark.parametrize("with_", [["--budget", "5"], ["--out", "elsewhere"], ["--timeout", "5"],
+                                   ["--suite-budget", "60"]])
+def test_a_take_given_an_option_it_would_ignore_is_refused_naming_it(corpus: Path, with_: list[str]) -> None:
+    with pytest.raises(range_check.RangeCheckError, match=f"^--take with {with_[0]}: a take probes nothing and "
+                                                          f"writes only --ranges-from, so {with_[0]} would be ignored"):
+        range_check.run(["--cases", str(corpus), "--take", "check", *with_], CELLS, fetch, print)
+
+
 def test_a_take_into_a_stored_document_that_is_not_there_is_refused_in_one_line(corpus: Path, tmp_path: Path) -> None:
     _, check = _stored_and_check(corpus, tmp_path)
     with pytest.raises(range_check.RangeCheckError, match=f"^--ranges-from {tmp_path / 'nope.json'}: range check "

@@ -573,6 +573,13 @@ def refuse_beside_take(namespace: Any) -> None:
                                          ("--checked-at", "checked_at")) if getattr(namespace, name)]
     if given:
         raise RangeCheckError(f"--take with {given[0]}: a take probes nothing and adopts one check into one document")
+    # A take writes only --ranges-from: a budget, an --out or a cell option would be silently ignored.
+    ignored = [option for option, said in (("--budget", namespace.budget != DEFAULT_BUDGET),
+                                           ("--out", getattr(namespace, "out", None) is not None)) if said]
+    ignored += [f"--{name.replace('_', '-')}" for name in options_given(namespace) if name != "inside"]
+    if ignored:
+        raise RangeCheckError(f"--take with {ignored[0]}: a take probes nothing and writes only --ranges-from, so "
+                              f"{ignored[0]} would be ignored")
 
 
 def take_check(folder: Path, stored_path: Path, cases: list[str], asked: Sequence[str],
