@@ -121,6 +121,13 @@ def test_a_corpus_with_a_wrong_edge_is_stored_and_printed_with_the_bound_release
             "0 of 1 need more than a CPU") in said
 
 
+@pytest.mark.parametrize("argv", [[], ["--take", "check"], ["--records", "out"]])
+def test_a_cases_folder_with_no_case_module_is_refused_naming_it(tmp_path: Path, argv: list[str]) -> None:
+    (tmp_path / "helpers.py").write_text("def test_not_collected():\n    pass\n")  # not test_*.py: not a case module
+    with pytest.raises(range_check.RangeCheckError, match=f"^--cases {tmp_path}: no case module in it"):
+        range_check.run(["--cases", str(tmp_path), *argv], CELLS, fetch, print, probe=probe)
+
+
 def test_a_budget_below_one_is_refused_in_one_line(corpus: Path) -> None:
     with pytest.raises(range_check.RangeCheckError, match="--budget 0: must be at least 1"):
         range_check.run(["--cases", str(corpus), "--budget", "0"], CELLS, fetch, print, probe=probe)

@@ -33,6 +33,7 @@ from harness.change import Change, declared
 from harness.formats import ShardmatrixError
 from harness.host import cellenv, cellrun, corpus, options
 from harness.host.matrix import Cell
+from harness.host.options import BUILTIN
 from harness.tools import bisect, case_digest, caught, index, pins, range_records, range_take, ranges
 
 #: Probes one check may build (each a cell); an edge past it is listed as unchecked.
@@ -441,6 +442,7 @@ def run(argv: list[str], cells: list[Cell], fetch: index.Fetch = index.fetch_jso
     if namespace.budget < 1:
         raise RangeCheckError(f"--budget {namespace.budget}: must be at least 1")
     opts = options.from_namespace(namespace)
+    refuse_empty_corpus(opts.cases)
     refuse_inside_without_probes(namespace)
     if namespace.take is not None:
         refuse_beside_take(namespace)
@@ -553,6 +555,15 @@ def stamp_earlier(path: Path | None, commit: str | None, cases: list[str], out: 
         f"(changed since, or gone: a --merge keeps their rows unchecked)" + (": " + ", ".join(left) if left else ""))
     say(f"ranges: {stored}")
     return stored
+
+
+def refuse_empty_corpus(cases: list[str]) -> None:
+    """RangeCheckError naming a `--cases` entry that holds no case module: its ranges would silently go unchecked
+    (the shipped corpus given by its path is one: its modules are not test_*.py, so a folder's rule finds none)."""
+    for entry in cases:
+        if entry != BUILTIN and not corpus_files([entry]):
+            raise RangeCheckError(f"--cases {entry}: no case module in it (a folder's case modules are its test_*.py "
+                                  "files; the shipped corpus is the default, checked without --cases)")
 
 
 def refuse_inside_without_probes(namespace: Any) -> None:
