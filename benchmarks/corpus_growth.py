@@ -51,14 +51,20 @@ CHANGES_MD = "corpus-growth.md"
 def export_corpus(root: Path, ref: str, dest: Path) -> Path:
     """`cases/` as it was at `ref` (git archive), under dest/cases, with the ini that collects it; its path.
     SystemExit naming the ref when git cannot give it."""
-    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", ref, "cases"], capture_output=True)
+    extract_at(root, ref, dest, f"--corpus-before {ref}", "cases")
+    (dest / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
+    return dest / "cases"
+
+
+def extract_at(root: Path, ref: str, dest: Path, named: str, *paths: str) -> None:
+    """The checkout's `paths` (all of it without any) as they were at `ref` (git archive), extracted under dest;
+    SystemExit opening with `named` when git cannot give them."""
+    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", ref, *paths], capture_output=True)
     if done.returncode != 0:
-        raise SystemExit(f"bench: --corpus-before {ref}: git archive failed: {done.stderr.decode(errors='replace')}")
+        raise SystemExit(f"bench: {named}: git archive failed: {done.stderr.decode(errors='replace').strip()}")
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
         archive.extractall(dest, filter="data")
-    (dest / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
-    return dest / "cases"
 
 
 # --- what one run measured ------------------------------------------------------------------------------------------

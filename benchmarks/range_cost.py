@@ -16,14 +16,12 @@ fakes (tests/test_range_cost.py).
 from __future__ import annotations
 
 import functools
-import io
-import subprocess
 import sys
-import tarfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.corpus_growth import extract_at
 from harness import outputs
 from harness.cellrecord import DONE_SUFFIX, read_done
 from harness.formats import FormatError
@@ -136,14 +134,8 @@ def cost_runs(root: Path, scratch: Path, cases: Iterable[str], run: Callable[...
 def filed_checker(root: Path, ref: str, scratch: Path, run: Callable[..., object]) -> tuple[Path, Path]:
     """(its `shardmatrix` command, its checkout): the project at `ref` (git archive) installed in a venv of its own;
     SystemExit naming the ref when git cannot give it."""
-    done = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", ref], capture_output=True)
-    if done.returncode != 0:
-        raise SystemExit(f"bench: the range checker at {ref}: git archive failed: "
-                         f"{done.stderr.decode(errors='replace').strip()}")
     checkout = scratch / f"checker-{ref}"
-    checkout.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        archive.extractall(checkout, filter="data")
+    extract_at(root, ref, checkout, f"the range checker at {ref}")
     venv = checkout / ".venv"
     run(*uv_command(), "venv", "-q", "-p", f"{sys.version_info.major}.{sys.version_info.minor}", str(venv))
     run(*uv_command(), "pip", "install", "-q", "-p", str(venv / "bin" / "python"), "-e", str(checkout))
