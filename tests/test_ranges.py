@@ -605,6 +605,11 @@ def test_an_edge_whose_second_side_the_budget_never_reached_is_unchecked_not_wro
     assert finding.status == ranges.UNCHECKED and finding.unreached
 
 
+def below_0_6_0(releases: dict[str, list[Version]], probe: ranges.CaseProbe) -> tuple[list[ranges.Finding], int]:
+    """A breakage declared for jax<0.6.0, checked from jax 0.5.0 up (its range open below) with `probe`."""
+    return ranges.run(ranges.edges({}, [broken("<0.6.0")]), releases, partner, probe, 40, {"jax": Version("0.5.0")})
+
+
 def test_a_row_counts_the_releases_inside_where_the_case_s_needs_are_unmet() -> None:
     releases = {**RELEASES, "jax": [Version(v) for v in ("0.5.0", "0.5.1", "0.5.2", "0.5.3", "0.6.0")]}
 
@@ -613,8 +618,7 @@ def test_a_row_counts_the_releases_inside_where_the_case_s_needs_are_unmet() -> 
             return "not_applicable: jax.sharding.AxisType is absent"
         return ranges.FAIL if jax < Version("0.6.0") else ranges.PASS
 
-    found, _ = ranges.run(ranges.edges({}, [broken("<0.6.0")]), releases, partner, needs_0_5_3, 40,
-                          {"jax": Version("0.5.0")})
+    found, _ = below_0_6_0(releases, needs_0_5_3)
     row = found[0].as_row()
     assert (row["status"], row["inside_releases"], row["inside_judged"], row["inside_unmet"]) == (
         ranges.CONFIRMED, 3, 0, 3)
@@ -630,8 +634,7 @@ def test_a_release_judged_before_a_nearer_one_was_found_unmet_is_not_counted_unm
         return ranges.FAIL if jax < Version("0.6.0") else ranges.PASS
 
     # <0.6.0 from 0.5.0, the middle first: 0.5.1 and 0.5.0 judged, then 0.5.2 unmet, which lies nearer the bound.
-    found, spent = ranges.run(ranges.edges({}, [broken("<0.6.0")]), releases, partner, unmet_at_0_5_2, 40,
-                              {"jax": Version("0.5.0")})
+    found, spent = below_0_6_0(releases, unmet_at_0_5_2)
     row = found[0].as_row()
     assert (row["status"], row["inside_releases"], row["inside_judged"], row["inside_unmet"]) == (
         ranges.CONFIRMED, 4, 3, 1)
